@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Region tracing: per-thread region stacks, per-call records, off-CPU time, process following. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+#include "region.h"
+
+#define SIGSTOP 19
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile bool stop_on_sync = false;	/* stop processes at exec/dlopen until attached */
+const volatile __u64 wakeup_bytes = SB_RINGBUF_BYTES / 8;
+const volatile bool sleepable = false;	/* the marker programs were loaded sleepable */
+
+/* The descriptor layout of include/scope_bpf.h, as it sits in the traced process. */
+struct user_site {
+	__u32 magic;
+	__u16 version;
+	__u16 flags;
+	__s32 line;
+	__u32 reserved;
+	__u64 name;
+	__u64 file;
+	__u64 tags;
+};
+
+/* Key: tgid. Value: call-id counter and exec generation. Inserted by user space
+ * (roots) and on fork; deleted when the process's last thread exits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct sb_proc);
+} procs SEC(".maps");
+
+/* Key: tid. Value: open calls and CPU accounting. Inserted at a thread's first
+ * event or context switch; deleted at thread exit (or by user space at the end). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct sb_thread_state);
+} threads SEC(".maps");
+
+/* Key: descriptor address in a process image. Value: the name's hash. LRU, so
+ * dead processes' sites age out; an evicted site is simply captured again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MAX_SITES);
+	__type(key, struct sb_site_key);
+	__type(value, __u64);
+} sites SEC(".maps");
+
+/* All records to user space, in order of reservation. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SB_RINGBUF_BYTES);
+} events SEC(".maps");
+
+/* Key: enum sb_counter. Value: per-CPU count, summed by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SB_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* One all-zero thread state to insert from: too big for the BPF stack. Never written. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sb_thread_state);
+} zero_thread SEC(".maps");
+
+static __always_inline void count(__u32 idx, __u64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
+
+	if (c)
+		*c += n;
+}
+
+/* Batch wake-ups: only wake the collector once enough data waits; it also polls. */
+static __always_inline __u64 submit_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid, __u64 now)
+{
+	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
+	__u32 zero = 0;
+	void *blank;
+
+	if (th)
+		return th;
+	blank = bpf_map_lookup_elem(&zero_thread, &zero);
+	if (!blank)
+		return NULL;
+	if (bpf_map_update_elem(&threads, &tid, blank, BPF_NOEXIST) && !bpf_map_lookup_elem(&threads, &tid)) {
+		count(SB_CNT_THREADS_FULL, 1);
+		return NULL;
+	}
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th && !th->first_ns) {
+		th->tgid = tgid;
+		th->first_ns = now;
+	}
+	return th;
+}
+
+static __always_inline __u64 hash_name(const char *name)
+{
+	__u64 h = FNV_OFFSET;
+	int i;
+
+	for (i = 0; i < SB_NAME_MAX; i++) {
+		if (!name[i])
+			break;
+		h = (h ^ (__u8)name[i]) * FNV_PRIME;
+	}
+	return h;
+}
+
+/*
+ * Marker strings sit in pages the process may never have touched (it only
+ * passes their address), and a non-sleeping read cannot fault them in. The
+ * marker programs are sleepable where the kernel allows it: there a one-byte
+ * bpf_copy_from_user() faults in each page the string may span first.
+ */
+static __always_inline long read_user_str(char *dst, __u32 size, __u64 addr)
+{
+	long n = bpf_probe_read_user_str(dst, size, (void *)addr);
+	char byte;
+
+	if (n > 0 || !sleepable)
+		return n;
+	bpf_copy_from_user(&byte, 1, (void *)addr);
+	if ((addr & 4095) + size > 4096)
+		bpf_copy_from_user(&byte, 1, (void *)((addr | 4095) + 1));
+	return bpf_probe_read_user_str(dst, size, (void *)addr);
+}
+
+/*
+ * Copy a site's descriptor out of the traced process and send it to user space.
+ * Returns the name hash, or 0 when the descriptor is unreadable or invalid, or
+ * when the record could not be sent (then the site is tried again next time).
+ */
+static __always_inline __u64 capture_site(struct sb_site_key *key)
+{
+	struct sb_site_event *e;
+	struct user_site us;
+	__u64 h;
+
+	if (bpf_probe_read_user(&us, sizeof(us), (void *)key->site) ||
+	    us.magic != SB_SITE_MAGIC || us.version != SB_SITE_VERSION || !us.name) {
+		count(SB_CNT_BAD_SITE, 1);
+		return 0;
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return 0;
+	}
+	e->type = SB_EV_SITE;
+	e->tgid = key->tgid;
+	e->site = key->site;
+	e->line = us.line;
+	e->pad = 0;
+	if (read_user_str(e->name, sizeof(e->name), us.name) <= 1) {
+		bpf_ringbuf_discard(e, 0);
+		count(SB_CNT_BAD_SITE, 1);
+		return 0;
+	}
+	e->file[0] = 0;
+	e->tags[0] = 0;
+	if (us.file)
+		read_user_str(e->file, sizeof(e->file), us.file);
+	if (us.tags)
+		read_user_str(e->tags, sizeof(e->tags), us.tags);
+	h = hash_name(e->name);
+	bpf_ringbuf_submit(e, submit_flags());
+	bpf_map_update_elem(&sites, key, &h, BPF_ANY);
+	return h;
+}
+
+static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __u64 site)
+{
+	struct sb_site_key key = { .tgid = tgid, .gen = proc->gen, .site = site };
+	__u64 *h = bpf_map_lookup_elem(&sites, &key);
+
+	return h ? *h : capture_site(&key);
+}
+
+SEC("usdt")
+int BPF_USDT(region_begin, void *site)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), h;
+	__u32 tgid = id >> 32, tid = (__u32)id, d;
+	struct sb_thread_state *th;
+	struct sb_proc *proc;
+	struct sb_frame *f;
+
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc)
+		return 0;
+	h = site_name_hash(tgid, proc, (__u64)site);
+	if (!h)
+		return 0;
+	th = thread_get(tid, tgid, now);
+	if (!th)
+		return 0;
+	d = th->depth;
+	if (d >= SB_MAX_DEPTH || th->overflow) {
+		th->overflow++;
+		count(SB_CNT_DEPTH_OVERFLOW, 1);
+		return 0;
+	}
+	f = &th->frames[d & (SB_MAX_DEPTH - 1)];
+	f->name_hash = h;
+	f->site = (__u64)site;
+	f->call_id = __sync_fetch_and_add(&proc->next_call_id, 1);
+	f->child_ns = 0;
+	f->offcpu_ns = 0;
+	th->depth = d + 1;
+	/* Last, so the time spent above is not charged to the region. */
+	f->start = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* Index of the innermost open frame named h, or -1. */
+static __always_inline int find_frame(struct sb_thread_state *th, __u64 h)
+{
+	__u32 d = th->depth;
+	int i;
+
+	for (i = SB_MAX_DEPTH - 1; i >= 0; i--) {
+		if ((__u32)i >= d)
+			continue;
+		if (th->frames[i].name_hash == h)
+			return i;
+	}
+	return -1;
+}
+
+static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __u32 tid,
+				      int i, __u64 now)
+{
+	struct sb_frame *f = &th->frames[i & (SB_MAX_DEPTH - 1)];
+	struct sb_call_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_CALLS, 1);
+		return;
+	}
+	e->type = SB_EV_CALL;
+	e->tgid = tgid;
+	e->tid = tid;
+	e->depth = i;
+	e->site = f->site;
+	e->start = f->start;
+	e->end = now;
+	e->call_id = f->call_id;
+	e->parent_id = i > 0 ? th->frames[(i - 1) & (SB_MAX_DEPTH - 1)].call_id : -1;
+	e->child_ns = f->child_ns;
+	e->offcpu_ns = f->offcpu_ns;
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
+SEC("usdt")
+int BPF_USDT(region_end, void *site)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), h;
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct sb_thread_state *th;
+	struct sb_frame *f, *parent;
+	struct sb_proc *proc;
+	int i;
+
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc)
+		return 0;
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (!th)
+		return 0;
+	if (th->overflow) {
+		th->overflow--;
+		return 0;
+	}
+	h = site_name_hash(tgid, proc, (__u64)site);
+	i = h ? find_frame(th, h) : -1;
+	if (i < 0) {
+		count(SB_CNT_UNMATCHED_END, 1);
+		return 0;
+	}
+	/* Frames above the match lost their end (a jump out of a region): drop them. */
+	if ((__u32)i + 1 < th->depth)
+		count(SB_CNT_OPEN_DROPPED, th->depth - i - 1);
+	emit_call(th, tgid, tid, i, now);
+	f = &th->frames[i & (SB_MAX_DEPTH - 1)];
+	if (i > 0) {
+		parent = &th->frames[(i - 1) & (SB_MAX_DEPTH - 1)];
+		parent->child_ns += now - f->start;
+		parent->offcpu_ns += f->offcpu_ns;
+	}
+	th->depth = i;
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid, d;
+	__u64 now = bpf_ktime_get_ns(), delta;
+	struct sb_thread_state *th;
+
+	if (bpf_map_lookup_elem(&procs, &prev_tgid)) {
+		th = thread_get(prev->pid, prev_tgid, now);
+		if (th) {
+			if (th->on_since)
+				th->cpu_ns += now - th->on_since;
+			th->on_since = 0;
+			th->off_since = now;
+		}
+	}
+	if (!bpf_map_lookup_elem(&procs, &next_tgid))
+		return 0;
+	th = thread_get(next->pid, next_tgid, now);
+	if (!th)
+		return 0;
+	th->on_since = now;
+	if (!th->off_since)
+		return 0;
+	delta = now - th->off_since;
+	th->off_since = 0;
+	th->offcpu_ns += delta;
+	d = th->depth;
+	if (d > 0 && d <= SB_MAX_DEPTH)
+		th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].offcpu_ns += delta;
+	return 0;
+}
+
+static __always_inline void emit_proc(__u32 type, __u32 tgid, __u32 ppid, __u32 reason,
+				      __s32 exit_code)
+{
+	struct sb_proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	e->type = type;
+	e->tgid = tgid;
+	e->ppid = ppid;
+	e->reason = reason;
+	e->time = bpf_ktime_get_ns();
+	e->exit_code = exit_code;
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	/* Process events are rare and the collector may be waiting on them: wake it. */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct sb_proc fresh = {};
+
+	if (child->pid != child->tgid || !bpf_map_lookup_elem(&procs, &ptgid))
+		return 0;
+	bpf_map_update_elem(&procs, &ctgid, &fresh, BPF_NOEXIST);
+	emit_proc(SB_EV_PROC_FORK, ctgid, ptgid, 0, 0);
+	return 0;
+}
+
+/* A new image or new objects: the collector attaches their probes while the process waits. */
+static __always_inline void sync_process(__u32 tgid, __u32 reason)
+{
+	if (stop_on_sync)
+		bpf_send_signal(SIGSTOP);
+	emit_proc(SB_EV_SYNC, tgid, 0, reason, 0);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p)
+{
+	__u32 tgid = p->tgid, tid = p->pid;
+	struct sb_thread_state *th;
+	struct sb_proc *proc;
+
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc)
+		return 0;
+	proc->gen++;
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th && th->depth) {
+		count(SB_CNT_OPEN_DROPPED, th->depth);
+		th->depth = 0;
+		th->overflow = 0;
+	}
+	sync_process(tgid, SB_SYNC_EXEC);
+	return 0;
+}
+
+/* Attached to the dynamic loader's _dl_debug_state: called whenever the link map changes. */
+SEC("uprobe")
+int on_dl_state(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (bpf_map_lookup_elem(&procs, &tgid))
+		sync_process(tgid, SB_SYNC_DLOPEN);
+	return 0;
+}
+
+static __always_inline void emit_thread_exit(struct sb_thread_state *th, __u32 tid, __u64 now)
+{
+	struct sb_thread_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	e->type = SB_EV_THREAD_EXIT;
+	e->tgid = th->tgid;
+	e->tid = tid;
+	e->open_calls = th->depth + th->overflow;
+	e->time = now;
+	e->first_ns = th->first_ns;
+	e->cpu_ns = th->cpu_ns + (th->on_since ? now - th->on_since : 0);
+	e->offcpu_ns = th->offcpu_ns;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid, tid = p->pid;
+	__u64 now = bpf_ktime_get_ns();
+	struct sb_thread_state *th;
+
+	if (!bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
+	th = thread_get(tid, tgid, now);
+	if (th) {
+		if (th->depth + th->overflow)
+			count(SB_CNT_OPEN_DROPPED, th->depth + th->overflow);
+		emit_thread_exit(th, tid, now);
+		bpf_map_delete_elem(&threads, &tid);
+	}
+	if (BPF_CORE_READ(p, signal, live.counter) == 0) {
+		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
+		bpf_map_delete_elem(&procs, &tgid);
+	}
+	return 0;
+}

@@ -1,0 +1,131 @@
+/* Event layouts, map keys and limits shared by region.bpf.c and the collector. */
+#ifndef SB_REGION_H
+#define SB_REGION_H
+
+/* Frames kept per thread; deeper calls are counted, never stored (power of two: masking). */
+#define SB_MAX_DEPTH 64
+#define SB_NAME_MAX 128
+#define SB_FILE_MAX 256
+#define SB_TAGS_MAX 128
+#define SB_COMM_LEN 16
+#define SB_MAX_PROCS 4096
+#define SB_MAX_THREADS 8192
+#define SB_MAX_SITES 65536
+#define SB_RINGBUF_BYTES (16u << 20)
+
+/* Must match include/scope_bpf.h: the descriptor each marker passes to its probe. */
+#define SB_SITE_MAGIC 0x53425053u
+#define SB_SITE_VERSION 1
+
+enum sb_event_type {
+	SB_EV_CALL = 1,		/* one completed region call */
+	SB_EV_SITE,		/* a call site's descriptor, first use per process image */
+	SB_EV_THREAD_EXIT,	/* a traced thread ended */
+	SB_EV_PROC_FORK,	/* a traced process created a process */
+	SB_EV_PROC_EXIT,	/* the last thread of a traced process ended */
+	SB_EV_SYNC,		/* a traced process exec'd or loaded objects: attach, then SIGCONT */
+};
+
+enum sb_sync_reason {
+	SB_SYNC_EXEC = 1,
+	SB_SYNC_DLOPEN,
+};
+
+/* Indexes of the per-CPU counters map. */
+enum sb_counter {
+	SB_CNT_LOST_CALLS,	/* call records the ring buffer had no room for */
+	SB_CNT_LOST_OTHER,	/* site, thread, process records the ring buffer had no room for */
+	SB_CNT_DEPTH_OVERFLOW,	/* calls deeper than SB_MAX_DEPTH, not recorded */
+	SB_CNT_UNMATCHED_END,	/* ends without a begin (attached mid-region) */
+	SB_CNT_OPEN_DROPPED,	/* calls still open at thread exit, exec, or unwound by a mismatched end */
+	SB_CNT_BAD_SITE,	/* probes whose descriptor could not be read or was invalid */
+	SB_CNT_THREADS_FULL,	/* thread table full: events of new threads dropped */
+	SB_CNT_MAX,
+};
+
+/* Key of the sites map: a descriptor address in one process image. */
+struct sb_site_key {
+	__u32 tgid;
+	__u32 gen;		/* bumped at exec: the same address may mean another site */
+	__u64 site;
+};
+
+struct sb_call_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
+	__u32 depth;		/* 0 = outermost open call of the thread */
+	__u64 site;		/* descriptor address of the begin marker */
+	__u64 start;
+	__u64 end;
+	__s64 call_id;		/* unique within the process, in entry order */
+	__s64 parent_id;	/* -1 = no enclosing call */
+	__u64 child_ns;		/* time spent in direct children */
+	__u64 offcpu_ns;	/* off-CPU time inside the call, children included */
+};
+
+struct sb_site_event {
+	__u32 type;
+	__u32 tgid;
+	__u64 site;
+	__s32 line;
+	__u32 pad;
+	char name[SB_NAME_MAX];
+	char file[SB_FILE_MAX];
+	char tags[SB_TAGS_MAX];
+};
+
+struct sb_thread_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
+	__u32 open_calls;	/* calls still open at exit, dropped */
+	__u64 time;
+	__u64 first_ns;
+	__u64 cpu_ns;
+	__u64 offcpu_ns;
+	char comm[SB_COMM_LEN];
+};
+
+struct sb_proc_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 ppid;		/* fork: the parent */
+	__u32 reason;		/* sync: enum sb_sync_reason */
+	__u64 time;
+	__s32 exit_code;	/* exit: the kernel's wait status */
+	__u32 pad;
+	char comm[SB_COMM_LEN];
+};
+
+/* Value of the procs map: one traced process. */
+struct sb_proc {
+	__u64 next_call_id;
+	__u32 gen;
+	__u32 pad;
+};
+
+struct sb_frame {
+	__u64 name_hash;	/* region identity is the name: ends match begins by it */
+	__u64 site;
+	__u64 start;
+	__s64 call_id;
+	__u64 child_ns;
+	__u64 offcpu_ns;
+};
+
+/* Value of the threads map: one traced thread's open calls and CPU accounting. */
+struct sb_thread_state {
+	__u32 tgid;
+	__u32 depth;		/* frames in use */
+	__u32 overflow;		/* open calls beyond SB_MAX_DEPTH */
+	__u32 pad;
+	__u64 first_ns;
+	__u64 on_since;		/* 0 while off-CPU */
+	__u64 off_since;	/* 0 while on-CPU */
+	__u64 cpu_ns;
+	__u64 offcpu_ns;
+	struct sb_frame frames[SB_MAX_DEPTH];
+};
+
+#endif

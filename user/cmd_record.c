@@ -1,0 +1,534 @@
+/* scope-bpf record: load the region programs, follow the targets, write the profile. */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "collect.h"
+#include "commands.h"
+#include "h5write.h"
+#include "launch.h"
+#include "record_opts.h"
+#include "region.h"
+#include "region.skel.h"
+#include "sysinfo.h"
+
+#define SPILL_BUDGET (24u << 20)
+#define POLL_MS 100
+
+struct recorder {
+	struct record_opts o;
+	struct region_bpf *skel;
+	struct ring_buffer *rb;
+	struct sb_attach attach;
+	struct sb_collector coll;
+	struct sb_child child;
+	pid_t root;
+	bool root_exited;
+	int root_status;
+	int64_t start_ns;
+	uint64_t counters[SB_CNT_MAX];
+	int failed;		/* a collector error: stop, still write */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static bool verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	/* Our own messages say what failed; libbpf's detail is for -v. */
+	return verbose_libbpf ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "scope-bpf record: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Catch what the kernel would reject before loading, so the message says why. */
+static int check_system(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		say("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): scope-bpf needs "
+		    "Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF=y");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Sleepable marker programs can fault in the pages of region names (kernels
+ * >= 6.0); older kernels load them plain, and read names only once resident.
+ */
+static int load_marker_programs(struct recorder *r)
+{
+	int err;
+
+	bpf_program__set_flags(r->skel->progs.region_begin, BPF_F_SLEEPABLE);
+	bpf_program__set_flags(r->skel->progs.region_end, BPF_F_SLEEPABLE);
+	r->skel->rodata->sleepable = true;
+	err = region_bpf__load(r->skel);
+	if (!err || err == -EPERM || err == -EACCES)
+		return err;
+	region_bpf__destroy(r->skel);
+	r->skel = region_bpf__open();
+	if (!r->skel)
+		return -errno;
+	r->skel->rodata->stop_on_sync = true;
+	return region_bpf__load(r->skel);
+}
+
+static int load_bpf(struct recorder *r)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	int err;
+
+	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+	r->skel = region_bpf__open();
+	if (!r->skel) {
+		say("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	r->skel->rodata->stop_on_sync = true;
+	err = load_marker_programs(r);
+	if (err == -EPERM || err == -EACCES) {
+		say("loading BPF programs needs root, or the capabilities CAP_BPF and CAP_PERFMON "
+		    "(plus CAP_SYS_PTRACE to read other users' processes): run with sudo, or "
+		    "`sudo setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep %s`", "scope-bpf");
+		return -1;
+	}
+	if (err) {
+		say("loading the BPF programs failed: %s (rerun with -v for the verifier's log)",
+		    strerror(-err));
+		return -1;
+	}
+	err = region_bpf__attach(r->skel);
+	if (err) {
+		say("attaching the scheduler tracepoints failed: %s", strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
+{
+	struct sb_proc fresh = { 0 };
+	__u32 key = (__u32)pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.procs), &key, &fresh, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return -errno;
+	return sb_collector_add_process(&r->coll, pid, ppid, now_ns());
+}
+
+/* A traced process exec'd or loaded objects and is stopped: attach, then let it go. */
+static void on_sync(void *ctx, pid_t pid, int reason)
+{
+	struct recorder *r = ctx;
+	struct sb_error err = { { 0 } };
+
+	(void)reason;
+	if (sb_attach_process(&r->attach, pid, &err) < 0 && r->o.verbose)
+		say("%s", err.msg);
+	kill(pid, SIGCONT);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	int ret = sb_collector_record(&r->coll, data, size);
+
+	if (ret && !r->failed) {
+		r->failed = ret;
+		say("collector: %s: stopping", strerror(-ret));
+	}
+	return 0;
+}
+
+static int start_pid(struct recorder *r)
+{
+	struct sb_error err = { { 0 } };
+	char name[64];
+	size_t n, i;
+	pid_t *tree;
+	int ret;
+
+	if (kill(r->o.pid, 0) && errno == ESRCH) {
+		say("process %d: no such process", (int)r->o.pid);
+		return -SB_EXIT_USAGE;
+	}
+	sb_process_name(r->o.pid, name, sizeof(name));
+	tree = sb_process_tree(r->o.pid, &n);
+	if (!tree)
+		return -ENOMEM;
+	r->root = r->o.pid;
+	for (i = 0; i < n; i++) {
+		ret = trace_process(r, tree[i], 0);
+		if (!ret)
+			ret = sb_attach_process(&r->attach, tree[i], &err);
+		if (ret < 0 && i == 0) {
+			free(tree);
+			if (kill(r->o.pid, 0) && errno == ESRCH)
+				say("process %d (%s): exited while attaching", (int)r->o.pid, name);
+			else
+				say("%s", err.msg[0] ? err.msg : strerror(-ret));
+			return -SB_EXIT_USAGE;
+		}
+	}
+	free(tree);
+	if (!r->attach.probe_files) {
+		say("process %d (%s): no scope_bpf probes in its executable or the libraries it "
+		    "maps; mark regions with include/scope_bpf.h (see docs/MARKERS.md)",
+		    (int)r->o.pid, name);
+		return -SB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int start_cmd(struct recorder *r)
+{
+	struct sb_error err = { { 0 } };
+	int ret;
+
+	if (sb_launch_prepare(&r->child, r->o.cmd, &err)) {
+		say("%s", err.msg);
+		return -1;
+	}
+	r->root = r->child.pid;
+	ret = trace_process(r, r->child.pid, getpid());
+	if (ret) {
+		kill(r->child.pid, SIGKILL);
+		say("cannot trace the command: %s", strerror(-ret));
+		return -1;
+	}
+	ret = sb_launch_go(&r->child);
+	if (ret) {
+		waitpid(r->child.pid, NULL, 0);
+		if (ret == -ENOENT) {
+			say("%s: command not found", r->o.cmd[0]);
+			return -127;
+		}
+		say("%s: cannot run: %s", r->o.cmd[0], strerror(-ret));
+		return -126;
+	}
+	return 0;
+}
+
+static uint64_t calls_so_far(struct recorder *r)
+{
+	return r->coll.calls;
+}
+
+static void read_counters(struct recorder *r)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(r->skel->maps.counters), c;
+	__u64 *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
+	__u32 k;
+
+	if (!vals)
+		return;
+	for (k = 0; k < SB_CNT_MAX; k++) {
+		r->counters[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			r->counters[k] += vals[c];
+	}
+	free(vals);
+}
+
+static void status_line(struct recorder *r, int64_t now, uint64_t *last_calls, int64_t *last_t)
+{
+	double dt = (double)(now - *last_t) / 1e9;
+	uint64_t calls = calls_so_far(r);
+
+	read_counters(r);
+	fprintf(stderr, "\r\033[Kscope-bpf: recording %.0f s, %.0f calls/s, %llu calls, %llu lost",
+		(double)(now - r->start_ns) / 1e9, dt > 0 ? (double)(calls - *last_calls) / dt : 0.0,
+		(unsigned long long)calls,
+		(unsigned long long)(r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER]));
+	*last_calls = calls;
+	*last_t = now;
+}
+
+static bool root_done(struct recorder *r)
+{
+	int status;
+
+	if (r->o.cmd) {
+		if (waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
+			r->root_exited = true;
+			r->root_status = status;
+		}
+		return r->root_exited;
+	}
+	return kill(r->root, 0) && errno == ESRCH;
+}
+
+/* First SIGINT/SIGTERM: stop (a launched command is asked to end first). */
+static bool handle_signal(struct recorder *r, int *forwarded)
+{
+	if (!stop_signal)
+		return false;
+	if (r->o.cmd && !r->root_exited && !*forwarded) {
+		*forwarded = stop_signal;
+		kill(r->child.pid, stop_signal);
+		stop_signal = 0;
+		return false;
+	}
+	return true;
+}
+
+static void record_loop(struct recorder *r)
+{
+	int64_t deadline = r->o.duration > 0 ? r->start_ns + (int64_t)(r->o.duration * 1e9) : 0;
+	int64_t last_t = r->start_ns, now;
+	bool live = !r->o.quiet && isatty(STDERR_FILENO);
+	uint64_t last_calls = 0;
+	int forwarded = 0;
+
+	for (;;) {
+		ring_buffer__poll(r->rb, POLL_MS);
+		/* Records submitted without a wake-up are only seen by consuming. */
+		ring_buffer__consume(r->rb);
+		now = now_ns();
+		if (live && now - last_t >= 1000000000LL)
+			status_line(r, now, &last_calls, &last_t);
+		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||
+		    (deadline && now >= deadline))
+			break;
+	}
+	if (live)
+		fprintf(stderr, "\r\033[K");
+}
+
+/* Threads still alive own open calls (dropped) and their CPU time so far. */
+static uint64_t collect_live_threads(struct recorder *r, int64_t now)
+{
+	int fd = bpf_map__fd(r->skel->maps.threads);
+	struct sb_thread_state *st = malloc(sizeof(*st));
+	__u32 key, next, *prev = NULL;
+	uint64_t open = 0;
+	int64_t cpu;
+
+	if (!st)
+		return 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st))
+			continue;
+		open += st->depth + st->overflow;
+		cpu = (int64_t)st->cpu_ns + (st->on_since ? now - (int64_t)st->on_since : 0);
+		sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu);
+	}
+	free(st);
+	return open;
+}
+
+static char *join_command(char **cmd)
+{
+	size_t len = 1, i;
+	char *s;
+
+	for (i = 0; cmd[i]; i++)
+		len += strlen(cmd[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; cmd[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, cmd[i]);
+	}
+	return s;
+}
+
+static int add_metadata(struct recorder *r, int64_t end_ns, uint64_t open_at_end)
+{
+	struct sb_profile *p = &r->coll.prof;
+	char *cmd = r->o.cmd ? join_command(r->o.cmd) : NULL;
+	const char *label;
+	int ret = 0;
+
+	ret |= sb_sysinfo_host(p);
+	ret |= sb_sysinfo_process(p, r->root, cmd ? cmd : (p->n_processes ? p->processes[0].command : NULL));
+	label = r->o.cmd ? r->o.cmd[0] : (p->n_processes ? p->processes[0].command : "");
+	ret |= sb_profile_set_str(p, "label", label);
+	ret |= sb_profile_set_int(p, "start_time_ns", r->start_ns);
+	ret |= sb_profile_set_int(p, "finalize_time_ns", end_ns);
+	ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
+	ret |= sb_profile_set_int(p, "lost_events", (int64_t)(r->counters[SB_CNT_LOST_CALLS] +
+							       r->counters[SB_CNT_LOST_OTHER] +
+							       r->coll.dropped_calls));
+	ret |= sb_profile_set_int(p, "open_calls_dropped",
+				  (int64_t)(r->counters[SB_CNT_OPEN_DROPPED] + open_at_end));
+	ret |= sb_profile_set_int(p, "depth_overflow_calls", (int64_t)r->counters[SB_CNT_DEPTH_OVERFLOW]);
+	ret |= sb_profile_set_int(p, "unmatched_region_ends", (int64_t)r->counters[SB_CNT_UNMATCHED_END]);
+	ret |= sb_profile_set_int(p, "invalid_sites", (int64_t)r->counters[SB_CNT_BAD_SITE]);
+	ret |= sb_profile_set_int(p, "threads_dropped", (int64_t)r->counters[SB_CNT_THREADS_FULL]);
+	free(cmd);
+	return ret ? -ENOMEM : 0;
+}
+
+static int finish(struct recorder *r)
+{
+	struct sb_collect_stream stream;
+	struct sb_error err = { { 0 } };
+	int64_t end_ns = now_ns();
+	uint64_t open_at_end, lost;
+	int ret;
+
+	/* No new calls after this point; drain what the kernel already queued. */
+	sb_attach_free(&r->attach);
+	ring_buffer__consume(r->rb);
+	read_counters(r);
+	open_at_end = collect_live_threads(r, end_ns);
+	ret = sb_collector_finish(&r->coll);
+	if (!ret)
+		ret = add_metadata(r, end_ns, open_at_end);
+	if (ret) {
+		say("finishing the profile: %s", strerror(-ret));
+		return -1;
+	}
+	sb_collector_stream(&r->coll, &stream);
+	if (sb_h5_write(r->o.output, &r->coll.prof, &stream.base, &err)) {
+		say("%s", err.msg);
+		return -1;
+	}
+	lost = r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER] + r->coll.dropped_calls;
+	if (!r->o.quiet)
+		fprintf(stderr, "scope-bpf: %zu regions, %llu calls, %u process%s, %zu threads, "
+			"%llu lost events -> %s\n", r->coll.prof.n_regions,
+			(unsigned long long)r->coll.calls, r->coll.n_ranks,
+			r->coll.n_ranks == 1 ? "" : "es", r->coll.prof.n_threads,
+			(unsigned long long)lost, r->o.output);
+	if (!r->coll.calls && !r->attach.probe_files && !r->o.quiet)
+		say("no scope_bpf probes were found in the command or its children; mark "
+		    "regions with include/scope_bpf.h (see docs/MARKERS.md)");
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* No SA_RESTART: a signal must interrupt the poll so recording stops at once. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static char *spill_dir(const char *output)
+{
+	char *copy = strdup(output), *dir;
+
+	if (!copy)
+		return NULL;
+	dir = strdup(dirname(copy));
+	free(copy);
+	return dir;
+}
+
+static int run(struct recorder *r)
+{
+	char *dir = spill_dir(r->o.output);
+	int ret, status;
+
+	if (!dir || sb_collector_init(&r->coll, dir, SPILL_BUDGET)) {
+		say("%s: cannot use this folder for temporary data: %s", dir ? dir : "?",
+		    strerror(errno));
+		free(dir);
+		return 1;
+	}
+	free(dir);
+	r->coll.on_sync = on_sync;
+	r->coll.sync_ctx = r;
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_record, r, NULL);
+	if (!r->rb) {
+		say("cannot open the ring buffer: %s", strerror(errno));
+		return 1;
+	}
+	sb_attach_init(&r->attach, r->skel, r->o.verbose);
+	install_signals();
+	r->start_ns = now_ns();
+	ret = r->o.cmd ? start_cmd(r) : start_pid(r);
+	if (ret)
+		return ret == -1 ? 1 : -ret;
+	record_loop(r);
+	ret = finish(r) ? 1 : 0;
+	if (!r->o.cmd)
+		return ret;
+	if (!r->root_exited) {
+		/* Recording stopped first (duration): the command runs on, untraced. */
+		while (waitpid(r->child.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		r->root_status = status;
+	}
+	return ret ? ret : sb_exit_status(r->root_status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct recorder r;
+	struct sb_error err = { { 0 } };
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	if (record_parse_args(argc, argv, &r.o, &err)) {
+		say("%s", err.msg);
+		record_usage(stderr);
+		return SB_EXIT_USAGE;
+	}
+	if (r.o.help) {
+		record_usage(stdout);
+		return 0;
+	}
+	verbose_libbpf = r.o.verbose;
+	libbpf_set_print(libbpf_print);
+	if (check_system() || load_bpf(&r)) {
+		region_bpf__destroy(r.skel);
+		return 1;
+	}
+	ret = run(&r);
+	sb_attach_free(&r.attach);
+	ring_buffer__free(r.rb);
+	sb_collector_free(&r.coll);
+	region_bpf__destroy(r.skel);
+	return ret;
+}

@@ -1,0 +1,525 @@
+/*
+ * The collector. Per call it keeps only what the index needs (pair statistics,
+ * exclusive sums, which call ids exist); the calls themselves go to the spill,
+ * so memory stays bounded however long the recording runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "collect.h"
+#include "region.h"
+#include "text.h"
+
+#define MAX_CALL_ID (1ULL << 36)	/* bitmap bound: 8 GiB of calls in one process */
+#define STREAM_BATCH 4096
+
+int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
+{
+	memset(c, 0, sizeof(*c));
+	sb_profile_init(&c->prof);
+	sb_hashmap_init(&c->sites);
+	sb_hashmap_init(&c->gens);
+	sb_hashmap_init(&c->ranks);
+	sb_hashmap_init(&c->pair_of);
+	sb_hashmap_init(&c->thread_of);
+	sb_hashmap_init(&c->proc_of);
+	c->spill = sb_spill_new(spill_dir, mem_budget);
+	return c->spill ? 0 : -errno;
+}
+
+void sb_collector_free(struct sb_collector *c)
+{
+	uint32_t r;
+
+	for (r = 0; r < c->n_ranks; r++)
+		free(c->called[r].words);
+	free(c->called);
+	free(c->rank_tgid);
+	free(c->threads);
+	free(c->exclusive);
+	sb_hashmap_free(&c->sites);
+	sb_hashmap_free(&c->gens);
+	sb_hashmap_free(&c->ranks);
+	sb_hashmap_free(&c->pair_of);
+	sb_hashmap_free(&c->thread_of);
+	sb_hashmap_free(&c->proc_of);
+	if (c->spill)
+		sb_spill_free(c->spill);
+	sb_profile_free(&c->prof);
+	memset(c, 0, sizeof(*c));
+}
+
+static int bitset_set(struct sb_bitset *b, uint64_t bit)
+{
+	size_t need = bit / 64 + 1, n;
+	uint64_t *w;
+
+	if (need > b->n_words) {
+		n = b->n_words ? b->n_words : 1024;
+		while (n < need)
+			n *= 2;
+		w = realloc(b->words, n * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		memset(w + b->n_words, 0, (n - b->n_words) * sizeof(*w));
+		b->words = w;
+		b->n_words = n;
+	}
+	b->words[bit / 64] |= 1ULL << (bit % 64);
+	return 0;
+}
+
+static bool bitset_test(const struct sb_bitset *b, uint64_t bit)
+{
+	return bit / 64 < b->n_words && (b->words[bit / 64] >> (bit % 64) & 1);
+}
+
+static uint64_t exec_gen(struct sb_collector *c, uint32_t tgid)
+{
+	uint64_t *g = sb_hashmap_get(&c->gens, tgid, 0);
+
+	return g ? *g : 0;
+}
+
+/* The process's command line, NULs turned into spaces, sanitized. */
+static void read_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	size_t n, i;
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	while (n && !buf[n - 1])
+		n--;
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = 0;
+	sb_utf8_sanitize(buf);
+}
+
+static struct sb_process *process_of(struct sb_collector *c, uint32_t tgid)
+{
+	uint64_t *i = sb_hashmap_get(&c->proc_of, tgid, 0);
+
+	return i ? &c->prof.processes[*i] : NULL;
+}
+
+int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now)
+{
+	struct sb_process p = { .pid = pid, .ppid = ppid, .rank = -1, .start_ns = now,
+				.end_ns = -1, .exit_code = -1 };
+	char cmd[4096];
+	ssize_t i;
+
+	if (process_of(c, pid))
+		return 0;
+	read_cmdline(pid, cmd, sizeof(cmd));
+	p.command = cmd;
+	i = sb_profile_add_process(&c->prof, &p);
+	if (i < 0)
+		return (int)i;
+	return sb_hashmap_put(&c->proc_of, pid, 0, (uint64_t)i);
+}
+
+static struct sb_thread_info *thread_info(struct sb_collector *c, uint32_t tgid, uint32_t tid)
+{
+	uint64_t *i = sb_hashmap_get(&c->thread_of, tgid, tid);
+	struct sb_thread_info *t;
+
+	if (i)
+		return &c->threads[*i];
+	if (!(c->n_threads & (c->n_threads - 1))) {
+		t = realloc(c->threads, (c->n_threads ? c->n_threads * 2 : 16) * sizeof(*t));
+		if (!t)
+			return NULL;
+		c->threads = t;
+	}
+	if (sb_hashmap_put(&c->thread_of, tgid, tid, c->n_threads))
+		return NULL;
+	t = &c->threads[c->n_threads++];
+	*t = (struct sb_thread_info){ .tgid = tgid, .tid = tid, .first_ns = INT64_MAX,
+				      .end_ns = -1, .cpu_ns = -1, .row = -1 };
+	return t;
+}
+
+static int on_site(struct sb_collector *c, struct sb_site_event *e)
+{
+	ssize_t region;
+	char *tags;
+
+	e->name[sizeof(e->name) - 1] = 0;
+	e->file[sizeof(e->file) - 1] = 0;
+	e->tags[sizeof(e->tags) - 1] = 0;
+	sb_utf8_sanitize(e->name);
+	sb_utf8_sanitize(e->file);
+	if (!e->name[0])
+		return 0;
+	region = sb_profile_find_region(&c->prof, e->name);
+	if (region < 0) {
+		tags = sb_tags_to_json(e->tags);
+		if (!tags)
+			return -ENOMEM;
+		region = sb_profile_add_region(&c->prof, e->name, e->file,
+					       e->line > 0 ? e->line : -1, tags);
+		free(tags);
+		if (region < 0)
+			return (int)region;
+	}
+	return sb_hashmap_put(&c->sites, (uint64_t)e->tgid << 32 | exec_gen(c, e->tgid), e->site,
+			      (uint64_t)region);
+}
+
+static int rank_of(struct sb_collector *c, uint32_t tgid, uint32_t *rank)
+{
+	uint64_t *r = sb_hashmap_get(&c->ranks, tgid, 0);
+	struct sb_bitset *called;
+	uint32_t *tgids;
+
+	if (r) {
+		*rank = (uint32_t)*r;
+		return 0;
+	}
+	tgids = realloc(c->rank_tgid, (c->n_ranks + 1) * sizeof(*tgids));
+	if (!tgids)
+		return -ENOMEM;
+	c->rank_tgid = tgids;
+	called = realloc(c->called, (c->n_ranks + 1) * sizeof(*called));
+	if (!called)
+		return -ENOMEM;
+	c->called = called;
+	c->rank_tgid[c->n_ranks] = tgid;
+	c->called[c->n_ranks] = (struct sb_bitset){ 0 };
+	*rank = c->n_ranks++;
+	return sb_hashmap_put(&c->ranks, tgid, 0, *rank);
+}
+
+static ssize_t pair_of(struct sb_collector *c, uint32_t rank, uint32_t region)
+{
+	uint64_t *i = sb_hashmap_get(&c->pair_of, rank, region);
+	size_t n = c->prof.n_pairs;
+	struct sb_pair *pairs;
+	int64_t *excl;
+
+	if (i)
+		return (ssize_t)*i;
+	if (!(n & (n - 1))) {
+		pairs = realloc(c->prof.pairs, (n ? n * 2 : 16) * sizeof(*pairs));
+		if (!pairs)
+			return -ENOMEM;
+		c->prof.pairs = pairs;
+		excl = realloc(c->exclusive, (n ? n * 2 : 16) * sizeof(*excl));
+		if (!excl)
+			return -ENOMEM;
+		c->exclusive = excl;
+	}
+	c->prof.pairs[n] = (struct sb_pair){ .region = region, .rank = rank };
+	sb_stats_init(&c->prof.pairs[n].stats);
+	c->exclusive[n] = 0;
+	if (sb_hashmap_put(&c->pair_of, rank, region, n))
+		return -ENOMEM;
+	c->prof.n_pairs++;
+	return (ssize_t)n;
+}
+
+static int on_call(struct sb_collector *c, const struct sb_call_event *e)
+{
+	uint64_t *region = sb_hashmap_get(&c->sites, (uint64_t)e->tgid << 32 | exec_gen(c, e->tgid),
+					  e->site);
+	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
+	struct sb_spill_rec rec;
+	struct sb_thread_info *t;
+	uint32_t rank;
+	ssize_t pair;
+	int ret;
+
+	/* No descriptor (its record was lost) or a clock that ran backwards: not a call. */
+	if (!region || end < start || start < 0 || e->call_id < 0 ||
+	    (uint64_t)e->call_id >= MAX_CALL_ID) {
+		c->dropped_calls++;
+		return 0;
+	}
+	ret = rank_of(c, e->tgid, &rank);
+	if (ret)
+		return ret;
+	pair = pair_of(c, rank, (uint32_t)*region);
+	if (pair < 0)
+		return (int)pair;
+	t = thread_info(c, e->tgid, e->tid);
+	if (!t)
+		return -ENOMEM;
+	if (start < t->first_ns)
+		t->first_ns = start;
+	sb_stats_add(&c->prof.pairs[pair].stats, start, end, -1);
+	child = (int64_t)e->child_ns < end - start ? (int64_t)e->child_ns : end - start;
+	c->exclusive[pair] += end - start - child;
+	ret = bitset_set(&c->called[rank], (uint64_t)e->call_id);
+	if (ret)
+		return ret;
+	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
+				     .end = end, .call_id = e->call_id,
+				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
+	c->calls++;
+	return sb_spill_add(c->spill, &rec);
+}
+
+static int on_thread_exit(struct sb_collector *c, struct sb_thread_event *e)
+{
+	struct sb_thread_info *t = thread_info(c, e->tgid, e->tid);
+
+	if (!t)
+		return -ENOMEM;
+	if ((int64_t)e->first_ns < t->first_ns && e->first_ns)
+		t->first_ns = (int64_t)e->first_ns;
+	t->end_ns = (int64_t)e->time;
+	t->cpu_ns = (int64_t)e->cpu_ns;
+	memcpy(t->name, e->comm, sizeof(t->name));
+	t->name[sizeof(t->name) - 1] = 0;
+	sb_utf8_sanitize(t->name);
+	return 0;
+}
+
+static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
+{
+	struct sb_process *p;
+	char cmd[4096];
+
+	switch (e->type) {
+	case SB_EV_PROC_FORK:
+		return sb_collector_add_process(c, (pid_t)e->tgid, (pid_t)e->ppid, (int64_t)e->time);
+	case SB_EV_PROC_EXIT:
+		p = process_of(c, e->tgid);
+		if (p) {
+			p->end_ns = (int64_t)e->time;
+			p->exit_code = e->exit_code;
+		}
+		return 0;
+	case SB_EV_SYNC:
+		if (e->reason == SB_SYNC_EXEC) {
+			if (sb_hashmap_put(&c->gens, e->tgid, 0, exec_gen(c, e->tgid) + 1))
+				return -ENOMEM;
+			p = process_of(c, e->tgid);
+			read_cmdline((pid_t)e->tgid, cmd, sizeof(cmd));
+			if (p && cmd[0] && strcmp(cmd, p->command)) {
+				free(p->command);
+				p->command = strdup(cmd);
+				if (!p->command)
+					return -ENOMEM;
+			}
+		}
+		if (c->on_sync)
+			c->on_sync(c->sync_ctx, (pid_t)e->tgid, (int)e->reason);
+		return 0;
+	}
+	return 0;
+}
+
+int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
+{
+	union {
+		uint32_t type;
+		struct sb_call_event call;
+		struct sb_site_event site;
+		struct sb_thread_event thread;
+		struct sb_proc_event proc;
+	} e;
+
+	if (size < sizeof(e.type) || size > sizeof(e))
+		return 0;
+	memcpy(&e, data, size);
+	switch (e.type) {
+	case SB_EV_CALL:
+		return size < sizeof(e.call) ? 0 : on_call(c, &e.call);
+	case SB_EV_SITE:
+		return size < sizeof(e.site) ? 0 : on_site(c, &e.site);
+	case SB_EV_THREAD_EXIT:
+		return size < sizeof(e.thread) ? 0 : on_thread_exit(c, &e.thread);
+	case SB_EV_PROC_FORK:
+	case SB_EV_PROC_EXIT:
+	case SB_EV_SYNC:
+		return size < sizeof(e.proc) ? 0 : on_proc(c, &e.proc);
+	}
+	return 0;
+}
+
+int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
+			      int64_t first_ns, int64_t cpu_ns)
+{
+	struct sb_thread_info *t = thread_info(c, tgid, tid);
+	char path[96];
+	FILE *f;
+
+	if (!t)
+		return -ENOMEM;
+	if (first_ns > 0 && first_ns < t->first_ns)
+		t->first_ns = first_ns;
+	t->cpu_ns = cpu_ns;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(t->name, sizeof(t->name), f))
+			t->name[strcspn(t->name, "\n")] = 0;
+		fclose(f);
+		sb_utf8_sanitize(t->name);
+	}
+	return 0;
+}
+
+/* Regions that never completed a call have no index row, so they leave the table. */
+static int drop_unused_regions(struct sb_collector *c)
+{
+	size_t n = c->prof.n_regions, i, kept = 0;
+	uint32_t *remap;
+	bool *used;
+
+	remap = calloc(n + 1, sizeof(*remap));
+	used = calloc(n + 1, sizeof(*used));
+	if (!remap || !used) {
+		free(remap);
+		free(used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->prof.n_pairs; i++)
+		used[c->prof.pairs[i].region] = true;
+	for (i = 0; i < n; i++) {
+		if (!used[i]) {
+			free(c->prof.regions[i].name);
+			free(c->prof.regions[i].source_file);
+			free(c->prof.regions[i].source_text);
+			free(c->prof.regions[i].tags);
+			continue;
+		}
+		remap[i] = (uint32_t)kept;
+		c->prof.regions[kept++] = c->prof.regions[i];
+	}
+	c->prof.n_regions = kept;
+	for (i = 0; i < c->prof.n_pairs; i++)
+		c->prof.pairs[i].region = remap[c->prof.pairs[i].region];
+	free(remap);
+	free(used);
+	return 0;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct sb_thread_info *x = *(struct sb_thread_info *const *)a;
+	const struct sb_thread_info *y = *(struct sb_thread_info *const *)b;
+
+	if (x->first_ns != y->first_ns)
+		return x->first_ns < y->first_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* One table row per thread of a rank, numbered by first appearance. */
+static int build_thread_table(struct sb_collector *c)
+{
+	struct sb_thread_info **order;
+	struct sb_thread th;
+	uint64_t *rank;
+	size_t i, n = 0;
+	int64_t row = 0;
+	uint32_t cur = UINT32_MAX;
+
+	order = calloc(c->n_threads + 1, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < c->n_threads; i++)
+		if (sb_hashmap_get(&c->ranks, c->threads[i].tgid, 0))
+			order[n++] = &c->threads[i];
+	qsort(order, n, sizeof(*order), cmp_thread);
+	for (cur = 0; cur < c->n_ranks; cur++) {
+		row = 0;
+		for (i = 0; i < n; i++) {
+			rank = sb_hashmap_get(&c->ranks, order[i]->tgid, 0);
+			if (*rank != cur)
+				continue;
+			order[i]->row = row;
+			th = (struct sb_thread){
+				.rank = cur, .index = row++, .tid = order[i]->tid,
+				.start_ns = order[i]->first_ns == INT64_MAX ? -1 : order[i]->first_ns,
+				.end_ns = order[i]->end_ns, .cpu_ns = order[i]->cpu_ns,
+				.name = order[i]->name,
+			};
+			if (sb_profile_add_thread(&c->prof, &th) < 0) {
+				free(order);
+				return -ENOMEM;
+			}
+		}
+	}
+	free(order);
+	return 0;
+}
+
+int sb_collector_finish(struct sb_collector *c)
+{
+	uint64_t offset = 0, *rank;
+	struct sb_pair *p;
+	size_t i;
+	int ret;
+
+	ret = drop_unused_regions(c);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->prof.n_pairs; i++) {
+		p = &c->prof.pairs[i];
+		p->offset = offset;
+		p->count = p->stats.count;
+		p->exclusive_total = c->exclusive[i];
+		offset += p->count;
+	}
+	ret = build_thread_table(c);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->prof.n_processes; i++) {
+		rank = sb_hashmap_get(&c->ranks, (uint64_t)c->prof.processes[i].pid, 0);
+		c->prof.processes[i].rank = rank ? (int64_t)*rank : -1;
+	}
+	c->prof.n_events = c->calls;
+	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
+	return sb_spill_sort(c->spill);
+}
+
+static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struct sb_event *e)
+{
+	uint32_t rank = c->prof.pairs[r->pair].rank;
+	uint64_t *t = sb_hashmap_get(&c->thread_of, c->rank_tgid[rank], r->tid);
+
+	e->start = r->start;
+	e->end = r->end;
+	e->thread = t ? c->threads[*t].row : -1;
+	e->call_id = r->call_id;
+	/* A parent that was never completed (still open, lost, killed) makes this top level. */
+	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[rank], (uint64_t)r->parent_id) ?
+		r->parent_id : -1;
+	e->gpu = -1;
+	e->offcpu = r->offcpu;
+}
+
+static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
+{
+	struct sb_collect_stream *s = (struct sb_collect_stream *)base;
+	struct sb_spill_rec recs[256];
+	ssize_t n, i;
+
+	if (max > sizeof(recs) / sizeof(recs[0]))
+		max = sizeof(recs) / sizeof(recs[0]);
+	n = sb_spill_read(s->c->spill, recs, max);
+	for (i = 0; i < n; i++)
+		to_event(s->c, &recs[i], &rows[i]);
+	return n;
+}
+
+void sb_collector_stream(struct sb_collector *c, struct sb_collect_stream *s)
+{
+	s->base.read = stream_read;
+	s->c = c;
+}

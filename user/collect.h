@@ -1,0 +1,81 @@
+/* The collector: turns ring-buffer records into a profile whose events are spilled to disk. */
+#ifndef SB_COLLECT_H
+#define SB_COLLECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hashmap.h"
+#include "model.h"
+#include "spill.h"
+
+/* What the collector knows of a thread until the thread table is built. */
+struct sb_thread_info {
+	uint32_t tgid;
+	uint32_t tid;
+	int64_t first_ns;
+	int64_t end_ns;
+	int64_t cpu_ns;
+	int64_t row;		/* index within its rank, set at finish */
+	char name[16];
+};
+
+/* Call ids a rank completed: dense from 0 in entry order, so a bitmap. */
+struct sb_bitset {
+	uint64_t *words;
+	size_t n_words;
+};
+
+/* Called for a process that exec'd or loaded objects; must attach, then resume it. */
+typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason);
+
+struct sb_collector {
+	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
+	struct sb_spill *spill;
+	struct sb_hashmap sites;	/* (tgid << 32 | exec gen, site) -> region */
+	struct sb_hashmap gens;		/* (tgid, 0) -> exec generation */
+	struct sb_hashmap ranks;	/* (tgid, 0) -> rank */
+	struct sb_hashmap pair_of;	/* (rank, region) -> pair */
+	struct sb_hashmap thread_of;	/* (tgid, tid) -> index in threads */
+	struct sb_hashmap proc_of;	/* (tgid, 0) -> index in prof.processes */
+	struct sb_thread_info *threads;
+	size_t n_threads;
+	uint32_t *rank_tgid;		/* rank -> tgid */
+	struct sb_bitset *called;	/* rank -> call ids recorded */
+	uint32_t n_ranks;
+	uint64_t calls;
+	uint64_t dropped_calls;		/* records without a known site, or invalid */
+	int64_t *exclusive;		/* pair -> sum of exclusive time */
+	sb_sync_fn on_sync;
+	void *sync_ctx;
+};
+
+int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
+void sb_collector_free(struct sb_collector *c);
+
+/* One ring-buffer record; untrusted size and content are checked. 0 or -errno. */
+int sb_collector_record(struct sb_collector *c, const void *data, size_t size);
+
+/* A process traced from the start (the launched command, or the -p targets). */
+int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now);
+
+/* A thread still alive when recording stopped, as the kernel's thread map saw it. */
+int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
+			      int64_t first_ns, int64_t cpu_ns);
+
+/*
+ * Close the profile: drop regions without calls, lay out the pairs, build the
+ * thread table, sort the spilled calls. Afterwards c->prof describes the file
+ * and sb_collector_stream() delivers its events in order.
+ */
+int sb_collector_finish(struct sb_collector *c);
+
+struct sb_collect_stream {
+	struct sb_event_stream base;
+	struct sb_collector *c;
+};
+
+void sb_collector_stream(struct sb_collector *c, struct sb_collect_stream *s);
+
+#endif

@@ -1,0 +1,15 @@
+/* One error message carried from where a failure is found to the edge that prints it. */
+#ifndef SB_ERROR_H
+#define SB_ERROR_H
+
+#define SB_EXIT_USAGE 2	/* usage and input errors */
+
+struct sb_error {
+	char msg[512];
+};
+
+/* Format "object: cause" into err (NULL allowed); returns -code so callers can return it. */
+int sb_fail(struct sb_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
