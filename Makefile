@@ -108,6 +108,9 @@ demo: deps
 	$(Q)$(BUILD)/scope-bpf record -o $(BUILD)/demo.h5 -- $(BUILD)/apps/demo_heat
 	$(Q)$(BUILD)/scope-bpf report $(BUILD)/demo.h5
 
+header-check:
+	$(Q)tools/header-check.sh $(BUILD)
+
 bench: all
 	$(Q)tools/bench.sh $(BUILD)
 

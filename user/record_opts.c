@@ -71,7 +71,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 	optind = 0;
 	opterr = 0;
 	/* '+': stop at the command, so its own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+p:o:d:qvh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:d:qvh", longs, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'p':

@@ -1,0 +1,33 @@
+# Build rules for the test applications in tests/apps; included by the top-level Makefile.
+#
+# Every tests/apps/NAME.c or NAME.cc becomes $(BUILD)/apps/NAME. libuser also
+# links $(BUILD)/apps/libsbtest.so (tests/apps/lib), found at run time
+# beside it through $ORIGIN.
+
+APPS_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
+APPS_LIBS := -pthread -lm
+APPS_DEPS := include/scope_bpf.h tests/apps/busy.h
+
+$(BUILD)/apps/libsbtest.so: tests/apps/lib/sbtest_lib.c tests/apps/lib/sbtest_lib.h $(APPS_DEPS)
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared $< -o $@
+
+$(BUILD)/apps/libuser: tests/apps/libuser.c $(BUILD)/apps/libsbtest.so $(APPS_DEPS)
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -Itests/apps/lib $< -L$(BUILD)/apps -lsbtest \
+		-Wl,-rpath,'$$ORIGIN' $(APPS_LIBS) -o $@
+
+# forker exec's count from its own directory.
+$(BUILD)/apps/forker: | $(BUILD)/apps/count
+
+$(BUILD)/apps/%: tests/apps/%.c $(APPS_DEPS)
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
+
+$(BUILD)/apps/%: tests/apps/%.cc $(APPS_DEPS)
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CXX) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@

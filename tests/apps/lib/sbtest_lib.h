@@ -1,0 +1,8 @@
+/* Interface of libsbtest.so, the shared library the libuser test app calls. */
+#ifndef SBTEST_LIB_H
+#define SBTEST_LIB_H
+
+/* Runs region "lib_compute" (with one nested "lib_inner") once per call. */
+void sbtest_lib_compute(int n);
+
+#endif /* SBTEST_LIB_H */

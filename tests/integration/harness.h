@@ -1,0 +1,225 @@
+/* Integration test helpers: run scope-bpf on the test apps and read back what it wrote. */
+#ifndef SB_HARNESS_H
+#define SB_HARNESS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "h5read.h"
+#include "model.h"
+
+#define MS 1000000LL
+
+static char tmp_dir[256];
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : fallback;
+}
+
+static const char *scope_bin(void)
+{
+	return env_or("SCOPE_BPF", "build/scope-bpf");
+}
+
+static const char *app_path(const char *app, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", env_or("APPS", "build/apps"), app);
+	return buf;
+}
+
+/* Loading BPF needs root here; under CI a skip would hide a broken feature, so it fails. */
+static void require_bpf(void)
+{
+	if (geteuid() == 0)
+		return;
+	if (!strcmp(env_or("CI", ""), "true"))
+		fail_msg("BPF integration tests need root (or CAP_BPF+CAP_PERFMON) and CI=true forbids skipping");
+	fprintf(stderr, "skipping: BPF integration tests need root (or CAP_BPF+CAP_PERFMON)\n");
+	skip();
+}
+
+static int setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/scope-bpf-test.XXXXXX");
+	return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tmp_file(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", tmp_dir, name);
+	return buf;
+}
+
+/* Start argv with stderr captured in a file; returns the pid. */
+static pid_t spawn(char *const argv[], const char *err_path, int *stdout_pipe)
+{
+	int fds[2] = { -1, -1 }, fd;
+	pid_t pid;
+
+	if (stdout_pipe && pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid)
+		goto parent;
+	fd = err_path ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+	if (fd >= 0)
+		dup2(fd, STDERR_FILENO);
+	if (stdout_pipe)
+		dup2(fds[1], STDOUT_FILENO);
+	execv(argv[0], argv);
+	_exit(127);
+parent:
+	if (stdout_pipe) {
+		close(fds[1]);
+		*stdout_pipe = fds[0];
+	}
+	return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Run argv to the end; stderr lands in tmp_dir/stderr.txt. */
+static int run(char *const argv[])
+{
+	char err[300];
+
+	return wait_status(spawn(argv, tmp_file("stderr.txt", err, sizeof(err)), NULL));
+}
+
+static void read_stderr(char *buf, size_t size)
+{
+	char path[300];
+	size_t n = 0;
+	FILE *f = fopen(tmp_file("stderr.txt", path, sizeof(path)), "r");
+
+	if (f) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+}
+
+/* scope-bpf record -q -o OUT -- APPS/app args... (NULL-terminated). */
+static int record_app(const char *out, const char *app, ...)
+{
+	char *argv[32], path[512];
+	int n = 0, st;
+	va_list ap;
+
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	argv[n++] = "--";
+	argv[n++] = (char *)app_path(app, path, sizeof(path));
+	va_start(ap, app);
+	while (n < 31 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	st = run(argv);
+	return st;
+}
+
+static void load_profile(const char *path, struct sb_profile *p)
+{
+	struct sb_error err = { { 0 } };
+
+	sb_profile_init(p);
+	if (sb_h5_read(path, p, &err))
+		fail_msg("reading %s: %s", path, err.msg);
+	assert_non_null(p->events);
+}
+
+static const struct sb_pair *find_pair(const struct sb_profile *p, const char *region, uint32_t rank)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].rank == rank && !strcmp(p->regions[p->pairs[i].region].name, region))
+			return &p->pairs[i];
+	return NULL;
+}
+
+static const struct sb_pair *must_pair(const struct sb_profile *p, const char *region, uint32_t rank)
+{
+	const struct sb_pair *pair = find_pair(p, region, rank);
+
+	if (!pair)
+		fail_msg("no calls of region '%s' on rank %u", region, rank);
+	return pair;
+}
+
+/* The region name of the call that encloses e, or NULL at top level. */
+static const char *parent_region(const struct sb_profile *p, uint32_t rank, const struct sb_event *e)
+{
+	size_t i;
+
+	if (e->parent_id < 0)
+		return NULL;
+	for (i = 0; i < p->n_pairs; i++) {
+		const struct sb_pair *q = &p->pairs[i];
+		size_t j;
+
+		if (q->rank != rank)
+			continue;
+		for (j = q->offset; j < q->offset + q->count; j++)
+			if (p->events[j].call_id == e->parent_id)
+				return p->regions[q->region].name;
+	}
+	return "(missing)";
+}
+
+static int64_t meta_int(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	if (!m || !m->is_int)
+		fail_msg("metadata %s missing or not an integer", key);
+	return m->i;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+#endif

@@ -1,0 +1,342 @@
+/* Integration: record the test apps with real BPF and check the numbers in the file. */
+#include "harness.h"
+
+static void test_call_counts_and_parents(void **state)
+{
+	struct sb_profile p;
+	const struct sb_pair *tick, *outer;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("count.h5", out, sizeof(out)), "count", "1000", NULL), 0);
+	load_profile(out, &p);
+	tick = must_pair(&p, "tick", 0);
+	outer = must_pair(&p, "outer", 0);
+	assert_int_equal(tick->count, 1000);
+	assert_int_equal(outer->count, 1);
+	assert_int_equal(p.n_regions, 2);
+	for (i = tick->offset; i < tick->offset + tick->count; i++) {
+		assert_string_equal(parent_region(&p, 0, &p.events[i]), "outer");
+		assert_true(p.events[i].start >= p.events[outer->offset].start);
+		assert_true(p.events[i].end <= p.events[outer->offset].end);
+		if (i > tick->offset)
+			assert_true(p.events[i].start >= p.events[i - 1].start);
+	}
+	assert_null(parent_region(&p, 0, &p.events[outer->offset]));
+	/* Exclusive time of outer is its total minus all ticks, exactly. */
+	assert_int_equal(outer->exclusive_total, outer->stats.total - tick->stats.total);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_int_equal(meta_int(&p, "mpi_size"), 1);
+	sb_profile_free(&p);
+}
+
+static void test_durations_and_offcpu(void **state)
+{
+	const struct sb_pair *sleep50, *spin;
+	struct sb_profile p;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("sleeper.h5", out, sizeof(out)), "sleeper", NULL), 0);
+	load_profile(out, &p);
+	sleep50 = must_pair(&p, "sleep50", 0);
+	spin = must_pair(&p, "spin", 0);
+	assert_int_equal(sleep50->count, 3);
+	assert_int_equal(spin->count, 3);
+	assert_true(p.columns & SB_COL_OFFCPU);
+	for (i = sleep50->offset; i < sleep50->offset + 3; i++) {
+		int64_t d = p.events[i].end - p.events[i].start;
+
+		/* 50 ms: a unit error (us, ms) would miss this window by 1000x. */
+		assert_in_range(d, 50 * MS, 90 * MS);
+		assert_true(p.events[i].offcpu * 10 >= d * 8);
+	}
+	for (i = spin->offset; i < spin->offset + 3; i++) {
+		int64_t d = p.events[i].end - p.events[i].start;
+
+		assert_in_range(d, 20 * MS, 60 * MS);
+		assert_true(p.events[i].offcpu * 2 < d);
+	}
+	sb_profile_free(&p);
+}
+
+static void test_nesting_recursion_pairs_tags(void **state)
+{
+	const struct sb_pair *a, *b, *c, *fib, *manual, *tagged;
+	struct sb_profile p;
+	char out[300];
+	size_t i, roots = 0;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("nested.h5", out, sizeof(out)), "nested", NULL), 0);
+	load_profile(out, &p);
+	a = must_pair(&p, "a", 0);
+	b = must_pair(&p, "b", 0);
+	c = must_pair(&p, "c", 0);
+	fib = must_pair(&p, "fib", 0);
+	manual = must_pair(&p, "manual", 0);
+	tagged = must_pair(&p, "tagged", 0);
+	assert_int_equal(a->count, 5);
+	assert_int_equal(b->count, 10);
+	assert_int_equal(c->count, 30);
+	assert_int_equal(fib->count, 177);
+	assert_int_equal(manual->count, 1);
+	assert_int_equal(tagged->count, 1);
+	assert_string_equal(p.regions[tagged->region].tags, "[\"io\",\"golden\"]");
+	for (i = b->offset; i < b->offset + b->count; i++)
+		assert_string_equal(parent_region(&p, 0, &p.events[i]), "a");
+	for (i = c->offset; i < c->offset + c->count; i++)
+		assert_string_equal(parent_region(&p, 0, &p.events[i]), "b");
+	/* Recursion: one top-level fib, every other fib call's parent is a fib. */
+	for (i = fib->offset; i < fib->offset + fib->count; i++) {
+		const char *parent = parent_region(&p, 0, &p.events[i]);
+
+		if (!parent || strcmp(parent, "fib"))
+			roots++;
+	}
+	assert_int_equal(roots, 1);
+	assert_true(manual->stats.minimum >= 2 * MS);
+	assert_int_equal(b->exclusive_total, b->stats.total - c->stats.total);
+	assert_true(a->exclusive_total >= 0 && a->exclusive_total < a->stats.total);
+	assert_int_equal(a->exclusive_total, a->stats.total - b->stats.total);
+	assert_true(p.regions[a->region].source_line > 0);
+	assert_non_null(strstr(p.regions[a->region].source_file, "nested.c"));
+	sb_profile_free(&p);
+}
+
+static void test_eight_threads(void **state)
+{
+	const struct sb_pair *work;
+	struct sb_profile p;
+	int64_t seen[64];
+	size_t i, j, n_seen = 0, workers = 0;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("threads.h5", out, sizeof(out)), "threads", NULL), 0);
+	load_profile(out, &p);
+	work = must_pair(&p, "work", 0);
+	assert_int_equal(work->count, 800);
+	assert_int_equal(must_pair(&p, "main", 0)->count, 1);
+	assert_true(p.columns & SB_COL_THREAD);
+	for (i = work->offset; i < work->offset + work->count; i++) {
+		for (j = 0; j < n_seen && seen[j] != p.events[i].thread; j++)
+			;
+		if (j == n_seen && n_seen < 64)
+			seen[n_seen++] = p.events[i].thread;
+		assert_in_range(p.events[i].thread, 0, (int64_t)p.n_threads - 1);
+	}
+	assert_int_equal(n_seen, 8);
+	for (i = 0; i < p.n_threads; i++) {
+		assert_int_equal(p.threads[i].rank, 0);
+		assert_int_equal(p.threads[i].index, (int64_t)i);
+		workers += !strncmp(p.threads[i].name, "worker-", 7);
+	}
+	assert_int_equal(workers, 8);
+	assert_true(p.n_threads >= 9);
+	sb_profile_free(&p);
+}
+
+static void test_shared_library_regions(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("lib.h5", out, sizeof(out)), "libuser", NULL), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "lib_compute", 0)->count, 50);
+	assert_int_equal(must_pair(&p, "lib_inner", 0)->count, 50);
+	assert_int_equal(must_pair(&p, "app_main", 0)->count, 1);
+	sb_profile_free(&p);
+}
+
+/* Start waiter, read its "ready" line, return its pid. */
+static pid_t start_waiter(const char *seconds)
+{
+	char path[512], line[16] = { 0 };
+	char *argv[] = { (char *)app_path("waiter", path, sizeof(path)), (char *)seconds, NULL };
+	int fd = -1;
+	pid_t pid = spawn(argv, NULL, &fd);
+
+	assert_true(pid > 0);
+	assert_true(read(fd, line, sizeof(line) - 1) > 0);
+	close(fd);
+	assert_non_null(strstr(line, "ready"));
+	return pid;
+}
+
+static void test_attach_to_running_process(void **state)
+{
+	char out[300], pidstr[16];
+	const struct sb_pair *iter;
+	struct sb_profile p;
+	pid_t pid;
+
+	(void)state;
+	require_bpf();
+	pid = start_waiter("30");
+	/* Let it run a while untraced first: attach must find it mid-flight. */
+	sleep_ms(300);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o",
+				 (char *)tmp_file("attach.h5", out, sizeof(out)), NULL };
+
+		assert_int_equal(run(argv), 0);
+	}
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_status(pid), 0);
+	load_profile(out, &p);
+	iter = must_pair(&p, "iter", 0);
+	/* ~2 ms per iteration over 1 s; generous for a slow VM, but never zero. */
+	assert_in_range(iter->count, 100, 1000);
+	assert_true(p.processes[0].pid == pid);
+	sb_profile_free(&p);
+}
+
+static void test_killed_target_leaves_valid_file(void **state)
+{
+	char out[300], path[512];
+	struct sb_profile p;
+	pid_t rec;
+
+	(void)state;
+	require_bpf();
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+				 (char *)tmp_file("killed.h5", out, sizeof(out)), "--",
+				 (char *)app_path("waiter", path, sizeof(path)), NULL };
+
+		rec = spawn(argv, NULL, NULL);
+	}
+	sleep_ms(1000);
+	assert_int_equal(system("pkill -KILL -x waiter"), 0);
+	assert_int_equal(wait_status(rec), 128 + SIGKILL);
+	load_profile(out, &p);
+	assert_true(must_pair(&p, "iter", 0)->count > 10);
+	assert_int_equal(p.processes[0].exit_code & 0x7f, SIGKILL);
+	sb_profile_free(&p);
+}
+
+static void test_sigterm_stops_and_writes(void **state)
+{
+	char out[300], path[512];
+	struct sb_profile p;
+	pid_t rec;
+
+	(void)state;
+	require_bpf();
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+				 (char *)tmp_file("term.h5", out, sizeof(out)), "--",
+				 (char *)app_path("waiter", path, sizeof(path)), NULL };
+
+		rec = spawn(argv, NULL, NULL);
+	}
+	sleep_ms(800);
+	kill(rec, SIGTERM);
+	/* The command is asked to end, ends cleanly (exit 0), and the file is written. */
+	assert_int_equal(wait_status(rec), 0);
+	load_profile(out, &p);
+	assert_true(must_pair(&p, "iter", 0)->count > 10);
+	sb_profile_free(&p);
+}
+
+static void test_children_and_exec_are_followed(void **state)
+{
+	const struct sb_pair *child0, *child1, *tick;
+	struct sb_profile p;
+	char out[300];
+	uint32_t r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("forker.h5", out, sizeof(out)), "forker", NULL), 0);
+	load_profile(out, &p);
+	/* Rank 0 is the parent: its own region, then 7 ticks after exec'ing count. */
+	assert_int_equal(must_pair(&p, "parent_work", 0)->count, 1);
+	tick = must_pair(&p, "tick", 0);
+	assert_int_equal(tick->count, 7);
+	assert_int_equal(must_pair(&p, "outer", 0)->count, 1);
+	assert_int_equal(sb_profile_rank_count(&p), 3);
+	for (r = 1; r < 3; r++)
+		assert_null(find_pair(&p, "parent_work", r));
+	child0 = must_pair(&p, "child_work", 1);
+	child1 = must_pair(&p, "child_work", 2);
+	assert_int_equal(child0->count, 10);
+	assert_int_equal(child1->count, 10);
+	sb_profile_free(&p);
+}
+
+static void test_exit_status_is_the_commands(void **state)
+{
+	char out[300], err[1024];
+	char *sh[] = { (char *)scope_bin(), "record", "-q", "-o",
+		       (char *)tmp_file("sh.h5", out, sizeof(out)), "--", "/bin/sh", "-c", "exit 3",
+		       NULL };
+	char *missing[] = { (char *)scope_bin(), "record", "-q", "-o", out, "--",
+			    "no-such-command-xyz", NULL };
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(run(sh), 3);
+	assert_int_equal(run(missing), 127);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "no-such-command-xyz: command not found"));
+}
+
+static void test_bad_targets_are_reported(void **state)
+{
+	char out[300], err[1024], path[512], pidstr[16];
+	char *gone[] = { (char *)scope_bin(), "record", "-p", "999999", "-o",
+			 (char *)tmp_file("x.h5", out, sizeof(out)), NULL };
+	char *plain[] = { (char *)app_path("nomarkers", path, sizeof(path)), "5", NULL };
+	pid_t pid;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(run(gone), 2);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "process 999999: no such process"));
+
+	pid = spawn(plain, NULL, NULL);
+	sleep_ms(200);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-p", pidstr, "-o", out, NULL };
+
+		assert_int_equal(run(argv), 2);
+	}
+	kill(pid, SIGKILL);
+	wait_status(pid);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "no scope_bpf probes"));
+	assert_non_null(strstr(err, "scope_bpf.h"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_call_counts_and_parents),
+		cmocka_unit_test(test_durations_and_offcpu),
+		cmocka_unit_test(test_nesting_recursion_pairs_tags),
+		cmocka_unit_test(test_eight_threads),
+		cmocka_unit_test(test_shared_library_regions),
+		cmocka_unit_test(test_attach_to_running_process),
+		cmocka_unit_test(test_killed_target_leaves_valid_file),
+		cmocka_unit_test(test_sigterm_stops_and_writes),
+		cmocka_unit_test(test_children_and_exec_are_followed),
+		cmocka_unit_test(test_exit_status_is_the_commands),
+		cmocka_unit_test(test_bad_targets_are_reported),
+	};
+
+	return cmocka_run_group_tests_name("record", tests, setup_tmp, teardown_tmp);
+}

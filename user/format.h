@@ -1,0 +1,34 @@
+/* Text helpers for reports: human time units, percentages, JSON strings, CSV fields. */
+#ifndef SB_FORMAT_H
+#define SB_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Longest string format_ns() writes, without the NUL ("-9223372036854775808 ns" is shorter). */
+#define FORMAT_NS_MAX 32
+
+/*
+ * Duration as a short human string with three significant digits below one
+ * second ("812 ns", "12.3 us", "4.56 ms"), milliseconds in seconds ("1.234 s"),
+ * then "2m03s" and "1h02m03s". Returns the length written, like snprintf.
+ */
+int format_ns(char *buf, size_t n, int64_t ns);
+
+/* part/whole in percent with one decimal ("12.3%"); "-" when whole <= 0. */
+int format_pct(char *buf, size_t n, int64_t part, int64_t whole);
+
+/* Display width of a UTF-8 string: code points, each counted as one column. */
+size_t format_width(const char *s);
+
+/* Print s right-aligned in width columns (UTF-8 aware); never truncates. */
+void format_right(FILE *f, const char *s, size_t width);
+
+/* Print s as a JSON string with its quotes; invalid UTF-8 becomes U+FFFD. */
+void format_json_string(FILE *f, const char *s);
+
+/* Print s as one CSV field (RFC 4180): quoted only when it must be. */
+void format_csv_field(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,374 @@
+/* Renders a call tree as an aligned text table, as JSON, or as CSV. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "report.h"
+
+/* Text table columns before the region name, all right-aligned. */
+enum col { C_CALLS, C_TOTAL, C_AVG, C_MIN, C_MAX, C_PCT, C_OWN, C_OFFCPU, N_COLS };
+
+static const char *const col_titles[N_COLS] = {
+	"calls", "total", "avg", "min", "max", "%rec", "own", "off-CPU",
+};
+
+#define CELL_MAX FORMAT_NS_MAX
+
+int sb_report_format_parse(const char *s, enum sb_report_format *fmt)
+{
+	if (!strcmp(s, "text"))
+		*fmt = SB_REPORT_TEXT;
+	else if (!strcmp(s, "json"))
+		*fmt = SB_REPORT_JSON;
+	else if (!strcmp(s, "csv"))
+		*fmt = SB_REPORT_CSV;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Calls on concurrent threads and ranks all count against one wall-clock
+ * span, so a node's share can pass 100% (4 threads busy all run: 400%).
+ * That is the honest number for "how much of the run went here", summed.
+ */
+int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t)
+{
+	const struct sb_meta *s = sb_profile_meta(p, "start_time_ns");
+	const struct sb_meta *e = sb_profile_meta(p, "finalize_time_ns");
+
+	if (s && e && s->is_int && e->is_int && e->i > s->i)
+		return e->i - s->i;
+	if (t->calls && t->max_end > t->min_start)
+		return t->max_end - t->min_start;
+	return 0;
+}
+
+static const struct sb_meta *meta_int(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	return m && m->is_int ? m : NULL;
+}
+
+static size_t thread_count(const struct sb_profile *p, int64_t rank)
+{
+	size_t i, n = 0;
+
+	if (rank < 0)
+		return p->n_threads;
+	for (i = 0; i < p->n_threads; i++)
+		n += (int64_t)p->threads[i].rank == rank;
+	return n;
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void time_cell(char *buf, int64_t ns)
+{
+	if (ns == SB_CT_UNKNOWN)
+		snprintf(buf, CELL_MAX, "-");
+	else
+		format_ns(buf, CELL_MAX, ns);
+}
+
+static void fill_cells(char cells[N_COLS][CELL_MAX], const struct sb_ct_node *n, int64_t span)
+{
+	snprintf(cells[C_CALLS], CELL_MAX, "%" PRIu64, n->calls);
+	time_cell(cells[C_TOTAL], n->total);
+	time_cell(cells[C_AVG], sb_ct_avg(n));
+	time_cell(cells[C_MIN], n->min);
+	time_cell(cells[C_MAX], n->max);
+	format_pct(cells[C_PCT], CELL_MAX, n->total, span);
+	time_cell(cells[C_OWN], n->own);
+	time_cell(cells[C_OFFCPU], n->offcpu);
+}
+
+static void text_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+			const struct report_opts *o, int64_t span)
+{
+	const struct sb_meta *lost = meta_int(p, "lost_events");
+	const struct sb_meta *open = meta_int(p, "open_calls_dropped");
+	size_t threads = thread_count(p, o->rank);
+	uint32_t ranks = sb_profile_rank_count(p);
+	char buf[CELL_MAX];
+
+	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
+		p->format ? p->format : "unknown format");
+	fputs("recording ", f);
+	if (span > 0) {
+		format_ns(buf, sizeof(buf), span);
+		fprintf(f, "%s, ", buf);
+	}
+	if (o->rank >= 0)
+		fprintf(f, "rank %" PRId64 " of %u, ", o->rank, ranks);
+	else
+		fprintf(f, "%u rank%s, ", ranks, plural(ranks));
+	/* Files without a thread table (scope-profiler's) would read "0 threads": leave it out. */
+	if (threads)
+		fprintf(f, "%zu thread%s, ", threads, plural(threads));
+	fprintf(f, "%" PRIu64 " call%s", t->calls, plural(t->calls));
+	if (lost)
+		fprintf(f, ", lost_events %" PRId64, lost->i);
+	if (open)
+		fprintf(f, ", open_calls_dropped %" PRId64, open->i);
+	fputc('\n', f);
+	if (lost && lost->i > 0)
+		fprintf(f, "warning: %" PRId64 " events were lost; %s\n", lost->i,
+			"their regions are undercounted");
+	fputc('\n', f);
+}
+
+/* Tree drawing: one "│  " or "   " per ancestor below the top level, then this node's branch. */
+static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsigned char *more)
+{
+	const struct sb_ct_node *n = &t->nodes[i];
+	uint32_t d;
+
+	more[n->depth] = n->next_sibling != SB_CT_NONE;
+	if (n->depth < 2)
+		return;
+	for (d = 2; d < n->depth; d++)
+		fputs(more[d] ? "│  " : "   ", f);
+	fputs(more[n->depth] ? "├─ " : "└─ ", f);
+}
+
+static int render_text(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		       const struct report_opts *o)
+{
+	char cells[N_COLS][CELL_MAX];
+	size_t width[N_COLS], w;
+	int64_t span = sb_report_span(p, t);
+	unsigned char *more;
+	uint32_t i;
+	int c;
+
+	text_header(f, p, t, o, span);
+	if (sb_calltree_next(t, 0) == SB_CT_NONE) {
+		fputs("no completed calls\n", f);
+		return 0;
+	}
+	more = calloc((size_t)t->max_depth + 1, 1);
+	if (!more)
+		return -ENOMEM;
+	/* First pass: widest cell per column, so every column lines up. */
+	for (c = 0; c < N_COLS; c++)
+		width[c] = strlen(col_titles[c]);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		fill_cells(cells, &t->nodes[i], span);
+		for (c = 0; c < N_COLS; c++) {
+			w = format_width(cells[c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	for (c = 0; c < N_COLS; c++) {
+		format_right(f, col_titles[c], width[c]);
+		fputs("  ", f);
+	}
+	fputs("region\n", f);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		fill_cells(cells, &t->nodes[i], span);
+		for (c = 0; c < N_COLS; c++) {
+			format_right(f, cells[c], width[c]);
+			fputs("  ", f);
+		}
+		text_prefix(f, t, i, more);
+		fprintf(f, "%s\n", sb_calltree_name(t, i));
+	}
+	free(more);
+	return 0;
+}
+
+/* Node i's path from the top level, as node indices into path[0..depth-1]. */
+static void node_path(const struct sb_calltree *t, uint32_t i, uint32_t *path)
+{
+	uint32_t d = t->nodes[i].depth;
+
+	for (; d > 0; i = t->nodes[i].parent)
+		path[--d] = i;
+}
+
+static void json_time(FILE *f, const char *key, int64_t ns)
+{
+	if (ns == SB_CT_UNKNOWN)
+		fprintf(f, ", \"%s\": null", key);
+	else
+		fprintf(f, ", \"%s\": %" PRId64, key, ns);
+}
+
+static void json_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+			const struct report_opts *o, int64_t span)
+{
+	const struct sb_meta *lost = meta_int(p, "lost_events");
+	const struct sb_meta *open = meta_int(p, "open_calls_dropped");
+
+	fputs("{\"header\": {\"file\": ", f);
+	format_json_string(f, o->path ? o->path : "");
+	fputs(", \"format\": ", f);
+	format_json_string(f, p->format ? p->format : "");
+	fprintf(f, ", \"schema\": %d, \"mode\": \"%s\"", p->schema, t->flat ? "flat" : "tree");
+	if (o->rank >= 0)
+		fprintf(f, ", \"rank\": %" PRId64, o->rank);
+	else
+		fputs(", \"rank\": null", f);
+	if (span > 0)
+		fprintf(f, ", \"recording_ns\": %" PRId64, span);
+	else
+		fputs(", \"recording_ns\": null", f);
+	fprintf(f, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64,
+		sb_profile_rank_count(p), thread_count(p, o->rank), t->calls);
+	if (lost)
+		fprintf(f, ", \"lost_events\": %" PRId64, lost->i);
+	if (open)
+		fprintf(f, ", \"open_calls_dropped\": %" PRId64, open->i);
+	fputs("},\n", f);
+}
+
+static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
+		     int64_t span)
+{
+	const struct sb_ct_node *n = &t->nodes[i];
+	uint32_t d;
+
+	fputs("{\"path\": [", f);
+	for (d = 0; d < n->depth; d++) {
+		if (d)
+			fputs(", ", f);
+		format_json_string(f, sb_calltree_name(t, path[d]));
+	}
+	fprintf(f, "], \"depth\": %u, \"calls\": %" PRIu64, n->depth, n->calls);
+	json_time(f, "total_ns", n->total);
+	json_time(f, "avg_ns", sb_ct_avg(n));
+	json_time(f, "min_ns", n->min);
+	json_time(f, "max_ns", n->max);
+	if (span > 0)
+		fprintf(f, ", \"percent\": %.1f", 100.0 * (double)n->total / (double)span);
+	else
+		fputs(", \"percent\": null", f);
+	json_time(f, "own_ns", n->own);
+	json_time(f, "offcpu_ns", n->offcpu);
+	json_time(f, "first_start_ns", n->first_start);
+	fputc('}', f);
+}
+
+static int render_json(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		       const struct report_opts *o)
+{
+	int64_t span = sb_report_span(p, t);
+	uint32_t *path, i;
+	bool first = true;
+
+	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	json_header(f, p, t, o, span);
+	fputs(" \"rows\": [", f);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		fputs(first ? "\n  " : ",\n  ", f);
+		first = false;
+		node_path(t, i, path);
+		json_row(f, t, i, path, span);
+	}
+	fputs(first ? "]}\n" : "\n ]}\n", f);
+	free(path);
+	return 0;
+}
+
+static void csv_time(FILE *f, int64_t ns)
+{
+	if (ns != SB_CT_UNKNOWN)
+		fprintf(f, "%" PRId64, ns);
+	fputc(',', f);
+}
+
+/* The path joined by ";" as one field; quoted as a whole when a name needs it. */
+static int csv_path(FILE *f, const struct sb_calltree *t, uint32_t depth, const uint32_t *path)
+{
+	size_t len = 1, at = 0, l;
+	uint32_t d;
+	char *s;
+
+	for (d = 0; d < depth; d++)
+		len += strlen(sb_calltree_name(t, path[d])) + 1;
+	s = malloc(len);
+	if (!s)
+		return -ENOMEM;
+	for (d = 0; d < depth; d++) {
+		if (d)
+			s[at++] = ';';
+		l = strlen(sb_calltree_name(t, path[d]));
+		memcpy(s + at, sb_calltree_name(t, path[d]), l);
+		at += l;
+	}
+	s[at] = '\0';
+	format_csv_field(f, s);
+	free(s);
+	return 0;
+}
+
+static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
+		   int64_t span)
+{
+	const struct sb_ct_node *n = &t->nodes[i];
+
+	if (csv_path(f, t, n->depth, path))
+		return -ENOMEM;
+	fprintf(f, ",%u,%" PRIu64 ",", n->depth, n->calls);
+	csv_time(f, n->total);
+	csv_time(f, sb_ct_avg(n));
+	csv_time(f, n->min);
+	csv_time(f, n->max);
+	if (span > 0)
+		fprintf(f, "%.1f", 100.0 * (double)n->total / (double)span);
+	fputc(',', f);
+	csv_time(f, n->own);
+	csv_time(f, n->offcpu);
+	fprintf(f, "%" PRId64 "\n", n->first_start);
+	return 0;
+}
+
+static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_calltree *t)
+{
+	int64_t span = sb_report_span(p, t);
+	uint32_t *path, i;
+	int r = 0;
+
+	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	fputs("path,depth,calls,total_ns,avg_ns,min_ns,max_ns,percent,own_ns,offcpu_ns,"
+	      "first_start_ns\n", f);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE && !r; i = sb_calltree_next(t, i)) {
+		node_path(t, i, path);
+		r = csv_row(f, t, i, path, span);
+	}
+	free(path);
+	return r;
+}
+
+int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		     const struct report_opts *o)
+{
+	int r;
+
+	switch (o->format) {
+	case SB_REPORT_JSON:
+		r = render_json(f, p, t, o);
+		break;
+	case SB_REPORT_CSV:
+		r = render_csv(f, p, t);
+		break;
+	default:
+		r = render_text(f, p, t, o);
+		break;
+	}
+	if (!r && ferror(f))
+		r = -EIO;
+	return r;
+}

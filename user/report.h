@@ -1,0 +1,50 @@
+/* The report command's options and its three renderings of a call tree: text, JSON, CSV. */
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "calltree.h"
+#include "error.h"
+#include "model.h"
+
+enum sb_report_format {
+	SB_REPORT_TEXT,
+	SB_REPORT_JSON,
+	SB_REPORT_CSV,
+};
+
+struct report_opts {
+	enum sb_ct_sort sort;
+	bool flat;
+	enum sb_report_format format;
+	int64_t rank;		/* -1: all ranks */
+	const char *output;	/* NULL: stdout */
+	const char *path;	/* the profile */
+	bool help;
+};
+
+/*
+ * Parse `report [OPTIONS] FILE` (argv[0] is the command name) without side
+ * effects beyond getopt's state. Returns 0, or -EINVAL with err naming the
+ * option or argument at fault. With --help, o->help is set and FILE is optional.
+ */
+int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_error *err);
+
+/* "text", "json", "csv"; -EINVAL for anything else. */
+int sb_report_format_parse(const char *s, enum sb_report_format *fmt);
+
+/*
+ * What "% of the recording" divides by: finalize_time_ns - start_time_ns from
+ * the metadata when both are there, else the calls' first start to last end;
+ * 0 when unknown.
+ */
+int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t);
+
+/* Write t (built from p with o's rank and mode) to f as o->format; -EIO on a write error. */
+int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		     const struct report_opts *o);
+
+#endif
