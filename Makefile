@@ -85,6 +85,7 @@ $(BUILD)/tests/%: tests/integration/%.c tests/integration/harness.h $(BUILD)/lib
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
 
 -include tests/apps/apps.mk
+-include tests/bench/bench.mk
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

@@ -1,0 +1,562 @@
+/* Unit tests of `scope-bpf report`: options, exit codes, and its text, JSON and CSV. */
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "commands.h"
+#include "report.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int parse(int argc, char **argv, struct report_opts *o, struct sb_error *err)
+{
+	memset(err->msg, 0, sizeof(err->msg));
+	return report_parse_args(argc, argv, o, err);
+}
+
+static void expect_error(int argc, char **argv, const char *needle)
+{
+	struct sb_error err;
+	struct report_opts o;
+
+	assert_int_equal(parse(argc, argv, &o, &err), -EINVAL);
+	if (!strstr(err.msg, needle))
+		fail_msg("error '%s' does not mention '%s'", err.msg, needle);
+}
+
+static void test_defaults_with_just_a_file(void **state)
+{
+	char *argv[] = { "report", "prof.h5" };
+	struct sb_error err;
+	struct report_opts o;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv, &o, &err), 0);
+	assert_string_equal(o.path, "prof.h5");
+	assert_int_equal(o.sort, SB_CT_SORT_TOTAL);
+	assert_int_equal(o.format, SB_REPORT_TEXT);
+	assert_int_equal(o.rank, -1);
+	assert_false(o.flat);
+	assert_false(o.help);
+	assert_null(o.output);
+}
+
+static void test_every_option_long_and_short(void **state)
+{
+	char *a[] = { "report", "--sort", "calls", "--flat", "-f", "json", "--rank", "3",
+		      "-o", "out.json", "prof.h5" };
+	char *b[] = { "report", "prof.h5", "--sort=name", "--format=csv", "--output", "x.csv",
+		      "--rank=0" };
+	char *c[] = { "report", "-s", "start", "--format", "text", "--", "-odd.h5" };
+	char *d[] = { "report", "--sort", "avg", "p" };
+	struct sb_error err;
+	struct report_opts o;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(a), a, &o, &err), 0);
+	assert_int_equal(o.sort, SB_CT_SORT_CALLS);
+	assert_true(o.flat);
+	assert_int_equal(o.format, SB_REPORT_JSON);
+	assert_int_equal(o.rank, 3);
+	assert_string_equal(o.output, "out.json");
+	assert_string_equal(o.path, "prof.h5");
+
+	/* Options after FILE work too (GNU getopt reorders). */
+	assert_int_equal(parse(ARGC(b), b, &o, &err), 0);
+	assert_int_equal(o.sort, SB_CT_SORT_NAME);
+	assert_int_equal(o.format, SB_REPORT_CSV);
+	assert_string_equal(o.output, "x.csv");
+	assert_int_equal(o.rank, 0);
+	assert_false(o.flat);
+	assert_string_equal(o.path, "prof.h5");
+
+	assert_int_equal(parse(ARGC(c), c, &o, &err), 0);
+	assert_int_equal(o.sort, SB_CT_SORT_START);
+	assert_int_equal(o.format, SB_REPORT_TEXT);
+	assert_string_equal(o.path, "-odd.h5");
+
+	/* A second parse starts afresh. */
+	assert_int_equal(parse(ARGC(d), d, &o, &err), 0);
+	assert_int_equal(o.sort, SB_CT_SORT_AVG);
+	assert_int_equal(o.rank, -1);
+	assert_null(o.output);
+	assert_string_equal(o.path, "p");
+}
+
+static void test_help_needs_no_file(void **state)
+{
+	char *a[] = { "report", "-h" };
+	char *b[] = { "report", "prof.h5", "--help" };
+	char *c[] = { "report", "-hf" };
+	char *d[] = { "report", "p" };
+	struct sb_error err;
+	struct report_opts o;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(a), a, &o, &err), 0);
+	assert_true(o.help);
+	assert_int_equal(parse(ARGC(b), b, &o, &err), 0);
+	assert_true(o.help);
+	/* Help stops mid "-hf"; the next parse must not resume at its "f". */
+	assert_int_equal(parse(ARGC(c), c, &o, &err), 0);
+	assert_true(o.help);
+	assert_int_equal(parse(ARGC(d), d, &o, &err), 0);
+	assert_false(o.help);
+	assert_int_equal(o.format, SB_REPORT_TEXT);
+	assert_string_equal(o.path, "p");
+}
+
+static void test_bad_values_name_their_option(void **state)
+{
+	char *sort[] = { "report", "--sort", "size", "p" };
+	char *sort_s[] = { "report", "-s", "TOTAL", "p" };
+	char *fmt[] = { "report", "-f", "xml", "p" };
+	char *rank_neg[] = { "report", "--rank", "-1", "p" };
+	char *rank_txt[] = { "report", "--rank", "two", "p" };
+	char *rank_tail[] = { "report", "--rank", "1x", "p" };
+	char *rank_big[] = { "report", "--rank", "99999999999", "p" };
+	char *rank_empty[] = { "report", "--rank=", "p" };
+
+	(void)state;
+	expect_error(ARGC(sort), sort, "--sort: 'size'");
+	expect_error(ARGC(sort_s), sort_s, "--sort: 'TOTAL'");
+	expect_error(ARGC(fmt), fmt, "--format: 'xml'");
+	expect_error(ARGC(rank_neg), rank_neg, "--rank: '-1'");
+	expect_error(ARGC(rank_txt), rank_txt, "--rank: 'two'");
+	expect_error(ARGC(rank_tail), rank_tail, "--rank: '1x'");
+	expect_error(ARGC(rank_big), rank_big, "--rank: '99999999999'");
+	expect_error(ARGC(rank_empty), rank_empty, "--rank: ''");
+}
+
+static void test_usage_errors_say_what_is_wrong(void **state)
+{
+	char *none[] = { "report" };
+	char *only_opts[] = { "report", "--flat" };
+	char *two[] = { "report", "a.h5", "b.h5" };
+	char *unknown_long[] = { "report", "--bogus", "p" };
+	char *unknown_short[] = { "report", "-z", "p" };
+	char *no_arg[] = { "report", "p", "--sort" };
+	char *no_arg_short[] = { "report", "p", "-o" };
+
+	(void)state;
+	expect_error(ARGC(none), none, "missing FILE");
+	expect_error(ARGC(only_opts), only_opts, "missing FILE");
+	expect_error(ARGC(two), two, "'b.h5'");
+	expect_error(ARGC(unknown_long), unknown_long, "--bogus: unknown option");
+	expect_error(ARGC(unknown_short), unknown_short, "-z: unknown option");
+	expect_error(ARGC(no_arg), no_arg, "--sort: needs an argument");
+	expect_error(ARGC(no_arg_short), no_arg_short, "-o: needs an argument");
+}
+
+static void test_command_exit_codes(void **state)
+{
+	char *help[] = { "report", "--help" };
+	char *bad[] = { "report", "--sort", "size", "p" };
+	char *missing[] = { "report" };
+	char *absent[] = { "report", "/nonexistent/scope-bpf-test.h5" };
+
+	(void)state;
+	assert_int_equal(cmd_report(ARGC(help), help), 0);
+	assert_int_equal(cmd_report(ARGC(bad), bad), 2);
+	assert_int_equal(cmd_report(ARGC(missing), missing), 2);
+	assert_int_equal(cmd_report(ARGC(absent), absent), 2);
+}
+
+/* main { solve { kernel kernel } io,"w" mark } on rank 0, ids sparse. */
+static const struct {
+	const char *region;
+	int64_t start, end, id, parent, offcpu;
+} calls[] = {
+	{ "main", 0, 100, 50, -1, 0 },
+	{ "solve", 10, 60, 7, 50, 4 },
+	{ "kernel", 20, 30, 900, 7, 1 },
+	{ "kernel", 35, 55, 3, 7, 2 },
+	{ "io,\"w\"", 70, 90, 12, 50, 0 },
+	{ "mark", 60, 60, 1 << 30, 50, 0 },
+};
+
+/* Calls are listed region by region and by start, as the index wants them. */
+static void make_profile(struct sb_profile *p, unsigned columns, bool meta)
+{
+	size_t n = sizeof(calls) / sizeof(calls[0]), i;
+	struct sb_thread th = { .rank = 0, .index = 0, .tid = 42, .end_ns = -1, .cpu_ns = -1,
+				.name = "app" };
+	struct sb_pair *pr;
+	ssize_t r;
+
+	sb_profile_init(p);
+	p->format = strdup("synthetic");
+	p->columns = columns;
+	p->events = calloc(n, sizeof(*p->events));
+	p->pairs = calloc(n, sizeof(*p->pairs));
+	assert_non_null(p->events);
+	assert_non_null(p->pairs);
+	for (i = 0; i < n; i++) {
+		r = sb_profile_find_region(p, calls[i].region);
+		if (r < 0) {
+			r = sb_profile_add_region(p, calls[i].region, "", -1, "[]");
+			assert_int_equal(r, p->n_pairs);
+			pr = &p->pairs[p->n_pairs++];
+			*pr = (struct sb_pair){ .region = (uint32_t)r, .offset = p->n_events,
+						.exclusive_total = -1 };
+			sb_stats_init(&pr->stats);
+		}
+		pr = &p->pairs[r];
+		pr->count++;
+		sb_stats_add(&pr->stats, calls[i].start, calls[i].end, -1);
+		p->events[p->n_events++] = (struct sb_event){
+			.start = calls[i].start, .end = calls[i].end, .thread = 0,
+			.call_id = calls[i].id, .parent_id = calls[i].parent, .gpu = -1,
+			.offcpu = columns & SB_COL_OFFCPU ? calls[i].offcpu : -1,
+		};
+	}
+	assert_true(sb_profile_add_thread(p, &th) >= 0);
+	if (!meta)
+		return;
+	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 0), 0);
+	assert_int_equal(sb_profile_set_int(p, "finalize_time_ns", 200), 0);
+	assert_int_equal(sb_profile_set_int(p, "lost_events", 0), 0);
+	assert_int_equal(sb_profile_set_int(p, "open_calls_dropped", 2), 0);
+}
+
+/* Render p as the options say; the caller frees the text. */
+static char *render(const struct sb_profile *p, enum sb_report_format fmt, bool flat,
+		    enum sb_ct_sort sort)
+{
+	struct sb_ct_opts co = { .flat = flat, .rank = -1, .sort = sort };
+	struct report_opts o = { .path = "prof.h5", .rank = -1, .format = fmt, .flat = flat };
+	struct sb_error err = { .msg = "" };
+	struct sb_calltree t;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(sb_calltree_build(&t, p, &co, &err), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(sb_report_render(f, p, &t, &o), 0);
+	assert_int_equal(fclose(f), 0);
+	sb_calltree_free(&t);
+	return out;
+}
+
+static void expect_has(const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("missing \"%s\" in:\n%s", needle, text);
+}
+
+static void test_text_is_an_aligned_tree(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_profile(&p, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID, true);
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
+	assert_string_equal(out,
+		"file      prof.h5 (synthetic)\n"
+		"recording 200 ns, 1 rank, 1 thread, 6 calls, lost_events 0, open_calls_dropped 2\n"
+		"\n"
+		"calls   total     avg     min     max   %rec    own  off-CPU  region\n"
+		"    1  100 ns  100 ns  100 ns  100 ns  50.0%  30 ns        -  main\n"
+		"    1   50 ns   50 ns   50 ns   50 ns  25.0%  20 ns        -  ├─ solve\n"
+		"    2   30 ns   15 ns   10 ns   20 ns  15.0%  30 ns        -  │  └─ kernel\n"
+		"    1   20 ns   20 ns   20 ns   20 ns  10.0%  20 ns        -  ├─ io,\"w\"\n"
+		"    1    0 ns    0 ns    0 ns    0 ns   0.0%   0 ns        -  └─ mark\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_text_flat_and_offcpu_and_span_from_calls(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_profile(&p, SB_COL_THREAD | SB_COL_OFFCPU, false);
+	out = render(&p, SB_REPORT_TEXT, true, SB_CT_SORT_NAME);
+	/* No metadata: the span is first start to last end, 100 ns. */
+	expect_has(out, "recording 100 ns, 1 rank, 1 thread, 6 calls\n");
+	assert_null(strstr(out, "lost_events"));
+	assert_null(strstr(out, "─"));
+	expect_has(out, "    1   50 ns   50 ns   50 ns   50 ns   50.0%  20 ns     4 ns  solve\n");
+	expect_has(out, "    2   30 ns   15 ns   10 ns   20 ns   30.0%  30 ns     3 ns  kernel\n");
+	expect_has(out, "  100.0%");
+	/* Name order: io,"w" < kernel < main < mark < solve. */
+	assert_true(strstr(out, "io,") < strstr(out, "kernel"));
+	assert_true(strstr(out, "main") < strstr(out, "mark"));
+	assert_true(strstr(out, "mark") < strstr(out, "solve"));
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_text_warns_about_lost_events(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_profile(&p, SB_COL_THREAD, true);
+	assert_int_equal(sb_profile_set_int(&p, "lost_events", 12), 0);
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
+	expect_has(out, "lost_events 12");
+	expect_has(out, "warning: 12 events were lost");
+	free(out);
+	sb_profile_free(&p);
+}
+
+/* A minimal JSON checker: accepts exactly one value per RFC 8259, nothing after it. */
+struct json {
+	const char *s;
+	int depth;
+};
+
+static bool json_value(struct json *j);
+
+static void json_ws(struct json *j)
+{
+	while (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r')
+		j->s++;
+}
+
+static bool json_string(struct json *j)
+{
+	if (*j->s++ != '"')
+		return false;
+	for (; *j->s != '"'; j->s++) {
+		if ((unsigned char)*j->s < 0x20)
+			return false;
+		if (*j->s != '\\')
+			continue;
+		j->s++;
+		if (*j->s == 'u') {
+			if (!isxdigit(j->s[1]) || !isxdigit(j->s[2]) || !isxdigit(j->s[3]) ||
+			    !isxdigit(j->s[4]))
+				return false;
+			j->s += 4;
+		} else if (!strchr("\"\\/bfnrt", *j->s) || !*j->s) {
+			return false;
+		}
+	}
+	j->s++;
+	return true;
+}
+
+static bool json_number(struct json *j)
+{
+	const char *start = j->s;
+
+	if (*j->s == '-')
+		j->s++;
+	if (*j->s == '0')
+		j->s++;
+	else
+		while (isdigit((unsigned char)*j->s))
+			j->s++;
+	if (*j->s == '.') {
+		j->s++;
+		if (!isdigit((unsigned char)*j->s))
+			return false;
+		while (isdigit((unsigned char)*j->s))
+			j->s++;
+	}
+	return j->s > start && isdigit((unsigned char)j->s[-1]);
+}
+
+/* Members of an object or elements of an array, up to close. */
+static bool json_items(struct json *j, char close, bool keys)
+{
+	j->s++;
+	json_ws(j);
+	if (*j->s == close) {
+		j->s++;
+		return true;
+	}
+	for (;;) {
+		json_ws(j);
+		if (keys) {
+			if (!json_string(j))
+				return false;
+			json_ws(j);
+			if (*j->s++ != ':')
+				return false;
+		}
+		if (!json_value(j))
+			return false;
+		json_ws(j);
+		if (*j->s == close) {
+			j->s++;
+			return true;
+		}
+		if (*j->s++ != ',')
+			return false;
+	}
+}
+
+static bool json_value(struct json *j)
+{
+	bool ok;
+
+	json_ws(j);
+	if (++j->depth > 64)
+		return false;
+	if (*j->s == '{')
+		ok = json_items(j, '}', true);
+	else if (*j->s == '[')
+		ok = json_items(j, ']', false);
+	else if (*j->s == '"')
+		ok = json_string(j);
+	else if (!strncmp(j->s, "null", 4) || !strncmp(j->s, "true", 4))
+		ok = (j->s += 4, true);
+	else if (!strncmp(j->s, "false", 5))
+		ok = (j->s += 5, true);
+	else
+		ok = json_number(j);
+	j->depth--;
+	return ok;
+}
+
+static bool json_valid(const char *s)
+{
+	struct json j = { .s = s };
+
+	if (!json_value(&j))
+		return false;
+	json_ws(&j);
+	return *j.s == '\0';
+}
+
+static void test_json_checker_rejects_broken_json(void **state)
+{
+	(void)state;
+	assert_true(json_valid("{\"a\": [1, -2.5, null, \"x\\\"y\"]}\n"));
+	assert_false(json_valid("{\"a\": [1, 2,]}"));
+	assert_false(json_valid("{\"a\": [1 2]}"));
+	assert_false(json_valid("{\"a\" 1}"));
+	assert_false(json_valid("[1]]"));
+	assert_false(json_valid("[\"a\nb\"]"));
+	assert_false(json_valid("[01.]"));
+}
+
+static void test_json_is_valid_with_header_and_paths(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_profile(&p, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID, true);
+	out = render(&p, SB_REPORT_JSON, false, SB_CT_SORT_TOTAL);
+	if (!json_valid(out))
+		fail_msg("invalid JSON:\n%s", out);
+	expect_has(out, "{\"header\": {\"file\": \"prof.h5\", \"format\": \"synthetic\", "
+			"\"schema\": 2, \"mode\": \"tree\", \"rank\": null, \"recording_ns\": 200, "
+			"\"ranks\": 1, \"threads\": 1, \"calls\": 6, \"lost_events\": 0, "
+			"\"open_calls_dropped\": 2},\n");
+	expect_has(out, "{\"path\": [\"main\", \"solve\", \"kernel\"], \"depth\": 3, \"calls\": 2, "
+			"\"total_ns\": 30, \"avg_ns\": 15, \"min_ns\": 10, \"max_ns\": 20, "
+			"\"percent\": 15.0, \"own_ns\": 30, \"offcpu_ns\": null, "
+			"\"first_start_ns\": 20}");
+	expect_has(out, "\"path\": [\"main\", \"io,\\\"w\\\"\"]");
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_json_of_an_empty_tree_is_valid(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	sb_profile_init(&p);
+	out = render(&p, SB_REPORT_JSON, false, SB_CT_SORT_TOTAL);
+	if (!json_valid(out))
+		fail_msg("invalid JSON:\n%s", out);
+	expect_has(out, "\"rows\": []");
+	expect_has(out, "\"recording_ns\": null");
+	free(out);
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
+	expect_has(out, "no completed calls\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_csv_rows_with_joined_quoted_paths(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_profile(&p, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU, true);
+	out = render(&p, SB_REPORT_CSV, false, SB_CT_SORT_START);
+	assert_string_equal(out,
+		"path,depth,calls,total_ns,avg_ns,min_ns,max_ns,percent,own_ns,offcpu_ns,"
+		"first_start_ns\n"
+		"main,1,1,100,100,100,100,50.0,30,0,0\n"
+		"main;solve,2,1,50,50,50,50,25.0,20,4,10\n"
+		"main;solve;kernel,3,2,30,15,10,20,15.0,30,3,20\n"
+		"main;mark,2,1,0,0,0,0,0.0,0,0,60\n"
+		"\"main;io,\"\"w\"\"\",2,1,20,20,20,20,10.0,20,0,70\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_csv_leaves_unknown_values_empty(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_profile(&p, SB_COL_THREAD, true);
+	free(p.events);
+	p.events = NULL;
+	out = render(&p, SB_REPORT_CSV, true, SB_CT_SORT_TOTAL);
+	expect_has(out, "\nmain,1,1,100,100,100,100,50.0,,,0\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_format_names_parse(void **state)
+{
+	enum sb_report_format f = SB_REPORT_TEXT;
+
+	(void)state;
+	assert_int_equal(sb_report_format_parse("csv", &f), 0);
+	assert_int_equal(f, SB_REPORT_CSV);
+	assert_int_equal(sb_report_format_parse("json", &f), 0);
+	assert_int_equal(f, SB_REPORT_JSON);
+	assert_int_equal(sb_report_format_parse("JSON", &f), -EINVAL);
+	assert_int_equal(f, SB_REPORT_JSON);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_with_just_a_file),
+		cmocka_unit_test(test_every_option_long_and_short),
+		cmocka_unit_test(test_help_needs_no_file),
+		cmocka_unit_test(test_bad_values_name_their_option),
+		cmocka_unit_test(test_usage_errors_say_what_is_wrong),
+		cmocka_unit_test(test_command_exit_codes),
+		cmocka_unit_test(test_text_is_an_aligned_tree),
+		cmocka_unit_test(test_text_flat_and_offcpu_and_span_from_calls),
+		cmocka_unit_test(test_text_warns_about_lost_events),
+		cmocka_unit_test(test_json_checker_rejects_broken_json),
+		cmocka_unit_test(test_json_is_valid_with_header_and_paths),
+		cmocka_unit_test(test_json_of_an_empty_tree_is_valid),
+		cmocka_unit_test(test_csv_rows_with_joined_quoted_paths),
+		cmocka_unit_test(test_csv_leaves_unknown_values_empty),
+		cmocka_unit_test(test_format_names_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
