@@ -43,10 +43,14 @@ struct recorder {
 };
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_from_terminal;
 
-static void on_signal(int sig)
+/* A terminal's Ctrl-C reaches the launched command too: remember not to send it twice. */
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
+	(void)uctx;
 	stop_signal = sig;
+	stop_from_terminal = info && info->si_code == SI_KERNEL;
 }
 
 static int64_t now_ns(void)
@@ -306,7 +310,8 @@ static bool handle_signal(struct recorder *r, int *forwarded)
 		return false;
 	if (r->o.cmd && !r->root_exited && !*forwarded) {
 		*forwarded = stop_signal;
-		kill(r->child.pid, stop_signal);
+		if (!stop_from_terminal)
+			kill(r->child.pid, stop_signal);
 		stop_signal = 0;
 		return false;
 	}
@@ -445,7 +450,7 @@ static int finish(struct recorder *r)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	/* No SA_RESTART: a signal must interrupt the poll so recording stops at once. */
 	sigemptyset(&sa.sa_mask);

@@ -78,6 +78,11 @@ struct sb_meta {
 	char *s;
 };
 
+/*
+ * The arrays below grow by doubling in the add helpers: each has room for the
+ * next power of two at or above its count (8 at least). Code that fills one
+ * directly and later calls an add helper must allocate it that way.
+ */
 struct sb_profile {
 	int schema;			/* scope-profiler schema the data came from */
 	char *format;			/* human name of the source format */

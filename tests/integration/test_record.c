@@ -322,6 +322,23 @@ static void test_bad_targets_are_reported(void **state)
 	assert_non_null(strstr(err, "scope_bpf.h"));
 }
 
+static void test_unprivileged_user_is_told_what_is_missing(void **state)
+{
+	char out[300], err[1024];
+	char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+			 (char *)scope_bin(), "record", "-o", (char *)tmp_file("u.h5", out, sizeof(out)),
+			 "--", "/bin/true", NULL };
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(access(argv[0], X_OK), 0);
+	assert_int_equal(run(argv), 1);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "CAP_BPF"));
+	assert_non_null(strstr(err, "CAP_PERFMON"));
+	assert_int_equal(access(out, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_children_and_exec_are_followed),
 		cmocka_unit_test(test_exit_status_is_the_commands),
 		cmocka_unit_test(test_bad_targets_are_reported),
+		cmocka_unit_test(test_unprivileged_user_is_told_what_is_missing),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, setup_tmp, teardown_tmp);
