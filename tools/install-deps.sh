@@ -3,7 +3,7 @@
 set -e
 
 PKGS="make gcc g++ clang libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils"
+libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils procps util-linux"
 
 missing=""
 for p in $PKGS; do

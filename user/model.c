@@ -5,6 +5,25 @@
 
 #include "model.h"
 
+void sb_samples_free(struct sb_samples *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_frames; i++) {
+		free(s->frames[i].function);
+		free(s->frames[i].file);
+		free(s->frames[i].module);
+	}
+	for (i = 0; i < s->n_paths; i++)
+		free(s->paths[i].name);
+	free(s->frames);
+	free(s->stack_frames);
+	free(s->stacks);
+	free(s->paths);
+	free(s->samples);
+	memset(s, 0, sizeof(*s));
+}
+
 void sb_profile_init(struct sb_profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -37,6 +56,7 @@ void sb_profile_free(struct sb_profile *p)
 	free(p->pairs);
 	free(p->threads);
 	free(p->events);
+	sb_samples_free(&p->samples);
 	free(p->processes);
 	free(p->meta);
 	free(p->format);

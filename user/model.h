@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "samples.h"
 #include "stats.h"
 
 /* One region: identity is the name; the first source location seen is kept. */
@@ -99,6 +100,7 @@ struct sb_profile {
 	size_t n_processes;
 	struct sb_meta *meta;
 	size_t n_meta;
+	struct sb_samples samples;	/* empty unless sampling was on */
 };
 
 /*

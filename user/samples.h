@@ -1,0 +1,63 @@
+/* Sampled stacks in the model (scope-bpf extension, /scope_bpf/): which code ran or blocked in which region path. */
+#ifndef SB_SAMPLES_H
+#define SB_SAMPLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One symbolized frame; an inlined call is a frame of its own, marked inlined. */
+struct sb_frame_sym {
+	char *function;		/* "" when unknown */
+	char *file;		/* source file, "" when unknown */
+	int64_t line;		/* -1 when unknown */
+	char *module;		/* ELF object path, or "[kernel]" */
+	uint64_t offset;	/* address within the module (kernel: the address) */
+	bool inlined;		/* inlined into the next, outer frame */
+};
+
+/* A stack: stack_frames[first .. first + depth), leaf first. */
+struct sb_stack {
+	uint64_t first;
+	uint32_t depth;
+};
+
+/* A region path: the region's name under its parent path (-1: top level). */
+struct sb_region_path {
+	int64_t parent;
+	char *name;
+};
+
+enum sb_sample_kind {
+	SB_SAMPLE_CPU = 0,	/* count = samples taken while running */
+	SB_SAMPLE_OFFCPU = 1,	/* count = blocking intervals, ns = time blocked */
+};
+
+/* One aggregate: how often (or how long) a thread was in this stack and region path. */
+struct sb_sample {
+	uint32_t kind;
+	uint32_t rank;
+	int64_t thread;		/* row index within the rank's threads, -1 unknown */
+	int64_t path;		/* region path id, -1 outside every region */
+	int64_t ustack;		/* user stack id, -1 none */
+	int64_t kstack;		/* kernel stack id, -1 none */
+	uint64_t count;
+	uint64_t ns;
+};
+
+struct sb_samples {
+	struct sb_frame_sym *frames;
+	size_t n_frames;
+	uint32_t *stack_frames;		/* frame ids */
+	size_t n_stack_frames;
+	struct sb_stack *stacks;
+	size_t n_stacks;
+	struct sb_region_path *paths;
+	size_t n_paths;
+	struct sb_sample *samples;
+	size_t n_samples;
+};
+
+void sb_samples_free(struct sb_samples *s);
+
+#endif
