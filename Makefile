@@ -85,6 +85,8 @@ $(BUILD)/tests/%: tests/integration/%.c tests/integration/harness.h $(BUILD)/lib
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
 
 -include tests/apps/apps.mk
+-include tests/fuzz/fuzz.mk
+-include user/html/html.mk
 -include tests/bench/bench.mk
 
 unit: $(UNIT_BINS)

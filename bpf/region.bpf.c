@@ -18,6 +18,9 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool stop_on_sync = false;	/* stop processes at exec/dlopen until attached */
 const volatile __u64 wakeup_bytes = SB_RINGBUF_BYTES / 8;
 const volatile bool sleepable = false;	/* the marker programs were loaded sleepable */
+const volatile bool kernel_stacks = false;	/* CPU samples take the kernel stack too */
+const volatile bool offcpu_stacks = false;	/* record where traced threads block */
+const volatile __u64 offcpu_min_ns = 0;	/* shorter blocks are not worth a stack */
 
 /* The descriptor layout of include/scope_bpf.h, as it sits in the traced process. */
 struct user_site {
@@ -71,6 +74,30 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+/* Key: stack id. Value: the instruction pointers (user or kernel) of a stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, SB_MAX_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SB_MAX_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* Key: (thread, stacks, region path). Value: CPU samples. Read by user space at the end. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_SAMPLE_KEYS);
+	__type(key, struct sb_sample_key);
+	__type(value, __u64);
+} cpu_samples SEC(".maps");
+
+/* Key: (thread, stacks where it blocked, region path). Value: intervals and time blocked. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_SAMPLE_KEYS);
+	__type(key, struct sb_sample_key);
+	__type(value, struct sb_offcpu_value);
+} offcpu_samples SEC(".maps");
 
 /* One all-zero thread state to insert from: too big for the BPF stack. Never written. */
 struct {
@@ -227,6 +254,8 @@ int BPF_USDT(region_begin, void *site)
 	}
 	f = &th->frames[d & (SB_MAX_DEPTH - 1)];
 	f->name_hash = h;
+	f->path_hash = ((d ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].path_hash : SB_PATH_SEED) ^ h) *
+		       FNV_PRIME;
 	f->site = (__u64)site;
 	f->call_id = __sync_fetch_and_add(&proc->next_call_id, 1);
 	f->child_ns = 0;
@@ -274,6 +303,9 @@ static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __
 	e->parent_id = i > 0 ? th->frames[(i - 1) & (SB_MAX_DEPTH - 1)].call_id : -1;
 	e->child_ns = f->child_ns;
 	e->offcpu_ns = f->offcpu_ns;
+	e->path_hash = f->path_hash;
+	e->parent_path = i > 0 ? th->frames[(i - 1) & (SB_MAX_DEPTH - 1)].path_hash : 0;
+	e->name_hash = f->name_hash;
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
@@ -317,6 +349,61 @@ int BPF_USDT(region_end, void *site)
 	return 0;
 }
 
+static __always_inline __u64 innermost_path(struct sb_thread_state *th)
+{
+	__u32 d = th->depth;
+
+	return d > 0 && d <= SB_MAX_DEPTH ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].path_hash : 0;
+}
+
+static __always_inline void add_offcpu(struct sb_thread_state *th, __u32 tgid, __u32 tid, __u64 ns)
+{
+	struct sb_sample_key key = { .tgid = tgid, .tid = tid, .ustack = th->off_ustack,
+				     .kstack = th->off_kstack, .path = th->off_path };
+	struct sb_offcpu_value *v = bpf_map_lookup_elem(&offcpu_samples, &key), one = { 1, ns };
+
+	if (v) {
+		__sync_fetch_and_add(&v->count, 1);
+		__sync_fetch_and_add(&v->ns, ns);
+		return;
+	}
+	if (bpf_map_update_elem(&offcpu_samples, &key, &one, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&offcpu_samples, &key))
+		count(SB_CNT_LOST_SAMPLES, 1);
+}
+
+/* A CPU sample: counted per (thread, stacks, region path) in the kernel, never sent one by one. */
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), one = 1, *n;
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct sb_thread_state *th;
+	struct sb_sample_key key;
+
+	if (!bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
+	th = bpf_map_lookup_elem(&threads, &tid);
+	key.tgid = tgid;
+	key.tid = tid;
+	key.path = th ? innermost_path(th) : 0;
+	key.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	key.kstack = kernel_stacks ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+	n = bpf_map_lookup_elem(&cpu_samples, &key);
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return 0;
+	}
+	if (bpf_map_update_elem(&cpu_samples, &key, &one, BPF_NOEXIST)) {
+		n = bpf_map_lookup_elem(&cpu_samples, &key);
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			count(SB_CNT_LOST_SAMPLES, 1);
+	}
+	return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -331,6 +418,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				th->cpu_ns += now - th->on_since;
 			th->on_since = 0;
 			th->off_since = now;
+			if (offcpu_stacks) {
+				/* prev is still current here: these are its stacks. */
+				th->off_ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+				th->off_kstack = bpf_get_stackid(ctx, &stacks, 0);
+				th->off_path = innermost_path(th);
+			}
 		}
 	}
 	if (!bpf_map_lookup_elem(&procs, &next_tgid))
@@ -344,6 +437,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	delta = now - th->off_since;
 	th->off_since = 0;
 	th->offcpu_ns += delta;
+	if (offcpu_stacks && delta >= offcpu_min_ns)
+		add_offcpu(th, next_tgid, next->pid, delta);
 	d = th->depth;
 	if (d > 0 && d <= SB_MAX_DEPTH)
 		th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].offcpu_ns += delta;

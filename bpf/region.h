@@ -12,6 +12,10 @@
 #define SB_MAX_THREADS 8192
 #define SB_MAX_SITES 65536
 #define SB_RINGBUF_BYTES (16u << 20)
+#define SB_MAX_STACK_DEPTH 127	/* the kernel's PERF_MAX_STACK_DEPTH */
+#define SB_MAX_STACKS 16384
+#define SB_MAX_SAMPLE_KEYS 65536
+#define SB_PATH_SEED 0x9e3779b97f4a7c15ULL	/* path hash of "outside every region" is 0 */
 
 /* Must match include/scope_bpf.h: the descriptor each marker passes to its probe. */
 #define SB_SITE_MAGIC 0x53425053u
@@ -40,6 +44,7 @@ enum sb_counter {
 	SB_CNT_OPEN_DROPPED,	/* calls still open at thread exit, exec, or unwound by a mismatched end */
 	SB_CNT_BAD_SITE,	/* probes whose descriptor could not be read or was invalid */
 	SB_CNT_THREADS_FULL,	/* thread table full: events of new threads dropped */
+	SB_CNT_LOST_SAMPLES,	/* samples or off-CPU intervals the aggregation maps had no room for */
 	SB_CNT_MAX,
 };
 
@@ -62,6 +67,9 @@ struct sb_call_event {
 	__s64 parent_id;	/* -1 = no enclosing call */
 	__u64 child_ns;		/* time spent in direct children */
 	__u64 offcpu_ns;	/* off-CPU time inside the call, children included */
+	__u64 path_hash;	/* the call's region path, as samples name it */
+	__u64 parent_path;	/* the enclosing path's hash, 0 at top level */
+	__u64 name_hash;
 };
 
 struct sb_site_event {
@@ -107,6 +115,7 @@ struct sb_proc {
 
 struct sb_frame {
 	__u64 name_hash;	/* region identity is the name: ends match begins by it */
+	__u64 path_hash;	/* hash of the names of this frame and all below it */
 	__u64 site;
 	__u64 start;
 	__s64 call_id;
@@ -125,7 +134,24 @@ struct sb_thread_state {
 	__u64 off_since;	/* 0 while on-CPU */
 	__u64 cpu_ns;
 	__u64 offcpu_ns;
+	__s32 off_ustack;	/* where it blocked, for off-CPU stacks */
+	__s32 off_kstack;
+	__u64 off_path;
 	struct sb_frame frames[SB_MAX_DEPTH];
+};
+
+/* Key of the sample aggregation maps: who, where in the code, in which region path. */
+struct sb_sample_key {
+	__u32 tgid;
+	__u32 tid;
+	__s32 ustack;		/* stack map id, <0 when none */
+	__s32 kstack;
+	__u64 path;		/* path hash of the innermost open region, 0 outside */
+};
+
+struct sb_offcpu_value {
+	__u64 count;
+	__u64 ns;
 };
 
 #endif

@@ -22,6 +22,7 @@
 #include "record_opts.h"
 #include "region.h"
 #include "region.skel.h"
+#include "sampling.h"
 #include "sysinfo.h"
 
 #define SPILL_BUDGET (24u << 20)
@@ -34,6 +35,7 @@ struct recorder {
 	struct sb_attach attach;
 	struct sb_collector coll;
 	struct sb_child child;
+	struct sb_sampling samp;
 	pid_t root;
 	bool root_exited;
 	int root_status;
@@ -101,6 +103,9 @@ static int load_marker_programs(struct recorder *r)
 {
 	int err;
 
+	err = sb_sampling_configure(&r->samp, r->skel);
+	if (err)
+		return err;
 	bpf_program__set_flags(r->skel->progs.region_begin, BPF_F_SLEEPABLE);
 	bpf_program__set_flags(r->skel->progs.region_end, BPF_F_SLEEPABLE);
 	r->skel->rodata->sleepable = true;
@@ -112,12 +117,14 @@ static int load_marker_programs(struct recorder *r)
 	if (!r->skel)
 		return -errno;
 	r->skel->rodata->stop_on_sync = true;
-	return region_bpf__load(r->skel);
+	err = sb_sampling_configure(&r->samp, r->skel);
+	return err ? err : region_bpf__load(r->skel);
 }
 
 static int load_bpf(struct recorder *r)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	struct sb_error e = { { 0 } };
 	int err;
 
 	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
@@ -145,6 +152,10 @@ static int load_bpf(struct recorder *r)
 		say("attaching the scheduler tracepoints failed: %s", strerror(-err));
 		return -1;
 	}
+	if (sb_sampling_start(&r->samp, r->skel, &e)) {
+		say("%s", e.msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -168,7 +179,15 @@ static void on_sync(void *ctx, pid_t pid, int reason)
 	(void)reason;
 	if (sb_attach_process(&r->attach, pid, &err) < 0 && r->o.verbose)
 		say("%s", err.msg);
+	sb_sampling_snapshot(&r->samp, pid);
 	kill(pid, SIGCONT);
+}
+
+static void on_fork(void *ctx, pid_t parent, pid_t child)
+{
+	struct recorder *r = ctx;
+
+	sb_sampling_fork(&r->samp, parent, child);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -204,6 +223,7 @@ static int start_pid(struct recorder *r)
 		ret = trace_process(r, tree[i], 0);
 		if (!ret)
 			ret = sb_attach_process(&r->attach, tree[i], &err);
+		sb_sampling_snapshot(&r->samp, tree[i]);
 		if (ret < 0 && i == 0) {
 			free(tree);
 			if (kill(r->o.pid, 0) && errno == ESRCH)
@@ -341,6 +361,16 @@ static void record_loop(struct recorder *r)
 		fprintf(stderr, "\r\033[K");
 }
 
+/* Regions still open name the paths samples were taken in, though no call completed. */
+static void register_open_paths(struct recorder *r, const struct sb_thread_state *st)
+{
+	__u32 i;
+
+	for (i = 0; i < st->depth && i < SB_MAX_DEPTH; i++)
+		sb_collector_path(&r->coll, st->frames[i].path_hash,
+				  i ? st->frames[i - 1].path_hash : 0, st->frames[i].name_hash);
+}
+
 /* Threads still alive own open calls (dropped) and their CPU time so far. */
 static uint64_t collect_live_threads(struct recorder *r, int64_t now)
 {
@@ -358,6 +388,7 @@ static uint64_t collect_live_threads(struct recorder *r, int64_t now)
 		if (bpf_map_lookup_elem(fd, &key, st))
 			continue;
 		open += st->depth + st->overflow;
+		register_open_paths(r, st);
 		cpu = (int64_t)st->cpu_ns + (st->on_since ? now - (int64_t)st->on_since : 0);
 		sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu);
 	}
@@ -406,6 +437,8 @@ static int add_metadata(struct recorder *r, int64_t end_ns, uint64_t open_at_end
 	ret |= sb_profile_set_int(p, "unmatched_region_ends", (int64_t)r->counters[SB_CNT_UNMATCHED_END]);
 	ret |= sb_profile_set_int(p, "invalid_sites", (int64_t)r->counters[SB_CNT_BAD_SITE]);
 	ret |= sb_profile_set_int(p, "threads_dropped", (int64_t)r->counters[SB_CNT_THREADS_FULL]);
+	if (r->o.sample_hz || r->o.offcpu_stacks)
+		ret |= sb_profile_set_int(p, "lost_samples", (int64_t)r->counters[SB_CNT_LOST_SAMPLES]);
 	free(cmd);
 	return ret ? -ENOMEM : 0;
 }
@@ -418,12 +451,15 @@ static int finish(struct recorder *r)
 	uint64_t open_at_end, lost;
 	int ret;
 
-	/* No new calls after this point; drain what the kernel already queued. */
+	/* No new calls or samples after this point; drain what the kernel already queued. */
+	sb_sampling_stop(&r->samp);
 	sb_attach_free(&r->attach);
 	ring_buffer__consume(r->rb);
 	read_counters(r);
 	open_at_end = collect_live_threads(r, end_ns);
 	ret = sb_collector_finish(&r->coll);
+	if (!ret)
+		ret = sb_sampling_contribute(&r->samp, r->skel, &r->coll);
 	if (!ret)
 		ret = add_metadata(r, end_ns, open_at_end);
 	if (ret) {
@@ -483,6 +519,7 @@ static int run(struct recorder *r)
 	}
 	free(dir);
 	r->coll.on_sync = on_sync;
+	r->coll.on_fork = on_fork;
 	r->coll.sync_ctx = r;
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_record, r, NULL);
 	if (!r->rb) {
@@ -524,6 +561,10 @@ int cmd_record(int argc, char **argv)
 		record_usage(stdout);
 		return 0;
 	}
+	r.samp.hz = r.o.sample_hz;
+	r.samp.kernel_stacks = r.o.kernel_stacks;
+	r.samp.offcpu_stacks = r.o.offcpu_stacks;
+	r.samp.offcpu_min_ns = r.o.offcpu_min_ns;
 	verbose_libbpf = r.o.verbose;
 	libbpf_set_print(libbpf_print);
 	if (check_system() || load_bpf(&r)) {
@@ -531,6 +572,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	ret = run(&r);
+	sb_sampling_free(&r.samp);
 	sb_attach_free(&r.attach);
 	ring_buffer__free(r.rb);
 	sb_collector_free(&r.coll);

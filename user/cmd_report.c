@@ -1,16 +1,20 @@
-/* scope-bpf report: read a profile, build its call tree, print it as text, JSON or CSV. */
+/* scope-bpf report: read a profile, build its call tree, print it as text, JSON, CSV or HTML. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "calltree.h"
 #include "commands.h"
-#include "h5read.h"
+#include "html.h"
+#include "profile_read.h"
 #include "report.h"
+#include "samples_report.h"
 
 /* Long-only options get values past any character. */
-enum { OPT_FLAT = 256, OPT_RANK };
+enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -18,6 +22,10 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "output", required_argument, NULL, 'o' },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "samples", optional_argument, NULL, OPT_SAMPLES },
+	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -33,6 +41,13 @@ static void usage(FILE *f)
 	      "  -f, --format FMT    text (default), json or csv\n"
 	      "      --rank N        only the calls of rank N\n"
 	      "  -o, --output FILE   write to FILE instead of standard output\n"
+	      "      --html FILE     write one self-contained HTML page (table, timeline,\n"
+	      "                      flame chart, durations) to FILE instead\n"
+	      "      --samples[=KIND]\n"
+	      "                      hottest functions per region path from the sampled\n"
+	      "                      stacks instead; KIND is cpu (default) or offcpu\n"
+	      "      --offcpu        the same as --samples=offcpu (time blocked, not samples)\n"
+	      "      --top N         functions shown per region path (default 10)\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "total, avg, min and max are times of the calls on each call path; %rec is\n"
@@ -52,6 +67,19 @@ static int parse_rank(const char *s, int64_t *rank)
 	if (errno || end == s || *end || v < 0 || v > UINT32_MAX)
 		return -EINVAL;
 	*rank = v;
+	return 0;
+}
+
+static int parse_top(const char *s, unsigned *top)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000)
+		return -EINVAL;
+	*top = (unsigned)v;
 	return 0;
 }
 
@@ -91,6 +119,27 @@ static int parse_option(int c, struct report_opts *o, struct sb_error *err)
 	case 'o':
 		o->output = optarg;
 		return 0;
+	case OPT_HTML:
+		o->html = optarg;
+		return 0;
+	case OPT_SAMPLES:
+		o->samples = true;
+		if (!optarg || !strcmp(optarg, "cpu"))
+			o->sample_kind = SB_SAMPLE_CPU;
+		else if (!strcmp(optarg, "offcpu"))
+			o->sample_kind = SB_SAMPLE_OFFCPU;
+		else
+			return sb_fail(err, EINVAL, "--samples: '%s' is not one of cpu, offcpu",
+				       optarg);
+		return 0;
+	case OPT_OFFCPU:
+		o->samples = true;
+		o->sample_kind = SB_SAMPLE_OFFCPU;
+		return 0;
+	case OPT_TOP:
+		if (parse_top(optarg, &o->top))
+			return sb_fail(err, EINVAL, "--top: '%s' is not a count from 1", optarg);
+		return 0;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -102,7 +151,8 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 {
 	int c, r;
 
-	*o = (struct report_opts){ .sort = SB_CT_SORT_TOTAL, .format = SB_REPORT_TEXT, .rank = -1 };
+	*o = (struct report_opts){ .sort = SB_CT_SORT_TOTAL, .format = SB_REPORT_TEXT, .rank = -1,
+				   .top = 10 };
 	/* 0, not 1: glibc then forgets the previous parse, so this can run again. */
 	optind = 0;
 	opterr = 0;
@@ -120,6 +170,10 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 	if (optind + 1 < argc)
 		return sb_fail(err, EINVAL, "'%s': only one FILE can be reported",
 			       argv[optind + 1]);
+	if (o->html && o->output)
+		return sb_fail(err, EINVAL, "--html: the page goes to its own FILE; drop --output");
+	if (o->html && o->samples)
+		return sb_fail(err, EINVAL, "--samples: not available with --html");
 	o->path = argv[optind];
 	return 0;
 }
@@ -151,12 +205,65 @@ static int write_report(const struct report_opts *o, const struct sb_profile *p,
 			return 1;
 		}
 	}
-	r = sb_report_render(f, p, t, o);
+	r = o->samples ? sb_samples_report_render(f, p, o) : sb_report_render(f, p, t, o);
 	if (f != stdout ? fclose(f) : fflush(f))
 		r = r ? r : -errno;
 	if (!r)
 		return 0;
 	fprintf(stderr, "scope-bpf report: %s: %s\n", name, strerror(-r));
+	return 1;
+}
+
+/* The page's file mode: what open(2) would give, since mkstemp() makes it 0600. */
+static mode_t file_mode(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* Write the page beside o->html, then rename it over: no reader sees half a page. */
+static int write_html(const struct report_opts *o, const struct sb_profile *p,
+		      const struct sb_calltree *t)
+{
+	struct sb_html_opts ho = { .title = o->path, .rank = o->rank };
+	struct sb_error err = { .msg = "" };
+	char *tmp;
+	FILE *f;
+	int fd, r;
+
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", o->html) < 0) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, strerror(ENOMEM));
+		return 1;
+	}
+	fd = mkstemp(tmp);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto fail;
+	}
+	r = fchmod(fd, file_mode()) ? -errno : 0;
+	if (!r)
+		r = sb_report_html_opts(f, p, t, &ho, &err);
+	else
+		sb_fail(&err, -r, "%s", strerror(-r));
+	if (!r && (fflush(f) || fsync(fd)))
+		r = sb_fail(&err, errno, "%s", strerror(errno));
+	if (fclose(f) && !r)
+		r = sb_fail(&err, errno, "%s", strerror(errno));
+	if (!r && rename(tmp, o->html))
+		r = sb_fail(&err, errno, "%s", strerror(errno));
+	if (!r) {
+		free(tmp);
+		return 0;
+	}
+	fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, err.msg);
+fail:
+	unlink(tmp);
+	free(tmp);
 	return 1;
 }
 
@@ -173,7 +280,7 @@ static int report_profile(const struct report_opts *o, const struct sb_profile *
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
 		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
 	}
-	r = write_report(o, p, &t);
+	r = o->html ? write_html(o, p, &t) : write_report(o, p, &t);
 	sb_calltree_free(&t);
 	return r;
 }
@@ -194,14 +301,14 @@ int cmd_report(int argc, char **argv)
 		return 0;
 	}
 	sb_profile_init(&p);
-	if (sb_h5_read(o.path, &p, &err) < 0) {
+	if (sb_profile_read(o.path, &p, &err) < 0) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		sb_profile_free(&p);
 		return SB_EXIT_USAGE;
 	}
 	r = check_rank(&o, &p);
 	if (!r)
-		r = report_profile(&o, &p);
+		r = o.samples ? write_report(&o, &p, NULL) : report_profile(&o, &p);
 	sb_profile_free(&p);
 	return r;
 }

@@ -26,6 +26,10 @@ int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_
 	sb_hashmap_init(&c->pair_of);
 	sb_hashmap_init(&c->thread_of);
 	sb_hashmap_init(&c->proc_of);
+	sb_hashmap_init(&c->path_parent);
+	sb_hashmap_init(&c->path_name);
+	sb_hashmap_init(&c->name_of);
+	sb_hashmap_init(&c->path_of);
 	c->spill = sb_spill_new(spill_dir, mem_budget);
 	return c->spill ? 0 : -errno;
 }
@@ -46,6 +50,13 @@ void sb_collector_free(struct sb_collector *c)
 	sb_hashmap_free(&c->pair_of);
 	sb_hashmap_free(&c->thread_of);
 	sb_hashmap_free(&c->proc_of);
+	sb_hashmap_free(&c->path_parent);
+	sb_hashmap_free(&c->path_name);
+	sb_hashmap_free(&c->name_of);
+	sb_hashmap_free(&c->path_of);
+	for (r = 0; r < c->n_names; r++)
+		free(c->names[r]);
+	free(c->names);
 	if (c->spill)
 		sb_spill_free(c->spill);
 	sb_profile_free(&c->prof);
@@ -152,14 +163,45 @@ static struct sb_thread_info *thread_info(struct sb_collector *c, uint32_t tgid,
 	return t;
 }
 
+/* Must equal hash_name() in region.bpf.c: bytes up to the NUL, at most SB_NAME_MAX. */
+uint64_t sb_name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < SB_NAME_MAX && name[i]; i++)
+		h = (h ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Remember a name by the kernel's hash of its raw bytes, for region paths. */
+static int remember_name(struct sb_collector *c, uint64_t hash, const char *name)
+{
+	char **names;
+
+	if (sb_hashmap_get(&c->name_of, hash, 0))
+		return 0;
+	names = realloc(c->names, (c->n_names + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	c->names = names;
+	c->names[c->n_names] = strdup(name);
+	if (!c->names[c->n_names])
+		return -ENOMEM;
+	return sb_hashmap_put(&c->name_of, hash, 0, c->n_names++);
+}
+
 static int on_site(struct sb_collector *c, struct sb_site_event *e)
 {
+	uint64_t raw_hash;
 	ssize_t region;
 	char *tags;
+	int ret;
 
 	e->name[sizeof(e->name) - 1] = 0;
 	e->file[sizeof(e->file) - 1] = 0;
 	e->tags[sizeof(e->tags) - 1] = 0;
+	raw_hash = sb_name_hash(e->name);
 	sb_utf8_sanitize(e->name);
 	sb_utf8_sanitize(e->file);
 	if (!e->name[0])
@@ -175,6 +217,9 @@ static int on_site(struct sb_collector *c, struct sb_site_event *e)
 		if (region < 0)
 			return (int)region;
 	}
+	ret = remember_name(c, raw_hash, e->name);
+	if (ret)
+		return ret;
 	return sb_hashmap_put(&c->sites, (uint64_t)e->tgid << 32 | exec_gen(c, e->tgid), e->site,
 			      (uint64_t)region);
 }
@@ -269,6 +314,9 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 				     .end = end, .call_id = e->call_id,
 				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
 	c->calls++;
+	ret = sb_collector_path(c, e->path_hash, e->parent_path, e->name_hash);
+	if (ret)
+		return ret;
 	return sb_spill_add(c->spill, &rec);
 }
 
@@ -295,6 +343,8 @@ static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
 
 	switch (e->type) {
 	case SB_EV_PROC_FORK:
+		if (c->on_fork)
+			c->on_fork(c->sync_ctx, (pid_t)e->ppid, (pid_t)e->tgid);
 		return sb_collector_add_process(c, (pid_t)e->tgid, (pid_t)e->ppid, (int64_t)e->time);
 	case SB_EV_PROC_EXIT:
 		p = process_of(c, e->tgid);
@@ -486,6 +536,65 @@ int sb_collector_finish(struct sb_collector *c)
 	c->prof.n_events = c->calls;
 	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
 	return sb_spill_sort(c->spill);
+}
+
+int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, uint64_t name_hash)
+{
+	if (!path || sb_hashmap_get(&c->path_parent, path, 0))
+		return 0;
+	if (sb_hashmap_put(&c->path_parent, path, 0, parent) ||
+	    sb_hashmap_put(&c->path_name, path, 0, name_hash))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Paths nest at most SB_MAX_DEPTH deep; the bound also stops a (corrupt) cycle. */
+static int64_t path_id_at(struct sb_collector *c, uint64_t path, int depth)
+{
+	struct sb_samples *s = &c->prof.samples;
+	uint64_t *parent, *name, *idx, *known;
+	struct sb_region_path *paths;
+	int64_t parent_id;
+
+	if (!path || depth > SB_MAX_DEPTH)
+		return -1;
+	known = sb_hashmap_get(&c->path_of, path, 0);
+	if (known)
+		return (int64_t)*known;
+	parent = sb_hashmap_get(&c->path_parent, path, 0);
+	name = sb_hashmap_get(&c->path_name, path, 0);
+	if (!parent || !name)
+		return -1;
+	parent_id = path_id_at(c, *parent, depth + 1);
+	idx = sb_hashmap_get(&c->name_of, *name, 0);
+	paths = realloc(s->paths, (s->n_paths + 1) * sizeof(*paths));
+	if (!paths)
+		return -1;
+	s->paths = paths;
+	paths[s->n_paths].parent = parent_id;
+	paths[s->n_paths].name = strdup(idx ? c->names[*idx] : "?");
+	if (!paths[s->n_paths].name || sb_hashmap_put(&c->path_of, path, 0, s->n_paths))
+		return -1;
+	return (int64_t)s->n_paths++;
+}
+
+int64_t sb_collector_path_id(struct sb_collector *c, uint64_t path)
+{
+	return path_id_at(c, path, 0);
+}
+
+int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid)
+{
+	uint64_t *r = sb_hashmap_get(&c->ranks, tgid, 0);
+
+	return r ? (int64_t)*r : -1;
+}
+
+int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t tid)
+{
+	uint64_t *t = sb_hashmap_get(&c->thread_of, tgid, tid);
+
+	return t ? c->threads[*t].row : -1;
 }
 
 static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struct sb_event *e)

@@ -29,6 +29,8 @@ struct sb_bitset {
 
 /* Called for a process that exec'd or loaded objects; must attach, then resume it. */
 typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason);
+/* Called when a traced process forked: the child starts with the parent's mappings. */
+typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child);
 
 struct sb_collector {
 	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
@@ -47,7 +49,15 @@ struct sb_collector {
 	uint64_t calls;
 	uint64_t dropped_calls;		/* records without a known site, or invalid */
 	int64_t *exclusive;		/* pair -> sum of exclusive time */
+	/* Region paths as samples name them: by hash, resolved to names at the end. */
+	struct sb_hashmap path_parent;	/* (path hash, 0) -> parent path hash */
+	struct sb_hashmap path_name;	/* (path hash, 0) -> name hash */
+	struct sb_hashmap name_of;	/* (name hash, 0) -> index in names */
+	struct sb_hashmap path_of;	/* (path hash, 0) -> model path id */
+	char **names;
+	size_t n_names;
 	sb_sync_fn on_sync;
+	sb_fork_fn on_fork;
 	void *sync_ctx;
 };
 
@@ -63,6 +73,17 @@ int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int6
 /* A thread still alive when recording stopped, as the kernel's thread map saw it. */
 int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
 			      int64_t first_ns, int64_t cpu_ns);
+
+/* A region path seen in the kernel's open frames or calls. */
+int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, uint64_t name_hash);
+/* The model's path id of a path hash (adding it and its parents), -1 for 0/unknown. */
+int64_t sb_collector_path_id(struct sb_collector *c, uint64_t path);
+/* The rank of a process, -1 when it recorded no call. */
+int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid);
+/* The thread table row of a thread within its rank, -1 when unknown (after finish). */
+int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t tid);
+/* The FNV-1a hash the kernel gives a region name. */
+uint64_t sb_name_hash(const char *name);
 
 /*
  * Close the profile: drop regions without calls, lay out the pairs, build the

@@ -5,5 +5,8 @@
 /* Each returns the process exit status: 0 ok, 1 failure, 2 usage or input error. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -9,6 +9,7 @@
 #include <hdf5.h>
 
 #include "h5read.h"
+#include "h5samples.h"
 #include "h5write.h"
 
 #define MAX_ROWS (1ull << 34)		/* no column may declare more rows */
@@ -1421,6 +1422,9 @@ static int finish(struct h5r *r)
 		pair_stats(r, i);
 	if (!ret)
 		ret = read_processes(r);
+	/* Last: sample rows are checked against the ranks and threads read above. */
+	if (!ret)
+		ret = sb_h5_read_samples(r->file, r->path, r->p, r->err);
 	return ret;
 }
 

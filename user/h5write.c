@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5samples.h"
 #include "h5write.h"
 
 /* Rows per event write: bounds memory however long the trace is. */
@@ -859,6 +860,8 @@ static int write_all(struct h5w *w, const struct sb_profile *p, struct sb_event_
 		ret = write_threads(w, p);
 	if (!ret)
 		ret = write_processes(w, p);
+	if (!ret)
+		ret = sb_h5_write_samples(w->file, w->path, p, w->err);
 	return ret;
 }
 

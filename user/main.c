@@ -13,6 +13,9 @@ static const struct {
 } commands[] = {
 	{ "record", cmd_record, "trace marked regions of a command or a running process" },
 	{ "report", cmd_report, "summarize a profile as a call tree or a flat table" },
+	{ "inspect", cmd_inspect, "show what a profile holds: format, metadata, ranks, threads" },
+	{ "diff", cmd_diff, "compare two profiles region by region" },
+	{ "export", cmd_export, "convert a profile: chrome-trace, speedscope, json, csv, ..." },
 };
 
 static void usage(FILE *f)

@@ -21,12 +21,17 @@ void record_usage(FILE *f)
 		"  -p, --pid PID          attach to a running process\n"
 		"  -o, --output FILE      profile to write (default scope-bpf.h5)\n"
 		"  -d, --duration SECS    stop recording after SECS seconds\n"
+		"      --sample[=HZ]      sample stacks HZ times a second per CPU (default %d)\n"
+		"      --kernel-stacks    samples take kernel stacks too\n"
+		"      --offcpu-stacks    record where threads block, and for how long\n"
+		"      --offcpu-min-us N  ignore blocks shorter than N microseconds (default 0)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Recording stops on Ctrl-C, SIGTERM, the duration, or the target's exit; what\n"
-		"was collected is always written. With a command, exits with its status.\n");
+		"was collected is always written. With a command, exits with its status.\n",
+		SB_DEFAULT_SAMPLE_HZ);
 }
 
 static int parse_pid(const char *s, pid_t *pid, struct sb_error *err)
@@ -39,6 +44,32 @@ static int parse_pid(const char *s, pid_t *pid, struct sb_error *err)
 	if (errno || *end || end == s || v <= 0 || v > INT_MAX)
 		return sb_fail(err, EINVAL, "-p %s: not a process id", s);
 	*pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_hz(const char *s, int *hz, struct sb_error *err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > 100000)
+		return sb_fail(err, EINVAL, "--sample=%s: not a frequency between 1 and 100000 Hz", s);
+	*hz = (int)v;
+	return 0;
+}
+
+static int parse_min_us(const char *s, uint64_t *ns, struct sb_error *err)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > 3600LL * 1000000)
+		return sb_fail(err, EINVAL, "--offcpu-min-us %s: not a number of microseconds", s);
+	*ns = (uint64_t)v * 1000;
 	return 0;
 }
 
@@ -59,6 +90,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "sample", optional_argument, NULL, 'S' },
+		{ "kernel-stacks", no_argument, NULL, 'K' },
+		{ "offcpu-stacks", no_argument, NULL, 'O' },
+		{ "offcpu-min-us", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -85,6 +120,20 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case 'd':
 			ret = parse_duration(optarg, &o->duration, err);
 			break;
+		case 'S':
+			o->sample_hz = SB_DEFAULT_SAMPLE_HZ;
+			if (optarg)
+				ret = parse_hz(optarg, &o->sample_hz, err);
+			break;
+		case 'K':
+			o->kernel_stacks = true;
+			break;
+		case 'O':
+			o->offcpu_stacks = true;
+			break;
+		case 'M':
+			ret = parse_min_us(optarg, &o->offcpu_min_ns, err);
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -108,5 +157,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "give either -p PID or a command, not both");
 	if (!o->pid && !o->cmd)
 		return sb_fail(err, EINVAL, "nothing to record: give -p PID or -- CMD");
+	if (o->kernel_stacks && !o->sample_hz)
+		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
 	return 0;
 }

@@ -3,16 +3,23 @@
 #define SB_RECORD_OPTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #include "error.h"
+
+#define SB_DEFAULT_SAMPLE_HZ 99	/* not 100: avoids lockstep with timer-driven work */
 
 struct record_opts {
 	pid_t pid;		/* -p: attach to this process and its descendants */
 	char **cmd;		/* -- CMD ARGS: launch this (NULL-terminated) */
 	const char *output;	/* -o, default scope-bpf.h5 */
 	double duration;	/* -d seconds, 0 = until the target ends or a signal */
+	int sample_hz;		/* --sample[=HZ]: CPU samples per second per CPU, 0 = off */
+	bool kernel_stacks;	/* --kernel-stacks */
+	bool offcpu_stacks;	/* --offcpu-stacks */
+	uint64_t offcpu_min_ns;	/* --offcpu-min-us */
 	bool quiet;
 	bool verbose;
 	bool help;

@@ -22,7 +22,11 @@ struct report_opts {
 	enum sb_report_format format;
 	int64_t rank;		/* -1: all ranks */
 	const char *output;	/* NULL: stdout */
+	const char *html;	/* --html FILE: write the HTML page there instead; NULL: none */
 	const char *path;	/* the profile */
+	bool samples;		/* --samples: hottest functions per region path instead */
+	enum sb_sample_kind sample_kind;	/* --samples=KIND or --offcpu */
+	unsigned top;		/* --top N: functions per region path */
 	bool help;
 };
 

@@ -13,7 +13,7 @@ $(BUILD)/apps/libsbtest.so: tests/apps/lib/sbtest_lib.c tests/apps/lib/sbtest_li
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared $< -o $@
 
-$(BUILD)/apps/libuser: tests/apps/libuser.c $(BUILD)/apps/libsbtest.so $(APPS_DEPS)
+$(BUILD)/apps/libuser $(BUILD)/apps/hotspots: $(BUILD)/apps/%: tests/apps/%.c $(BUILD)/apps/libsbtest.so $(APPS_DEPS)
 	$(call msg,APP,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(APPS_CFLAGS) -Itests/apps/lib $< -L$(BUILD)/apps -lsbtest \

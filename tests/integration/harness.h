@@ -25,26 +25,26 @@
 
 static char tmp_dir[256];
 
-static const char *env_or(const char *name, const char *fallback)
+static inline const char *env_or(const char *name, const char *fallback)
 {
 	const char *v = getenv(name);
 
 	return v && *v ? v : fallback;
 }
 
-static const char *scope_bin(void)
+static inline const char *scope_bin(void)
 {
 	return env_or("SCOPE_BPF", "build/scope-bpf");
 }
 
-static const char *app_path(const char *app, char *buf, size_t size)
+static inline const char *app_path(const char *app, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s", env_or("APPS", "build/apps"), app);
 	return buf;
 }
 
 /* Loading BPF needs root here; under CI a skip would hide a broken feature, so it fails. */
-static void require_bpf(void)
+static inline void require_bpf(void)
 {
 	if (geteuid() == 0)
 		return;
@@ -54,14 +54,14 @@ static void require_bpf(void)
 	skip();
 }
 
-static int setup_tmp(void **state)
+static inline int setup_tmp(void **state)
 {
 	(void)state;
 	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/scope-bpf-test.XXXXXX");
 	return mkdtemp(tmp_dir) ? 0 : -1;
 }
 
-static int teardown_tmp(void **state)
+static inline int teardown_tmp(void **state)
 {
 	char cmd[300];
 
@@ -70,14 +70,14 @@ static int teardown_tmp(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static const char *tmp_file(const char *name, char *buf, size_t size)
+static inline const char *tmp_file(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s", tmp_dir, name);
 	return buf;
 }
 
 /* Start argv with stderr captured in a file; returns the pid. */
-static pid_t spawn(char *const argv[], const char *err_path, int *stdout_pipe)
+static inline pid_t spawn(char *const argv[], const char *err_path, int *stdout_pipe)
 {
 	int fds[2] = { -1, -1 }, fd;
 	pid_t pid;
@@ -102,7 +102,7 @@ parent:
 	return pid;
 }
 
-static int wait_status(pid_t pid)
+static inline int wait_status(pid_t pid)
 {
 	int st;
 
@@ -113,14 +113,14 @@ static int wait_status(pid_t pid)
 }
 
 /* Run argv to the end; stderr lands in tmp_dir/stderr.txt. */
-static int run(char *const argv[])
+static inline int run(char *const argv[])
 {
 	char err[300];
 
 	return wait_status(spawn(argv, tmp_file("stderr.txt", err, sizeof(err)), NULL));
 }
 
-static void read_stderr(char *buf, size_t size)
+static inline void read_stderr(char *buf, size_t size)
 {
 	char path[300];
 	size_t n = 0;
@@ -134,7 +134,7 @@ static void read_stderr(char *buf, size_t size)
 }
 
 /* scope-bpf record -q -o OUT -- APPS/app args... (NULL-terminated). */
-static int record_app(const char *out, const char *app, ...)
+static inline int record_app(const char *out, const char *app, ...)
 {
 	char *argv[32], path[512];
 	int n = 0, st;
@@ -156,7 +156,7 @@ static int record_app(const char *out, const char *app, ...)
 	return st;
 }
 
-static void load_profile(const char *path, struct sb_profile *p)
+static inline void load_profile(const char *path, struct sb_profile *p)
 {
 	struct sb_error err = { { 0 } };
 
@@ -166,7 +166,7 @@ static void load_profile(const char *path, struct sb_profile *p)
 	assert_non_null(p->events);
 }
 
-static const struct sb_pair *find_pair(const struct sb_profile *p, const char *region, uint32_t rank)
+static inline const struct sb_pair *find_pair(const struct sb_profile *p, const char *region, uint32_t rank)
 {
 	size_t i;
 
@@ -176,7 +176,7 @@ static const struct sb_pair *find_pair(const struct sb_profile *p, const char *r
 	return NULL;
 }
 
-static const struct sb_pair *must_pair(const struct sb_profile *p, const char *region, uint32_t rank)
+static inline const struct sb_pair *must_pair(const struct sb_profile *p, const char *region, uint32_t rank)
 {
 	const struct sb_pair *pair = find_pair(p, region, rank);
 
@@ -186,7 +186,7 @@ static const struct sb_pair *must_pair(const struct sb_profile *p, const char *r
 }
 
 /* The region name of the call that encloses e, or NULL at top level. */
-static const char *parent_region(const struct sb_profile *p, uint32_t rank, const struct sb_event *e)
+static inline const char *parent_region(const struct sb_profile *p, uint32_t rank, const struct sb_event *e)
 {
 	size_t i;
 
@@ -205,7 +205,7 @@ static const char *parent_region(const struct sb_profile *p, uint32_t rank, cons
 	return "(missing)";
 }
 
-static int64_t meta_int(const struct sb_profile *p, const char *key)
+static inline int64_t meta_int(const struct sb_profile *p, const char *key)
 {
 	const struct sb_meta *m = sb_profile_meta(p, key);
 
@@ -214,7 +214,7 @@ static int64_t meta_int(const struct sb_profile *p, const char *key)
 	return m->i;
 }
 
-static void sleep_ms(long ms)
+static inline void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 

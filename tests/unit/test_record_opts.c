@@ -90,6 +90,31 @@ static void test_bad_input(void **state)
 	expect_error(empty, ARGC(empty), "empty file name");
 }
 
+static void test_sampling_options(void **state)
+{
+	char *dflt[] = { "record", "--sample", "--offcpu-stacks", "--", "./app", NULL };
+	char *hz[] = { "record", "--sample=999", "--kernel-stacks", "--offcpu-min-us", "50", "-p", "9", NULL };
+	char *bad_hz[] = { "record", "--sample=0", "-p", "9", NULL };
+	char *kernel_alone[] = { "record", "--kernel-stacks", "-p", "9", NULL };
+	char *bad_min[] = { "record", "--offcpu-min-us", "-3", "-p", "9", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(dflt), dflt, &o, &err), 0);
+	assert_int_equal(o.sample_hz, 99);
+	assert_true(o.offcpu_stacks);
+	assert_false(o.kernel_stacks);
+	assert_int_equal(o.offcpu_min_ns, 0);
+	assert_int_equal(record_parse_args(ARGC(hz), hz, &o, &err), 0);
+	assert_int_equal(o.sample_hz, 999);
+	assert_true(o.kernel_stacks);
+	assert_int_equal(o.offcpu_min_ns, 50000);
+	expect_error(bad_hz, ARGC(bad_hz), "--sample=0: not a frequency");
+	expect_error(kernel_alone, ARGC(kernel_alone), "needs --sample");
+	expect_error(bad_min, ARGC(bad_min), "--offcpu-min-us -3");
+}
+
 static void test_help(void **state)
 {
 	char *argv[] = { "record", "--help", NULL };
@@ -108,6 +133,7 @@ int main(void)
 		cmocka_unit_test(test_command_without_double_dash_and_defaults),
 		cmocka_unit_test(test_pid_long_options),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
 	};
 

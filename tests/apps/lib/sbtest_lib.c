@@ -14,3 +14,15 @@ void sbtest_lib_compute(int n)
 		}
 	}
 }
+
+/* Real computation (not clock polling) for ns of wall time: CPU samples land here. */
+__attribute__((noinline)) void sbtest_lib_spin(unsigned long long ns)
+{
+	unsigned long long end = now_ns() + ns, x = sink;
+	int i;
+
+	while (now_ns() < end)
+		for (i = 0; i < 20000; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+	sink = (unsigned long)x;
+}

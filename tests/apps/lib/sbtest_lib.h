@@ -5,4 +5,7 @@
 /* Runs region "lib_compute" (with one nested "lib_inner") once per call. */
 void sbtest_lib_compute(int n);
 
+/* Computes for ns nanoseconds of wall time inside the library (for sampling tests). */
+void sbtest_lib_spin(unsigned long long ns);
+
 #endif /* SBTEST_LIB_H */

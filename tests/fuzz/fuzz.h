@@ -1,0 +1,66 @@
+/* Shared by the fuzz targets: hand the input to a reader as a file, then check what came back. */
+#ifndef SB_FUZZ_H
+#define SB_FUZZ_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "h5write.h"
+#include "model.h"
+
+/* The input as a file the readers can open by name: memfd, so no disk and no leftovers. */
+static const char *fuzz_file(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	static int fd = -1;
+
+	if (fd < 0) {
+		fd = memfd_create("fuzz-input", 0);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
+		abort();
+	return path;
+}
+
+/*
+ * What every reader promises: on failure one line naming the file and an
+ * empty profile; on success an index that follows FORMAT.md, each pair's
+ * calls by start, none ending before it starts, statistics that count them.
+ */
+static void fuzz_check(const char *path, int ret, const struct sb_profile *p,
+		       const struct sb_error *err)
+{
+	size_t i, n = strlen(path);
+	const struct sb_pair *q;
+	const struct sb_event *e;
+	char why[256];
+	uint64_t k;
+
+	if (ret) {
+		if (ret >= 0 || strncmp(err->msg, path, n) || strncmp(err->msg + n, ": ", 2) ||
+		    strchr(err->msg, '\n') || p->n_regions || p->n_pairs || p->events)
+			abort();
+		return;
+	}
+	if (!p->events || !p->format || sb_h5_check_index(p, why, sizeof(why)))
+		abort();
+	for (i = 0; i < p->n_pairs; i++) {
+		q = &p->pairs[i];
+		if (q->stats.count != q->count)
+			abort();
+		for (k = 0; k < q->count; k++) {
+			e = &p->events[q->offset + k];
+			if (e->end < e->start || (k && e->start < e[-1].start))
+				abort();
+		}
+	}
+}
+
+#endif

@@ -1,0 +1,448 @@
+/* Chrome Trace Event Format export: ranks as processes, threads as tracks, calls as slices. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "format.h"
+#include "version.h"
+
+/* One open call on a thread's stack, for the off-CPU counter. */
+struct frame {
+	int64_t end;
+	int share;		/* off-CPU share of the call in tenths of a percent */
+};
+
+/* Per (rank, thread): its track id and off-CPU counter state. */
+struct track {
+	int64_t tid;
+	char *counter;		/* quoted counter name */
+	struct frame *stack;
+	size_t depth;
+	size_t cap;
+	int shown;		/* last counter value written; -1 before the first */
+};
+
+struct chrome {
+	FILE *f;
+	const struct sb_profile *p;
+	struct sb_xthreads threads;
+	struct track *tracks;	/* parallel to threads.v */
+	char **names;		/* per region: quoted name, category, source */
+	char **cats;
+	char **sources;
+	struct sb_walk walk;
+	int64_t origin;
+	bool offcpu;
+	bool started;		/* an event was written: the next needs a comma */
+};
+
+static void put_ts(struct chrome *c, int64_t t)
+{
+	/* The origin is at or before every start, so the difference fits unsigned. */
+	sb_put_us(c->f, (uint64_t)t - (uint64_t)c->origin);
+}
+
+/*
+ * Start an event of phase ph on the track of rank and tid. pid is rank + 1:
+ * Perfetto takes pid 0 for the kernel's idle process and treats it apart.
+ */
+static void begin(struct chrome *c, char ph, uint32_t rank, int64_t tid)
+{
+	fputs(c->started ? ",\n{\"ph\":\"" : "{\"ph\":\"", c->f);
+	c->started = true;
+	fputc(ph, c->f);
+	fputs("\",\"pid\":", c->f);
+	sb_put_i64(c->f, (int64_t)rank + 1);
+	fputs(",\"tid\":", c->f);
+	sb_put_i64(c->f, tid);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Threads show under their OS tid, which users know from other tools; a rank
+ * with an unknown or repeated tid (reused after an exit) numbers all of its
+ * threads by index + 1 instead, so two threads never share a track.
+ */
+static int assign_tids(struct chrome *c)
+{
+	size_t i = 0, j, k, n = c->threads.n;
+	int64_t *tids = malloc((n ? n : 1) * sizeof(*tids));
+	bool ok;
+
+	if (!tids)
+		return -ENOMEM;
+	while (i < n) {
+		for (j = i; j < n && c->threads.v[j].rank == c->threads.v[i].rank; j++)
+			tids[j - i] = c->threads.v[j].tid;
+		qsort(tids, j - i, sizeof(*tids), cmp_i64);
+		ok = tids[0] > 0;
+		for (k = 1; k < j - i && ok; k++)
+			ok = tids[k] != tids[k - 1];
+		for (k = i; k < j; k++)
+			c->tracks[k].tid = ok ? c->threads.v[k].tid : c->threads.v[k].thread + 1;
+		i = j;
+	}
+	free(tids);
+	return 0;
+}
+
+/* "name (tid N)" when the name is known, else "thread N". */
+static char *thread_label(const struct sb_xthread *x, int64_t tid)
+{
+	char *s;
+	int r;
+
+	if (x->name[0])
+		r = asprintf(&s, "%s (tid %lld)", x->name, (long long)tid);
+	else
+		r = asprintf(&s, "thread %lld", (long long)tid);
+	return r < 0 ? NULL : s;
+}
+
+static int counter_name(struct track *t, const struct sb_xthread *x)
+{
+	char *label = thread_label(x, t->tid), *s;
+	int r;
+
+	if (!label)
+		return -ENOMEM;
+	r = asprintf(&s, "off-CPU %s", label);
+	free(label);
+	if (r < 0)
+		return -ENOMEM;
+	t->counter = sb_json_quote(s);
+	free(s);
+	return t->counter ? 0 : -ENOMEM;
+}
+
+/* "[\"a\",\"b\"]" -> "a,b", the comma list trace viewers filter by; "region" when none. */
+static char *category(const char *tags_json)
+{
+	char **tags, *joined = NULL, *q;
+	size_t n, i, len = 0;
+
+	if (sb_tags_parse(tags_json, &tags, &n))
+		return NULL;
+	for (i = 0; i < n; i++)
+		len += strlen(tags[i]) + 1;
+	joined = malloc(len ? len : sizeof("region"));
+	if (joined) {
+		strcpy(joined, n ? "" : "region");
+		for (i = 0, q = joined; i < n; i++)
+			q += sprintf(q, "%s%s", i ? "," : "", tags[i]);
+	}
+	sb_tags_free(tags, n);
+	q = joined ? sb_json_quote(joined) : NULL;
+	free(joined);
+	return q;
+}
+
+/* "file:line", "file", or NULL (no source) in *out; -ENOMEM on failure. */
+static int source(const struct sb_region *r, char **out)
+{
+	char *s;
+
+	*out = NULL;
+	if (!r->source_file[0])
+		return 0;
+	if (r->source_line >= 0 ? asprintf(&s, "%s:%lld", r->source_file,
+					   (long long)r->source_line) < 0 :
+				  !(s = strdup(r->source_file)))
+		return -ENOMEM;
+	*out = sb_json_quote(s);
+	free(s);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int region_strings(struct chrome *c)
+{
+	size_t n = c->p->n_regions ? c->p->n_regions : 1, i;
+	const struct sb_region *r;
+
+	c->names = calloc(n, sizeof(*c->names));
+	c->cats = calloc(n, sizeof(*c->cats));
+	c->sources = calloc(n, sizeof(*c->sources));
+	if (!c->names || !c->cats || !c->sources)
+		return -ENOMEM;
+	for (i = 0; i < c->p->n_regions; i++) {
+		r = &c->p->regions[i];
+		c->names[i] = sb_json_quote(r->name);
+		c->cats[i] = category(r->tags);
+		if (!c->names[i] || !c->cats[i] || source(r, &c->sources[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void chrome_free(struct chrome *c)
+{
+	size_t i;
+
+	for (i = 0; c->tracks && i < c->threads.n; i++) {
+		free(c->tracks[i].counter);
+		free(c->tracks[i].stack);
+	}
+	for (i = 0; i < c->p->n_regions; i++) {
+		free(c->names ? c->names[i] : NULL);
+		free(c->cats ? c->cats[i] : NULL);
+		free(c->sources ? c->sources[i] : NULL);
+	}
+	free(c->names);
+	free(c->cats);
+	free(c->sources);
+	free(c->tracks);
+	sb_xthreads_free(&c->threads);
+	sb_walk_free(&c->walk);
+}
+
+static int chrome_init(struct chrome *c)
+{
+	size_t i;
+	int r;
+
+	c->origin = sb_export_origin(c->p);
+	c->offcpu = c->p->columns & SB_COL_OFFCPU;
+	if (sb_xthreads_build(&c->threads, c->p) || sb_walk_init(&c->walk, c->p))
+		return -ENOMEM;
+	c->tracks = calloc(c->threads.n ? c->threads.n : 1, sizeof(*c->tracks));
+	if (!c->tracks || assign_tids(c))
+		return -ENOMEM;
+	for (i = 0; i < c->threads.n; i++) {
+		c->tracks[i].shown = -1;
+		if (c->offcpu) {
+			r = counter_name(&c->tracks[i], &c->threads.v[i]);
+			if (r)
+				return r;
+		}
+	}
+	return region_strings(c);
+}
+
+/* A metadata event: args is {"KEY":VALUE} with VALUE already JSON. */
+static void put_meta_event(struct chrome *c, const char *name, uint32_t rank, int64_t tid,
+			   const char *key)
+{
+	begin(c, 'M', rank, tid);
+	fprintf(c->f, ",\"name\":\"%s\",\"args\":{\"%s\":", name, key);
+}
+
+/* "rank N (command)" per process, the thread table's names per track, in rank order. */
+static int put_names(struct chrome *c)
+{
+	uint32_t rank, n = sb_profile_rank_count(c->p);
+	const struct sb_xthread *x;
+	const char *cmd;
+	char *label;
+	size_t i;
+	int r;
+
+	for (rank = 0; rank < n; rank++) {
+		cmd = sb_export_rank_command(c->p, rank);
+		if (cmd[0])
+			r = asprintf(&label, "rank %u (%s)", rank, cmd);
+		else
+			r = asprintf(&label, "rank %u", rank);
+		if (r < 0)
+			return -ENOMEM;
+		put_meta_event(c, "process_name", rank, 0, "name");
+		format_json_string(c->f, label);
+		free(label);
+		fputs("}}", c->f);
+		put_meta_event(c, "process_sort_index", rank, 0, "sort_index");
+		sb_put_i64(c->f, rank);
+		fputs("}}", c->f);
+	}
+	for (i = 0; i < c->threads.n; i++) {
+		x = &c->threads.v[i];
+		put_meta_event(c, "thread_name", x->rank, c->tracks[i].tid, "name");
+		format_json_string(c->f, x->name[0] ? x->name : "thread");
+		fputs("}}", c->f);
+		put_meta_event(c, "thread_sort_index", x->rank, c->tracks[i].tid, "sort_index");
+		sb_put_i64(c->f, x->thread);
+		fputs("}}", c->f);
+	}
+	return 0;
+}
+
+static void put_counter(struct chrome *c, const struct sb_xthread *x, struct track *t,
+			int64_t ts, int share)
+{
+	if (share == t->shown)
+		return;
+	t->shown = share;
+	begin(c, 'C', x->rank, t->tid);
+	fputs(",\"ts\":", c->f);
+	put_ts(c, ts);
+	fputs(",\"name\":", c->f);
+	fputs(t->counter, c->f);
+	fprintf(c->f, ",\"args\":{\"%%\":%d.%d}}", share / 10, share % 10);
+}
+
+/* Close the calls that ended by time `until`; the counter falls back to the caller's share. */
+static void pop_until(struct chrome *c, const struct sb_xthread *x, struct track *t,
+		      int64_t until)
+{
+	int64_t end;
+
+	while (t->depth && t->stack[t->depth - 1].end <= until) {
+		end = t->stack[--t->depth].end;
+		put_counter(c, x, t, end, t->depth ? t->stack[t->depth - 1].share : 0);
+	}
+}
+
+static int share_of(const struct sb_event *e)
+{
+	int64_t dur = e->end - e->start;
+
+	if (dur <= 0 || e->offcpu <= 0)
+		return 0;
+	if (e->offcpu >= dur)
+		return 1000;
+	return (int)((e->offcpu * 1000 + dur / 2) / dur);
+}
+
+/*
+ * The counter shows the off-CPU share of the innermost call open on the
+ * thread. Calls that overlap their caller without nesting (corrupt input)
+ * still get their slice but leave the counter alone.
+ */
+static int track_offcpu(struct chrome *c, const struct sb_xthread *x, struct track *t,
+			const struct sb_event *e)
+{
+	struct frame *q;
+
+	pop_until(c, x, t, e->start);
+	if (t->depth && e->end > t->stack[t->depth - 1].end)
+		return 0;
+	if (t->depth == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		q = realloc(t->stack, t->cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		t->stack = q;
+	}
+	t->stack[t->depth++] = (struct frame){ e->end, share_of(e) };
+	put_counter(c, x, t, e->start, share_of(e));
+	return 0;
+}
+
+static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, int64_t tid)
+{
+	const struct sb_pair *q = &c->p->pairs[pair];
+	unsigned cols = c->p->columns;
+	const char *sep = "";
+
+	begin(c, 'X', q->rank, tid);
+	fputs(",\"ts\":", c->f);
+	put_ts(c, e->start);
+	fputs(",\"dur\":", c->f);
+	sb_put_us(c->f, (uint64_t)e->end - (uint64_t)e->start);
+	fputs(",\"name\":", c->f);
+	fputs(c->names[q->region], c->f);
+	fputs(",\"cat\":", c->f);
+	fputs(c->cats[q->region], c->f);
+	fputs(",\"args\":{", c->f);
+	if (cols & SB_COL_CALL_ID) {
+		fputs("\"call_id\":", c->f);
+		sb_put_i64(c->f, e->call_id);
+		sep = ",";
+	}
+	if (cols & SB_COL_PARENT_ID) {
+		fprintf(c->f, "%s\"parent_id\":", sep);
+		sb_put_i64(c->f, e->parent_id);
+		sep = ",";
+	}
+	if (cols & SB_COL_OFFCPU) {
+		fprintf(c->f, "%s\"offcpu_ns\":", sep);
+		sb_put_i64(c->f, e->offcpu);
+		sep = ",";
+	}
+	if ((cols & SB_COL_GPU) && e->gpu >= 0) {
+		fprintf(c->f, "%s\"gpu_ns\":", sep);
+		sb_put_i64(c->f, e->gpu);
+		sep = ",";
+	}
+	if (c->sources[q->region])
+		fprintf(c->f, "%s\"source\":%s", sep, c->sources[q->region]);
+	fputs("}}", c->f);
+}
+
+/* One rank's calls in start order (threads interleaved, each in nesting order). */
+static int put_rank(struct chrome *c, uint32_t rank)
+{
+	const struct sb_xthread *x, *last = NULL;
+	const struct sb_event *e;
+	struct track *t = NULL;
+	uint32_t pair;
+	size_t i;
+	int r;
+
+	sb_walk_start(&c->walk, rank, SB_WALK_ALL);
+	while ((e = sb_walk_next(&c->walk, &pair))) {
+		if (!last || last->thread != sb_event_thread(c->p, e)) {
+			last = sb_xthreads_find(&c->threads, rank, sb_event_thread(c->p, e));
+			if (!last)
+				return -EINVAL;	/* every thread with calls is listed */
+			t = &c->tracks[last - c->threads.v];
+		}
+		put_call(c, e, pair, t->tid);
+		if (c->offcpu) {
+			r = track_offcpu(c, last, t, e);
+			if (r)
+				return r;
+		}
+	}
+	for (i = 0; c->offcpu && i < c->threads.n; i++) {
+		x = &c->threads.v[i];
+		if (x->rank == rank)
+			pop_until(c, x, &c->tracks[i], INT64_MAX);
+	}
+	return 0;
+}
+
+static void put_metadata(struct chrome *c)
+{
+	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"exporter\":\"scope-bpf@"
+	      SCOPE_BPF_VERSION "\",\"clock\":\"CLOCK_MONOTONIC\",\"ts_origin_ns\":", c->f);
+	sb_put_i64(c->f, c->origin);
+	fputs(",\"source_format\":", c->f);
+	format_json_string(c->f, c->p->format ? c->p->format : "");
+	fputs(",\"profile\":{", c->f);
+	sb_put_meta_members(c->f, c->p, true);
+	fputs("}}}\n", c->f);
+}
+
+int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error *err)
+{
+	struct chrome c = { .f = f, .p = p };
+	uint32_t rank, n = sb_profile_rank_count(p);
+	int r;
+
+	r = sb_export_need_events(p, err);
+	if (r)
+		return r;
+	r = chrome_init(&c);
+	if (r) {
+		chrome_free(&c);
+		return sb_fail(err, r, "chrome-trace: out of memory");
+	}
+	fputs("{\"traceEvents\":[\n", f);
+	r = put_names(&c);
+	for (rank = 0; rank < n && !r; rank++)
+		r = put_rank(&c, rank);
+	if (!r)
+		put_metadata(&c);
+	chrome_free(&c);
+	if (r == -ENOMEM)
+		return sb_fail(err, r, "chrome-trace: out of memory");
+	if (r)
+		return sb_fail(err, r, "chrome-trace: a call's thread is missing from the thread list");
+	return 0;
+}

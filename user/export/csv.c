@@ -1,0 +1,164 @@
+/* CSV export: one header, a summary row per (rank, region), then one row per call. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "export.h"
+#include "format.h"
+
+/*
+ * Both kinds of row share one header so every row has the same fields (RFC
+ * 4180) and a spreadsheet or pandas loads the file as one table; a field
+ * that does not apply to a row's kind, or that the profile did not record,
+ * is empty.
+ */
+static const char header[] =
+	"kind,rank,thread,tid,region,start_ns,end_ns,duration_ns,call_id,parent_id,offcpu_ns,"
+	"gpu_ns,calls,total_ns,min_ns,max_ns,mean_ns,exclusive_ns,source_file,source_line\n";
+
+struct csv {
+	FILE *f;
+	const struct sb_profile *p;
+	struct sb_xthreads threads;
+	char **names;		/* per region: the name as a CSV field */
+};
+
+/* ,value when the field is known, a bare comma when not. */
+static void put_opt(FILE *f, bool known, int64_t v)
+{
+	fputc(',', f);
+	if (known)
+		sb_put_i64(f, v);
+}
+
+static char *csv_field(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	format_csv_field(f, s);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int64_t offcpu_total(const struct sb_profile *p, const struct sb_pair *q)
+{
+	int64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < q->count; i++)
+		if (p->events[q->offset + i].offcpu > 0)
+			sum += p->events[q->offset + i].offcpu;
+	return sum;
+}
+
+static void put_region(struct csv *c, const struct sb_pair *q)
+{
+	const struct sb_region *r = &c->p->regions[q->region];
+	unsigned cols = c->p->columns;
+	FILE *f = c->f;
+
+	fputs("region,", f);
+	sb_put_i64(f, q->rank);
+	fputs(",,,", f);
+	fputs(c->names[q->region], f);
+	/* start_ns .. parent_id describe single calls. */
+	fputs(",,,,,", f);
+	put_opt(f, cols & SB_COL_OFFCPU, cols & SB_COL_OFFCPU ? offcpu_total(c->p, q) : 0);
+	put_opt(f, cols & SB_COL_GPU, q->stats.gpu_total);
+	put_opt(f, true, (int64_t)q->count);
+	put_opt(f, true, q->stats.total);
+	put_opt(f, q->count, q->stats.minimum);
+	put_opt(f, q->count, q->stats.maximum);
+	/* Rounded to the nearest ns, like every other column: integers only. */
+	put_opt(f, q->count, q->count ? (q->stats.total + (int64_t)(q->count / 2)) /
+					(int64_t)q->count : 0);
+	put_opt(f, q->exclusive_total >= 0, q->exclusive_total);
+	fputc(',', f);
+	format_csv_field(f, r->source_file);
+	put_opt(f, r->source_line >= 0, r->source_line);
+	fputs("\n", f);
+}
+
+static void put_call(struct csv *c, const struct sb_pair *q, const struct sb_event *e,
+		     const struct sb_xthread *x)
+{
+	unsigned cols = c->p->columns;
+	FILE *f = c->f;
+
+	fputs("call,", f);
+	sb_put_i64(f, q->rank);
+	put_opt(f, cols & SB_COL_THREAD, e->thread);
+	put_opt(f, x && x->tid > 0, x ? x->tid : 0);
+	fputc(',', f);
+	fputs(c->names[q->region], f);
+	put_opt(f, true, e->start);
+	put_opt(f, true, e->end);
+	put_opt(f, true, e->end - e->start);
+	put_opt(f, cols & SB_COL_CALL_ID, e->call_id);
+	put_opt(f, cols & SB_COL_PARENT_ID, e->parent_id);
+	put_opt(f, cols & SB_COL_OFFCPU, e->offcpu);
+	put_opt(f, (cols & SB_COL_GPU) && e->gpu >= 0, e->gpu);
+	/* calls .. source_line summarize regions. */
+	fputs(",,,,,,,,\n", f);
+}
+
+static void put_calls(struct csv *c, const struct sb_pair *q)
+{
+	const struct sb_xthread *x = NULL;
+	const struct sb_event *e;
+	uint64_t i;
+
+	for (i = 0; i < q->count; i++) {
+		e = &c->p->events[q->offset + i];
+		if (!x || x->rank != q->rank || x->thread != sb_event_thread(c->p, e))
+			x = sb_xthreads_find(&c->threads, q->rank, sb_event_thread(c->p, e));
+		put_call(c, q, e, x);
+	}
+}
+
+static int csv_init(struct csv *c)
+{
+	size_t i;
+
+	if (sb_xthreads_build(&c->threads, c->p))
+		return -ENOMEM;
+	c->names = calloc(c->p->n_regions ? c->p->n_regions : 1, sizeof(*c->names));
+	if (!c->names)
+		return -ENOMEM;
+	for (i = 0; i < c->p->n_regions; i++) {
+		c->names[i] = csv_field(c->p->regions[i].name);
+		if (!c->names[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err)
+{
+	struct csv c = { .f = f, .p = p };
+	size_t i;
+	int r;
+
+	r = sb_export_need_events(p, err);
+	if (r)
+		return r;
+	r = csv_init(&c);
+	if (!r) {
+		fputs(header, f);
+		for (i = 0; i < p->n_pairs; i++)
+			put_region(&c, &p->pairs[i]);
+		for (i = 0; i < p->n_pairs; i++)
+			put_calls(&c, &p->pairs[i]);
+	}
+	for (i = 0; c.names && i < p->n_regions; i++)
+		free(c.names[i]);
+	free(c.names);
+	sb_xthreads_free(&c.threads);
+	return r ? sb_fail(err, r, "csv: out of memory") : 0;
+}

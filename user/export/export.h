@@ -1,0 +1,113 @@
+/* scope-bpf export: a profile as Chrome trace, speedscope, scope-profiler JSON or CSV. */
+#ifndef SB_EXPORT_H
+#define SB_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "model.h"
+
+/* The command; returns the exit status (0 ok, 1 failure, 2 usage or input error). */
+int cmd_export(int argc, char **argv);
+
+/*
+ * Each exporter streams p (which must hold its events) to f, in docs/EXPORTS.md's
+ * layout. Memory beyond p stays O(threads + regions). Returns 0, or -errno with
+ * "cause" in err; write errors are left in f for the caller to find. The
+ * speedscope exporter returns the number of calls it skipped because they
+ * overlap calls of the same thread without nesting (corrupt input).
+ */
+int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error *err);
+int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *err);
+int sb_export_json_v1(FILE *f, const struct sb_profile *p, struct sb_error *err);
+int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err);
+
+/* ---- shared by the exporters (user/export/common.c) ---- */
+
+/* One (rank, thread) that has calls or a thread-table row. */
+struct sb_xthread {
+	uint32_t rank;
+	int64_t thread;		/* index within the rank, what events name */
+	int64_t tid;		/* OS thread id; -1 when unknown */
+	const char *name;	/* from the thread table; "" when unknown */
+	uint64_t calls;
+	int64_t first_start;	/* of its calls; INT64_MAX when none */
+	int64_t last_end;	/* of its calls; INT64_MIN when none */
+};
+
+/* Every (rank, thread) of a profile, sorted by rank, then thread. */
+struct sb_xthreads {
+	struct sb_xthread *v;
+	size_t n;
+};
+
+int sb_xthreads_build(struct sb_xthreads *t, const struct sb_profile *p);
+const struct sb_xthread *sb_xthreads_find(const struct sb_xthreads *t, uint32_t rank,
+					  int64_t thread);
+void sb_xthreads_free(struct sb_xthreads *t);
+
+/* The thread an event ran on; 0 when the profile has no thread column. */
+static inline int64_t sb_event_thread(const struct sb_profile *p, const struct sb_event *e)
+{
+	return p->columns & SB_COL_THREAD ? e->thread : 0;
+}
+
+#define SB_WALK_ALL INT64_MIN	/* walk every thread of the rank */
+
+/* A pair's calls still to come: events [next, end). */
+struct sb_walk_cursor {
+	uint64_t next;
+	uint64_t end;
+	uint32_t pair;
+};
+
+/*
+ * The calls of one rank (or one thread of it) in nesting order: by start,
+ * then longest first, then call id (ids count up in entry order, so a parent
+ * precedes a child that starts and ends with it). A k-way merge of the rank's
+ * pairs, each already sorted by start: O(pairs) memory, O(log pairs) a call.
+ */
+struct sb_walk {
+	const struct sb_profile *p;
+	uint32_t *by_rank;		/* pair indexes sorted by rank */
+	struct sb_walk_cursor *heap;
+	size_t n;
+	int64_t thread;
+};
+
+int sb_walk_init(struct sb_walk *w, const struct sb_profile *p);
+void sb_walk_start(struct sb_walk *w, uint32_t rank, int64_t thread);
+/* The next call, or NULL at the end; *pair gets the index of its pair. */
+const struct sb_event *sb_walk_next(struct sb_walk *w, uint32_t *pair);
+void sb_walk_free(struct sb_walk *w);
+
+/*
+ * A region's tags: its JSON list parsed. A string that is not a JSON list of
+ * strings is kept as one tag rather than lost. 0 or -ENOMEM.
+ */
+int sb_tags_parse(const char *json, char ***tags, size_t *n);
+void sb_tags_free(char **tags, size_t n);
+
+/* s as a quoted JSON string (format_json_string), malloc'd; NULL without memory. */
+char *sb_json_quote(const char *s);
+
+/* 0, or -EINVAL with err set when p does not hold its events. */
+int sb_export_need_events(const struct sb_profile *p, struct sb_error *err);
+
+/* Time zero of relative timestamps: start_time_ns, or the earliest call if earlier. */
+int64_t sb_export_origin(const struct sb_profile *p);
+
+/* The command line of the rank's process, or "" when the profile does not say. */
+const char *sb_export_rank_command(const struct sb_profile *p, uint32_t rank);
+
+/* Numbers without printf, which dominates the time of a 10 M-call export. */
+void sb_put_i64(FILE *f, int64_t v);
+/* ns as microseconds with three decimals: 12345 -> "12.345". */
+void sb_put_us(FILE *f, uint64_t ns);
+/* Every metadata attribute as JSON members ("key":value), comma-separated. */
+void sb_put_meta_members(FILE *f, const struct sb_profile *p, bool first);
+
+#endif

@@ -1,0 +1,50 @@
+/* Exports of sampled stacks: folded stacks (flamegraph.pl, speedscope, inferno) and an interactive SVG flame graph. */
+#ifndef SB_SAMPLES_EXPORT_H
+#define SB_SAMPLES_EXPORT_H
+
+#include <stdio.h>
+
+#include "error.h"
+#include "model.h"
+
+/*
+ * Folded stacks of one kind, one line per distinct stack, sorted:
+ * "[rank N];" (only when the profile has more than one rank), the region
+ * path outermost first, the user frames outermost first, the kernel frames
+ * (suffixed "_[k]"), then a space and the sample count (CPU) or the
+ * nanoseconds blocked (off-CPU). In names ";" becomes ":" and control
+ * characters become spaces. Returns 0, or -errno with the cause in err.
+ */
+int sb_export_folded(FILE *f, const struct sb_profile *p, enum sb_sample_kind kind,
+		     struct sb_error *err);
+
+/*
+ * A self-contained interactive SVG flame graph (no network): hover for
+ * name, weight and share, click to zoom, search, and a CPU / off-CPU toggle
+ * when the profile has both kinds. Region path frames are drawn in their
+ * own colour. sb_export_flamegraph draws every kind present (CPU shown
+ * first); sb_export_flamegraph_kind only the given one.
+ */
+int sb_export_flamegraph(FILE *f, const struct sb_profile *p, struct sb_error *err);
+int sb_export_flamegraph_kind(FILE *f, const struct sb_profile *p, enum sb_sample_kind kind,
+			      struct sb_error *err);
+
+/* The same with the export command's exporter signature, one per KIND and --offcpu. */
+static inline int sb_export_folded_cpu(FILE *f, const struct sb_profile *p, struct sb_error *err)
+{
+	return sb_export_folded(f, p, SB_SAMPLE_CPU, err);
+}
+
+static inline int sb_export_folded_offcpu(FILE *f, const struct sb_profile *p,
+					  struct sb_error *err)
+{
+	return sb_export_folded(f, p, SB_SAMPLE_OFFCPU, err);
+}
+
+static inline int sb_export_flamegraph_offcpu(FILE *f, const struct sb_profile *p,
+					      struct sb_error *err)
+{
+	return sb_export_flamegraph_kind(f, p, SB_SAMPLE_OFFCPU, err);
+}
+
+#endif

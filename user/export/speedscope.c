@@ -1,0 +1,209 @@
+/* speedscope export: one evented profile per (rank, thread), regions as shared frames. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "format.h"
+#include "version.h"
+
+#define SCHEMA "https://www.speedscope.app/file-format-schema.json"
+
+struct open_call {
+	int64_t end;
+	uint32_t frame;
+};
+
+struct speedscope {
+	FILE *f;
+	const struct sb_profile *p;
+	struct sb_xthreads threads;
+	struct sb_walk walk;
+	struct open_call *stack;
+	size_t depth;
+	size_t cap;
+	int64_t origin;
+	uint64_t skipped;
+	bool events;		/* the profile open has events: the next needs a comma */
+};
+
+static void put_at(struct speedscope *s, char type, uint32_t frame, int64_t t)
+{
+	fprintf(s->f, "%s{\"type\":\"%c\",\"frame\":", s->events ? ",\n" : "\n", type);
+	s->events = true;
+	sb_put_i64(s->f, frame);
+	fputs(",\"at\":", s->f);
+	sb_put_i64(s->f, t - s->origin);
+	fputc('}', s->f);
+}
+
+static void close_until(struct speedscope *s, int64_t until)
+{
+	struct open_call *c;
+
+	while (s->depth && s->stack[s->depth - 1].end <= until) {
+		c = &s->stack[--s->depth];
+		put_at(s, 'C', c->frame, c->end);
+	}
+}
+
+static int push(struct speedscope *s, const struct sb_event *e, uint32_t frame)
+{
+	struct open_call *q;
+
+	if (s->depth == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		q = realloc(s->stack, s->cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		s->stack = q;
+	}
+	s->stack[s->depth++] = (struct open_call){ e->end, frame };
+	put_at(s, 'O', frame, e->start);
+	return 0;
+}
+
+static void put_frames(struct speedscope *s)
+{
+	const struct sb_region *r;
+	size_t i;
+
+	fputs("\"shared\":{\"frames\":[", s->f);
+	for (i = 0; i < s->p->n_regions; i++) {
+		r = &s->p->regions[i];
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", s->f);
+		format_json_string(s->f, r->name);
+		if (r->source_file[0]) {
+			fputs(",\"file\":", s->f);
+			format_json_string(s->f, r->source_file);
+		}
+		if (r->source_line >= 0) {
+			fputs(",\"line\":", s->f);
+			sb_put_i64(s->f, r->source_line);
+		}
+		fputc('}', s->f);
+	}
+	fputs("]},\n", s->f);
+}
+
+static void put_profile_head(struct speedscope *s, const struct sb_xthread *x, bool first)
+{
+	fprintf(s->f, "%s{\"type\":\"evented\",\"name\":\"rank %u: ", first ? "" : ",\n",
+		x->rank);
+	/* The label goes inside the quotes already open: escape it without its own. */
+	if (x->name[0]) {
+		char *q = sb_json_quote(x->name);
+
+		if (q) {
+			fwrite(q + 1, 1, strlen(q) - 2, s->f);
+			free(q);
+		}
+		fputs(" (", s->f);
+	}
+	if (x->tid > 0) {
+		fputs("tid ", s->f);
+		sb_put_i64(s->f, x->tid);
+	} else {
+		fputs("thread ", s->f);
+		sb_put_i64(s->f, x->thread);
+	}
+	fputs(x->name[0] ? ")\"" : "\"", s->f);
+	fputs(",\"unit\":\"nanoseconds\",\"startValue\":", s->f);
+	sb_put_i64(s->f, x->first_start - s->origin);
+	fputs(",\"endValue\":", s->f);
+	sb_put_i64(s->f, x->last_end - s->origin);
+	fputs(",\"events\":[", s->f);
+	s->events = false;
+}
+
+/*
+ * One thread's calls as open/close events. speedscope rejects a close that is
+ * not for the innermost open frame, so a call that overlaps its caller
+ * without nesting, or starts before the previous one (unsorted input), is
+ * left out and counted.
+ */
+static int put_thread(struct speedscope *s, const struct sb_xthread *x, bool first)
+{
+	const struct sb_event *e;
+	int64_t last_start = INT64_MIN;
+	uint32_t pair;
+	int r;
+
+	put_profile_head(s, x, first);
+	s->depth = 0;
+	sb_walk_start(&s->walk, x->rank, x->thread);
+	while ((e = sb_walk_next(&s->walk, &pair))) {
+		close_until(s, e->start);
+		if (e->start < last_start || (s->depth && e->end > s->stack[s->depth - 1].end)) {
+			s->skipped++;
+			continue;
+		}
+		last_start = e->start;
+		r = push(s, e, s->p->pairs[pair].region);
+		if (r)
+			return r;
+	}
+	close_until(s, INT64_MAX);
+	fputs("]}", s->f);
+	return 0;
+}
+
+/* A name for the whole file: the recording's label or command, else a default. */
+static const char *file_name(const struct sb_profile *p)
+{
+	const struct sb_meta *m = sb_profile_meta(p, "label");
+
+	if (!m || m->is_int || !m->s || !m->s[0])
+		m = sb_profile_meta(p, "command");
+	if (!m || m->is_int || !m->s || !m->s[0])
+		return "scope-bpf profile";
+	return m->s;
+}
+
+static int put_profiles(struct speedscope *s)
+{
+	bool first = true;
+	size_t i;
+	int r;
+
+	fputs("\"profiles\":[\n", s->f);
+	for (i = 0; i < s->threads.n; i++) {
+		if (!s->threads.v[i].calls)
+			continue;
+		r = put_thread(s, &s->threads.v[i], first);
+		if (r)
+			return r;
+		first = false;
+	}
+	fputs("\n]}\n", s->f);
+	return 0;
+}
+
+int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *err)
+{
+	struct speedscope s = { .f = f, .p = p };
+	int r;
+
+	r = sb_export_need_events(p, err);
+	if (r)
+		return r;
+	s.origin = sb_export_origin(p);
+	r = sb_xthreads_build(&s.threads, p);
+	if (!r)
+		r = sb_walk_init(&s.walk, p);
+	if (!r) {
+		fputs("{\"$schema\":\"" SCHEMA "\",\n\"exporter\":\"scope-bpf@" SCOPE_BPF_VERSION
+		      "\",\"name\":", f);
+		format_json_string(f, file_name(p));
+		fputs(",\"activeProfileIndex\":0,\n", f);
+		put_frames(&s);
+		r = put_profiles(&s);
+	}
+	free(s.stack);
+	sb_walk_free(&s.walk);
+	sb_xthreads_free(&s.threads);
+	if (r)
+		return sb_fail(err, r, "speedscope: out of memory");
+	return s.skipped > INT_MAX ? INT_MAX : (int)s.skipped;
+}

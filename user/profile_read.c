@@ -1,0 +1,364 @@
+/* Format detection from a file's first bytes, and the pair layout the call-list readers share. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5read.h"
+#include "h5write.h"
+#include "json_read.h"
+#include "profile_read.h"
+#include "spt_read.h"
+
+/* How far into a file the JSON detection looks for the opening brace. */
+#define HEAD_SIZE 4096
+
+enum format { FMT_UNKNOWN, FMT_HDF5, FMT_SPT, FMT_JSON };
+
+static const unsigned char hdf5_signature[8] = { 0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n' };
+
+static bool is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* HDF5 may sit behind a user block of 512, 1024, 2048, ... bytes. */
+static bool hdf5_behind_user_block(int fd, uint64_t size)
+{
+	unsigned char sig[sizeof(hdf5_signature)];
+	uint64_t off;
+
+	for (off = 512; off <= size - sizeof(sig) && off < (1ull << 62); off *= 2) {
+		if (pread(fd, sig, sizeof(sig), (off_t)off) != (ssize_t)sizeof(sig))
+			return false;
+		if (!memcmp(sig, hdf5_signature, sizeof(sig)))
+			return true;
+	}
+	return false;
+}
+
+static enum format classify(int fd, const unsigned char *head, size_t n, uint64_t size)
+{
+	size_t i;
+
+	if (n >= sizeof(hdf5_signature) && !memcmp(head, hdf5_signature, sizeof(hdf5_signature)))
+		return FMT_HDF5;
+	if (n >= 8 && !memcmp(head, "SCOPEPRF", 8))
+		return FMT_SPT;
+	for (i = 0; i < n && is_ws(head[i]); i++)
+		;
+	if (i < n && head[i] == '{')
+		return FMT_JSON;
+	if (size >= 512 + sizeof(hdf5_signature) && hdf5_behind_user_block(fd, size))
+		return FMT_HDF5;
+	return FMT_UNKNOWN;
+}
+
+static int detect(const char *path, enum format *fmt, struct sb_error *err)
+{
+	unsigned char head[HEAD_SIZE];
+	struct stat st;
+	ssize_t n;
+	int fd, ret = 0;
+
+	/* Non-blocking: a FIFO given as the profile must not hang the open. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return sb_fail(err, ENOENT, "%s: no such file", path);
+		return sb_fail(err, errno, "%s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st)) {
+		ret = sb_fail(err, errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = sb_fail(err, EINVAL, "%s: not a regular file", path);
+		goto out;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		ret = sb_fail(err, errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	*fmt = classify(fd, head, (size_t)n, (uint64_t)st.st_size);
+	if (*fmt == FMT_UNKNOWN)
+		ret = sb_fail(err, EINVAL, "%s: unknown format (%s)", path,
+			      n ? "not HDF5, .spt or scope-profiler JSON" : "empty file");
+out:
+	close(fd);
+	return ret;
+}
+
+int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err)
+{
+	enum format fmt = FMT_UNKNOWN;
+	int ret;
+
+	sb_profile_init(p);
+	ret = detect(path, &fmt, err);
+	if (ret)
+		return ret;
+	switch (fmt) {
+	case FMT_HDF5:
+		return sb_h5_read(path, p, err);
+	case FMT_SPT:
+		return sb_spt_read(path, p, err);
+	case FMT_JSON:
+		return sb_json_read(path, p, err);
+	case FMT_UNKNOWN:
+		break;
+	}
+	return sb_fail(err, EINVAL, "%s: unknown format", path);
+}
+
+/* ---- laying out calls listed region by region ---- */
+
+struct sb_read_call {
+	int64_t start;
+	int64_t end;
+};
+
+struct sb_read_group {
+	uint32_t rank;
+	uint32_t region;
+	struct sb_read_call *calls;
+	uint64_t n;
+	uint64_t cap;
+};
+
+static int bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int bad(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void sb_read_build_init(struct sb_read_build *b, struct sb_profile *p)
+{
+	memset(b, 0, sizeof(*b));
+	b->p = p;
+	sb_hashmap_init(&b->names);
+	sb_hashmap_init(&b->index);
+}
+
+void sb_read_build_free(struct sb_read_build *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_groups; i++)
+		free(b->groups[i].calls);
+	free(b->groups);
+	sb_hashmap_free(&b->names);
+	sb_hashmap_free(&b->index);
+	b->groups = NULL;
+	b->n_groups = b->cap_groups = 0;
+}
+
+/* FNV-1a: names are looked up once per listed region, many of which may repeat. */
+static uint64_t name_hash(const char *s, size_t *len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *c;
+
+	for (c = s; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	*len = (size_t)(c - s);
+	return h;
+}
+
+static bool knows_location(const char *file, int64_t line)
+{
+	return (file && *file) || line >= 0;
+}
+
+static int replace_str(char **dst, const char *src)
+{
+	char *s = strdup(src);
+
+	if (!s)
+		return -ENOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/* A region seen before takes a later location only when it knew none. */
+static int update_location(struct sb_region *r, const struct sb_read_calls *c)
+{
+	int ret;
+
+	if (knows_location(r->source_file, r->source_line) || !knows_location(c->file, c->line))
+		return 0;
+	ret = replace_str(&r->source_file, c->file ? c->file : "");
+	if (!ret)
+		ret = replace_str(&r->tags, c->tags ? c->tags : "[]");
+	if (!ret)
+		r->source_line = c->line;
+	return ret;
+}
+
+static ssize_t region_id(struct sb_read_build *b, const struct sb_read_calls *c)
+{
+	struct sb_profile *p = b->p;
+	uint64_t *v, h;
+	ssize_t id;
+	size_t len;
+
+	h = name_hash(c->name, &len);
+	v = sb_hashmap_get(&b->names, h, len);
+	if (v && !strcmp(p->regions[*v].name, c->name))
+		id = (ssize_t)*v;
+	else if (v)	/* two names with one hash: rare, so a slow search is fine */
+		id = sb_profile_find_region(p, c->name);
+	else
+		id = -ENOENT;
+	if (id >= 0)
+		return update_location(&p->regions[id], c) ? -ENOMEM : id;
+	id = sb_profile_add_region(p, c->name, c->file, c->line, c->tags);
+	if (id < 0)
+		return id;
+	if (sb_hashmap_put(&b->names, h, len, (uint64_t)id))
+		return -ENOMEM;
+	return id;
+}
+
+static struct sb_read_group *group_of(struct sb_read_build *b, uint32_t rank, uint32_t region)
+{
+	struct sb_read_group *g;
+	uint64_t *v;
+	size_t cap;
+
+	v = sb_hashmap_get(&b->index, rank, region);
+	if (v)
+		return &b->groups[*v];
+	if (b->n_groups == b->cap_groups) {
+		cap = b->cap_groups ? b->cap_groups * 2 : 16;
+		g = realloc(b->groups, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		b->groups = g;
+		b->cap_groups = cap;
+	}
+	if (sb_hashmap_put(&b->index, rank, region, b->n_groups))
+		return NULL;
+	g = &b->groups[b->n_groups++];
+	*g = (struct sb_read_group){ rank, region, NULL, 0, 0 };
+	return g;
+}
+
+static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c)
+{
+	struct sb_read_call *q;
+	uint64_t cap, i;
+
+	if (g->n + c->n > g->cap) {
+		cap = g->cap ? g->cap : 16;
+		while (cap < g->n + c->n)
+			cap *= 2;
+		q = realloc(g->calls, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		g->calls = q;
+		g->cap = cap;
+	}
+	for (i = 0; i < c->n; i++)
+		g->calls[g->n + i] = (struct sb_read_call){ c->starts[i], c->ends[i] };
+	g->n += c->n;
+	return 0;
+}
+
+int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, char *why,
+		      size_t len)
+{
+	struct sb_read_group *g;
+	int64_t d;
+	ssize_t id;
+	uint64_t i;
+
+	if (!c->n)
+		return 0;
+	if (c->rank >= SB_H5_MAX_RANK)
+		return bad(why, len, "rank %u out of range (limit %u)", c->rank, SB_H5_MAX_RANK - 1);
+	if (c->n > SB_READ_MAX_EVENTS - b->n_events)
+		return bad(why, len, "more than %llu calls", SB_READ_MAX_EVENTS);
+	/* Everything later computes durations and sums them: both must be computable. */
+	for (i = 0; i < c->n; i++)
+		if (c->ends[i] < c->starts[i] ||
+		    __builtin_sub_overflow(c->ends[i], c->starts[i], &d))
+			return bad(why, len, "region '%s' on rank %u: call %llu ends before it starts",
+				   c->name, c->rank, (unsigned long long)i);
+	id = region_id(b, c);
+	if (id < 0)
+		return -ENOMEM;
+	g = group_of(b, c->rank, (uint32_t)id);
+	if (!g || append_calls(g, c))
+		return -ENOMEM;
+	b->n_events += c->n;
+	return 0;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct sb_read_call *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, size_t len)
+{
+	struct sb_profile *p = b->p;
+	struct sb_pair *q = &p->pairs[p->n_pairs];
+	int64_t total = 0;
+	uint64_t k;
+
+	qsort(g->calls, g->n, sizeof(*g->calls), cmp_call);
+	*q = (struct sb_pair){ g->region, g->rank, p->n_events, g->n, -1, { 0 } };
+	sb_stats_init(&q->stats);
+	for (k = 0; k < g->n; k++) {
+		if (__builtin_add_overflow(total, g->calls[k].end - g->calls[k].start, &total))
+			return bad(why, len, "region '%s' on rank %u: total time overflows",
+				   p->regions[g->region].name, g->rank);
+		p->events[p->n_events++] = (struct sb_event){ g->calls[k].start, g->calls[k].end,
+							      -1, -1, -1, -1, -1 };
+		sb_stats_add(&q->stats, g->calls[k].start, g->calls[k].end, -1);
+	}
+	p->n_pairs++;
+	/* The group is in the model now: give its memory back before the next one. */
+	free(g->calls);
+	g->calls = NULL;
+	return 0;
+}
+
+int sb_read_build_finish(struct sb_read_build *b, char *why, size_t len)
+{
+	struct sb_profile *p = b->p;
+	size_t i;
+	int ret = 0;
+
+	/* Never NULL, even when empty: a NULL events array means "streamed, not held". */
+	p->events = malloc((b->n_events ? b->n_events : 1) * sizeof(*p->events));
+	p->pairs = calloc(b->n_groups ? b->n_groups : 1, sizeof(*p->pairs));
+	if (!p->events || !p->pairs)
+		return -ENOMEM;
+	p->n_events = 0;
+	p->n_pairs = 0;
+	p->columns = 0;
+	for (i = 0; i < b->n_groups && !ret; i++)
+		ret = lay_out(b, &b->groups[i], why, len);
+	if (ret)
+		return ret;
+	/* Built to satisfy it; checked so no later code meets a broken index. */
+	return sb_h5_check_index(p, why, len);
+}

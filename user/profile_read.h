@@ -1,0 +1,67 @@
+/* Reading any profile format scope-bpf knows, detected from the file's content, into the model. */
+#ifndef SB_PROFILE_READ_H
+#define SB_PROFILE_READ_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "hashmap.h"
+#include "model.h"
+
+/*
+ * Read path into p (initialized here; the caller frees it with
+ * sb_profile_free), whatever it holds: HDF5 (scope-profiler schema 1, 2, 3
+ * or ours), a scope-profiler native trace (.spt v1, v2, either byte order)
+ * or scope-profiler JSON v1. The name of the file does not matter. Errors
+ * are "path: cause" in err: -ENOENT for a missing file, -EINVAL for one that
+ * is unknown or corrupt, -ENOMEM.
+ */
+int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err);
+
+/* ---- for the readers of formats that list calls region by region (.spt, JSON) ---- */
+
+#define SB_READ_MAX_EVENTS (1ull << 31)	/* calls in one profile */
+
+/* The calls of one region on one rank, as a file lists them. */
+struct sb_read_calls {
+	uint32_t rank;
+	const char *name;
+	const char *file;	/* NULL or "" when unknown */
+	int64_t line;		/* -1 when unknown */
+	const char *tags;	/* JSON list; NULL for none */
+	const int64_t *starts;
+	const int64_t *ends;
+	uint64_t n;
+};
+
+struct sb_read_group;
+
+/*
+ * Collects calls in any order and any number of pieces, then lays them out
+ * as the model wants them: one pair per (rank, region), pairs in order of
+ * first appearance, each pair's calls by start, statistics computed.
+ */
+struct sb_read_build {
+	struct sb_profile *p;
+	struct sb_hashmap names;	/* (hash of a name, its length) -> region id */
+	struct sb_hashmap index;	/* (rank, region id) -> group */
+	struct sb_read_group *groups;
+	size_t n_groups;
+	size_t cap_groups;
+	uint64_t n_events;
+};
+
+void sb_read_build_init(struct sb_read_build *b, struct sb_profile *p);
+/*
+ * Add calls; a region with none adds nothing. Identity is the name: the same
+ * name on the same rank merges into one pair, and a region keeps the first
+ * source location seen (the first that knows one). Returns 0, -ENOMEM, or
+ * -EINVAL with the cause in why.
+ */
+int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, char *why,
+		      size_t len);
+/* Fill p's pairs and events; same returns. */
+int sb_read_build_finish(struct sb_read_build *b, char *why, size_t len);
+void sb_read_build_free(struct sb_read_build *b);
+
+#endif
