@@ -3,7 +3,8 @@
 set -e
 
 PKGS="make gcc g++ clang libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils procps util-linux"
+libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils procps util-linux
+chromium libxml2-utils"
 
 missing=""
 for p in $PKGS; do

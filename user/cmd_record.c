@@ -320,7 +320,7 @@ static bool root_done(struct recorder *r)
 		}
 		return r->root_exited;
 	}
-	return kill(r->root, 0) && errno == ESRCH;
+	return sb_collector_process_ended(&r->coll, r->root) || (kill(r->root, 0) && errno == ESRCH);
 }
 
 /* First SIGINT/SIGTERM: stop (a launched command is asked to end first). */

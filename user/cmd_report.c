@@ -124,7 +124,10 @@ static int parse_option(int c, struct report_opts *o, struct sb_error *err)
 		return 0;
 	case OPT_SAMPLES:
 		o->samples = true;
-		if (!optarg || !strcmp(optarg, "cpu"))
+		/* A bare --samples keeps the kind an earlier --offcpu chose. */
+		if (!optarg)
+			return 0;
+		if (!strcmp(optarg, "cpu"))
 			o->sample_kind = SB_SAMPLE_CPU;
 		else if (!strcmp(optarg, "offcpu"))
 			o->sample_kind = SB_SAMPLE_OFFCPU;

@@ -583,6 +583,13 @@ int64_t sb_collector_path_id(struct sb_collector *c, uint64_t path)
 	return path_id_at(c, path, 0);
 }
 
+bool sb_collector_process_ended(struct sb_collector *c, pid_t pid)
+{
+	struct sb_process *p = process_of(c, (uint32_t)pid);
+
+	return p && p->end_ns >= 0;
+}
+
 int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid)
 {
 	uint64_t *r = sb_hashmap_get(&c->ranks, tgid, 0);

@@ -78,6 +78,8 @@ int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t ti
 int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, uint64_t name_hash);
 /* The model's path id of a path hash (adding it and its parents), -1 for 0/unknown. */
 int64_t sb_collector_path_id(struct sb_collector *c, uint64_t path);
+/* Whether the kernel reported the process's exit (it may linger as a zombie). */
+bool sb_collector_process_ended(struct sb_collector *c, pid_t pid);
 /* The rank of a process, -1 when it recorded no call. */
 int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid);
 /* The thread table row of a thread within its rank, -1 when unknown (after finish). */

@@ -463,29 +463,36 @@ static int check_storage(struct r *r, const char *what, hid_t d, hid_t type, uin
 	return 0;
 }
 
+static int check_shape(struct r *r, const char *what, hid_t s, hid_t t, enum ctype type,
+		       hsize_t *dim)
+{
+	if (H5Tget_class(t) != (type == T_STR ? H5T_STRING : H5T_INTEGER))
+		return corrupt(r, "%s has the wrong type (%s expected)", what,
+			       type == T_STR ? "string" : "integer");
+	if (type == T_STR && H5Tis_variable_str(t) <= 0)
+		return corrupt(r, "%s is not a variable-length string", what);
+	if (H5Sget_simple_extent_ndims(s) != 1 || H5Sget_simple_extent_dims(s, dim, NULL) != 1)
+		return corrupt(r, "%s is not a 1-D column", what);
+	if (*dim > MAX_ROWS)
+		return corrupt(r, "%s declares %llu rows (limit %llu)", what,
+			       (unsigned long long)*dim, MAX_ROWS);
+	return 0;
+}
+
 static int check_header(struct r *r, const char *what, hid_t d, enum ctype type, uint64_t *n)
 {
-	H5T_class_t want = type == T_STR ? H5T_STRING : H5T_INTEGER;
-	hid_t s, t;
-	hsize_t dim;
-	int ret = 0;
+	hid_t s = H5Dget_space(d), t = H5Dget_type(d);
+	hsize_t dim = 0;
+	int ret;
 
-	s = H5Dget_space(d);
-	t = H5Dget_type(d);
 	if (s < 0 || t < 0)
 		ret = corrupt(r, "cannot read the header of %s", what);
-	else if (H5Tget_class(t) != want)
-		ret = corrupt(r, "%s has the wrong type (%s expected)", what,
-			      type == T_STR ? "string" : "integer");
-	else if (type == T_STR && H5Tis_variable_str(t) <= 0)
-		ret = corrupt(r, "%s is not a variable-length string", what);
-	else if (H5Sget_simple_extent_ndims(s) != 1 || H5Sget_simple_extent_dims(s, &dim, NULL) != 1)
-		ret = corrupt(r, "%s is not a 1-D column", what);
-	else if (dim > MAX_ROWS)
-		ret = corrupt(r, "%s declares %llu rows (limit %llu)", what,
-			      (unsigned long long)dim, MAX_ROWS);
 	else
-		ret = check_storage(r, what, d, t, *n = dim);
+		ret = check_shape(r, what, s, t, type, &dim);
+	if (!ret)
+		ret = check_storage(r, what, d, t, dim);
+	if (!ret)
+		*n = dim;
 	if (t >= 0)
 		H5Tclose(t);
 	if (s >= 0)
@@ -604,6 +611,8 @@ static int open_table(struct r *r, const struct table *t, hid_t *d, uint64_t *n)
 	return ret;
 }
 
+_Static_assert(N(sample_cols) >= N(frame_cols), "read_table: d[] holds the widest table");
+
 static int read_table(struct r *r, const struct table *t, struct sb_samples *s)
 {
 	hid_t d[N(sample_cols)];
@@ -615,16 +624,14 @@ static int read_table(struct r *r, const struct table *t, struct sb_samples *s)
 	for (i = 0; i < t->n_cols; i++)
 		d[i] = H5I_INVALID_HID;
 	ret = open_table(r, t, d, &n);
-	if (!ret) {
-		/* n is backed by stored bytes (check_storage), so this cannot be absurd. */
-		rows = calloc(n ? n : 1, t->stride);
-		if (!rows)
-			ret = nomem(r);
-		else
-			*table_array(t, s) = rows;
-		/* Set now, so that sb_samples_free releases strings read before a failure. */
-		if (rows)
-			*table_count(t, s) = n;
+	/* n is backed by stored bytes (check_storage), so this allocation cannot be absurd. */
+	rows = ret ? NULL : calloc(n ? n : 1, t->stride);
+	if (!ret && !rows)
+		ret = nomem(r);
+	if (rows) {
+		/* Both now, so that sb_samples_free releases the strings read before a failure. */
+		*table_array(t, s) = rows;
+		*table_count(t, s) = n;
 	}
 	for (i = 0; i < t->n_cols && !ret; i++) {
 		column_name(what, sizeof(what), t, &t->cols[i]);
@@ -651,7 +658,6 @@ int sb_h5_read_samples(hid_t file, const char *path, struct sb_profile *p, struc
 	if (H5Fget_filesize(file, &size) < 0)
 		return corrupt(&r, "cannot read the file size");
 	r.file_size = size;
-	_Static_assert(N(sample_cols) >= N(frame_cols), "read_table: d[] holds the widest table");
 	for (i = 0; i < N(tables) && !ret; i++)
 		ret = read_table(&r, &tables[i], &p->samples);
 	if (!ret && sb_h5_check_samples(p, why, sizeof(why)))

@@ -467,11 +467,28 @@ static void data_region_durations(FILE *j, uint32_t region, const int64_t *d, si
 	fputs("]}", j);
 }
 
+/* Durations of region r's calls (rank filter applied) into d, sorted; returns how many. */
+static size_t region_durations(const struct sb_profile *p, const struct sb_html_opts *o,
+			       uint32_t r, int64_t *d)
+{
+	const struct sb_pair *pr;
+	size_t i, e, n = 0;
+
+	for (i = 0; i < p->n_pairs; i++) {
+		pr = &p->pairs[i];
+		if (pr->region != r || !rank_in(o, pr->rank))
+			continue;
+		for (e = pr->offset; e < pr->offset + pr->count; e++)
+			d[n++] = p->events[e].end - p->events[e].start;
+	}
+	qsort(d, n, sizeof(*d), cmp_asc);
+	return n;
+}
+
 /* Per region, over all its calls (not just those on the timeline). */
 static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
 {
-	const struct sb_pair *pr;
-	size_t *count, most = 0, n, i, e;
+	size_t *count, most = 0, i;
 	bool first = true;
 	int64_t *d = NULL;
 	uint32_t r;
@@ -487,30 +504,18 @@ static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_h
 			count[p->pairs[i].region] += p->pairs[i].count;
 	for (r = 0; r < p->n_regions; r++)
 		most = count[r] > most ? count[r] : most;
-	if (most)
-		d = malloc(most * sizeof(*d));
-	if (most && !d) {
-		free(count);
-		return -ENOMEM;
-	}
-	for (r = 0; r < p->n_regions; r++) {
+	/* One buffer, as big as the busiest region needs, serves them all. */
+	d = most ? malloc(most * sizeof(*d)) : NULL;
+	for (r = 0; d && r < p->n_regions; r++) {
 		if (!count[r])
 			continue;
-		for (i = 0, n = 0; i < p->n_pairs; i++) {
-			pr = &p->pairs[i];
-			if (pr->region != r || !rank_in(o, pr->rank))
-				continue;
-			for (e = pr->offset; e < pr->offset + pr->count; e++)
-				d[n++] = p->events[e].end - p->events[e].start;
-		}
-		qsort(d, n, sizeof(*d), cmp_asc);
-		data_region_durations(j, r, d, n, first);
+		data_region_durations(j, r, d, region_durations(p, o, r, d), first);
 		first = false;
 	}
 	fputs("]", j);
 	free(d);
 	free(count);
-	return 0;
+	return most && !d ? -ENOMEM : 0;
 }
 
 /* Sample rows for the page: the innermost function per region path, the hottest first. */

@@ -299,18 +299,18 @@ static int region_value(struct jr *r, struct jregion *g, int m, const char *what
 
 static int add_region(struct jr *r, struct jregion *g, size_t i, unsigned seen)
 {
+	char why[256], name[SB_READ_PRINTABLE];
 	struct sb_read_calls c;
-	char why[256];
 	int ret;
 
 	if (!(seen & 1u << REG_NAME) || !*g->name)
 		return bad(r, "regions[%zu] has no name", i);
 	if (!(seen & 1u << REG_STARTS) || !(seen & 1u << REG_ENDS))
 		return bad(r, "regions[%zu] ('%s') has no start_times_ns or end_times_ns", i,
-			   g->name);
+			   sb_read_printable(g->name, name, sizeof(name)));
 	if (g->starts.n != g->ends.n)
-		return bad(r, "regions[%zu] ('%s'): %zu start times but %zu end times", i, g->name,
-			   g->starts.n, g->ends.n);
+		return bad(r, "regions[%zu] ('%s'): %zu start times but %zu end times", i,
+			   sb_read_printable(g->name, name, sizeof(name)), g->starts.n, g->ends.n);
 	c = (struct sb_read_calls){ (uint32_t)g->rank, g->name, g->file, g->line, g->tags,
 				    g->starts.v, g->ends.v, g->starts.n };
 	ret = sb_read_build_add(&r->build, &c, why, sizeof(why));
@@ -367,12 +367,13 @@ static int read_regions(struct jr *r)
 
 static int check_str(struct jr *r, const char *what, const char *want, const char *cause)
 {
+	char shown[SB_READ_PRINTABLE];
 	const char *s;
 	int ret;
 
 	ret = want_str(r, what, &s);
 	if (!ret && strcmp(s, want))
-		ret = bad(r, "%s ('%.64s')", cause, s);
+		ret = bad(r, "%s ('%s')", cause, sb_read_printable(s, shown, sizeof(shown)));
 	return ret;
 }
 

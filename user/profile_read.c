@@ -13,6 +13,7 @@
 #include "json_read.h"
 #include "profile_read.h"
 #include "spt_read.h"
+#include "text.h"
 
 /* How far into a file the JSON detection looks for the opening brace. */
 #define HEAD_SIZE 4096
@@ -141,6 +142,13 @@ static int bad(char *why, size_t len, const char *fmt, ...)
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+const char *sb_read_printable(const char *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", s);
+	sb_utf8_sanitize(buf);
+	return buf;
 }
 
 void sb_read_build_init(struct sb_read_build *b, struct sb_profile *p)
@@ -280,6 +288,7 @@ static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c)
 int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, char *why,
 		      size_t len)
 {
+	char name[SB_READ_PRINTABLE];
 	struct sb_read_group *g;
 	int64_t d;
 	ssize_t id;
@@ -296,7 +305,8 @@ int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, ch
 		if (c->ends[i] < c->starts[i] ||
 		    __builtin_sub_overflow(c->ends[i], c->starts[i], &d))
 			return bad(why, len, "region '%s' on rank %u: call %llu ends before it starts",
-				   c->name, c->rank, (unsigned long long)i);
+				   sb_read_printable(c->name, name, sizeof(name)), c->rank,
+				   (unsigned long long)i);
 	id = region_id(b, c);
 	if (id < 0)
 		return -ENOMEM;
@@ -320,6 +330,7 @@ static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, 
 {
 	struct sb_profile *p = b->p;
 	struct sb_pair *q = &p->pairs[p->n_pairs];
+	char name[SB_READ_PRINTABLE];
 	int64_t total = 0;
 	uint64_t k;
 
@@ -329,7 +340,8 @@ static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, 
 	for (k = 0; k < g->n; k++) {
 		if (__builtin_add_overflow(total, g->calls[k].end - g->calls[k].start, &total))
 			return bad(why, len, "region '%s' on rank %u: total time overflows",
-				   p->regions[g->region].name, g->rank);
+				   sb_read_printable(p->regions[g->region].name, name,
+						     sizeof(name)), g->rank);
 		p->events[p->n_events++] = (struct sb_event){ g->calls[k].start, g->calls[k].end,
 							      -1, -1, -1, -1, -1 };
 		sb_stats_add(&q->stats, g->calls[k].start, g->calls[k].end, -1);

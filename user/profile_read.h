@@ -21,6 +21,13 @@ int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err
 /* ---- for the readers of formats that list calls region by region (.spt, JSON) ---- */
 
 #define SB_READ_MAX_EVENTS (1ull << 31)	/* calls in one profile */
+#define SB_READ_PRINTABLE 80		/* bytes of a name quoted in a message */
+
+/*
+ * s fit for a one-line message: cut to fit buf, control characters and
+ * broken UTF-8 as '?'. Names come from the file and may hold a newline.
+ */
+const char *sb_read_printable(const char *s, char *buf, size_t len);
 
 /* The calls of one region on one rank, as a file lists them. */
 struct sb_read_calls {

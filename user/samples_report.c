@@ -57,7 +57,8 @@ static int assign_ids(struct sb_fnames *fn, struct named *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (i && !strcmp(v[i].name, v[i - 1].name) && v[i].kernel == v[i - 1].kernel) {
+		if (fn->n_real && !strcmp(v[i].name, fn->names[fn->n_real - 1]) &&
+		    v[i].kernel == fn->kernel[fn->n_real - 1]) {
 			free(v[i].name);
 		} else {
 			fn->names[fn->n_real] = v[i].name;
@@ -254,7 +255,8 @@ static int group_paths(struct sb_sample_stats *st, struct acc *a)
 	struct sb_path_stat *ps = NULL;
 	size_t i;
 
-	qsort(a->e, a->n, sizeof(*a->e), cmp_entry);
+	if (a->n)
+		qsort(a->e, a->n, sizeof(*a->e), cmp_entry);
 	st->all = malloc((a->n ? a->n : 1) * sizeof(*st->all));
 	st->paths = calloc(a->n ? a->n : 1, sizeof(*st->paths));
 	if (!st->all || !st->paths)
@@ -482,7 +484,8 @@ static int sort_children(struct sb_stack_tree *t)
 				     sb_stack_tree_label(t, c, buf, sizeof(buf));
 			n++;
 		}
-		qsort(v, n, sizeof(*v), cmp_sib);
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_sib);
 		relink(t, (uint32_t)i, v, n);
 	}
 	free(v);
@@ -676,7 +679,7 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 	}
 	if (o->rank >= 0)
 		fprintf(f, ", rank %" PRId64, o->rank);
-	fprintf(f, "; top %u functions per region path\n", o->top);
+	fprintf(f, "; top %u function%s per region path\n", o->top, o->top == 1 ? "" : "s");
 	if (stacks_cut(p, &share))
 		fprintf(f, "warning: stacks look truncated: build with -fno-omit-frame-pointer "
 			"(see docs/MARKERS.md); %.0f%% of the user stacks do not start at main "

@@ -206,8 +206,8 @@ static int read_times(struct spt *s, int64_t *v, uint64_t n, const char *what)
 
 static int read_calls(struct spt *s, uint64_t i, struct spt_region *r)
 {
+	char why[320], name[SB_READ_PRINTABLE];
 	struct sb_read_calls c;
-	char why[320];
 	int64_t n;
 	int ret;
 
@@ -216,11 +216,12 @@ static int read_calls(struct spt *s, uint64_t i, struct spt_region *r)
 		return ret;
 	if (n < 0)
 		return corrupt(s, "region %llu ('%s'): call count %lld is negative",
-			       (unsigned long long)i, r->name, (long long)n);
+			       (unsigned long long)i, sb_read_printable(r->name, name, sizeof(name)),
+			       (long long)n);
 	if ((uint64_t)n > left(s) / (2 * sizeof(int64_t)))
 		return corrupt(s, "region %llu ('%s'): call count %lld runs past the end of the file (%llu bytes left)",
-			       (unsigned long long)i, r->name, (long long)n,
-			       (unsigned long long)left(s));
+			       (unsigned long long)i, sb_read_printable(r->name, name, sizeof(name)),
+			       (long long)n, (unsigned long long)left(s));
 	r->starts = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
 	r->ends = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
 	if (!r->starts || !r->ends)
@@ -241,7 +242,7 @@ static int read_calls(struct spt *s, uint64_t i, struct spt_region *r)
 static int read_region(struct spt *s, uint64_t i)
 {
 	struct spt_region r = { NULL, NULL, -1, NULL, NULL };
-	char desc[64];
+	char desc[64], name[SB_READ_PRINTABLE];
 	int ret;
 
 	ret = read_str(s, i, "name", false, &r.name);
@@ -252,7 +253,8 @@ static int read_region(struct spt *s, uint64_t i)
 			ret = take_i32(s, &r.line, desc);
 		if (!ret && r.line < -1)
 			ret = corrupt(s, "region %llu ('%s'): bad source line %d",
-				      (unsigned long long)i, r.name, r.line);
+				      (unsigned long long)i,
+				      sb_read_printable(r.name, name, sizeof(name)), r.line);
 	}
 	if (!ret)
 		ret = read_calls(s, i, &r);

@@ -56,6 +56,12 @@ struct subprogram_range {
 	Dwarf_Die die;
 };
 
+/* Code of one compilation unit, in DWARF addresses. */
+struct unit_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Die cu;
+};
+
 /* The subprograms of one compilation unit, sorted by address. */
 struct cu_index {
 	struct subprogram_range *ranges;
@@ -84,6 +90,9 @@ struct module {
 	struct sb_hashmap cu_map;	/* (unit DIE offset, 0) -> index in cus */
 	struct cu_index *cus;
 	size_t n_cus, cap_cus;
+	bool units_indexed;	/* units: built when .debug_aranges missed an address */
+	struct unit_range *units;
+	size_t n_units;
 };
 
 struct pmap {
@@ -115,6 +124,7 @@ struct sb_symbolizer {
 	struct sb_hashmap cache;	/* (module << 1 | return, vaddr) -> pool first << 8 | n */
 	struct sb_frame_sym *pool;
 	size_t n_pool, cap_pool;
+	char *empty, *unknown, *kernel;	/* interned once: unknown frames are common */
 	bool kernel_loaded;
 	struct ksym *ksyms;
 	size_t n_ksyms;
@@ -290,6 +300,7 @@ static void module_free(struct module *m)
 	for (i = 0; i < m->n_cus; i++)
 		free(m->cus[i].ranges);
 	free(m->cus);
+	free(m->units);
 	sb_hashmap_free(&m->cu_map);
 	free(m->elf.loads);
 	free(m->path);
@@ -649,12 +660,21 @@ static int msym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool is_code_symbol(const GElf_Sym *sym, GElf_Word shndx, const char *name)
+/* Functions, and untyped labels (assembly) only where they are in code. */
+static bool is_code_symbol(const GElf_Sym *sym, GElf_Word shndx, Elf *elf, const char *name)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
 
-	return name && *name && shndx != SHN_UNDEF && shndx != SHN_ABS &&
-	       (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE);
+	if (!name || !*name || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE)
+		return false;
+	scn = elf ? elf_getscn(elf, shndx) : NULL;
+	return scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_EXECINSTR);
 }
 
 /*
@@ -668,12 +688,14 @@ static int load_symbols(struct module *m)
 	GElf_Word shndx;
 	GElf_Addr addr;
 	GElf_Sym sym;
+	Elf *elf;
 	int n, ndx;
 
 	n = dwfl_module_getsymtab(m->mod);
 	for (ndx = 1; ndx < n; ndx++) {
-		name = dwfl_module_getsym_info(m->mod, ndx, &sym, &addr, &shndx, NULL, NULL);
-		if (!is_code_symbol(&sym, shndx, name))
+		elf = NULL;
+		name = dwfl_module_getsym_info(m->mod, ndx, &sym, &addr, &shndx, &elf, NULL);
+		if (!is_code_symbol(&sym, shndx, elf, name))
 			continue;
 		if (grow_array((void **)&m->syms, &cap, m->n_syms + 1, sizeof(*m->syms)))
 			return -ENOMEM;
@@ -924,22 +946,92 @@ static int inline_chain(struct module *m, Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf
 	return n;
 }
 
+static int unit_range_cmp(const void *a, const void *b)
+{
+	const struct unit_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * libdw 0.188 finds a unit by address only through .debug_aranges, which clang does not
+ * emit by default and a link of gcc and clang objects has only in part. The units'
+ * own address ranges are the truth: index them once, when aranges first fall short.
+ */
+static void index_units(struct module *m)
+{
+	Dwarf_Addr base, lo, hi, dbias;
+	size_t cap = 0, n = 0;
+	Dwarf_CU *unit = NULL;
+	struct unit_range *r;
+	Dwarf_Die cudie;
+	ptrdiff_t off;
+	Dwarf *dw;
+
+	m->units_indexed = true;
+	dw = dwfl_module_getdwarf(m->mod, &dbias);
+	if (!dw)
+		return;
+	while (!dwarf_get_units(dw, unit, &unit, NULL, NULL, &cudie, NULL)) {
+		off = 0;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (grow_array((void **)&m->units, &cap, n + 1, sizeof(*r)))
+				goto out;
+			m->units[n++] = (struct unit_range){ lo, hi, cudie };
+		}
+	}
+out:
+	m->n_units = n;
+	qsort(m->units, n, sizeof(*m->units), unit_range_cmp);
+}
+
+/* The unit holding addr (a Dwfl address), in *mem; its bias in *dbias. */
+static Dwarf_Die *unit_at(struct module *m, Dwarf_Addr addr, Dwarf_Die *mem, Dwarf_Addr *dbias)
+{
+	Dwarf_Die *cudie = dwfl_module_addrdie(m->mod, addr, dbias);
+	size_t lo = 0, hi;
+
+	if (cudie) {
+		*mem = *cudie;
+		return mem;
+	}
+	if (!m->units_indexed)
+		index_units(m);
+	if (!m->n_units || !dwfl_module_getdwarf(m->mod, dbias))
+		return NULL;
+	hi = m->n_units;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->units[mid].lo <= addr - *dbias)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - *dbias >= m->units[lo - 1].hi)
+		return NULL;
+	*mem = m->units[lo - 1].cu;
+	return mem;
+}
+
 /* The inlined chain and containing function at addr, innermost first; at least one frame. */
 static int dwarf_frames(struct module *m, Dwarf_Addr addr, struct raw_frame *f)
 {
-	Dwarf_Die chain[SB_SYM_MAX_FRAMES * 4], *cudie;
+	Dwarf_Die chain[SB_SYM_MAX_FRAMES * 4], cu, *cudie;
 	const char *file = NULL;
 	Dwarf_Addr dbias;
-	Dwfl_Line *src;
+	Dwarf_Line *src;
 	int i, n = 0, depth = 0, l;
 	int64_t line = -1;
 
-	src = dwfl_module_getsrc(m->mod, addr);
-	if (src) {
-		file = dwfl_lineinfo(src, NULL, &l, NULL, NULL, NULL);
+	cudie = unit_at(m, addr, &cu, &dbias);
+	src = cudie ? dwarf_getsrc_die(cudie, addr - dbias) : NULL;
+	if (src && !dwarf_lineno(src, &l)) {
+		file = dwarf_linesrc(src, NULL, NULL);
 		line = file ? l : -1;
 	}
-	cudie = dwfl_module_addrdie(m->mod, addr, &dbias);
 	if (cudie)
 		depth = inline_chain(m, cudie, addr - dbias, chain, (int)(sizeof(chain) / sizeof(chain[0])));
 	/* No DWARF function here (assembly, no debug info): the location and the symbol. */
@@ -1026,14 +1118,12 @@ static int cached_frames(struct sb_symbolizer *s, uint32_t idx, uint64_t vaddr, 
 	return ret;
 }
 
-static int unknown_frame(struct sb_symbolizer *s, const char *module, uint64_t ip,
+static int unknown_frame(struct sb_symbolizer *s, char *module, uint64_t ip,
 			 struct sb_frame_sym *out)
 {
-	out->function = intern(s, "");
-	out->file = out->function;
-	out->module = intern(s, module);
-	if (!out->function || !out->module)
-		return -ENOMEM;
+	out->function = s->empty;
+	out->file = s->empty;
+	out->module = module;
 	out->line = -1;
 	out->offset = ip;
 	out->inlined = false;
@@ -1053,7 +1143,7 @@ int sb_sym_user(struct sb_symbolizer *s, uint32_t tgid, uint64_t ip, bool is_ret
 	p = proc_get(s, tgid, false);
 	pm = p ? find_pmap(p, ip) : NULL;
 	if (!pm)
-		return unknown_frame(s, UNKNOWN_MODULE, ip, out);
+		return unknown_frame(s, s->unknown, ip, out);
 	ret = cached_frames(s, pm->module, ip - pm->bias, is_return_address, &first, &n);
 	if (ret)
 		return ret;
@@ -1093,8 +1183,24 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->rank - y->rank;
 }
 
+/* The last module name seen: kallsyms lists each module's symbols together. */
+struct kmod_cache {
+	char raw[128];
+	char *interned;
+};
+
+static char *kmod_name(struct sb_symbolizer *s, const char *raw, struct kmod_cache *c)
+{
+	if (c->interned && !strcmp(c->raw, raw))
+		return c->interned;
+	c->interned = intern(s, raw);
+	snprintf(c->raw, sizeof(c->raw), "%s", raw);
+	return c->interned;
+}
+
 /* Parse "addr type name [module]"; 1 for a text symbol at a real address, 0 to skip. */
-static int parse_ksym(struct sb_symbolizer *s, char *line, struct ksym *k, char **name)
+static int parse_ksym(struct sb_symbolizer *s, char *line, struct ksym *k, char **name,
+		      struct kmod_cache *c)
 {
 	char *p = line, *end;
 	int rank;
@@ -1109,14 +1215,9 @@ static int parse_ksym(struct sb_symbolizer *s, char *line, struct ksym *k, char 
 	k->rank = (uint8_t)rank;
 	*name = end + 3;
 	end = strchr(*name, '\t');
-	k->module = NULL;
-	if (end) {
+	if (end)
 		*end++ = 0;
-		if (*end == '[')
-			k->module = intern(s, end);
-	} else {
-		k->module = intern(s, KERNEL_MODULE);
-	}
+	k->module = kmod_name(s, end && *end == '[' ? end : KERNEL_MODULE, c);
 	return k->module ? 1 : -ENOMEM;
 }
 
@@ -1140,6 +1241,7 @@ static int load_kallsyms(struct sb_symbolizer *s)
 {
 	size_t size = 0, cap_syms = 0, len_names = 0, cap_names = 0, i, k;
 	char *line = NULL, *name;
+	struct kmod_cache cache = { .interned = NULL };
 	struct ksym sym;
 	int ret = 0;
 	FILE *f;
@@ -1150,7 +1252,7 @@ static int load_kallsyms(struct sb_symbolizer *s)
 	if (!f)
 		return 0;
 	while (!ret && getline(&line, &size, f) > 0) {
-		ret = parse_ksym(s, line, &sym, &name);
+		ret = parse_ksym(s, line, &sym, &name, &cache);
 		if (ret > 0)
 			ret = add_ksym(s, &sym, name, &cap_syms, &len_names, &cap_names);
 	}
@@ -1186,8 +1288,8 @@ int sb_sym_kernel(struct sb_symbolizer *s, uint64_t ip, struct sb_frame_sym *out
 		else
 			hi = mid;
 	}
-	ret = unknown_frame(s, KERNEL_MODULE, ip, out);
-	if (ret < 0 || !lo)
+	ret = unknown_frame(s, s->kernel, ip, out);
+	if (!lo)
 		return ret;
 	out->function = s->knames + s->ksyms[lo - 1].name;
 	out->module = s->ksyms[lo - 1].module;
@@ -1209,6 +1311,13 @@ struct sb_symbolizer *sb_sym_new(void)
 	sb_hashmap_init(&s->procs);
 	sb_hashmap_init(&s->strings);
 	sb_hashmap_init(&s->cache);
+	s->empty = intern(s, "");
+	s->unknown = intern(s, UNKNOWN_MODULE);
+	s->kernel = intern(s, KERNEL_MODULE);
+	if (!s->empty || !s->unknown || !s->kernel) {
+		sb_sym_free(s);
+		return NULL;
+	}
 	return s;
 }
 

@@ -6,27 +6,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "h5write.h"
 #include "model.h"
 
-/* The input as a file the readers can open by name: memfd, so no disk and no leftovers. */
+static char fuzz_path[256];
+
+static void fuzz_unlink(void)
+{
+	unlink(fuzz_path);
+}
+
+/*
+ * The input as a file the readers can open by name. A real file, in
+ * /dev/shm when there is one: HDF5 cannot open a memfd through /proc.
+ */
 static const char *fuzz_file(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	static int fd = -1;
+	const char *dir;
 
 	if (fd < 0) {
-		fd = memfd_create("fuzz-input", 0);
+		dir = access("/dev/shm", W_OK) ? (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") :
+						 "/dev/shm";
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/sb-fuzz-XXXXXX", dir);
+		fd = mkstemp(fuzz_path);
 		if (fd < 0)
 			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		atexit(fuzz_unlink);
 	}
 	if (ftruncate(fd, 0) || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
 		abort();
-	return path;
+	return fuzz_path;
 }
 
 /*

@@ -1,4 +1,4 @@
-/* Unit tests of `scope-bpf export`: each format checked against its own rules, and the command's errors. */
+/* Unit tests of `scope-bpf export`: each format against its own rules, and the command's errors. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -544,7 +545,8 @@ static void check_slice_args(const struct jv *e, int64_t ts)
 	size_t i;
 
 	for (i = 0; i < N_CALLS; i++) {
-		if (calls[i].e.start - ORIGIN != ts || (int64_t)calls[i].rank + 1 != jint(e, "pid") ||
+		if (calls[i].e.start - ORIGIN != ts ||
+		    (int64_t)calls[i].rank + 1 != jint(e, "pid") ||
 		    calls[i].e.call_id != jint(args, "call_id"))
 			continue;
 		assert_int_equal(jus(e, "dur"), calls[i].e.end - calls[i].e.start);
@@ -598,7 +600,8 @@ static void test_chrome_trace_ranks_threads_slices_counters(void **state)
 		if (strcmp(jstr(e, "ph"), "X"))
 			continue;
 		assert_true(n < N_CALLS);
-		s[n] = (struct slice){ jint(e, "pid"), jint(e, "tid"), jus(e, "ts"), jus(e, "dur") };
+		s[n] = (struct slice){ jint(e, "pid"), jint(e, "tid"), jus(e, "ts"),
+				       jus(e, "dur") };
 		check_slice_args(e, s[n].ts);
 		n++;
 		jstr(e, "name");
@@ -1156,17 +1159,21 @@ static void test_command_json_round_trips_through_our_reader(void **state)
 	assert_int_equal(b.n_pairs, a.n_pairs);
 	assert_int_equal(sb_profile_rank_count(&b), 2);
 	for (i = 0; i < a.n_pairs; i++) {
-		r = sb_profile_find_region(&b, a.regions[a.pairs[i].region].name);
+		const struct sb_region *want = &a.regions[a.pairs[i].region];
+		const struct sb_pair *q = NULL;
+
+		r = sb_profile_find_region(&b, want->name);
 		assert_true(r >= 0);
-		assert_string_equal(b.regions[r].source_file, a.regions[a.pairs[i].region].source_file);
-		assert_int_equal(b.regions[r].source_line, a.regions[a.pairs[i].region].source_line);
-		for (k = 0; k < b.n_pairs; k++)
+		assert_string_equal(b.regions[r].source_file, want->source_file);
+		assert_int_equal(b.regions[r].source_line, want->source_line);
+		assert_string_equal(b.regions[r].tags, want->tags);
+		for (k = 0; k < b.n_pairs && !q; k++)
 			if (b.pairs[k].region == (uint32_t)r && b.pairs[k].rank == a.pairs[i].rank)
-				break;
-		assert_true(k < b.n_pairs);
-		assert_int_equal(b.pairs[k].count, a.pairs[i].count);
-		assert_int_equal(b.events[b.pairs[k].offset].start, a.events[a.pairs[i].offset].start);
-		assert_int_equal(b.pairs[k].stats.total, a.pairs[i].stats.total);
+				q = &b.pairs[k];
+		assert_non_null(q);
+		assert_int_equal(q->count, a.pairs[i].count);
+		assert_int_equal(b.events[q->offset].start, a.events[a.pairs[i].offset].start);
+		assert_int_equal(q->stats.total, a.pairs[i].stats.total);
 	}
 	sb_profile_free(&a);
 	sb_profile_free(&b);
@@ -1193,6 +1200,43 @@ static void test_command_refuses_what_it_cannot_write(void **state)
 	assert_int_equal(count_tmp_files(), 0);
 }
 
+/* A FIFO (or device) given as OUT is written in place, not replaced by a renamed file. */
+static void test_command_writes_into_a_fifo_in_place(void **state)
+{
+	char h5[512], fifo[512], copy[512], *text;
+	char *argv[] = { "export", "speedscope", h5, "-o", fifo };
+	struct stat st;
+	int status, in, out;
+	ssize_t n;
+	pid_t pid;
+	char buf[4096];
+
+	(void)state;
+	snprintf(h5, sizeof(h5), "%s", tmp_path("fifo.h5"));
+	snprintf(fifo, sizeof(fifo), "%s", tmp_path("fifo"));
+	snprintf(copy, sizeof(copy), "%s", tmp_path("fifo.copy"));
+	write_h5(h5);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		in = open(fifo, O_RDONLY);
+		out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				_exit(1);
+		_exit(in < 0 || out < 0);
+	}
+	expect_status(ARGC(argv), argv, 0, NULL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(stat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	text = slurp(copy);
+	assert_true(json_valid(text));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1211,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(test_command_writes_each_kind_beside_the_profile),
 		cmocka_unit_test(test_command_json_round_trips_through_our_reader),
 		cmocka_unit_test(test_command_refuses_what_it_cannot_write),
+		cmocka_unit_test(test_command_writes_into_a_fifo_in_place),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "export.h"
-#include "format.h"
 #include "version.h"
 
 /* One open call on a thread's stack, for the off-CPU counter. */
@@ -24,7 +23,7 @@ struct track {
 };
 
 struct chrome {
-	FILE *f;
+	struct sb_out o;
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	struct track *tracks;	/* parallel to threads.v */
@@ -40,7 +39,7 @@ struct chrome {
 static void put_ts(struct chrome *c, int64_t t)
 {
 	/* The origin is at or before every start, so the difference fits unsigned. */
-	sb_put_us(c->f, (uint64_t)t - (uint64_t)c->origin);
+	sb_out_us(&c->o, (uint64_t)t - (uint64_t)c->origin);
 }
 
 /*
@@ -49,13 +48,13 @@ static void put_ts(struct chrome *c, int64_t t)
  */
 static void begin(struct chrome *c, char ph, uint32_t rank, int64_t tid)
 {
-	fputs(c->started ? ",\n{\"ph\":\"" : "{\"ph\":\"", c->f);
+	sb_out_str(&c->o, c->started ? ",\n{\"ph\":\"" : "{\"ph\":\"");
 	c->started = true;
-	fputc(ph, c->f);
-	fputs("\",\"pid\":", c->f);
-	sb_put_i64(c->f, (int64_t)rank + 1);
-	fputs(",\"tid\":", c->f);
-	sb_put_i64(c->f, tid);
+	sb_out_char(&c->o, ph);
+	sb_out_str(&c->o, "\",\"pid\":");
+	sb_out_i64(&c->o, (int64_t)rank + 1);
+	sb_out_str(&c->o, ",\"tid\":");
+	sb_out_i64(&c->o, tid);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -230,7 +229,11 @@ static void put_meta_event(struct chrome *c, const char *name, uint32_t rank, in
 			   const char *key)
 {
 	begin(c, 'M', rank, tid);
-	fprintf(c->f, ",\"name\":\"%s\",\"args\":{\"%s\":", name, key);
+	sb_out_str(&c->o, ",\"name\":\"");
+	sb_out_str(&c->o, name);
+	sb_out_str(&c->o, "\",\"args\":{\"");
+	sb_out_str(&c->o, key);
+	sb_out_str(&c->o, "\":");
 }
 
 /* "rank N (command)" per process, the thread table's names per track, in rank order. */
@@ -252,21 +255,27 @@ static int put_names(struct chrome *c)
 		if (r < 0)
 			return -ENOMEM;
 		put_meta_event(c, "process_name", rank, 0, "name");
-		format_json_string(c->f, label);
+		sb_out_json(&c->o, label);
 		free(label);
-		fputs("}}", c->f);
+		sb_out_str(&c->o, "}}");
 		put_meta_event(c, "process_sort_index", rank, 0, "sort_index");
-		sb_put_i64(c->f, rank);
-		fputs("}}", c->f);
+		sb_out_i64(&c->o, rank);
+		sb_out_str(&c->o, "}}");
 	}
 	for (i = 0; i < c->threads.n; i++) {
 		x = &c->threads.v[i];
 		put_meta_event(c, "thread_name", x->rank, c->tracks[i].tid, "name");
-		format_json_string(c->f, x->name[0] ? x->name : "thread");
-		fputs("}}", c->f);
+		if (x->name[0]) {
+			sb_out_json(&c->o, x->name);
+		} else {
+			sb_out_str(&c->o, "\"thread ");
+			sb_out_i64(&c->o, x->thread);
+			sb_out_char(&c->o, '"');
+		}
+		sb_out_str(&c->o, "}}");
 		put_meta_event(c, "thread_sort_index", x->rank, c->tracks[i].tid, "sort_index");
-		sb_put_i64(c->f, x->thread);
-		fputs("}}", c->f);
+		sb_out_i64(&c->o, x->thread);
+		sb_out_str(&c->o, "}}");
 	}
 	return 0;
 }
@@ -278,11 +287,15 @@ static void put_counter(struct chrome *c, const struct sb_xthread *x, struct tra
 		return;
 	t->shown = share;
 	begin(c, 'C', x->rank, t->tid);
-	fputs(",\"ts\":", c->f);
+	sb_out_str(&c->o, ",\"ts\":");
 	put_ts(c, ts);
-	fputs(",\"name\":", c->f);
-	fputs(t->counter, c->f);
-	fprintf(c->f, ",\"args\":{\"%%\":%d.%d}}", share / 10, share % 10);
+	sb_out_str(&c->o, ",\"name\":");
+	sb_out_str(&c->o, t->counter);
+	sb_out_str(&c->o, ",\"args\":{\"%\":");
+	sb_out_i64(&c->o, share / 10);
+	sb_out_char(&c->o, '.');
+	sb_out_char(&c->o, (char)('0' + share % 10));
+	sb_out_str(&c->o, "}}");
 }
 
 /* Close the calls that ended by time `until`; the counter falls back to the caller's share. */
@@ -340,38 +353,44 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 	const char *sep = "";
 
 	begin(c, 'X', q->rank, tid);
-	fputs(",\"ts\":", c->f);
+	sb_out_str(&c->o, ",\"ts\":");
 	put_ts(c, e->start);
-	fputs(",\"dur\":", c->f);
-	sb_put_us(c->f, (uint64_t)e->end - (uint64_t)e->start);
-	fputs(",\"name\":", c->f);
-	fputs(c->names[q->region], c->f);
-	fputs(",\"cat\":", c->f);
-	fputs(c->cats[q->region], c->f);
-	fputs(",\"args\":{", c->f);
+	sb_out_str(&c->o, ",\"dur\":");
+	sb_out_us(&c->o, (uint64_t)e->end - (uint64_t)e->start);
+	sb_out_str(&c->o, ",\"name\":");
+	sb_out_str(&c->o, c->names[q->region]);
+	sb_out_str(&c->o, ",\"cat\":");
+	sb_out_str(&c->o, c->cats[q->region]);
+	sb_out_str(&c->o, ",\"args\":{");
 	if (cols & SB_COL_CALL_ID) {
-		fputs("\"call_id\":", c->f);
-		sb_put_i64(c->f, e->call_id);
+		sb_out_str(&c->o, "\"call_id\":");
+		sb_out_i64(&c->o, e->call_id);
 		sep = ",";
 	}
 	if (cols & SB_COL_PARENT_ID) {
-		fprintf(c->f, "%s\"parent_id\":", sep);
-		sb_put_i64(c->f, e->parent_id);
+		sb_out_str(&c->o, sep);
+		sb_out_str(&c->o, "\"parent_id\":");
+		sb_out_i64(&c->o, e->parent_id);
 		sep = ",";
 	}
 	if (cols & SB_COL_OFFCPU) {
-		fprintf(c->f, "%s\"offcpu_ns\":", sep);
-		sb_put_i64(c->f, e->offcpu);
+		sb_out_str(&c->o, sep);
+		sb_out_str(&c->o, "\"offcpu_ns\":");
+		sb_out_i64(&c->o, e->offcpu);
 		sep = ",";
 	}
 	if ((cols & SB_COL_GPU) && e->gpu >= 0) {
-		fprintf(c->f, "%s\"gpu_ns\":", sep);
-		sb_put_i64(c->f, e->gpu);
+		sb_out_str(&c->o, sep);
+		sb_out_str(&c->o, "\"gpu_ns\":");
+		sb_out_i64(&c->o, e->gpu);
 		sep = ",";
 	}
-	if (c->sources[q->region])
-		fprintf(c->f, "%s\"source\":%s", sep, c->sources[q->region]);
-	fputs("}}", c->f);
+	if (c->sources[q->region]) {
+		sb_out_str(&c->o, sep);
+		sb_out_str(&c->o, "\"source\":");
+		sb_out_str(&c->o, c->sources[q->region]);
+	}
+	sb_out_str(&c->o, "}}");
 }
 
 /* One rank's calls in start order (threads interleaved, each in nesting order). */
@@ -409,19 +428,20 @@ static int put_rank(struct chrome *c, uint32_t rank)
 
 static void put_metadata(struct chrome *c)
 {
-	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"exporter\":\"scope-bpf@"
-	      SCOPE_BPF_VERSION "\",\"clock\":\"CLOCK_MONOTONIC\",\"ts_origin_ns\":", c->f);
-	sb_put_i64(c->f, c->origin);
-	fputs(",\"source_format\":", c->f);
-	format_json_string(c->f, c->p->format ? c->p->format : "");
-	fputs(",\"profile\":{", c->f);
-	sb_put_meta_members(c->f, c->p, true);
-	fputs("}}}\n", c->f);
+	sb_out_str(&c->o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{"
+		   "\"exporter\":\"scope-bpf@" SCOPE_BPF_VERSION "\","
+		   "\"clock\":\"CLOCK_MONOTONIC\",\"ts_origin_ns\":");
+	sb_out_i64(&c->o, c->origin);
+	sb_out_str(&c->o, ",\"source_format\":");
+	sb_out_json(&c->o, c->p->format ? c->p->format : "");
+	sb_out_str(&c->o, ",\"profile\":{");
+	sb_out_meta_members(&c->o, c->p, true);
+	sb_out_str(&c->o, "}}}\n");
 }
 
 int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error *err)
 {
-	struct chrome c = { .f = f, .p = p };
+	struct chrome c = { .p = p };
 	uint32_t rank, n = sb_profile_rank_count(p);
 	int r;
 
@@ -433,16 +453,18 @@ int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error 
 		chrome_free(&c);
 		return sb_fail(err, r, "chrome-trace: out of memory");
 	}
-	fputs("{\"traceEvents\":[\n", f);
+	sb_out_init(&c.o, f);
+	sb_out_str(&c.o, "{\"traceEvents\":[\n");
 	r = put_names(&c);
 	for (rank = 0; rank < n && !r; rank++)
 		r = put_rank(&c, rank);
 	if (!r)
 		put_metadata(&c);
+	sb_out_flush(&c.o);
 	chrome_free(&c);
 	if (r == -ENOMEM)
 		return sb_fail(err, r, "chrome-trace: out of memory");
 	if (r)
-		return sb_fail(err, r, "chrome-trace: a call's thread is missing from the thread list");
+		return sb_fail(err, r, "chrome-trace: a call's thread is not in the thread list");
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* scope-bpf export: write a profile as a Chrome trace, a speedscope file, scope-profiler JSON or CSV. */
+/* scope-bpf export: a profile as a Chrome trace, a speedscope file, scope-profiler JSON or CSV. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "samples_export.h"
 #include "profile_read.h"
 
 #define OUT_BUFFER (1 << 20)	/* stdio buffer: fewer write(2)s for multi-GB traces */
@@ -16,25 +17,33 @@ static const struct kind {
 	const char *name;
 	const char *suffix;	/* replaces FILE's extension for the default output */
 	int (*write)(FILE *f, const struct sb_profile *p, struct sb_error *err);
+	/* With --offcpu; NULL: the kind has no off-CPU view. */
+	int (*write_offcpu)(FILE *f, const struct sb_profile *p, struct sb_error *err);
 } kinds[] = {
-	{ "chrome-trace", ".trace.json", sb_export_chrome_trace },
-	{ "speedscope", ".speedscope.json", sb_export_speedscope },
-	{ "json", ".json", sb_export_json_v1 },
-	{ "csv", ".csv", sb_export_csv },
+	{ "chrome-trace", ".trace.json", sb_export_chrome_trace, NULL },
+	{ "speedscope", ".speedscope.json", sb_export_speedscope, NULL },
+	{ "json", ".json", sb_export_json_v1, NULL },
+	{ "csv", ".csv", sb_export_csv, NULL },
+	{ "folded", ".folded", sb_export_folded_cpu, sb_export_folded_offcpu },
+	{ "flamegraph", ".svg", sb_export_flamegraph, sb_export_flamegraph_offcpu },
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
-#define KIND_LIST "chrome-trace, speedscope, json, csv"
+#define KIND_LIST "chrome-trace, speedscope, json, csv, folded, flamegraph"
 
 struct export_opts {
 	const struct kind *kind;
 	const char *path;
 	const char *output;	/* NULL: derived from path; "-": standard output */
+	bool offcpu;		/* --offcpu: off-CPU time instead of CPU samples */
 	bool help;
 };
 
+enum { OPT_OFFCPU = 256 };
+
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
+	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -51,10 +60,15 @@ static void usage(FILE *f)
 	      "  speedscope     speedscope.app file: one timeline per (rank, thread)\n"
 	      "  json           scope-profiler JSON v1, for scope-profiler's Python tools\n"
 	      "  csv            one summary row per (rank, region), one row per call\n"
+	      "  folded         folded stacks of the samples, region path outermost, for\n"
+	      "                 flamegraph.pl, inferno or speedscope\n"
+	      "  flamegraph     interactive SVG flame graph of the samples (a CPU / off-CPU\n"
+	      "                 toggle when both were recorded)\n"
 	      "\n"
 	      "  -o, --output OUT   write OUT (\"-\": standard output); default: FILE with its\n"
 	      "                     extension replaced by .trace.json, .speedscope.json,\n"
-	      "                     .json or .csv\n"
+	      "                     .json, .csv, .folded or .svg\n"
+	      "      --offcpu       folded, flamegraph: off-CPU time instead of CPU samples\n"
 	      "  -h, --help         show this help\n"
 	      "\n"
 	      "See docs/EXPORTS.md for what each file holds and how to open it.\n",
@@ -98,6 +112,10 @@ static int parse_args(int argc, char **argv, struct export_opts *o, struct sb_er
 			o->help = true;
 			return 0;
 		}
+		if (c == OPT_OFFCPU) {
+			o->offcpu = true;
+			continue;
+		}
 		if (!*optarg)
 			return sb_fail(err, EINVAL, "--output: needs a file name");
 		o->output = optarg;
@@ -108,6 +126,8 @@ static int parse_args(int argc, char **argv, struct export_opts *o, struct sb_er
 	if (!o->kind)
 		return sb_fail(err, EINVAL, "'%s' is not a KIND; use one of " KIND_LIST,
 			       argv[optind]);
+	if (o->offcpu && !o->kind->write_offcpu)
+		return sb_fail(err, EINVAL, "--offcpu: only folded and flamegraph have it");
 	if (optind + 1 >= argc)
 		return sb_fail(err, EINVAL, "missing FILE, the profile to export");
 	if (optind + 2 < argc)
@@ -169,14 +189,14 @@ static FILE *open_tmp(const char *out, char **tmp, char *buf)
 	return f;
 }
 
-/* Flush, sync and close f; 0 or -errno of the first failure. */
-static int finish(FILE *f)
+/* Flush, sync (devices and pipes cannot) and close f; 0 or -errno of the first failure. */
+static int finish(FILE *f, bool sync)
 {
 	int r = 0;
 
 	if (fflush(f) || ferror(f))
 		r = errno ? -errno : -EIO;
-	if (!r && fsync(fileno(f)))
+	if (!r && sync && fsync(fileno(f)))
 		r = -errno;
 	if (fclose(f) && !r)
 		r = -errno;
@@ -189,7 +209,7 @@ static int run_kind(FILE *f, const struct export_opts *o, const struct sb_profil
 	struct sb_error err = { .msg = "" };
 	int r;
 
-	r = o->kind->write(f, p, &err);
+	r = (o->offcpu ? o->kind->write_offcpu : o->kind->write)(f, p, &err);
 	if (r < 0) {
 		fprintf(stderr, "scope-bpf export: %s: %s\n", o->path, err.msg);
 		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
@@ -214,6 +234,30 @@ static int write_stdout(const struct export_opts *o, const struct sb_profile *p)
 	return r;
 }
 
+/*
+ * A device, FIFO or socket given as OUT (/dev/stdout, a pipe) is written in
+ * place: renaming a temporary file onto it would replace it with a file.
+ */
+static int write_special(const struct export_opts *o, const char *out,
+			 const struct sb_profile *p)
+{
+	FILE *f = fopen(out, "w");
+	int r, status;
+
+	if (!f) {
+		fprintf(stderr, "scope-bpf export: %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	errno = 0;
+	status = run_kind(f, o, p);
+	r = finish(f, false);
+	if (!status && r) {
+		fprintf(stderr, "scope-bpf export: %s: %s\n", out, strerror(-r));
+		status = 1;
+	}
+	return status;
+}
+
 /* Write to a temporary file and rename it onto out: out is never half written. */
 static int write_file(const struct export_opts *o, const char *out, const struct sb_profile *p)
 {
@@ -233,7 +277,7 @@ static int write_file(const struct export_opts *o, const char *out, const struct
 	}
 	errno = 0;
 	status = run_kind(f, o, p);
-	r = finish(f);
+	r = finish(f, true);
 	if (!status && r)
 		fprintf(stderr, "scope-bpf export: %s: %s\n", out, strerror(-r));
 	if (!status && !r && rename(tmp, out)) {
@@ -252,28 +296,35 @@ static int write_file(const struct export_opts *o, const char *out, const struct
 
 static int export_profile(const struct export_opts *o, const struct sb_profile *p)
 {
-	char *out = NULL;
+	char *derived = NULL;
+	const char *out = o->output;
+	struct stat st;
 	int r;
 
-	if (o->output && !strcmp(o->output, "-"))
+	if (out && !strcmp(out, "-"))
 		return write_stdout(o, p);
-	if (!o->output) {
-		out = default_output(o->path, o->kind->suffix);
+	if (!out) {
+		out = derived = default_output(o->path, o->kind->suffix);
 		if (!out) {
 			fprintf(stderr, "scope-bpf export: %s: out of memory\n", o->path);
 			return 1;
 		}
 	}
-	if (same_file(o->path, out ? out : o->output)) {
+	if (same_file(o->path, out)) {
 		fprintf(stderr, "scope-bpf export: %s: the output %s is the profile itself; "
-			"choose another with -o\n", o->path, out ? out : o->output);
-		free(out);
+			"choose another with -o\n", o->path, out);
+		free(derived);
 		return SB_EXIT_USAGE;
 	}
-	r = write_file(o, out ? out : o->output, p);
-	if (!r)
-		printf("scope-bpf export: wrote %s\n", out ? out : o->output);
-	free(out);
+	if (!stat(out, &st) && !S_ISREG(st.st_mode)) {
+		r = write_special(o, out, p);
+	} else {
+		r = write_file(o, out, p);
+		/* The name may be derived: say where the file went (on stderr: stdout may be data). */
+		if (!r)
+			fprintf(stderr, "scope-bpf export: wrote %s\n", out);
+	}
+	free(derived);
 	return r;
 }
 

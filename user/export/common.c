@@ -1,4 +1,4 @@
-/* What the exporters share: the thread list, the nesting-order walk, tags, and fast number output. */
+/* What the exporters share: the thread list, the nesting-order walk, tags and buffered output. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +56,8 @@ static int add_calls(struct sb_xthreads *t, struct sb_hashmap *m, size_t *cap,
 			e = &p->events[p->pairs[i].offset + k];
 			/* A pair's calls mostly share a thread: skip the lookup then. */
 			if (!x || x->thread != sb_event_thread(p, e)) {
-				x = xthread_slot(t, m, cap, p->pairs[i].rank, sb_event_thread(p, e));
+				x = xthread_slot(t, m, cap, p->pairs[i].rank,
+						 sb_event_thread(p, e));
 				if (!x)
 					return -ENOMEM;
 			}
@@ -477,7 +478,14 @@ const char *sb_export_rank_command(const struct sb_profile *p, uint32_t rank)
 	return "";
 }
 
-static void put_u64(FILE *f, uint64_t v, bool neg)
+void sb_out_flush(struct sb_out *o)
+{
+	if (o->n)
+		fwrite(o->buf, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static void out_u64(struct sb_out *o, uint64_t v, bool neg)
 {
 	char buf[24];
 	char *s = buf + sizeof(buf);
@@ -488,29 +496,47 @@ static void put_u64(FILE *f, uint64_t v, bool neg)
 	} while (v);
 	if (neg)
 		*--s = '-';
-	fwrite(s, 1, (size_t)(buf + sizeof(buf) - s), f);
+	sb_out_mem(o, s, (size_t)(buf + sizeof(buf) - s));
 }
 
-void sb_put_i64(FILE *f, int64_t v)
+void sb_out_i64(struct sb_out *o, int64_t v)
 {
 	/* Negating in uint64_t keeps INT64_MIN exact. */
 	if (v < 0)
-		put_u64(f, -(uint64_t)v, true);
+		out_u64(o, -(uint64_t)v, true);
 	else
-		put_u64(f, (uint64_t)v, false);
+		out_u64(o, (uint64_t)v, false);
 }
 
-void sb_put_us(FILE *f, uint64_t ns)
+void sb_out_us(struct sb_out *o, uint64_t ns)
 {
-	char frac[4] = { (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
-			 (char)('0' + ns % 10), '\0' };
+	char frac[4] = { '.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
+			 (char)('0' + ns % 10) };
 
-	put_u64(f, ns / 1000, false);
-	fputc('.', f);
-	fwrite(frac, 1, 3, f);
+	out_u64(o, ns / 1000, false);
+	sb_out_mem(o, frac, sizeof(frac));
 }
 
-void sb_put_meta_members(FILE *f, const struct sb_profile *p, bool first)
+void sb_out_json(struct sb_out *o, const char *s)
+{
+	const char *c;
+
+	/* Plain printable ASCII needs no escaping: copy it without the FILE detour. */
+	for (c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f || *c == '"' ||
+		    *c == '\\')
+			break;
+	if (!*c) {
+		sb_out_char(o, '"');
+		sb_out_mem(o, s, (size_t)(c - s));
+		sb_out_char(o, '"');
+		return;
+	}
+	sb_out_flush(o);
+	format_json_string(o->f, s);
+}
+
+void sb_out_meta_members(struct sb_out *o, const struct sb_profile *p, bool first)
 {
 	const struct sb_meta *m;
 	size_t i;
@@ -518,13 +544,13 @@ void sb_put_meta_members(FILE *f, const struct sb_profile *p, bool first)
 	for (i = 0; i < p->n_meta; i++) {
 		m = &p->meta[i];
 		if (!first)
-			fputc(',', f);
+			sb_out_char(o, ',');
 		first = false;
-		format_json_string(f, m->key);
-		fputc(':', f);
+		sb_out_json(o, m->key);
+		sb_out_char(o, ':');
 		if (m->is_int)
-			sb_put_i64(f, m->i);
+			sb_out_i64(o, m->i);
 		else
-			format_json_string(f, m->s ? m->s : "");
+			sb_out_json(o, m->s ? m->s : "");
 	}
 }

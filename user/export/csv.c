@@ -16,18 +16,18 @@ static const char header[] =
 	"gpu_ns,calls,total_ns,min_ns,max_ns,mean_ns,exclusive_ns,source_file,source_line\n";
 
 struct csv {
-	FILE *f;
+	struct sb_out o;
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	char **names;		/* per region: the name as a CSV field */
 };
 
 /* ,value when the field is known, a bare comma when not. */
-static void put_opt(FILE *f, bool known, int64_t v)
+static void put_opt(struct sb_out *o, bool known, int64_t v)
 {
-	fputc(',', f);
+	sb_out_char(o, ',');
 	if (known)
-		sb_put_i64(f, v);
+		sb_out_i64(o, v);
 }
 
 static char *csv_field(const char *s)
@@ -61,51 +61,52 @@ static void put_region(struct csv *c, const struct sb_pair *q)
 {
 	const struct sb_region *r = &c->p->regions[q->region];
 	unsigned cols = c->p->columns;
-	FILE *f = c->f;
+	struct sb_out *o = &c->o;
 
-	fputs("region,", f);
-	sb_put_i64(f, q->rank);
-	fputs(",,,", f);
-	fputs(c->names[q->region], f);
+	sb_out_str(o, "region,");
+	sb_out_i64(o, q->rank);
+	sb_out_str(o, ",,,");
+	sb_out_str(o, c->names[q->region]);
 	/* start_ns .. parent_id describe single calls. */
-	fputs(",,,,,", f);
-	put_opt(f, cols & SB_COL_OFFCPU, cols & SB_COL_OFFCPU ? offcpu_total(c->p, q) : 0);
-	put_opt(f, cols & SB_COL_GPU, q->stats.gpu_total);
-	put_opt(f, true, (int64_t)q->count);
-	put_opt(f, true, q->stats.total);
-	put_opt(f, q->count, q->stats.minimum);
-	put_opt(f, q->count, q->stats.maximum);
+	sb_out_str(o, ",,,,,");
+	put_opt(o, cols & SB_COL_OFFCPU, cols & SB_COL_OFFCPU ? offcpu_total(c->p, q) : 0);
+	put_opt(o, cols & SB_COL_GPU, q->stats.gpu_total);
+	put_opt(o, true, (int64_t)q->count);
+	put_opt(o, true, q->stats.total);
+	put_opt(o, q->count, q->stats.minimum);
+	put_opt(o, q->count, q->stats.maximum);
 	/* Rounded to the nearest ns, like every other column: integers only. */
-	put_opt(f, q->count, q->count ? (q->stats.total + (int64_t)(q->count / 2)) /
+	put_opt(o, q->count, q->count ? (q->stats.total + (int64_t)(q->count / 2)) /
 					(int64_t)q->count : 0);
-	put_opt(f, q->exclusive_total >= 0, q->exclusive_total);
-	fputc(',', f);
-	format_csv_field(f, r->source_file);
-	put_opt(f, r->source_line >= 0, r->source_line);
-	fputs("\n", f);
+	put_opt(o, q->exclusive_total >= 0, q->exclusive_total);
+	sb_out_char(o, ',');
+	sb_out_flush(o);
+	format_csv_field(o->f, r->source_file);
+	put_opt(o, r->source_line >= 0, r->source_line);
+	sb_out_str(o, "\n");
 }
 
 static void put_call(struct csv *c, const struct sb_pair *q, const struct sb_event *e,
 		     const struct sb_xthread *x)
 {
 	unsigned cols = c->p->columns;
-	FILE *f = c->f;
+	struct sb_out *o = &c->o;
 
-	fputs("call,", f);
-	sb_put_i64(f, q->rank);
-	put_opt(f, cols & SB_COL_THREAD, e->thread);
-	put_opt(f, x && x->tid > 0, x ? x->tid : 0);
-	fputc(',', f);
-	fputs(c->names[q->region], f);
-	put_opt(f, true, e->start);
-	put_opt(f, true, e->end);
-	put_opt(f, true, e->end - e->start);
-	put_opt(f, cols & SB_COL_CALL_ID, e->call_id);
-	put_opt(f, cols & SB_COL_PARENT_ID, e->parent_id);
-	put_opt(f, cols & SB_COL_OFFCPU, e->offcpu);
-	put_opt(f, (cols & SB_COL_GPU) && e->gpu >= 0, e->gpu);
+	sb_out_str(o, "call,");
+	sb_out_i64(o, q->rank);
+	put_opt(o, cols & SB_COL_THREAD, e->thread);
+	put_opt(o, x && x->tid > 0, x ? x->tid : 0);
+	sb_out_char(o, ',');
+	sb_out_str(o, c->names[q->region]);
+	put_opt(o, true, e->start);
+	put_opt(o, true, e->end);
+	put_opt(o, true, e->end - e->start);
+	put_opt(o, cols & SB_COL_CALL_ID, e->call_id);
+	put_opt(o, cols & SB_COL_PARENT_ID, e->parent_id);
+	put_opt(o, cols & SB_COL_OFFCPU, e->offcpu);
+	put_opt(o, (cols & SB_COL_GPU) && e->gpu >= 0, e->gpu);
 	/* calls .. source_line summarize regions. */
-	fputs(",,,,,,,,\n", f);
+	sb_out_str(o, ",,,,,,,,\n");
 }
 
 static void put_calls(struct csv *c, const struct sb_pair *q)
@@ -141,7 +142,7 @@ static int csv_init(struct csv *c)
 
 int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err)
 {
-	struct csv c = { .f = f, .p = p };
+	struct csv c = { .p = p };
 	size_t i;
 	int r;
 
@@ -150,11 +151,13 @@ int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err)
 		return r;
 	r = csv_init(&c);
 	if (!r) {
-		fputs(header, f);
+		sb_out_init(&c.o, f);
+		sb_out_str(&c.o, header);
 		for (i = 0; i < p->n_pairs; i++)
 			put_region(&c, &p->pairs[i]);
 		for (i = 0; i < p->n_pairs; i++)
 			put_calls(&c, &p->pairs[i]);
+		sb_out_flush(&c.o);
 	}
 	for (i = 0; c.names && i < p->n_regions; i++)
 		free(c.names[i]);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 #include "model.h"
@@ -103,11 +104,55 @@ int64_t sb_export_origin(const struct sb_profile *p);
 /* The command line of the rank's process, or "" when the profile does not say. */
 const char *sb_export_rank_command(const struct sb_profile *p, uint32_t rank);
 
-/* Numbers without printf, which dominates the time of a 10 M-call export. */
-void sb_put_i64(FILE *f, int64_t v);
+/*
+ * A buffer in front of the FILE: a 10 M-call export writes hundreds of
+ * millions of fields, and one stdio call per field costs more than the rest
+ * of the export together. Text longer than the buffer goes straight through.
+ */
+struct sb_out {
+	FILE *f;
+	size_t n;
+	char buf[16384];
+};
+
+static inline void sb_out_init(struct sb_out *o, FILE *f)
+{
+	o->f = f;
+	o->n = 0;
+}
+
+void sb_out_flush(struct sb_out *o);
+
+static inline void sb_out_mem(struct sb_out *o, const char *s, size_t len)
+{
+	if (len > sizeof(o->buf) - o->n) {
+		sb_out_flush(o);
+		if (len > sizeof(o->buf)) {
+			fwrite(s, 1, len, o->f);
+			return;
+		}
+	}
+	memcpy(o->buf + o->n, s, len);
+	o->n += len;
+}
+
+static inline void sb_out_str(struct sb_out *o, const char *s)
+{
+	sb_out_mem(o, s, strlen(s));
+}
+
+static inline void sb_out_char(struct sb_out *o, char c)
+{
+	sb_out_mem(o, &c, 1);
+}
+
+/* Numbers without printf. */
+void sb_out_i64(struct sb_out *o, int64_t v);
 /* ns as microseconds with three decimals: 12345 -> "12.345". */
-void sb_put_us(FILE *f, uint64_t ns);
+void sb_out_us(struct sb_out *o, uint64_t ns);
+/* s as a quoted JSON string, as format_json_string writes it. */
+void sb_out_json(struct sb_out *o, const char *s);
 /* Every metadata attribute as JSON members ("key":value), comma-separated. */
-void sb_put_meta_members(FILE *f, const struct sb_profile *p, bool first);
+void sb_out_meta_members(struct sb_out *o, const struct sb_profile *p, bool first);
 
 #endif

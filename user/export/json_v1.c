@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "export.h"
-#include "format.h"
 #include "version.h"
 
 /* Which event field an optional per-call list carries. */
@@ -31,34 +30,36 @@ static int64_t field_of(const struct sb_event *e, enum field k)
 }
 
 /* ,"key":[v,v,...] over the pair's calls. */
-static void put_list(FILE *f, const struct sb_profile *p, const struct sb_pair *q,
+static void put_list(struct sb_out *o, const struct sb_profile *p, const struct sb_pair *q,
 		     const char *key, enum field k)
 {
 	uint64_t i;
 
-	fprintf(f, ",\"%s\":[", key);
+	sb_out_str(o, ",\"");
+	sb_out_str(o, key);
+	sb_out_str(o, "\":[");
 	for (i = 0; i < q->count; i++) {
 		if (i)
-			fputc(',', f);
-		sb_put_i64(f, field_of(&p->events[q->offset + i], k));
+			sb_out_char(o, ',');
+		sb_out_i64(o, field_of(&p->events[q->offset + i], k));
 	}
-	fputc(']', f);
+	sb_out_char(o, ']');
 }
 
-static int put_tags(FILE *f, const char *json)
+static int put_tags(struct sb_out *o, const char *json)
 {
 	char **tags;
 	size_t n, i;
 
 	if (sb_tags_parse(json, &tags, &n))
 		return -ENOMEM;
-	fputs(",\"tags\":[", f);
+	sb_out_str(o, ",\"tags\":[");
 	for (i = 0; i < n; i++) {
 		if (i)
-			fputc(',', f);
-		format_json_string(f, tags[i]);
+			sb_out_char(o, ',');
+		sb_out_json(o, tags[i]);
 	}
-	fputc(']', f);
+	sb_out_char(o, ']');
 	sb_tags_free(tags, n);
 	return 0;
 }
@@ -67,7 +68,7 @@ static int put_tags(FILE *f, const char *json)
  * One (rank, region) row. Unknown source locations are null, which
  * scope-profiler reads as "not recorded", as when its writer leaves them out.
  */
-static int put_region(FILE *f, const struct sb_profile *p, const struct sb_pair *q)
+static int put_region(struct sb_out *o, const struct sb_profile *p, const struct sb_pair *q)
 {
 	static const struct {
 		unsigned bit;
@@ -83,56 +84,56 @@ static int put_region(FILE *f, const struct sb_profile *p, const struct sb_pair 
 	const struct sb_region *r = &p->regions[q->region];
 	size_t i;
 
-	fputs("{\"name\":", f);
-	format_json_string(f, r->name);
-	fputs(",\"rank\":", f);
-	sb_put_i64(f, q->rank);
-	fputs(",\"source_file\":", f);
+	sb_out_str(o, "{\"name\":");
+	sb_out_json(o, r->name);
+	sb_out_str(o, ",\"rank\":");
+	sb_out_i64(o, q->rank);
+	sb_out_str(o, ",\"source_file\":");
 	if (r->source_file[0])
-		format_json_string(f, r->source_file);
+		sb_out_json(o, r->source_file);
 	else
-		fputs("null", f);
-	fputs(",\"source_lineno\":", f);
+		sb_out_str(o, "null");
+	sb_out_str(o, ",\"source_lineno\":");
 	if (r->source_line >= 0)
-		sb_put_i64(f, r->source_line);
+		sb_out_i64(o, r->source_line);
 	else
-		fputs("null", f);
+		sb_out_str(o, "null");
 	if (r->source_text[0]) {
-		fputs(",\"source_text\":", f);
-		format_json_string(f, r->source_text);
+		sb_out_str(o, ",\"source_text\":");
+		sb_out_json(o, r->source_text);
 	}
-	if (put_tags(f, r->tags))
+	if (put_tags(o, r->tags))
 		return -ENOMEM;
-	put_list(f, p, q, "start_times_ns", F_START);
-	put_list(f, p, q, "end_times_ns", F_END);
+	put_list(o, p, q, "start_times_ns", F_START);
+	put_list(o, p, q, "end_times_ns", F_END);
 	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
 		if (p->columns & optional[i].bit)
-			put_list(f, p, q, optional[i].key, optional[i].k);
+			put_list(o, p, q, optional[i].key, optional[i].k);
 	if (q->exclusive_total >= 0) {
-		fputs(",\"exclusive_total_ns\":", f);
-		sb_put_i64(f, q->exclusive_total);
+		sb_out_str(o, ",\"exclusive_total_ns\":");
+		sb_out_i64(o, q->exclusive_total);
 	}
-	fputc('}', f);
+	sb_out_char(o, '}');
 	return 0;
 }
 
-static void put_thread(FILE *f, const struct sb_thread *t)
+static void put_thread(struct sb_out *o, const struct sb_thread *t)
 {
-	fputs("{\"index\":", f);
-	sb_put_i64(f, t->index);
-	fputs(",\"name\":", f);
-	format_json_string(f, t->name ? t->name : "");
-	fputs(",\"ident\":", f);
-	sb_put_i64(f, t->tid);
-	fputs(",\"native_id\":", f);
-	sb_put_i64(f, t->tid);
-	fputs(",\"daemon\":false,\"start_ns\":", f);
-	sb_put_i64(f, t->start_ns);
-	fputs(",\"end_ns\":", f);
-	sb_put_i64(f, t->end_ns);
-	fputs(",\"cpu_ns\":", f);
-	sb_put_i64(f, t->cpu_ns);
-	fputc('}', f);
+	sb_out_str(o, "{\"index\":");
+	sb_out_i64(o, t->index);
+	sb_out_str(o, ",\"name\":");
+	sb_out_json(o, t->name ? t->name : "");
+	sb_out_str(o, ",\"ident\":");
+	sb_out_i64(o, t->tid);
+	sb_out_str(o, ",\"native_id\":");
+	sb_out_i64(o, t->tid);
+	sb_out_str(o, ",\"daemon\":false,\"start_ns\":");
+	sb_out_i64(o, t->start_ns);
+	sb_out_str(o, ",\"end_ns\":");
+	sb_out_i64(o, t->end_ns);
+	sb_out_str(o, ",\"cpu_ns\":");
+	sb_out_i64(o, t->cpu_ns);
+	sb_out_char(o, '}');
 }
 
 static int cmp_thread_row(const void *a, const void *b, void *arg)
@@ -146,7 +147,7 @@ static int cmp_thread_row(const void *a, const void *b, void *arg)
 }
 
 /* "threads": {"RANK": [rows by index], ...}, as scope-profiler keeps its thread tables. */
-static int put_threads(FILE *f, const struct sb_profile *p)
+static int put_threads(struct sb_out *o, const struct sb_profile *p)
 {
 	size_t *order, i;
 	const struct sb_thread *t;
@@ -159,43 +160,56 @@ static int put_threads(FILE *f, const struct sb_profile *p)
 	for (i = 0; i < p->n_threads; i++)
 		order[i] = i;
 	qsort_r(order, p->n_threads, sizeof(*order), cmp_thread_row, (void *)p->threads);
-	fputs(",\n\"threads\":{", f);
+	sb_out_str(o, ",\n\"threads\":{");
 	for (i = 0; i < p->n_threads; i++) {
 		t = &p->threads[order[i]];
-		if (!i || t->rank != p->threads[order[i - 1]].rank)
-			fprintf(f, "%s\n\"%u\":[", i ? "]," : "", t->rank);
-		else
-			fputc(',', f);
-		put_thread(f, t);
+		if (!i || t->rank != p->threads[order[i - 1]].rank) {
+			sb_out_str(o, i ? "],\n\"" : "\n\"");
+			sb_out_i64(o, t->rank);
+			sb_out_str(o, "\":[");
+		} else {
+			sb_out_char(o, ',');
+		}
+		put_thread(o, t);
 	}
-	fputs("]}", f);
+	sb_out_str(o, "]}");
 	free(order);
+	return 0;
+}
+
+static int put_document(struct sb_out *o, const struct sb_profile *p)
+{
+	size_t i;
+
+	sb_out_str(o, "{\"format\":\"scope-profiler-profile\",\"format_version\":1,"
+		   "\"time_unit\":\"nanoseconds\",\"exporter\":\"scope-bpf@" SCOPE_BPF_VERSION
+		   "\",\"num_ranks\":");
+	sb_out_i64(o, sb_profile_rank_count(p));
+	sb_out_str(o, ",\"event_data_available\":true,\n\"metadata\":{");
+	sb_out_meta_members(o, p, true);
+	sb_out_str(o, "},\n\"regions\":[");
+	for (i = 0; i < p->n_pairs; i++) {
+		sb_out_str(o, i ? ",\n" : "\n");
+		if (put_region(o, p, &p->pairs[i]))
+			return -ENOMEM;
+	}
+	sb_out_str(o, "\n]");
+	if (put_threads(o, p))
+		return -ENOMEM;
+	sb_out_str(o, "}\n");
 	return 0;
 }
 
 int sb_export_json_v1(FILE *f, const struct sb_profile *p, struct sb_error *err)
 {
-	size_t i;
+	struct sb_out o;
 	int r;
 
 	r = sb_export_need_events(p, err);
 	if (r)
 		return r;
-	fputs("{\"format\":\"scope-profiler-profile\",\"format_version\":1,"
-	      "\"time_unit\":\"nanoseconds\",\"exporter\":\"scope-bpf@" SCOPE_BPF_VERSION
-	      "\",\"num_ranks\":", f);
-	sb_put_i64(f, sb_profile_rank_count(p));
-	fputs(",\"event_data_available\":true,\n\"metadata\":{", f);
-	sb_put_meta_members(f, p, true);
-	fputs("},\n\"regions\":[", f);
-	for (i = 0; i < p->n_pairs; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		if (put_region(f, p, &p->pairs[i]))
-			return sb_fail(err, ENOMEM, "json: out of memory");
-	}
-	fputs("\n]", f);
-	if (put_threads(f, p))
-		return sb_fail(err, ENOMEM, "json: out of memory");
-	fputs("}\n", f);
-	return 0;
+	sb_out_init(&o, f);
+	r = put_document(&o, p);
+	sb_out_flush(&o);
+	return r ? sb_fail(err, r, "json: out of memory") : 0;
 }

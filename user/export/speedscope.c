@@ -2,10 +2,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "export.h"
-#include "format.h"
 #include "version.h"
 
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -16,7 +14,7 @@ struct open_call {
 };
 
 struct speedscope {
-	FILE *f;
+	struct sb_out o;
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	struct sb_walk walk;
@@ -30,12 +28,14 @@ struct speedscope {
 
 static void put_at(struct speedscope *s, char type, uint32_t frame, int64_t t)
 {
-	fprintf(s->f, "%s{\"type\":\"%c\",\"frame\":", s->events ? ",\n" : "\n", type);
+	sb_out_str(&s->o, s->events ? ",\n{\"type\":\"" : "\n{\"type\":\"");
+	sb_out_char(&s->o, type);
+	sb_out_str(&s->o, "\",\"frame\":");
 	s->events = true;
-	sb_put_i64(s->f, frame);
-	fputs(",\"at\":", s->f);
-	sb_put_i64(s->f, t - s->origin);
-	fputc('}', s->f);
+	sb_out_i64(&s->o, frame);
+	sb_out_str(&s->o, ",\"at\":");
+	sb_out_i64(&s->o, t - s->origin);
+	sb_out_char(&s->o, '}');
 }
 
 static void close_until(struct speedscope *s, int64_t until)
@@ -69,52 +69,49 @@ static void put_frames(struct speedscope *s)
 	const struct sb_region *r;
 	size_t i;
 
-	fputs("\"shared\":{\"frames\":[", s->f);
+	sb_out_str(&s->o, "\"shared\":{\"frames\":[");
 	for (i = 0; i < s->p->n_regions; i++) {
 		r = &s->p->regions[i];
-		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", s->f);
-		format_json_string(s->f, r->name);
+		sb_out_str(&s->o, i ? ",\n{\"name\":" : "\n{\"name\":");
+		sb_out_json(&s->o, r->name);
 		if (r->source_file[0]) {
-			fputs(",\"file\":", s->f);
-			format_json_string(s->f, r->source_file);
+			sb_out_str(&s->o, ",\"file\":");
+			sb_out_json(&s->o, r->source_file);
 		}
 		if (r->source_line >= 0) {
-			fputs(",\"line\":", s->f);
-			sb_put_i64(s->f, r->source_line);
+			sb_out_str(&s->o, ",\"line\":");
+			sb_out_i64(&s->o, r->source_line);
 		}
-		fputc('}', s->f);
+		sb_out_char(&s->o, '}');
 	}
-	fputs("]},\n", s->f);
+	sb_out_str(&s->o, "]},\n");
 }
 
-static void put_profile_head(struct speedscope *s, const struct sb_xthread *x, bool first)
+/* "rank R: NAME (tid N)", or what of it the profile knows. */
+static int put_profile_head(struct speedscope *s, const struct sb_xthread *x, bool first)
 {
-	fprintf(s->f, "%s{\"type\":\"evented\",\"name\":\"rank %u: ", first ? "" : ",\n",
-		x->rank);
-	/* The label goes inside the quotes already open: escape it without its own. */
-	if (x->name[0]) {
-		char *q = sb_json_quote(x->name);
+	char id[48], *name;
+	int r;
 
-		if (q) {
-			fwrite(q + 1, 1, strlen(q) - 2, s->f);
-			free(q);
-		}
-		fputs(" (", s->f);
-	}
-	if (x->tid > 0) {
-		fputs("tid ", s->f);
-		sb_put_i64(s->f, x->tid);
-	} else {
-		fputs("thread ", s->f);
-		sb_put_i64(s->f, x->thread);
-	}
-	fputs(x->name[0] ? ")\"" : "\"", s->f);
-	fputs(",\"unit\":\"nanoseconds\",\"startValue\":", s->f);
-	sb_put_i64(s->f, x->first_start - s->origin);
-	fputs(",\"endValue\":", s->f);
-	sb_put_i64(s->f, x->last_end - s->origin);
-	fputs(",\"events\":[", s->f);
+	snprintf(id, sizeof(id), "%s %lld", x->tid > 0 ? "tid" : "thread",
+		 (long long)(x->tid > 0 ? x->tid : x->thread));
+	if (x->name[0])
+		r = asprintf(&name, "rank %u: %s (%s)", x->rank, x->name, id);
+	else
+		r = asprintf(&name, "rank %u: %s", x->rank, id);
+	if (r < 0)
+		return -ENOMEM;
+	sb_out_str(&s->o, first ? "{\"type\":\"evented\",\"name\":" :
+				  ",\n{\"type\":\"evented\",\"name\":");
+	sb_out_json(&s->o, name);
+	free(name);
+	sb_out_str(&s->o, ",\"unit\":\"nanoseconds\",\"startValue\":");
+	sb_out_i64(&s->o, x->first_start - s->origin);
+	sb_out_str(&s->o, ",\"endValue\":");
+	sb_out_i64(&s->o, x->last_end - s->origin);
+	sb_out_str(&s->o, ",\"events\":[");
 	s->events = false;
+	return 0;
 }
 
 /*
@@ -130,7 +127,9 @@ static int put_thread(struct speedscope *s, const struct sb_xthread *x, bool fir
 	uint32_t pair;
 	int r;
 
-	put_profile_head(s, x, first);
+	r = put_profile_head(s, x, first);
+	if (r)
+		return r;
 	s->depth = 0;
 	sb_walk_start(&s->walk, x->rank, x->thread);
 	while ((e = sb_walk_next(&s->walk, &pair))) {
@@ -145,7 +144,7 @@ static int put_thread(struct speedscope *s, const struct sb_xthread *x, bool fir
 			return r;
 	}
 	close_until(s, INT64_MAX);
-	fputs("]}", s->f);
+	sb_out_str(&s->o, "]}");
 	return 0;
 }
 
@@ -167,7 +166,7 @@ static int put_profiles(struct speedscope *s)
 	size_t i;
 	int r;
 
-	fputs("\"profiles\":[\n", s->f);
+	sb_out_str(&s->o, "\"profiles\":[\n");
 	for (i = 0; i < s->threads.n; i++) {
 		if (!s->threads.v[i].calls)
 			continue;
@@ -176,13 +175,13 @@ static int put_profiles(struct speedscope *s)
 			return r;
 		first = false;
 	}
-	fputs("\n]}\n", s->f);
+	sb_out_str(&s->o, "\n]}\n");
 	return 0;
 }
 
 int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *err)
 {
-	struct speedscope s = { .f = f, .p = p };
+	struct speedscope s = { .p = p };
 	int r;
 
 	r = sb_export_need_events(p, err);
@@ -193,12 +192,14 @@ int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *e
 	if (!r)
 		r = sb_walk_init(&s.walk, p);
 	if (!r) {
-		fputs("{\"$schema\":\"" SCHEMA "\",\n\"exporter\":\"scope-bpf@" SCOPE_BPF_VERSION
-		      "\",\"name\":", f);
-		format_json_string(f, file_name(p));
-		fputs(",\"activeProfileIndex\":0,\n", f);
+		sb_out_init(&s.o, f);
+		sb_out_str(&s.o, "{\"$schema\":\"" SCHEMA "\",\n\"exporter\":\"scope-bpf@"
+			   SCOPE_BPF_VERSION "\",\"name\":");
+		sb_out_json(&s.o, file_name(p));
+		sb_out_str(&s.o, ",\"activeProfileIndex\":0,\n");
 		put_frames(&s);
 		r = put_profiles(&s);
+		sb_out_flush(&s.o);
 	}
 	free(s.stack);
 	sb_walk_free(&s.walk);

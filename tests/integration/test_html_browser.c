@@ -1,0 +1,276 @@
+/* Integration: `report --html` pages load in headless Chromium without errors and show the profile. */
+#include "harness.h"
+#include "h5write.h"
+
+/* Chromium itself can stall on a broken machine; the test must not. */
+#define CHROMIUM_TIMEOUT "60"
+
+static bool executable_in_path(const char *name, char *buf, size_t size)
+{
+	const char *path = env_or("PATH", "/usr/bin:/bin");
+	const char *at = path, *end;
+
+	while (*at) {
+		end = strchr(at, ':');
+		if (!end)
+			end = at + strlen(at);
+		snprintf(buf, size, "%.*s/%s", (int)(end - at), at, name);
+		if (end > at && !access(buf, X_OK))
+			return true;
+		at = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+/* $CHROMIUM, else chromium from PATH; under CI a skip would hide a broken page, so it fails. */
+static const char *require_chromium(char *buf, size_t size)
+{
+	const char *env = getenv("CHROMIUM");
+
+	if (env && *env)
+		return env;
+	if (executable_in_path("chromium", buf, size))
+		return buf;
+	if (!strcmp(env_or("CI", ""), "true"))
+		fail_msg("chromium is not installed (tools/install-deps.sh installs it) and CI=true forbids skipping");
+	fprintf(stderr, "skipping: chromium not found (apt-get install chromium)\n");
+	skip();
+	return NULL;
+}
+
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
+	if (getdelim(&text, &len, '\0', f) < 0) {
+		free(text);
+		text = strdup("");
+	}
+	fclose(f);
+	assert_non_null(text);
+	return text;
+}
+
+/* Headless Chromium on file://page with a fresh profile dir; mode is "--dump-dom" or "--screenshot=PNG". */
+static int chromium(const char *bin, const char *page, const char *mode, const char *out,
+		    const char *err)
+{
+	static int runs;
+	char user_dir[400], url[600], name[32];
+	char *argv[] = {
+		"timeout", CHROMIUM_TIMEOUT, (char *)bin, "--headless", "--no-sandbox",
+		"--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--hide-scrollbars", "--window-size=1400,1000", user_dir, "--enable-logging=stderr",
+		"--v=0", (char *)mode, url, NULL,
+	};
+	pid_t pid;
+	int fd;
+
+	snprintf(name, sizeof(name), "chromium-%d", runs++);
+	snprintf(user_dir, sizeof(user_dir), "--user-data-dir=%s/%s", tmp_dir, name);
+	snprintf(url, sizeof(url), "file://%s", page);
+	pid = fork();
+	if (pid == 0) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0)
+			dup2(fd, STDOUT_FILENO);
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return wait_status(pid);
+}
+
+static void expect_has(const char *text, const char *needle, const char *what)
+{
+	if (!strstr(text, needle))
+		fail_msg("%s lacks \"%s\"", what, needle);
+}
+
+/* Load the page; it must say it rendered, hold no errors, and Chromium's console must be quiet. */
+static char *load_page(const char *bin, const char *page)
+{
+	char dom_path[300], err_path[300];
+	char *dom, *log;
+
+	tmp_file("dom.html", dom_path, sizeof(dom_path));
+	tmp_file("chromium.txt", err_path, sizeof(err_path));
+	assert_int_equal(chromium(bin, page, "--dump-dom", dom_path, err_path), 0);
+	dom = slurp(dom_path);
+	log = slurp(err_path);
+	if (strstr(log, "Uncaught") || strstr(log, ":CONSOLE"))
+		fail_msg("the page logged to the console:\n%s", log);
+	free(log);
+	if (strstr(dom, "class=\"error-msg\""))
+		fail_msg("the page reported errors:\n%s", strstr(dom, "class=\"error-msg\""));
+	expect_has(dom, "<body data-ready=\"ok\">", "the DOM");
+	expect_has(dom, "<div id=\"errors\"></div>", "the DOM");
+	return dom;
+}
+
+/* The element with this id has attr (name="value") among its attributes. */
+static void expect_attr(const char *dom, const char *id, const char *attr)
+{
+	char needle[100], *tag;
+	const char *at, *start, *end;
+
+	snprintf(needle, sizeof(needle), "id=\"%s\"", id);
+	at = strstr(dom, needle);
+	if (!at)
+		fail_msg("no element #%s in the DOM", id);
+	for (start = at; start > dom && *start != '<'; start--)
+		;
+	end = strchr(at, '>');
+	assert_non_null(end);
+	tag = strndup(start, (size_t)(end - start + 1));
+	assert_non_null(tag);
+	if (!strstr(tag, attr))
+		fail_msg("#%s lacks %s: %s", id, attr, tag);
+	free(tag);
+}
+
+/* A region name as the summary table's row shows it: after the fold arrow and color swatch. */
+static void expect_row(const char *dom, const char *text)
+{
+	char needle[300];
+
+	snprintf(needle, sizeof(needle), "</span>%s</td>", text);
+	expect_has(dom, needle, "the summary table");
+}
+
+#define EVIL "<img src=x onerror=alert(1)></script>"
+#define EVIL_DOM "&lt;img src=x onerror=alert(1)&gt;&lt;/script&gt;"
+
+/* main { solve { EVIL } } on two threads of rank 0, grouped by region as the index wants. */
+static const struct {
+	const char *region;
+	int64_t thread, start, end, id, parent, offcpu;
+} calls[] = {
+	{ "main", 0, 0, 1000000, 1, -1, 100000 },
+	{ "main", 1, 100000, 900000, 2, -1, 0 },
+	{ "solve", 0, 100000, 600000, 3, 1, 50000 },
+	{ "solve", 1, 200000, 800000, 5, 2, 0 },
+	{ "solve", 0, 650000, 950000, 4, 1, 0 },
+	{ EVIL, 0, 150000, 400000, 6, 3, 20000 },
+	{ EVIL, 1, 300000, 500000, 7, 5, 0 },
+};
+
+static void write_profile(const char *path)
+{
+	size_t n = sizeof(calls) / sizeof(calls[0]), i;
+	struct sb_error err = { .msg = "" };
+	struct sb_thread th = { .rank = 0, .end_ns = -1, .cpu_ns = -1, .name = "worker" };
+	struct sb_array_stream s;
+	struct sb_profile p;
+	struct sb_pair *pr;
+	ssize_t r;
+
+	sb_profile_init(&p);
+	p.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
+	p.events = calloc(8, sizeof(*p.events));
+	p.pairs = calloc(8, sizeof(*p.pairs));
+	assert_true(p.events && p.pairs);
+	for (i = 0; i < n; i++) {
+		r = sb_profile_find_region(&p, calls[i].region);
+		if (r < 0) {
+			r = sb_profile_add_region(&p, calls[i].region, "", -1, "[]");
+			pr = &p.pairs[p.n_pairs++];
+			*pr = (struct sb_pair){ .region = (uint32_t)r, .offset = p.n_events,
+						.exclusive_total = -1 };
+			sb_stats_init(&pr->stats);
+		}
+		pr = &p.pairs[r];
+		pr->count++;
+		sb_stats_add(&pr->stats, calls[i].start, calls[i].end, -1);
+		p.events[p.n_events++] = (struct sb_event){
+			.start = calls[i].start, .end = calls[i].end, .thread = calls[i].thread,
+			.call_id = calls[i].id, .parent_id = calls[i].parent, .gpu = -1,
+			.offcpu = calls[i].offcpu,
+		};
+	}
+	for (i = 0; i < 2; i++) {
+		th.index = (int64_t)i;
+		th.tid = 100 + (int64_t)i;
+		assert_true(sb_profile_add_thread(&p, &th) >= 0);
+	}
+	assert_int_equal(sb_profile_set_int(&p, "start_time_ns", 0), 0);
+	assert_int_equal(sb_profile_set_int(&p, "finalize_time_ns", 1000000), 0);
+	sb_array_stream_init(&s, &p);
+	if (sb_h5_write(path, &p, &s.base, &err))
+		fail_msg("writing %s: %s", path, err.msg);
+	sb_profile_free(&p);
+}
+
+static void report_html(const char *h5, const char *html)
+{
+	char *argv[] = { (char *)scope_bin(), "report", "--html", (char *)html, (char *)h5, NULL };
+	char err[2048];
+	int st = run(argv);
+
+	if (st) {
+		read_stderr(err, sizeof(err));
+		fail_msg("report --html exited %d: %s", st, err);
+	}
+}
+
+static void test_page_renders_without_errors_and_escapes_names(void **state)
+{
+	char bin[300], h5[300], html[300];
+	char *dom;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	write_profile(tmp_file("synthetic.h5", h5, sizeof(h5)));
+	report_html(h5, tmp_file("synthetic.html", html, sizeof(html)));
+	dom = load_page(bin, html);
+	expect_row(dom, "main");
+	expect_row(dom, "solve");
+	/* The hostile name is text in the table, never markup. */
+	expect_row(dom, EVIL_DOM);
+	/* An element would serialize with quoted attributes; the data script holds the raw name. */
+	assert_null(strstr(dom, "<img src=\"x\""));
+	expect_has(dom, "<section id=\"samples\" hidden=\"\">", "the DOM");
+	expect_has(dom, "Off-CPU</th>", "the summary table");
+	/* The canvases drew every call (7) and every call path under "all calls" (1 + 3). */
+	expect_attr(dom, "timeline-canvas", "data-drawn=\"7\"");
+	expect_attr(dom, "flame-canvas", "data-drawn=\"4\"");
+	free(dom);
+}
+
+static void test_recorded_nested_app_renders(void **state)
+{
+	const char *regions[] = { "a", "b", "c", "fib", "manual", "tagged" };
+	char bin[300], h5[300], html[300];
+	size_t i;
+	char *dom;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("nested.h5", h5, sizeof(h5)), "nested", NULL), 0);
+	report_html(h5, tmp_file("nested.html", html, sizeof(html)));
+	dom = load_page(bin, html);
+	for (i = 0; i < sizeof(regions) / sizeof(regions[0]); i++)
+		expect_row(dom, regions[i]);
+	expect_has(dom, "nested.h5", "the page's title");
+	free(dom);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_page_renders_without_errors_and_escapes_names,
+						setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
+						teardown_tmp),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
