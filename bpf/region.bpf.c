@@ -16,7 +16,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
 const volatile bool stop_on_sync = false;	/* stop processes at exec/dlopen until attached */
-const volatile __u64 wakeup_bytes = SB_RINGBUF_BYTES / 8;
+const volatile __u64 wakeup_bytes = SB_RINGBUF_MIN / 8;	/* an eighth of the ring */
 const volatile bool sleepable = false;	/* the marker programs were loaded sleepable */
 const volatile bool kernel_stacks = false;	/* CPU samples take the kernel stack too */
 const volatile bool offcpu_stacks = false;	/* record where traced threads block */
@@ -64,7 +64,7 @@ struct {
 /* All records to user space, in order of reservation. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, SB_RINGBUF_BYTES);
+	__uint(max_entries, SB_RINGBUF_MIN);	/* sized by user space before load */
 } events SEC(".maps");
 
 /* Key: enum sb_counter. Value: per-CPU count, summed by user space. */
@@ -317,6 +317,7 @@ int BPF_USDT(region_end, void *site)
 	struct sb_thread_state *th;
 	struct sb_frame *f, *parent;
 	struct sb_proc *proc;
+	__u32 d;
 	int i;
 
 	proc = bpf_map_lookup_elem(&procs, &tgid);
@@ -329,8 +330,18 @@ int BPF_USDT(region_end, void *site)
 		th->overflow--;
 		return 0;
 	}
-	h = site_name_hash(tgid, proc, (__u64)site);
-	i = h ? find_frame(th, h) : -1;
+	d = th->depth;
+	/*
+	 * Fast path: a scoped region ends at the site it began with. One address in
+	 * one process image always names the same region (frames are cleared at
+	 * exec), so this is the frame the name match would find.
+	 */
+	if (d > 0 && d <= SB_MAX_DEPTH && th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == (__u64)site) {
+		i = (int)d - 1;
+	} else {
+		h = site_name_hash(tgid, proc, (__u64)site);
+		i = h ? find_frame(th, h) : -1;
+	}
 	if (i < 0) {
 		count(SB_CNT_UNMATCHED_END, 1);
 		return 0;

@@ -11,7 +11,9 @@
 #define SB_MAX_PROCS 4096
 #define SB_MAX_THREADS 8192
 #define SB_MAX_SITES 65536
-#define SB_RINGBUF_BYTES (16u << 20)
+/* Ring buffer: 1 MiB per CPU within these bounds; libbpf maps it twice, so RSS counts it double. */
+#define SB_RINGBUF_MIN (4u << 20)
+#define SB_RINGBUF_MAX (64u << 20)
 #define SB_MAX_STACK_DEPTH 127	/* the kernel's PERF_MAX_STACK_DEPTH */
 #define SB_MAX_STACKS 16384
 #define SB_MAX_SAMPLE_KEYS 65536

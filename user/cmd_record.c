@@ -95,6 +95,18 @@ static int check_system(void)
 	return 0;
 }
 
+/* 1 MiB per CPU, a power of two (as ring buffers must be) within the bounds. */
+static void size_ring_buffer(struct region_bpf *skel)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 bytes = SB_RINGBUF_MIN;
+
+	while (bytes < SB_RINGBUF_MAX && ncpu > 0 && bytes < ((__u32)ncpu << 20))
+		bytes <<= 1;
+	bpf_map__set_max_entries(skel->maps.events, bytes);
+	skel->rodata->wakeup_bytes = bytes / 8;
+}
+
 /*
  * Sleepable marker programs can fault in the pages of region names (kernels
  * >= 6.0); older kernels load them plain, and read names only once resident.
@@ -103,6 +115,7 @@ static int load_marker_programs(struct recorder *r)
 {
 	int err;
 
+	size_ring_buffer(r->skel);
 	err = sb_sampling_configure(&r->samp, r->skel);
 	if (err)
 		return err;
@@ -117,6 +130,7 @@ static int load_marker_programs(struct recorder *r)
 	if (!r->skel)
 		return -errno;
 	r->skel->rodata->stop_on_sync = true;
+	size_ring_buffer(r->skel);
 	err = sb_sampling_configure(&r->samp, r->skel);
 	return err ? err : region_bpf__load(r->skel);
 }

@@ -35,6 +35,7 @@ static void test_call_counts_and_parents(void **state)
 static void test_durations_and_offcpu(void **state)
 {
 	const struct sb_pair *sleep50, *spin;
+	int64_t spin_off = 0, spin_total = 0, sleep_off = 0, sleep_total = 0;
 	struct sb_profile p;
 	char out[300];
 	size_t i;
@@ -55,12 +56,24 @@ static void test_durations_and_offcpu(void **state)
 		assert_in_range(d, 50 * MS, 90 * MS);
 		assert_true(p.events[i].offcpu * 10 >= d * 8);
 	}
+	/*
+	 * Spinning is on-CPU except where the scheduler preempts it, which on a
+	 * loaded 2-core machine can be much of the time: only require that it ran
+	 * at all and blocked clearly less than the sleeping region did.
+	 */
 	for (i = spin->offset; i < spin->offset + 3; i++) {
 		int64_t d = p.events[i].end - p.events[i].start;
 
-		assert_in_range(d, 20 * MS, 60 * MS);
-		assert_true(p.events[i].offcpu * 2 < d);
+		assert_in_range(d, 20 * MS, 80 * MS);
+		assert_true(p.events[i].offcpu * 10 < d * 9);
+		spin_off += p.events[i].offcpu;
+		spin_total += d;
 	}
+	for (i = sleep50->offset; i < sleep50->offset + 3; i++) {
+		sleep_off += p.events[i].offcpu;
+		sleep_total += p.events[i].end - p.events[i].start;
+	}
+	assert_true((double)sleep_off / sleep_total > (double)spin_off / spin_total + 0.1);
 	sb_profile_free(&p);
 }
 
