@@ -14,6 +14,7 @@
 #   BENCH_TRACE_N=30000		regions per traced loop, BENCH_TRACE_REPS=5 loops (b)
 #   BENCH_ROUNDS=3		rounds of (a) and (b), cases interleaved
 #   BENCH_RUNS="1000000:1 10000000:2"	recorded CALLS:PROCS for rate, loss, memory (c, d)
+#   BENCH_COMPUTE_N=300000000	steps of work per sampled run, BENCH_COMPUTE_REPS=3 (e)
 
 set -u
 
@@ -27,6 +28,8 @@ trace_reps=${BENCH_TRACE_REPS:-5}
 rounds=${BENCH_ROUNDS:-3}
 runs=${BENCH_RUNS:-1000000:1 10000000:2}
 mem_goal_kib=$((64 * 1024))
+compute_n=${BENCH_COMPUTE_N:-300000000}
+compute_reps=${BENCH_COMPUTE_REPS:-3}
 
 die()
 {
@@ -34,7 +37,8 @@ die()
 	exit 1
 }
 
-for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss"; do
+for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss" \
+	"$bin/compute_loop"; do
 	[ -x "$f" ] || die "$f is missing: run make bench"
 done
 [ "$(id -u)" = 0 ] || die "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"
@@ -112,7 +116,7 @@ marker_ratio=$(calc 2 "$mark_ns / $plain_ns")
 # neither.
 events=$((2 * trace_n))
 echo "(b) traced loops: $rounds rounds x 4 cases x $trace_reps loops of $trace_n regions"
-declare -A wall cpu
+declare -A wall cpu sample_rss
 empty_sleepable=0
 # Record case NAME's fastest figures from a loop's output line.
 keep()
@@ -185,6 +189,33 @@ for run in $runs; do
 		"$(calc 1 "$peak_kib / 1024")" "$goal" "$memok")")
 done
 
+# (e) Sampling overhead: fixed work unprofiled, then recorded with --sample at
+# 99 and 999 Hz (and off-CPU stacks); the loop thread's CPU time is the steady
+# figure, since the sampling interrupt and its BPF program are charged to it.
+echo "(e) sampling: $rounds rounds x 3 cases x $compute_reps runs of $compute_n steps"
+declare -A swall scpu
+skeep()
+{
+	swall[$1]=$(min "${swall[$1]:-}" "$(field loop_ns "$2")")
+	scpu[$1]=$(min "${scpu[$1]:-}" "$(field cpu_ns "$2")")
+}
+for ((r = 0; r < rounds; r++)); do
+	out=$(runloop "$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
+	skeep none "$out"
+	for hz in 99 999; do
+		out=$(runloop "$bin/peakrss" "$sb" record -q --sample=$hz --offcpu-stacks \
+			-o "$tmp/e.h5" -- "$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
+		skeep "$hz" "$out"
+		sample_rss[$hz]=$(field maxrss_kib "$(cat "$tmp/stderr")")
+	done
+done
+slowdown()
+{
+	local -n t=$1
+
+	calc 2 "100 * (${t[$2]} - ${t[none]}) / ${t[none]}"
+}
+
 echo
 echo "Results ($(($(date +%s) - start)) s, load at the end $(loadavg); figures are relative to this run)"
 row "measure" "value" "goal" "verdict / detail"
@@ -214,4 +245,15 @@ for clock in wall cpu; do
 done
 for r in "${rows_c[@]}" "${rows_d[@]}"; do
 	echo "$r"
+done
+for hz in 99 999; do
+	goal="-" ok=""
+	if [ "$hz" = 99 ]; then
+		goal="<= 1"
+		ok=$(verdict "$(slowdown scpu 99) <= 1")
+	fi
+	row "(e) slowdown at $hz Hz, %, wall | cpu" "$(slowdown swall $hz) | $(slowdown scpu $hz)" \
+		"$goal" "$ok${ok:+; }cpu is the loop thread's CPU time"
+	row "(e) collector peak RSS at $hz Hz, MiB" "$(calc 1 "${sample_rss[$hz]} / 1024")" "-" \
+		"with --offcpu-stacks"
 done

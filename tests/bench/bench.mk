@@ -3,11 +3,11 @@
 # marker_loop and marker_loop_plain are one loop with and without markers
 # (-DSCOPE_BPF_DISABLE); empty_tracer runs a command with the empty
 # programs of bpf/bench_empty.bpf.c on its probes; peakrss reports a
-# command's peak RSS. All go to $(BUILD)/bench and are built only for bench.
+# command's peak RSS; compute_loop is fixed work for the sampling overhead. All go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
-BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss)
+BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop)
 
 bench: $(BENCH_BINS)
 
@@ -27,6 +27,11 @@ $(BUILD)/bench/empty_tracer: tests/bench/empty_tracer.c $(BUILD)/bench_empty.ske
 	$(Q)$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -I$(BUILD) $< $(BENCH_BPF_LIBS) -o $@
 
 $(BUILD)/bench/peakrss: tests/bench/peakrss.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
+
+$(BUILD)/bench/compute_loop: tests/bench/compute_loop.c include/scope_bpf.h
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
