@@ -74,7 +74,7 @@ $(BUILD)/scope-bpf: $(BUILD)/user/main.o $(BUILD)/libscope.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscope.a
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libscope.a
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "diff.h"
 #include "format.h"
-#include "profile_read.h"
 
 /* Long-only options get values past any character. */
 enum { OPT_MAX_REGRESSION = 256 };
@@ -42,20 +42,10 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* getopt said '?' or ':'; say which option, as the user spelled it where we can. */
-static int bad_option(int c, char **argv, struct sb_error *err)
+static int parse_option(int c, void *opts, struct sb_error *err)
 {
-	const char *arg = argv[optind - 1];
+	struct diff_opts *o = opts;
 
-	if (c == ':')
-		return sb_fail(err, EINVAL, "%s: needs an argument", arg);
-	if (optopt && optopt < 256)
-		return sb_fail(err, EINVAL, "-%c: unknown option", optopt);
-	return sb_fail(err, EINVAL, "%s: unknown option", arg);
-}
-
-static int parse_option(int c, struct diff_opts *o, struct sb_error *err)
-{
 	switch (c) {
 	case 'm':
 		if (sb_diff_metric_parse(optarg, &o->metric))
@@ -70,38 +60,26 @@ static int parse_option(int c, struct diff_opts *o, struct sb_error *err)
 		o->max_regression_arg = optarg;
 		return 0;
 	case 'f':
-		if (sb_report_format_parse(optarg, &o->format) || o->format == SB_REPORT_CSV)
-			return sb_fail(err, EINVAL, "--format: '%s' is not one of text, json",
-				       optarg);
-		return 0;
+		return sb_format_option(optarg, false, &o->format, err);
 	case 'o':
 		o->output = optarg;
 		return 0;
 	case 'h':
 		o->help = true;
-		return 0;
+		return SB_OPT_STOP;
 	}
 	return sb_fail(err, EINVAL, "unexpected option %d", c);
 }
 
 int diff_parse_args(int argc, char **argv, struct diff_opts *o, struct sb_error *err)
 {
-	int c, r;
+	int r;
 
 	*o = (struct diff_opts){ .metric = SB_DIFF_TOTAL, .max_regression = SB_DIFF_NO_GATE,
 				 .format = SB_REPORT_TEXT };
-	/* 0, not 1: glibc then forgets the previous parse, so this can run again. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:f:o:h", long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return bad_option(c, argv, err);
-		r = parse_option(c, o, err);
-		if (r)
-			return r;
-		if (o->help)
-			return 0;
-	}
+	r = sb_parse_options(argc, argv, ":m:f:o:h", long_opts, parse_option, o, err);
+	if (r || o->help)
+		return r;
 	if (argc - optind < 2)
 		return sb_fail(err, EINVAL, "missing %s, the %s profile",
 			       optind < argc ? "B" : "A and B",
@@ -471,24 +449,14 @@ int sb_diff_render(FILE *f, const struct sb_diff *d, const struct sb_profile *pa
 static int write_diff(const struct diff_opts *o, const struct sb_diff *d,
 		      const struct sb_profile *pa, const struct sb_profile *pb)
 {
-	const char *name = o->output ? o->output : "standard output";
-	FILE *f = stdout;
-	int r;
+	struct sb_error err = { .msg = "" };
+	struct sb_output out;
 
-	if (o->output) {
-		f = fopen(o->output, "w");
-		if (!f) {
-			fprintf(stderr, "scope-bpf diff: %s: %s\n", name, strerror(errno));
-			return 1;
-		}
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf diff: %s\n", err.msg);
+		return 1;
 	}
-	r = sb_diff_render(f, d, pa, pb, o);
-	if (f != stdout ? fclose(f) : fflush(f))
-		r = r ? r : -errno;
-	if (!r)
-		return 0;
-	fprintf(stderr, "scope-bpf diff: %s: %s\n", name, strerror(-r));
-	return 1;
+	return sb_output_close(&out, sb_diff_render(out.f, d, pa, pb, o), "diff");
 }
 
 /* One line for the CI log, wherever the report itself went. */
@@ -536,20 +504,16 @@ int cmd_diff(int argc, char **argv)
 	struct diff_opts o;
 	int r = SB_EXIT_USAGE;
 
-	if (diff_parse_args(argc, argv, &o, &err)) {
-		fprintf(stderr, "scope-bpf diff: %s\nTry 'scope-bpf diff --help'.\n", err.msg);
-		return SB_EXIT_USAGE;
-	}
+	if (diff_parse_args(argc, argv, &o, &err))
+		return sb_usage_error("diff", err.msg);
 	if (o.help) {
 		usage(stdout);
 		return 0;
 	}
-	sb_profile_init(&pa);
+	/* B is freed below even when A fails and B is never read. */
 	sb_profile_init(&pb);
-	if (sb_profile_read(o.path_a, &pa, &err) < 0 ||
-	    sb_profile_read(o.path_b, &pb, &err) < 0)
-		fprintf(stderr, "scope-bpf diff: %s\n", err.msg);
-	else
+	if (sb_load_profile("diff", o.path_a, &pa) >= 0 &&
+	    sb_load_profile("diff", o.path_b, &pb) >= 0)
 		r = diff_profiles(&o, &pa, &pb);
 	sb_profile_free(&pa);
 	sb_profile_free(&pb);

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "format.h"
 #include "inspect.h"
-#include "profile_read.h"
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -47,41 +47,29 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* getopt said '?' or ':'; say which option, as the user spelled it where we can. */
-static int bad_option(int c, char **argv, struct sb_error *err)
+static int parse_option(int c, void *opts, struct sb_error *err)
 {
-	const char *arg = argv[optind - 1];
+	struct inspect_opts *o = opts;
 
-	if (c == ':')
-		return sb_fail(err, EINVAL, "%s: needs an argument", arg);
-	if (optopt && optopt < 256)
-		return sb_fail(err, EINVAL, "-%c: unknown option", optopt);
-	return sb_fail(err, EINVAL, "%s: unknown option", arg);
+	if (c == 'h') {
+		o->help = true;
+		return SB_OPT_STOP;
+	}
+	if (c == 'o') {
+		o->output = optarg;
+		return 0;
+	}
+	return sb_format_option(optarg, false, &o->format, err);
 }
 
 int inspect_parse_args(int argc, char **argv, struct inspect_opts *o, struct sb_error *err)
 {
-	int c;
+	int r;
 
 	*o = (struct inspect_opts){ .format = SB_REPORT_TEXT };
-	/* 0, not 1: glibc then forgets the previous parse, so this can run again. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:h", long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return bad_option(c, argv, err);
-		if (c == 'h') {
-			o->help = true;
-			return 0;
-		}
-		if (c == 'o') {
-			o->output = optarg;
-		} else if (sb_report_format_parse(optarg, &o->format) ||
-			   o->format == SB_REPORT_CSV) {
-			return sb_fail(err, EINVAL, "--format: '%s' is not one of text, json",
-				       optarg);
-		}
-	}
+	r = sb_parse_options(argc, argv, ":f:o:h", long_opts, parse_option, o, err);
+	if (r || o->help)
+		return r;
 	if (optind >= argc)
 		return sb_fail(err, EINVAL, "missing FILE, the profile to inspect");
 	if (optind + 1 < argc)
@@ -813,24 +801,14 @@ int sb_inspect_render(FILE *f, const struct sb_profile *p, const struct inspect_
 /* Write the description to o->output or stdout; 0, or the exit status of a failure. */
 static int write_inspect(const struct inspect_opts *o, const struct sb_profile *p)
 {
-	const char *name = o->output ? o->output : "standard output";
-	FILE *f = stdout;
-	int r;
+	struct sb_error err = { .msg = "" };
+	struct sb_output out;
 
-	if (o->output) {
-		f = fopen(o->output, "w");
-		if (!f) {
-			fprintf(stderr, "scope-bpf inspect: %s: %s\n", name, strerror(errno));
-			return 1;
-		}
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf inspect: %s\n", err.msg);
+		return 1;
 	}
-	r = sb_inspect_render(f, p, o);
-	if (f != stdout ? fclose(f) : fflush(f))
-		r = r ? r : -errno;
-	if (!r)
-		return 0;
-	fprintf(stderr, "scope-bpf inspect: %s: %s\n", name, strerror(-r));
-	return 1;
+	return sb_output_close(&out, sb_inspect_render(out.f, p, o), "inspect");
 }
 
 int cmd_inspect(int argc, char **argv)
@@ -840,21 +818,14 @@ int cmd_inspect(int argc, char **argv)
 	struct sb_profile p;
 	int r;
 
-	if (inspect_parse_args(argc, argv, &o, &err)) {
-		fprintf(stderr, "scope-bpf inspect: %s\nTry 'scope-bpf inspect --help'.\n",
-			err.msg);
-		return SB_EXIT_USAGE;
-	}
+	if (inspect_parse_args(argc, argv, &o, &err))
+		return sb_usage_error("inspect", err.msg);
 	if (o.help) {
 		usage(stdout);
 		return 0;
 	}
-	sb_profile_init(&p);
-	if (sb_profile_read(o.path, &p, &err) < 0) {
-		fprintf(stderr, "scope-bpf inspect: %s\n", err.msg);
-		sb_profile_free(&p);
+	if (sb_load_profile("inspect", o.path, &p) < 0)
 		return SB_EXIT_USAGE;
-	}
 	r = write_inspect(&o, &p);
 	sb_profile_free(&p);
 	return r;

@@ -585,6 +585,13 @@ int cmd_record(int argc, char **argv)
 		region_bpf__destroy(r.skel);
 		return 1;
 	}
+	/* Before recording for hours: the file must be writable at the end. */
+	if (sb_h5_check_target(r.o.output, &err)) {
+		say("%s", err.msg);
+		sb_sampling_free(&r.samp);
+		region_bpf__destroy(r.skel);
+		return SB_EXIT_USAGE;
+	}
 	ret = run(&r);
 	sb_sampling_free(&r.samp);
 	sb_attach_free(&r.attach);

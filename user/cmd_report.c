@@ -3,13 +3,11 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "calltree.h"
+#include "cli.h"
 #include "commands.h"
 #include "html.h"
-#include "profile_read.h"
 #include "report.h"
 #include "samples_report.h"
 
@@ -83,20 +81,10 @@ static int parse_top(const char *s, unsigned *top)
 	return 0;
 }
 
-/* getopt said '?' or ':'; say which option, as the user spelled it where we can. */
-static int bad_option(int c, char **argv, struct sb_error *err)
+static int parse_option(int c, void *opts, struct sb_error *err)
 {
-	const char *arg = argv[optind - 1];
+	struct report_opts *o = opts;
 
-	if (c == ':')
-		return sb_fail(err, EINVAL, "%s: needs an argument", arg);
-	if (optopt && optopt < 256)
-		return sb_fail(err, EINVAL, "-%c: unknown option", optopt);
-	return sb_fail(err, EINVAL, "%s: unknown option", arg);
-}
-
-static int parse_option(int c, struct report_opts *o, struct sb_error *err)
-{
 	switch (c) {
 	case 's':
 		if (sb_ct_sort_parse(optarg, &o->sort))
@@ -105,10 +93,7 @@ static int parse_option(int c, struct report_opts *o, struct sb_error *err)
 				       optarg);
 		return 0;
 	case 'f':
-		if (sb_report_format_parse(optarg, &o->format))
-			return sb_fail(err, EINVAL, "--format: '%s' is not one of text, json, csv",
-				       optarg);
-		return 0;
+		return sb_format_option(optarg, true, &o->format, err);
 	case OPT_FLAT:
 		o->flat = true;
 		return 0;
@@ -145,29 +130,20 @@ static int parse_option(int c, struct report_opts *o, struct sb_error *err)
 		return 0;
 	case 'h':
 		o->help = true;
-		return 0;
+		return SB_OPT_STOP;
 	}
 	return sb_fail(err, EINVAL, "unexpected option %d", c);
 }
 
 int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_error *err)
 {
-	int c, r;
+	int r;
 
 	*o = (struct report_opts){ .sort = SB_CT_SORT_TOTAL, .format = SB_REPORT_TEXT, .rank = -1,
 				   .top = 10 };
-	/* 0, not 1: glibc then forgets the previous parse, so this can run again. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:f:o:h", long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return bad_option(c, argv, err);
-		r = parse_option(c, o, err);
-		if (r)
-			return r;
-		if (o->help)
-			return 0;
-	}
+	r = sb_parse_options(argc, argv, ":s:f:o:h", long_opts, parse_option, o, err);
+	if (r || o->help)
+		return r;
 	if (optind >= argc)
 		return sb_fail(err, EINVAL, "missing FILE, the profile to report");
 	if (optind + 1 < argc)
@@ -197,33 +173,16 @@ static int check_rank(const struct report_opts *o, const struct sb_profile *p)
 static int write_report(const struct report_opts *o, const struct sb_profile *p,
 			const struct sb_calltree *t)
 {
-	const char *name = o->output ? o->output : "standard output";
-	FILE *f = stdout;
+	struct sb_error err = { .msg = "" };
+	struct sb_output out;
 	int r;
 
-	if (o->output) {
-		f = fopen(o->output, "w");
-		if (!f) {
-			fprintf(stderr, "scope-bpf report: %s: %s\n", name, strerror(errno));
-			return 1;
-		}
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		return 1;
 	}
-	r = o->samples ? sb_samples_report_render(f, p, o) : sb_report_render(f, p, t, o);
-	if (f != stdout ? fclose(f) : fflush(f))
-		r = r ? r : -errno;
-	if (!r)
-		return 0;
-	fprintf(stderr, "scope-bpf report: %s: %s\n", name, strerror(-r));
-	return 1;
-}
-
-/* The page's file mode: what open(2) would give, since mkstemp() makes it 0600. */
-static mode_t file_mode(void)
-{
-	mode_t mask = umask(0);
-
-	umask(mask);
-	return 0666 & ~mask;
+	r = o->samples ? sb_samples_report_render(out.f, p, o) : sb_report_render(out.f, p, t, o);
+	return sb_output_close(&out, r, "report");
 }
 
 /* Write the page beside o->html, then rename it over: no reader sees half a page. */
@@ -232,41 +191,24 @@ static int write_html(const struct report_opts *o, const struct sb_profile *p,
 {
 	struct sb_html_opts ho = { .title = o->path, .rank = o->rank };
 	struct sb_error err = { .msg = "" };
-	char *tmp;
-	FILE *f;
-	int fd, r;
+	struct sb_output out;
+	int r;
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", o->html) < 0) {
-		fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, strerror(ENOMEM));
+	r = sb_output_open(&out, o->html, SB_OUTPUT_REPLACE_FILE, &err);
+	if (r)
+		goto fail;
+	r = sb_report_html_opts(out.f, p, t, &ho, &err);
+	if (r) {
+		sb_output_abort(&out);
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, err.msg);
 		return 1;
 	}
-	fd = mkstemp(tmp);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		goto fail;
-	}
-	r = fchmod(fd, file_mode()) ? -errno : 0;
+	r = sb_output_commit(&out, &err);
 	if (!r)
-		r = sb_report_html_opts(f, p, t, &ho, &err);
-	else
-		sb_fail(&err, -r, "%s", strerror(-r));
-	if (!r && (fflush(f) || fsync(fd)))
-		r = sb_fail(&err, errno, "%s", strerror(errno));
-	if (fclose(f) && !r)
-		r = sb_fail(&err, errno, "%s", strerror(errno));
-	if (!r && rename(tmp, o->html))
-		r = sb_fail(&err, errno, "%s", strerror(errno));
-	if (!r) {
-		free(tmp);
 		return 0;
-	}
-	fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, err.msg);
 fail:
-	unlink(tmp);
-	free(tmp);
+	/* The cause alone: the temporary file's name would only puzzle the reader. */
+	fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, strerror(-r));
 	return 1;
 }
 
@@ -295,20 +237,14 @@ int cmd_report(int argc, char **argv)
 	struct sb_profile p;
 	int r;
 
-	if (report_parse_args(argc, argv, &o, &err)) {
-		fprintf(stderr, "scope-bpf report: %s\nTry 'scope-bpf report --help'.\n", err.msg);
-		return SB_EXIT_USAGE;
-	}
+	if (report_parse_args(argc, argv, &o, &err))
+		return sb_usage_error("report", err.msg);
 	if (o.help) {
 		usage(stdout);
 		return 0;
 	}
-	sb_profile_init(&p);
-	if (sb_profile_read(o.path, &p, &err) < 0) {
-		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
-		sb_profile_free(&p);
+	if (sb_load_profile("report", o.path, &p) < 0)
 		return SB_EXIT_USAGE;
-	}
 	r = check_rank(&o, &p);
 	if (!r)
 		r = o.samples ? write_report(&o, &p, NULL) : report_profile(&o, &p);

@@ -2,6 +2,8 @@
 #ifndef SB_ERROR_H
 #define SB_ERROR_H
 
+#include <stddef.h>
+
 #define SB_EXIT_USAGE 2	/* usage and input errors */
 
 struct sb_error {
@@ -11,5 +13,12 @@ struct sb_error {
 /* Format "object: cause" into err (NULL allowed); returns -code so callers can return it. */
 int sb_fail(struct sb_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Say why a rule is broken into why[len]; returns -EINVAL for the caller to return. */
+int sb_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* "path: cause" with cause from fmt, as sb_fail(); a long cause is cut so the path stays. */
+int sb_fail_at(struct sb_error *err, int code, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

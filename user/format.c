@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "text.h"
 
 #define NS_PER_US 1000ULL
 #define NS_PER_MS 1000000ULL
@@ -81,46 +82,13 @@ int format_pct(char *buf, size_t n, int64_t part, int64_t whole)
 	return snprintf(buf, n, "%.1f%%", 100.0 * (double)part / (double)whole);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 when s starts an invalid one. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	/* The second byte's range excludes overlongs, surrogates and > U+10FFFF. */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 size_t format_width(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t w = 0, len;
 
 	while (*u) {
-		len = utf8_seq(u);
+		len = sb_utf8_seq(u);
 		/* A terminal shows a stray byte as one replacement character. */
 		u += len ? len : 1;
 		w++;
@@ -175,7 +143,7 @@ void format_json_string(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (*u) {
-		len = utf8_seq(u);
+		len = sb_utf8_seq(u);
 		if (len == 1) {
 			json_char(f, *u);
 		} else if (len) {

@@ -1,6 +1,5 @@
 /* Read scope-profiler HDF5 profiles (schema 1, 2, 3) into the model, trusting nothing in them. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,6 @@
 #define MAX_ROWS (1ull << 34)		/* no column may declare more rows */
 #define MAX_STR_SIZE (1u << 20)		/* fixed-length string element size limit */
 #define MAX_NAME (1u << 16)		/* link name length limit */
-/* Compressed chunks never expand more than deflate's ~1000:1; a header claiming more lies. */
-#define CHUNK_RATIO 2048
-#define CHUNK_SLACK (1ull << 20)
 
 /* An optional column the file lacks. */
 #define ABSENT 0
@@ -53,18 +49,8 @@ struct col {
 	uint64_t n;
 };
 
-static int corrupt(struct h5r *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int corrupt(struct h5r *r, const char *fmt, ...)
-{
-	char cause[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cause, sizeof(cause), fmt, ap);
-	va_end(ap);
-	return sb_fail(r->err, EINVAL, "%s: %s", r->path, cause);
-}
+/* The file breaks FORMAT.md: "path: cause", -EINVAL. */
+#define corrupt(r, ...) sb_fail_at((r)->err, EINVAL, (r)->path, __VA_ARGS__)
 
 static int nomem(struct h5r *r)
 {
@@ -128,31 +114,6 @@ static bool exists(hid_t loc, const char *path)
 
 /* ---- columns ---- */
 
-/* A header can claim any extent; believe only one the file can actually hold. */
-static int check_storage(struct h5r *r, const char *what, struct col *c, hid_t type)
-{
-	uint64_t stored, need, limit;
-	hid_t dcpl;
-	H5D_layout_t layout;
-
-	if (__builtin_mul_overflow(c->n, (uint64_t)H5Tget_size(type), &need))
-		return corrupt(r, "%s declares too many rows", what);
-	stored = H5Dget_storage_size(c->d);
-	if (stored > r->file_size)
-		return corrupt(r, "%s claims %llu bytes, more than the file holds", what,
-			       (unsigned long long)stored);
-	dcpl = H5Dget_create_plist(c->d);
-	if (dcpl < 0)
-		return corrupt(r, "cannot read the layout of %s", what);
-	layout = H5Pget_layout(dcpl);
-	H5Pclose(dcpl);
-	limit = layout == H5D_CHUNKED ? stored * CHUNK_RATIO + CHUNK_SLACK : stored;
-	if (need > limit)
-		return corrupt(r, "%s declares %llu rows but holds only %llu bytes", what,
-			       (unsigned long long)c->n, (unsigned long long)stored);
-	return 0;
-}
-
 static int check_col(struct h5r *r, const char *what, H5T_class_t cls, struct col *c)
 {
 	hid_t s, t;
@@ -181,7 +142,7 @@ static int check_col(struct h5r *r, const char *what, H5T_class_t cls, struct co
 			      (unsigned long long)dim, MAX_ROWS);
 		goto out;
 	}
-	ret = check_storage(r, what, c, t);
+	ret = sb_h5_check_storage(c->d, t, c->n, r->file_size, r->path, what, r->err);
 out:
 	if (t >= 0)
 		H5Tclose(t);

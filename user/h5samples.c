@@ -1,6 +1,5 @@
 /* Write and read the sampled stacks of a profile as columns under /scope_bpf/samples/, trusting nothing read. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +9,6 @@
 
 #define GROUP "scope_bpf/samples"
 #define MAX_ROWS (1ull << 34)		/* no column may declare more rows */
-/* Compressed chunks never expand more than deflate's ~1000:1; a header claiming more lies. */
-#define CHUNK_RATIO 2048
-#define CHUNK_SLACK (1ull << 20)
 
 enum ctype { T_I64, T_U64, T_U32, T_BOOL, T_STR };
 
@@ -125,18 +121,6 @@ static hid_t mem_type(enum ctype t)
 
 /* ---- the rules ---- */
 
-static int bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int check_stacks(const struct sb_samples *s, char *why, size_t len)
 {
 	const struct sb_stack *k;
@@ -144,16 +128,18 @@ static int check_stacks(const struct sb_samples *s, char *why, size_t len)
 
 	/* Frame ids are 32-bit on disk. */
 	if (s->n_frames > UINT32_MAX)
-		return bad(why, len, "%zu frames, more than frame ids can address", s->n_frames);
+		return sb_bad(why, len, "%zu frames, more than frame ids can address", s->n_frames);
 	for (i = 0; i < s->n_stack_frames; i++)
 		if (s->stack_frames[i] >= s->n_frames)
-			return bad(why, len, "stack_frames[%zu]: frame id %u out of range (%zu frames)",
-				   i, s->stack_frames[i], s->n_frames);
+			return sb_bad(why, len,
+				      "stack_frames[%zu]: frame id %u out of range (%zu frames)", i,
+				      s->stack_frames[i], s->n_frames);
 	for (i = 0; i < s->n_stacks; i++) {
 		k = &s->stacks[i];
 		if (k->first > s->n_stack_frames || k->depth > s->n_stack_frames - k->first)
-			return bad(why, len, "stack %zu: frames %llu+%u past the end of stack_frames (%zu ids)",
-				   i, (unsigned long long)k->first, k->depth, s->n_stack_frames);
+			return sb_bad(why, len,
+				      "stack %zu: frames %llu+%u past the end of stack_frames (%zu ids)",
+				      i, (unsigned long long)k->first, k->depth, s->n_stack_frames);
 	}
 	return 0;
 }
@@ -167,10 +153,11 @@ static int check_paths(const struct sb_samples *s, char *why, size_t len)
 	for (i = 0; i < s->n_paths; i++) {
 		q = &s->paths[i];
 		if (q->parent < -1 || (q->parent >= 0 && (uint64_t)q->parent >= i))
-			return bad(why, len, "region path %zu: parent %lld is not an earlier path",
-				   i, (long long)q->parent);
+			return sb_bad(why, len,
+				      "region path %zu: parent %lld is not an earlier path", i,
+				      (long long)q->parent);
 		if (!q->name)
-			return bad(why, len, "region path %zu has no name", i);
+			return sb_bad(why, len, "region path %zu has no name", i);
 	}
 	return 0;
 }
@@ -214,27 +201,28 @@ static int check_row(const struct sb_profile *p, size_t i, uint32_t ranks, const
 	uint64_t key;
 
 	if (x->kind != SB_SAMPLE_CPU && x->kind != SB_SAMPLE_OFFCPU)
-		return bad(why, len, "sample row %zu: unknown kind %u", i, x->kind);
+		return sb_bad(why, len, "sample row %zu: unknown kind %u", i, x->kind);
 	if (x->rank >= ranks)
-		return bad(why, len, "sample row %zu: rank %u out of range (%u ranks)", i, x->rank,
-			   ranks);
+		return sb_bad(why, len, "sample row %zu: rank %u out of range (%u ranks)", i,
+			      x->rank, ranks);
 	if (!id_ok(x->path, s->n_paths))
-		return bad(why, len, "sample row %zu: region path %lld out of range (%zu paths)", i,
-			   (long long)x->path, s->n_paths);
+		return sb_bad(why, len,
+			      "sample row %zu: region path %lld out of range (%zu paths)", i,
+			      (long long)x->path, s->n_paths);
 	if (!id_ok(x->ustack, s->n_stacks) || !id_ok(x->kstack, s->n_stacks))
-		return bad(why, len, "sample row %zu: stack %lld out of range (%zu stacks)", i,
-			   (long long)(id_ok(x->ustack, s->n_stacks) ? x->kstack : x->ustack),
-			   s->n_stacks);
+		return sb_bad(why, len, "sample row %zu: stack %lld out of range (%zu stacks)", i,
+			      (long long)(id_ok(x->ustack, s->n_stacks) ? x->kstack : x->ustack),
+			      s->n_stacks);
 	if (x->thread < -1 || x->thread > UINT32_MAX)
-		return bad(why, len, "sample row %zu: thread %lld out of range", i,
-			   (long long)x->thread);
+		return sb_bad(why, len, "sample row %zu: thread %lld out of range", i,
+			      (long long)x->thread);
 	/* Without a thread table (not recorded) there is nothing to point at, nothing to check. */
 	if (x->thread == -1 || !p->n_threads)
 		return 0;
 	key = (uint64_t)x->rank << 32 | (uint64_t)x->thread;
 	if (!bsearch(&key, keys, n_keys, sizeof(key), cmp_u64))
-		return bad(why, len, "sample row %zu: thread %lld is not a thread of rank %u", i,
-			   (long long)x->thread, x->rank);
+		return sb_bad(why, len, "sample row %zu: thread %lld is not a thread of rank %u", i,
+			      (long long)x->thread, x->rank);
 	return 0;
 }
 
@@ -249,7 +237,7 @@ static int check_sums(const struct sb_samples *s, char *why, size_t len)
 		x = &s->samples[i];
 		if (__builtin_add_overflow(count[x->kind], x->count, &count[x->kind]) ||
 		    __builtin_add_overflow(ns[x->kind], x->ns, &ns[x->kind]))
-			return bad(why, len, "sample row %zu: counts or times overflow", i);
+			return sb_bad(why, len, "sample row %zu: counts or times overflow", i);
 	}
 	return 0;
 }
@@ -274,7 +262,7 @@ int sb_h5_check_samples(const struct sb_profile *p, char *why, size_t len)
 		ranks = SB_H5_MAX_RANK;
 	keys = thread_keys(p, &n_keys);
 	if (!keys)
-		return bad(why, len, "out of memory");
+		return sb_bad(why, len, "out of memory");
 	for (i = 0; i < s->n_samples && !ret; i++)
 		ret = check_row(p, i, ranks, keys, n_keys, why, len);
 	free(keys);
@@ -283,18 +271,12 @@ int sb_h5_check_samples(const struct sb_profile *p, char *why, size_t len)
 
 /* ---- writing ---- */
 
-struct w {
-	hid_t file;
-	const char *path;
-	struct sb_error *err;
-};
-
-static int wfail(struct w *w, const char *what)
+static int wfail(struct sb_h5w *w, const char *what)
 {
 	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
 }
 
-static int make_group(struct w *w, const char *name)
+static int make_group(struct sb_h5w *w, const char *name)
 {
 	hid_t g;
 
@@ -307,66 +289,7 @@ static int make_group(struct w *w, const char *name)
 	return 0;
 }
 
-static int put(struct w *w, const char *name, hid_t ftype, hid_t mtype, const void *base, size_t n,
-	       size_t stride, size_t off)
-{
-	hid_t s, d, ms = H5I_INVALID_HID;
-	hsize_t dim = n;
-	int ret = 0;
-
-	s = H5Screate_simple(1, &dim, NULL);
-	if (s < 0)
-		return wfail(w, name);
-	d = H5Dcreate2(w->file, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	H5Sclose(s);
-	if (d < 0)
-		return wfail(w, name);
-	if (n) {
-		ms = sb_h5_field_space(n, stride, off, H5Tget_size(mtype));
-		if (ms < 0 || H5Dwrite(d, mtype, ms, H5S_ALL, H5P_DEFAULT, base) < 0)
-			ret = wfail(w, name);
-	}
-	if (ms >= 0)
-		H5Sclose(ms);
-	if (H5Dclose(d) < 0 && !ret)
-		ret = wfail(w, name);
-	return ret;
-}
-
-/* The file says UTF-8: strings that are not get each bad byte replaced, like everywhere else. */
-static int put_strings(struct w *w, const char *name, const char *rows, size_t n, size_t stride,
-		       size_t off)
-{
-	const char *src;
-	char **v;
-	hid_t t;
-	size_t i;
-	int ret = 0;
-
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return sb_fail(w->err, ENOMEM, "%s: out of memory", w->path);
-	for (i = 0; i < n && !ret; i++) {
-		src = *(char *const *)(rows + i * stride + off);
-		src = src ? src : "";
-		v[i] = sb_h5_utf8_valid(src) ? strdup(src) : sb_h5_utf8_dup(src);
-		if (!v[i])
-			ret = sb_fail(w->err, ENOMEM, "%s: out of memory", w->path);
-	}
-	t = sb_h5_str_type();
-	if (!ret && t < 0)
-		ret = wfail(w, name);
-	if (!ret)
-		ret = put(w, name, t, t, v, n, sizeof(*v), 0);
-	if (t >= 0)
-		H5Tclose(t);
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	return ret;
-}
-
-static int write_table(struct w *w, const struct table *t, const struct sb_samples *s)
+static int write_table(struct sb_h5w *w, const struct table *t, const struct sb_samples *s)
 {
 	const char *rows = *table_array(t, s);
 	size_t n = *table_count(t, s), i;
@@ -382,11 +305,11 @@ static int write_table(struct w *w, const struct table *t, const struct sb_sampl
 		c = &t->cols[i];
 		column_name(name, sizeof(name), t, c);
 		if (c->type == T_STR)
-			ret = put_strings(w, name, rows, n, t->stride, c->off);
+			ret = sb_h5_put_strings(w, name, rows, n, t->stride, c->off);
 		else
 			/* A bool is one byte holding 0 or 1: it goes out as an int8 as it is. */
-			ret = put(w, name, file_type(c->type), mem_type(c->type), rows, n,
-				  t->stride, c->off);
+			ret = sb_h5_put_field(w, name, file_type(c->type), mem_type(c->type),
+					      rows, n, t->stride, c->off);
 	}
 	return ret;
 }
@@ -394,7 +317,7 @@ static int write_table(struct w *w, const struct table *t, const struct sb_sampl
 int sb_h5_write_samples(hid_t file, const char *path, const struct sb_profile *p,
 			struct sb_error *err)
 {
-	struct w w = { file, path, err };
+	struct sb_h5w w = { .path = path, .err = err, .file = file };
 	char why[256];
 	size_t i;
 	int ret;
@@ -420,47 +343,12 @@ struct r {
 	uint64_t file_size;
 };
 
-static int corrupt(struct r *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int corrupt(struct r *r, const char *fmt, ...)
-{
-	char cause[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cause, sizeof(cause), fmt, ap);
-	va_end(ap);
-	return sb_fail(r->err, EINVAL, "%s: %s", r->path, cause);
-}
+/* The file breaks FORMAT.md: "path: cause", -EINVAL. */
+#define corrupt(r, ...) sb_fail_at((r)->err, EINVAL, (r)->path, __VA_ARGS__)
 
 static int nomem(struct r *r)
 {
 	return sb_fail(r->err, ENOMEM, "%s: out of memory", r->path);
-}
-
-/* A header can claim any extent; believe only one the file can actually hold. */
-static int check_storage(struct r *r, const char *what, hid_t d, hid_t type, uint64_t n)
-{
-	uint64_t stored, need, limit;
-	H5D_layout_t layout;
-	hid_t dcpl;
-
-	if (__builtin_mul_overflow(n, (uint64_t)H5Tget_size(type), &need))
-		return corrupt(r, "%s declares too many rows", what);
-	stored = H5Dget_storage_size(d);
-	if (stored > r->file_size)
-		return corrupt(r, "%s claims %llu bytes, more than the file holds", what,
-			       (unsigned long long)stored);
-	dcpl = H5Dget_create_plist(d);
-	if (dcpl < 0)
-		return corrupt(r, "cannot read the layout of %s", what);
-	layout = H5Pget_layout(dcpl);
-	H5Pclose(dcpl);
-	limit = layout == H5D_CHUNKED ? stored * CHUNK_RATIO + CHUNK_SLACK : stored;
-	if (need > limit)
-		return corrupt(r, "%s declares %llu rows but holds only %llu bytes", what,
-			       (unsigned long long)n, (unsigned long long)stored);
-	return 0;
 }
 
 static int check_shape(struct r *r, const char *what, hid_t s, hid_t t, enum ctype type,
@@ -490,7 +378,7 @@ static int check_header(struct r *r, const char *what, hid_t d, enum ctype type,
 	else
 		ret = check_shape(r, what, s, t, type, &dim);
 	if (!ret)
-		ret = check_storage(r, what, d, t, dim);
+		ret = sb_h5_check_storage(d, t, dim, r->file_size, r->path, what, r->err);
 	if (!ret)
 		*n = dim;
 	if (t >= 0)

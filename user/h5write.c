@@ -1,14 +1,16 @@
 /* Write a profile as scope-profiler schema 2 (columnar) HDF5, atomically, streaming the events. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "h5samples.h"
 #include "h5write.h"
+#include "text.h"
 
 /* Rows per event write: bounds memory however long the trace is. */
 #define EVENT_CHUNK 65536
@@ -26,19 +28,12 @@ const struct sb_h5_event_column sb_h5_event_columns[SB_H5_N_EVENT_COLUMNS] = {
 	{ "offcpu_ns", SB_COL_OFFCPU, offsetof(struct sb_event, offcpu) },
 };
 
-/* Where we write: the final path names the file in messages, never the temporary one. */
-struct h5w {
-	const char *path;
-	struct sb_error *err;
-	hid_t file;
-};
-
-static int h5fail(struct h5w *w, const char *what)
+static int h5fail(struct sb_h5w *w, const char *what)
 {
 	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
 }
 
-static int nomem(struct h5w *w)
+static int nomem(struct sb_h5w *w)
 {
 	return sb_fail(w->err, ENOMEM, "%s: out of memory", w->path);
 }
@@ -120,47 +115,13 @@ hid_t sb_h5_field_space(uint64_t n, size_t stride, size_t off, size_t elsize)
 	return s;
 }
 
-/* Length of the valid UTF-8 sequence at s, else 0 (strict: no overlongs, no surrogates). */
-static size_t utf8_seq(const unsigned char *s)
-{
-	uint32_t cp;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] < 0xc2)
-		return 0;
-	if (s[0] < 0xe0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] < 0xf0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] < 0xf5) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	/* A NUL fails the continuation test, so this never reads past the end. */
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 bool sb_h5_utf8_valid(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n;
 
 	while (*u) {
-		n = utf8_seq(u);
+		n = sb_utf8_seq(u);
 		if (!n)
 			return false;
 		u += n;
@@ -176,7 +137,7 @@ char *sb_h5_utf8_dup(const char *s)
 	char *out, *o;
 
 	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
-		n = utf8_seq(u);
+		n = sb_utf8_seq(u);
 		len += n ? n : 3;
 	}
 	out = malloc(len + 1);
@@ -184,12 +145,43 @@ char *sb_h5_utf8_dup(const char *s)
 		return NULL;
 	o = out;
 	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
-		n = utf8_seq(u);
+		n = sb_utf8_seq(u);
 		memcpy(o, n ? (const char *)u : repl, n ? n : 3);
 		o += n ? n : 3;
 	}
 	*o = '\0';
 	return out;
+}
+
+/* Compressed chunks never expand more than deflate's ~1000:1; a header claiming more lies. */
+#define CHUNK_RATIO 2048
+#define CHUNK_SLACK (1ull << 20)
+
+int sb_h5_check_storage(hid_t d, hid_t type, uint64_t n, uint64_t file_size, const char *path,
+			const char *what, struct sb_error *err)
+{
+	uint64_t stored, need, limit;
+	H5D_layout_t layout;
+	hid_t dcpl;
+
+	if (__builtin_mul_overflow(n, (uint64_t)H5Tget_size(type), &need))
+		return sb_fail_at(err, EINVAL, path, "%s declares too many rows", what);
+	stored = H5Dget_storage_size(d);
+	if (stored > file_size)
+		return sb_fail_at(err, EINVAL, path,
+				  "%s claims %llu bytes, more than the file holds", what,
+				  (unsigned long long)stored);
+	dcpl = H5Dget_create_plist(d);
+	if (dcpl < 0)
+		return sb_fail_at(err, EINVAL, path, "cannot read the layout of %s", what);
+	layout = H5Pget_layout(dcpl);
+	H5Pclose(dcpl);
+	limit = layout == H5D_CHUNKED ? stored * CHUNK_RATIO + CHUNK_SLACK : stored;
+	if (need > limit)
+		return sb_fail_at(err, EINVAL, path,
+				  "%s declares %llu rows but holds only %llu bytes", what,
+				  (unsigned long long)n, (unsigned long long)stored);
+	return 0;
 }
 
 /* ---- index rules ---- */
@@ -209,18 +201,6 @@ static int cmp_span(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static int bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int check_rows(const struct sb_profile *p, bool *seen, char *why, size_t len)
 {
 	const struct sb_pair *q;
@@ -229,16 +209,18 @@ static int check_rows(const struct sb_profile *p, bool *seen, char *why, size_t 
 	for (i = 0; i < p->n_pairs; i++) {
 		q = &p->pairs[i];
 		if (q->region >= p->n_regions)
-			return bad(why, len, "index row %zu: region id %u out of range (%zu names)",
-				   i, q->region, p->n_regions);
+			return sb_bad(why, len,
+				      "index row %zu: region id %u out of range (%zu names)", i,
+				      q->region, p->n_regions);
 		if (q->rank >= SB_H5_MAX_RANK)
-			return bad(why, len, "index row %zu: rank %u out of range", i, q->rank);
+			return sb_bad(why, len, "index row %zu: rank %u out of range", i, q->rank);
 		if (!q->count)
-			return bad(why, len, "index row %zu has no events", i);
+			return sb_bad(why, len, "index row %zu has no events", i);
 		if (q->offset > p->n_events || q->count > p->n_events - q->offset)
-			return bad(why, len, "index row %zu: events %llu+%llu past the end of /events (%zu rows)",
-				   i, (unsigned long long)q->offset, (unsigned long long)q->count,
-				   p->n_events);
+			return sb_bad(why, len,
+				      "index row %zu: events %llu+%llu past the end of /events (%zu rows)",
+				      i, (unsigned long long)q->offset,
+				      (unsigned long long)q->count, p->n_events);
 		seen[q->region] = true;
 	}
 	return 0;
@@ -255,13 +237,13 @@ static int check_spans(const struct sb_profile *p, struct span *s, char *why, si
 	qsort(s, p->n_pairs, sizeof(*s), cmp_span);
 	for (i = 0; i < p->n_pairs; i++) {
 		if (i && s[i].key < s[i - 1].key + s[i - 1].count)
-			return bad(why, len, "index rows %zu and %zu overlap", s[i - 1].row,
-				   s[i].row);
+			return sb_bad(why, len, "index rows %zu and %zu overlap", s[i - 1].row,
+				      s[i].row);
 		covered += s[i].count;
 	}
 	if (covered != p->n_events)
-		return bad(why, len, "index covers %llu of %zu events", (unsigned long long)covered,
-			   p->n_events);
+		return sb_bad(why, len, "index covers %llu of %zu events",
+			      (unsigned long long)covered, p->n_events);
 	return 0;
 }
 
@@ -279,8 +261,8 @@ static int check_unique(const struct sb_profile *p, struct span *s, char *why, s
 		if (s[i].key != s[i - 1].key)
 			continue;
 		q = &p->pairs[s[i].row];
-		return bad(why, len, "index rows %zu and %zu are both rank %u, region '%s'",
-			   s[i - 1].row, s[i].row, q->rank, p->regions[q->region].name);
+		return sb_bad(why, len, "index rows %zu and %zu are both rank %u, region '%s'",
+			      s[i - 1].row, s[i].row, q->rank, p->regions[q->region].name);
 	}
 	return 0;
 }
@@ -295,7 +277,7 @@ int sb_h5_check_index(const struct sb_profile *p, char *why, size_t len)
 	s = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*s));
 	seen = calloc(p->n_regions ? p->n_regions : 1, sizeof(*seen));
 	if (!s || !seen) {
-		bad(why, len, "out of memory");
+		sb_bad(why, len, "out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -310,7 +292,7 @@ int sb_h5_check_index(const struct sb_profile *p, char *why, size_t len)
 		goto out;
 	for (i = 0; i < p->n_regions; i++) {
 		if (!seen[i]) {
-			ret = bad(why, len, "region '%s' has no index row", p->regions[i].name);
+			ret = sb_bad(why, len, "region '%s' has no index row", p->regions[i].name);
 			goto out;
 		}
 	}
@@ -341,7 +323,7 @@ static int validate(const char *path, const struct sb_profile *p, struct sb_erro
 
 /* ---- columns and attributes ---- */
 
-static hid_t create_column(struct h5w *w, const char *name, hid_t ftype, size_t n)
+static hid_t create_column(struct sb_h5w *w, const char *name, hid_t ftype, size_t n)
 {
 	hsize_t dim = n;
 	hid_t s, d;
@@ -354,9 +336,8 @@ static hid_t create_column(struct h5w *w, const char *name, hid_t ftype, size_t 
 	return d;
 }
 
-/* Column name from field off of n rows of size stride at base. */
-static int put_field(struct h5w *w, const char *name, hid_t ftype, hid_t mtype, const void *base,
-		     size_t n, size_t stride, size_t off)
+int sb_h5_put_field(struct sb_h5w *w, const char *name, hid_t ftype, hid_t mtype,
+		    const void *base, size_t n, size_t stride, size_t off)
 {
 	hid_t d, ms = H5I_INVALID_HID;
 	int ret = 0;
@@ -376,9 +357,18 @@ static int put_field(struct h5w *w, const char *name, hid_t ftype, hid_t mtype, 
 	return ret;
 }
 
-static int put_int64s(struct h5w *w, const char *name, const int64_t *v, size_t n)
+static int put_int64s(struct sb_h5w *w, const char *name, const int64_t *v, size_t n)
 {
-	return put_field(w, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v, n, sizeof(*v), 0);
+	return sb_h5_put_field(w, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v, n, sizeof(*v), 0);
+}
+
+/* Row i's string; one "" for all NULLs, so that put_strings() knows what it did not copy. */
+static const char *string_at(const void *rows, size_t i, size_t stride, size_t off)
+{
+	static const char empty[] = "";
+	const char *s = *(const char *const *)((const char *)rows + i * stride + off);
+
+	return s ? s : empty;
 }
 
 /* The file says UTF-8 and readers decode it so: replace what is not, rather than lose the file. */
@@ -387,9 +377,9 @@ static char *valid_or_dup(const char *s)
 	return sb_h5_utf8_valid(s) ? (char *)s : sb_h5_utf8_dup(s);
 }
 
-static int put_strings(struct h5w *w, const char *name, const char *const *v, size_t n)
+int sb_h5_put_strings(struct sb_h5w *w, const char *name, const void *rows, size_t n,
+		      size_t stride, size_t off)
 {
-	static const char empty[] = "";
 	char **tmp;
 	hid_t t = H5I_INVALID_HID;
 	size_t i;
@@ -399,7 +389,7 @@ static int put_strings(struct h5w *w, const char *name, const char *const *v, si
 	if (!tmp)
 		return nomem(w);
 	for (i = 0; i < n && !ret; i++) {
-		tmp[i] = valid_or_dup(v[i] ? v[i] : empty);
+		tmp[i] = valid_or_dup(string_at(rows, i, stride, off));
 		if (!tmp[i])
 			ret = nomem(w);
 	}
@@ -409,10 +399,10 @@ static int put_strings(struct h5w *w, const char *name, const char *const *v, si
 	if (t < 0)
 		ret = h5fail(w, name);
 	else
-		ret = put_field(w, name, t, t, tmp, n, sizeof(*tmp), 0);
+		ret = sb_h5_put_field(w, name, t, t, tmp, n, sizeof(*tmp), 0);
 out:
 	for (i = 0; i < n; i++)
-		if (tmp[i] != (v[i] ? v[i] : empty))
+		if (tmp[i] != string_at(rows, i, stride, off))
 			free(tmp[i]);
 	free(tmp);
 	if (t >= 0)
@@ -420,8 +410,12 @@ out:
 	return ret;
 }
 
+static int put_strings(struct sb_h5w *w, const char *name, const char *const *v, size_t n)
+{
+	return sb_h5_put_strings(w, name, v, n, sizeof(*v), 0);
+}
 
-static int put_attr(struct h5w *w, hid_t obj, const char *key, hid_t ftype, hid_t mtype,
+static int put_attr(struct sb_h5w *w, hid_t obj, const char *key, hid_t ftype, hid_t mtype,
 		    const void *value)
 {
 	hid_t s = H5I_INVALID_HID, acpl = H5I_INVALID_HID, a = H5I_INVALID_HID;
@@ -454,12 +448,12 @@ out:
 	return ret;
 }
 
-static int put_attr_i64(struct h5w *w, hid_t obj, const char *key, int64_t v)
+static int put_attr_i64(struct sb_h5w *w, hid_t obj, const char *key, int64_t v)
 {
 	return put_attr(w, obj, key, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
 }
 
-static int put_attr_str(struct h5w *w, hid_t obj, const char *key, const char *v)
+static int put_attr_str(struct sb_h5w *w, hid_t obj, const char *key, const char *v)
 {
 	const char *src = v ? v : "";
 	char *s = valid_or_dup(src);
@@ -477,7 +471,7 @@ static int put_attr_str(struct h5w *w, hid_t obj, const char *key, const char *v
 	return ret;
 }
 
-static int make_group(struct h5w *w, const char *name)
+static int make_group(struct sb_h5w *w, const char *name)
 {
 	hid_t g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 
@@ -489,7 +483,7 @@ static int make_group(struct h5w *w, const char *name)
 
 /* ---- the sections of the file ---- */
 
-static int write_root(struct h5w *w)
+static int write_root(struct sb_h5w *w)
 {
 	hid_t root = H5Gopen2(w->file, "/", H5P_DEFAULT);
 	int ret;
@@ -505,7 +499,7 @@ static int write_root(struct h5w *w)
 	return ret;
 }
 
-static int write_metadata(struct h5w *w, const struct sb_profile *p)
+static int write_metadata(struct sb_h5w *w, const struct sb_profile *p)
 {
 	const struct sb_meta *m;
 	hid_t g;
@@ -529,7 +523,7 @@ static int write_metadata(struct h5w *w, const struct sb_profile *p)
 	return ret;
 }
 
-static int write_names(struct h5w *w, const struct sb_profile *p)
+static int write_names(struct sb_h5w *w, const struct sb_profile *p)
 {
 	const char **v;
 	size_t i;
@@ -548,7 +542,7 @@ static int write_names(struct h5w *w, const struct sb_profile *p)
 }
 
 /* Each row carries its region's source location: the model keeps one per region. */
-static int write_locations(struct h5w *w, const struct sb_profile *p)
+static int write_locations(struct sb_h5w *w, const struct sb_profile *p)
 {
 	const struct sb_region *r;
 	int64_t *lines;
@@ -585,7 +579,7 @@ out:
 	return ret;
 }
 
-static int write_stats(struct h5w *w, const struct sb_profile *p)
+static int write_stats(struct sb_h5w *w, const struct sb_profile *p)
 {
 	static const char name[] = "rank_region_index/summary_statistics";
 	struct sb_h5_stats *rows;
@@ -608,7 +602,7 @@ static int write_stats(struct h5w *w, const struct sb_profile *p)
 	if (ft < 0 || mt < 0)
 		ret = h5fail(w, name);
 	else
-		ret = put_field(w, name, ft, mt, rows, p->n_pairs, sizeof(*rows), 0);
+		ret = sb_h5_put_field(w, name, ft, mt, rows, p->n_pairs, sizeof(*rows), 0);
 	if (ft >= 0)
 		H5Tclose(ft);
 	if (mt >= 0)
@@ -617,7 +611,7 @@ static int write_stats(struct h5w *w, const struct sb_profile *p)
 	return ret;
 }
 
-static int write_index(struct h5w *w, const struct sb_profile *p)
+static int write_index(struct sb_h5w *w, const struct sb_profile *p)
 {
 	const struct sb_pair *q = p->pairs;
 	size_t n = p->n_pairs, sz = sizeof(*q);
@@ -625,19 +619,19 @@ static int write_index(struct h5w *w, const struct sb_profile *p)
 
 	ret = make_group(w, "rank_region_index");
 	if (!ret)
-		ret = put_field(w, "rank_region_index/region_ids", H5T_STD_U32LE, H5T_NATIVE_UINT32,
-				q, n, sz, offsetof(struct sb_pair, region));
+		ret = sb_h5_put_field(w, "rank_region_index/region_ids", H5T_STD_U32LE,
+				H5T_NATIVE_UINT32, q, n, sz, offsetof(struct sb_pair, region));
 	if (!ret)
-		ret = put_field(w, "rank_region_index/ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32,
-				q, n, sz, offsetof(struct sb_pair, rank));
+		ret = sb_h5_put_field(w, "rank_region_index/ranks", H5T_STD_U32LE,
+				H5T_NATIVE_UINT32, q, n, sz, offsetof(struct sb_pair, rank));
 	if (!ret)
-		ret = put_field(w, "rank_region_index/event_offsets", H5T_STD_U64LE,
+		ret = sb_h5_put_field(w, "rank_region_index/event_offsets", H5T_STD_U64LE,
 				H5T_NATIVE_UINT64, q, n, sz, offsetof(struct sb_pair, offset));
 	if (!ret)
-		ret = put_field(w, "rank_region_index/event_counts", H5T_STD_U64LE,
+		ret = sb_h5_put_field(w, "rank_region_index/event_counts", H5T_STD_U64LE,
 				H5T_NATIVE_UINT64, q, n, sz, offsetof(struct sb_pair, count));
 	if (!ret)
-		ret = put_field(w, "rank_region_index/exclusive_totals", H5T_STD_I64LE,
+		ret = sb_h5_put_field(w, "rank_region_index/exclusive_totals", H5T_STD_I64LE,
 				H5T_NATIVE_INT64, q, n, sz,
 				offsetof(struct sb_pair, exclusive_total));
 	if (!ret)
@@ -648,8 +642,8 @@ static int write_index(struct h5w *w, const struct sb_profile *p)
 }
 
 /* Rows [first, first + n) of every open event column from one chunk of the stream. */
-static int write_chunk(struct h5w *w, const hid_t *d, const struct sb_event *rows, uint64_t first,
-		       size_t n)
+static int write_chunk(struct sb_h5w *w, const hid_t *d, const struct sb_event *rows,
+		       uint64_t first, size_t n)
 {
 	const struct sb_h5_event_column *c;
 	hsize_t start = first, count = n;
@@ -679,7 +673,7 @@ static int write_chunk(struct h5w *w, const hid_t *d, const struct sb_event *row
 }
 
 /* Pull exactly p->n_events rows from the stream, one bounded chunk at a time. */
-static int stream_events(struct h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
+static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
 			 const hid_t *d)
 {
 	struct sb_event *rows;
@@ -723,7 +717,7 @@ static int stream_events(struct h5w *w, const struct sb_profile *p, struct sb_ev
 	return ret;
 }
 
-static int write_events(struct h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
+static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
 {
 	hid_t d[SB_H5_N_EVENT_COLUMNS];
 	char name[64];
@@ -749,7 +743,7 @@ static int write_events(struct h5w *w, const struct sb_profile *p, struct sb_eve
 	return ret;
 }
 
-static int write_thread_names(struct h5w *w, const struct sb_profile *p)
+static int write_thread_names(struct sb_h5w *w, const struct sb_profile *p)
 {
 	const char **v;
 	int8_t *daemon;
@@ -764,7 +758,7 @@ static int write_thread_names(struct h5w *w, const struct sb_profile *p)
 	}
 	for (i = 0; i < n; i++)
 		v[i] = p->threads[i].name;
-	ret = put_field(w, "thread_table/daemon", H5T_STD_I8LE, H5T_NATIVE_INT8, daemon, n,
+	ret = sb_h5_put_field(w, "thread_table/daemon", H5T_STD_I8LE, H5T_NATIVE_INT8, daemon, n,
 			sizeof(*daemon), 0);
 	if (!ret)
 		ret = put_strings(w, "thread_table/name", v, n);
@@ -774,7 +768,7 @@ out:
 	return ret;
 }
 
-static int write_threads(struct h5w *w, const struct sb_profile *p)
+static int write_threads(struct sb_h5w *w, const struct sb_profile *p)
 {
 	static const struct {
 		const char *name;
@@ -795,17 +789,17 @@ static int write_threads(struct h5w *w, const struct sb_profile *p)
 		return 0;
 	ret = make_group(w, "thread_table");
 	if (!ret)
-		ret = put_field(w, "thread_table/ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32, t, n,
-				sizeof(*t), offsetof(struct sb_thread, rank));
+		ret = sb_h5_put_field(w, "thread_table/ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32,
+				t, n, sizeof(*t), offsetof(struct sb_thread, rank));
 	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !ret; i++)
-		ret = put_field(w, cols[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64, t, n, sizeof(*t),
-				cols[i].off);
+		ret = sb_h5_put_field(w, cols[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64, t, n,
+				sizeof(*t), cols[i].off);
 	if (!ret)
 		ret = write_thread_names(w, p);
 	return ret;
 }
 
-static int write_processes(struct h5w *w, const struct sb_profile *p)
+static int write_processes(struct sb_h5w *w, const struct sb_profile *p)
 {
 	static const struct {
 		const char *name;
@@ -829,8 +823,8 @@ static int write_processes(struct h5w *w, const struct sb_profile *p)
 	if (!ret)
 		ret = make_group(w, "scope_bpf/processes");
 	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !ret; i++)
-		ret = put_field(w, cols[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64, q, n, sizeof(*q),
-				cols[i].off);
+		ret = sb_h5_put_field(w, cols[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64, q, n,
+				sizeof(*q), cols[i].off);
 	if (ret)
 		return ret;
 	v = calloc(n, sizeof(*v));
@@ -843,7 +837,7 @@ static int write_processes(struct h5w *w, const struct sb_profile *p)
 	return ret;
 }
 
-static int write_all(struct h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
+static int write_all(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
 {
 	int ret;
 
@@ -866,7 +860,7 @@ static int write_all(struct h5w *w, const struct sb_profile *p, struct sb_event_
 }
 
 /* Create tmp with open() first: HDF5 loses errno, and "Permission denied" is the useful part. */
-static int create_file(struct h5w *w, const char *tmp)
+static int create_file(struct sb_h5w *w, const char *tmp)
 {
 	hid_t fapl;
 	int fd;
@@ -888,7 +882,7 @@ static int create_file(struct h5w *w, const char *tmp)
 }
 
 /* Data on disk before the name points at it, so a crash never leaves a half file at path. */
-static int sync_file(struct h5w *w, const char *tmp)
+static int sync_file(struct sb_h5w *w, const char *tmp)
 {
 	int fd, ret = 0;
 
@@ -901,16 +895,38 @@ static int sync_file(struct h5w *w, const char *tmp)
 	return ret;
 }
 
+int sb_h5_check_target(const char *path, struct sb_error *err)
+{
+	char *copy = strdup(path), *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!copy)
+		return sb_fail(err, ENOMEM, "%s: out of memory", path);
+	/* The profile is renamed into place: never over a device, FIFO or folder. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		ret = sb_fail(err, EINVAL, "%s: exists and is not a regular file; refusing to replace it",
+			      path);
+	dir = dirname(copy);
+	if (!ret && access(dir, W_OK | X_OK))
+		ret = sb_fail(err, errno, "%s: cannot create files in %s: %s", path, dir,
+			      strerror(errno));
+	free(copy);
+	return ret;
+}
+
 int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_stream *events,
 		struct sb_error *err)
 {
-	struct h5w w = { .path = path, .err = err, .file = H5I_INVALID_HID };
+	struct sb_h5w w = { .path = path, .err = err, .file = H5I_INVALID_HID };
 	char *tmp = NULL;
 	int ret;
 
 	/* Errors are reported once, through err; HDF5's stack dumps would only confuse users. */
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	ret = validate(path, p, err);
+	ret = sb_h5_check_target(path, err);
+	if (!ret)
+		ret = validate(path, p, err);
 	if (ret)
 		return ret;
 	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)

@@ -21,6 +21,9 @@
  * appears atomically: a failure leaves any previous file at path untouched.
  * Returns 0 or -errno with "path: cause" in err.
  */
+/* Whether path can take a profile: not an existing non-regular file, in a writable folder. */
+int sb_h5_check_target(const char *path, struct sb_error *err);
+
 int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_stream *events,
 		struct sb_error *err);
 
@@ -66,6 +69,35 @@ hid_t sb_h5_field_space(uint64_t n, size_t stride, size_t off, size_t elsize);
 /* Whether s is valid UTF-8; and a copy with each invalid byte replaced by U+FFFD. */
 bool sb_h5_utf8_valid(const char *s);
 char *sb_h5_utf8_dup(const char *s);
+
+/* A file being written: path names it in messages, never the temporary file. */
+struct sb_h5w {
+	const char *path;
+	struct sb_error *err;
+	hid_t file;
+};
+
+/*
+ * Write dataset name of w->file: field off (of type mtype) of each of n rows
+ * of size stride at base, stored as ftype. Returns 0, or -EIO with
+ * "path: cannot write name" in w->err.
+ */
+int sb_h5_put_field(struct sb_h5w *w, const char *name, hid_t ftype, hid_t mtype,
+		    const void *base, size_t n, size_t stride, size_t off);
+
+/*
+ * The same for the string (a char *) at field off of each row: NULL goes out
+ * as "", invalid UTF-8 with each bad byte replaced. -ENOMEM or -EIO.
+ */
+int sb_h5_put_strings(struct sb_h5w *w, const char *name, const void *rows, size_t n,
+		      size_t stride, size_t off);
+
+/*
+ * A header can claim any extent: 0 when n rows of type fit what dataset d
+ * holds in a file of file_size bytes, else -EINVAL with "path: cause" in err.
+ */
+int sb_h5_check_storage(hid_t d, hid_t type, uint64_t n, uint64_t file_size, const char *path,
+			const char *what, struct sb_error *err);
 
 /*
  * The index rules of FORMAT.md, for both sides: rows inside the events, not

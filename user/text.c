@@ -1,37 +1,40 @@
 /* UTF-8 checks by hand: names come from traced processes and files, never trusted. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
 
-/* Length of the valid UTF-8 sequence at s, or 0 when it is invalid. */
-static size_t utf8_seq(const unsigned char *s)
+size_t sb_utf8_seq(const unsigned char *s)
 {
+	uint32_t cp;
 	size_t n, i;
-	unsigned int cp;
 
 	if (s[0] < 0x80)
 		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
+	if (s[0] < 0xc2)
+		return 0;
+	if (s[0] < 0xe0) {
 		n = 2;
 		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
+	} else if (s[0] < 0xf0) {
 		n = 3;
 		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
+	} else if (s[0] < 0xf5) {
 		n = 4;
 		cp = s[0] & 0x07;
 	} else {
 		return 0;
 	}
+	/* A NUL fails the continuation test, so this never reads past the end. */
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
+		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	/* Reject overlong forms, surrogates and values past U+10FFFF. */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+	/* Leads from 0xc2 rule out 2-byte overlongs; the rest are caught here. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return n;
 }
@@ -47,7 +50,7 @@ bool sb_utf8_valid(const char *s)
 	size_t n;
 
 	while (*p) {
-		n = utf8_seq(p);
+		n = sb_utf8_seq(p);
 		if (!n || (n == 1 && is_control(*p)))
 			return false;
 		p += n;
@@ -61,7 +64,7 @@ void sb_utf8_sanitize(char *s)
 	size_t n;
 
 	while (*p) {
-		n = utf8_seq(p);
+		n = sb_utf8_seq(p);
 		if (!n || (n == 1 && is_control(*p))) {
 			*p++ = '?';
 			continue;

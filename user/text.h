@@ -5,6 +5,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * Bytes in the valid UTF-8 sequence at s, else 0: no overlong forms, no
+ * surrogates, nothing past U+10FFFF. Never reads past a NUL.
+ */
+size_t sb_utf8_seq(const unsigned char *s);
 /* True when s is valid UTF-8 without control characters. */
 bool sb_utf8_valid(const char *s);
 /* Replace every byte that is not valid UTF-8, and every control character, by '?'. */

@@ -1,4 +1,6 @@
 /* Integration: record the test apps with real BPF and check the numbers in the file. */
+#include <sys/stat.h>
+
 #include "harness.h"
 
 static void test_call_counts_and_parents(void **state)
@@ -314,8 +316,17 @@ static void test_bad_targets_are_reported(void **state)
 	char *plain[] = { (char *)app_path("nomarkers", path, sizeof(path)), "5", NULL };
 	pid_t pid;
 
+	char *device[] = { (char *)scope_bin(), "record", "-o", "/dev/null", "--", "/bin/true", NULL };
+	struct stat st;
+
 	(void)state;
 	require_bpf();
+	/* Profiles are renamed into place: a device must be refused, not replaced. */
+	assert_int_equal(run(device), 2);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "/dev/null: exists and is not a regular file"));
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
 	assert_int_equal(run(gone), 2);
 	read_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "process 999999: no such process"));

@@ -1,5 +1,4 @@
 /* Unit tests of `scope-bpf diff`: exact p95, matching by name, ordering, the gate, and the CLI. */
-#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,12 +14,12 @@
 
 #include "diff.h"
 #include "h5write.h"
+#include "unit/fixtures.h"
+#include "unit/json_check.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define PCT(x) ((int64_t)(x) * SB_DIFF_PCT_SCALE)
-
-static char dir[256];
 
 /* ---- building profiles in memory ---- */
 
@@ -28,8 +27,8 @@ static char dir[256];
 static void add_pair(struct sb_profile *p, const char *name, uint32_t rank, const int64_t *dur,
 		     size_t n)
 {
-	struct sb_pair *pr;
-	int64_t start;
+	struct sb_event *ev = calloc(n + 1, sizeof(*ev));
+	int64_t start = 1000000 * (int64_t)(p->n_pairs + 1);
 	ssize_t r;
 	size_t i;
 
@@ -37,25 +36,17 @@ static void add_pair(struct sb_profile *p, const char *name, uint32_t rank, cons
 	if (r < 0)
 		r = sb_profile_add_region(p, name, "app.c", 7, "[]");
 	assert_true(r >= 0);
-	p->pairs = realloc(p->pairs, (p->n_pairs + 1) * sizeof(*p->pairs));
-	p->events = realloc(p->events, (p->n_events + n + 1) * sizeof(*p->events));
-	assert_non_null(p->pairs);
-	assert_non_null(p->events);
-	pr = &p->pairs[p->n_pairs++];
-	*pr = (struct sb_pair){ .region = (uint32_t)r, .rank = rank, .offset = p->n_events,
-				.count = n, .exclusive_total = -1 };
-	sb_stats_init(&pr->stats);
-	start = 1000000 * (int64_t)p->n_pairs;
+	assert_non_null(ev);
 	for (i = 0; i < n; i++) {
-		sb_stats_add(&pr->stats, start, start + dur[i], -1);
-		p->events[p->n_events++] = (struct sb_event){
+		ev[i] = (struct sb_event){
 			.start = start, .end = start + dur[i], .thread = -1, .call_id = -1,
 			.parent_id = -1, .gpu = -1, .offcpu = -1,
 		};
 		start += dur[i] + 1;
 	}
+	fx_add_pair(p, (uint32_t)r, rank, ev, n);
+	free(ev);
 }
-
 /* A pair of n calls lasting d ns each. */
 static void add_same(struct sb_profile *p, const char *name, uint32_t rank, int64_t d, size_t n)
 {
@@ -527,41 +518,11 @@ static void test_usage_errors_name_their_option(void **state)
 
 /* ---- end to end, through files ---- */
 
-static const char *tmp_path(const char *name)
-{
-	static char buf[8][512];
-	static int next;
-	char *b = buf[next++ % 8];
-
-	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
-	return b;
-}
-
-static int setup(void **state)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_diff.XXXXXX", base);
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
-
 static void write_profile(const char *path, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
-	struct sb_array_stream s;
 
-	sb_array_stream_init(&s, p);
-	if (sb_h5_write(path, p, &s.base, &err))
+	if (fx_write_h5(path, p, &err))
 		fail_msg("%s", err.msg);
 }
 
@@ -585,153 +546,6 @@ static void write_pair_of_files(void)
 	sb_profile_free(&b);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *s;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	s = calloc((size_t)n + 1, 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return s;
-}
-
-/* cmocka cuts long messages short: the text goes to stderr whole. */
-static void expect_has(const char *text, const char *needle)
-{
-	if (strstr(text, needle))
-		return;
-	fprintf(stderr, "missing \"%s\" in:\n%s", needle, text);
-	fail_msg("a line is missing");
-}
-
-/* A minimal JSON checker: accepts exactly one value per RFC 8259, nothing after it. */
-struct json {
-	const char *s;
-	int depth;
-};
-
-static bool json_value(struct json *j);
-
-static void json_ws(struct json *j)
-{
-	while (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r')
-		j->s++;
-}
-
-static bool json_string(struct json *j)
-{
-	if (*j->s++ != '"')
-		return false;
-	for (; *j->s != '"'; j->s++) {
-		if ((unsigned char)*j->s < 0x20)
-			return false;
-		if (*j->s != '\\')
-			continue;
-		j->s++;
-		if (*j->s == 'u') {
-			if (!isxdigit(j->s[1]) || !isxdigit(j->s[2]) || !isxdigit(j->s[3]) ||
-			    !isxdigit(j->s[4]))
-				return false;
-			j->s += 4;
-		} else if (!strchr("\"\\/bfnrt", *j->s) || !*j->s) {
-			return false;
-		}
-	}
-	j->s++;
-	return true;
-}
-
-static bool json_number(struct json *j)
-{
-	const char *start = j->s;
-
-	if (*j->s == '-')
-		j->s++;
-	if (*j->s == '0')
-		j->s++;
-	else
-		while (isdigit((unsigned char)*j->s))
-			j->s++;
-	if (*j->s == '.') {
-		j->s++;
-		if (!isdigit((unsigned char)*j->s))
-			return false;
-		while (isdigit((unsigned char)*j->s))
-			j->s++;
-	}
-	return j->s > start && isdigit((unsigned char)j->s[-1]);
-}
-
-/* Members of an object or elements of an array, up to close. */
-static bool json_items(struct json *j, char close, bool keys)
-{
-	j->s++;
-	json_ws(j);
-	if (*j->s == close) {
-		j->s++;
-		return true;
-	}
-	for (;;) {
-		json_ws(j);
-		if (keys) {
-			if (!json_string(j))
-				return false;
-			json_ws(j);
-			if (*j->s++ != ':')
-				return false;
-		}
-		if (!json_value(j))
-			return false;
-		json_ws(j);
-		if (*j->s == close) {
-			j->s++;
-			return true;
-		}
-		if (*j->s++ != ',')
-			return false;
-	}
-}
-
-static bool json_value(struct json *j)
-{
-	bool ok;
-
-	json_ws(j);
-	if (++j->depth > 64)
-		return false;
-	if (*j->s == '{')
-		ok = json_items(j, '}', true);
-	else if (*j->s == '[')
-		ok = json_items(j, ']', false);
-	else if (*j->s == '"')
-		ok = json_string(j);
-	else if (!strncmp(j->s, "null", 4) || !strncmp(j->s, "true", 4))
-		ok = (j->s += 4, true);
-	else if (!strncmp(j->s, "false", 5))
-		ok = (j->s += 5, true);
-	else
-		ok = json_number(j);
-	j->depth--;
-	return ok;
-}
-
-static bool json_valid(const char *s)
-{
-	struct json j = { .s = s };
-
-	if (!json_value(&j))
-		return false;
-	json_ws(&j);
-	return *j.s == '\0';
-}
-
 static void test_json_checker_rejects_broken_json(void **state)
 {
 	(void)state;
@@ -750,9 +564,9 @@ static void test_command_text_table_and_exit_codes(void **state)
 
 	(void)state;
 	write_pair_of_files();
-	plain[2] = (char *)tmp_path("plain.txt");
-	plain[3] = (char *)tmp_path("base.h5");
-	plain[4] = (char *)tmp_path("new.h5");
+	plain[2] = tmp_path("plain.txt");
+	plain[3] = tmp_path("base.h5");
+	plain[4] = tmp_path("new.h5");
 	assert_int_equal(cmd_diff(ARGC(plain), plain), 0);
 	out = slurp(tmp_path("plain.txt"));
 	expect_has(out, "metric total: regions in both, largest change first\n");
@@ -771,7 +585,7 @@ static void test_command_text_table_and_exit_codes(void **state)
 	assert_null(strstr(out, "regressions"));
 	free(out);
 
-	gate_ok[4] = (char *)tmp_path("ok.txt");
+	gate_ok[4] = tmp_path("ok.txt");
 	gate_ok[5] = plain[3];
 	gate_ok[6] = plain[4];
 	assert_int_equal(cmd_diff(ARGC(gate_ok), gate_ok), 0);
@@ -779,7 +593,7 @@ static void test_command_text_table_and_exit_codes(void **state)
 	expect_has(out, "\nregressions over 50% in total: none\n");
 	free(out);
 
-	gate_hit[4] = (char *)tmp_path("hit.txt");
+	gate_hit[4] = tmp_path("hit.txt");
 	gate_hit[5] = plain[3];
 	gate_hit[6] = plain[4];
 	assert_int_equal(cmd_diff(ARGC(gate_hit), gate_hit), 1);
@@ -797,9 +611,9 @@ static void test_command_json_is_valid(void **state)
 
 	(void)state;
 	write_pair_of_files();
-	argv[8] = (char *)tmp_path("d.json");
-	argv[9] = (char *)tmp_path("base.h5");
-	argv[10] = (char *)tmp_path("new.h5");
+	argv[8] = tmp_path("d.json");
+	argv[9] = tmp_path("base.h5");
+	argv[10] = tmp_path("new.h5");
 	assert_int_equal(cmd_diff(ARGC(argv), argv), 1);
 	out = slurp(tmp_path("d.json"));
 	if (!json_valid(out))
@@ -836,9 +650,9 @@ static void test_command_reads_other_formats(void **state)
 	      "\"source_lineno\": 7, \"tags\": [], \"start_times_ns\": [0, 5000000], "
 	      "\"end_times_ns\": [1000000, 7000000]}]}\n", f);
 	fclose(f);
-	argv[2] = (char *)tmp_path("json.txt");
-	argv[3] = (char *)tmp_path("old.json");
-	argv[4] = (char *)tmp_path("new.h5");
+	argv[2] = tmp_path("json.txt");
+	argv[3] = tmp_path("old.json");
+	argv[4] = tmp_path("new.h5");
 	assert_int_equal(cmd_diff(ARGC(argv), argv), 0);
 	out = slurp(tmp_path("json.txt"));
 	/* solve: 2 calls, 3 ms, p95 2 ms -> 10 calls of 1.1 ms. */
@@ -861,14 +675,14 @@ static void test_command_usage_and_unreadable_files_exit_2(void **state)
 	write_pair_of_files();
 	assert_int_equal(cmd_diff(ARGC(help), help), 0);
 	assert_int_equal(cmd_diff(ARGC(bad), bad), 2);
-	missing[1] = (char *)tmp_path("base.h5");
+	missing[1] = tmp_path("base.h5");
 	assert_int_equal(cmd_diff(ARGC(missing), missing), 2);
 	f = fopen(tmp_path("junk.h5"), "w");
 	assert_non_null(f);
 	fputs("not a profile\n", f);
 	fclose(f);
-	garbage[1] = (char *)tmp_path("junk.h5");
-	garbage[2] = (char *)tmp_path("new.h5");
+	garbage[1] = tmp_path("junk.h5");
+	garbage[2] = tmp_path("new.h5");
 	assert_int_equal(cmd_diff(ARGC(garbage), garbage), 2);
 }
 
@@ -895,5 +709,5 @@ int main(void)
 		cmocka_unit_test(test_command_usage_and_unreadable_files_exit_2),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
 }

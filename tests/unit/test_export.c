@@ -19,307 +19,11 @@
 #include "export/export.h"
 #include "h5write.h"
 #include "profile_read.h"
+#include "unit/fixtures.h"
+#include "unit/json_check.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define ORIGIN 50	/* start_time_ns of the synthetic profile */
-
-/* ---- a strict JSON parser (RFC 8259), building a small tree to check values ---- */
-
-enum jt { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-	enum jt t;
-	bool b;
-	double num;
-	char *raw;		/* a number's text, to check its precision */
-	char *str;
-	struct jv *items;	/* array elements or object values */
-	char **keys;		/* object keys, parallel to items */
-	size_t n;
-};
-
-struct jp {
-	const char *s;
-	int depth;
-};
-
-static bool jp_value(struct jp *j, struct jv *v);
-
-static void jv_free(struct jv *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->n; i++) {
-		jv_free(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->raw);
-	free(v->str);
-	memset(v, 0, sizeof(*v));
-}
-
-static void jp_ws(struct jp *j)
-{
-	while (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r')
-		j->s++;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-		return (c | 0x20) - 'a' + 10;
-	return -1;
-}
-
-/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
-		return 0;
-	return n;
-}
-
-static bool jp_string(struct jp *j, char **out)
-{
-	char *buf = malloc(strlen(j->s) + 1), *o = buf;
-	int h[4], k;
-	size_t len;
-
-	if (*j->s++ != '"')
-		goto bad;
-	while (*j->s != '"') {
-		if ((unsigned char)*j->s < 0x20)
-			goto bad;
-		if (*j->s != '\\') {
-			len = utf8_len((const unsigned char *)j->s);
-			if (!len)
-				goto bad;
-			memcpy(o, j->s, len);
-			o += len;
-			j->s += len;
-			continue;
-		}
-		j->s++;
-		if (*j->s == 'u') {
-			for (k = 0; k < 4; k++)
-				if ((h[k] = hexval(j->s[1 + k])) < 0)
-					goto bad;
-			/* The exporters only escape control characters: ASCII is enough here. */
-			*o++ = (char)(h[2] << 4 | h[3]);
-			j->s += 5;
-			continue;
-		}
-		if (!*j->s || !strchr("\"\\/bfnrt", *j->s))
-			goto bad;
-		*o++ = *j->s == 'n' ? '\n' : *j->s == 't' ? '\t' : *j->s == 'r' ? '\r' :
-		       *j->s == 'b' ? '\b' : *j->s == 'f' ? '\f' : *j->s;
-		j->s++;
-	}
-	j->s++;
-	*o = '\0';
-	*out = buf;
-	return true;
-bad:
-	free(buf);
-	return false;
-}
-
-static bool digits(struct jp *j)
-{
-	const char *start = j->s;
-
-	while (*j->s >= '0' && *j->s <= '9')
-		j->s++;
-	return j->s > start;
-}
-
-static bool jp_number(struct jp *j, struct jv *v)
-{
-	const char *start = j->s;
-
-	if (*j->s == '-')
-		j->s++;
-	if (*j->s == '0')
-		j->s++;
-	else if (!(*j->s >= '1' && *j->s <= '9') || !digits(j))
-		return false;
-	if (*j->s == '.') {
-		j->s++;
-		if (!digits(j))
-			return false;
-	}
-	if (*j->s == 'e' || *j->s == 'E') {
-		j->s++;
-		if (*j->s == '+' || *j->s == '-')
-			j->s++;
-		if (!digits(j))
-			return false;
-	}
-	v->t = J_NUM;
-	v->raw = strndup(start, (size_t)(j->s - start));
-	v->num = strtod(v->raw, NULL);
-	return true;
-}
-
-static bool jp_items(struct jp *j, struct jv *v, char close)
-{
-	struct jv item;
-	char *key = NULL;
-
-	j->s++;
-	jp_ws(j);
-	if (*j->s == close) {
-		j->s++;
-		return true;
-	}
-	for (;;) {
-		jp_ws(j);
-		if (close == '}') {
-			if (!jp_string(j, &key))
-				return false;
-			jp_ws(j);
-			if (*j->s++ != ':') {
-				free(key);
-				return false;
-			}
-		}
-		memset(&item, 0, sizeof(item));
-		if (!jp_value(j, &item)) {
-			free(key);
-			jv_free(&item);
-			return false;
-		}
-		v->items = realloc(v->items, (v->n + 1) * sizeof(*v->items));
-		if (close == '}')
-			v->keys = realloc(v->keys, (v->n + 1) * sizeof(*v->keys));
-		v->items[v->n] = item;
-		if (close == '}')
-			v->keys[v->n] = key;
-		v->n++;
-		jp_ws(j);
-		if (*j->s == close) {
-			j->s++;
-			return true;
-		}
-		if (*j->s++ != ',')
-			return false;
-	}
-}
-
-static bool jp_value(struct jp *j, struct jv *v)
-{
-	bool ok;
-
-	jp_ws(j);
-	if (++j->depth > 64)
-		return false;
-	if (*j->s == '{') {
-		v->t = J_OBJ;
-		ok = jp_items(j, v, '}');
-	} else if (*j->s == '[') {
-		v->t = J_ARR;
-		ok = jp_items(j, v, ']');
-	} else if (*j->s == '"') {
-		v->t = J_STR;
-		ok = jp_string(j, &v->str);
-	} else if (!strncmp(j->s, "null", 4)) {
-		ok = (j->s += 4, true);
-	} else if (!strncmp(j->s, "true", 4) || !strncmp(j->s, "false", 5)) {
-		v->t = J_BOOL;
-		v->b = *j->s == 't';
-		j->s += v->b ? 4 : 5;
-		ok = true;
-	} else {
-		ok = jp_number(j, v);
-	}
-	j->depth--;
-	return ok;
-}
-
-/* Parse text as exactly one JSON value; fails the test when it is not. */
-static void json_parse(const char *text, struct jv *v)
-{
-	struct jp j = { .s = text };
-
-	memset(v, 0, sizeof(*v));
-	if (!jp_value(&j, v))
-		fail_msg("invalid JSON near byte %zu: %.60s", (size_t)(j.s - text), j.s);
-	jp_ws(&j);
-	if (*j.s)
-		fail_msg("text after the JSON value at byte %zu", (size_t)(j.s - text));
-}
-
-static bool json_valid(const char *text)
-{
-	struct jp j = { .s = text };
-	struct jv v = { 0 };
-	bool ok = jp_value(&j, &v);
-
-	jv_free(&v);
-	jp_ws(&j);
-	return ok && !*j.s;
-}
-
-static const struct jv *jget(const struct jv *o, const char *key)
-{
-	size_t i;
-
-	if (!o || o->t != J_OBJ)
-		return NULL;
-	for (i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return &o->items[i];
-	return NULL;
-}
-
-static const struct jv *jneed(const struct jv *o, const char *key, enum jt t)
-{
-	const struct jv *v = jget(o, key);
-
-	if (!v)
-		fail_msg("missing member \"%s\"", key);
-	if (v->t != t)
-		fail_msg("member \"%s\" has type %d, not %d", key, v->t, t);
-	return v;
-}
-
-static const char *jstr(const struct jv *o, const char *key)
-{
-	return jneed(o, key, J_STR)->str;
-}
-
-static int64_t jint(const struct jv *o, const char *key)
-{
-	const struct jv *v = jneed(o, key, J_NUM);
-
-	if (strpbrk(v->raw, ".eE"))
-		fail_msg("member \"%s\" = %s is not an integer", key, v->raw);
-	return strtoll(v->raw, NULL, 10);
-}
 
 /* A microsecond value with exactly three decimals, as ns. */
 static int64_t jus(const struct jv *o, const char *key)
@@ -388,7 +92,6 @@ static void build(struct sb_profile *p)
 		{ 4242, 1, 0, 50, 1100, 0, "./app --x" },
 		{ 5252, 1, 1, 60, -1, -1, "./app --y" },
 	};
-	struct sb_pair *q = NULL;
 	size_t i;
 
 	sb_profile_init(p);
@@ -402,27 +105,11 @@ static void build(struct sb_profile *p)
 	assert_int_equal(sb_profile_set_int(p, "finalize_time_ns", 1200), 0);
 	assert_int_equal(sb_profile_set_str(p, "label", "unit \"test\""), 0);
 	assert_int_equal(sb_profile_set_str(p, "command", "mpirun -n 2 ./app"), 0);
-	for (i = 0; i < 3; i++)
-		assert_true(sb_profile_add_thread(p, &threads[i]) >= 0);
-	for (i = 0; i < 2; i++)
-		assert_true(sb_profile_add_process(p, &procs[i]) >= 0);
+	fx_add_threads(p, threads, 3);
+	fx_add_processes(p, procs, 2);
 	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_GPU | SB_COL_OFFCPU;
-	p->events = calloc(N_CALLS, sizeof(*p->events));
-	p->pairs = calloc(N_PAIRS, sizeof(*p->pairs));
-	assert_non_null(p->events);
-	assert_non_null(p->pairs);
-	for (i = 0; i < N_CALLS; i++) {
-		if (!i || calls[i].region != calls[i - 1].region ||
-		    calls[i].rank != calls[i - 1].rank) {
-			q = &p->pairs[p->n_pairs++];
-			*q = (struct sb_pair){ .region = calls[i].region, .rank = calls[i].rank,
-					       .offset = i, .exclusive_total = -1 };
-			sb_stats_init(&q->stats);
-		}
-		q->count++;
-		sb_stats_add(&q->stats, calls[i].e.start, calls[i].e.end, calls[i].e.gpu);
-		p->events[p->n_events++] = calls[i].e;
-	}
+	for (i = 0; i < N_CALLS; i++)
+		fx_add_call(p, calls[i].region, calls[i].rank, &calls[i].e);
 	assert_int_equal(p->n_pairs, N_PAIRS);
 	p->pairs[0].exclusive_total = 590;
 }
@@ -441,12 +128,6 @@ static char *render(int (*fn)(FILE *, const struct sb_profile *, struct sb_error
 		fail_msg("exporter did not return %d: %s", expect, err.msg);
 	assert_int_equal(fclose(f), 0);
 	return out;
-}
-
-static void expect_has(const char *text, const char *needle)
-{
-	if (!strstr(text, needle))
-		fail_msg("missing \"%s\" in:\n%s", needle, text);
 }
 
 /* ---- tags ---- */
@@ -975,37 +656,6 @@ static void test_exporters_need_the_calls(void **state)
 
 /* ---- the command ---- */
 
-static char dir[256];
-
-static int setup(void **state)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_export.XXXXXX", base);
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
-
-/* A path in the test's directory; valid for the next 16 calls. */
-static char *tmp_path(const char *name)
-{
-	static char buf[16][512];
-	static int next;
-	char *b = buf[next++ % 16];
-
-	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
-	return b;
-}
-
 /* Run cmd_export with stderr captured into err (and stdout quieted); returns its status. */
 static int run(int argc, char **argv, char *err, size_t len)
 {
@@ -1013,7 +663,7 @@ static int run(int argc, char **argv, char *err, size_t len)
 	char path[512];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/output.txt", dir);
+	snprintf(path, sizeof(path), "%s/output.txt", tmp_dir);
 	fflush(stderr);
 	fflush(stdout);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -1072,48 +722,9 @@ static void test_command_usage_errors_exit_2(void **state)
 		      "scope-bpf export: /nonexistent/scope-bpf-test.h5: ");
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		fail_msg("%s: %s", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static int count_tmp_files(void)
-{
-	DIR *dp = opendir(dir);
-	struct dirent *d;
-	int n = 0;
-
-	assert_non_null(dp);
-	while ((d = readdir(dp)))
-		n += strstr(d->d_name, ".tmp.") != NULL;
-	closedir(dp);
-	return n;
-}
-
 static void write_h5(const char *path)
 {
-	struct sb_error err = { .msg = "" };
-	struct sb_array_stream s;
-	struct sb_profile p;
-
-	build(&p);
-	sb_array_stream_init(&s, &p);
-	if (sb_h5_write(path, &p, &s.base, &err))
-		fail_msg("%s", err.msg);
-	sb_profile_free(&p);
+	fx_write_built(path, build);
 }
 
 static void test_command_writes_each_kind_beside_the_profile(void **state)
@@ -1258,5 +869,5 @@ int main(void)
 		cmocka_unit_test(test_command_writes_into_a_fifo_in_place),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
 }

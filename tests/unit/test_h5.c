@@ -15,66 +15,13 @@
 
 #include "h5read.h"
 #include "h5write.h"
-
-static char dir[256];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *b = buf[next++ % 4];
-
-	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
-	return b;
-}
-
-static int setup(void **state)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_h5.XXXXXX", base);
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
-
-/* The message names the file first, then says what is wrong. */
-static void assert_msg(const struct sb_error *err, const char *path, const char *cause)
-{
-	size_t n = strlen(path);
-
-	if (strncmp(err->msg, path, n) || strncmp(err->msg + n, ": ", 2) ||
-	    !strstr(err->msg, cause))
-		fail_msg("message '%s' should be '%s: ...%s...'", err->msg, path, cause);
-}
+#include "unit/fixtures.h"
 
 static bool file_exists(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0;
-}
-
-static int count_tmp_files(void)
-{
-	struct dirent *d;
-	DIR *dp = opendir(dir);
-	int n = 0;
-
-	assert_non_null(dp);
-	while ((d = readdir(dp)))
-		if (strstr(d->d_name, ".tmp."))
-			n++;
-	closedir(dp);
-	return n;
 }
 
 /* ---- a synthetic profile: 2 ranks, 3 regions, nested calls, threads, processes ---- */
@@ -125,45 +72,22 @@ static void build(struct sb_profile *p)
 	assert_int_equal(sb_profile_set_int(p, "lost_events", -7), 0);
 	assert_int_equal(sb_profile_set_str(p, "source", "scope-bpf"), 0);
 	assert_int_equal(sb_profile_set_str(p, "label", "unit test \xe2\x9c\x93"), 0);
-	for (i = 0; i < 3; i++)
-		assert_true(sb_profile_add_thread(p, &threads[i]) >= 0);
-	for (i = 0; i < 2; i++)
-		assert_true(sb_profile_add_process(p, &procs[i]) >= 0);
-	p->n_events = sizeof(events) / sizeof(events[0]);
-	p->events = malloc(sizeof(events));
-	memcpy(p->events, events, sizeof(events));
+	fx_add_threads(p, threads, 3);
+	fx_add_processes(p, procs, 2);
 	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_GPU | SB_COL_OFFCPU;
-	p->n_pairs = sizeof(pairs) / sizeof(pairs[0]);
-	p->pairs = calloc(p->n_pairs, sizeof(*p->pairs));
-	for (i = 0; i < p->n_pairs; i++) {
-		struct sb_pair *q = &p->pairs[i];
-		uint64_t k;
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct sb_pair *q = fx_add_pair(p, pairs[i].region, pairs[i].rank,
+						&events[pairs[i].offset], pairs[i].count);
 
-		*q = (struct sb_pair){ pairs[i].region, pairs[i].rank, pairs[i].offset,
-				       pairs[i].count, pairs[i].exclusive, { 0 } };
-		sb_stats_init(&q->stats);
-		for (k = q->offset; k < q->offset + q->count; k++)
-			sb_stats_add(&q->stats, events[k].start, events[k].end, events[k].gpu);
+		assert_int_equal(q->offset, pairs[i].offset);
+		q->exclusive_total = pairs[i].exclusive;
 	}
-}
-
-static int write_profile(const char *path, const struct sb_profile *p, struct sb_error *err)
-{
-	struct sb_array_stream s;
-
-	sb_array_stream_init(&s, p);
-	return sb_h5_write(path, p, &s.base, err);
+	assert_int_equal(p->n_events, sizeof(events) / sizeof(events[0]));
 }
 
 static void write_good(const char *path)
 {
-	struct sb_profile p;
-	struct sb_error err = { { 0 } };
-
-	build(&p);
-	if (write_profile(path, &p, &err))
-		fail_msg("%s", err.msg);
-	sb_profile_free(&p);
+	fx_write_built(path, build);
 }
 
 static void assert_stats_equal(const struct sb_stats *a, const struct sb_stats *b)
@@ -220,7 +144,7 @@ static void test_round_trip_keeps_every_value(void **state)
 
 	(void)state;
 	build(&a);
-	if (write_profile(path, &a, &err))
+	if (fx_write_h5(path, &a, &err))
 		fail_msg("%s", err.msg);
 	if (sb_h5_read(path, &b, &err))
 		fail_msg("%s", err.msg);
@@ -288,7 +212,7 @@ static void test_absent_columns_are_not_written(void **state)
 	for (i = 0; i < a.n_threads; i++)
 		free(a.threads[i].name);
 	a.n_threads = 0;
-	if (write_profile(path, &a, &err))
+	if (fx_write_h5(path, &a, &err))
 		fail_msg("%s", err.msg);
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	assert_true(f >= 0);
@@ -424,7 +348,7 @@ static void test_failed_write_keeps_previous_file(void **state)
 	assert_true(sb_h5_write(path, &bad, &s.base, &err) < 0);
 	/* A profile that breaks the index rules fails before touching anything. */
 	bad.pairs[0].count = 11;
-	assert_true(write_profile(path, &bad, &err) < 0);
+	assert_true(fx_write_h5(path, &bad, &err) < 0);
 	assert_msg(&err, path, "past the end");
 	assert_int_equal(count_tmp_files(), 0);
 	build(&a);
@@ -445,15 +369,15 @@ static void test_writer_refuses_invalid_index(void **state)
 	(void)state;
 	build(&p);
 	p.pairs[2].offset = 3;	/* overlaps solve on rank 0 */
-	assert_true(write_profile(path, &p, &err) < 0);
+	assert_true(fx_write_h5(path, &p, &err) < 0);
 	assert_msg(&err, path, "overlap");
 	p.pairs[2].offset = 4;
 	p.pairs[4].region = 0;	/* a second (rank 1, main) row */
-	assert_true(write_profile(path, &p, &err) < 0);
+	assert_true(fx_write_h5(path, &p, &err) < 0);
 	assert_msg(&err, path, "rank 1, region 'main'");
 	p.pairs[4].region = 1;
 	assert_true(sb_profile_add_region(&p, "unused", "", -1, NULL) >= 0);
-	assert_true(write_profile(path, &p, &err) < 0);
+	assert_true(fx_write_h5(path, &p, &err) < 0);
 	assert_msg(&err, path, "region 'unused' has no index row");
 	assert_false(file_exists(path));
 	sb_profile_free(&p);
@@ -541,22 +465,10 @@ static void test_reads_scope_profiler_schema_3(void **state)
 
 /* ---- corrupt input ---- */
 
-static void expect_error(const char *path, const char *cause)
-{
-	struct sb_error err = { { 0 } };
-	struct sb_profile p;
-
-	assert_true(sb_h5_read(path, &p, &err) < 0);
-	assert_msg(&err, path, cause);
-	/* Nothing half-read is left behind. */
-	assert_int_equal(p.n_regions, 0);
-	assert_null(p.events);
-}
-
 static void test_missing_file(void **state)
 {
 	(void)state;
-	expect_error(tmp_path("nothing-here.h5"), "no such file");
+	expect_read_error(tmp_path("nothing-here.h5"), "no such file");
 }
 
 static void test_text_file(void **state)
@@ -568,7 +480,7 @@ static void test_text_file(void **state)
 	assert_non_null(f);
 	fputs("region,start,end\nsolve,10,15\n", f);
 	fclose(f);
-	expect_error(path, "not an HDF5 file");
+	expect_read_error(path, "not an HDF5 file");
 }
 
 static void test_truncated_files(void **state)
@@ -614,41 +526,22 @@ static void test_hdf5_without_schema_attribute(void **state)
 	g = H5Gcreate2(f, "images", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	H5Gclose(g);
 	H5Fclose(f);
-	expect_error(path, "not a scope-profiler profile (no scope_profiler_schema attribute)");
-}
-
-/* Replace dataset name in the file at path with n values of the given types. */
-static void replace(const char *path, const char *name, hid_t ftype, hid_t mtype, const void *v,
-		    hsize_t n)
-{
-	hid_t f, s, d;
-
-	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-	assert_true(f >= 0);
-	assert_true(H5Ldelete(f, name, H5P_DEFAULT) >= 0);
-	s = H5Screate_simple(1, &n, NULL);
-	d = H5Dcreate2(f, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	assert_true(d >= 0);
-	if (v)
-		assert_true(H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-	H5Dclose(d);
-	H5Sclose(s);
-	H5Fclose(f);
+	expect_read_error(path, "not a scope-profiler profile (no scope_profiler_schema attribute)");
 }
 
 static void replace_u64(const char *path, const char *name, const uint64_t *v, hsize_t n)
 {
-	replace(path, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, v, n);
+	h5_replace(path, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, v, n);
 }
 
 static void replace_u32(const char *path, const char *name, const uint32_t *v, hsize_t n)
 {
-	replace(path, name, H5T_STD_U32LE, H5T_NATIVE_UINT32, v, n);
+	h5_replace(path, name, H5T_STD_U32LE, H5T_NATIVE_UINT32, v, n);
 }
 
 static void replace_i64(const char *path, const char *name, const int64_t *v, hsize_t n)
 {
-	replace(path, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v, n);
+	h5_replace(path, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v, n);
 }
 
 static void test_overlapping_index_rows(void **state)
@@ -659,7 +552,7 @@ static void test_overlapping_index_rows(void **state)
 	(void)state;
 	write_good(path);
 	replace_u64(path, "/rank_region_index/event_offsets", offsets, 5);
-	expect_error(path, "index rows 1 and 2 overlap");
+	expect_read_error(path, "index rows 1 and 2 overlap");
 }
 
 static void test_offsets_past_the_end(void **state)
@@ -671,9 +564,9 @@ static void test_offsets_past_the_end(void **state)
 	(void)state;
 	write_good(path);
 	replace_u64(path, "/rank_region_index/event_offsets", offsets, 5);
-	expect_error(path, "index row 4: events 7+1 past the end of /events (7 rows)");
+	expect_read_error(path, "index row 4: events 7+1 past the end of /events (7 rows)");
 	replace_u64(path, "/rank_region_index/event_offsets", huge, 5);
-	expect_error(path, "past the end of /events");
+	expect_read_error(path, "past the end of /events");
 }
 
 static void test_region_id_out_of_range(void **state)
@@ -684,7 +577,7 @@ static void test_region_id_out_of_range(void **state)
 	(void)state;
 	write_good(path);
 	replace_u32(path, "/rank_region_index/region_ids", ids, 5);
-	expect_error(path, "index row 4: region id 3 out of range (3 names)");
+	expect_read_error(path, "index row 4: region id 3 out of range (3 names)");
 }
 
 static void test_rank_out_of_range(void **state)
@@ -695,7 +588,7 @@ static void test_rank_out_of_range(void **state)
 	(void)state;
 	write_good(path);
 	replace_u32(path, "/rank_region_index/ranks", ranks, 5);
-	expect_error(path, "index row 4: rank 1073741824 out of range");
+	expect_read_error(path, "index row 4: rank 1073741824 out of range");
 }
 
 static void test_mismatched_column_lengths(void **state)
@@ -707,10 +600,10 @@ static void test_mismatched_column_lengths(void **state)
 	(void)state;
 	write_good(path);
 	replace_i64(path, "/events/end_times", ends, 6);
-	expect_error(path, "column lengths differ: /events/end_times has 6 rows, expected 7");
+	expect_read_error(path, "column lengths differ: /events/end_times has 6 rows, expected 7");
 	write_good(path);
 	replace_u32(path, "/rank_region_index/ranks", ranks, 4);
-	expect_error(path, "column lengths differ: /rank_region_index/ranks has 4 rows, expected 5");
+	expect_read_error(path, "column lengths differ: /rank_region_index/ranks has 4 rows, expected 5");
 }
 
 static void test_bad_events(void **state)
@@ -722,11 +615,11 @@ static void test_bad_events(void **state)
 	(void)state;
 	write_good(path);
 	replace_i64(path, "/events/end_times", ends, 7);
-	expect_error(path, "event 6 ends before it starts");
+	expect_read_error(path, "event 6 ends before it starts");
 	write_good(path);
 	/* Rank 1 has one thread: index 1 does not exist there. */
 	replace_i64(path, "/events/thread_ids", threads, 7);
-	expect_error(path, "event 6: thread id 1 out of range (rank 1 has 1 threads)");
+	expect_read_error(path, "event 6: thread id 1 out of range (rank 1 has 1 threads)");
 }
 
 static void test_missing_and_unsupported(void **state)
@@ -740,21 +633,21 @@ static void test_missing_and_unsupported(void **state)
 	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
 	assert_true(H5Ldelete(f, "/events/start_times", H5P_DEFAULT) >= 0);
 	H5Fclose(f);
-	expect_error(path, "/events/start_times is missing");
+	expect_read_error(path, "/events/start_times is missing");
 	write_good(path);
 	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
 	a = H5Aopen(f, "scope_profiler_schema", H5P_DEFAULT);
 	assert_true(H5Awrite(a, H5T_NATIVE_INT64, &v) >= 0);
 	H5Aclose(a);
 	H5Fclose(f);
-	expect_error(path, "unsupported scope_profiler_schema 9");
+	expect_read_error(path, "unsupported scope_profiler_schema 9");
 }
 
 static void replace_strs(const char *path, const char *name, const char **v, hsize_t n)
 {
 	hid_t t = sb_h5_str_type();
 
-	replace(path, name, t, t, v, n);
+	h5_replace(path, name, t, t, v, n);
 	H5Tclose(t);
 }
 
@@ -766,7 +659,7 @@ static void test_duplicate_region_name(void **state)
 	(void)state;
 	write_good(path);
 	replace_strs(path, "/region_table/names", names, 3);
-	expect_error(path, "region name 'main' appears twice in /region_table/names");
+	expect_read_error(path, "region name 'main' appears twice in /region_table/names");
 }
 
 /* Invalid UTF-8 is replaced, not rejected: the rest of the profile stays readable. */
@@ -795,7 +688,7 @@ static void test_bad_thread_table(void **state)
 	(void)state;
 	write_good(path);
 	replace_i64(path, "/thread_table/index", index, 3);
-	expect_error(path, "/thread_table: rank 0 has duplicate or missing thread indexes");
+	expect_read_error(path, "/thread_table: rank 0 has duplicate or missing thread indexes");
 }
 
 /* A header may declare rows the file never stored: refuse before allocating for them. */
@@ -806,7 +699,7 @@ static void test_declared_rows_not_stored(void **state)
 	(void)state;
 	write_good(path);
 	replace_i64(path, "/events/offcpu_ns", NULL, 1ull << 33);
-	expect_error(path, "/events/offcpu_ns declares 8589934592 rows but holds only 0 bytes");
+	expect_read_error(path, "/events/offcpu_ns declares 8589934592 rows but holds only 0 bytes");
 }
 
 int main(void)
@@ -839,5 +732,5 @@ int main(void)
 		cmocka_unit_test(test_bad_thread_table),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
 }

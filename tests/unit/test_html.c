@@ -18,14 +18,12 @@
 #include "h5write.h"
 #include "html.h"
 #include "report.h"
+#include "unit/fixtures.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* main { solve { kernel kernel } io mark } on rank 0; names may be replaced per test. */
-static const struct {
-	const char *region;
-	int64_t start, end, id, parent, offcpu;
-} calls[] = {
+static const struct fx_call calls[] = {
 	{ "main", 0, 100, 50, -1, 0 },
 	{ "solve", 10, 60, 7, 50, 4 },
 	{ "kernel", 20, 30, 900, 7, 1 },
@@ -36,44 +34,17 @@ static const struct {
 
 #define N_CALLS (sizeof(calls) / sizeof(calls[0]))
 
-/* Calls region by region and by start, as the index wants them; rename "io" to io_name. */
+/* The calls with "io" renamed to io_name (unless NULL), and the recording's times. */
 static void make_profile(struct sb_profile *p, unsigned columns, const char *io_name)
 {
-	struct sb_thread th = { .rank = 0, .index = 0, .tid = 42, .end_ns = -1, .cpu_ns = -1,
-				.name = "app" };
-	const char *name;
-	struct sb_pair *pr;
+	struct fx_call named[N_CALLS];
 	size_t i;
-	ssize_t r;
 
-	sb_profile_init(p);
-	p->format = strdup("synthetic");
-	p->columns = columns;
-	p->events = calloc(8, sizeof(*p->events));
-	p->pairs = calloc(8, sizeof(*p->pairs));
-	assert_non_null(p->events);
-	assert_non_null(p->pairs);
-	for (i = 0; i < N_CALLS; i++) {
-		name = !strcmp(calls[i].region, "io") && io_name ? io_name : calls[i].region;
-		r = sb_profile_find_region(p, name);
-		if (r < 0) {
-			r = sb_profile_add_region(p, name, "", -1, "[]");
-			assert_int_equal(r, p->n_pairs);
-			pr = &p->pairs[p->n_pairs++];
-			*pr = (struct sb_pair){ .region = (uint32_t)r, .offset = p->n_events,
-						.exclusive_total = -1 };
-			sb_stats_init(&pr->stats);
-		}
-		pr = &p->pairs[r];
-		pr->count++;
-		sb_stats_add(&pr->stats, calls[i].start, calls[i].end, -1);
-		p->events[p->n_events++] = (struct sb_event){
-			.start = calls[i].start, .end = calls[i].end, .thread = 0,
-			.call_id = calls[i].id, .parent_id = calls[i].parent, .gpu = -1,
-			.offcpu = columns & SB_COL_OFFCPU ? calls[i].offcpu : -1,
-		};
-	}
-	assert_true(sb_profile_add_thread(p, &th) >= 0);
+	memcpy(named, calls, sizeof(calls));
+	for (i = 0; i < N_CALLS; i++)
+		if (io_name && !strcmp(named[i].region, "io"))
+			named[i].region = io_name;
+	fx_call_tree(p, named, N_CALLS, columns);
 	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 0), 0);
 	assert_int_equal(sb_profile_set_int(p, "finalize_time_ns", 200), 0);
 }
@@ -100,12 +71,6 @@ static char *render(const struct sb_profile *p, const struct sb_html_opts *o)
 	assert_int_equal(fclose(f), 0);
 	sb_calltree_free(&t);
 	return out;
-}
-
-static void expect_has(const char *text, const char *needle)
-{
-	if (!strstr(text, needle))
-		fail_msg("missing \"%s\"", needle);
 }
 
 /* The data element's text, up to the first "</script>" after it; the caller frees it. */
@@ -335,7 +300,6 @@ static void test_command_writes_the_page_atomically(void **state)
 {
 	char dir[] = "/tmp/scope-bpf-html.XXXXXX", h5[64], html[64], cmd[128];
 	struct sb_error err = { .msg = "" };
-	struct sb_array_stream s;
 	struct sb_profile p;
 	struct stat st;
 	char *page = NULL;
@@ -347,8 +311,7 @@ static void test_command_writes_the_page_atomically(void **state)
 	snprintf(h5, sizeof(h5), "%s/p.h5", dir);
 	snprintf(html, sizeof(html), "%s/p.html", dir);
 	make_profile(&p, TREE | SB_COL_OFFCPU, NULL);
-	sb_array_stream_init(&s, &p);
-	assert_int_equal(sb_h5_write(h5, &p, &s.base, &err), 0);
+	assert_int_equal(fx_write_h5(h5, &p, &err), 0);
 	sb_profile_free(&p);
 	{
 		char *argv[] = { "report", "--html", html, h5 };

@@ -1,5 +1,4 @@
 /* Unit tests of `scope-bpf inspect`: every section in text and JSON, and the exit codes. */
-#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,10 +14,10 @@
 
 #include "h5write.h"
 #include "inspect.h"
+#include "unit/fixtures.h"
+#include "unit/json_check.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static char dir[256];
 
 /* Two ranks; solve on both, io on rank 0 only; calls of 10, 20, 30 ns from t = 1000. */
 static const struct sb_event events[] = {
@@ -43,6 +42,7 @@ static void build(struct sb_profile *p)
 		uint32_t region, rank;
 		uint64_t offset, count;
 	} pairs[] = { { 0, 0, 0, 2 }, { 1, 0, 2, 1 }, { 0, 1, 3, 1 } };
+	struct sb_pair *q;
 	size_t i;
 
 	sb_profile_init(p);
@@ -54,29 +54,15 @@ static void build(struct sb_profile *p)
 	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 1000), 0);
 	assert_int_equal(sb_profile_set_int(p, "lost_events", 3), 0);
 	assert_int_equal(sb_profile_set_str(p, "command", "mpirun -n 2 \"./app\""), 0);
-	for (i = 0; i < 2; i++)
-		assert_true(sb_profile_add_thread(p, &threads[i]) >= 0);
-	for (i = 0; i < 3; i++)
-		assert_true(sb_profile_add_process(p, &procs[i]) >= 0);
-	p->n_events = sizeof(events) / sizeof(events[0]);
-	p->events = malloc(sizeof(events));
-	assert_non_null(p->events);
-	memcpy(p->events, events, sizeof(events));
+	fx_add_threads(p, threads, 2);
+	fx_add_processes(p, procs, 3);
 	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
-	p->n_pairs = sizeof(pairs) / sizeof(pairs[0]);
-	p->pairs = calloc(p->n_pairs, sizeof(*p->pairs));
-	assert_non_null(p->pairs);
-	for (i = 0; i < p->n_pairs; i++) {
-		struct sb_pair *q = &p->pairs[i];
-		uint64_t k;
-
-		*q = (struct sb_pair){ .region = pairs[i].region, .rank = pairs[i].rank,
-				       .offset = pairs[i].offset, .count = pairs[i].count,
-				       .exclusive_total = -1 };
-		sb_stats_init(&q->stats);
-		for (k = q->offset; k < q->offset + q->count; k++)
-			sb_stats_add(&q->stats, events[k].start, events[k].end, -1);
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		q = fx_add_pair(p, pairs[i].region, pairs[i].rank, &events[pairs[i].offset],
+				pairs[i].count);
+		assert_int_equal(q->offset, pairs[i].offset);
 	}
+	assert_int_equal(p->n_events, sizeof(events) / sizeof(events[0]));
 }
 
 static char *render(const struct sb_profile *p, enum sb_report_format fmt)
@@ -100,135 +86,6 @@ static void expect_text(const char *text, const char *want)
 		return;
 	fprintf(stderr, "got:\n%s\nwant:\n%s", text, want);
 	fail_msg("the text differs");
-}
-
-static void expect_has(const char *text, const char *needle)
-{
-	if (strstr(text, needle))
-		return;
-	fprintf(stderr, "missing \"%s\" in:\n%s", needle, text);
-	fail_msg("a line is missing");
-}
-
-/* A minimal JSON checker: accepts exactly one value per RFC 8259, nothing after it. */
-struct json {
-	const char *s;
-	int depth;
-};
-
-static bool json_value(struct json *j);
-
-static void json_ws(struct json *j)
-{
-	while (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r')
-		j->s++;
-}
-
-static bool json_string(struct json *j)
-{
-	if (*j->s++ != '"')
-		return false;
-	for (; *j->s != '"'; j->s++) {
-		if ((unsigned char)*j->s < 0x20)
-			return false;
-		if (*j->s != '\\')
-			continue;
-		j->s++;
-		if (*j->s == 'u') {
-			if (!isxdigit(j->s[1]) || !isxdigit(j->s[2]) || !isxdigit(j->s[3]) ||
-			    !isxdigit(j->s[4]))
-				return false;
-			j->s += 4;
-		} else if (!strchr("\"\\/bfnrt", *j->s) || !*j->s) {
-			return false;
-		}
-	}
-	j->s++;
-	return true;
-}
-
-static bool json_number(struct json *j)
-{
-	const char *start = j->s;
-
-	if (*j->s == '-')
-		j->s++;
-	if (*j->s == '0')
-		j->s++;
-	else
-		while (isdigit((unsigned char)*j->s))
-			j->s++;
-	if (*j->s == '.') {
-		j->s++;
-		if (!isdigit((unsigned char)*j->s))
-			return false;
-		while (isdigit((unsigned char)*j->s))
-			j->s++;
-	}
-	return j->s > start && isdigit((unsigned char)j->s[-1]);
-}
-
-/* Members of an object or elements of an array, up to close. */
-static bool json_items(struct json *j, char close, bool keys)
-{
-	j->s++;
-	json_ws(j);
-	if (*j->s == close) {
-		j->s++;
-		return true;
-	}
-	for (;;) {
-		json_ws(j);
-		if (keys) {
-			if (!json_string(j))
-				return false;
-			json_ws(j);
-			if (*j->s++ != ':')
-				return false;
-		}
-		if (!json_value(j))
-			return false;
-		json_ws(j);
-		if (*j->s == close) {
-			j->s++;
-			return true;
-		}
-		if (*j->s++ != ',')
-			return false;
-	}
-}
-
-static bool json_value(struct json *j)
-{
-	bool ok;
-
-	json_ws(j);
-	if (++j->depth > 64)
-		return false;
-	if (*j->s == '{')
-		ok = json_items(j, '}', true);
-	else if (*j->s == '[')
-		ok = json_items(j, ']', false);
-	else if (*j->s == '"')
-		ok = json_string(j);
-	else if (!strncmp(j->s, "null", 4) || !strncmp(j->s, "true", 4))
-		ok = (j->s += 4, true);
-	else if (!strncmp(j->s, "false", 5))
-		ok = (j->s += 5, true);
-	else
-		ok = json_number(j);
-	j->depth--;
-	return ok;
-}
-
-static bool json_valid(const char *s)
-{
-	struct json j = { .s = s };
-
-	if (!json_value(&j))
-		return false;
-	json_ws(&j);
-	return *j.s == '\0';
 }
 
 static void test_text_shows_every_section(void **state)
@@ -361,69 +218,17 @@ static void test_one_rank_has_no_per_rank_rows(void **state)
 
 /* ---- the command, through files ---- */
 
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *b = buf[next++ % 4];
-
-	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
-	return b;
-}
-
-static int setup(void **state)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_inspect.XXXXXX", base);
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *s;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	s = calloc((size_t)n + 1, 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return s;
-}
-
 static void test_command_reads_a_written_file(void **state)
 {
 	char *text[] = { "inspect", "-o", NULL, NULL };
 	char *json[] = { "inspect", "--format", "json", "--output", NULL, NULL };
-	struct sb_error err = { .msg = "" };
-	struct sb_array_stream s;
-	struct sb_profile p;
 	char *out;
 
 	(void)state;
-	build(&p);
-	sb_array_stream_init(&s, &p);
-	if (sb_h5_write(tmp_path("prof.h5"), &p, &s.base, &err))
-		fail_msg("%s", err.msg);
-	sb_profile_free(&p);
+	fx_write_built(tmp_path("prof.h5"), build);
 
-	text[2] = (char *)tmp_path("out.txt");
-	text[3] = (char *)tmp_path("prof.h5");
+	text[2] = tmp_path("out.txt");
+	text[3] = tmp_path("prof.h5");
 	assert_int_equal(cmd_inspect(ARGC(text), text), 0);
 	out = slurp(tmp_path("out.txt"));
 	expect_has(out, "format             scope-profiler HDF5 (schema 2)\n");
@@ -434,8 +239,8 @@ static void test_command_reads_a_written_file(void **state)
 	expect_has(out, "  6000  4242     -   +60 ns    +70 ns   256  sh -c true\n");
 	free(out);
 
-	json[4] = (char *)tmp_path("out.json");
-	json[5] = (char *)tmp_path("prof.h5");
+	json[4] = tmp_path("out.json");
+	json[5] = tmp_path("prof.h5");
 	assert_int_equal(cmd_inspect(ARGC(json), json), 0);
 	out = slurp(tmp_path("out.json"));
 	if (!json_valid(out))
@@ -474,7 +279,7 @@ static void test_command_exit_codes(void **state)
 	assert_non_null(f);
 	fputs("not a profile\n", f);
 	fclose(f);
-	junk[1] = (char *)tmp_path("junk.h5");
+	junk[1] = tmp_path("junk.h5");
 	assert_int_equal(cmd_inspect(ARGC(junk), junk), 2);
 }
 
@@ -489,5 +294,5 @@ int main(void)
 		cmocka_unit_test(test_command_exit_codes),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
 }

@@ -1,5 +1,4 @@
 /* Unit tests of `scope-bpf report`: options, exit codes, and its text, JSON and CSV. */
-#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +13,8 @@
 
 #include "commands.h"
 #include "report.h"
+#include "unit/fixtures.h"
+#include "unit/json_check.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -172,10 +173,7 @@ static void test_command_exit_codes(void **state)
 }
 
 /* main { solve { kernel kernel } io,"w" mark } on rank 0, ids sparse. */
-static const struct {
-	const char *region;
-	int64_t start, end, id, parent, offcpu;
-} calls[] = {
+static const struct fx_call calls[] = {
 	{ "main", 0, 100, 50, -1, 0 },
 	{ "solve", 10, 60, 7, 50, 4 },
 	{ "kernel", 20, 30, 900, 7, 1 },
@@ -184,42 +182,9 @@ static const struct {
 	{ "mark", 60, 60, 1 << 30, 50, 0 },
 };
 
-/* Calls are listed region by region and by start, as the index wants them. */
 static void make_profile(struct sb_profile *p, unsigned columns, bool meta)
 {
-	size_t n = sizeof(calls) / sizeof(calls[0]), i;
-	struct sb_thread th = { .rank = 0, .index = 0, .tid = 42, .end_ns = -1, .cpu_ns = -1,
-				.name = "app" };
-	struct sb_pair *pr;
-	ssize_t r;
-
-	sb_profile_init(p);
-	p->format = strdup("synthetic");
-	p->columns = columns;
-	p->events = calloc(n, sizeof(*p->events));
-	p->pairs = calloc(n, sizeof(*p->pairs));
-	assert_non_null(p->events);
-	assert_non_null(p->pairs);
-	for (i = 0; i < n; i++) {
-		r = sb_profile_find_region(p, calls[i].region);
-		if (r < 0) {
-			r = sb_profile_add_region(p, calls[i].region, "", -1, "[]");
-			assert_int_equal(r, p->n_pairs);
-			pr = &p->pairs[p->n_pairs++];
-			*pr = (struct sb_pair){ .region = (uint32_t)r, .offset = p->n_events,
-						.exclusive_total = -1 };
-			sb_stats_init(&pr->stats);
-		}
-		pr = &p->pairs[r];
-		pr->count++;
-		sb_stats_add(&pr->stats, calls[i].start, calls[i].end, -1);
-		p->events[p->n_events++] = (struct sb_event){
-			.start = calls[i].start, .end = calls[i].end, .thread = 0,
-			.call_id = calls[i].id, .parent_id = calls[i].parent, .gpu = -1,
-			.offcpu = columns & SB_COL_OFFCPU ? calls[i].offcpu : -1,
-		};
-	}
-	assert_true(sb_profile_add_thread(p, &th) >= 0);
+	fx_call_tree(p, calls, sizeof(calls) / sizeof(calls[0]), columns);
 	if (!meta)
 		return;
 	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 0), 0);
@@ -247,12 +212,6 @@ static char *render(const struct sb_profile *p, enum sb_report_format fmt, bool 
 	assert_int_equal(fclose(f), 0);
 	sb_calltree_free(&t);
 	return out;
-}
-
-static void expect_has(const char *text, const char *needle)
-{
-	if (!strstr(text, needle))
-		fail_msg("missing \"%s\" in:\n%s", needle, text);
 }
 
 static void test_text_is_an_aligned_tree(void **state)
@@ -313,127 +272,6 @@ static void test_text_warns_about_lost_events(void **state)
 	expect_has(out, "warning: 12 events were lost");
 	free(out);
 	sb_profile_free(&p);
-}
-
-/* A minimal JSON checker: accepts exactly one value per RFC 8259, nothing after it. */
-struct json {
-	const char *s;
-	int depth;
-};
-
-static bool json_value(struct json *j);
-
-static void json_ws(struct json *j)
-{
-	while (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r')
-		j->s++;
-}
-
-static bool json_string(struct json *j)
-{
-	if (*j->s++ != '"')
-		return false;
-	for (; *j->s != '"'; j->s++) {
-		if ((unsigned char)*j->s < 0x20)
-			return false;
-		if (*j->s != '\\')
-			continue;
-		j->s++;
-		if (*j->s == 'u') {
-			if (!isxdigit(j->s[1]) || !isxdigit(j->s[2]) || !isxdigit(j->s[3]) ||
-			    !isxdigit(j->s[4]))
-				return false;
-			j->s += 4;
-		} else if (!strchr("\"\\/bfnrt", *j->s) || !*j->s) {
-			return false;
-		}
-	}
-	j->s++;
-	return true;
-}
-
-static bool json_number(struct json *j)
-{
-	const char *start = j->s;
-
-	if (*j->s == '-')
-		j->s++;
-	if (*j->s == '0')
-		j->s++;
-	else
-		while (isdigit((unsigned char)*j->s))
-			j->s++;
-	if (*j->s == '.') {
-		j->s++;
-		if (!isdigit((unsigned char)*j->s))
-			return false;
-		while (isdigit((unsigned char)*j->s))
-			j->s++;
-	}
-	return j->s > start && isdigit((unsigned char)j->s[-1]);
-}
-
-/* Members of an object or elements of an array, up to close. */
-static bool json_items(struct json *j, char close, bool keys)
-{
-	j->s++;
-	json_ws(j);
-	if (*j->s == close) {
-		j->s++;
-		return true;
-	}
-	for (;;) {
-		json_ws(j);
-		if (keys) {
-			if (!json_string(j))
-				return false;
-			json_ws(j);
-			if (*j->s++ != ':')
-				return false;
-		}
-		if (!json_value(j))
-			return false;
-		json_ws(j);
-		if (*j->s == close) {
-			j->s++;
-			return true;
-		}
-		if (*j->s++ != ',')
-			return false;
-	}
-}
-
-static bool json_value(struct json *j)
-{
-	bool ok;
-
-	json_ws(j);
-	if (++j->depth > 64)
-		return false;
-	if (*j->s == '{')
-		ok = json_items(j, '}', true);
-	else if (*j->s == '[')
-		ok = json_items(j, ']', false);
-	else if (*j->s == '"')
-		ok = json_string(j);
-	else if (!strncmp(j->s, "null", 4) || !strncmp(j->s, "true", 4))
-		ok = (j->s += 4, true);
-	else if (!strncmp(j->s, "false", 5))
-		ok = (j->s += 5, true);
-	else
-		ok = json_number(j);
-	j->depth--;
-	return ok;
-}
-
-static bool json_valid(const char *s)
-{
-	struct json j = { .s = s };
-
-	if (!json_value(&j))
-		return false;
-	json_ws(&j);
-	return *j.s == '\0';
 }
 
 static void test_json_checker_rejects_broken_json(void **state)

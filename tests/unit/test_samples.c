@@ -17,36 +17,7 @@
 #include "h5samples.h"
 #include "h5write.h"
 #include "samples_report.h"
-
-static char dir[256];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *b = buf[next++ % 4];
-
-	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
-	return b;
-}
-
-static int setup(void **state)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_samples.XXXXXX", base);
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
+#include "unit/fixtures.h"
 
 /* ---- a synthetic profile: regions A and A;B on two threads, with CPU and off-CPU samples ---- */
 
@@ -107,15 +78,6 @@ static const struct sb_event events[] = {
 	{ 200, 600, 0, 2, 1, -1, 0 },		/* B inside A */
 };
 
-static void *copy(const void *src, size_t size)
-{
-	void *p = malloc(size);
-
-	assert_non_null(p);
-	memcpy(p, src, size);
-	return p;
-}
-
 static void build_samples(struct sb_samples *s)
 {
 	static const char *const names[] = { "A", "B" };
@@ -129,15 +91,15 @@ static void build_samples(struct sb_samples *s)
 						      strdup(frames[i].module), 0x1000 + i * 16,
 						      frames[i].inlined };
 	s->n_stack_frames = sizeof(stack_ids) / sizeof(stack_ids[0]);
-	s->stack_frames = copy(stack_ids, sizeof(stack_ids));
+	s->stack_frames = fx_copy(stack_ids, sizeof(stack_ids));
 	s->n_stacks = N_STACKS;
-	s->stacks = copy(stacks, sizeof(stacks));
+	s->stacks = fx_copy(stacks, sizeof(stacks));
 	s->n_paths = 2;
 	s->paths = calloc(2, sizeof(*s->paths));
 	for (i = 0; i < 2; i++)
 		s->paths[i] = (struct sb_region_path){ (int64_t)i - 1, strdup(names[i]) };
 	s->n_samples = N_ROWS;
-	s->samples = copy(rows, sizeof(rows));
+	s->samples = fx_copy(rows, sizeof(rows));
 }
 
 static void build(struct sb_profile *p)
@@ -157,48 +119,16 @@ static void build(struct sb_profile *p)
 	assert_int_equal(sb_profile_set_str(p, "sample_event", "cpu-clock"), 0);
 	assert_int_equal(sb_profile_set_int(p, "offcpu_min_block_ns", 10000), 0);
 	assert_int_equal(sb_profile_set_int(p, "kernel_stacks", 1), 0);
-	for (i = 0; i < 2; i++)
-		assert_true(sb_profile_add_thread(p, &threads[i]) >= 0);
-	p->n_events = 2;
-	p->events = copy(events, sizeof(events));
+	fx_add_threads(p, threads, 2);
 	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
-	p->n_pairs = 2;
-	p->pairs = calloc(2, sizeof(*p->pairs));
-	for (i = 0; i < 2; i++) {
-		p->pairs[i] = (struct sb_pair){ (uint32_t)i, 0, i, 1, -1, { 0 } };
-		sb_stats_init(&p->pairs[i].stats);
-		sb_stats_add(&p->pairs[i].stats, events[i].start, events[i].end, -1);
-	}
+	for (i = 0; i < 2; i++)
+		fx_add_pair(p, (uint32_t)i, 0, &events[i], 1);
 	build_samples(&p->samples);
-}
-
-static int write_profile(const char *path, const struct sb_profile *p, struct sb_error *err)
-{
-	struct sb_array_stream s;
-
-	sb_array_stream_init(&s, p);
-	return sb_h5_write(path, p, &s.base, err);
 }
 
 static void write_good(const char *path)
 {
-	struct sb_error err = { { 0 } };
-	struct sb_profile p;
-
-	build(&p);
-	if (write_profile(path, &p, &err))
-		fail_msg("%s", err.msg);
-	sb_profile_free(&p);
-}
-
-/* The message names the file first, then says what is wrong. */
-static void assert_msg(const struct sb_error *err, const char *path, const char *cause)
-{
-	size_t n = strlen(path);
-
-	if (strncmp(err->msg, path, n) || strncmp(err->msg + n, ": ", 2) ||
-	    !strstr(err->msg, cause))
-		fail_msg("message '%s' should be '%s: ...%s...'", err->msg, path, cause);
+	fx_write_built(path, build);
 }
 
 /* ---- storage ---- */
@@ -243,7 +173,7 @@ static void test_round_trip_keeps_every_sample(void **state)
 
 	(void)state;
 	build(&a);
-	if (write_profile(path, &a, &err))
+	if (fx_write_h5(path, &a, &err))
 		fail_msg("%s", err.msg);
 	if (sb_h5_read(path, &b, &err))
 		fail_msg("%s", err.msg);
@@ -269,7 +199,7 @@ static void test_no_samples_no_group(void **state)
 	(void)state;
 	build(&a);
 	sb_samples_free(&a.samples);
-	if (write_profile(path, &a, &err))
+	if (fx_write_h5(path, &a, &err))
 		fail_msg("%s", err.msg);
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	assert_true(f >= 0);
@@ -293,40 +223,10 @@ static void test_writer_refuses_invalid_samples(void **state)
 	(void)state;
 	build(&a);
 	a.samples.stack_frames[3] = 77;
-	assert_int_equal(write_profile(path, &a, &err), -EINVAL);
+	assert_int_equal(fx_write_h5(path, &a, &err), -EINVAL);
 	assert_msg(&err, path, "cannot write invalid samples: stack_frames[3]: frame id 77 out of range (11 frames)");
 	assert_int_not_equal(stat(path, &st), 0);
 	sb_profile_free(&a);
-}
-
-/* Replace dataset name in the file at path with n values. */
-static void replace(const char *path, const char *name, hid_t ftype, hid_t mtype, const void *v,
-		    hsize_t n)
-{
-	hid_t f, s, d;
-
-	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-	assert_true(f >= 0);
-	assert_true(H5Ldelete(f, name, H5P_DEFAULT) >= 0);
-	s = H5Screate_simple(1, &n, NULL);
-	d = H5Dcreate2(f, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	assert_true(d >= 0);
-	if (v && n)
-		assert_true(H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-	H5Dclose(d);
-	H5Sclose(s);
-	H5Fclose(f);
-}
-
-static void expect_error(const char *path, const char *cause)
-{
-	struct sb_error err = { { 0 } };
-	struct sb_profile p;
-
-	assert_true(sb_h5_read(path, &p, &err) < 0);
-	assert_msg(&err, path, cause);
-	assert_int_equal(p.samples.n_samples, 0);
-	assert_int_equal(p.n_regions, 0);
 }
 
 static void test_frame_id_out_of_range(void **state)
@@ -338,9 +238,9 @@ static void test_frame_id_out_of_range(void **state)
 	memcpy(ids, stack_ids, sizeof(ids));
 	ids[7] = 11;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/stack_frames", H5T_STD_U32LE, H5T_NATIVE_UINT32, ids,
+	h5_replace(path, "/scope_bpf/samples/stack_frames", H5T_STD_U32LE, H5T_NATIVE_UINT32, ids,
 		sizeof(ids) / sizeof(ids[0]));
-	expect_error(path, "/scope_bpf/samples: stack_frames[7]: frame id 11 out of range (11 frames)");
+	expect_read_error(path, "/scope_bpf/samples: stack_frames[7]: frame id 11 out of range (11 frames)");
 }
 
 static void test_region_path_cycle(void **state)
@@ -351,13 +251,13 @@ static void test_region_path_cycle(void **state)
 
 	(void)state;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/region_paths/parent", H5T_STD_I64LE, H5T_NATIVE_INT64,
+	h5_replace(path, "/scope_bpf/samples/region_paths/parent", H5T_STD_I64LE, H5T_NATIVE_INT64,
 		parents, 2);
-	expect_error(path, "region path 0: parent 1 is not an earlier path");
+	expect_read_error(path, "region path 0: parent 1 is not an earlier path");
 	write_good(path);
-	replace(path, "/scope_bpf/samples/region_paths/parent", H5T_STD_I64LE, H5T_NATIVE_INT64,
+	h5_replace(path, "/scope_bpf/samples/region_paths/parent", H5T_STD_I64LE, H5T_NATIVE_INT64,
 		self, 2);
-	expect_error(path, "region path 1: parent 1 is not an earlier path");
+	expect_read_error(path, "region path 1: parent 1 is not an earlier path");
 }
 
 static void test_stack_past_the_end(void **state)
@@ -368,11 +268,11 @@ static void test_stack_past_the_end(void **state)
 
 	(void)state;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/stacks/first", H5T_STD_U64LE, H5T_NATIVE_UINT64, firsts,
+	h5_replace(path, "/scope_bpf/samples/stacks/first", H5T_STD_U64LE, H5T_NATIVE_UINT64, firsts,
 		6);
-	expect_error(path, "stack 5: frames 17+5 past the end of stack_frames (21 ids)");
-	replace(path, "/scope_bpf/samples/stacks/first", H5T_STD_U64LE, H5T_NATIVE_UINT64, huge, 6);
-	expect_error(path, "stack 4: frames 18446744073709551615+2 past the end");
+	expect_read_error(path, "stack 5: frames 17+5 past the end of stack_frames (21 ids)");
+	h5_replace(path, "/scope_bpf/samples/stacks/first", H5T_STD_U64LE, H5T_NATIVE_UINT64, huge, 6);
+	expect_read_error(path, "stack 4: frames 18446744073709551615+2 past the end");
 }
 
 static void test_bad_sample_rows(void **state)
@@ -387,41 +287,41 @@ static void test_bad_sample_rows(void **state)
 		v[i] = rows[i].ustack;
 	v[4] = N_STACKS;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/aggregates/ustack", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
+	h5_replace(path, "/scope_bpf/samples/aggregates/ustack", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
 		N_ROWS);
-	expect_error(path, "sample row 4: stack 6 out of range (6 stacks)");
+	expect_read_error(path, "sample row 4: stack 6 out of range (6 stacks)");
 
 	for (i = 0; i < N_ROWS; i++)
 		v[i] = rows[i].path;
 	v[2] = -2;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/aggregates/path", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
+	h5_replace(path, "/scope_bpf/samples/aggregates/path", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
 		N_ROWS);
-	expect_error(path, "sample row 2: region path -2 out of range (2 paths)");
+	expect_read_error(path, "sample row 2: region path -2 out of range (2 paths)");
 
 	for (i = 0; i < N_ROWS; i++)
 		v[i] = rows[i].thread;
 	v[0] = 2;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/aggregates/thread", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
+	h5_replace(path, "/scope_bpf/samples/aggregates/thread", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
 		N_ROWS);
-	expect_error(path, "sample row 0: thread 2 is not a thread of rank 0");
+	expect_read_error(path, "sample row 0: thread 2 is not a thread of rank 0");
 
 	for (i = 0; i < N_ROWS; i++)
 		u[i] = rows[i].rank;
 	u[1] = 1;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/aggregates/rank", H5T_STD_U32LE, H5T_NATIVE_UINT32, u,
+	h5_replace(path, "/scope_bpf/samples/aggregates/rank", H5T_STD_U32LE, H5T_NATIVE_UINT32, u,
 		N_ROWS);
-	expect_error(path, "sample row 1: rank 1 out of range (1 ranks)");
+	expect_read_error(path, "sample row 1: rank 1 out of range (1 ranks)");
 
 	for (i = 0; i < N_ROWS; i++)
 		u[i] = rows[i].kind;
 	u[6] = 7;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/aggregates/kind", H5T_STD_U32LE, H5T_NATIVE_UINT32, u,
+	h5_replace(path, "/scope_bpf/samples/aggregates/kind", H5T_STD_U32LE, H5T_NATIVE_UINT32, u,
 		N_ROWS);
-	expect_error(path, "sample row 6: unknown kind 7");
+	expect_read_error(path, "sample row 6: unknown kind 7");
 }
 
 static void test_bad_columns(void **state)
@@ -433,30 +333,30 @@ static void test_bad_columns(void **state)
 
 	(void)state;
 	write_good(path);
-	replace(path, "/scope_bpf/samples/aggregates/count", H5T_STD_U64LE, H5T_NATIVE_UINT64,
+	h5_replace(path, "/scope_bpf/samples/aggregates/count", H5T_STD_U64LE, H5T_NATIVE_UINT64,
 		counts, 3);
-	expect_error(path, "column lengths differ: /scope_bpf/samples/aggregates/count has 3 rows, expected 7");
+	expect_read_error(path, "column lengths differ: /scope_bpf/samples/aggregates/count has 3 rows, expected 7");
 
 	write_good(path);
-	replace(path, "/scope_bpf/samples/aggregates/count", H5T_STD_U64LE, H5T_NATIVE_UINT64, big,
+	h5_replace(path, "/scope_bpf/samples/aggregates/count", H5T_STD_U64LE, H5T_NATIVE_UINT64, big,
 		7);
-	expect_error(path, "counts or times overflow");
+	expect_read_error(path, "counts or times overflow");
 
 	write_good(path);
 	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
 	assert_true(H5Ldelete(f, "/scope_bpf/samples/frames/module", H5P_DEFAULT) >= 0);
 	H5Fclose(f);
-	expect_error(path, "/scope_bpf/samples/frames/module is missing");
+	expect_read_error(path, "/scope_bpf/samples/frames/module is missing");
 
 	write_good(path);
-	replace(path, "/scope_bpf/samples/frames/line", H5T_STD_U64LE, H5T_NATIVE_UINT64, NULL,
+	h5_replace(path, "/scope_bpf/samples/frames/line", H5T_STD_U64LE, H5T_NATIVE_UINT64, NULL,
 		1ull << 40);
-	expect_error(path, "/scope_bpf/samples/frames/line declares 1099511627776 rows (limit");
+	expect_read_error(path, "/scope_bpf/samples/frames/line declares 1099511627776 rows (limit");
 
 	write_good(path);
-	replace(path, "/scope_bpf/samples/region_paths/name", H5T_STD_I64LE, H5T_NATIVE_INT64,
+	h5_replace(path, "/scope_bpf/samples/region_paths/name", H5T_STD_I64LE, H5T_NATIVE_INT64,
 		counts, 2);
-	expect_error(path, "/scope_bpf/samples/region_paths/name has the wrong type (string expected)");
+	expect_read_error(path, "/scope_bpf/samples/region_paths/name has the wrong type (string expected)");
 }
 
 /* ---- report ---- */
@@ -857,5 +757,5 @@ int main(void)
 		cmocka_unit_test(test_flamegraph_svg),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
 }

@@ -1,17 +1,13 @@
 /* scope-bpf export: a profile as a Chrome trace, a speedscope file, scope-profiler JSON or CSV. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "export.h"
 #include "samples_export.h"
-#include "profile_read.h"
-
-#define OUT_BUFFER (1 << 20)	/* stdio buffer: fewer write(2)s for multi-GB traces */
 
 static const struct kind {
 	const char *name;
@@ -85,41 +81,32 @@ static const struct kind *find_kind(const char *name)
 	return NULL;
 }
 
-/* getopt said '?' or ':'; say which option, as the user spelled it where we can. */
-static int bad_option(int c, char **argv, struct sb_error *err)
+static int parse_option(int c, void *opts, struct sb_error *err)
 {
-	const char *arg = argv[optind - 1];
+	struct export_opts *o = opts;
 
-	if (c == ':')
-		return sb_fail(err, EINVAL, "%s: needs an argument", arg);
-	if (optopt && optopt < 256)
-		return sb_fail(err, EINVAL, "-%c: unknown option", optopt);
-	return sb_fail(err, EINVAL, "%s: unknown option", arg);
+	if (c == 'h') {
+		o->help = true;
+		return SB_OPT_STOP;
+	}
+	if (c == OPT_OFFCPU) {
+		o->offcpu = true;
+		return 0;
+	}
+	if (!*optarg)
+		return sb_fail(err, EINVAL, "--output: needs a file name");
+	o->output = optarg;
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct export_opts *o, struct sb_error *err)
 {
-	int c;
+	int r;
 
 	*o = (struct export_opts){ 0 };
-	/* 0, not 1: glibc then forgets a previous parse, so this can run again. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return bad_option(c, argv, err);
-		if (c == 'h') {
-			o->help = true;
-			return 0;
-		}
-		if (c == OPT_OFFCPU) {
-			o->offcpu = true;
-			continue;
-		}
-		if (!*optarg)
-			return sb_fail(err, EINVAL, "--output: needs a file name");
-		o->output = optarg;
-	}
+	r = sb_parse_options(argc, argv, ":o:h", long_opts, parse_option, o, err);
+	if (r || o->help)
+		return r;
 	if (optind >= argc)
 		return sb_fail(err, EINVAL, "missing KIND, one of " KIND_LIST);
 	o->kind = find_kind(argv[optind]);
@@ -165,44 +152,6 @@ static bool same_file(const char *a, const char *b)
 	return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
-/* Open a temporary file beside out; *tmp gets its name. */
-static FILE *open_tmp(const char *out, char **tmp, char *buf)
-{
-	FILE *f;
-	int fd;
-
-	if (asprintf(tmp, "%s.tmp.%d", out, (int)getpid()) < 0) {
-		*tmp = NULL;
-		errno = ENOMEM;
-		return NULL;
-	}
-	fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(*tmp);
-		return NULL;
-	}
-	setvbuf(f, buf, _IOFBF, OUT_BUFFER);
-	return f;
-}
-
-/* Flush, sync (devices and pipes cannot) and close f; 0 or -errno of the first failure. */
-static int finish(FILE *f, bool sync)
-{
-	int r = 0;
-
-	if (fflush(f) || ferror(f))
-		r = errno ? -errno : -EIO;
-	if (!r && sync && fsync(fileno(f)))
-		r = -errno;
-	if (fclose(f) && !r)
-		r = -errno;
-	return r;
-}
-
 /* Run the exporter; the exit status, after saying what went wrong. */
 static int run_kind(FILE *f, const struct export_opts *o, const struct sb_profile *p)
 {
@@ -221,108 +170,50 @@ static int run_kind(FILE *f, const struct export_opts *o, const struct sb_profil
 	return 0;
 }
 
-static int write_stdout(const struct export_opts *o, const struct sb_profile *p)
-{
-	int r = run_kind(stdout, o, p);
-
-	errno = 0;
-	if (!r && (fflush(stdout) || ferror(stdout))) {
-		fprintf(stderr, "scope-bpf export: standard output: %s\n",
-			strerror(errno ? errno : EIO));
-		return 1;
-	}
-	return r;
-}
-
 /*
- * A device, FIFO or socket given as OUT (/dev/stdout, a pipe) is written in
- * place: renaming a temporary file onto it would replace it with a file.
+ * Write to a temporary file and rename it onto OUT, so OUT is never half
+ * written; "-" is standard output, and a device or FIFO is written in place.
  */
-static int write_special(const struct export_opts *o, const char *out,
-			 const struct sb_profile *p)
-{
-	FILE *f = fopen(out, "w");
-	int r, status;
-
-	if (!f) {
-		fprintf(stderr, "scope-bpf export: %s: %s\n", out, strerror(errno));
-		return 1;
-	}
-	errno = 0;
-	status = run_kind(f, o, p);
-	r = finish(f, false);
-	if (!status && r) {
-		fprintf(stderr, "scope-bpf export: %s: %s\n", out, strerror(-r));
-		status = 1;
-	}
-	return status;
-}
-
-/* Write to a temporary file and rename it onto out: out is never half written. */
-static int write_file(const struct export_opts *o, const char *out, const struct sb_profile *p)
-{
-	char *buf = malloc(OUT_BUFFER), *tmp = NULL;
-	FILE *f = NULL;
-	int r, status;
-
-	errno = ENOMEM;
-	if (buf)
-		f = open_tmp(out, &tmp, buf);
-	if (!f) {
-		fprintf(stderr, "scope-bpf export: %s: cannot create %s: %s\n", out,
-			tmp ? tmp : "a temporary file", strerror(errno));
-		free(tmp);
-		free(buf);
-		return 1;
-	}
-	errno = 0;
-	status = run_kind(f, o, p);
-	r = finish(f, true);
-	if (!status && r)
-		fprintf(stderr, "scope-bpf export: %s: %s\n", out, strerror(-r));
-	if (!status && !r && rename(tmp, out)) {
-		fprintf(stderr, "scope-bpf export: %s: cannot rename %s into place: %s\n", out,
-			tmp, strerror(errno));
-		r = -errno;
-	}
-	if (status || r) {
-		unlink(tmp);
-		status = status ? status : 1;
-	}
-	free(tmp);
-	free(buf);
-	return status;
-}
-
 static int export_profile(const struct export_opts *o, const struct sb_profile *p)
 {
-	char *derived = NULL;
+	struct sb_error err = { .msg = "" };
 	const char *out = o->output;
-	struct stat st;
+	char *derived = NULL;
+	struct sb_output f;
+	bool renamed;
 	int r;
 
-	if (out && !strcmp(out, "-"))
-		return write_stdout(o, p);
-	if (!out) {
+	if (out && !strcmp(out, "-")) {
+		out = NULL;
+	} else if (!out) {
 		out = derived = default_output(o->path, o->kind->suffix);
 		if (!out) {
 			fprintf(stderr, "scope-bpf export: %s: out of memory\n", o->path);
 			return 1;
 		}
 	}
-	if (same_file(o->path, out)) {
+	if (out && same_file(o->path, out)) {
 		fprintf(stderr, "scope-bpf export: %s: the output %s is the profile itself; "
 			"choose another with -o\n", o->path, out);
 		free(derived);
 		return SB_EXIT_USAGE;
 	}
-	if (!stat(out, &st) && !S_ISREG(st.st_mode)) {
-		r = write_special(o, out, p);
-	} else {
-		r = write_file(o, out, p);
+	r = sb_output_open(&f, out, SB_OUTPUT_REPLACE_FILE, &err);
+	if (r) {
+		fprintf(stderr, "scope-bpf export: %s\n", err.msg);
+		free(derived);
+		return 1;
+	}
+	renamed = f.tmp != NULL;
+	r = run_kind(f.f, o, p);
+	if (r) {
+		sb_output_abort(&f);
+	} else if (sb_output_commit(&f, &err)) {
+		fprintf(stderr, "scope-bpf export: %s\n", err.msg);
+		r = 1;
+	} else if (renamed) {
 		/* The name may be derived: say where the file went (on stderr: stdout may be data). */
-		if (!r)
-			fprintf(stderr, "scope-bpf export: wrote %s\n", out);
+		fprintf(stderr, "scope-bpf export: wrote %s\n", out);
 	}
 	free(derived);
 	return r;
@@ -335,21 +226,15 @@ int cmd_export(int argc, char **argv)
 	struct sb_profile p;
 	int r;
 
-	if (parse_args(argc, argv, &o, &err)) {
-		fprintf(stderr, "scope-bpf export: %s\nTry 'scope-bpf export --help'.\n", err.msg);
-		return SB_EXIT_USAGE;
-	}
+	if (parse_args(argc, argv, &o, &err))
+		return sb_usage_error("export", err.msg);
 	if (o.help) {
 		usage(stdout);
 		return 0;
 	}
-	sb_profile_init(&p);
-	r = sb_profile_read(o.path, &p, &err);
-	if (r < 0) {
-		fprintf(stderr, "scope-bpf export: %s\n", err.msg);
-		sb_profile_free(&p);
+	r = sb_load_profile("export", o.path, &p);
+	if (r < 0)
 		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
-	}
 	r = export_profile(&o, &p);
 	sb_profile_free(&p);
 	return r;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "text.h"
 #include "samples_export.h"
 #include "samples_report.h"
 
@@ -25,23 +26,10 @@ struct rgb {
 /* Bytes of the valid UTF-8 sequence at s, else 0 (no overlongs, surrogates, or U+FFFE/F). */
 static size_t utf8_len(const unsigned char *s)
 {
-	uint32_t cp;
-	size_t n, i;
+	size_t n = sb_utf8_seq(s);
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	cp = s[0] & (0x7f >> n);
-	/* A NUL fails the continuation test, so this never reads past the end. */
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+	/* U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not characters in XML. */
+	if (n == 3 && s[0] == 0xef && s[1] == 0xbf && (s[2] & 0xfe) == 0xbe)
 		return 0;
 	return n;
 }
