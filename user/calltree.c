@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltree.h"
-#include "hashmap.h"
+#include "calltree_impl.h"
 
 /* node_of[] marks: not yet placed, and being placed (seeing it again means a cycle). */
 #define UNSET SB_CT_NONE
@@ -16,12 +15,11 @@
 struct build {
 	const struct sb_profile *p;
 	struct sb_calltree *t;
+	struct sb_ct_grow *g;
 	int64_t rank;
-	uint32_t node_cap;
 	uint32_t *pair_of;	/* per event: its index row; SB_CT_NONE when filtered out */
 	uint32_t *parent;	/* per event: the enclosing call's event; SB_CT_NONE: top level */
 	uint32_t *node_of;	/* per event: its node, UNSET or BUSY while placing */
-	struct sb_hashmap children;	/* (parent node, region) -> child node */
 	struct sb_hashmap threads;	/* (rank, thread id) -> dense thread number */
 	uint32_t *stack;
 	size_t stack_cap;
@@ -59,7 +57,7 @@ static int oom(struct sb_error *err)
 	return sb_fail(err, ENOMEM, "call tree: out of memory");
 }
 
-static int check_pairs(const struct sb_profile *p, bool need_events, struct sb_error *err)
+int sb_ct_check_pairs(const struct sb_profile *p, bool need_events, struct sb_error *err)
 {
 	const struct sb_pair *pr;
 	size_t i;
@@ -90,22 +88,21 @@ static bool rank_wanted(const struct build *b, const struct sb_pair *pr)
 	return b->rank < 0 || (int64_t)pr->rank == b->rank;
 }
 
-/* A new node below parent; SB_CT_NONE when out of memory. */
-static uint32_t add_node(struct build *b, uint32_t parent, uint32_t region)
+uint32_t sb_ct_add_node(struct sb_ct_grow *g, uint32_t parent, uint32_t region)
 {
-	struct sb_calltree *t = b->t;
+	struct sb_calltree *t = g->t;
 	struct sb_ct_node *n;
 	uint32_t cap;
 
-	if (t->n_nodes == b->node_cap) {
-		cap = b->node_cap ? b->node_cap * 2 : 64;
-		if (cap <= b->node_cap || cap >= BUSY)
+	if (t->n_nodes == g->cap) {
+		cap = g->cap ? g->cap * 2 : 64;
+		if (cap <= g->cap || cap >= BUSY)
 			return SB_CT_NONE;
 		n = realloc(t->nodes, (size_t)cap * sizeof(*n));
 		if (!n)
 			return SB_CT_NONE;
 		t->nodes = n;
-		b->node_cap = cap;
+		g->cap = cap;
 	}
 	n = &t->nodes[t->n_nodes];
 	*n = (struct sb_ct_node){
@@ -116,7 +113,7 @@ static uint32_t add_node(struct build *b, uint32_t parent, uint32_t region)
 		.depth = parent == SB_CT_NONE ? 0 : t->nodes[parent].depth + 1,
 		.min = INT64_MAX,
 		.max = INT64_MIN,
-		.offcpu = b->p->columns & SB_COL_OFFCPU ? 0 : SB_CT_UNKNOWN,
+		.offcpu = g->offcpu ? 0 : SB_CT_UNKNOWN,
 		.first_start = INT64_MAX,
 	};
 	if (n->depth > t->max_depth)
@@ -124,16 +121,15 @@ static uint32_t add_node(struct build *b, uint32_t parent, uint32_t region)
 	return t->n_nodes++;
 }
 
-/* The node for region called from node parent, made on first use. */
-static uint32_t child_of(struct build *b, uint32_t parent, uint32_t region)
+uint32_t sb_ct_child(struct sb_ct_grow *g, uint32_t parent, uint32_t region)
 {
-	uint64_t *v = sb_hashmap_get(&b->children, parent, region);
+	uint64_t *v = sb_hashmap_get(&g->children, parent, region);
 	uint32_t c;
 
 	if (v)
 		return (uint32_t)*v;
-	c = add_node(b, parent, region);
-	if (c != SB_CT_NONE && sb_hashmap_put(&b->children, parent, region, c))
+	c = sb_ct_add_node(g, parent, region);
+	if (c != SB_CT_NONE && sb_hashmap_put(&g->children, parent, region, c))
 		return SB_CT_NONE;
 	return c;
 }
@@ -354,7 +350,7 @@ static int place(struct build *b, uint32_t e)
 	}
 	while (sp) {
 		e = b->stack[--sp];
-		base = child_of(b, base, region_of(b, e));
+		base = sb_ct_child(b->g, base, region_of(b, e));
 		if (base == SB_CT_NONE)
 			return -ENOMEM;
 		b->node_of[e] = base;
@@ -362,7 +358,7 @@ static int place(struct build *b, uint32_t e)
 	return 0;
 }
 
-static void add_call(struct sb_calltree *t, struct sb_ct_node *n, const struct sb_event *ev)
+void sb_ct_add_call(struct sb_calltree *t, struct sb_ct_node *n, const struct sb_event *ev)
 {
 	int64_t d = ev->end - ev->start;
 
@@ -383,16 +379,11 @@ static void add_call(struct sb_calltree *t, struct sb_ct_node *n, const struct s
 		t->max_end = ev->end;
 }
 
-/* Sum the calls into their nodes, then own = total - the children's totals. */
-static void aggregate(struct build *b)
+void sb_ct_finish_own(struct sb_calltree *t)
 {
-	struct sb_calltree *t = b->t;
 	struct sb_ct_node *n;
 	size_t i;
 
-	for (i = 0; i < b->p->n_events; i++)
-		if (b->pair_of[i] != SB_CT_NONE)
-			add_call(t, &t->nodes[b->node_of[i]], &b->p->events[i]);
 	for (i = 1; i < t->n_nodes; i++)
 		t->nodes[i].own = t->nodes[i].total;
 	for (i = 1; i < t->n_nodes; i++) {
@@ -402,6 +393,18 @@ static void aggregate(struct build *b)
 			n->total += t->nodes[i].total;
 	}
 	t->nodes[0].own = 0;
+}
+
+/* Sum the calls into their nodes, then own = total - the children's totals. */
+static void aggregate(struct build *b)
+{
+	struct sb_calltree *t = b->t;
+	size_t i;
+
+	for (i = 0; i < b->p->n_events; i++)
+		if (b->pair_of[i] != SB_CT_NONE)
+			sb_ct_add_call(t, &t->nodes[b->node_of[i]], &b->p->events[i]);
+	sb_ct_finish_own(t);
 }
 
 static int build_tree(struct build *b)
@@ -439,7 +442,6 @@ static void build_free(struct build *b)
 	free(b->pair_of);
 	free(b->parent);
 	free(b->node_of);
-	sb_hashmap_free(&b->children);
 	sb_hashmap_free(&b->threads);
 	free(b->stack);
 }
@@ -456,7 +458,7 @@ static int64_t pair_offcpu(const struct sb_profile *p, const struct sb_pair *pr)
 }
 
 static void add_pair(struct sb_calltree *t, struct sb_ct_node *n, const struct sb_profile *p,
-		     const struct sb_pair *pr)
+		     const struct sb_pair *pr, const int64_t *offcpu)
 {
 	const struct sb_stats *s = &pr->stats;
 
@@ -470,7 +472,9 @@ static void add_pair(struct sb_calltree *t, struct sb_ct_node *n, const struct s
 		n->first_start = s->start_minimum;
 	if (n->own != SB_CT_UNKNOWN)
 		n->own = pr->exclusive_total >= 0 ? n->own + pr->exclusive_total : SB_CT_UNKNOWN;
-	if (n->offcpu != SB_CT_UNKNOWN)
+	if (n->offcpu != SB_CT_UNKNOWN && offcpu)
+		n->offcpu += offcpu[pr - p->pairs];
+	else if (n->offcpu != SB_CT_UNKNOWN)
 		n->offcpu = p->events ? n->offcpu + pair_offcpu(p, pr) : SB_CT_UNKNOWN;
 	t->calls += pr->count;
 	if (s->start_minimum < t->min_start)
@@ -483,30 +487,39 @@ static void add_pair(struct sb_calltree *t, struct sb_ct_node *n, const struct s
  * Exclusive times the file did not store, from the tree: every call sits in
  * exactly one tree node, so a region's own time is the sum over its nodes.
  */
-static int own_from_tree(struct sb_calltree *flat, const uint32_t *node_of_region,
-			 const struct sb_ct_opts *o, struct sb_error *err)
+static void own_from_tree(struct sb_calltree *flat, const uint32_t *node_of_region,
+			  const struct sb_calltree *tree)
+{
+	uint32_t i;
+
+	for (i = 1; i < flat->n_nodes; i++)
+		flat->nodes[i].own = 0;
+	for (i = 1; i < tree->n_nodes; i++)
+		if (node_of_region[tree->nodes[i].region] != SB_CT_NONE)
+			flat->nodes[node_of_region[tree->nodes[i].region]].own +=
+				tree->nodes[i].own;
+}
+
+static int own_from_events(struct sb_calltree *flat, const uint32_t *node_of_region,
+			   const struct sb_ct_opts *o, struct sb_error *err)
 {
 	struct sb_ct_opts to = { .flat = false, .rank = o->rank, .sort = o->sort };
 	struct sb_calltree tree;
-	uint32_t i;
 	int r;
 
 	r = sb_calltree_build(&tree, flat->p, &to, err);
 	if (r)
 		return r;
-	for (i = 1; i < flat->n_nodes; i++)
-		flat->nodes[i].own = 0;
-	for (i = 1; i < tree.n_nodes; i++)
-		if (node_of_region[tree.nodes[i].region] != SB_CT_NONE)
-			flat->nodes[node_of_region[tree.nodes[i].region]].own += tree.nodes[i].own;
+	own_from_tree(flat, node_of_region, &tree);
 	sb_calltree_free(&tree);
 	return 0;
 }
 
 /* One node per region, from the index rows' summaries: works without events in memory. */
-static int build_flat(struct build *b, const struct sb_ct_opts *o, struct sb_error *err)
+int sb_ct_build_flat(struct sb_ct_grow *g, const struct sb_profile *p, const struct sb_ct_opts *o,
+		     const int64_t *pair_offcpu, const struct sb_calltree *tree,
+		     struct sb_error *err)
 {
-	const struct sb_profile *p = b->p;
 	const struct sb_pair *pr;
 	uint32_t *node_of_region;
 	bool own_missing = false;
@@ -519,52 +532,69 @@ static int build_flat(struct build *b, const struct sb_ct_opts *o, struct sb_err
 	memset(node_of_region, 0xff, p->n_regions * sizeof(*node_of_region));
 	for (i = 0; i < p->n_pairs; i++) {
 		pr = &p->pairs[i];
-		if (!rank_wanted(b, pr) || !pr->count)
+		if ((o->rank >= 0 && (int64_t)pr->rank != o->rank) || !pr->count)
 			continue;
 		if (node_of_region[pr->region] == SB_CT_NONE) {
-			node_of_region[pr->region] = add_node(b, 0, pr->region);
+			node_of_region[pr->region] = sb_ct_add_node(g, 0, pr->region);
 			if (node_of_region[pr->region] == SB_CT_NONE) {
 				r = -ENOMEM;
 				goto out;
 			}
 		}
-		add_pair(b->t, &b->t->nodes[node_of_region[pr->region]], p, pr);
+		add_pair(g->t, &g->t->nodes[node_of_region[pr->region]], p, pr, pair_offcpu);
 		own_missing |= pr->exclusive_total < 0;
 	}
-	if (own_missing && p->events)
-		r = own_from_tree(b->t, node_of_region, o, err);
+	if (own_missing && tree)
+		own_from_tree(g->t, node_of_region, tree);
+	else if (own_missing && p->events)
+		r = own_from_events(g->t, node_of_region, o, err);
 out:
 	free(node_of_region);
+	return r;
+}
+
+int sb_ct_grow_init(struct sb_ct_grow *g, struct sb_calltree *t, const struct sb_profile *p,
+		    bool flat)
+{
+	*g = (struct sb_ct_grow){ .t = t, .offcpu = p->columns & SB_COL_OFFCPU };
+	sb_hashmap_init(&g->children);
+	memset(t, 0, sizeof(*t));
+	t->p = p;
+	t->flat = flat;
+	t->min_start = INT64_MAX;
+	t->max_end = INT64_MIN;
+	return sb_ct_add_node(g, SB_CT_NONE, SB_CT_NONE) == SB_CT_NONE ? -ENOMEM : 0;
+}
+
+int sb_ct_grow_end(struct sb_ct_grow *g, int r, enum sb_ct_sort key)
+{
+	sb_hashmap_free(&g->children);
+	if (!r)
+		r = sb_calltree_sort(g->t, key);
+	if (r)
+		sb_calltree_free(g->t);
 	return r;
 }
 
 int sb_calltree_build(struct sb_calltree *t, const struct sb_profile *p,
 		      const struct sb_ct_opts *o, struct sb_error *err)
 {
-	struct build b = { .p = p, .t = t, .rank = o->rank };
+	struct sb_ct_grow g;
+	struct build b = { .p = p, .t = t, .g = &g, .rank = o->rank };
 	int r;
 
-	sb_hashmap_init(&b.children);
 	sb_hashmap_init(&b.threads);
-	memset(t, 0, sizeof(*t));
-	t->p = p;
-	t->flat = o->flat;
-	t->min_start = INT64_MAX;
-	t->max_end = INT64_MIN;
-	r = check_pairs(p, !o->flat, err);
-	if (r)
-		return r;
-	if (add_node(&b, SB_CT_NONE, SB_CT_NONE) == SB_CT_NONE)
-		return oom(err);
-	r = o->flat ? build_flat(&b, o, err) : build_tree(&b);
-	build_free(&b);
+	r = sb_ct_grow_init(&g, t, p, o->flat);
 	if (!r)
-		r = sb_calltree_sort(t, o->sort);
-	if (r) {
-		sb_calltree_free(t);
-		if (r == -ENOMEM)
-			oom(err);
-	}
+		r = sb_ct_check_pairs(p, !o->flat, err);
+	else
+		oom(err);
+	if (!r)
+		r = o->flat ? sb_ct_build_flat(&g, p, o, NULL, NULL, err) : build_tree(&b);
+	build_free(&b);
+	r = sb_ct_grow_end(&g, r, o->sort);
+	if (r == -ENOMEM)
+		oom(err);
 	return r;
 }
 

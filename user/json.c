@@ -1,4 +1,4 @@
-/* Strict JSON (RFC 8259) pull parsing with limits on depth and string size: the text is not trusted. */
+/* Strict JSON (RFC 8259) pull parsing, bounded in depth and string size: the text is not trusted. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +22,11 @@ void sb_json_free(struct sb_json *j)
 	j->str_len = j->str_cap = 0;
 }
 
-int sb_json_fail(struct sb_json *j, const char *fmt, ...)
+static int fail(struct sb_json *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Record a cause at the current offset; the first one wins. Returns -EINVAL. */
+static int fail(struct sb_json *j, const char *fmt, ...)
 {
 	char cause[128];
 	va_list ap;
@@ -85,11 +89,11 @@ int sb_json_enter(struct sb_json *j, enum sb_json_kind kind)
 	enum sb_json_kind k = sb_json_peek(j);
 
 	if (k != kind || (k != SB_JSON_OBJECT && k != SB_JSON_ARRAY))
-		return sb_json_fail(j, "expected %s", kind == SB_JSON_OBJECT ? "an object" :
+		return fail(j, "expected %s", kind == SB_JSON_OBJECT ? "an object" :
 				    kind == SB_JSON_ARRAY ? "an array" : "a container");
 	/* Recursive descent, ours and the caller's, must stay shallow whatever the text. */
 	if (j->depth >= SB_JSON_MAX_DEPTH)
-		return sb_json_fail(j, "nested deeper than %d levels", SB_JSON_MAX_DEPTH);
+		return fail(j, "nested deeper than %d levels", SB_JSON_MAX_DEPTH);
 	j->depth++;
 	j->has_items &= ~(1ull << (j->depth - 1));
 	j->pos++;
@@ -106,7 +110,7 @@ static int next_element(struct sb_json *j, char close)
 	uint64_t bit;
 
 	if (!j->depth)
-		return sb_json_fail(j, "not inside an object or array");
+		return fail(j, "not inside an object or array");
 	bit = 1ull << (j->depth - 1);
 	skip_ws(j);
 	if (cur(j) == close) {
@@ -116,7 +120,7 @@ static int next_element(struct sb_json *j, char close)
 	}
 	if (j->has_items & bit) {
 		if (cur(j) != ',')
-			return sb_json_fail(j, "expected ',' or '%c'", close);
+			return fail(j, "expected ',' or '%c'", close);
 		j->pos++;
 		skip_ws(j);
 	}
@@ -130,7 +134,7 @@ int sb_json_item(struct sb_json *j)
 
 	/* "[1,]" is not JSON: a separator promises an element. */
 	if (r > 0 && cur(j) == ']')
-		return sb_json_fail(j, "expected a value after ','");
+		return fail(j, "expected a value after ','");
 	return r;
 }
 
@@ -141,13 +145,13 @@ int sb_json_member(struct sb_json *j, const char **key)
 	if (r <= 0)
 		return r;
 	if (cur(j) != '"')
-		return sb_json_fail(j, "expected a member name");
+		return fail(j, "expected a member name");
 	r = sb_json_string(j, key);
 	if (r)
 		return r;
 	skip_ws(j);
 	if (cur(j) != ':')
-		return sb_json_fail(j, "expected ':' after a member name");
+		return fail(j, "expected ':' after a member name");
 	j->pos++;
 	return 1;
 }
@@ -162,7 +166,7 @@ static int put_byte(struct sb_json *j, unsigned char c)
 	/* Room for SB_JSON_MAX_STRING bytes and the NUL, never more. */
 	if (j->str_len == j->str_cap) {
 		if (j->str_cap > SB_JSON_MAX_STRING)
-			return sb_json_fail(j, "string longer than %u bytes", SB_JSON_MAX_STRING);
+			return fail(j, "string longer than %u bytes", SB_JSON_MAX_STRING);
 		cap = j->str_cap ? j->str_cap * 2 : 64;
 		if (cap > SB_JSON_MAX_STRING + 1)
 			cap = SB_JSON_MAX_STRING + 1;
@@ -211,7 +215,7 @@ static int hex4(struct sb_json *j, uint32_t *v)
 	int i, c;
 
 	if (j->len - j->pos < 5)
-		return sb_json_fail(j, "truncated \\u escape");
+		return fail(j, "truncated \\u escape");
 	*v = 0;
 	for (i = 1; i <= 4; i++) {
 		c = (unsigned char)j->text[j->pos + i];
@@ -222,7 +226,7 @@ static int hex4(struct sb_json *j, uint32_t *v)
 		else if (c >= 'A' && c <= 'F')
 			c -= 'A' - 10;
 		else
-			return sb_json_fail(j, "bad \\u escape");
+			return fail(j, "bad \\u escape");
 		*v = *v << 4 | (uint32_t)c;
 	}
 	j->pos += 5;
@@ -240,19 +244,19 @@ static int unicode_escape(struct sb_json *j)
 		return r;
 	/* A NUL would cut every C string made from this one short. */
 	if (!hi)
-		return sb_json_fail(j, "\\u0000 in a string");
+		return fail(j, "\\u0000 in a string");
 	if (hi >= 0xdc00 && hi <= 0xdfff)
-		return sb_json_fail(j, "unpaired low surrogate \\u%04x", hi);
+		return fail(j, "unpaired low surrogate \\u%04x", hi);
 	if (hi < 0xd800 || hi > 0xdbff)
 		return put_code_point(j, hi);
 	if (j->len - j->pos < 2 || j->text[j->pos] != '\\' || j->text[j->pos + 1] != 'u')
-		return sb_json_fail(j, "unpaired high surrogate \\u%04x", hi);
+		return fail(j, "unpaired high surrogate \\u%04x", hi);
 	j->pos++;
 	r = hex4(j, &lo);
 	if (r)
 		return r;
 	if (lo < 0xdc00 || lo > 0xdfff)
-		return sb_json_fail(j, "high surrogate \\u%04x not followed by a low one", hi);
+		return fail(j, "high surrogate \\u%04x not followed by a low one", hi);
 	return put_code_point(j, 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00));
 }
 
@@ -268,7 +272,7 @@ static int escape(struct sb_json *j)
 		return unicode_escape(j);
 	e = c > 0 ? strchr(from, c) : NULL;
 	if (!e)
-		return sb_json_fail(j, "bad escape in a string");
+		return fail(j, "bad escape in a string");
 	j->pos++;
 	return put_byte(j, (unsigned char)to[e - from]);
 }
@@ -279,19 +283,19 @@ int sb_json_string(struct sb_json *j, const char **s)
 	int c, r = 0;
 
 	if (sb_json_peek(j) != SB_JSON_STRING)
-		return sb_json_fail(j, "expected a string");
+		return fail(j, "expected a string");
 	start = j->pos++;
 	j->str_len = 0;
 	while (!r) {
 		c = cur(j);
 		if (c < 0) {
 			j->pos = start;
-			return sb_json_fail(j, "unterminated string");
+			return fail(j, "unterminated string");
 		}
 		if (c == '"')
 			break;
 		if (c < 0x20)
-			return sb_json_fail(j, "control character in a string");
+			return fail(j, "control character in a string");
 		if (c == '\\') {
 			r = escape(j);
 			continue;
@@ -311,7 +315,7 @@ int sb_json_string(struct sb_json *j, const char **s)
 	 */
 	if (!sb_h5_utf8_valid(j->str)) {
 		j->pos = start;
-		return sb_json_fail(j, "string is not valid UTF-8");
+		return fail(j, "string is not valid UTF-8");
 	}
 	j->pos++;
 	*s = j->str;
@@ -342,14 +346,14 @@ int sb_json_number(struct sb_json *j, int64_t *v, bool *integer)
 	size_t start, i;
 
 	if (sb_json_peek(j) != SB_JSON_NUMBER)
-		return sb_json_fail(j, "expected a number");
+		return fail(j, "expected a number");
 	start = j->pos;
 	neg = cur(j) == '-';
 	j->pos += neg;
 	if (cur(j) == '0')
 		j->pos++;
 	else if (!digits(j))
-		return sb_json_fail(j, "bad number");
+		return fail(j, "bad number");
 	for (i = start + neg; i < j->pos; i++) {
 		if (acc > (UINT64_MAX - 9) / 10)
 			overflow = true;
@@ -359,7 +363,7 @@ int sb_json_number(struct sb_json *j, int64_t *v, bool *integer)
 	if (cur(j) == '.') {
 		j->pos++;
 		if (!digits(j))
-			return sb_json_fail(j, "bad number");
+			return fail(j, "bad number");
 		*integer = false;
 	}
 	if (cur(j) == 'e' || cur(j) == 'E') {
@@ -367,7 +371,7 @@ int sb_json_number(struct sb_json *j, int64_t *v, bool *integer)
 		if (cur(j) == '+' || cur(j) == '-')
 			j->pos++;
 		if (!digits(j))
-			return sb_json_fail(j, "bad number");
+			return fail(j, "bad number");
 		*integer = false;
 	}
 	if (!*integer)
@@ -375,27 +379,9 @@ int sb_json_number(struct sb_json *j, int64_t *v, bool *integer)
 	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	if (overflow || acc > limit) {
 		j->pos = start;
-		return sb_json_fail(j, "integer out of the int64 range");
+		return fail(j, "integer out of the int64 range");
 	}
 	*v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
-	return 0;
-}
-
-int sb_json_int(struct sb_json *j, int64_t *v)
-{
-	size_t start;
-	bool integer;
-	int r;
-
-	skip_ws(j);
-	start = j->pos;
-	r = sb_json_number(j, v, &integer);
-	if (r)
-		return r;
-	if (!integer) {
-		j->pos = start;
-		return sb_json_fail(j, "expected an integer");
-	}
 	return 0;
 }
 
@@ -404,7 +390,7 @@ static int literal(struct sb_json *j, const char *word)
 	size_t n = strlen(word);
 
 	if (j->len - j->pos < n || memcmp(j->text + j->pos, word, n))
-		return sb_json_fail(j, "bad literal (expected %s)", word);
+		return fail(j, "bad literal (expected %s)", word);
 	j->pos += n;
 	return 0;
 }
@@ -447,13 +433,13 @@ int sb_json_skip(struct sb_json *j)
 	case SB_JSON_BAD:
 		break;
 	}
-	return sb_json_fail(j, cur(j) < 0 ? "unexpected end of the text" : "expected a value");
+	return fail(j, cur(j) < 0 ? "unexpected end of the text" : "expected a value");
 }
 
 int sb_json_end(struct sb_json *j)
 {
 	skip_ws(j);
 	if (j->pos < j->len)
-		return sb_json_fail(j, "unexpected data after the end of the document");
+		return fail(j, "unexpected data after the end of the document");
 	return 0;
 }

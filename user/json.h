@@ -32,7 +32,7 @@ struct sb_json {
 	size_t pos;
 	unsigned depth;
 	uint64_t has_items;	/* bit d-1: the container at depth d has had an element */
-	char *str;		/* the last string read: NUL-terminated, valid UTF-8, no NUL inside */
+	char *str;		/* the last string read: valid UTF-8, one NUL at the end */
 	size_t str_len;
 	size_t str_cap;
 	char why[192];		/* the first error, with its byte offset */
@@ -55,16 +55,14 @@ int sb_json_member(struct sb_json *j, const char **key);
 int sb_json_item(struct sb_json *j);
 
 int sb_json_string(struct sb_json *j, const char **s);
-/* Any number: *integer says whether it has no fraction or exponent; then *v holds it. */
+/*
+ * Any number: *integer says whether it has no fraction or exponent; then *v
+ * holds it (an integer outside int64 is an error).
+ */
 int sb_json_number(struct sb_json *j, int64_t *v, bool *integer);
-/* A number that must be an integer that fits int64. */
-int sb_json_int(struct sb_json *j, int64_t *v);
 /* Step over the next value, whatever it is. */
 int sb_json_skip(struct sb_json *j);
 /* Only whitespace may follow the value just read. */
 int sb_json_end(struct sb_json *j);
-
-/* Record a cause at the current offset (the first one wins); returns -EINVAL. */
-int sb_json_fail(struct sb_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,4 +1,4 @@
-/* Read scope-profiler JSON profiles (format_version 1): strict JSON, then the layout member by member. */
+/* Read scope-profiler JSON profiles (format_version 1): strict JSON, the layout checked as it comes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -45,7 +45,9 @@ enum top_member { TOP_FORMAT, TOP_VERSION, TOP_UNIT, TOP_RANKS, TOP_META, TOP_RE
 static const char *const top_names[TOP_N] = { "format", "format_version", "time_unit",
 					       "num_ranks", "metadata", "regions" };
 
-enum region_member { REG_NAME, REG_RANK, REG_FILE, REG_LINE, REG_TAGS, REG_STARTS, REG_ENDS, REG_N };
+enum region_member {
+	REG_NAME, REG_RANK, REG_FILE, REG_LINE, REG_TAGS, REG_STARTS, REG_ENDS, REG_N
+};
 static const char *const region_names[REG_N] = { "name", "rank", "source_file", "source_lineno",
 						  "tags", "start_times_ns", "end_times_ns" };
 
@@ -442,7 +444,7 @@ static int finish(struct jr *r)
 	ret = sb_read_build_finish(&r->build, r->why, sizeof(r->why));
 	if (ret)
 		return ret;
-	/* Rank count is max(mpi_size, highest rank + 1): num_ranks says it when metadata does not. */
+	/* Rank count is max(mpi_size, highest rank + 1): num_ranks stands in for mpi_size. */
 	if (!sb_profile_meta(r->p, "mpi_size") && r->num_ranks >= 0)
 		ret = sb_profile_set_int(r->p, "mpi_size", r->num_ranks);
 	if (!ret)

@@ -47,6 +47,8 @@ enum sb_column {
 	SB_COL_PARENT_ID = 1 << 2,
 	SB_COL_GPU = 1 << 3,
 	SB_COL_OFFCPU = 1 << 4,
+	/* start and end, which every file has: named only to ask a streaming reader for them */
+	SB_COL_TIMES = 1 << 8,
 };
 
 /* One event row; columns a file lacks read as -1. */

@@ -1,4 +1,4 @@
-/* Read scope-profiler native traces (.spt), checking every declared length against the file first. */
+/* Read scope-profiler native traces (.spt), every declared length checked against the file first. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -177,7 +177,8 @@ static int read_str(struct spt *s, uint64_t i, const char *what, bool empty_ok, 
 	ret = take(s, buf, (uint64_t)len, desc);
 	buf[ret ? 0 : len] = '\0';
 	if (!ret && memchr(buf, '\0', (size_t)len))
-		ret = corrupt(s, "region %llu: %s contains a NUL byte", (unsigned long long)i, what);
+		ret = corrupt(s, "region %llu: %s contains a NUL byte", (unsigned long long)i,
+			      what);
 	else if (!ret && !sb_h5_utf8_valid(buf))
 		ret = corrupt(s, "region %llu: %s is not valid UTF-8", (unsigned long long)i, what);
 	if (ret) {
@@ -216,12 +217,13 @@ static int read_calls(struct spt *s, uint64_t i, struct spt_region *r)
 		return ret;
 	if (n < 0)
 		return corrupt(s, "region %llu ('%s'): call count %lld is negative",
-			       (unsigned long long)i, sb_read_printable(r->name, name, sizeof(name)),
-			       (long long)n);
+			       (unsigned long long)i,
+			       sb_read_printable(r->name, name, sizeof(name)), (long long)n);
 	if ((uint64_t)n > left(s) / (2 * sizeof(int64_t)))
 		return corrupt(s, "region %llu ('%s'): call count %lld runs past the end of the file (%llu bytes left)",
-			       (unsigned long long)i, sb_read_printable(r->name, name, sizeof(name)),
-			       (long long)n, (unsigned long long)left(s));
+			       (unsigned long long)i,
+			       sb_read_printable(r->name, name, sizeof(name)), (long long)n,
+			       (unsigned long long)left(s));
 	r->starts = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
 	r->ends = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
 	if (!r->starts || !r->ends)

@@ -19,8 +19,9 @@ static void fuzz_unlink(void)
 }
 
 /*
- * The input as a file the readers can open by name. A real file, in
- * /dev/shm when there is one: HDF5 cannot open a memfd through /proc.
+ * The input as a file the readers can open by name (HDF5 cannot open a memfd
+ * through /proc). In SB_FUZZ_TMPDIR when set: a crash skips atexit, so
+ * tests/fuzz/run.sh gives each run a folder and removes it after.
  */
 static const char *fuzz_file(const uint8_t *data, size_t size)
 {
@@ -28,8 +29,9 @@ static const char *fuzz_file(const uint8_t *data, size_t size)
 	const char *dir;
 
 	if (fd < 0) {
-		dir = access("/dev/shm", W_OK) ? (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") :
-						 "/dev/shm";
+		dir = getenv("SB_FUZZ_TMPDIR");
+		if (!dir)
+			dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 		snprintf(fuzz_path, sizeof(fuzz_path), "%s/sb-fuzz-XXXXXX", dir);
 		fd = mkstemp(fuzz_path);
 		if (fd < 0)

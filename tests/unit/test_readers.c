@@ -1,4 +1,4 @@
-/* Profile readers: scope-profiler's own files, round trips through every format, detection, hostile input. */
+/* Profile readers: scope-profiler's files, round trips in every format, detection, hostile input. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -562,7 +562,9 @@ static void test_round_trip_hdf5(void **state)
 
 static void test_round_trip_spt(void **state)
 {
-	static const char *const names[2][2] = { { "le1.spt", "be1.spt" }, { "le2.spt", "be2.spt" } };
+	static const char *const names[2][2] = {
+		{ "le1.spt", "be1.spt" }, { "le2.spt", "be2.spt" },
+	};
 	struct sb_profile a, b;
 	const char *path;
 	int version, be;
@@ -635,8 +637,8 @@ static void test_detection_ignores_the_name(void **state)
 	assert_string_equal(b.format, "scope-profiler HDF5 (schema 2)");
 	sb_profile_free(&b);
 	/* Whitespace before the brace is still JSON. */
-	write_text(tmp_path("ws"), " \n\t\r{\"format\":\"scope-profiler-profile\",\"format_version\":1,"
-		   "\"regions\":[]}");
+	write_text(tmp_path("ws"), " \n\t\r{\"format\":\"scope-profiler-profile\","
+		   "\"format_version\":1,\"regions\":[]}");
 	read_ok(tmp_path("ws"), &b);
 	assert_int_equal(b.n_pairs, 0);
 	assert_non_null(b.events);
@@ -737,7 +739,8 @@ static void test_json_merges_names(void **state)
 		   "{\"name\":\"a\",\"rank\":1,\"source_file\":\"other.py\",\"source_lineno\":5,"
 		   "\"tags\":[],\"start_times_ns\":[10,20],\"end_times_ns\":[12,25],\"extra\":1},"
 		   "{\"name\":\"a\",\"rank\":0,\"start_times_ns\":[],\"end_times_ns\":[]},"
-		   "{\"name\":\"\\u00e9\\ud83d\\ude00\",\"start_times_ns\":[7],\"end_times_ns\":[8]}"
+		   "{\"name\":\"\\u00e9\\ud83d\\ude00\","
+		   "\"start_times_ns\":[7],\"end_times_ns\":[8]}"
 		   "]}");
 	read_ok(path, &p);
 	assert_int_equal(p.n_regions, 3);
@@ -953,7 +956,8 @@ static void test_json_every_truncation_fails(void **state)
 static void test_json_syntax_errors(void **state)
 {
 	(void)state;
-	expect_json("{\"format\" \"x\"}", "invalid JSON at byte 10: expected ':' after a member name");
+	expect_json("{\"format\" \"x\"}",
+		    "invalid JSON at byte 10: expected ':' after a member name");
 	expect_json("{\"a\":1,}", "expected a member name");
 	expect_json("{\"a\":[1,]}", "expected a value after ','");
 	expect_json("{\"a\":[1 2]}", "expected ',' or ']'");
@@ -1007,8 +1011,9 @@ static void test_json_limits(void **state)
 		    "\"end_times_ns\":[1]}]}", "integer out of the int64 range");
 	expect_json(HEAD "\"regions\":[{\"name\":\"a\",\"start_times_ns\":[-9223372036854775809],"
 		    "\"end_times_ns\":[1]}]}", "integer out of the int64 range");
-	expect_json(HEAD "\"regions\":[{\"name\":\"a\",\"start_times_ns\":[99999999999999999999999],"
-		    "\"end_times_ns\":[1]}]}", "integer out of the int64 range");
+	expect_json(HEAD "\"regions\":[{\"name\":\"a\","
+		    "\"start_times_ns\":[99999999999999999999999],\"end_times_ns\":[1]}]}",
+		    "integer out of the int64 range");
 }
 
 static void test_json_layout_errors(void **state)

@@ -1,0 +1,43 @@
+/* Call trees of profiles whose events stay on disk: a few passes over them, 8 bytes a call. */
+#ifndef SB_CALLTREE_STREAM_H
+#define SB_CALLTREE_STREAM_H
+
+#include "calltree.h"
+
+/* sb_calltree_build_stream's answer when the profile does not suit it. */
+#define SB_CT_FALLBACK 1
+
+/* A profile's events, read again from where they lie, one pass at a time. */
+struct sb_event_source {
+	/*
+	 * Start a pass over all events in file order, filling at least the
+	 * columns in mask (enum sb_column bits, SB_COL_TIMES for start and
+	 * end). Returns 0, or a negative errno with err set.
+	 */
+	int (*open)(struct sb_event_source *src, unsigned mask, struct sb_event_stream **s,
+		    struct sb_error *err);
+	void (*close)(struct sb_event_source *src, struct sb_event_stream *s);
+};
+
+/* A source over p->events, for profiles held in memory (tests, small files). */
+struct sb_array_source {
+	struct sb_event_source base;
+	const struct sb_profile *p;
+	struct sb_array_stream stream;
+};
+
+void sb_array_source_init(struct sb_array_source *s, const struct sb_profile *p);
+
+/*
+ * Build what sb_calltree_build would from p with its events held, reading
+ * them from src instead (p->events may be NULL). The tree needs call and
+ * parent ids with each rank's calls numbered 0..n-1 and every parent
+ * numbered before its children; the flat table needs neither. Returns 0,
+ * SB_CT_FALLBACK (t empty) when the ids are absent or break those rules, or
+ * a negative errno with err set.
+ */
+int sb_calltree_build_stream(struct sb_calltree *t, const struct sb_profile *p,
+			     const struct sb_ct_opts *o, struct sb_event_source *src,
+			     struct sb_error *err);
+
+#endif
