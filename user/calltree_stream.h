@@ -7,18 +7,6 @@
 /* sb_calltree_build_stream's answer when the profile does not suit it. */
 #define SB_CT_FALLBACK 1
 
-/* A profile's events, read again from where they lie, one pass at a time. */
-struct sb_event_source {
-	/*
-	 * Start a pass over all events in file order, filling at least the
-	 * columns in mask (enum sb_column bits, SB_COL_TIMES for start and
-	 * end). Returns 0, or a negative errno with err set.
-	 */
-	int (*open)(struct sb_event_source *src, unsigned mask, struct sb_event_stream **s,
-		    struct sb_error *err);
-	void (*close)(struct sb_event_source *src, struct sb_event_stream *s);
-};
-
 /* A source over p->events, for profiles held in memory (tests, small files). */
 struct sb_array_source {
 	struct sb_event_source base;

@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include "h5read.h"
+#include "profile_read.h"
 #include "h5samples.h"
 #include "h5write.h"
 
@@ -32,6 +33,7 @@ struct h5r {
 	struct sb_profile *p;
 	int schema;
 	int cb_ret;			/* error from inside an HDF5 iteration callback */
+	bool lean;			/* leave the events on disk (SB_H5_READ_LEAN) */
 	/* Per index row, until the index is known sane; NULL when the file lacks them. */
 	int64_t *lines;
 	char **files;
@@ -492,7 +494,7 @@ static int cmp_str(const void *a, const void *b)
 /* Identity is the name: a second copy would split one region in two. */
 static int check_unique_names(struct h5r *r, char **names, uint64_t n)
 {
-	char **sorted;
+	char **sorted, shown[80];
 	uint64_t i;
 	int ret = 0;
 
@@ -504,7 +506,7 @@ static int check_unique_names(struct h5r *r, char **names, uint64_t n)
 	for (i = 1; i < n && !ret; i++)
 		if (!strcmp(sorted[i], sorted[i - 1]))
 			ret = corrupt(r, "region name '%s' appears twice in /region_table/names",
-				      sorted[i]);
+				      sb_read_printable(sorted[i], shown, sizeof(shown)));
 	free(sorted);
 	return ret;
 }
@@ -648,6 +650,63 @@ static int read_index(struct h5r *r)
 	return ret < 0 ? ret : 0;
 }
 
+/* The event columns' names in this schema; schema 3 stores gaps and durations. */
+static const char *event_col_name(const struct h5r *r, int k, char *buf, size_t len)
+{
+	if (k < 2 && r->schema == 3)
+		return k ? "/events/durations" : "/events/start_deltas";
+	snprintf(buf, len, "/events/%s", sb_h5_event_columns[k].name);
+	return buf;
+}
+
+/* Open event column k (which must exist, when asked for) and check its length: 1, 0 absent, <0. */
+static int open_event_col(struct h5r *r, int k, uint64_t n, struct col *c)
+{
+	char buf[64];
+	const char *what = event_col_name(r, k, buf, sizeof(buf));
+	int ret;
+
+	ret = open_col(r, r->file, what, what, k < 2, H5T_INTEGER, c);
+	if (ret <= 0)
+		return ret;
+	ret = check_len(r, what, c, n);
+	if (ret)
+		close_col(c);
+	return ret ? ret : 1;
+}
+
+/* Whether the index rows cover the n events in order, so one pass knows each event's row. */
+static bool rows_tile(const struct sb_profile *p, uint64_t n)
+{
+	uint64_t next = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++) {
+		if (p->pairs[i].offset != next || p->pairs[i].count > n - next)
+			return false;
+		next += p->pairs[i].count;
+	}
+	return next == n;
+}
+
+/* Lean: what the columns are and that they agree, without reading a row. */
+static int check_event_cols(struct h5r *r, uint64_t n)
+{
+	struct col c;
+	int k, ret;
+
+	r->p->n_events = n;
+	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++) {
+		ret = open_event_col(r, k, n, &c);
+		if (ret < 0)
+			return ret;
+		if (ret > 0 && sb_h5_event_columns[k].bit)
+			r->p->columns |= sb_h5_event_columns[k].bit;
+		close_col(&c);
+	}
+	return 0;
+}
+
 static int read_events(struct h5r *r)
 {
 	const struct sb_h5_event_column *ec;
@@ -663,6 +722,10 @@ static int read_events(struct h5r *r)
 	if (ret < 0)
 		return ret;
 	n = c.n;
+	if (r->lean && rows_tile(p, n)) {
+		close_col(&c);
+		return check_event_cols(r, n);
+	}
 	/* Never NULL, even when empty: a NULL events array means "streamed, not held". */
 	p->events = malloc((n ? n : 1) * sizeof(*p->events));
 	if (!p->events) {
@@ -1256,64 +1319,256 @@ static int decode_deltas(struct h5r *r)
 	return 0;
 }
 
+/* Per index row while its events are checked: sums that must not overflow. */
+struct pair_check {
+	uint64_t limit;		/* thread ids of this rank */
+	int64_t total;
+	int64_t gpu;
+};
+
+static void pair_check_init(struct h5r *r, const struct sb_pair *q, struct pair_check *c)
+{
+	*c = (struct pair_check){ .limit = thread_limit(r, q->rank) };
+}
+
 /*
  * Everything later code computes from a pair's events (durations, totals,
  * thread lookups) must be computable: no call ends before it starts, no sum
- * overflows, every thread id points at a thread row.
+ * overflows, every thread id points at a thread row. e is event idx of row.
  */
-static int check_pair_events(struct h5r *r, const struct sb_pair *q, size_t row)
+static int check_event(struct h5r *r, const struct sb_pair *q, size_t row, uint64_t idx,
+		       const struct sb_event *e, struct pair_check *c)
 {
 	const struct sb_profile *p = r->p;
-	uint64_t k, limit = thread_limit(r, q->rank);
-	int64_t d, total = 0, gpu = 0;
-	const struct sb_event *e;
+	int64_t d;
 
-	for (k = 0; k < q->count; k++) {
-		e = &p->events[q->offset + k];
-		if (e->end < e->start || __builtin_sub_overflow(e->end, e->start, &d))
-			return corrupt(r, "event %llu ends before it starts",
-				       (unsigned long long)(q->offset + k));
-		if (__builtin_add_overflow(total, d, &total) ||
-		    (e->gpu > 0 && __builtin_add_overflow(gpu, e->gpu, &gpu)))
-			return corrupt(r, "index row %zu: total time overflows", row);
-		if ((p->columns & SB_COL_THREAD) && (e->thread < 0 || (uint64_t)e->thread >= limit))
-			return corrupt(r, "event %llu: thread id %lld out of range (rank %u has %llu threads)",
-				       (unsigned long long)(q->offset + k), (long long)e->thread,
-				       q->rank,
-				       (unsigned long long)(limit == INT64_MAX ? 0 : limit));
-	}
+	if (e->end < e->start || __builtin_sub_overflow(e->end, e->start, &d))
+		return corrupt(r, "event %llu ends before it starts", (unsigned long long)idx);
+	if (__builtin_add_overflow(c->total, d, &c->total) ||
+	    (e->gpu > 0 && __builtin_add_overflow(c->gpu, e->gpu, &c->gpu)))
+		return corrupt(r, "index row %zu: total time overflows", row);
+	if ((p->columns & SB_COL_THREAD) && (e->thread < 0 || (uint64_t)e->thread >= c->limit))
+		return corrupt(r, "event %llu: thread id %lld out of range (rank %u has %llu threads)",
+			       (unsigned long long)idx, (long long)e->thread, q->rank,
+			       (unsigned long long)(c->limit == INT64_MAX ? 0 : c->limit));
 	return 0;
 }
 
-static void pair_stats(struct h5r *r, size_t row)
+static int check_pair_events(struct h5r *r, const struct sb_pair *q, size_t row)
 {
-	const struct sb_profile *p = r->p;
-	struct sb_pair *q = &p->pairs[row];
-	const struct sb_h5_stats *f;
-	const struct sb_event *e;
-	struct sb_stats *s = &q->stats;
+	struct pair_check c;
 	uint64_t k;
+	int ret = 0;
+
+	pair_check_init(r, q, &c);
+	for (k = 0; k < q->count && !ret; k++)
+		ret = check_event(r, q, row, q->offset + k, &r->p->events[q->offset + k], &c);
+	return ret;
+}
+
+/* A row's statistics before its events: from the file, or empty to be summed. */
+static void pair_stats_begin(struct h5r *r, size_t row)
+{
+	struct sb_pair *q = &r->p->pairs[row];
+	const struct sb_h5_stats *f;
+	struct sb_stats *s = &q->stats;
 
 	sb_stats_init(s);
-	if (!r->fstats) {
-		for (k = 0; k < q->count; k++) {
-			e = &p->events[q->offset + k];
-			sb_stats_add(s, e->start, e->end, e->gpu);
-		}
+	if (!r->fstats)
 		return;
-	}
 	f = &r->fstats[row];
 	*s = (struct sb_stats){ f->total, f->minimum, f->maximum, f->first, f->last,
 				f->start_minimum, f->end_maximum, f->gpu_count, f->gpu_total,
 				f->mean, f->m2, q->count, INT64_MAX, INT64_MIN };
-	/* Not on disk: the starts that pick first/last, needed to merge pairs later. */
-	for (k = 0; k < q->count; k++) {
-		e = &p->events[q->offset + k];
-		if (e->start < s->first_start)
-			s->first_start = e->start;
-		if (e->start >= s->last_start)
-			s->last_start = e->start;
+}
+
+/* One event of the row: all of it without stored statistics, else only the starts they lack. */
+static void pair_stats_add(struct h5r *r, size_t row, const struct sb_event *e)
+{
+	struct sb_stats *s = &r->p->pairs[row].stats;
+
+	if (!r->fstats) {
+		sb_stats_add(s, e->start, e->end, e->gpu);
+		return;
 	}
+	/* Not on disk: the starts that pick first/last, needed to merge pairs later. */
+	if (e->start < s->first_start)
+		s->first_start = e->start;
+	if (e->start >= s->last_start)
+		s->last_start = e->start;
+}
+
+static void pair_stats(struct h5r *r, size_t row)
+{
+	const struct sb_pair *q = &r->p->pairs[row];
+	uint64_t k;
+
+	pair_stats_begin(r, row);
+	for (k = 0; k < q->count; k++)
+		pair_stats_add(r, row, &r->p->events[q->offset + k]);
+}
+
+/* ---- events left on disk, read in chunks (SB_H5_READ_LEAN) ---- */
+
+#define EVENT_CHUNK 16384
+
+/* One pass over the event columns; knows each row's index row, to decode schema 3. */
+struct h5_events {
+	struct sb_event_stream base;
+	struct h5r *r;
+	unsigned mask;
+	hid_t d[SB_H5_N_EVENT_COLUMNS];
+	uint64_t next;		/* the next event */
+	size_t pair;		/* index rows begun */
+	uint64_t left;		/* events of the current row still to come */
+	int64_t prev;		/* decoded start of the previous event of the row */
+};
+
+static void events_close(struct h5_events *e)
+{
+	int k;
+
+	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++)
+		if (e->d[k] >= 0)
+			H5Dclose(e->d[k]);
+}
+
+/* Rebuild absolute times in rows of schema 3, refusing any overflow. */
+static int decode_rows(struct h5_events *e, struct sb_event *rows, size_t n)
+{
+	const struct sb_profile *p = e->r->p;
+	unsigned long long idx;
+	bool first;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		first = false;
+		while (!e->left && e->pair < p->n_pairs) {
+			e->left = p->pairs[e->pair++].count;
+			first = true;
+		}
+		idx = e->next + i;
+		if (!e->left)
+			return corrupt(e->r, "event %llu: in no index row", idx);
+		e->left--;
+		if (!first && __builtin_add_overflow(e->prev, rows[i].start, &rows[i].start))
+			return corrupt(e->r, "event %llu: start time overflows", idx);
+		e->prev = rows[i].start;
+		if (rows[i].end < 0 || __builtin_add_overflow(rows[i].start, rows[i].end, &rows[i].end))
+			return corrupt(e->r, "event %llu: bad duration", idx);
+	}
+	return 0;
+}
+
+static int read_rows(struct h5_events *e, int k, struct sb_event *rows, size_t n)
+{
+	hsize_t start = e->next, count = n;
+	hid_t ms, fs;
+	herr_t rc = -1;
+	char buf[64];
+
+	ms = sb_h5_field_space(n, sizeof(*rows), sb_h5_event_columns[k].offset, sizeof(int64_t));
+	fs = H5Dget_space(e->d[k]);
+	if (ms >= 0 && fs >= 0 &&
+	    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
+		rc = H5Dread(e->d[k], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, rows);
+	if (ms >= 0)
+		H5Sclose(ms);
+	if (fs >= 0)
+		H5Sclose(fs);
+	if (rc < 0)
+		return corrupt(e->r, "cannot read %s", event_col_name(e->r, k, buf, sizeof(buf)));
+	return 0;
+}
+
+static ssize_t events_read(struct sb_event_stream *s, struct sb_event *rows, size_t max)
+{
+	struct h5_events *e = (struct h5_events *)s;
+	uint64_t left = e->r->p->n_events - e->next;
+	size_t n = left < max ? (size_t)left : max, i;
+	int k, ret = 0;
+
+	for (i = 0; i < n; i++)
+		rows[i] = (struct sb_event){ 0, 0, -1, -1, -1, -1, -1 };
+	for (k = 0; k < SB_H5_N_EVENT_COLUMNS && !ret && n; k++)
+		if (e->d[k] >= 0)
+			ret = read_rows(e, k, rows, n);
+	if (!ret && e->r->schema == 3 && (e->mask & SB_COL_TIMES))
+		ret = decode_rows(e, rows, n);
+	if (ret)
+		return ret;
+	e->next += n;
+	return (ssize_t)n;
+}
+
+/* Open the columns in mask (those the profile has) for one pass from the first event. */
+static int events_open(struct h5_events *e, struct h5r *r, unsigned mask)
+{
+	const struct sb_h5_event_column *ec;
+	struct col c;
+	int k, ret;
+
+	*e = (struct h5_events){ .base = { events_read }, .r = r, .mask = mask };
+	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++)
+		e->d[k] = H5I_INVALID_HID;
+	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++) {
+		ec = &sb_h5_event_columns[k];
+		if (!(mask & (ec->bit ? ec->bit : SB_COL_TIMES)) ||
+		    (ec->bit && !(r->p->columns & ec->bit)))
+			continue;
+		ret = open_event_col(r, k, r->p->n_events, &c);
+		if (!ret)
+			ret = corrupt(r, "an event column went missing");
+		if (ret < 0) {
+			events_close(e);
+			return ret;
+		}
+		e->d[k] = c.d;
+	}
+	return 0;
+}
+
+/* Lean: check every event and finish the statistics in one pass, holding one chunk. */
+static int check_streamed(struct h5r *r)
+{
+	const struct sb_profile *p = r->p;
+	struct pair_check c;
+	struct h5_events e;
+	struct sb_event *rows;
+	uint64_t left = 0, idx = 0;
+	size_t row = 0, i;
+	ssize_t got = 0;
+	int ret;
+
+	rows = malloc(EVENT_CHUNK * sizeof(*rows));
+	if (!rows)
+		return nomem(r);
+	ret = events_open(&e, r, SB_COL_TIMES | SB_COL_THREAD | SB_COL_GPU);
+	if (ret) {
+		free(rows);
+		return ret;
+	}
+	while (!ret && (got = events_read(&e.base, rows, EVENT_CHUNK)) > 0) {
+		for (i = 0; i < (size_t)got && !ret; i++, idx++) {
+			while (!left && row < p->n_pairs) {
+				left = p->pairs[row].count;
+				pair_check_init(r, &p->pairs[row], &c);
+				pair_stats_begin(r, row++);
+			}
+			left--;
+			ret = check_event(r, &p->pairs[row - 1], row - 1, idx, &rows[i], &c);
+			if (!ret)
+				pair_stats_add(r, row - 1, &rows[i]);
+		}
+	}
+	if (!ret && got < 0)
+		ret = (int)got;
+	/* Rows without events still need their statistics set. */
+	for (; !ret && row < p->n_pairs; row++)
+		pair_stats_begin(r, row);
+	events_close(&e);
+	free(rows);
+	return ret;
 }
 
 static int set_str(char **dst, const char *src)
@@ -1371,15 +1626,17 @@ static int finish(struct h5r *r)
 
 	if (sb_h5_check_index(r->p, why, sizeof(why)))
 		return corrupt(r, "%s", why);
-	ret = r->schema == 3 ? decode_deltas(r) : 0;
+	ret = r->schema == 3 && !r->lean ? decode_deltas(r) : 0;
 	/* Schema 1 keeps locations on the region groups, already applied. */
 	if (!ret && r->schema != 1)
 		ret = apply_locations(r);
 	if (!ret)
 		ret = read_threads(r);
-	for (i = 0; i < r->p->n_pairs && !ret; i++)
+	if (!ret && r->lean)
+		ret = check_streamed(r);
+	for (i = 0; i < r->p->n_pairs && !ret && !r->lean; i++)
 		ret = check_pair_events(r, &r->p->pairs[i], i);
-	for (i = 0; i < r->p->n_pairs && !ret; i++)
+	for (i = 0; i < r->p->n_pairs && !ret && !r->lean; i++)
 		pair_stats(r, i);
 	if (!ret)
 		ret = read_processes(r);
@@ -1438,7 +1695,7 @@ static int detect_schema1(struct h5r *r)
 
 static int check_layout(struct h5r *r)
 {
-	char *layout = NULL;
+	char *layout = NULL, shown[80];
 	hid_t a;
 	int ret;
 
@@ -1449,7 +1706,7 @@ static int check_layout(struct h5r *r)
 	H5Aclose(a);
 	if (ret > 0 && strcmp(layout, "columnar"))
 		ret = corrupt(r, "unsupported storage_layout '%s' (only \"columnar\" is known)",
-			      layout);
+			      sb_read_printable(layout, shown, sizeof(shown)));
 	free(layout);
 	return ret < 0 ? ret : 0;
 }
@@ -1506,7 +1763,13 @@ static void free_scratch(struct h5r *r)
 
 int sb_h5_read(const char *path, struct sb_profile *p, struct sb_error *err)
 {
-	struct h5r r = { .path = path, .err = err, .file = H5I_INVALID_HID, .p = p };
+	return sb_h5_read_opts(path, p, 0, err);
+}
+
+int sb_h5_read_opts(const char *path, struct sb_profile *p, unsigned flags, struct sb_error *err)
+{
+	struct h5r r = { .path = path, .err = err, .file = H5I_INVALID_HID, .p = p,
+			 .lean = flags & SB_H5_READ_LEAN };
 	int ret;
 
 	sb_profile_init(p);
@@ -1530,4 +1793,50 @@ int sb_h5_read(const char *path, struct sb_profile *p, struct sb_error *err)
 	if (ret)
 		sb_profile_free(p);
 	return ret;
+}
+
+/* One pass of a source: its own open file, since passes outlive the read. */
+struct h5_pass {
+	struct h5r r;
+	struct h5_events e;
+};
+
+static int source_open(struct sb_event_source *src, unsigned mask, struct sb_event_stream **s,
+		       struct sb_error *err)
+{
+	struct sb_h5_source *h = (struct sb_h5_source *)src;
+	struct h5_pass *ps;
+	int ret;
+
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return sb_fail(err, ENOMEM, "%s: out of memory", h->path);
+	ps->r = (struct h5r){ .path = h->path, .err = err, .file = H5I_INVALID_HID,
+			      .p = (struct sb_profile *)h->p, .schema = h->p->schema };
+	ret = open_file(&ps->r);
+	if (!ret)
+		ret = events_open(&ps->e, &ps->r, mask);
+	if (ret) {
+		if (ps->r.file >= 0)
+			H5Fclose(ps->r.file);
+		free(ps);
+		return ret;
+	}
+	*s = &ps->e.base;
+	return 0;
+}
+
+static void source_close(struct sb_event_source *src, struct sb_event_stream *s)
+{
+	struct h5_pass *ps = (struct h5_pass *)((char *)s - offsetof(struct h5_pass, e));
+
+	(void)src;
+	events_close(&ps->e);
+	H5Fclose(ps->r.file);
+	free(ps);
+}
+
+void sb_h5_source_init(struct sb_h5_source *s, const char *path, const struct sb_profile *p)
+{
+	*s = (struct sb_h5_source){ .base = { source_open, source_close }, .path = path, .p = p };
 }

@@ -12,4 +12,22 @@
  */
 int sb_h5_read(const char *path, struct sb_profile *p, struct sb_error *err);
 
+/*
+ * Leave the events on disk (p->events NULL, p->n_events set): they are
+ * checked and the statistics finished in one pass holding a few hundred KiB.
+ * Schema 1, and index rows not in event order, still read them into memory.
+ */
+#define SB_H5_READ_LEAN 1u
+
+int sb_h5_read_opts(const char *path, struct sb_profile *p, unsigned flags, struct sb_error *err);
+
+/* The events of p, read with SB_H5_READ_LEAN from path, one pass at a time. */
+struct sb_h5_source {
+	struct sb_event_source base;
+	const char *path;
+	const struct sb_profile *p;
+};
+
+void sb_h5_source_init(struct sb_h5_source *s, const char *path, const struct sb_profile *p);
+
 #endif

@@ -114,6 +114,20 @@ struct sb_event_stream {
 	ssize_t (*read)(struct sb_event_stream *s, struct sb_event *rows, size_t max);
 };
 
+struct sb_error;
+
+/* A profile's events, read again from where they lie, one pass at a time. */
+struct sb_event_source {
+	/*
+	 * Start a pass over all events in file order, filling at least the
+	 * columns in mask (enum sb_column bits, SB_COL_TIMES for start and
+	 * end). Returns 0, or a negative errno with err set.
+	 */
+	int (*open)(struct sb_event_source *src, unsigned mask, struct sb_event_stream **s,
+		    struct sb_error *err);
+	void (*close)(struct sb_event_source *src, struct sb_event_stream *s);
+};
+
 /* A stream over p->events, for profiles held in memory. */
 struct sb_array_stream {
 	struct sb_event_stream base;
