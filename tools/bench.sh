@@ -15,6 +15,7 @@
 #   BENCH_ROUNDS=3		rounds of (a) and (b), cases interleaved
 #   BENCH_RUNS="1000000:1 10000000:2"	recorded CALLS:PROCS for rate, loss, memory (c, d)
 #   BENCH_COMPUTE_N=300000000	steps of work per sampled run, BENCH_COMPUTE_REPS=3 (e)
+#   BENCH_REPORT_CALLS=10000000	calls in the generated profile that report and export read (f)
 
 set -u
 
@@ -30,6 +31,9 @@ runs=${BENCH_RUNS:-1000000:1 10000000:2}
 mem_goal_kib=$((64 * 1024))
 compute_n=${BENCH_COMPUTE_N:-300000000}
 compute_reps=${BENCH_COMPUTE_REPS:-3}
+report_calls=${BENCH_REPORT_CALLS:-10000000}
+report_goal_s=2
+report_goal_kib=$((512 * 1024))
 
 die()
 {
@@ -38,7 +42,7 @@ die()
 }
 
 for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss" \
-	"$bin/compute_loop"; do
+	"$bin/compute_loop" "$bin/gen_profile"; do
 	[ -x "$f" ] || die "$f is missing: run make bench"
 done
 [ "$(id -u)" = 0 ] || die "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"
@@ -216,6 +220,35 @@ slowdown()
 	calc 2 "100 * (${t[$2]} - ${t[none]}) / ${t[none]}"
 }
 
+# (f) Reading a large profile: report (tree and flat) and one export, each the
+# fastest of $rounds runs, with its peak RSS. The profile is generated, not
+# recorded (tests/bench/gen_profile.c), so its size and shape never vary.
+echo "(f) report and export: $rounds rounds of a generated $report_calls-call profile"
+runloop "$bin/gen_profile" "$tmp/f.h5" "$report_calls" >/dev/null || exit 1
+f_bytes=$(stat -c %s "$tmp/f.h5")
+declare -A fsec frss
+# Run case NAME, CMD...: keep its fastest wall time and largest peak RSS.
+fkeep()
+{
+	local name=$1 t0 t1 kib
+
+	shift
+	t0=$(date +%s%N)
+	runloop "$bin/peakrss" "$@" >/dev/null || exit 1
+	t1=$(date +%s%N)
+	kib=$(field maxrss_kib "$(cat "$tmp/stderr")")
+	fsec[$name]=$(min "${fsec[$name]:-}" $(((t1 - t0) / 1000000)))
+	[ "${frss[$name]:-0}" -ge "$kib" ] || frss[$name]=$kib
+}
+for ((r = 0; r < rounds; r++)); do
+	fkeep tree "$sb" report "$tmp/f.h5"
+	fkeep flat "$sb" report --flat "$tmp/f.h5"
+	# export renames its output into place: a scratch file, never a device.
+	fkeep chrome "$sb" export chrome-trace "$tmp/f.h5" -o "$tmp/f.json"
+	rm -f "$tmp/f.json"
+done
+rm -f "$tmp/f.h5"
+
 echo
 echo "Results ($(($(date +%s) - start)) s, load at the end $(loadavg); figures are relative to this run)"
 row "measure" "value" "goal" "verdict / detail"
@@ -256,4 +289,19 @@ for hz in 99 999; do
 		"$goal" "$ok${ok:+; }cpu is the loop thread's CPU time"
 	row "(e) collector peak RSS at $hz Hz, MiB" "$(calc 1 "${sample_rss[$hz]} / 1024")" "-" \
 		"with --offcpu-stacks"
+done
+for c in tree flat chrome; do
+	case $c in
+	tree) what="report" ;;
+	flat) what="report --flat" ;;
+	chrome) what="export chrome-trace" ;;
+	esac
+	s=$(calc 2 "${fsec[$c]} / 1000") mib=$(calc 0 "${frss[$c]} / 1024")
+	if [ $c = chrome ]; then
+		row "(f) $what, s | peak MiB" "$s | $mib" "-" \
+			"$report_calls calls, $(calc 0 "$f_bytes / 1048576") MiB file"
+	else
+		row "(f) $what, s | peak MiB" "$s | $mib" "< 2 | 512" \
+			"$(verdict "$s < $report_goal_s && ${frss[$c]} < $report_goal_kib")"
+	fi
 done

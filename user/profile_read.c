@@ -1,6 +1,5 @@
 /* Format detection from a file's first bytes, and the pair layout the call-list readers share. */
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "h5guard.h"
 #include "h5read.h"
 #include "h5write.h"
 #include "json_read.h"
@@ -60,7 +60,7 @@ static enum format classify(int fd, const unsigned char *head, size_t n, uint64_
 	return FMT_UNKNOWN;
 }
 
-static int detect(const char *path, enum format *fmt, off_t *size, struct sb_error *err)
+static int detect(const char *path, enum format *fmt, struct sb_error *err)
 {
 	unsigned char head[HEAD_SIZE];
 	struct stat st;
@@ -87,7 +87,6 @@ static int detect(const char *path, enum format *fmt, off_t *size, struct sb_err
 		ret = sb_fail(err, errno, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	*size = st.st_size;
 	*fmt = classify(fd, head, (size_t)n, (uint64_t)st.st_size);
 	if (*fmt == FMT_UNKNOWN)
 		ret = sb_fail(err, EINVAL, "%s: unknown format (%s)", path,
@@ -97,72 +96,32 @@ out:
 	return ret;
 }
 
-/*
- * libhdf5 itself can crash on some corrupt files (fuzzing found SEGVs in its
- * heap and object-header code, see tests/fuzz/hdf5_crashers.txt). We cannot
- * fix the library, but a user must get the promised one-line error and exit
- * status 2, not a core dump: while it reads, such a crash ends the program so.
- */
-static char crash_msg[1024];
-static size_t crash_len;
+struct h5_read_args {
+	const char *path;
+	struct sb_profile *p;
+	struct sb_error *err;
+};
 
-static void on_library_crash(int sig)
+static int read_hdf5(void *ctx)
 {
-	ssize_t n;
+	struct h5_read_args *a = ctx;
 
-	(void)sig;
-	n = write(STDERR_FILENO, crash_msg, crash_len);
-	(void)n;
-	_exit(SB_EXIT_USAGE);
-}
-
-/*
- * It can also loop forever on them. A watchdog far above any real read time
- * (reading runs at hundreds of MB/s; 30 s plus 1 s per 10 MB) turns that into
- * the same error instead of a hang.
- */
-static unsigned int watchdog_seconds(off_t size)
-{
-	return 30 + (unsigned int)(size / (10 << 20));
-}
-
-static int read_hdf5_guarded(const char *path, off_t size, struct sb_profile *p,
-			     struct sb_error *err)
-{
-	struct sigaction sa = { .sa_handler = on_library_crash }, old_segv, old_bus, old_alrm;
-	unsigned int limit = watchdog_seconds(size);
-	int ret, len;
-
-	len = snprintf(crash_msg, sizeof(crash_msg),
-		       "scope-bpf: %s: corrupt HDF5 file (the HDF5 library crashed, or read "
-		       "it for over %u s)\n", path, limit);
-	crash_len = len > 0 && (size_t)len < sizeof(crash_msg) ? (size_t)len : sizeof(crash_msg) - 1;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sigaction(SIGBUS, &sa, &old_bus);
-	sigaction(SIGALRM, &sa, &old_alrm);
-	alarm(limit);
-	ret = sb_h5_read(path, p, err);
-	alarm(0);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGALRM, &old_alrm, NULL);
-	return ret;
+	return sb_h5_read(a->path, a->p, a->err);
 }
 
 int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err)
 {
 	enum format fmt = FMT_UNKNOWN;
-	off_t size = 0;
 	int ret;
 
 	sb_profile_init(p);
-	ret = detect(path, &fmt, &size, err);
+	ret = detect(path, &fmt, err);
 	if (ret)
 		return ret;
 	switch (fmt) {
 	case FMT_HDF5:
-		return read_hdf5_guarded(path, size, p, err);
+		/* libhdf5 can crash or hang on corrupt files: that still ends as one line, exit 2. */
+		return sb_h5_guarded(path, read_hdf5, &(struct h5_read_args){ path, p, err });
 	case FMT_SPT:
 		return sb_spt_read(path, p, err);
 	case FMT_JSON:
