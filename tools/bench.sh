@@ -14,7 +14,7 @@
 #   BENCH_TRACE_N=30000		regions per traced loop, BENCH_TRACE_REPS=5 loops (b)
 #   BENCH_ROUNDS=3		rounds of (a) and (b), cases interleaved
 #   BENCH_RUNS="1000000:1 10000000:2"	recorded CALLS:PROCS for rate, loss, memory (c, d)
-#   BENCH_COMPUTE_N=300000000	steps of work per sampled run, BENCH_COMPUTE_REPS=3 (e)
+#   BENCH_COMPUTE_N=300000000	steps of work per sampled run, BENCH_COMPUTE_REPS=10 (e)
 #   BENCH_REPORT_CALLS=10000000	calls in the generated profile that report and export read (f)
 
 set -u
@@ -30,7 +30,7 @@ rounds=${BENCH_ROUNDS:-3}
 runs=${BENCH_RUNS:-1000000:1 10000000:2}
 mem_goal_kib=$((64 * 1024))
 compute_n=${BENCH_COMPUTE_N:-300000000}
-compute_reps=${BENCH_COMPUTE_REPS:-3}
+compute_reps=${BENCH_COMPUTE_REPS:-10}
 report_calls=${BENCH_REPORT_CALLS:-10000000}
 report_goal_s=2
 report_goal_kib=$((512 * 1024))
@@ -194,9 +194,16 @@ for run in $runs; do
 done
 
 # (e) Sampling overhead: fixed work unprofiled, then recorded with --sample at
-# 99 and 999 Hz (and off-CPU stacks); the loop thread's CPU time is the steady
-# figure, since the sampling interrupt and its BPF program are charged to it.
-echo "(e) sampling: $rounds rounds x 3 cases x $compute_reps runs of $compute_n steps"
+# 99 and 999 Hz; the loop thread's CPU time is the steady figure, since the
+# sampling interrupt and its BPF program are charged to it. The fastest of many
+# short runs stands for each case: single runs vary by several percent here.
+# Memory is measured on a further run with off-CPU stacks on as well.
+perf=$(command -v perf)
+# scope-bpf samples cycles where the machine has a PMU, else cpu-clock: give perf the same.
+sample_event=cpu-clock
+[ -n "$perf" ] && "$perf" stat -e cycles -x, true 2>&1 >/dev/null | grep -q '^[0-9]' &&
+	sample_event=cycles
+echo "(e) sampling: $rounds rounds x up to 5 cases x $compute_reps runs of $compute_n steps"
 declare -A swall scpu
 skeep()
 {
@@ -207,12 +214,24 @@ for ((r = 0; r < rounds; r++)); do
 	out=$(runloop "$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
 	skeep none "$out"
 	for hz in 99 999; do
-		out=$(runloop "$bin/peakrss" "$sb" record -q --sample=$hz --offcpu-stacks \
-			-o "$tmp/e.h5" -- "$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
+		out=$(runloop "$sb" record -q --sample=$hz -o "$tmp/e.h5" -- \
+			"$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
 		skeep "$hz" "$out"
-		sample_rss[$hz]=$(field maxrss_kib "$(cat "$tmp/stderr")")
+		# The floor: perf itself sampling the same event at the same rate.
+		if [ -n "$perf" ]; then
+			out=$(runloop "$perf" record -q -F $hz -e "$sample_event" -o "$tmp/perf.data" \
+				-- "$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
+			skeep "perf$hz" "$out"
+		fi
 	done
 done
+rm -f "$tmp/perf.data"
+for hz in 99 999; do
+	runloop "$bin/peakrss" "$sb" record -q --sample=$hz --offcpu-stacks -o "$tmp/e.h5" -- \
+		"$bin/compute_loop" "$compute_n" 1 >/dev/null || exit 1
+	sample_rss[$hz]=$(field maxrss_kib "$(cat "$tmp/stderr")")
+done
+rm -f "$tmp/e.h5"
 slowdown()
 {
 	local -n t=$1
@@ -287,6 +306,11 @@ for hz in 99 999; do
 	fi
 	row "(e) slowdown at $hz Hz, %, wall | cpu" "$(slowdown swall $hz) | $(slowdown scpu $hz)" \
 		"$goal" "$ok${ok:+; }cpu is the loop thread's CPU time"
+	if [ -n "$perf" ]; then
+		row "(e) perf record -F $hz ($sample_event), %, wall | cpu" \
+			"$(slowdown swall perf$hz) | $(slowdown scpu perf$hz)" "-" \
+			"the floor: the sampling interrupt itself"
+	fi
 	row "(e) collector peak RSS at $hz Hz, MiB" "$(calc 1 "${sample_rss[$hz]} / 1024")" "-" \
 		"with --offcpu-stacks"
 done
