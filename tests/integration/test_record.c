@@ -217,21 +217,25 @@ static void test_attach_to_running_process(void **state)
 	sb_profile_free(&p);
 }
 
+/* scope-bpf record -q -o out -- waiter (runs until stopped), in the background. */
+static pid_t record_waiter(const char *out)
+{
+	char path[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", (char *)out, "--",
+			 (char *)app_path("waiter", path, sizeof(path)), NULL };
+
+	return spawn(argv, NULL, NULL);
+}
+
 static void test_killed_target_leaves_valid_file(void **state)
 {
-	char out[300], path[512];
 	struct sb_profile p;
+	char out[300];
 	pid_t rec;
 
 	(void)state;
 	require_bpf();
-	{
-		char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
-				 (char *)tmp_file("killed.h5", out, sizeof(out)), "--",
-				 (char *)app_path("waiter", path, sizeof(path)), NULL };
-
-		rec = spawn(argv, NULL, NULL);
-	}
+	rec = record_waiter(tmp_file("killed.h5", out, sizeof(out)));
 	sleep_ms(1000);
 	assert_int_equal(system("pkill -KILL -x waiter"), 0);
 	assert_int_equal(wait_status(rec), 128 + SIGKILL);
@@ -243,19 +247,13 @@ static void test_killed_target_leaves_valid_file(void **state)
 
 static void test_sigterm_stops_and_writes(void **state)
 {
-	char out[300], path[512];
 	struct sb_profile p;
+	char out[300];
 	pid_t rec;
 
 	(void)state;
 	require_bpf();
-	{
-		char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
-				 (char *)tmp_file("term.h5", out, sizeof(out)), "--",
-				 (char *)app_path("waiter", path, sizeof(path)), NULL };
-
-		rec = spawn(argv, NULL, NULL);
-	}
+	rec = record_waiter(tmp_file("term.h5", out, sizeof(out)));
 	sleep_ms(800);
 	kill(rec, SIGTERM);
 	/* The command is asked to end, ends cleanly (exit 0), and the file is written. */
