@@ -21,6 +21,14 @@ static void on_library_crash(int sig)
 	_exit(SB_EXIT_USAGE);
 }
 
+#ifdef SB_FUZZING
+/* Fuzz builds: the fuzzer must see a crash inside libhdf5 as a crash, to sort it. */
+int sb_h5_guarded(const char *path, int (*fn)(void *ctx), void *ctx)
+{
+	(void)path;
+	return fn(ctx);
+}
+#else
 int sb_h5_guarded(const char *path, int (*fn)(void *ctx), void *ctx)
 {
 	struct sigaction sa = { .sa_handler = on_library_crash }, old_segv, old_bus, old_alrm;
@@ -46,3 +54,4 @@ int sb_h5_guarded(const char *path, int (*fn)(void *ctx), void *ctx)
 	sigaction(SIGALRM, &old_alrm, NULL);
 	return ret;
 }
+#endif
