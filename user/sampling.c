@@ -215,6 +215,30 @@ static int push_address(struct builder *b, uint32_t tgid, bool kernel, uint64_t 
 }
 
 /*
+ * A kernel stack taken at a context switch starts inside our own program and
+ * the tracepoint that ran it: how many such leading frames to leave out.
+ */
+static int tracing_frames(struct builder *b, const uint64_t *ips)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+						"__traceiter_" };
+	struct sb_frame_sym f;
+	size_t j;
+	int i;
+
+	for (i = 0; i < SB_MAX_STACK_DEPTH && ips[i]; i++) {
+		if (sb_sym_kernel(b->s->sym, i ? ips[i] - 1 : ips[i], &f) != 1)
+			break;
+		for (j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++)
+			if (!strncmp(f.function, prefixes[j], strlen(prefixes[j])))
+				break;
+		if (j == sizeof(prefixes) / sizeof(prefixes[0]))
+			break;
+	}
+	return i < SB_MAX_STACK_DEPTH && ips[i] ? i : 0;
+}
+
+/*
  * The model id of a kernel stack id as seen by process tgid; -1 when the kernel
  * lost it, or when memory ran out (the sample then simply has no stack).
  */
@@ -235,7 +259,8 @@ static int64_t stack_id(struct builder *b, uint32_t tgid, bool kernel, int32_t k
 	memset(ips, 0, sizeof(ips));
 	if (bpf_map_lookup_elem(b->stacks_fd, &key, ips))
 		return -1;
-	for (i = 0; i < SB_MAX_STACK_DEPTH && ips[i]; i++) {
+	i = kernel ? tracing_frames(b, ips) : 0;
+	for (; i < SB_MAX_STACK_DEPTH && ips[i]; i++) {
 		/* Every frame but the leaf is a return address: the call is just before it. */
 		ret = push_address(b, tgid, kernel, ips[i], i > 0);
 		if (ret)

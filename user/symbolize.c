@@ -19,6 +19,7 @@
 #include <libelf.h>
 
 #include "hashmap.h"
+#include "kallsyms.h"
 #include "symbolize.h"
 #include "text.h"
 
@@ -108,13 +109,6 @@ struct proc {
 	size_t n_old;
 };
 
-struct ksym {
-	uint64_t addr;
-	char *module;
-	uint32_t name;		/* offset in knames */
-	uint8_t rank;		/* preference among symbols at one address */
-};
-
 struct sb_symbolizer {
 	struct module **modules;
 	size_t n_modules, cap_modules;
@@ -125,10 +119,7 @@ struct sb_symbolizer {
 	struct sb_frame_sym *pool;
 	size_t n_pool, cap_pool;
 	char *empty, *unknown, *kernel;	/* interned once: unknown frames are common */
-	bool kernel_loaded;
-	struct ksym *ksyms;
-	size_t n_ksyms;
-	char *knames;
+	struct sb_kallsyms kallsyms;
 };
 
 static char *debuginfo_path;
@@ -1156,143 +1147,24 @@ int sb_sym_user(struct sb_symbolizer *s, uint32_t tgid, uint64_t ip, bool is_ret
 	return max;
 }
 
-/* ---- Kernel: /proc/kallsyms, read once, text symbols sorted by address. */
-
-static int ksym_rank(char type)
-{
-	switch (type) {
-	case 'T':
-		return 0;
-	case 'W':
-		return 1;
-	case 't':
-		return 2;
-	case 'w':
-		return 3;
-	default:
-		return -1;
-	}
-}
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->rank - y->rank;
-}
-
-/* The last module name seen: kallsyms lists each module's symbols together. */
-struct kmod_cache {
-	char raw[128];
-	char *interned;
-};
-
-static char *kmod_name(struct sb_symbolizer *s, const char *raw, struct kmod_cache *c)
-{
-	if (c->interned && !strcmp(c->raw, raw))
-		return c->interned;
-	c->interned = intern(s, raw);
-	snprintf(c->raw, sizeof(c->raw), "%s", raw);
-	return c->interned;
-}
-
-/* Parse "addr type name [module]"; 1 for a text symbol at a real address, 0 to skip. */
-static int parse_ksym(struct sb_symbolizer *s, char *line, struct ksym *k, char **name,
-		      struct kmod_cache *c)
-{
-	char *p = line, *end;
-	int rank;
-
-	line[strcspn(line, "\n")] = 0;
-	k->addr = strtoull(p, &end, 16);
-	if (end == p || *end != ' ' || !k->addr)
-		return 0;
-	rank = ksym_rank(end[1]);
-	if (rank < 0 || end[2] != ' ')
-		return 0;
-	k->rank = (uint8_t)rank;
-	*name = end + 3;
-	end = strchr(*name, '\t');
-	if (end)
-		*end++ = 0;
-	k->module = kmod_name(s, end && *end == '[' ? end : KERNEL_MODULE, c);
-	return k->module ? 1 : -ENOMEM;
-}
-
-static int add_ksym(struct sb_symbolizer *s, const struct ksym *k, const char *name,
-		    size_t *cap_syms, size_t *len_names, size_t *cap_names)
-{
-	size_t len = strlen(name) + 1;
-
-	if (grow_array((void **)&s->ksyms, cap_syms, s->n_ksyms + 1, sizeof(*k)) ||
-	    grow_array((void **)&s->knames, cap_names, *len_names + len, 1) || *len_names > UINT32_MAX)
-		return -ENOMEM;
-	s->ksyms[s->n_ksyms] = *k;
-	s->ksyms[s->n_ksyms++].name = (uint32_t)*len_names;
-	memcpy(s->knames + *len_names, name, len);
-	sb_utf8_sanitize(s->knames + *len_names);
-	*len_names += len;
-	return 0;
-}
-
-static int load_kallsyms(struct sb_symbolizer *s)
-{
-	size_t size = 0, cap_syms = 0, len_names = 0, cap_names = 0, i, k;
-	char *line = NULL, *name;
-	struct kmod_cache cache = { .interned = NULL };
-	struct ksym sym;
-	int ret = 0;
-	FILE *f;
-
-	s->kernel_loaded = true;
-	/* Unreadable, or all zeros without privileges: every kernel frame stays unknown. */
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return 0;
-	while (!ret && getline(&line, &size, f) > 0) {
-		ret = parse_ksym(s, line, &sym, &name, &cache);
-		if (ret > 0)
-			ret = add_ksym(s, &sym, name, &cap_syms, &len_names, &cap_names);
-	}
-	free(line);
-	fclose(f);
-	if (ret)
-		return ret;
-	qsort(s->ksyms, s->n_ksyms, sizeof(*s->ksyms), ksym_cmp);
-	/* Aliases share an address: the preferred one sorted first, keep only it. */
-	for (i = k = 0; i < s->n_ksyms; i++)
-		if (!k || s->ksyms[k - 1].addr != s->ksyms[i].addr)
-			s->ksyms[k++] = s->ksyms[i];
-	s->n_ksyms = k;
-	return 0;
-}
+/* ---- Kernel addresses: user/kallsyms.c. */
 
 int sb_sym_kernel(struct sb_symbolizer *s, uint64_t ip, struct sb_frame_sym *out)
 {
-	size_t lo = 0, hi, mid;
+	const struct sb_ksym *k;
 	int ret;
 
-	if (!s->kernel_loaded) {
-		ret = load_kallsyms(s);
+	if (!s->kallsyms.loaded) {
+		ret = sb_kallsyms_load(&s->kallsyms, KERNEL_MODULE);
 		if (ret)
 			return ret;
 	}
-	hi = s->n_ksyms;
-	/* The last symbol at or below ip. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (s->ksyms[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	ret = unknown_frame(s, s->kernel, ip, out);
-	if (!lo)
+	k = sb_kallsyms_find(&s->kallsyms, ip);
+	if (!k)
 		return ret;
-	out->function = s->knames + s->ksyms[lo - 1].name;
-	out->module = s->ksyms[lo - 1].module;
+	out->function = s->kallsyms.names + k->name;
+	out->module = s->kallsyms.names + k->module;
 	return 1;
 }
 
@@ -1341,7 +1213,6 @@ void sb_sym_free(struct sb_symbolizer *s)
 	sb_hashmap_free(&s->strings);
 	sb_hashmap_free(&s->cache);
 	free(s->pool);
-	free(s->ksyms);
-	free(s->knames);
+	sb_kallsyms_free(&s->kallsyms);
 	free(s);
 }
