@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "kallsyms.h"
 #include "text.h"
 
@@ -42,29 +43,12 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->rank - y->rank;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* Append a string to the names; its offset, or -ENOMEM. */
 static int64_t add_name(struct loader *l, const char *name)
 {
 	size_t len = strlen(name) + 1, at = l->len_names;
 
-	if (at + len > UINT32_MAX || grow((void **)&l->k->names, &l->cap_names, at + len, 1))
+	if (at + len > UINT32_MAX || sb_array_reserve((void **)&l->k->names, &l->cap_names, at + len, 1))
 		return -ENOMEM;
 	memcpy(l->k->names + at, name, len);
 	sb_utf8_sanitize(l->k->names + at);
@@ -109,7 +93,7 @@ static int add_line(struct loader *l, char *line, const char *kernel_name)
 	module_at = module_name(l, module && *module == '[' ? module : kernel_name);
 	name_at = add_name(l, name);
 	if (module_at < 0 || name_at < 0 ||
-	    grow((void **)&l->k->syms, &l->cap_syms, l->k->n + 1, sizeof(s)))
+	    sb_array_reserve((void **)&l->k->syms, &l->cap_syms, l->k->n + 1, sizeof(s)))
 		return -ENOMEM;
 	s.name = (uint32_t)name_at;
 	s.module = (uint32_t)module_at;

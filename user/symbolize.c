@@ -18,6 +18,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "array.h"
 #include "hashmap.h"
 #include "kallsyms.h"
 #include "symbolize.h"
@@ -131,23 +132,6 @@ static const Dwfl_Callbacks callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-static int grow_array(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* ---- Interned strings: names repeat across addresses, and callers keep the pointers. */
 
 static uint64_t hash_str(const char *p, uint64_t h, uint64_t mul)
@@ -213,7 +197,7 @@ static int add_load(struct elf_facts *f, const GElf_Phdr *ph, size_t *cap)
 	struct elf_load *l;
 	uint64_t lo = ph->p_align > 1 ? ph->p_vaddr & -ph->p_align : ph->p_vaddr;
 
-	if (grow_array((void **)&f->loads, cap, f->n_loads + 1, sizeof(*l)))
+	if (sb_array_reserve((void **)&f->loads, cap, f->n_loads + 1, sizeof(*l)))
 		return -ENOMEM;
 	l = &f->loads[f->n_loads];
 	l->offset = ph->p_offset;
@@ -384,7 +368,7 @@ static int module_for(struct sb_symbolizer *s, uint32_t tgid, const struct sb_ma
 		*idx = (uint32_t)*v;
 		return 0;
 	}
-	if (grow_array((void **)&s->modules, &s->cap_modules, s->n_modules + 1, sizeof(m)) ||
+	if (sb_array_reserve((void **)&s->modules, &s->cap_modules, s->n_modules + 1, sizeof(m)) ||
 	    sb_hashmap_put(&s->module_index, map->dev, map->inode, s->n_modules)) {
 		module_free(m);
 		return -ENOMEM;
@@ -478,7 +462,7 @@ static int retire(struct proc *p, const struct pmap *fresh, size_t n_fresh)
 	for (i = 0; i < p->n_cur; i++) {
 		if (pmap_listed(fresh, n_fresh, &p->cur[i]) || pmap_listed(p->old, p->n_old, &p->cur[i]))
 			continue;
-		if (grow_array((void **)&p->old, &cap, p->n_old + 1, sizeof(*p->old)))
+		if (sb_array_reserve((void **)&p->old, &cap, p->n_old + 1, sizeof(*p->old)))
 			return -ENOMEM;
 		p->old[p->n_old++] = p->cur[i];
 	}
@@ -688,7 +672,7 @@ static int load_symbols(struct module *m)
 		name = dwfl_module_getsym_info(m->mod, ndx, &sym, &addr, &shndx, &elf, NULL);
 		if (!is_code_symbol(&sym, shndx, elf, name))
 			continue;
-		if (grow_array((void **)&m->syms, &cap, m->n_syms + 1, sizeof(*m->syms)))
+		if (sb_array_reserve((void **)&m->syms, &cap, m->n_syms + 1, sizeof(*m->syms)))
 			return -ENOMEM;
 		m->syms[m->n_syms++] = (struct msym){ addr, sym.st_size, name, msym_rank(&sym, name) };
 	}
@@ -810,7 +794,7 @@ static int add_range(struct cu_index *cu, size_t *cap, Dwarf_Die *die, Dwarf_Add
 {
 	if (hi <= lo)
 		return 0;
-	if (grow_array((void **)&cu->ranges, cap, cu->n + 1, sizeof(*cu->ranges)))
+	if (sb_array_reserve((void **)&cu->ranges, cap, cu->n + 1, sizeof(*cu->ranges)))
 		return -ENOMEM;
 	cu->ranges[cu->n++] = (struct subprogram_range){ lo, hi, *die };
 	return 0;
@@ -862,7 +846,7 @@ static struct cu_index *cu_index_of(struct module *m, Dwarf_Die *cudie)
 	v = sb_hashmap_get(&m->cu_map, key, 0);
 	if (v)
 		return &m->cus[*v];
-	if (grow_array((void **)&m->cus, &m->cap_cus, m->n_cus + 1, sizeof(*m->cus)) ||
+	if (sb_array_reserve((void **)&m->cus, &m->cap_cus, m->n_cus + 1, sizeof(*m->cus)) ||
 	    sb_hashmap_put(&m->cu_map, key, 0, m->n_cus))
 		return NULL;
 	cu = &m->cus[m->n_cus++];
@@ -968,7 +952,7 @@ static void index_units(struct module *m)
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
-			if (grow_array((void **)&m->units, &cap, n + 1, sizeof(*r)))
+			if (sb_array_reserve((void **)&m->units, &cap, n + 1, sizeof(*r)))
 				goto out;
 			m->units[n++] = (struct unit_range){ lo, hi, cudie };
 		}
@@ -1061,7 +1045,7 @@ static int store_frames(struct sb_symbolizer *s, const struct module *m, uint64_
 	struct sb_frame_sym *o;
 	int i;
 
-	if (grow_array((void **)&s->pool, &s->cap_pool, s->n_pool + (size_t)n, sizeof(*o)))
+	if (sb_array_reserve((void **)&s->pool, &s->cap_pool, s->n_pool + (size_t)n, sizeof(*o)))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		o = &s->pool[s->n_pool + (size_t)i];
