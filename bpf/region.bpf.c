@@ -22,6 +22,13 @@ const volatile bool kernel_stacks = false;	/* CPU samples take the kernel stack 
 const volatile bool offcpu_stacks = false;	/* record where traced threads block */
 const volatile __u64 offcpu_min_ns = 0;	/* shorter blocks are not worth a stack */
 
+/*
+ * Written by user space while the programs run: recording begins when it is set
+ * and ends, for every program at one instant, when it is cleared. After that
+ * nothing is recorded and no process is stopped, however long detaching takes.
+ */
+volatile bool recording = false;
+
 /* The descriptor layout of include/scope_bpf.h, as it sits in the traced process. */
 struct user_site {
 	__u32 magic;
@@ -98,6 +105,16 @@ struct {
 	__type(key, struct sb_sample_key);
 	__type(value, struct sb_offcpu_value);
 } offcpu_samples SEC(".maps");
+
+/* Key: tgid. Value: when and how often the process was stopped at a sync. Inserted
+ * here, deleted by user space once it let the process go; what is left when the
+ * recorder dies tells its guardian whom to resume. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct sb_stop);
+} stops SEC(".maps");
 
 /* One all-zero thread state to insert from: too big for the BPF stack. Never written. */
 struct {
@@ -237,6 +254,8 @@ int BPF_USDT(region_begin, void *site)
 	struct sb_proc *proc;
 	struct sb_frame *f;
 
+	if (!recording)
+		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
@@ -320,6 +339,8 @@ int BPF_USDT(region_end, void *site)
 	__u32 d;
 	int i;
 
+	if (!recording)
+		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
@@ -392,7 +413,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct sb_thread_state *th;
 	struct sb_sample_key key;
 
-	if (!bpf_map_lookup_elem(&procs, &tgid))
+	if (!recording || !bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
 	th = bpf_map_lookup_elem(&threads, &tid);
 	key.tgid = tgid;
@@ -422,6 +443,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	__u64 now = bpf_ktime_get_ns(), delta;
 	struct sb_thread_state *th;
 
+	if (!recording)
+		return 0;
 	if (bpf_map_lookup_elem(&procs, &prev_tgid)) {
 		th = thread_get(prev->pid, prev_tgid, now);
 		if (th) {
@@ -456,14 +479,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
-static __always_inline void emit_proc(__u32 type, __u32 tgid, __u32 ppid, __u32 reason,
-				      __s32 exit_code)
+static __always_inline struct sb_proc_event *reserve_proc(__u32 type, __u32 tgid, __u32 ppid,
+							   __u32 reason, __s32 exit_code)
 {
 	struct sb_proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
-		return;
+		return NULL;
 	}
 	e->type = type;
 	e->tgid = tgid;
@@ -471,10 +494,19 @@ static __always_inline void emit_proc(__u32 type, __u32 tgid, __u32 ppid, __u32 
 	e->reason = reason;
 	e->time = bpf_ktime_get_ns();
 	e->exit_code = exit_code;
-	e->pad = 0;
+	e->stop_seq = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+static __always_inline void emit_proc(__u32 type, __u32 tgid, __u32 ppid, __u32 reason,
+				      __s32 exit_code)
+{
+	struct sb_proc_event *e = reserve_proc(type, tgid, ppid, reason, exit_code);
+
 	/* Process events are rare and the collector may be waiting on them: wake it. */
-	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	if (e)
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -483,19 +515,47 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct sb_proc fresh = {};
 
-	if (child->pid != child->tgid || !bpf_map_lookup_elem(&procs, &ptgid))
+	if (!recording || child->pid != child->tgid || !bpf_map_lookup_elem(&procs, &ptgid))
 		return 0;
 	bpf_map_update_elem(&procs, &ctgid, &fresh, BPF_NOEXIST);
 	emit_proc(SB_EV_PROC_FORK, ctgid, ptgid, 0, 0);
 	return 0;
 }
 
-/* A new image or new objects: the collector attaches their probes while the process waits. */
+/* Note the stop in the stops map; returns its sequence number for the sync record. */
+static __always_inline __u32 note_stop(__u32 tgid)
+{
+	struct sb_stop *st = bpf_map_lookup_elem(&stops, &tgid), fresh = { 0 };
+
+	fresh.time = bpf_ktime_get_ns();
+	fresh.seq = st ? st->seq + 1 : 1;
+	if (!fresh.seq)
+		fresh.seq = 1;
+	if (bpf_map_update_elem(&stops, &tgid, &fresh, BPF_ANY))
+		return 0;
+	return fresh.seq;
+}
+
+/*
+ * A new image or new objects: the collector attaches their probes while the
+ * process waits. The process is stopped only once its sync record is reserved
+ * and its stop noted: a stop nobody hears of would never be undone.
+ */
 static __always_inline void sync_process(__u32 tgid, __u32 reason)
 {
-	if (stop_on_sync)
-		bpf_send_signal(SIGSTOP);
-	emit_proc(SB_EV_SYNC, tgid, 0, reason, 0);
+	struct sb_proc_event *e;
+
+	if (!recording)
+		return;
+	e = reserve_proc(SB_EV_SYNC, tgid, 0, reason, 0);
+	if (!e)
+		return;
+	if (stop_on_sync) {
+		e->stop_seq = note_stop(tgid);
+		if (e->stop_seq)
+			bpf_send_signal(SIGSTOP);
+	}
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -505,6 +565,8 @@ int BPF_PROG(on_exec, struct task_struct *p)
 	struct sb_thread_state *th;
 	struct sb_proc *proc;
 
+	if (!recording)
+		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
@@ -557,7 +619,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u64 now = bpf_ktime_get_ns();
 	struct sb_thread_state *th;
 
-	if (!bpf_map_lookup_elem(&procs, &tgid))
+	if (!recording || !bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
 	th = thread_get(tid, tgid, now);
 	if (th) {

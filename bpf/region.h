@@ -18,6 +18,8 @@
 #define SB_MAX_STACKS 16384
 #define SB_MAX_SAMPLE_KEYS 65536
 #define SB_PATH_SEED 0x9e3779b97f4a7c15ULL	/* path hash of "outside every region" is 0 */
+/* A process held at exec/dlopen longer than this is let go unattached: see docs/DESIGN.md. */
+#define SB_STOP_TIMEOUT_NS 2000000000ULL
 
 /* Must match include/scope_bpf.h: the descriptor each marker passes to its probe. */
 #define SB_SITE_MAGIC 0x53425053u
@@ -104,8 +106,15 @@ struct sb_proc_event {
 	__u32 reason;		/* sync: enum sb_sync_reason */
 	__u64 time;
 	__s32 exit_code;	/* exit: the kernel's wait status */
-	__u32 pad;
+	__u32 stop_seq;		/* sync: the stop it answers (struct sb_stop.seq), 0 = not stopped */
 	char comm[SB_COMM_LEN];
+};
+
+/* Value of the stops map: a process the kernel side stopped until its probes are attached. */
+struct sb_stop {
+	__u64 time;		/* when it was last stopped */
+	__u32 seq;		/* bumped at each stop */
+	__u32 pad;
 };
 
 /* Value of the procs map: one traced process. */

@@ -17,10 +17,12 @@
 #include "probes.h"
 #include "region.skel.h"
 
-void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, bool verbose)
+void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guardian *g,
+		    bool verbose)
 {
 	memset(a, 0, sizeof(*a));
 	a->skel = skel;
+	a->guardian = g;
 	a->verbose = verbose;
 	sb_hashmap_init(&a->files);
 }
@@ -39,16 +41,33 @@ static int keep_link(struct sb_attach *a, struct bpf_link *link)
 	return 0;
 }
 
+/* Keep a new link, and a duplicate of each file it opened (see detach.h). */
+static int keep_held_link(struct sb_attach *a, struct bpf_link *link)
+{
+	int ret = sb_detach_hold_new(&a->held);
+
+	if (ret) {
+		bpf_link__destroy(link);
+		return ret;
+	}
+	return keep_link(a, link);
+}
+
 static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char *path,
 		       const char *probe, struct sb_error *err)
 {
 	struct bpf_link *link;
+	int ret;
 
+	ret = sb_detach_mark(&a->held);
+	if (ret)
+		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
 	link = bpf_program__attach_usdt(prog, -1, path, SB_PROVIDER, probe, NULL);
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach probe %s:%s: %s", path,
 			       SB_PROVIDER, probe, strerror(errno));
-	return keep_link(a, link);
+	ret = keep_held_link(a, link);
+	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
 /* The loader calls _dl_debug_state whenever the link map changes (startup, dlopen). */
@@ -56,7 +75,11 @@ static int attach_loader(struct sb_attach *a, const char *path)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = "_dl_debug_state");
 	struct bpf_link *link;
+	int ret;
 
+	ret = sb_detach_mark(&a->held);
+	if (ret)
+		return ret;
 	link = bpf_program__attach_uprobe_opts(a->skel->progs.on_dl_state, -1, path, 0, &opts);
 	if (!link) {
 		/* Not fatal: libraries loaded later are attached late, not missed entirely. */
@@ -65,7 +88,7 @@ static int attach_loader(struct sb_attach *a, const char *path)
 				strerror(errno));
 		return 0;
 	}
-	return keep_link(a, link);
+	return keep_held_link(a, link);
 }
 
 static bool is_loader(const char *path)
@@ -137,8 +160,10 @@ void sb_attach_free(struct sb_attach *a)
 {
 	size_t i;
 
+	/* Cheap while the duplicates hold each probe; their release detaches all at once. */
 	for (i = 0; i < a->n_links; i++)
 		bpf_link__destroy(a->links[i]);
+	sb_detach_release(&a->held, a->guardian);
 	free(a->links);
 	sb_hashmap_free(&a->files);
 	memset(a, 0, sizeof(*a));

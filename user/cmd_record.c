@@ -17,6 +17,7 @@
 #include "attach.h"
 #include "collect.h"
 #include "commands.h"
+#include "guardian.h"
 #include "h5write.h"
 #include "launch.h"
 #include "record_opts.h"
@@ -27,6 +28,10 @@
 
 #define SPILL_BUDGET (24u << 20)
 #define POLL_MS 100
+#define STATUS_NS 1000000000LL		/* status line rewritten in place */
+#define STATUS_SHARED_NS 10000000000LL	/* status as whole lines, beside the target's output */
+/* Programs that read the recording flag before it was cleared are done within this. */
+#define SETTLE_US 5000
 
 struct recorder {
 	struct record_opts o;
@@ -37,6 +42,9 @@ struct recorder {
 	struct sb_child child;
 	struct sb_sampling samp;
 	pid_t root;
+	struct sb_guardian guardian;	/* resumes held processes if this one dies */
+	bool stopping;		/* recording ended: syncs are only answered, not attached */
+	bool shared_tty;	/* the target may write to our terminal */
 	bool root_exited;
 	int root_status;
 	int64_t start_ns;
@@ -161,6 +169,11 @@ static int load_bpf(struct recorder *r)
 		    strerror(-err));
 		return -1;
 	}
+	/* Before anything is attached that could stop a process. */
+	if (sb_guardian_start(&r->guardian, bpf_map__fd(r->skel->maps.stops), &e)) {
+		say("%s", e.msg);
+		return -1;
+	}
 	err = region_bpf__attach(r->skel);
 	if (err) {
 		say("attaching the scheduler tracepoints failed: %s", strerror(-err));
@@ -184,17 +197,23 @@ static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
 	return sb_collector_add_process(&r->coll, pid, ppid, now_ns());
 }
 
-/* A traced process exec'd or loaded objects and is stopped: attach, then let it go. */
-static void on_sync(void *ctx, pid_t pid, int reason)
+/* A traced process exec'd or loaded objects and may be stopped: attach, then let it go. */
+static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 {
 	struct recorder *r = ctx;
 	struct sb_error err = { { 0 } };
 
 	(void)reason;
-	if (sb_attach_process(&r->attach, pid, &err) < 0 && r->o.verbose)
-		say("%s", err.msg);
-	sb_sampling_snapshot(&r->samp, pid);
-	kill(pid, SIGCONT);
+	/* Once recording has ended a queued sync is only answered: the probes are going. */
+	if (!r->stopping) {
+		if (sb_attach_process(&r->attach, pid, &err) < 0 && r->o.verbose)
+			say("%s", err.msg);
+		sb_sampling_snapshot(&r->samp, pid);
+	}
+	if (stop_seq) {
+		kill(pid, SIGCONT);
+		sb_stops_done(bpf_map__fd(r->skel->maps.stops), (uint32_t)pid, stop_seq);
+	}
 }
 
 static void on_fork(void *ctx, pid_t parent, pid_t child)
@@ -216,6 +235,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Attach to -p's process tree. 0, or the exit status after saying why. */
 static int start_pid(struct recorder *r)
 {
 	struct sb_error err = { { 0 } };
@@ -226,12 +246,14 @@ static int start_pid(struct recorder *r)
 
 	if (kill(r->o.pid, 0) && errno == ESRCH) {
 		say("process %d: no such process", (int)r->o.pid);
-		return -SB_EXIT_USAGE;
+		return SB_EXIT_USAGE;
 	}
 	sb_process_name(r->o.pid, name, sizeof(name));
 	tree = sb_process_tree(r->o.pid, &n);
-	if (!tree)
-		return -ENOMEM;
+	if (!tree) {
+		say("process %d (%s): cannot list its children: out of memory", (int)r->o.pid, name);
+		return 1;
+	}
 	r->root = r->o.pid;
 	for (i = 0; i < n; i++) {
 		ret = trace_process(r, tree[i], 0);
@@ -244,7 +266,7 @@ static int start_pid(struct recorder *r)
 				say("process %d (%s): exited while attaching", (int)r->o.pid, name);
 			else
 				say("%s", err.msg[0] ? err.msg : strerror(-ret));
-			return -SB_EXIT_USAGE;
+			return SB_EXIT_USAGE;
 		}
 	}
 	free(tree);
@@ -252,11 +274,12 @@ static int start_pid(struct recorder *r)
 		say("process %d (%s): no scope_bpf probes in its executable or the libraries it "
 		    "maps; mark regions with include/scope_bpf.h (see docs/MARKERS.md)",
 		    (int)r->o.pid, name);
-		return -SB_EXIT_USAGE;
+		return SB_EXIT_USAGE;
 	}
 	return 0;
 }
 
+/* Launch -- CMD held at the door, trace it, let it exec. 0, or the exit status after saying why. */
 static int start_cmd(struct recorder *r)
 {
 	struct sb_error err = { { 0 } };
@@ -264,24 +287,25 @@ static int start_cmd(struct recorder *r)
 
 	if (sb_launch_prepare(&r->child, r->o.cmd, &err)) {
 		say("%s", err.msg);
-		return -1;
+		return 1;
 	}
 	r->root = r->child.pid;
 	ret = trace_process(r, r->child.pid, getpid());
 	if (ret) {
 		kill(r->child.pid, SIGKILL);
+		waitpid(r->child.pid, NULL, 0);
 		say("cannot trace the command: %s", strerror(-ret));
-		return -1;
+		return 1;
 	}
 	ret = sb_launch_go(&r->child);
 	if (ret) {
 		waitpid(r->child.pid, NULL, 0);
 		if (ret == -ENOENT) {
 			say("%s: command not found", r->o.cmd[0]);
-			return -127;
+			return 127;
 		}
 		say("%s: cannot run: %s", r->o.cmd[0], strerror(-ret));
-		return -126;
+		return 126;
 	}
 	return 0;
 }
@@ -309,18 +333,50 @@ static void read_counters(struct recorder *r)
 	free(vals);
 }
 
+/*
+ * The live status line. Where the target may write to the same terminal, a
+ * line rewritten in place would run into its output: there it is a whole line,
+ * printed less often.
+ */
 static void status_line(struct recorder *r, int64_t now, uint64_t *last_calls, int64_t *last_t)
 {
 	double dt = (double)(now - *last_t) / 1e9;
 	uint64_t calls = calls_so_far(r);
 
 	read_counters(r);
-	fprintf(stderr, "\r\033[Kscope-bpf: recording %.0f s, %.0f calls/s, %llu calls, %llu lost",
-		(double)(now - r->start_ns) / 1e9, dt > 0 ? (double)(calls - *last_calls) / dt : 0.0,
-		(unsigned long long)calls,
-		(unsigned long long)(r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER]));
+	fprintf(stderr, "%sscope-bpf: recording %.0f s, %.0f calls/s, %llu calls, %llu lost%s",
+		r->shared_tty ? "" : "\r\033[K", (double)(now - r->start_ns) / 1e9,
+		dt > 0 ? (double)(calls - *last_calls) / dt : 0.0, (unsigned long long)calls,
+		(unsigned long long)(r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER]),
+		r->shared_tty ? "\n" : "");
 	*last_calls = calls;
 	*last_t = now;
+}
+
+/* Whether fd of process pid is the terminal our stderr is. */
+static bool same_tty(pid_t pid, int fd, const char *tty)
+{
+	char path[64], target[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = 0;
+	return !strcmp(target, tty);
+}
+
+/* A launched command writes where we do; a -p target may write to our terminal too. */
+static bool target_shares_tty(struct recorder *r)
+{
+	const char *tty = ttyname(STDERR_FILENO);
+
+	if (!tty)
+		return false;
+	if (r->o.cmd)
+		return true;
+	return same_tty(r->o.pid, STDOUT_FILENO, tty) || same_tty(r->o.pid, STDERR_FILENO, tty);
 }
 
 static bool root_done(struct recorder *r)
@@ -355,23 +411,26 @@ static bool handle_signal(struct recorder *r, int *forwarded)
 static void record_loop(struct recorder *r)
 {
 	int64_t deadline = r->o.duration > 0 ? r->start_ns + (int64_t)(r->o.duration * 1e9) : 0;
-	int64_t last_t = r->start_ns, now;
+	int64_t last_t = r->start_ns, now, every;
 	bool live = !r->o.quiet && isatty(STDERR_FILENO);
 	uint64_t last_calls = 0;
 	int forwarded = 0;
+
+	r->shared_tty = live && target_shares_tty(r);
+	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
 
 	for (;;) {
 		ring_buffer__poll(r->rb, POLL_MS);
 		/* Records submitted without a wake-up are only seen by consuming. */
 		ring_buffer__consume(r->rb);
 		now = now_ns();
-		if (live && now - last_t >= 1000000000LL)
+		if (live && now - last_t >= every)
 			status_line(r, now, &last_calls, &last_t);
 		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||
 		    (deadline && now >= deadline))
 			break;
 	}
-	if (live)
+	if (live && !r->shared_tty)
 		fprintf(stderr, "\r\033[K");
 }
 
@@ -457,20 +516,58 @@ static int add_metadata(struct recorder *r, int64_t end_ns, uint64_t open_at_end
 	return ret ? -ENOMEM : 0;
 }
 
+/*
+ * Recording ends here for every probe at one instant; what the kernel queued
+ * before it is drained, every process still held is let go, and only then are
+ * the probes detached. Returns the calls still open at the end.
+ */
+static uint64_t end_recording(struct recorder *r, int64_t *end_ns)
+{
+	uint64_t open_at_end;
+
+	r->skel->bss->recording = false;
+	*end_ns = now_ns();
+	r->stopping = true;
+	usleep(SETTLE_US);
+	sb_sampling_stop(&r->samp);
+	ring_buffer__consume(r->rb);
+	sb_stops_release(bpf_map__fd(r->skel->maps.stops), 0);
+	read_counters(r);
+	open_at_end = collect_live_threads(r, *end_ns);
+	sb_attach_free(&r->attach);
+	return open_at_end;
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void summary_line(struct recorder *r)
+{
+	const struct sb_profile *p = &r->coll.prof;
+	uint64_t lost = r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER] +
+			r->coll.dropped_calls;
+
+	fprintf(stderr, "scope-bpf: %zu %s, %llu %s, %zu %s (%u %s), %zu %s, %llu lost %s -> %s\n",
+		p->n_regions, plural(p->n_regions, "region", "regions"),
+		(unsigned long long)r->coll.calls, plural(r->coll.calls, "call", "calls"),
+		p->n_processes, plural(p->n_processes, "process", "processes"),
+		r->coll.n_ranks, plural(r->coll.n_ranks, "rank", "ranks"),
+		p->n_threads, plural(p->n_threads, "thread", "threads"),
+		(unsigned long long)lost, plural(lost, "event", "events"), r->o.output);
+}
+
+/* Write the profile. 0, or 1 after saying why. */
 static int finish(struct recorder *r)
 {
 	struct sb_collect_stream stream;
 	struct sb_error err = { { 0 } };
-	int64_t end_ns = now_ns();
-	uint64_t open_at_end, lost;
+	uint64_t open_at_end;
+	int64_t end_ns;
 	int ret;
 
-	/* No new calls or samples after this point; drain what the kernel already queued. */
-	sb_sampling_stop(&r->samp);
-	sb_attach_free(&r->attach);
-	ring_buffer__consume(r->rb);
-	read_counters(r);
-	open_at_end = collect_live_threads(r, end_ns);
+	open_at_end = end_recording(r, &end_ns);
 	ret = sb_collector_finish(&r->coll);
 	if (!ret)
 		ret = sb_sampling_contribute(&r->samp, r->skel, &r->coll);
@@ -478,20 +575,15 @@ static int finish(struct recorder *r)
 		ret = add_metadata(r, end_ns, open_at_end);
 	if (ret) {
 		say("finishing the profile: %s", strerror(-ret));
-		return -1;
+		return 1;
 	}
 	sb_collector_stream(&r->coll, &stream);
 	if (sb_h5_write(r->o.output, &r->coll.prof, &stream.base, &err)) {
 		say("%s", err.msg);
-		return -1;
+		return 1;
 	}
-	lost = r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER] + r->coll.dropped_calls;
 	if (!r->o.quiet)
-		fprintf(stderr, "scope-bpf: %zu regions, %llu calls, %u process%s, %zu threads, "
-			"%llu lost events -> %s\n", r->coll.prof.n_regions,
-			(unsigned long long)r->coll.calls, r->coll.n_ranks,
-			r->coll.n_ranks == 1 ? "" : "es", r->coll.prof.n_threads,
-			(unsigned long long)lost, r->o.output);
+		summary_line(r);
 	if (!r->coll.calls && !r->attach.probe_files && !r->o.quiet)
 		say("no scope_bpf probes were found in the command or its children; mark "
 		    "regions with include/scope_bpf.h (see docs/MARKERS.md)");
@@ -509,6 +601,25 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/*
+ * The verifier gives up on a pending signal: hold stop requests until the
+ * programs are loaded, then let the handler note them.
+ */
+static int load_bpf_uninterrupted(struct recorder *r)
+{
+	sigset_t stops, old;
+	int ret;
+
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	ret = load_bpf(r);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
 static char *spill_dir(const char *output)
 {
 	char *copy = strdup(output), *dir;
@@ -520,6 +631,23 @@ static char *spill_dir(const char *output)
 	return dir;
 }
 
+/* Nothing of ours stays loaded: no probe, no program, nothing that could stop a process. */
+static void recorder_close(struct recorder *r)
+{
+	if (r->skel && r->skel->bss->recording) {
+		r->skel->bss->recording = false;
+		usleep(SETTLE_US);
+		sb_stops_release(bpf_map__fd(r->skel->maps.stops), 0);
+	}
+	sb_sampling_free(&r->samp);
+	sb_attach_free(&r->attach);
+	ring_buffer__free(r->rb);
+	r->rb = NULL;
+	region_bpf__destroy(r->skel);
+	r->skel = NULL;
+}
+
+/* Returns the exit status: the command's, or 0/1/2 for our own outcome. */
 static int run(struct recorder *r)
 {
 	char *dir = spill_dir(r->o.output);
@@ -540,18 +668,24 @@ static int run(struct recorder *r)
 		say("cannot open the ring buffer: %s", strerror(errno));
 		return 1;
 	}
-	sb_attach_init(&r->attach, r->skel, r->o.verbose);
-	install_signals();
+	sb_attach_init(&r->attach, r->skel, &r->guardian, r->o.verbose);
+	/* A command the user interrupted while we loaded is not started at all. */
+	if (r->o.cmd && stop_signal) {
+		say("interrupted before the command started");
+		return 128 + stop_signal;
+	}
 	r->start_ns = now_ns();
+	r->skel->bss->recording = true;
 	ret = r->o.cmd ? start_cmd(r) : start_pid(r);
 	if (ret)
-		return ret == -1 ? 1 : -ret;
+		return ret;
 	record_loop(r);
-	ret = finish(r) ? 1 : 0;
+	ret = finish(r);
+	recorder_close(r);
 	if (!r->o.cmd)
 		return ret;
 	if (!r->root_exited) {
-		/* Recording stopped first (duration): the command runs on, untraced. */
+		/* Recording stopped first (duration, an error): the command runs on, untraced. */
 		while (waitpid(r->child.pid, &status, 0) < 0 && errno == EINTR)
 			;
 		r->root_status = status;
@@ -566,6 +700,7 @@ int cmd_record(int argc, char **argv)
 	int ret;
 
 	memset(&r, 0, sizeof(r));
+	r.guardian.sock = -1;
 	if (record_parse_args(argc, argv, &r.o, &err)) {
 		say("%s", err.msg);
 		record_usage(stderr);
@@ -581,22 +716,18 @@ int cmd_record(int argc, char **argv)
 	r.samp.offcpu_min_ns = r.o.offcpu_min_ns;
 	verbose_libbpf = r.o.verbose;
 	libbpf_set_print(libbpf_print);
-	if (check_system() || load_bpf(&r)) {
-		region_bpf__destroy(r.skel);
-		return 1;
-	}
+	/* From here a stop request is remembered: loading can take a while. */
+	install_signals();
 	/* Before recording for hours: the file must be writable at the end. */
 	if (sb_h5_check_target(r.o.output, &err)) {
 		say("%s", err.msg);
-		sb_sampling_free(&r.samp);
-		region_bpf__destroy(r.skel);
 		return SB_EXIT_USAGE;
 	}
-	ret = run(&r);
-	sb_sampling_free(&r.samp);
-	sb_attach_free(&r.attach);
-	ring_buffer__free(r.rb);
+	if (check_system() || load_bpf_uninterrupted(&r))
+		ret = 1;
+	else
+		ret = run(&r);
+	recorder_close(&r);
 	sb_collector_free(&r.coll);
-	region_bpf__destroy(r.skel);
 	return ret;
 }

@@ -367,7 +367,7 @@ static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
 			}
 		}
 		if (c->on_sync)
-			c->on_sync(c->sync_ctx, (pid_t)e->tgid, (int)e->reason);
+			c->on_sync(c->sync_ctx, (pid_t)e->tgid, (int)e->reason, e->stop_seq);
 		return 0;
 	}
 	return 0;

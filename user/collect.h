@@ -27,8 +27,11 @@ struct sb_bitset {
 	size_t n_words;
 };
 
-/* Called for a process that exec'd or loaded objects; must attach, then resume it. */
-typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason);
+/*
+ * Called for a process that exec'd or loaded objects; must attach, then resume
+ * it when stop_seq is not 0 (the kernel side stopped it: struct sb_stop).
+ */
+typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason, uint32_t stop_seq);
 /* Called when a traced process forked: the child starts with the parent's mappings. */
 typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child);
 

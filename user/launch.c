@@ -88,11 +88,11 @@ int sb_exit_status(int wstatus)
 	return 1;
 }
 
-/* Parent pid from /proc/PID/stat; the comm field may hold spaces and parentheses. */
-static pid_t parent_of(pid_t pid)
+/* State and parent pid from /proc/PID/stat; the comm field may hold spaces and parentheses. */
+static int read_stat(pid_t pid, char *state, pid_t *ppid)
 {
 	char path[64], buf[512], *p;
-	int ppid = -1;
+	int parent;
 	size_t n;
 	FILE *f;
 
@@ -104,9 +104,26 @@ static pid_t parent_of(pid_t pid)
 	fclose(f);
 	buf[n] = 0;
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+	if (!p || sscanf(p + 1, " %c %d", state, &parent) != 2)
 		return -1;
-	return ppid;
+	*ppid = parent;
+	return 0;
+}
+
+static pid_t parent_of(pid_t pid)
+{
+	pid_t ppid;
+	char state;
+
+	return read_stat(pid, &state, &ppid) ? -1 : ppid;
+}
+
+char sb_process_state(pid_t pid)
+{
+	pid_t ppid;
+	char state;
+
+	return read_stat(pid, &state, &ppid) ? 0 : state;
 }
 
 struct proc_link {

@@ -21,6 +21,8 @@ int sb_exit_status(int wstatus);
 
 /* pid and all its living descendants, pid first; *n set. NULL on failure. */
 pid_t *sb_process_tree(pid_t pid, size_t *n);
+/* A process's state letter from /proc/PID/stat ('R', 'S', 'T', ...), 0 when it is gone. */
+char sb_process_state(pid_t pid);
 /* The short name of a process (comm), "?" when unknown. */
 void sb_process_name(pid_t pid, char *buf, size_t size);
 

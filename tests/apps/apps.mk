@@ -31,3 +31,6 @@ $(BUILD)/apps/%: tests/apps/%.cc $(APPS_DEPS)
 	$(call msg,APP,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CXX) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
+
+# dlopen_loop loads libsbtest.so by the path it is given.
+$(BUILD)/apps/dlopen_loop: | $(BUILD)/apps/libsbtest.so

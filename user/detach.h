@@ -1,0 +1,33 @@
+/* Detaching many uprobes without waiting for them: the guardian does the last close of each. */
+#ifndef SB_DETACH_H
+#define SB_DETACH_H
+
+#include <stddef.h>
+
+struct sb_guardian;
+
+/*
+ * Each uprobe is unregistered when the last reference to its perf event goes,
+ * and each unregistration waits for RCU grace periods under the kernel's
+ * event_mutex (about 0.1 s here, one at a time even from parallel threads): 40
+ * probes take 4 s. Recording has already stopped by then (the kernel side's
+ * recording flag), so the wait is pure delay: the recorder keeps a duplicate of
+ * every file an attachment opened, so libbpf's own closes are cheap, and hands
+ * the duplicates to the guardian process, which does the slow last closes after
+ * the recorder has moved on. Without a guardian they are closed here.
+ */
+struct sb_detach {
+	int *fds;		/* duplicates held, close-on-exec */
+	size_t n;
+	int *before;		/* open fds when sb_detach_mark() was called, sorted */
+	size_t n_before;
+};
+
+/* Note the open fds before an attachment. 0 or -errno. */
+int sb_detach_mark(struct sb_detach *d);
+/* Hold a duplicate of every fd opened since sb_detach_mark(). 0 or -errno. */
+int sb_detach_hold_new(struct sb_detach *d);
+/* Let go of every held duplicate: to the guardian g when it takes them, else closed here. */
+void sb_detach_release(struct sb_detach *d, struct sb_guardian *g);
+
+#endif
