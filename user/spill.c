@@ -53,6 +53,12 @@ struct sb_spill {
 	char *dir;
 	enum spill_state state;
 	int error;		/* sticky once reading failed: the merge state is lost */
+	/*
+	 * Sticky once a run could not be written (a full disk): every later record
+	 * is refused at once, never sorted and retried, while the records kept
+	 * (the runs on disk and the full buffer) still sort and read.
+	 */
+	int add_error;
 	struct sb_spill_rec *buf;
 	size_t cap;		/* records buf holds: half the budget */
 	size_t n;
@@ -448,11 +454,15 @@ int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
 
 	if (s->state != SPILL_ADDING)
 		return -EINVAL;
+	if (s->add_error)
+		return s->add_error;
 	/* Spill only once one more record arrives: a trace that exactly fills buf stays off disk. */
 	if (s->n == s->cap) {
 		err = spill_buffer(s);
-		if (err)
+		if (err) {
+			s->add_error = err;
 			return err;
+		}
 	}
 	s->buf[s->n++] = *r;
 	s->count++;

@@ -26,7 +26,11 @@ struct sb_spill;
  */
 struct sb_spill *sb_spill_new(const char *dir, size_t mem_budget);
 
-/* Append one record; 0 or a negative errno (ENOSPC, EIO, ...). */
+/*
+ * Append one record; 0 or a negative errno (ENOSPC, EIO, ...). After the first
+ * failure every call fails at once with the same errno: the records added
+ * before it are kept and can still be sorted and read.
+ */
 int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r);
 
 uint64_t sb_spill_count(const struct sb_spill *s);
