@@ -260,9 +260,17 @@ static int start_pid(struct recorder *r)
 static int start_cmd(struct recorder *r)
 {
 	struct sb_error err = { { 0 } };
+	struct sb_runas who;
 	int ret;
 
-	if (sb_launch_prepare(&r->child, r->o.cmd, &err)) {
+	if (sb_runas_resolve(&who, r->o.user, r->o.as_root, &err)) {
+		say("%s", err.msg);
+		return -SB_EXIT_USAGE;
+	}
+	/* The child has its own copy of who from here on. */
+	ret = sb_launch_prepare(&r->child, r->o.cmd, &who, &err);
+	sb_runas_free(&who);
+	if (ret) {
 		say("%s", err.msg);
 		return -1;
 	}
@@ -507,6 +515,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* A file size limit then fails a write with EFBIG, as a full disk does, instead of killing us. */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 static char *spill_dir(const char *output)
