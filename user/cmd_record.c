@@ -211,7 +211,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (ret && !r->failed) {
 		r->failed = ret;
-		say("collector: %s: stopping", strerror(-ret));
+		say("recording stopped: %s; the command runs on, untraced", strerror(-ret));
 	}
 	return 0;
 }

@@ -293,6 +293,15 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 		c->dropped_calls++;
 		return 0;
 	}
+	/*
+	 * Room in the spill before anything is indexed: a call it refuses (a full
+	 * disk) is dropped whole, leaving no rank, pair or statistics without events.
+	 */
+	ret = sb_spill_reserve(c->spill);
+	if (ret) {
+		c->dropped_calls++;
+		return ret;
+	}
 	ret = rank_of(c, e->tgid, &rank);
 	if (ret)
 		return ret;
@@ -302,27 +311,21 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	t = thread_info(c, e->tgid, e->tid);
 	if (!t)
 		return -ENOMEM;
-	/*
-	 * Into the spill first: a call it refuses (a full disk) is counted as
-	 * dropped and leaves no trace in the index, so the file stays consistent.
-	 */
-	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
-				     .end = end, .call_id = e->call_id,
-				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
-	ret = sb_spill_add(c->spill, &rec);
-	if (ret) {
-		c->dropped_calls++;
-		return ret;
-	}
 	if (start < t->first_ns)
 		t->first_ns = start;
 	sb_stats_add(&c->prof.pairs[pair].stats, start, end, -1);
 	child = (int64_t)e->child_ns < end - start ? (int64_t)e->child_ns : end - start;
 	c->exclusive[pair] += end - start - child;
-	c->calls++;
 	ret = bitset_set(&c->called[rank], (uint64_t)e->call_id);
 	if (ret)
 		return ret;
+	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
+				     .end = end, .call_id = e->call_id,
+				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
+	ret = sb_spill_add(c->spill, &rec);
+	if (ret)
+		return ret;
+	c->calls++;
 	return sb_collector_path(c, e->path_hash, e->parent_path, e->name_hash);
 }
 

@@ -28,8 +28,22 @@ const struct sb_h5_event_column sb_h5_event_columns[SB_H5_N_EVENT_COLUMNS] = {
 	{ "offcpu_ns", SB_COL_OFFCPU, offsetof(struct sb_event, offcpu) },
 };
 
+/*
+ * HDF5 hides why a write failed; errno still tells a full disk (or quota, file
+ * size limit, I/O error), the cause a user can act on. Other values may be
+ * stale leftovers of HDF5's own probing, so they are not shown.
+ */
+static int storage_errno(void)
+{
+	return errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO ? errno : 0;
+}
+
 static int h5fail(struct sb_h5w *w, const char *what)
 {
+	int e = storage_errno();
+
+	if (e)
+		return sb_fail(w->err, e, "%s: cannot write %s: %s", w->path, what, strerror(e));
 	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
 }
 
@@ -875,6 +889,9 @@ static int create_file(struct sb_h5w *w, int fd, const char *tmp)
 		w->file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
 	if (fapl >= 0)
 		H5Pclose(fapl);
+	if (w->file < 0 && storage_errno())
+		return sb_fail(w->err, errno, "%s: cannot create %s as HDF5: %s", w->path, tmp,
+			       strerror(errno));
 	if (w->file < 0)
 		return sb_fail(w->err, EIO, "%s: cannot create %s as HDF5", w->path, tmp);
 	return 0;
@@ -919,6 +936,8 @@ int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_st
 	if (fd < 0)
 		return sb_fail(err, -fd, "%s: cannot create a temporary file beside it: %s", path,
 			       strerror(-fd));
+	/* From here on errno is HDF5's: a storage error in it is the cause to tell. */
+	errno = 0;
 	ret = create_file(&w, fd, tmp);
 	if (ret)
 		goto out;

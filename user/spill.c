@@ -426,7 +426,7 @@ static int spill_buffer(struct sb_spill *s)
 	return 0;
 }
 
-int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
+int sb_spill_reserve(struct sb_spill *s)
 {
 	int err;
 
@@ -442,6 +442,15 @@ int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
 			return err;
 		}
 	}
+	return 0;
+}
+
+int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
+{
+	int err = sb_spill_reserve(s);
+
+	if (err)
+		return err;
 	s->buf[s->n++] = *r;
 	s->count++;
 	return 0;

@@ -33,6 +33,12 @@ struct sb_spill *sb_spill_new(const char *dir, size_t mem_budget);
  */
 int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r);
 
+/*
+ * Make room for one record: 0 when the next sb_spill_add() will take it, else
+ * the error it would return. For callers that must know before they index a record.
+ */
+int sb_spill_reserve(struct sb_spill *s);
+
 uint64_t sb_spill_count(const struct sb_spill *s);
 
 /* Finish adding and prepare reading; 0 or a negative errno. */

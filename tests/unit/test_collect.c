@@ -220,11 +220,21 @@ static void test_refused_calls_are_dropped_and_syncs_still_served(void **state)
 		e.parent_id = -1;
 		assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
 	}
+	/* A region and a process whose first call is refused leave no pair or rank behind. */
+	site(&c, 4, 0x20, "other", "");
+	e.site = 0x20;
+	assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
+	site(&c, 5, 0x20, "other", "");
+	e.tgid = 5;
+	assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
 	assert_int_equal(sb_collector_record(&c, &sync, sizeof(sync)), 0);
 	assert_int_equal(syncs, 1);
 	assert_int_equal(c.calls, cap);
-	assert_int_equal(c.dropped_calls, 3);
+	assert_int_equal(c.dropped_calls, 5);
 	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.n_ranks, 1);
+	assert_int_equal(c.prof.n_pairs, 1);
+	assert_int_equal(c.prof.n_regions, 1);
 	assert_int_equal(c.prof.n_events, cap);
 	assert_int_equal(c.prof.pairs[0].count, cap);
 	assert_int_equal(c.prof.pairs[0].stats.end_maximum, 10 * (cap - 1) + 5);
