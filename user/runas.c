@@ -78,7 +78,8 @@ static int user_env(struct sb_runas *r, const char *name, const char *home)
 	while (environ && environ[n])
 		n++;
 	r->env = calloc(n + 4, sizeof(*r->env));
-	r->strings = malloc(2 * len + hlen + sizeof("HOME=USER=LOGNAME="));
+	/* Three strings, each with its NUL. */
+	r->strings = malloc(sizeof("HOME=") + hlen + sizeof("USER=") + len + sizeof("LOGNAME=") + len);
 	if (!r->env || !r->strings)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
@@ -106,9 +107,11 @@ static int take_user(struct sb_runas *r, const struct passwd *pw, gid_t gid, str
 		ret = user_groups(r, name);
 	if (!ret)
 		ret = user_env(r, name, home);
-	if (ret)
+	if (ret) {
 		sb_fail(err, -ret, "user %s: cannot read its groups: %s", name ? name : "?",
 			strerror(-ret));
+		sb_runas_free(r);
+	}
 	free(name);
 	free(home);
 	return ret;

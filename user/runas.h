@@ -27,7 +27,7 @@ bool sb_sudo_user(uid_t *uid, gid_t *gid);
 /*
  * Decide who the command runs as: user (a name or a numeric uid) when given,
  * which needs root; else the sudo user unless as_root; else ourselves.
- * 0, or -EINVAL / -EPERM / -ENOMEM with "who: cause" in err.
+ * 0, or -EINVAL / -EPERM / -ENOMEM with "who: cause" in err and nothing to free.
  */
 int sb_runas_resolve(struct sb_runas *r, const char *user, bool as_root, struct sb_error *err);
 
