@@ -115,6 +115,26 @@ static void test_sudo_runs_the_command_as_the_sudo_user(void **state)
 	unsetenv("SUDO_GID");
 }
 
+/* Another user's command is traced as well as root's: every call is there. */
+static void test_command_of_another_user_is_traced(void **state)
+{
+	char out[300], app[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+			 (char *)tmp_file("count.h5", out, sizeof(out)), "--user", "nobody", "--",
+			 (char *)app_path("count", app, sizeof(app)), "1000", NULL };
+	struct sb_profile p;
+
+	(void)state;
+	require_bpf();
+	if (!nobody.pw_name)
+		skip();
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "tick", 0)->count, 1000);
+	assert_int_equal(must_pair(&p, "outer", 0)->count, 1);
+	sb_profile_free(&p);
+}
+
 static void test_unknown_user_is_a_usage_error(void **state)
 {
 	char got[600], err[1024];
@@ -132,6 +152,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_option_runs_the_command_as_that_user),
 		cmocka_unit_test(test_sudo_runs_the_command_as_the_sudo_user),
+		cmocka_unit_test(test_command_of_another_user_is_traced),
 		cmocka_unit_test(test_unknown_user_is_a_usage_error),
 	};
 
