@@ -209,6 +209,11 @@ static void test_identity_is_resolved(void **state)
 	assert_int_equal(sb_runas_resolve(&r, NULL, true, &err), 0);
 	assert_false(r.change);
 	sb_runas_free(&r);
+	/* No SUDO_GID: the user's own group. */
+	unsetenv("SUDO_GID");
+	assert_int_equal(sb_runas_resolve(&r, NULL, false, &err), 0);
+	assert_int_equal(r.gid, getpwuid(65534) ? getpwuid(65534)->pw_gid : 0);
+	sb_runas_free(&r);
 	/* sudo run by root is root. */
 	set_sudo("0", "0");
 	assert_int_equal(sb_runas_resolve(&r, NULL, false, &err), 0);
@@ -232,6 +237,29 @@ static void test_unknown_users_are_errors(void **state)
 	assert_int_equal(sb_runas_resolve(&r, NULL, false, &err), -EINVAL);
 	expect_has(err.msg, "SUDO_UID=3999999: no such user");
 	clear_sudo();
+}
+
+/* Only root may pick another user: anyone else is told so (a child that gave root up asks). */
+static void test_user_option_needs_root(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_runas r;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pid = fork();
+	if (!pid) {
+		if (geteuid() == 0 && setuid(65534))
+			_exit(3);
+		st = sb_runas_resolve(&r, "nobody", false, &err);
+		_exit(st == -EPERM && strstr(err.msg, "only root can run a command as another user")
+		      ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	st = wait_ms(pid, 5000);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 /* The launched command sees the user's uid, gid, groups, HOME, USER and LOGNAME. */
@@ -280,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_child_dies_with_its_recorder),
 		cmocka_unit_test(test_identity_is_resolved),
 		cmocka_unit_test(test_unknown_users_are_errors),
+		cmocka_unit_test(test_user_option_needs_root),
 		cmocka_unit_test(test_command_runs_as_the_user),
 	};
 
