@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "profile_read.h"
+#include "tmpfile.h"
 
 #define OUT_BUFFER (1 << 20)	/* stdio buffer: fewer write(2)s for multi-GB outputs */
 
@@ -78,7 +79,7 @@ const char *sb_output_name(const struct sb_output *o)
 	return o->path ? o->path : "standard output";
 }
 
-/* Open a temporary file beside o->path into o->f and o->tmp; -errno on failure. */
+/* Open a private temporary file beside o->path into o->f and o->tmp; -errno on failure. */
 static int open_tmp(struct sb_output *o)
 {
 	int fd, r;
@@ -86,18 +87,14 @@ static int open_tmp(struct sb_output *o)
 	o->buf = malloc(OUT_BUFFER);
 	if (!o->buf)
 		return -ENOMEM;
-	if (asprintf(&o->tmp, "%s.tmp.%d", o->path, (int)getpid()) < 0) {
-		o->tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	fd = sb_tmpfile_create(o->path, 0666, &o->tmp);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		r = -errno;
+		sb_tmpfile_discard(fd, o->tmp);
 		close(fd);
-		unlink(o->tmp);
 		return r;
 	}
 	setvbuf(o->f, o->buf, _IOFBF, OUT_BUFFER);
@@ -144,18 +141,12 @@ int sb_output_open(struct sb_output *o, const char *path, enum sb_output_mode mo
 	return 0;
 }
 
-/* Flush, sync (devices and pipes cannot) and close f; 0 or -errno of the first failure. */
-static int finish(FILE *f, bool sync)
+/* Flush f; 0 or -errno of the first failure, its write's when there was one. */
+static int flush(FILE *f)
 {
-	int r = 0;
-
 	if (fflush(f) || ferror(f))
-		r = errno ? -errno : -EIO;
-	if (!r && sync && fsync(fileno(f)))
-		r = -errno;
-	if (fclose(f) && !r)
-		r = -errno;
-	return r;
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 int sb_output_commit(struct sb_output *o, struct sb_error *err)
@@ -166,18 +157,21 @@ int sb_output_commit(struct sb_output *o, struct sb_error *err)
 	if (!o->path) {
 		/* What stdout's earlier users left in errno says nothing about this output. */
 		errno = 0;
-		r = fflush(stdout) || ferror(stdout) ? (errno ? -errno : -EIO) : 0;
-	} else {
-		r = finish(o->f, o->tmp != NULL);
+		r = flush(stdout);
+		if (r)
+			sb_fail(err, r, "%s: %s", name, strerror(-r));
+		release(o);
+		return r;
 	}
-	if (r) {
+	r = flush(o->f);
+	if (r)
 		sb_fail(err, r, "%s: %s", name, strerror(-r));
-	} else if (o->tmp && rename(o->tmp, o->path)) {
-		r = -errno;
-		sb_fail(err, r, "%s: cannot rename %s into place: %s", name, o->tmp, strerror(-r));
-	}
+	else if (o->tmp)	/* synced and renamed through its fd: before the close */
+		r = sb_tmpfile_commit(fileno(o->f), o->tmp, o->path, err);
 	if (r && o->tmp)
-		unlink(o->tmp);
+		sb_tmpfile_discard(fileno(o->f), o->tmp);
+	if (fclose(o->f) && !r)
+		r = sb_fail(err, errno, "%s: %s", name, strerror(errno));
 	release(o);
 	return r;
 }
@@ -187,9 +181,9 @@ void sb_output_abort(struct sb_output *o)
 	if (!o->path) {
 		fflush(stdout);
 	} else {
-		fclose(o->f);
 		if (o->tmp)
-			unlink(o->tmp);
+			sb_tmpfile_discard(fileno(o->f), o->tmp);
+		fclose(o->f);
 	}
 	release(o);
 }

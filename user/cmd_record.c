@@ -230,7 +230,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (ret && !r->failed) {
 		r->failed = ret;
-		say("collector: %s: stopping", strerror(-ret));
+		say("recording stopped: %s; the command runs on, untraced", strerror(-ret));
 	}
 	return 0;
 }
@@ -283,9 +283,17 @@ static int start_pid(struct recorder *r)
 static int start_cmd(struct recorder *r)
 {
 	struct sb_error err = { { 0 } };
+	struct sb_runas who;
 	int ret;
 
-	if (sb_launch_prepare(&r->child, r->o.cmd, &err)) {
+	if (sb_runas_resolve(&who, r->o.user, r->o.as_root, &err)) {
+		say("%s", err.msg);
+		return -SB_EXIT_USAGE;
+	}
+	/* The child has its own copy of who from here on. */
+	ret = sb_launch_prepare(&r->child, r->o.cmd, &who, &err);
+	sb_runas_free(&who);
+	if (ret) {
 		say("%s", err.msg);
 		return 1;
 	}
@@ -599,6 +607,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* A file size limit then fails a write with EFBIG, as a full disk does, instead of killing us. */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 /*

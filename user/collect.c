@@ -293,6 +293,15 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 		c->dropped_calls++;
 		return 0;
 	}
+	/*
+	 * Room in the spill before anything is indexed: a call it refuses (a full
+	 * disk) is dropped whole, leaving no rank, pair or statistics without events.
+	 */
+	ret = sb_spill_reserve(c->spill);
+	if (ret) {
+		c->dropped_calls++;
+		return ret;
+	}
 	ret = rank_of(c, e->tgid, &rank);
 	if (ret)
 		return ret;
@@ -313,11 +322,11 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
 				     .end = end, .call_id = e->call_id,
 				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
-	c->calls++;
-	ret = sb_collector_path(c, e->path_hash, e->parent_path, e->name_hash);
+	ret = sb_spill_add(c->spill, &rec);
 	if (ret)
 		return ret;
-	return sb_spill_add(c->spill, &rec);
+	c->calls++;
+	return sb_collector_path(c, e->path_hash, e->parent_path, e->name_hash);
 }
 
 static int on_thread_exit(struct sb_collector *c, struct sb_thread_event *e)

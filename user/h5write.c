@@ -1,6 +1,5 @@
 /* Write a profile as scope-profiler schema 2 (columnar) HDF5, atomically, streaming the events. */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "h5samples.h"
 #include "h5write.h"
 #include "text.h"
+#include "tmpfile.h"
 
 /* Rows per event write: bounds memory however long the trace is. */
 #define EVENT_CHUNK 65536
@@ -28,8 +28,22 @@ const struct sb_h5_event_column sb_h5_event_columns[SB_H5_N_EVENT_COLUMNS] = {
 	{ "offcpu_ns", SB_COL_OFFCPU, offsetof(struct sb_event, offcpu) },
 };
 
+/*
+ * HDF5 hides why a write failed; errno still tells a full disk (or quota, file
+ * size limit, I/O error), the cause a user can act on. Other values may be
+ * stale leftovers of HDF5's own probing, so they are not shown.
+ */
+static int storage_errno(void)
+{
+	return errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO ? errno : 0;
+}
+
 static int h5fail(struct sb_h5w *w, const char *what)
 {
+	int e = storage_errno();
+
+	if (e)
+		return sb_fail(w->err, e, "%s: cannot write %s: %s", w->path, what, strerror(e));
 	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
 }
 
@@ -859,40 +873,28 @@ static int write_all(struct sb_h5w *w, const struct sb_profile *p, struct sb_eve
 	return ret;
 }
 
-/* Create tmp with open() first: HDF5 loses errno, and "Permission denied" is the useful part. */
-static int create_file(struct sb_h5w *w, const char *tmp)
+/*
+ * HDF5 opens files only by name: it gets the private file's /proc/self/fd name,
+ * never the temporary name, which someone else may have swapped by then.
+ */
+static int create_file(struct sb_h5w *w, int fd, const char *tmp)
 {
+	char name[64];
 	hid_t fapl;
-	int fd;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return sb_fail(w->err, errno, "%s: cannot create %s: %s", w->path, tmp,
-			       strerror(errno));
-	close(fd);
+	sb_tmpfile_fd_path(fd, name, sizeof(name));
 	fapl = H5Pcreate(H5P_FILE_ACCESS);
 	/* Strong close: an error path that misses a handle still releases the file. */
 	if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
-		w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+		w->file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
 	if (fapl >= 0)
 		H5Pclose(fapl);
+	if (w->file < 0 && storage_errno())
+		return sb_fail(w->err, errno, "%s: cannot create %s as HDF5: %s", w->path, tmp,
+			       strerror(errno));
 	if (w->file < 0)
 		return sb_fail(w->err, EIO, "%s: cannot create %s as HDF5", w->path, tmp);
 	return 0;
-}
-
-/* Data on disk before the name points at it, so a crash never leaves a half file at path. */
-static int sync_file(struct sb_h5w *w, const char *tmp)
-{
-	int fd, ret = 0;
-
-	fd = open(tmp, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd))
-		ret = sb_fail(w->err, errno, "%s: cannot sync %s: %s", w->path, tmp,
-			      strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return ret;
 }
 
 int sb_h5_check_target(const char *path, struct sb_error *err)
@@ -919,8 +921,8 @@ int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_st
 		struct sb_error *err)
 {
 	struct sb_h5w w = { .path = path, .err = err, .file = H5I_INVALID_HID };
-	char *tmp = NULL;
-	int ret;
+	char *tmp;
+	int ret, fd;
 
 	/* Errors are reported once, through err; HDF5's stack dumps would only confuse users. */
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -929,22 +931,25 @@ int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_st
 		ret = validate(path, p, err);
 	if (ret)
 		return ret;
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		return sb_fail(err, ENOMEM, "%s: out of memory", path);
-	ret = create_file(&w, tmp);
+	/* open() before HDF5 does: HDF5 loses errno, and "Permission denied" is the useful part. */
+	fd = sb_tmpfile_create(path, 0666, &tmp);
+	if (fd < 0)
+		return sb_fail(err, -fd, "%s: cannot create a temporary file beside it: %s", path,
+			       strerror(-fd));
+	/* From here on errno is HDF5's: a storage error in it is the cause to tell. */
+	errno = 0;
+	ret = create_file(&w, fd, tmp);
 	if (ret)
 		goto out;
 	ret = write_all(&w, p, events);
 	if (H5Fclose(w.file) < 0 && !ret)
 		ret = h5fail(&w, "the file (close failed)");
 	if (!ret)
-		ret = sync_file(&w, tmp);
-	if (!ret && rename(tmp, path))
-		ret = sb_fail(err, errno, "%s: cannot rename %s into place: %s", path, tmp,
-			      strerror(errno));
+		ret = sb_tmpfile_commit(fd, tmp, path, err);
 out:
 	if (ret)
-		unlink(tmp);
+		sb_tmpfile_discard(fd, tmp);
+	close(fd);
 	free(tmp);
 	return ret;
 }

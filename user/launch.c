@@ -7,33 +7,60 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch.h"
 
-static void child_main(int go_rd, int err_wr, char **cmd)
+#define GO_BYTE 'g'
+
+/* Wait for the go byte; anything else (EOF: the recorder died) means do not run. */
+static bool wait_for_go(int go_rd)
 {
-	char byte;
+	char byte = 0;
+	ssize_t n;
+
+	do
+		n = read(go_rd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 && byte == GO_BYTE;
+}
+
+static void child_main(pid_t recorder, int go_rd, int err_wr, char **cmd,
+		       const struct sb_runas *who)
+{
 	int e;
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	/* EOF on the go pipe is the start signal; a tracer that died means don't run. */
-	if (read(go_rd, &byte, 1) != 0)
+	/*
+	 * Die with the recorder while waiting, even if someone else holds the go
+	 * pipe open; the recorder may have died before the prctl, hence getppid().
+	 * The signal follows the thread that forked us: the recorder's main thread.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != recorder)
 		_exit(126);
-	execvp(cmd[0], cmd);
-	e = errno;
+	if (!wait_for_go(go_rd))
+		_exit(126);
+	e = who ? -sb_runas_apply(who) : 0;
+	/* Once it runs, the command is the user's job: it outlives a recorder that dies later. */
+	if (!e && !prctl(PR_SET_PDEATHSIG, 0))
+		execvp(cmd[0], cmd);
+	e = e ? e : errno;
 	if (write(err_wr, &e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-int sb_launch_prepare(struct sb_child *child, char **cmd, struct sb_error *err)
+int sb_launch_prepare(struct sb_child *child, char **cmd, const struct sb_runas *who,
+		      struct sb_error *err)
 {
+	pid_t recorder = getpid();
 	int go[2], ex[2];
 
 	if (pipe2(go, O_CLOEXEC))
@@ -55,7 +82,7 @@ int sb_launch_prepare(struct sb_child *child, char **cmd, struct sb_error *err)
 	if (child->pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child_main(go[0], ex[1], cmd);
+		child_main(recorder, go[0], ex[1], cmd, who);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -64,11 +91,30 @@ int sb_launch_prepare(struct sb_child *child, char **cmd, struct sb_error *err)
 	return 0;
 }
 
+/* The go byte; a child that is gone already must not take the recorder with it (SIGPIPE). */
+static int send_go(int fd)
+{
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, old;
+	static const char go = GO_BYTE;
+	ssize_t n;
+	int e;
+
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGPIPE, &ignore, &old);
+	do
+		n = write(fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	e = n == 1 ? 0 : -errno;
+	sigaction(SIGPIPE, &old, NULL);
+	return e;
+}
+
 int sb_launch_go(struct sb_child *child)
 {
 	ssize_t n;
-	int e = 0;
+	int e = 0, sent;
 
+	sent = send_go(child->go_fd);
 	close(child->go_fd);
 	child->go_fd = -1;
 	do
@@ -76,6 +122,8 @@ int sb_launch_go(struct sb_child *child)
 	while (n < 0 && errno == EINTR);
 	close(child->err_fd);
 	child->err_fd = -1;
+	if (sent)
+		return sent;
 	return n == (ssize_t)sizeof(e) ? -e : 0;
 }
 

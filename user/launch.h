@@ -5,15 +5,22 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "runas.h"
 
 struct sb_child {
 	pid_t pid;
-	int go_fd;	/* write end: closing it lets the child exec */
+	int go_fd;	/* write end: a go byte lets the child exec; EOF makes it exit 126 */
 	int err_fd;	/* read end: the exec's errno, or EOF once exec succeeded */
 };
 
-/* Fork a child that waits, then execs cmd (PATH search). 0 or -errno. */
-int sb_launch_prepare(struct sb_child *child, char **cmd, struct sb_error *err);
+/*
+ * Fork a child that waits for sb_launch_go(), then takes who's identity (NULL:
+ * ours) and execs cmd (PATH search). It never runs cmd if the recorder dies
+ * first: it exits 126, or is killed when the recorder dies while it waits.
+ * 0 or -errno.
+ */
+int sb_launch_prepare(struct sb_child *child, char **cmd, const struct sb_runas *who,
+		      struct sb_error *err);
 /* Let it exec; returns 0 once the exec succeeded, else the exec's -errno. */
 int sb_launch_go(struct sb_child *child);
 /* Shell-like status of an ended child: its exit code, or 128 + signal. */

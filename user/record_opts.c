@@ -25,9 +25,14 @@ void record_usage(FILE *f)
 		"      --kernel-stacks    samples take kernel stacks too\n"
 		"      --offcpu-stacks    record where threads block, and for how long\n"
 		"      --offcpu-min-us N  ignore blocks shorter than N microseconds (default 0)\n"
+		"      --user NAME        run the command as user NAME (a name or a uid; needs root)\n"
+		"      --as-root          under sudo, run the command as root\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"  -h, --help             this text\n"
+		"\n"
+		"Under sudo the command runs as the user who ran sudo (their uid, gid, groups,\n"
+		"HOME, USER and LOGNAME), not as root, and the profile belongs to that user.\n"
 		"\n"
 		"Recording stops on Ctrl-C, SIGTERM, the duration, or the target's exit; what\n"
 		"was collected is always written. With a command, exits with its status.\n",
@@ -94,6 +99,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "kernel-stacks", no_argument, NULL, 'K' },
 		{ "offcpu-stacks", no_argument, NULL, 'O' },
 		{ "offcpu-min-us", required_argument, NULL, 'M' },
+		{ "user", required_argument, NULL, 'U' },
+		{ "as-root", no_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -134,6 +141,14 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case 'M':
 			ret = parse_min_us(optarg, &o->offcpu_min_ns, err);
 			break;
+		case 'U':
+			if (!*optarg)
+				return sb_fail(err, EINVAL, "--user: empty user name");
+			o->user = optarg;
+			break;
+		case 'R':
+			o->as_root = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -157,6 +172,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "give either -p PID or a command, not both");
 	if (!o->pid && !o->cmd)
 		return sb_fail(err, EINVAL, "nothing to record: give -p PID or -- CMD");
+	if (o->user && o->as_root)
+		return sb_fail(err, EINVAL, "give either --user NAME or --as-root, not both");
+	if (o->pid && (o->user || o->as_root))
+		return sb_fail(err, EINVAL, "%s: only for a command, not with -p",
+			       o->user ? "--user" : "--as-root");
 	if (o->kernel_stacks && !o->sample_hz)
 		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
 	return 0;

@@ -20,6 +20,8 @@ struct record_opts {
 	bool kernel_stacks;	/* --kernel-stacks */
 	bool offcpu_stacks;	/* --offcpu-stacks */
 	uint64_t offcpu_min_ns;	/* --offcpu-min-us */
+	const char *user;	/* --user: run the command as this user */
+	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
 	bool quiet;
 	bool verbose;
 	bool help;

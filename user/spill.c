@@ -1,6 +1,5 @@
 /* External sort of call records: sorted runs on an unlinked temp file, k-way merged on reading. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "spill.h"
+#include "tmpfile.h"
 
 #define REC sizeof(struct sb_spill_rec)
 
@@ -53,6 +53,12 @@ struct sb_spill {
 	char *dir;
 	enum spill_state state;
 	int error;		/* sticky once reading failed: the merge state is lost */
+	/*
+	 * Sticky once a run could not be written (a full disk): every later record
+	 * is refused at once, never sorted and retried, while the records kept
+	 * (the runs on disk and the full buffer) still sort and read.
+	 */
+	int add_error;
 	struct sb_spill_rec *buf;
 	size_t cap;		/* records buf holds: half the budget */
 	size_t n;
@@ -235,28 +241,6 @@ static int read_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* An anonymous file in dir: nothing to clean up, whatever happens to the process. */
-static int open_tmp(const char *dir)
-{
-	char *path;
-	int fd, err;
-
-	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	/* Filesystems without O_TMPFILE: a named file, unlinked at once. */
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-		return -errno;
-	if (asprintf(&path, "%s/scope-bpf-spill-XXXXXX", dir) < 0)
-		return -ENOMEM;
-	fd = mkostemp(path, O_CLOEXEC);
-	err = fd < 0 ? -errno : 0;
-	if (fd >= 0)
-		unlink(path);
-	free(path);
-	return fd < 0 ? err : fd;
-}
-
 static int cursor_fill(struct sb_cursor *c)
 {
 	size_t n = c->left < c->cap ? c->left : c->cap;
@@ -424,7 +408,7 @@ static int spill_buffer(struct sb_spill *s)
 	int err;
 
 	if (s->fd < 0) {
-		err = open_tmp(s->dir);
+		err = sb_tmpfile_anon(s->dir);
 		if (err < 0)
 			return err;
 		s->fd = err;
@@ -442,18 +426,31 @@ static int spill_buffer(struct sb_spill *s)
 	return 0;
 }
 
-int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
+int sb_spill_reserve(struct sb_spill *s)
 {
 	int err;
 
 	if (s->state != SPILL_ADDING)
 		return -EINVAL;
+	if (s->add_error)
+		return s->add_error;
 	/* Spill only once one more record arrives: a trace that exactly fills buf stays off disk. */
 	if (s->n == s->cap) {
 		err = spill_buffer(s);
-		if (err)
+		if (err) {
+			s->add_error = err;
 			return err;
+		}
 	}
+	return 0;
+}
+
+int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
+{
+	int err = sb_spill_reserve(s);
+
+	if (err)
+		return err;
 	s->buf[s->n++] = *r;
 	s->count++;
 	return 0;
@@ -509,7 +506,7 @@ static int merge_pass(struct sb_spill *s)
 	out = calloc(n_out, sizeof(*out));
 	if (!out)
 		return -ENOMEM;
-	fd = open_tmp(s->dir);
+	fd = sb_tmpfile_anon(s->dir);
 	if (fd < 0) {
 		err = fd;
 		goto out_free;

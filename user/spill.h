@@ -26,8 +26,18 @@ struct sb_spill;
  */
 struct sb_spill *sb_spill_new(const char *dir, size_t mem_budget);
 
-/* Append one record; 0 or a negative errno (ENOSPC, EIO, ...). */
+/*
+ * Append one record; 0 or a negative errno (ENOSPC, EIO, ...). After the first
+ * failure every call fails at once with the same errno: the records added
+ * before it are kept and can still be sorted and read.
+ */
 int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r);
+
+/*
+ * Make room for one record: 0 when the next sb_spill_add() will take it, else
+ * the error it would return. For callers that must know before they index a record.
+ */
+int sb_spill_reserve(struct sb_spill *s);
 
 uint64_t sb_spill_count(const struct sb_spill *s);
 

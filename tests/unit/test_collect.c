@@ -1,4 +1,5 @@
 /* Unit tests of the collector: synthetic ring-buffer records in, a profile and its event stream out. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -184,6 +185,62 @@ static void test_exec_starts_a_new_site_generation(void **state)
 	sb_collector_free(&c);
 }
 
+static void count_sync(void *ctx, pid_t pid, int reason)
+{
+	(void)pid;
+	(void)reason;
+	(*(int *)ctx)++;
+}
+
+/*
+ * The spill's folder is unusable (a full disk, here a missing one): once the
+ * buffer is full each further call is refused at once and counted as dropped,
+ * the index holds only the calls kept, and processes stopped for a sync are
+ * still handed on, so the target is never left stopped.
+ */
+static void test_refused_calls_are_dropped_and_syncs_still_served(void **state)
+{
+	struct sb_proc_event sync = { .type = SB_EV_SYNC, .tgid = 4, .reason = SB_SYNC_DLOPEN };
+	struct sb_call_event e = { .type = SB_EV_CALL, .tgid = 4, .tid = 4, .site = 0x10 };
+	size_t cap = (64 << 10) / 2 / sizeof(struct sb_spill_rec);
+	struct sb_collector c;
+	int syncs = 0;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/nonexistent/scope-bpf", 64 << 10), 0);
+	c.on_sync = count_sync;
+	c.sync_ctx = &syncs;
+	site(&c, 4, 0x10, "r", "");
+	for (size_t i = 0; i < cap; i++)
+		call(&c, 4, 4, 0x10, 10 * i, 10 * i + 5, (int64_t)i, -1, 0);
+	for (int i = 0; i < 3; i++) {
+		e.start = 1000000 + i;
+		e.end = e.start + 1;
+		e.call_id = (int64_t)cap + i;
+		e.parent_id = -1;
+		assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
+	}
+	/* A region and a process whose first call is refused leave no pair or rank behind. */
+	site(&c, 4, 0x20, "other", "");
+	e.site = 0x20;
+	assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
+	site(&c, 5, 0x20, "other", "");
+	e.tgid = 5;
+	assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
+	assert_int_equal(sb_collector_record(&c, &sync, sizeof(sync)), 0);
+	assert_int_equal(syncs, 1);
+	assert_int_equal(c.calls, cap);
+	assert_int_equal(c.dropped_calls, 5);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.n_ranks, 1);
+	assert_int_equal(c.prof.n_pairs, 1);
+	assert_int_equal(c.prof.n_regions, 1);
+	assert_int_equal(c.prof.n_events, cap);
+	assert_int_equal(c.prof.pairs[0].count, cap);
+	assert_int_equal(c.prof.pairs[0].stats.end_maximum, 10 * (cap - 1) + 5);
+	sb_collector_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_processes_become_ranks_in_order_of_first_call),
 		cmocka_unit_test(test_hostile_records_are_ignored),
 		cmocka_unit_test(test_exec_starts_a_new_site_generation),
+		cmocka_unit_test(test_refused_calls_are_dropped_and_syncs_still_served),
 	};
 
 	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);

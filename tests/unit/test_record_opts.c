@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -115,6 +117,57 @@ static void test_sampling_options(void **state)
 	expect_error(bad_min, ARGC(bad_min), "--offcpu-min-us -3");
 }
 
+static void test_identity_options(void **state)
+{
+	char *user[] = { "record", "--user", "nobody", "--", "id", "-u", NULL };
+	char *root[] = { "record", "--as-root", "--", "id", NULL };
+	char *plain[] = { "record", "--", "id", NULL };
+	char *both[] = { "record", "--user", "nobody", "--as-root", "--", "id", NULL };
+	char *with_pid[] = { "record", "--user", "nobody", "-p", "9", NULL };
+	char *root_pid[] = { "record", "--as-root", "-p", "9", NULL };
+	char *empty[] = { "record", "--user", "", "--", "id", NULL };
+	char *missing[] = { "record", "--", "id", "--user", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(user), user, &o, &err), 0);
+	assert_string_equal(o.user, "nobody");
+	assert_false(o.as_root);
+	assert_string_equal(o.cmd[0], "id");
+	assert_int_equal(record_parse_args(ARGC(root), root, &o, &err), 0);
+	assert_null(o.user);
+	assert_true(o.as_root);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_null(o.user);
+	assert_false(o.as_root);
+	expect_error(both, ARGC(both), "either --user NAME or --as-root");
+	expect_error(with_pid, ARGC(with_pid), "--user: only for a command");
+	expect_error(root_pid, ARGC(root_pid), "--as-root: only for a command");
+	expect_error(empty, ARGC(empty), "--user: empty user name");
+	/* After the command, --user is the command's own argument. */
+	assert_int_equal(record_parse_args(ARGC(missing), missing, &o, &err), 0);
+	assert_null(o.user);
+	assert_string_equal(o.cmd[1], "--user");
+}
+
+/* --help tells who the command runs as. */
+static void test_usage_names_the_identity_options(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	record_usage(f);
+	fclose(f);
+	assert_non_null(strstr(text, "--user NAME"));
+	assert_non_null(strstr(text, "--as-root"));
+	assert_non_null(strstr(text, "Under sudo the command runs as the user who ran sudo"));
+	free(text);
+}
+
 static void test_help(void **state)
 {
 	char *argv[] = { "record", "--help", NULL };
@@ -135,6 +188,8 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_identity_options),
+		cmocka_unit_test(test_usage_names_the_identity_options),
 	};
 
 	return cmocka_run_group_tests_name("record_opts", tests, NULL, NULL);

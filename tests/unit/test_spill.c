@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -291,6 +294,52 @@ static void test_misuse_is_rejected(void **state)
 	sb_spill_free(s);
 }
 
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A full disk, made here with a file size limit (EFBIG), fails the first spill.
+ * From then on every record is refused at once: no re-sort of the 262 144
+ * records in the full buffer per record (minutes of CPU once), no retry even
+ * when space is back; what was kept before the error still sorts and reads.
+ */
+static void test_write_error_is_sticky_and_never_resorts(void **state)
+{
+	size_t cap = 24 * MiB / 2 / sizeof(struct sb_spill_rec);
+	struct sb_spill *s = sb_spill_new(TMPDIR, 24 * MiB);
+	struct rlimit old, small;
+	struct digest d = { 0 };
+	struct sb_spill_rec r;
+	double cpu;
+
+	(void)state;
+	assert_non_null(s);
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(fill(s, 10, cap, 50, 1ULL << 40, &d), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = (struct rlimit){ .rlim_cur = 1 * MiB, .rlim_max = old.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	r = gen(10, cap, 50, 1ULL << 40);
+	assert_int_equal(sb_spill_add(s, &r), -EFBIG);
+	cpu = cpu_seconds();
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(sb_spill_add(s, &r), -EFBIG);
+	cpu = cpu_seconds() - cpu;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	print_message("200 records refused after the error in %.3f ms of CPU\n", cpu * 1e3);
+	assert_true(cpu < 0.05);
+	assert_int_equal(sb_spill_add(s, &r), -EFBIG);
+	assert_int_equal(sb_spill_count(s), cap);
+	assert_int_equal(sb_spill_sort(s), 0);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
 /* kB value of a /proc/self/status line, or -1. */
 static long status_kb(const char *key)
 {
@@ -363,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_and_reversed_input),
 		cmocka_unit_test(test_odd_batches_from_memory_and_disk),
 		cmocka_unit_test(test_misuse_is_rejected),
+		cmocka_unit_test(test_write_error_is_sticky_and_never_resorts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
