@@ -313,8 +313,9 @@ static int add_region(struct jr *r, struct jregion *g, size_t i, unsigned seen)
 	if (g->starts.n != g->ends.n)
 		return bad(r, "regions[%zu] ('%s'): %zu start times but %zu end times", i,
 			   sb_read_printable(g->name, name, sizeof(name)), g->starts.n, g->ends.n);
-	c = (struct sb_read_calls){ (uint32_t)g->rank, g->name, g->file, g->line, g->tags,
-				    g->starts.v, g->ends.v, g->starts.n };
+	c = (struct sb_read_calls){ .rank = (uint32_t)g->rank, .name = g->name, .file = g->file,
+				    .line = g->line, .tags = g->tags, .starts = g->starts.v,
+				    .ends = g->ends.v, .n = g->starts.n };
 	ret = sb_read_build_add(&r->build, &c, why, sizeof(why));
 	return ret == -EINVAL ? bad(r, "regions[%zu]: %s", i, why) : ret;
 }

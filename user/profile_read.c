@@ -1,12 +1,12 @@
 /* Format detection from a file's first bytes, and the pair layout the call-list readers share. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "h5guard.h"
 #include "h5read.h"
@@ -18,8 +18,6 @@
 
 /* How far into a file the JSON detection looks for the opening brace. */
 #define HEAD_SIZE 4096
-
-enum format { FMT_UNKNOWN, FMT_HDF5, FMT_SPT, FMT_JSON };
 
 static const unsigned char hdf5_signature[8] = { 0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n' };
 
@@ -43,24 +41,45 @@ static bool hdf5_behind_user_block(int fd, uint64_t size)
 	return false;
 }
 
-static enum format classify(int fd, const unsigned char *head, size_t n, uint64_t size)
+static bool json_head(const unsigned char *head, size_t n)
 {
 	size_t i;
 
-	if (n >= sizeof(hdf5_signature) && !memcmp(head, hdf5_signature, sizeof(hdf5_signature)))
-		return FMT_HDF5;
-	if (n >= 8 && !memcmp(head, "SCOPEPRF", 8))
-		return FMT_SPT;
 	for (i = 0; i < n && is_ws(head[i]); i++)
 		;
-	if (i < n && head[i] == '{')
-		return FMT_JSON;
-	if (size >= 512 + sizeof(hdf5_signature) && hdf5_behind_user_block(fd, size))
-		return FMT_HDF5;
-	return FMT_UNKNOWN;
+	return i < n && head[i] == '{';
 }
 
-static int detect(const char *path, enum format *fmt, struct sb_error *err)
+/* scope-profiler writes its JSON gzipped: look at what the compressed file begins with. */
+static bool gzip_json(const char *path)
+{
+	unsigned char head[HEAD_SIZE];
+	gzFile z = gzopen(path, "rb");
+	int n;
+
+	if (!z)
+		return false;
+	n = gzread(z, head, sizeof(head));
+	gzclose(z);
+	return n > 0 && json_head(head, (size_t)n);
+}
+
+static enum sb_format classify(const char *path, int fd, const unsigned char *head, size_t n,
+			       uint64_t size)
+{
+
+	if (n >= sizeof(hdf5_signature) && !memcmp(head, hdf5_signature, sizeof(hdf5_signature)))
+		return SB_FMT_HDF5;
+	if (n >= 8 && !memcmp(head, "SCOPEPRF", 8))
+		return SB_FMT_SPT;
+	if (json_head(head, n) || (n >= 2 && head[0] == 0x1f && head[1] == 0x8b && gzip_json(path)))
+		return SB_FMT_JSON;
+	if (size >= 512 + sizeof(hdf5_signature) && hdf5_behind_user_block(fd, size))
+		return SB_FMT_HDF5;
+	return SB_FMT_UNKNOWN;
+}
+
+int sb_profile_detect(const char *path, enum sb_format *fmt, struct sb_error *err)
 {
 	unsigned char head[HEAD_SIZE];
 	struct stat st;
@@ -87,10 +106,11 @@ static int detect(const char *path, enum format *fmt, struct sb_error *err)
 		ret = sb_fail(err, errno, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	*fmt = classify(fd, head, (size_t)n, (uint64_t)st.st_size);
-	if (*fmt == FMT_UNKNOWN)
+	*fmt = classify(path, fd, head, (size_t)n, (uint64_t)st.st_size);
+	if (*fmt == SB_FMT_UNKNOWN)
 		ret = sb_fail(err, EINVAL, "%s: unknown format (%s)", path,
-			      n ? "not HDF5, .spt or scope-profiler JSON" : "empty file");
+			      n ? "not HDF5, .spt or scope-profiler JSON" :
+				  "empty file");
 out:
 	close(fd);
 	return ret;
@@ -111,22 +131,22 @@ static int read_hdf5(void *ctx)
 
 int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err)
 {
-	enum format fmt = FMT_UNKNOWN;
+	enum sb_format fmt = SB_FMT_UNKNOWN;
 	int ret;
 
 	sb_profile_init(p);
-	ret = detect(path, &fmt, err);
+	ret = sb_profile_detect(path, &fmt, err);
 	if (ret)
 		return ret;
 	switch (fmt) {
-	case FMT_HDF5:
+	case SB_FMT_HDF5:
 		/* libhdf5 can crash or hang on corrupt files: that still ends as one line, exit 2. */
 		return sb_h5_guarded(path, read_hdf5, &(struct h5_read_args){ path, p, err });
-	case FMT_SPT:
+	case SB_FMT_SPT:
 		return sb_spt_read(path, p, err);
-	case FMT_JSON:
+	case SB_FMT_JSON:
 		return sb_json_read(path, p, err);
-	case FMT_UNKNOWN:
+	case SB_FMT_UNKNOWN:
 		break;
 	}
 	return sb_fail(err, EINVAL, "%s: unknown format", path);
@@ -134,30 +154,14 @@ int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err
 
 /* ---- laying out calls listed region by region ---- */
 
-struct sb_read_call {
-	int64_t start;
-	int64_t end;
-};
-
 struct sb_read_group {
 	uint32_t rank;
 	uint32_t region;
-	struct sb_read_call *calls;
+	struct sb_event *calls;	/* NULL when lean */
 	uint64_t n;
 	uint64_t cap;
+	struct sb_stats stats;	/* lean: summed as calls are added */
 };
-
-static int bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 const char *sb_read_printable(const char *s, char *buf, size_t len)
 {
@@ -275,13 +279,20 @@ static struct sb_read_group *group_of(struct sb_read_build *b, uint32_t rank, ui
 	if (sb_hashmap_put(&b->index, rank, region, b->n_groups))
 		return NULL;
 	g = &b->groups[b->n_groups++];
-	*g = (struct sb_read_group){ rank, region, NULL, 0, 0 };
+	*g = (struct sb_read_group){ .rank = rank, .region = region };
+	sb_stats_init(&g->stats);
 	return g;
+}
+
+/* An optional column of c, -1 where it has none. */
+static int64_t column(const int64_t *v, uint64_t i)
+{
+	return v ? v[i] : -1;
 }
 
 static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c)
 {
-	struct sb_read_call *q;
+	struct sb_event *q;
 	uint64_t cap, i;
 
 	if (g->n + c->n > g->cap) {
@@ -295,9 +306,38 @@ static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c)
 		g->cap = cap;
 	}
 	for (i = 0; i < c->n; i++)
-		g->calls[g->n + i] = (struct sb_read_call){ c->starts[i], c->ends[i] };
+		g->calls[g->n + i] = (struct sb_event){
+			c->starts[i], c->ends[i], column(c->threads, i), column(c->call_ids, i),
+			column(c->parent_ids, i), column(c->gpu, i), column(c->offcpu, i)
+		};
 	g->n += c->n;
 	return 0;
+}
+
+/* Lean: the calls only counted into the group's statistics, their total kept computable. */
+static int count_calls(struct sb_read_group *g, const struct sb_read_calls *c, char *why,
+		       size_t len)
+{
+	char name[SB_READ_PRINTABLE];
+	int64_t total;
+	uint64_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (__builtin_add_overflow(g->stats.total, c->ends[i] - c->starts[i], &total))
+			return sb_bad(why, len, "region '%s' on rank %u: total time overflows",
+				      sb_read_printable(c->name, name, sizeof(name)), c->rank);
+		sb_stats_add(&g->stats, c->starts[i], c->ends[i], column(c->gpu, i));
+	}
+	g->n += c->n;
+	return 0;
+}
+
+/* Which optional columns c has; every region of a file must have the same ones. */
+static unsigned columns_of(const struct sb_read_calls *c)
+{
+	return (c->threads ? SB_COL_THREAD : 0) | (c->call_ids ? SB_COL_CALL_ID : 0) |
+	       (c->parent_ids ? SB_COL_PARENT_ID : 0) | (c->gpu ? SB_COL_GPU : 0) |
+	       (c->offcpu ? SB_COL_OFFCPU : 0);
 }
 
 int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, char *why,
@@ -312,34 +352,52 @@ int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, ch
 	if (!c->n)
 		return 0;
 	if (c->rank >= SB_H5_MAX_RANK)
-		return bad(why, len, "rank %u out of range (limit %u)", c->rank,
-			   SB_H5_MAX_RANK - 1);
+		return sb_bad(why, len, "rank %u out of range (limit %u)", c->rank,
+			      SB_H5_MAX_RANK - 1);
 	if (c->n > SB_READ_MAX_EVENTS - b->n_events)
-		return bad(why, len, "more than %llu calls", SB_READ_MAX_EVENTS);
+		return sb_bad(why, len, "more than %llu calls", SB_READ_MAX_EVENTS);
 	/* Everything later computes durations and sums them: both must be computable. */
-	for (i = 0; i < c->n; i++)
-		if (c->ends[i] < c->starts[i] ||
-		    __builtin_sub_overflow(c->ends[i], c->starts[i], &d))
-			return bad(why, len, "region '%s' on rank %u: call %llu ends before it starts",
-				   sb_read_printable(c->name, name, sizeof(name)), c->rank,
-				   (unsigned long long)i);
+	for (i = 0; i < c->n; i++) {
+		if (c->ends[i] < c->starts[i])
+			return sb_bad(why, len, "region '%s' on rank %u: call %llu ends before it starts",
+				      sb_read_printable(c->name, name, sizeof(name)), c->rank,
+				      (unsigned long long)i);
+		if (__builtin_sub_overflow(c->ends[i], c->starts[i], &d))
+			return sb_bad(why, len, "region '%s' on rank %u: call %llu: duration from %lld to %lld overflows",
+				      sb_read_printable(c->name, name, sizeof(name)), c->rank,
+				      (unsigned long long)i, (long long)c->starts[i],
+				      (long long)c->ends[i]);
+	}
+	if (b->n_events && columns_of(c) != b->p->columns)
+		return sb_bad(why, len, "region '%s' on rank %u: its optional columns (thread, call, parent ids, GPU, off-CPU times) differ from those of the regions before it",
+			      sb_read_printable(c->name, name, sizeof(name)), c->rank);
+	b->p->columns = columns_of(c);
 	id = region_id(b, c);
 	if (id < 0)
 		return -ENOMEM;
 	g = group_of(b, c->rank, (uint32_t)id);
-	if (!g || append_calls(g, c))
+	if (!g)
 		return -ENOMEM;
+	b->last_group = (size_t)(g - b->groups);
+	if (b->lean) {
+		if (count_calls(g, c, why, len))
+			return -EINVAL;
+	} else if (append_calls(g, c)) {
+		return -ENOMEM;
+	}
 	b->n_events += c->n;
 	return 0;
 }
 
 static int cmp_call(const void *a, const void *b)
 {
-	const struct sb_read_call *x = a, *y = b;
+	const struct sb_event *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->call_id < y->call_id ? -1 : x->call_id > y->call_id;
 }
 
 static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, size_t len)
@@ -355,12 +413,11 @@ static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, 
 	sb_stats_init(&q->stats);
 	for (k = 0; k < g->n; k++) {
 		if (__builtin_add_overflow(total, g->calls[k].end - g->calls[k].start, &total))
-			return bad(why, len, "region '%s' on rank %u: total time overflows",
-				   sb_read_printable(p->regions[g->region].name, name,
-						     sizeof(name)), g->rank);
-		p->events[p->n_events++] = (struct sb_event){ g->calls[k].start, g->calls[k].end,
-							      -1, -1, -1, -1, -1 };
-		sb_stats_add(&q->stats, g->calls[k].start, g->calls[k].end, -1);
+			return sb_bad(why, len, "region '%s' on rank %u: total time overflows",
+				      sb_read_printable(p->regions[g->region].name, name,
+							sizeof(name)), g->rank);
+		p->events[p->n_events++] = g->calls[k];
+		sb_stats_add(&q->stats, g->calls[k].start, g->calls[k].end, g->calls[k].gpu);
 	}
 	p->n_pairs++;
 	/* The group is in the model now: give its memory back before the next one. */
@@ -369,21 +426,39 @@ static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, 
 	return 0;
 }
 
+/* Lean: index rows only, each group's calls where its offset says they would lie. */
+static void lay_out_lean(struct sb_read_build *b)
+{
+	struct sb_profile *p = b->p;
+	struct sb_read_group *g;
+	size_t i;
+
+	for (i = 0; i < b->n_groups; i++) {
+		g = &b->groups[i];
+		p->pairs[i] = (struct sb_pair){ g->region, g->rank, p->n_events, g->n, -1,
+						g->stats };
+		p->n_events += g->n;
+	}
+	p->n_pairs = b->n_groups;
+}
+
 int sb_read_build_finish(struct sb_read_build *b, char *why, size_t len)
 {
 	struct sb_profile *p = b->p;
 	size_t i;
 	int ret = 0;
 
-	/* Never NULL, even when empty: a NULL events array means "streamed, not held". */
-	p->events = malloc((b->n_events ? b->n_events : 1) * sizeof(*p->events));
 	p->pairs = calloc(b->n_groups ? b->n_groups : 1, sizeof(*p->pairs));
-	if (!p->events || !p->pairs)
+	/* Never NULL, even when empty, unless lean: NULL events mean "streamed, not held". */
+	if (!b->lean)
+		p->events = malloc((b->n_events ? b->n_events : 1) * sizeof(*p->events));
+	if ((!b->lean && !p->events) || !p->pairs)
 		return -ENOMEM;
 	p->n_events = 0;
 	p->n_pairs = 0;
-	p->columns = 0;
-	for (i = 0; i < b->n_groups && !ret; i++)
+	if (b->lean)
+		lay_out_lean(b);
+	for (i = 0; i < b->n_groups && !ret && !b->lean; i++)
 		ret = lay_out(b, &b->groups[i], why, len);
 	if (ret)
 		return ret;
