@@ -465,3 +465,220 @@ int sb_read_build_finish(struct sb_read_build *b, char *why, size_t len)
 	/* Built to satisfy it; checked so no later code meets a broken index. */
 	return sb_h5_check_index(p, why, len);
 }
+
+/* ---- threads and parent chains of call-list files ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The index row holding event e: rows are in event order. */
+static const struct sb_pair *pair_at(const struct sb_profile *p, uint64_t e)
+{
+	size_t lo = 0, hi = p->n_pairs, mid;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (p->pairs[mid].offset <= e)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &p->pairs[lo];
+}
+
+/* "call id 7 of 'solve' on rank 0" (or "call 3 of ..." without ids) into buf. */
+static const char *call_name(const struct sb_profile *p, uint64_t e, char *buf, size_t len)
+{
+	const struct sb_pair *q = pair_at(p, e);
+	char name[SB_READ_PRINTABLE];
+
+	sb_read_printable(p->regions[q->region].name, name, sizeof(name));
+	if (p->columns & SB_COL_CALL_ID)
+		snprintf(buf, len, "call id %lld of '%s' on rank %u",
+			 (long long)p->events[e].call_id, name, q->rank);
+	else
+		snprintf(buf, len, "call %llu of '%s' on rank %u",
+			 (unsigned long long)(e - q->offset), name, q->rank);
+	return buf;
+}
+
+/* Per rank: thread rows numbered 0..T-1 once each, into counts (rank -> T). */
+static int thread_counts(const struct sb_profile *p, struct sb_hashmap *counts, char *why,
+			 size_t len)
+{
+	uint64_t *k, run = 0;
+	size_t i;
+	int ret = 0;
+
+	k = malloc((p->n_threads ? p->n_threads : 1) * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (i = 0; i < p->n_threads && !ret; i++) {
+		if (p->threads[i].index < 0 || (uint64_t)p->threads[i].index >= p->n_threads)
+			ret = sb_bad(why, len, "thread row %zu of rank %u: index %lld out of range",
+				     i, p->threads[i].rank, (long long)p->threads[i].index);
+		k[i] = (uint64_t)p->threads[i].rank << 32 | (uint64_t)p->threads[i].index;
+	}
+	if (!ret)
+		qsort(k, p->n_threads, sizeof(*k), cmp_u64);
+	for (i = 0; i < p->n_threads && !ret; i++) {
+		if (i && k[i] >> 32 != k[i - 1] >> 32)
+			run = 0;
+		if ((k[i] & 0xffffffffu) != run++)
+			ret = sb_bad(why, len, "rank %u has duplicate or missing thread indexes",
+				     (unsigned)(k[i] >> 32));
+		else if (sb_hashmap_put(counts, k[i] >> 32, 0, run))
+			ret = -ENOMEM;
+	}
+	free(k);
+	return ret;
+}
+
+int sb_read_check_threads(const struct sb_profile *p, char *why, size_t len)
+{
+	struct sb_hashmap counts;
+	char call[160];
+	uint64_t e, *n;
+	int ret;
+
+	sb_hashmap_init(&counts);
+	ret = thread_counts(p, &counts, why, len);
+	for (e = 0; e < p->n_events && !ret && (p->columns & SB_COL_THREAD); e++) {
+		n = sb_hashmap_get(&counts, pair_at(p, e)->rank, 0);
+		if (p->events[e].thread < 0 ||
+		    (p->n_threads && (!n || (uint64_t)p->events[e].thread >= *n)))
+			ret = sb_bad(why, len, "%s: thread id %lld out of range (the rank has %llu thread rows)",
+				     call_name(p, e, call, sizeof(call)),
+				     (long long)p->events[e].thread,
+				     (unsigned long long)(n ? *n : 0));
+	}
+	sb_hashmap_free(&counts);
+	return ret;
+}
+
+#define NO_PARENT UINT32_MAX
+
+/* Each call's parent event, from the ids; one that names no call of its rank is top level. */
+static int link_parents(const struct sb_profile *p, uint32_t *parent, char *why, size_t len)
+{
+	const struct sb_event *ev = p->events, *c, *q;
+	char call[160], par[160];
+	struct sb_hashmap ids;
+	uint64_t e, *v;
+	int ret = 0;
+
+	sb_hashmap_init(&ids);
+	for (e = 0; e < p->n_events && !ret; e++) {
+		c = &ev[e];
+		if (c->call_id < 0)
+			ret = sb_bad(why, len, "%s: negative call id",
+				     call_name(p, e, call, sizeof(call)));
+		else if (sb_hashmap_get(&ids, pair_at(p, e)->rank, (uint64_t)c->call_id))
+			ret = sb_bad(why, len, "%s: the call id appears twice on its rank",
+				     call_name(p, e, call, sizeof(call)));
+		else if (sb_hashmap_put(&ids, pair_at(p, e)->rank, (uint64_t)c->call_id, e))
+			ret = -ENOMEM;
+	}
+	for (e = 0; e < p->n_events && !ret; e++) {
+		c = &ev[e];
+		parent[e] = NO_PARENT;
+		if (c->parent_id == c->call_id) {
+			ret = sb_bad(why, len, "%s is its own parent",
+				     call_name(p, e, call, sizeof(call)));
+			break;
+		}
+		v = c->parent_id < 0 ? NULL :
+		    sb_hashmap_get(&ids, pair_at(p, e)->rank, (uint64_t)c->parent_id);
+		if (!v)
+			continue;
+		q = &ev[*v];
+		if ((p->columns & SB_COL_THREAD) && q->thread != c->thread)
+			ret = sb_bad(why, len, "%s on thread %lld has its parent %s on thread %lld",
+				     call_name(p, e, call, sizeof(call)), (long long)c->thread,
+				     call_name(p, *v, par, sizeof(par)), (long long)q->thread);
+		else if (q->start > c->start || q->end < c->end)
+			ret = sb_bad(why, len, "%s [%lld, %lld] is not inside its parent %s [%lld, %lld]",
+				     call_name(p, e, call, sizeof(call)), (long long)c->start,
+				     (long long)c->end, call_name(p, *v, par, sizeof(par)),
+				     (long long)q->start, (long long)q->end);
+		parent[e] = (uint32_t)*v;
+	}
+	sb_hashmap_free(&ids);
+	return ret;
+}
+
+/* Calls inside one call cannot take longer than it: else its own time would be negative. */
+static int check_children_fit(const struct sb_profile *p, const uint32_t *parent, char *why,
+			      size_t len)
+{
+	int64_t *inside;
+	char call[160];
+	uint64_t e;
+	int ret = 0;
+
+	inside = calloc(p->n_events ? p->n_events : 1, sizeof(*inside));
+	if (!inside)
+		return -ENOMEM;
+	for (e = 0; e < p->n_events; e++)
+		if (parent[e] != NO_PARENT &&
+		    __builtin_add_overflow(inside[parent[e]], p->events[e].end - p->events[e].start,
+					   &inside[parent[e]]))
+			inside[parent[e]] = INT64_MAX;
+	for (e = 0; e < p->n_events && !ret; e++)
+		if (inside[e] > p->events[e].end - p->events[e].start)
+			ret = sb_bad(why, len, "%s: the calls inside it overlap (together %lld ns, it lasts %lld ns)",
+				     call_name(p, e, call, sizeof(call)), (long long)inside[e],
+				     (long long)(p->events[e].end - p->events[e].start));
+	free(inside);
+	return ret;
+}
+
+/* Parent chains end: follow each once, marking calls being followed and calls known to end. */
+static int check_no_cycle(const struct sb_profile *p, const uint32_t *parent, char *why,
+			  size_t len)
+{
+	enum { NEW, ON_PATH, ENDS };
+	unsigned char *state;
+	char call[160];
+	uint64_t e, x;
+	int ret = 0;
+
+	state = calloc(p->n_events ? p->n_events : 1, 1);
+	if (!state)
+		return -ENOMEM;
+	for (e = 0; e < p->n_events && !ret; e++) {
+		for (x = e; x != NO_PARENT && state[x] == NEW; x = parent[x])
+			state[x] = ON_PATH;
+		if (x != NO_PARENT && state[x] == ON_PATH)
+			ret = sb_bad(why, len, "%s: its parent chain is a cycle",
+				     call_name(p, x, call, sizeof(call)));
+		for (x = e; x != NO_PARENT && state[x] == ON_PATH; x = parent[x])
+			state[x] = ENDS;
+	}
+	free(state);
+	return ret;
+}
+
+int sb_read_check_parents(const struct sb_profile *p, char *why, size_t len)
+{
+	unsigned ids = SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	uint32_t *parent;
+	int ret;
+
+	if ((p->columns & ids) != ids)
+		return 0;
+	parent = malloc((p->n_events ? p->n_events : 1) * sizeof(*parent));
+	if (!parent)
+		return -ENOMEM;
+	ret = link_parents(p, parent, why, len);
+	if (!ret)
+		ret = check_no_cycle(p, parent, why, len);
+	if (!ret)
+		ret = check_children_fit(p, parent, why, len);
+	free(parent);
+	return ret;
+}

@@ -85,4 +85,19 @@ int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, ch
 int sb_read_build_finish(struct sb_read_build *b, char *why, size_t len);
 void sb_read_build_free(struct sb_read_build *b);
 
+/*
+ * After finish, for files that list threads: per rank the thread rows are
+ * numbered 0..T-1, and every call's thread id names one of its rank's rows
+ * (is >= 0 when there are none). 0, -ENOMEM, or -EINVAL with why.
+ */
+int sb_read_check_threads(const struct sb_profile *p, char *why, size_t len);
+/*
+ * After finish, for files with call and parent ids: ids unique per rank, no
+ * call its own parent or its own ancestor, each parent on the call's thread
+ * and around it in time, the calls inside one not longer than it together;
+ * so no own time comes out negative. A parent id naming no call of the rank
+ * is top level, as in the call tree. Same returns, the call named in why.
+ */
+int sb_read_check_parents(const struct sb_profile *p, char *why, size_t len);
+
 #endif
