@@ -1296,12 +1296,15 @@ static uint64_t thread_limit(const struct h5r *r, uint32_t rank)
 /* Schema 3: e->end holds the duration; make it the end time, saying what is wrong if it cannot be. */
 static int check_duration(struct h5r *r, uint64_t idx, struct sb_event *e)
 {
+	int64_t end;
+
 	if (e->end < 0)
 		return corrupt(r, "event %llu: negative duration %lld", (unsigned long long)idx,
 			       (long long)e->end);
-	if (__builtin_add_overflow(e->start, e->end, &e->end))
+	if (__builtin_add_overflow(e->start, e->end, &end))
 		return corrupt(r, "event %llu: start %lld + duration %lld overflows",
 			       (unsigned long long)idx, (long long)e->start, (long long)e->end);
+	e->end = end;
 	return 0;
 }
 

@@ -300,6 +300,57 @@ static void test_hdf5_fuzz_finds_end_within_seconds(void **state)
 	expect_exit(&r, 2, 8.0);
 }
 
+/* ---- overflows are named as what they are, not "ends before it starts" ---- */
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[4096];
+	size_t n;
+	FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+
+	assert_non_null(a);
+	assert_non_null(b);
+	while ((n = fread(buf, 1, sizeof(buf), a)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, b), n);
+	fclose(a);
+	assert_int_equal(fclose(b), 0);
+}
+
+static void expect_h5_error(const char *path, unsigned flags, const char *cause)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+
+	assert_int_equal(sb_h5_read_opts(path, &p, flags, &err), -EINVAL);
+	assert_msg(&err, path, cause);
+}
+
+static void test_overflows_say_what_overflows(void **state)
+{
+	static const int64_t starts[] = { -1, 10 }, ends[] = { INT64_MAX, 40 };
+	static const int64_t durations[] = { 5, INT64_MAX, 15 };
+	const char *s2 = tmp_path("overflow2.h5"), *s3 = tmp_path("overflow3.h5");
+	const char *golden = "tests/fuzz/corpus/hdf5/scope-profiler-schema-3.h5";
+
+	(void)state;
+	fx_write_built(s2, small_tree);
+	h5_replace(s2, "/events/start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, starts, 2);
+	h5_replace(s2, "/events/end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, ends, 2);
+	expect_h5_error(s2, 0, "event 0: duration from -1 to 9223372036854775807 overflows");
+	expect_h5_error(s2, SB_H5_READ_LEAN,
+			"event 0: duration from -1 to 9223372036854775807 overflows");
+	if (access(golden, R_OK)) {
+		print_message("tests/fuzz/corpus not found (run from the repository root): schema 3 skipped\n");
+		return;
+	}
+	/* scope-profiler's schema 3 stores durations: calls [10,15] [20,33] [40,55]. */
+	copy_file(golden, s3);
+	h5_replace(s3, "/events/durations", H5T_STD_I64LE, H5T_NATIVE_INT64, durations, 3);
+	expect_h5_error(s3, 0, "event 1: start 20 + duration 9223372036854775807 overflows");
+	expect_h5_error(s3, SB_H5_READ_LEAN,
+			"event 1: start 20 + duration 9223372036854775807 overflows");
+}
+
 /* ---- the report of a .spt merges its calls from the file, as a whole read would nest them ---- */
 
 struct gen {
@@ -479,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_commands_exit_2_on_files_that_declare_too_much),
 		cmocka_unit_test(test_hdf5_huge_declared_rows_are_refused_at_once),
 		cmocka_unit_test(test_hdf5_fuzz_finds_end_within_seconds),
+		cmocka_unit_test(test_overflows_say_what_overflows),
 		cmocka_unit_test(test_spt_merged_tree_is_the_whole_read_tree),
 		cmocka_unit_test(test_large_spt_report_stays_small),
 	};
