@@ -30,7 +30,7 @@ int sb_calltree_build_stream(struct sb_calltree *t, const struct sb_profile *p,
 
 /* Calls in nesting order: by rank, then start, the longer of two with one start first. */
 struct sb_ordered_calls {
-	/* The next call into *ev and its index row into *pair: 1, 0 at the end, or -errno with err set. */
+	/* The next call and its index row: 1, 0 at the end, or a negative errno with err set. */
 	int (*next)(struct sb_ordered_calls *s, struct sb_event *ev, size_t *pair,
 		    struct sb_error *err);
 };

@@ -1293,7 +1293,7 @@ static uint64_t thread_limit(const struct h5r *r, uint32_t rank)
 	return t ? t->count : 0;
 }
 
-/* Schema 3: e->end holds the duration; make it the end time, saying what is wrong if it cannot be. */
+/* Schema 3: e->end holds the duration; make it the end time, or say why it cannot be. */
 static int check_duration(struct h5r *r, uint64_t idx, struct sb_event *e)
 {
 	int64_t end;

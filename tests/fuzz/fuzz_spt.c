@@ -1,4 +1,4 @@
-/* libFuzzer target: the .spt reader on any bytes, whole and as the report reads it (calls left in the file). */
+/* libFuzzer target: the .spt reader on any bytes, whole and as report reads it (calls left on disk). */
 #include <stdlib.h>
 
 #include "fuzz.h"

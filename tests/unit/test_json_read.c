@@ -1,4 +1,4 @@
-/* The JSON reader keeps what the file has (threads, ids, off-CPU and GPU times, gzip) and refuses broken parent chains. */
+/* JSON input keeps threads, ids, GPU and off-CPU times (plain or gzip); broken parent chains fail. */
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -340,7 +340,7 @@ static void test_overflows_say_what_overflows(void **state)
 	expect_h5_error(s2, SB_H5_READ_LEAN,
 			"event 0: duration from -1 to 9223372036854775807 overflows");
 	if (access(golden, R_OK)) {
-		print_message("tests/fuzz/corpus not found (run from the repository root): schema 3 skipped\n");
+		print_message("tests/fuzz/corpus not found: schema 3 skipped\n");
 		return;
 	}
 	/* scope-profiler's schema 3 stores durations: calls [10,15] [20,33] [40,55]. */
