@@ -713,7 +713,7 @@ static int read_events(struct h5r *r)
 	struct sb_profile *p = r->p;
 	const char *first = r->schema == 3 ? "/events/start_deltas" : "/events/start_times";
 	const char *second = r->schema == 3 ? "/events/durations" : "/events/end_times";
-	char what[64];
+	char what[64], why[192];
 	struct col c;
 	uint64_t n, i;
 	int k, ret;
@@ -725,6 +725,10 @@ static int read_events(struct h5r *r)
 	if (r->lean && rows_tile(p, n)) {
 		close_col(&c);
 		return check_event_cols(r, n);
+	}
+	if (sb_read_check_fits(n, sizeof(*p->events), "events", why, sizeof(why))) {
+		close_col(&c);
+		return corrupt(r, "%s: %s", first, why);
 	}
 	/* Never NULL, even when empty: a NULL events array means "streamed, not held". */
 	p->events = malloc((n ? n : 1) * sizeof(*p->events));

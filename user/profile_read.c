@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -168,6 +169,28 @@ const char *sb_read_printable(const char *s, char *buf, size_t len)
 	snprintf(buf, len, "%s", s);
 	sb_utf8_sanitize(buf);
 	return buf;
+}
+
+uint64_t sb_read_memory_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t limit = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+	struct rlimit as;
+
+	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && as.rlim_cur < limit)
+		limit = as.rlim_cur;
+	return limit;
+}
+
+int sb_read_check_fits(uint64_t n, uint64_t each, const char *what, char *why, size_t len)
+{
+	uint64_t limit = sb_read_memory_limit();
+
+	if (n <= limit / each)
+		return 0;
+	return sb_bad(why, len, "%llu %s need %.0f MiB in memory, more than the %llu MiB this process can have",
+		      (unsigned long long)n, what, (double)n * (double)each / (1 << 20),
+		      (unsigned long long)(limit >> 20));
 }
 
 void sb_read_build_init(struct sb_read_build *b, struct sb_profile *p)
@@ -356,6 +379,10 @@ int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, ch
 			      SB_H5_MAX_RANK - 1);
 	if (c->n > SB_READ_MAX_EVENTS - b->n_events)
 		return sb_bad(why, len, "more than %llu calls", SB_READ_MAX_EVENTS);
+	/* Held twice at the peak: as listed, then laid out. Refused before, not after, paging. */
+	if (!b->lean && sb_read_check_fits(b->n_events + c->n, 2 * sizeof(struct sb_event), "calls",
+					   why, len))
+		return -EINVAL;
 	/* Everything later computes durations and sums them: both must be computable. */
 	for (i = 0; i < c->n; i++) {
 		if (c->ends[i] < c->starts[i])

@@ -23,6 +23,15 @@ enum sb_format { SB_FMT_UNKNOWN, SB_FMT_HDF5, SB_FMT_SPT, SB_FMT_JSON };
 /* What path holds, from its content; errors as sb_profile_read's (unknown is -EINVAL). */
 int sb_profile_detect(const char *path, enum sb_format *fmt, struct sb_error *err);
 
+/* What this process can allocate: the machine's memory, or a lower address-space limit. */
+uint64_t sb_read_memory_limit(void);
+
+/*
+ * 0 when n things (what: their name, plural) of each bytes fit in
+ * sb_read_memory_limit(); else -EINVAL with why saying how much they need.
+ */
+int sb_read_check_fits(uint64_t n, uint64_t each, const char *what, char *why, size_t len);
+
 /* ---- for the readers of formats that list calls region by region (.spt, JSON) ---- */
 
 #define SB_READ_MAX_EVENTS (1ull << 31)	/* calls in one profile */

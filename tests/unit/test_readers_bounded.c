@@ -504,6 +504,18 @@ static int report_big(const void *arg)
 	return cmd_report(4, argv);
 }
 
+/* The whole read says how much memory the calls need before it tries to hold them. */
+static int refused_for_memory(const void *arg)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+
+	if (sb_profile_read(arg, &p, &err) != -EINVAL)
+		return 1;
+	return strstr(err.msg, "1572864 calls need 168 MiB in memory, more than the 128 MiB") ?
+	       0 : 2;
+}
+
 static void test_large_spt_report_stays_small(void **state)
 {
 	const char *path = tmp_path("big.spt");
@@ -520,6 +532,8 @@ static void test_large_spt_report_stays_small(void **state)
 	if (!SANITIZED) {
 		r = run_bounded(export_status, path, 128 * MiB, 60);
 		expect_exit(&r, 2, 10.0);
+		r = run_bounded(refused_for_memory, path, 128 * MiB, 60);
+		expect_exit(&r, 0, 10.0);
 	}
 }
 
