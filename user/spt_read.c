@@ -594,6 +594,8 @@ static int merge_next(struct sb_ordered_calls *src, struct sb_event *ev, size_t 
 static int merge_open(struct merge *m, struct spt *s)
 {
 	size_t i, streamed = 0;
+	uint64_t unsorted = 0;
+	char why[256];
 	int ret = 0;
 
 	*m = (struct merge){ .base = { merge_next }, .s = s };
@@ -601,8 +603,13 @@ static int merge_open(struct merge *m, struct spt *s)
 	m->heap = malloc((s->n_sections ? s->n_sections : 1) * sizeof(*m->heap));
 	if (!m->c || !m->heap)
 		return nomem(s);
-	for (i = 0; i < s->n_sections; i++)
+	for (i = 0; i < s->n_sections; i++) {
 		streamed += s->sections[i].sorted;
+		unsorted += s->sections[i].sorted ? 0 : s->sections[i].n;
+	}
+	if (sb_read_check_fits(unsorted, sizeof(struct call), "calls of regions not listed by start",
+			       why, sizeof(why)))
+		return corrupt(s, "%s", why);
 	m->per_buffer = MERGE_BUFFERS / sizeof(struct call) / (streamed ? streamed : 1);
 	if (m->per_buffer > SPT_CHUNK)
 		m->per_buffer = SPT_CHUNK;
