@@ -302,3 +302,91 @@ int sb_calltree_build_stream(struct sb_calltree *t, const struct sb_profile *p,
 		sb_fail(err, ENOMEM, "call tree: out of memory");
 	return r;
 }
+
+/* An open call while calls stream in nesting order: where it ends and the node it went to. */
+struct open_call {
+	int64_t end;
+	uint32_t node;
+};
+
+/* As calltree.c's parents_by_time: the parent is the innermost open call not ending first. */
+static int nest_ordered(struct sb_ct_grow *g, const struct sb_profile *p,
+			const struct sb_ct_opts *o, struct sb_ordered_calls *src,
+			struct sb_error *err)
+{
+	struct open_call *stack = NULL, *q;
+	size_t sp = 0, cap = 0, pair;
+	uint32_t rank = 0, node;
+	struct sb_event ev;
+	int r;
+
+	while ((r = src->next(src, &ev, &pair, err)) > 0) {
+		if (pair >= p->n_pairs) {
+			r = sb_fail(err, EIO, "calls: index row %zu out of range", pair);
+			break;
+		}
+		if (o->rank >= 0 && (int64_t)p->pairs[pair].rank != o->rank)
+			continue;
+		if (p->pairs[pair].rank != rank)
+			sp = 0;
+		rank = p->pairs[pair].rank;
+		while (sp && stack[sp - 1].end < ev.end)
+			sp--;
+		node = sb_ct_child(g, sp ? stack[sp - 1].node : 0, p->pairs[pair].region);
+		if (node == SB_CT_NONE) {
+			r = -ENOMEM;
+			break;
+		}
+		sb_ct_add_call(g->t, &g->t->nodes[node], &ev);
+		if (sp == cap) {
+			cap = cap ? cap * 2 : 64;
+			q = realloc(stack, cap * sizeof(*stack));
+			if (!q) {
+				r = -ENOMEM;
+				break;
+			}
+			stack = q;
+		}
+		stack[sp++] = (struct open_call){ ev.end, node };
+	}
+	free(stack);
+	if (!r)
+		sb_ct_finish_own(g->t);
+	return r;
+}
+
+static int tree_ordered(struct sb_calltree *t, const struct sb_profile *p,
+			const struct sb_ct_opts *o, struct sb_ordered_calls *src,
+			struct sb_error *err)
+{
+	struct sb_ct_grow g;
+	int r;
+
+	r = sb_ct_grow_init(&g, t, p, false);
+	if (!r)
+		r = nest_ordered(&g, p, o, src, err);
+	return sb_ct_grow_end(&g, r, o->sort);
+}
+
+int sb_calltree_build_ordered(struct sb_calltree *t, const struct sb_profile *p,
+			      const struct sb_ct_opts *o, struct sb_ordered_calls *src,
+			      struct sb_error *err)
+{
+	struct sb_ct_opts to = { .flat = false, .rank = o->rank, .sort = o->sort };
+	struct sb_calltree tree;
+	struct sb_ct_grow g;
+	int r;
+
+	/* The flat table's own times come from the tree. */
+	r = tree_ordered(o->flat ? &tree : t, p, &to, src, err);
+	if (!r && o->flat) {
+		r = sb_ct_grow_init(&g, t, p, true);
+		if (!r)
+			r = sb_ct_build_flat(&g, p, o, NULL, &tree, err);
+		r = sb_ct_grow_end(&g, r, o->sort);
+		sb_calltree_free(&tree);
+	}
+	if (r == -ENOMEM)
+		sb_fail(err, ENOMEM, "call tree: out of memory");
+	return r;
+}

@@ -28,4 +28,21 @@ int sb_calltree_build_stream(struct sb_calltree *t, const struct sb_profile *p,
 			     const struct sb_ct_opts *o, struct sb_event_source *src,
 			     struct sb_error *err);
 
+/* Calls in nesting order: by rank, then start, the longer of two with one start first. */
+struct sb_ordered_calls {
+	/* The next call and its index row: 1, 0 at the end, or a negative errno with err set. */
+	int (*next)(struct sb_ordered_calls *s, struct sb_event *ev, size_t *pair,
+		    struct sb_error *err);
+};
+
+/*
+ * What sb_calltree_build makes of p without call ids or thread ids (calls
+ * nest by time within each rank), from calls delivered in that order: the
+ * memory is the tree and a stack as deep as the deepest nesting. Returns 0
+ * or a negative errno with err set.
+ */
+int sb_calltree_build_ordered(struct sb_calltree *t, const struct sb_profile *p,
+			      const struct sb_ct_opts *o, struct sb_ordered_calls *src,
+			      struct sb_error *err);
+
 #endif

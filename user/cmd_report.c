@@ -11,8 +11,10 @@
 #include "h5guard.h"
 #include "h5read.h"
 #include "html.h"
+#include "profile_read.h"
 #include "report.h"
 #include "samples_report.h"
+#include "spt_read.h"
 
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP };
@@ -239,6 +241,8 @@ struct lean {
 	struct sb_profile p;
 	struct sb_calltree t;
 	bool read;		/* p holds a profile to free */
+	struct sb_error err;	/* why the read failed */
+	int read_ret;
 };
 
 static int lean_build(void *ctx)
@@ -249,7 +253,8 @@ static int lean_build(void *ctx)
 	struct sb_h5_source src;
 	int r;
 
-	r = sb_h5_read_opts(l->o->path, &l->p, SB_H5_READ_LEAN, &err);
+	r = sb_h5_read_opts(l->o->path, &l->p, SB_H5_READ_LEAN, &l->err);
+	l->read_ret = r;
 	if (r)
 		return r;
 	l->read = true;
@@ -268,12 +273,32 @@ static int lean_build(void *ctx)
  */
 static int report_lean(const struct report_opts *o)
 {
+	struct sb_ct_opts co = { .flat = o->flat, .rank = o->rank, .sort = o->sort };
+	enum sb_format fmt = SB_FMT_UNKNOWN;
 	struct lean l = { .o = o };
 	int r;
 
-	if (o->samples || o->html)
+	if (o->samples || o->html || sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
-	r = sb_h5_guarded(o->path, lean_build, &l);
+	if (fmt == SB_FMT_SPT) {
+		r = sb_spt_read_tree(o->path, &l.p, &co, &l.t, &l.err);
+		l.read_ret = r;
+		l.read = !r;
+		/* check_rank on the whole read says what is wrong with --rank. */
+		if (!r && o->rank >= (int64_t)sb_profile_rank_count(&l.p)) {
+			sb_calltree_free(&l.t);
+			r = -1;
+		}
+	} else if (fmt == SB_FMT_HDF5) {
+		r = sb_h5_guarded(o->path, lean_build, &l);
+	} else {
+		return -1;
+	}
+	/* A file the reader refused is refused: reading it again whole would only say so later. */
+	if (l.read_ret && l.read_ret != -ENOMEM) {
+		fprintf(stderr, "scope-bpf report: %s\n", l.err.msg);
+		return SB_EXIT_USAGE;
+	}
 	if (r) {
 		if (l.read)
 			sb_profile_free(&l.p);

@@ -3,7 +3,8 @@
 #define SB_H5GUARD_H
 
 /*
- * Call fn(ctx), which reads the HDF5 file path; should the library crash
+ * Call fn(ctx), which reads the HDF5 file path, with the address space capped
+ * to what a file of its size can need; should the library crash
  * or run past a watchdog sized from the file, print "scope-bpf: path:
  * corrupt HDF5 file (...)" and exit with status 2. Returns fn's value.
  */

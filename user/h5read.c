@@ -713,7 +713,7 @@ static int read_events(struct h5r *r)
 	struct sb_profile *p = r->p;
 	const char *first = r->schema == 3 ? "/events/start_deltas" : "/events/start_times";
 	const char *second = r->schema == 3 ? "/events/durations" : "/events/end_times";
-	char what[64];
+	char what[64], why[192];
 	struct col c;
 	uint64_t n, i;
 	int k, ret;
@@ -725,6 +725,10 @@ static int read_events(struct h5r *r)
 	if (r->lean && rows_tile(p, n)) {
 		close_col(&c);
 		return check_event_cols(r, n);
+	}
+	if (sb_read_check_fits(n, sizeof(*p->events), "events", why, sizeof(why))) {
+		close_col(&c);
+		return corrupt(r, "%s: %s", first, why);
 	}
 	/* Never NULL, even when empty: a NULL events array means "streamed, not held". */
 	p->events = malloc((n ? n : 1) * sizeof(*p->events));
@@ -1293,6 +1297,21 @@ static uint64_t thread_limit(const struct h5r *r, uint32_t rank)
 	return t ? t->count : 0;
 }
 
+/* Schema 3: e->end holds the duration; make it the end time, or say why it cannot be. */
+static int check_duration(struct h5r *r, uint64_t idx, struct sb_event *e)
+{
+	int64_t end;
+
+	if (e->end < 0)
+		return corrupt(r, "event %llu: negative duration %lld", (unsigned long long)idx,
+			       (long long)e->end);
+	if (__builtin_add_overflow(e->start, e->end, &end))
+		return corrupt(r, "event %llu: start %lld + duration %lld overflows",
+			       (unsigned long long)idx, (long long)e->start, (long long)e->end);
+	e->end = end;
+	return 0;
+}
+
 /* Schema 3 stores gaps and durations; rebuild absolute times, refusing any overflow. */
 static int decode_deltas(struct h5r *r)
 {
@@ -1302,6 +1321,7 @@ static int decode_deltas(struct h5r *r)
 	int64_t prev;
 	uint64_t k;
 	size_t i;
+	int ret;
 
 	for (i = 0; i < p->n_pairs; i++) {
 		q = &p->pairs[i];
@@ -1311,9 +1331,9 @@ static int decode_deltas(struct h5r *r)
 				return corrupt(r, "event %llu: start time overflows",
 					       (unsigned long long)(q->offset + k));
 			prev = e->start;
-			if (e->end < 0 || __builtin_add_overflow(e->start, e->end, &e->end))
-				return corrupt(r, "event %llu: bad duration",
-					       (unsigned long long)(q->offset + k));
+			ret = check_duration(r, q->offset + k, e);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
@@ -1342,8 +1362,11 @@ static int check_event(struct h5r *r, const struct sb_pair *q, size_t row, uint6
 	const struct sb_profile *p = r->p;
 	int64_t d;
 
-	if (e->end < e->start || __builtin_sub_overflow(e->end, e->start, &d))
+	if (e->end < e->start)
 		return corrupt(r, "event %llu ends before it starts", (unsigned long long)idx);
+	if (__builtin_sub_overflow(e->end, e->start, &d))
+		return corrupt(r, "event %llu: duration from %lld to %lld overflows",
+			       (unsigned long long)idx, (long long)e->start, (long long)e->end);
 	if (__builtin_add_overflow(c->total, d, &c->total) ||
 	    (e->gpu > 0 && __builtin_add_overflow(c->gpu, e->gpu, &c->gpu)))
 		return corrupt(r, "index row %zu: total time overflows", row);
@@ -1440,6 +1463,7 @@ static int decode_rows(struct h5_events *e, struct sb_event *rows, size_t n)
 	unsigned long long idx;
 	bool first;
 	size_t i;
+	int ret;
 
 	for (i = 0; i < n; i++) {
 		first = false;
@@ -1454,8 +1478,9 @@ static int decode_rows(struct h5_events *e, struct sb_event *rows, size_t n)
 		if (!first && __builtin_add_overflow(e->prev, rows[i].start, &rows[i].start))
 			return corrupt(e->r, "event %llu: start time overflows", idx);
 		e->prev = rows[i].start;
-		if (rows[i].end < 0 || __builtin_add_overflow(rows[i].start, rows[i].end, &rows[i].end))
-			return corrupt(e->r, "event %llu: bad duration", idx);
+		ret = check_duration(e->r, idx, &rows[i]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

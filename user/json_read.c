@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "h5write.h"
 #include "json.h"
@@ -30,6 +31,18 @@ struct ivec {
 	size_t cap;
 };
 
+enum region_member {
+	REG_NAME, REG_RANK, REG_FILE, REG_LINE, REG_TAGS, REG_STARTS, REG_ENDS,
+	/* optional per-call lists, as our export json writes them */
+	REG_THREADS, REG_CALL_IDS, REG_PARENT_IDS, REG_GPU, REG_OFFCPU, REG_N
+};
+static const char *const region_names[REG_N] = { "name", "rank", "source_file", "source_lineno",
+						  "tags", "start_times_ns", "end_times_ns",
+						  "thread_ids", "call_ids", "parent_ids",
+						  "gpu_durations_ns", "offcpu_ns" };
+#define REG_FIRST_LIST REG_THREADS
+#define N_LISTS (REG_N - REG_FIRST_LIST)
+
 /* One element of "regions" as the file lists it. */
 struct jregion {
 	char *name;
@@ -39,17 +52,18 @@ struct jregion {
 	int64_t line;
 	struct ivec starts;
 	struct ivec ends;
+	struct ivec lists[N_LISTS];	/* absent when seen lacks them (or they were null) */
 };
 
-enum top_member { TOP_FORMAT, TOP_VERSION, TOP_UNIT, TOP_RANKS, TOP_META, TOP_REGIONS, TOP_N };
+enum top_member {
+	TOP_FORMAT, TOP_VERSION, TOP_UNIT, TOP_RANKS, TOP_META, TOP_REGIONS, TOP_THREADS, TOP_N
+};
 static const char *const top_names[TOP_N] = { "format", "format_version", "time_unit",
-					       "num_ranks", "metadata", "regions" };
+					       "num_ranks", "metadata", "regions", "threads" };
 
-enum region_member {
-	REG_NAME, REG_RANK, REG_FILE, REG_LINE, REG_TAGS, REG_STARTS, REG_ENDS, REG_N
-};
-static const char *const region_names[REG_N] = { "name", "rank", "source_file", "source_lineno",
-						  "tags", "start_times_ns", "end_times_ns" };
+enum thread_member { TH_INDEX, TH_NAME, TH_IDENT, TH_NATIVE, TH_START, TH_END, TH_CPU, TH_N };
+static const char *const thread_names[TH_N] = { "index", "name", "ident", "native_id",
+						"start_ns", "end_ns", "cpu_ns" };
 
 static int bad(struct jr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -299,11 +313,27 @@ static int region_value(struct jr *r, struct jregion *g, int m, const char *what
 	return sb_json_skip(&r->j);
 }
 
+/* An optional per-call list: null is the same as leaving it out. */
+static int region_list(struct jr *r, struct jregion *g, int m, const char *what, unsigned *seen)
+{
+	if (sb_json_peek(&r->j) == SB_JSON_NULL) {
+		*seen &= ~(1u << m);
+		return sb_json_skip(&r->j);
+	}
+	return read_times(r, what, &g->lists[m - REG_FIRST_LIST]);
+}
+
+static const int64_t *list_values(const struct ivec *v)
+{
+	return v ? v->v : NULL;
+}
+
 static int add_region(struct jr *r, struct jregion *g, size_t i, unsigned seen)
 {
 	char why[256], name[SB_READ_PRINTABLE];
+	const struct ivec *l[N_LISTS];
 	struct sb_read_calls c;
-	int ret;
+	int m, ret;
 
 	if (!(seen & 1u << REG_NAME) || !*g->name)
 		return bad(r, "regions[%zu] has no name", i);
@@ -313,8 +343,21 @@ static int add_region(struct jr *r, struct jregion *g, size_t i, unsigned seen)
 	if (g->starts.n != g->ends.n)
 		return bad(r, "regions[%zu] ('%s'): %zu start times but %zu end times", i,
 			   sb_read_printable(g->name, name, sizeof(name)), g->starts.n, g->ends.n);
-	c = (struct sb_read_calls){ (uint32_t)g->rank, g->name, g->file, g->line, g->tags,
-				    g->starts.v, g->ends.v, g->starts.n };
+	for (m = 0; m < N_LISTS; m++) {
+		l[m] = seen & 1u << (REG_FIRST_LIST + m) ? &g->lists[m] : NULL;
+		if (l[m] && l[m]->n != g->starts.n)
+			return bad(r, "regions[%zu] ('%s'): %zu start times but %zu %s", i,
+				   sb_read_printable(g->name, name, sizeof(name)), g->starts.n,
+				   l[m]->n, region_names[REG_FIRST_LIST + m]);
+	}
+	c = (struct sb_read_calls){ .rank = (uint32_t)g->rank, .name = g->name, .file = g->file,
+				    .line = g->line, .tags = g->tags, .starts = g->starts.v,
+				    .ends = g->ends.v, .n = g->starts.n };
+	c.threads = list_values(l[REG_THREADS - REG_FIRST_LIST]);
+	c.call_ids = list_values(l[REG_CALL_IDS - REG_FIRST_LIST]);
+	c.parent_ids = list_values(l[REG_PARENT_IDS - REG_FIRST_LIST]);
+	c.gpu = list_values(l[REG_GPU - REG_FIRST_LIST]);
+	c.offcpu = list_values(l[REG_OFFCPU - REG_FIRST_LIST]);
 	ret = sb_read_build_add(&r->build, &c, why, sizeof(why));
 	return ret == -EINVAL ? bad(r, "regions[%zu]: %s", i, why) : ret;
 }
@@ -339,7 +382,9 @@ static int read_region(struct jr *r, size_t i)
 		}
 		ret = first_time(r, &seen, m, where, key);
 		snprintf(what, sizeof(what), "regions[%zu].%s", i, region_names[m]);
-		if (!ret)
+		if (!ret && m >= REG_FIRST_LIST)
+			ret = region_list(r, &g, m, what, &seen);
+		else if (!ret)
 			ret = region_value(r, &g, m, what);
 	}
 	if (!ret)
@@ -349,6 +394,8 @@ static int read_region(struct jr *r, size_t i)
 	free(g.tags);
 	free(g.starts.v);
 	free(g.ends.v);
+	for (m = 0; m < N_LISTS; m++)
+		free(g.lists[m].v);
 	return ret;
 }
 
@@ -362,6 +409,119 @@ static int read_regions(struct jr *r)
 	ret = sb_json_enter(&r->j, SB_JSON_ARRAY);
 	while (!ret && (ret = sb_json_item(&r->j)) > 0)
 		ret = read_region(r, i++);
+	return ret;
+}
+
+/* ---- threads: {"RANK": [{"index", "name", "native_id", ...}, ...], ...} ---- */
+
+/* An integer member that may be null (unknown, -1). */
+static int int_or_null(struct jr *r, const char *what, int64_t *v)
+{
+	*v = -1;
+	if (sb_json_peek(&r->j) == SB_JSON_NULL)
+		return sb_json_skip(&r->j);
+	return want_int(r, what, v);
+}
+
+static int thread_value(struct jr *r, struct sb_thread *t, int m, const char *what,
+			int64_t *ident)
+{
+	const char *s;
+	int ret;
+
+	switch (m) {
+	case TH_INDEX:
+		return want_int(r, what, &t->index);
+	case TH_NAME:
+		ret = want_str(r, what, &s);
+		return ret ? ret : dup_str(s, &t->name);
+	case TH_IDENT:
+		return int_or_null(r, what, ident);
+	case TH_NATIVE:
+		return int_or_null(r, what, &t->tid);
+	case TH_START:
+		return int_or_null(r, what, &t->start_ns);
+	case TH_END:
+		return int_or_null(r, what, &t->end_ns);
+	case TH_CPU:
+		return int_or_null(r, what, &t->cpu_ns);
+	}
+	return sb_json_skip(&r->j);
+}
+
+static int read_thread(struct jr *r, uint32_t rank, size_t i)
+{
+	struct sb_thread t = { .rank = rank, .index = -1, .tid = -1, .start_ns = -1, .end_ns = -1,
+			       .cpu_ns = -1 };
+	char where[64], what[96];
+	int64_t ident = -1;
+	const char *key;
+	unsigned seen = 0;
+	int m, ret;
+
+	snprintf(where, sizeof(where), "threads[\"%u\"][%zu]", rank, i);
+	if (sb_json_peek(&r->j) != SB_JSON_OBJECT)
+		return bad(r, "%s is not an object", where);
+	ret = sb_json_enter(&r->j, SB_JSON_OBJECT);
+	while (!ret && (ret = sb_json_member(&r->j, &key)) > 0) {
+		m = member_index(thread_names, TH_N, key);
+		if (m < 0) {
+			ret = sb_json_skip(&r->j);
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s.%s", where, thread_names[m]);
+		ret = first_time(r, &seen, m, "", what);
+		if (!ret)
+			ret = thread_value(r, &t, m, what, &ident);
+	}
+	if (!ret && !(seen & 1u << TH_INDEX))
+		ret = bad(r, "%s has no index", where);
+	/* The OS thread id: native_id, or ident from writers that have only that. */
+	if (t.tid < 0)
+		t.tid = ident;
+	if (!ret && !t.name)
+		ret = dup_str("", &t.name);
+	if (!ret && sb_profile_add_thread(r->p, &t) < 0)
+		ret = -ENOMEM;
+	free(t.name);
+	return ret;
+}
+
+/* A rank as an object key: decimal, no sign or leading zeros, in range. */
+static int rank_key(struct jr *r, const char *key, uint32_t *rank)
+{
+	char shown[SB_READ_PRINTABLE];
+	uint64_t v = 0;
+	const char *c;
+
+	for (c = key; *c >= '0' && *c <= '9' && v < SB_H5_MAX_RANK; c++)
+		v = v * 10 + (uint64_t)(*c - '0');
+	if (c == key || *c || (key[0] == '0' && key[1]) || v >= SB_H5_MAX_RANK)
+		return bad(r, "threads: \"%s\" is not a rank",
+			   sb_read_printable(key, shown, sizeof(shown)));
+	*rank = (uint32_t)v;
+	return 0;
+}
+
+static int read_threads(struct jr *r)
+{
+	uint32_t rank = 0;
+	const char *key;
+	size_t i;
+	int ret;
+
+	if (sb_json_peek(&r->j) != SB_JSON_OBJECT)
+		return bad(r, "threads is not an object");
+	ret = sb_json_enter(&r->j, SB_JSON_OBJECT);
+	while (!ret && (ret = sb_json_member(&r->j, &key)) > 0) {
+		ret = rank_key(r, key, &rank);
+		if (!ret && sb_json_peek(&r->j) != SB_JSON_ARRAY)
+			ret = bad(r, "threads[\"%u\"] is not an array", rank);
+		if (!ret)
+			ret = sb_json_enter(&r->j, SB_JSON_ARRAY);
+		for (i = 0; !ret && (ret = sb_json_item(&r->j)) > 0; i++)
+			ret = read_thread(r, rank, i);
+	}
 	return ret;
 }
 
@@ -405,6 +565,8 @@ static int top_value(struct jr *r, int m)
 		return read_metadata(r);
 	case TOP_REGIONS:
 		return read_regions(r);
+	case TOP_THREADS:
+		return read_threads(r);
 	}
 	return sb_json_skip(&r->j);
 }
@@ -442,6 +604,11 @@ static int finish(struct jr *r)
 	int ret;
 
 	ret = sb_read_build_finish(&r->build, r->why, sizeof(r->why));
+	/* Threads and parent chains as they lie, so no time comes out negative later. */
+	if (!ret)
+		ret = sb_read_check_threads(r->p, r->why, sizeof(r->why));
+	if (!ret)
+		ret = sb_read_check_parents(r->p, r->why, sizeof(r->why));
 	if (ret)
 		return ret;
 	/* Rank count is max(mpi_size, highest rank + 1): num_ranks stands in for mpi_size. */
@@ -452,6 +619,69 @@ static int finish(struct jr *r)
 	/* Not from an HDF5 schema. */
 	r->p->schema = 0;
 	return ret;
+}
+
+/* zlib's message without the "<fd:N>: " it puts before it. */
+static const char *zlib_cause(gzFile z)
+{
+	const char *msg, *c;
+	int code;
+
+	msg = gzerror(z, &code);
+	c = strstr(msg, ">: ");
+	return c ? c + 3 : msg;
+}
+
+/* A gzipped file, inflated, up to the size limit: a small file may inflate to gigabytes. */
+static int load_gzip(struct jr *r, int fd, char **text, size_t *len)
+{
+	size_t cap = 1 << 16, got = 0;
+	char *buf = NULL, *q;
+	gzFile z;
+	int n = 1, zerr, ret = 0;
+
+	z = gzdopen(dup(fd), "rb");
+	if (!z)
+		return sb_fail(r->err, ENOMEM, "%s: out of memory", r->path);
+	while (n > 0 && !ret) {
+		if (got + 1 >= cap || !buf) {
+			cap = buf ? cap * 2 : cap;
+			q = realloc(buf, cap);
+			if (!q) {
+				ret = sb_fail(r->err, ENOMEM, "%s: out of memory", r->path);
+				break;
+			}
+			buf = q;
+		}
+		n = gzread(z, buf + got, (unsigned)(cap - 1 - got));
+		if (n < 0)
+			ret = sb_fail(r->err, EINVAL, "%s: corrupt gzip data (%s)", r->path,
+				      zlib_cause(z));
+		else if ((got += (size_t)n) > SB_JSON_MAX_FILE)
+			ret = sb_fail(r->err, EINVAL,
+				      "%s: inflates to more than the %llu-byte limit for JSON", r->path,
+				      SB_JSON_MAX_FILE);
+	}
+	/* A cut stream reads as a short one: only zlib's state tells them apart. */
+	if (!ret && (gzerror(z, &zerr), zerr != Z_OK))
+		ret = sb_fail(r->err, EINVAL, "%s: truncated or corrupt gzip data (%s)", r->path,
+			      zlib_cause(z));
+	gzclose(z);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return 0;
+}
+
+static bool is_gzip(int fd)
+{
+	unsigned char magic[2];
+
+	return pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 }
 
 /* The whole file, NUL-terminated, after checking it is a regular file of sane size. */
@@ -471,6 +701,10 @@ static int load(struct jr *r, char **text, size_t *len)
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		ret = sb_fail(r->err, EINVAL, "%s: not a regular file", r->path);
+		goto out;
+	}
+	if (is_gzip(fd)) {
+		ret = load_gzip(r, fd, text, len);
 		goto out;
 	}
 	if ((uint64_t)st.st_size > SB_JSON_MAX_FILE) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calltree_stream.h"
 #include "h5write.h"
 #include "profile_read.h"
 #include "spt_read.h"
@@ -15,6 +16,9 @@
 /* The smallest region each version can store: lengths and a call count, no bytes. */
 #define MIN_REGION_V1 (4 + 8)
 #define MIN_REGION_V2 (4 + 4 + 4 + 8)
+
+#define SPT_CHUNK 8192			/* calls per read when the calls stay in the file */
+#define MERGE_BUFFERS (32u << 20)	/* bytes of read buffers the merge by time shares */
 
 struct spt {
 	const char *path;	/* for messages */
@@ -26,6 +30,20 @@ struct spt {
 	bool big_endian;
 	int32_t rank;
 	struct sb_read_build build;
+	/* Lean: where each region's calls lie, and a chunk of them at a time. */
+	struct section *sections;
+	size_t n_sections;
+	size_t cap_sections;
+	int64_t *chunk_starts;
+	int64_t *chunk_ends;
+};
+
+/* One region's calls as they lie in the file (lean), for the merge by time. */
+struct section {
+	size_t pair;
+	uint64_t n;
+	uint64_t at;		/* offset of its start times; the end times follow */
+	bool sorted;		/* listed by start, the longer of two with one start first */
 };
 
 /* One region as the file lists it. */
@@ -205,6 +223,81 @@ static int read_times(struct spt *s, int64_t *v, uint64_t n, const char *what)
 	return 0;
 }
 
+/* n times at offset at (not the stream's position), converted. */
+static int pread_times(struct spt *s, int64_t *v, uint64_t n, uint64_t at)
+{
+	const unsigned char *b = (const unsigned char *)v;
+	size_t len = (size_t)n * sizeof(*v);
+	uint64_t k;
+
+	if (pread(fileno(s->f), v, len, (off_t)at) != (ssize_t)len)
+		return corrupt(s, "cannot read the call times at offset %llu (did the file change?)",
+			       (unsigned long long)at);
+	for (k = 0; k < n; k++)
+		v[k] = (int64_t)decode(b + k * sizeof(*v), sizeof(*v), s->big_endian);
+	return 0;
+}
+
+static int add_section(struct spt *s, const struct section *sec)
+{
+	struct section *q;
+	size_t cap;
+
+	if (s->n_sections == s->cap_sections) {
+		cap = s->cap_sections ? s->cap_sections * 2 : 64;
+		q = realloc(s->sections, cap * sizeof(*q));
+		if (!q)
+			return nomem(s);
+		s->sections = q;
+		s->cap_sections = cap;
+	}
+	s->sections[s->n_sections++] = *sec;
+	return 0;
+}
+
+static bool in_order(int64_t ps, int64_t pe, int64_t start, int64_t end)
+{
+	return start > ps || (start == ps && end <= pe);
+}
+
+/* Lean: n calls at the stream's position checked and counted a chunk at a time, then skipped. */
+static int count_section(struct spt *s, struct sb_read_calls *c, uint64_t n)
+{
+	struct section sec = { .n = n, .at = s->off, .sorted = true };
+	int64_t ps = INT64_MIN, pe = INT64_MAX;
+	uint64_t k, i, got;
+	char why[320];
+	int ret = 0;
+
+	for (k = 0; k < n && !ret; k += got) {
+		got = n - k < SPT_CHUNK ? n - k : SPT_CHUNK;
+		ret = pread_times(s, s->chunk_starts, got, sec.at + k * sizeof(int64_t));
+		if (!ret)
+			ret = pread_times(s, s->chunk_ends, got,
+					  sec.at + (n + k) * sizeof(int64_t));
+		if (ret)
+			return ret;
+		for (i = 0; i < got && sec.sorted; i++) {
+			sec.sorted = in_order(ps, pe, s->chunk_starts[i], s->chunk_ends[i]);
+			ps = s->chunk_starts[i];
+			pe = s->chunk_ends[i];
+		}
+		c->starts = s->chunk_starts;
+		c->ends = s->chunk_ends;
+		c->n = got;
+		ret = sb_read_build_add(&s->build, c, why, sizeof(why));
+		if (ret == -ENOMEM)
+			return nomem(s);
+		if (ret)
+			return corrupt(s, "%s", why);
+	}
+	sec.pair = s->build.last_group;
+	s->off += 2 * n * sizeof(int64_t);
+	if (fseeko(s->f, (off_t)s->off, SEEK_SET))
+		return corrupt(s, "cannot seek to offset %llu", (unsigned long long)s->off);
+	return n ? add_section(s, &sec) : 0;
+}
+
 static int read_calls(struct spt *s, uint64_t i, struct spt_region *r)
 {
 	char why[320], name[SB_READ_PRINTABLE];
@@ -224,6 +317,10 @@ static int read_calls(struct spt *s, uint64_t i, struct spt_region *r)
 			       (unsigned long long)i,
 			       sb_read_printable(r->name, name, sizeof(name)), (long long)n,
 			       (unsigned long long)left(s));
+	c = (struct sb_read_calls){ .rank = (uint32_t)s->rank, .name = r->name, .file = r->file,
+				    .line = r->line };
+	if (s->build.lean)
+		return count_section(s, &c, (uint64_t)n);
 	r->starts = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
 	r->ends = malloc((n ? (size_t)n : 1) * sizeof(int64_t));
 	if (!r->starts || !r->ends)
@@ -233,8 +330,9 @@ static int read_calls(struct spt *s, uint64_t i, struct spt_region *r)
 		ret = read_times(s, r->ends, (uint64_t)n, "end times");
 	if (ret)
 		return ret;
-	c = (struct sb_read_calls){ (uint32_t)s->rank, r->name, r->file, r->line, NULL, r->starts,
-				    r->ends, (uint64_t)n };
+	c.starts = r->starts;
+	c.ends = r->ends;
+	c.n = (uint64_t)n;
 	ret = sb_read_build_add(&s->build, &c, why, sizeof(why));
 	if (ret == -ENOMEM)
 		return nomem(s);
@@ -323,6 +421,16 @@ static int open_trace(struct spt *s)
 	return 0;
 }
 
+static void spt_free(struct spt *s)
+{
+	if (s->f)
+		fclose(s->f);
+	sb_read_build_free(&s->build);
+	free(s->sections);
+	free(s->chunk_starts);
+	free(s->chunk_ends);
+}
+
 int sb_spt_read(const char *path, struct sb_profile *p, struct sb_error *err)
 {
 	struct spt s = { .path = path, .err = err };
@@ -333,9 +441,227 @@ int sb_spt_read(const char *path, struct sb_profile *p, struct sb_error *err)
 	ret = open_trace(&s);
 	if (!ret)
 		ret = read_trace(&s);
-	if (s.f)
-		fclose(s.f);
-	sb_read_build_free(&s.build);
+	spt_free(&s);
+	if (ret)
+		sb_profile_free(p);
+	return ret;
+}
+
+/* ---- the calls merged by time from the file, for a call tree ---- */
+
+struct call {
+	int64_t start;
+	int64_t end;
+};
+
+/* One section's calls: a buffer refilled from the file, or all of them sorted in memory. */
+struct cursor {
+	const struct section *sec;
+	uint64_t done;		/* calls read into the buffer so far */
+	struct call *buf;
+	size_t i;
+	size_t n;
+};
+
+struct merge {
+	struct sb_ordered_calls base;
+	struct spt *s;
+	struct cursor *c;
+	size_t *heap;		/* cursors with calls left, the next call first */
+	size_t n_heap;
+	size_t per_buffer;	/* calls a streamed cursor buffers */
+};
+
+/* Nesting order: earlier start first, then the longer call, then the earlier index row. */
+static bool before(const struct merge *m, size_t a, size_t b)
+{
+	const struct cursor *x = &m->c[a], *y = &m->c[b];
+	const struct call *p = &x->buf[x->i], *q = &y->buf[y->i];
+
+	if (p->start != q->start)
+		return p->start < q->start;
+	if (p->end != q->end)
+		return p->end > q->end;
+	return x->sec->pair < y->sec->pair;
+}
+
+static void sift_down(struct merge *m, size_t i)
+{
+	size_t l, best, tmp;
+
+	for (;;) {
+		l = 2 * i + 1;
+		best = i;
+		if (l < m->n_heap && before(m, m->heap[l], m->heap[best]))
+			best = l;
+		if (l + 1 < m->n_heap && before(m, m->heap[l + 1], m->heap[best]))
+			best = l + 1;
+		if (best == i)
+			return;
+		tmp = m->heap[i];
+		m->heap[i] = m->heap[best];
+		m->heap[best] = tmp;
+		i = best;
+	}
+}
+
+/* The next piece of a streamed section; the file is read again, so its times are checked again. */
+static int refill(struct merge *m, struct cursor *c)
+{
+	const struct section *sec = c->sec;
+	struct spt *s = m->s;
+	uint64_t n = sec->n - c->done < m->per_buffer ? sec->n - c->done : m->per_buffer, k;
+	int64_t d;
+	int ret;
+
+	ret = pread_times(s, s->chunk_starts, n, sec->at + c->done * sizeof(int64_t));
+	if (!ret)
+		ret = pread_times(s, s->chunk_ends, n, sec->at + (sec->n + c->done) * sizeof(int64_t));
+	for (k = 0; k < n && !ret; k++) {
+		c->buf[k] = (struct call){ s->chunk_starts[k], s->chunk_ends[k] };
+		if (c->buf[k].end < c->buf[k].start ||
+		    __builtin_sub_overflow(c->buf[k].end, c->buf[k].start, &d))
+			ret = corrupt(s, "the calls changed while being read");
+	}
+	c->done += n;
+	c->i = 0;
+	c->n = (size_t)n;
+	return ret;
+}
+
+static int cmp_nesting(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* A section not listed in nesting order is read whole and sorted: its calls cost 16 bytes each. */
+static int load_sorted(struct merge *m, struct cursor *c)
+{
+	const struct section *sec = c->sec;
+	struct spt *s = m->s;
+	uint64_t k, i, got;
+	int64_t d;
+	int ret = 0;
+
+	c->buf = malloc(sec->n * sizeof(*c->buf));
+	if (!c->buf)
+		return nomem(s);
+	for (k = 0; k < sec->n && !ret; k += got) {
+		got = sec->n - k < SPT_CHUNK ? sec->n - k : SPT_CHUNK;
+		ret = pread_times(s, s->chunk_starts, got, sec->at + k * sizeof(int64_t));
+		if (!ret)
+			ret = pread_times(s, s->chunk_ends, got, sec->at + (sec->n + k) * sizeof(int64_t));
+		for (i = 0; i < got && !ret; i++)
+			c->buf[k + i] = (struct call){ s->chunk_starts[i], s->chunk_ends[i] };
+	}
+	qsort(c->buf, sec->n, sizeof(*c->buf), cmp_nesting);
+	for (k = 0; k < sec->n && !ret; k++)
+		if (c->buf[k].end < c->buf[k].start ||
+		    __builtin_sub_overflow(c->buf[k].end, c->buf[k].start, &d))
+			ret = corrupt(s, "the calls changed while being read");
+	c->done = c->n = (size_t)sec->n;
+	return ret;
+}
+
+static int merge_next(struct sb_ordered_calls *src, struct sb_event *ev, size_t *pair,
+		      struct sb_error *err)
+{
+	struct merge *m = (struct merge *)src;
+	struct cursor *c;
+	int ret;
+
+	(void)err;
+	if (!m->n_heap)
+		return 0;
+	c = &m->c[m->heap[0]];
+	*ev = (struct sb_event){ c->buf[c->i].start, c->buf[c->i].end, -1, -1, -1, -1, -1 };
+	*pair = c->sec->pair;
+	if (++c->i == c->n && c->done < c->sec->n) {
+		ret = refill(m, c);
+		if (ret)
+			return ret;
+	}
+	if (c->i == c->n)
+		m->heap[0] = m->heap[--m->n_heap];
+	sift_down(m, 0);
+	return 1;
+}
+
+static int merge_open(struct merge *m, struct spt *s)
+{
+	size_t i, streamed = 0;
+	uint64_t unsorted = 0;
+	char why[256];
+	int ret = 0;
+
+	*m = (struct merge){ .base = { merge_next }, .s = s };
+	m->c = calloc(s->n_sections ? s->n_sections : 1, sizeof(*m->c));
+	m->heap = malloc((s->n_sections ? s->n_sections : 1) * sizeof(*m->heap));
+	if (!m->c || !m->heap)
+		return nomem(s);
+	for (i = 0; i < s->n_sections; i++) {
+		streamed += s->sections[i].sorted;
+		unsorted += s->sections[i].sorted ? 0 : s->sections[i].n;
+	}
+	if (sb_read_check_fits(unsorted, sizeof(struct call), "calls of regions not listed by start",
+			       why, sizeof(why)))
+		return corrupt(s, "%s", why);
+	m->per_buffer = MERGE_BUFFERS / sizeof(struct call) / (streamed ? streamed : 1);
+	if (m->per_buffer > SPT_CHUNK)
+		m->per_buffer = SPT_CHUNK;
+	if (!m->per_buffer)
+		m->per_buffer = 1;
+	for (i = 0; i < s->n_sections && !ret; i++) {
+		m->c[i].sec = &s->sections[i];
+		if (!s->sections[i].sorted) {
+			ret = load_sorted(m, &m->c[i]);
+			continue;
+		}
+		m->c[i].buf = malloc(m->per_buffer * sizeof(*m->c[i].buf));
+		ret = m->c[i].buf ? refill(m, &m->c[i]) : nomem(s);
+	}
+	for (i = 0; i < s->n_sections && !ret; i++)
+		m->heap[m->n_heap++] = i;
+	for (i = m->n_heap / 2; i-- > 0;)
+		sift_down(m, i);
+	return ret;
+}
+
+static void merge_free(struct merge *m, size_t n)
+{
+	size_t i;
+
+	for (i = 0; m->c && i < n; i++)
+		free(m->c[i].buf);
+	free(m->c);
+	free(m->heap);
+}
+
+int sb_spt_read_tree(const char *path, struct sb_profile *p, const struct sb_ct_opts *o,
+		     struct sb_calltree *t, struct sb_error *err)
+{
+	struct spt s = { .path = path, .err = err };
+	struct merge m = { 0 };
+	int ret;
+
+	sb_profile_init(p);
+	sb_read_build_init(&s.build, p);
+	s.build.lean = true;
+	s.chunk_starts = malloc(SPT_CHUNK * sizeof(int64_t));
+	s.chunk_ends = malloc(SPT_CHUNK * sizeof(int64_t));
+	ret = s.chunk_starts && s.chunk_ends ? open_trace(&s) : nomem(&s);
+	if (!ret)
+		ret = read_trace(&s);
+	if (!ret)
+		ret = merge_open(&m, &s);
+	if (!ret)
+		ret = sb_calltree_build_ordered(t, p, o, &m.base, err);
+	merge_free(&m, s.n_sections);
+	spt_free(&s);
 	if (ret)
 		sb_profile_free(p);
 	return ret;

@@ -2,6 +2,7 @@
 #ifndef SB_SPT_READ_H
 #define SB_SPT_READ_H
 
+#include "calltree.h"
 #include "error.h"
 #include "model.h"
 
@@ -13,5 +14,16 @@
  * "path: cause" in err and returns -EINVAL, leaving p empty.
  */
 int sb_spt_read(const char *path, struct sb_profile *p, struct sb_error *err);
+
+/*
+ * A report's call tree (or flat table, as o says) of the trace at path,
+ * without holding its calls: p gets the regions, index rows and statistics
+ * (p->events NULL), t what sb_calltree_build would make of the whole trace,
+ * the calls merged by time from the file. Memory: the tree and 32 MiB of
+ * buffers, plus 16 bytes a call of regions the file does not list by start.
+ * Returns as sb_spt_read, or -ENOMEM with err set.
+ */
+int sb_spt_read_tree(const char *path, struct sb_profile *p, const struct sb_ct_opts *o,
+		     struct sb_calltree *t, struct sb_error *err);
 
 #endif

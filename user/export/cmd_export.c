@@ -232,9 +232,9 @@ int cmd_export(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	r = sb_load_profile("export", o.path, &p);
-	if (r < 0)
-		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
+	/* A file the readers cannot take (too large for its size included) is bad input. */
+	if (sb_load_profile("export", o.path, &p) < 0)
+		return SB_EXIT_USAGE;
 	r = export_profile(&o, &p);
 	sb_profile_free(&p);
 	return r;
