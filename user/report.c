@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "health.h"
 #include "report.h"
 
 /* Text table columns before the region name, all right-aligned. */
@@ -118,9 +119,7 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	if (open)
 		fprintf(f, ", open_calls_dropped %" PRId64, open->i);
 	fputc('\n', f);
-	if (lost && lost->i > 0)
-		fprintf(f, "warning: %" PRId64 " events were lost; %s\n", lost->i,
-			"their regions are undercounted");
+	sb_health_print(f, p, "");
 	fputc('\n', f);
 }
 
@@ -202,6 +201,24 @@ static void json_time(FILE *f, const char *key, int64_t ns)
 		fprintf(f, ", \"%s\": %" PRId64, key, ns);
 }
 
+/* The loss counters beyond the two every header has, when the file has them; then the names of calls open at start. */
+static void json_health(FILE *f, const struct sb_profile *p)
+{
+	const struct sb_meta *m;
+	size_t i;
+
+	for (i = 0; i < sb_health_n_keys; i++) {
+		m = meta_int(p, sb_health_keys[i].key);
+		if (m && strcmp(m->key, "lost_events") && strcmp(m->key, "open_calls_dropped"))
+			fprintf(f, ", \"%s\": %" PRId64, m->key, m->i);
+	}
+	m = sb_profile_meta(p, "regions_open_at_start");
+	if (m && !m->is_int && m->s) {
+		fputs(", \"regions_open_at_start\": ", f);
+		format_json_string(f, m->s);
+	}
+}
+
 static void json_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 			const struct report_opts *o, int64_t span)
 {
@@ -227,6 +244,7 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 		fprintf(f, ", \"lost_events\": %" PRId64, lost->i);
 	if (open)
 		fprintf(f, ", \"open_calls_dropped\": %" PRId64, open->i);
+	json_health(f, p);
 	fputs("},\n", f);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "health.h"
 #include "hashmap.h"
 #include "samples_report.h"
 
@@ -684,6 +685,7 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 		fprintf(f, "warning: stacks look truncated: build with -fno-omit-frame-pointer "
 			"(see docs/MARKERS.md); %.0f%% of the user stacks do not start at main "
 			"or a thread start\n", share);
+	sb_health_print(f, p, "");
 	fputc('\n', f);
 }
 
