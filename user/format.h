@@ -28,7 +28,11 @@ void format_right(FILE *f, const char *s, size_t width);
 /* Print s as a JSON string with its quotes; invalid UTF-8 becomes U+FFFD. */
 void format_json_string(FILE *f, const char *s);
 
-/* Print s as one CSV field (RFC 4180): quoted only when it must be. */
+/*
+ * Print s as one CSV field (RFC 4180): quoted only when it must be. A field
+ * starting with =, +, -, @, tab or CR is quoted and prefixed with ' so a
+ * spreadsheet shows it as text instead of running it as a formula.
+ */
 void format_csv_field(FILE *f, const char *s);
 
 #endif

@@ -610,6 +610,25 @@ static void test_csv_rows_fields_and_quoting(void **state)
 	sb_profile_free(&p);
 }
 
+static void test_csv_region_names_never_run_as_formulas(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	build(&p);
+	free(p.regions[MAIN].name);
+	p.regions[MAIN].name = strdup("=HYPERLINK(\"http://x\")");
+	free(p.regions[SOLVE].source_file);
+	p.regions[SOLVE].source_file = strdup("@evil.c");
+	out = render(sb_export_csv, &p, 0);
+	expect_has(out, "\nregion,0,,,\"'=HYPERLINK(\"\"http://x\"\")\",,,,,,135,");
+	expect_has(out, ",\"'@evil.c\",20\n");
+	assert_null(strstr(out, ",=HYPERLINK"));
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_empty_profile_exports_are_valid(void **state)
 {
 	struct sb_profile p;
@@ -860,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_speedscope_skips_calls_that_do_not_nest),
 		cmocka_unit_test(test_json_v1_matches_the_model),
 		cmocka_unit_test(test_csv_rows_fields_and_quoting),
+		cmocka_unit_test(test_csv_region_names_never_run_as_formulas),
 		cmocka_unit_test(test_empty_profile_exports_are_valid),
 		cmocka_unit_test(test_exporters_need_the_calls),
 		cmocka_unit_test(test_command_usage_errors_exit_2),

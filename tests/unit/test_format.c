@@ -207,6 +207,20 @@ static void test_csv_quotes_only_when_needed(void **state)
 	expect_csv("in side", "in side");
 }
 
+static void test_csv_names_that_spreadsheets_would_run_are_text(void **state)
+{
+	(void)state;
+	expect_csv("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"");
+	expect_csv("+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"");
+	expect_csv("-2+3", "\"'-2+3\"");
+	expect_csv("@SUM(A1)", "\"'@SUM(A1)\"");
+	expect_csv("\t=1", "\"'\t=1\"");
+	expect_csv("\r=1", "\"'\r=1\"");
+	/* Only the first character counts. */
+	expect_csv("a=b", "a=b");
+	expect_csv("x-y", "x-y");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_json_escapes_quotes_backslashes_and_controls),
 		cmocka_unit_test(test_json_passes_utf8_and_replaces_invalid_bytes),
 		cmocka_unit_test(test_csv_quotes_only_when_needed),
+		cmocka_unit_test(test_csv_names_that_spreadsheets_would_run_are_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
