@@ -558,6 +558,39 @@ void sb_stack_tree_free(struct sb_stack_tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* ---- which kinds there are ---- */
+
+bool sb_samples_have(const struct sb_profile *p, enum sb_sample_kind kind)
+{
+	const struct sb_sample *x;
+	size_t i;
+
+	for (i = 0; i < p->samples.n_samples; i++) {
+		x = &p->samples.samples[i];
+		if (x->kind == (uint32_t)kind && (kind == SB_SAMPLE_OFFCPU ? x->ns : x->count))
+			return true;
+	}
+	return false;
+}
+
+int sb_samples_require(const struct sb_profile *p, unsigned kinds, struct sb_error *err)
+{
+	bool cpu = kinds & 1u << SB_SAMPLE_CPU, off = kinds & 1u << SB_SAMPLE_OFFCPU;
+
+	if ((cpu && sb_samples_have(p, SB_SAMPLE_CPU)) ||
+	    (off && sb_samples_have(p, SB_SAMPLE_OFFCPU)))
+		return 0;
+	if (cpu && off)
+		return sb_fail(err, EINVAL, "the profile has no CPU or off-CPU samples: "
+			       "record with --sample or --offcpu-stacks");
+	if (cpu)
+		return sb_fail(err, EINVAL, "the profile has no CPU samples: record with --sample%s",
+			       sb_samples_have(p, SB_SAMPLE_OFFCPU) ?
+			       " (it has off-CPU ones: add --offcpu)" : "");
+	return sb_fail(err, EINVAL, "the profile has no off-CPU samples: record with "
+		       "--offcpu-stacks");
+}
+
 /* ---- truncated stacks ---- */
 
 static bool is_root(const char *fn)

@@ -84,6 +84,16 @@ void sb_sample_stats_free(struct sb_sample_stats *st);
 bool sb_samples_truncated(const struct sb_profile *p, enum sb_sample_kind kind,
 			  uint64_t *stacks, uint64_t *truncated);
 
+/* Whether p has a sample of this kind that weighs anything. */
+bool sb_samples_have(const struct sb_profile *p, enum sb_sample_kind kind);
+
+/*
+ * 0 when p has samples of one of the kinds (bits 1 << kind), else -EINVAL with
+ * "the profile has no ... samples: record with ..." in err: every export of
+ * samples gives this one answer.
+ */
+int sb_samples_require(const struct sb_profile *p, unsigned kinds, struct sb_error *err);
+
 /* What a node of a stack tree stands for. */
 enum sb_tree_kind {
 	SB_TN_ROOT,		/* "all" */

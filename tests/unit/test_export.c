@@ -811,6 +811,28 @@ static void test_command_json_round_trips_through_our_reader(void **state)
 	expect_status(ARGC(again), again, 2, "is the profile itself");
 }
 
+static void test_command_sample_exports_of_a_profile_without_samples(void **state)
+{
+	char *h5 = tmp_path("nosamples.h5");
+	char *folded[] = { "export", "folded", h5 };
+	char *offcpu[] = { "export", "folded", "--offcpu", h5, "-o", tmp_path("off.folded") };
+	char *svg[] = { "export", "flamegraph", h5 };
+
+	(void)state;
+	write_h5(h5);
+	/* One answer for both: exit 2, what is missing and how to get it, no file. */
+	expect_status(ARGC(folded), folded, 2,
+		      "nosamples.h5: the profile has no CPU samples: record with --sample\n");
+	assert_int_equal(access(tmp_path("nosamples.folded"), F_OK), -1);
+	expect_status(ARGC(offcpu), offcpu, 2,
+		      "no off-CPU samples: record with --offcpu-stacks");
+	assert_int_equal(access(tmp_path("off.folded"), F_OK), -1);
+	expect_status(ARGC(svg), svg, 2, "nosamples.h5: the profile has no CPU or off-CPU "
+		      "samples: record with --sample or --offcpu-stacks\n");
+	assert_int_equal(access(tmp_path("nosamples.svg"), F_OK), -1);
+	assert_int_equal(count_tmp_files(), 0);
+}
+
 static void test_command_refuses_what_it_cannot_write(void **state)
 {
 	char *h5 = tmp_path("w.h5");
@@ -885,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_command_usage_errors_exit_2),
 		cmocka_unit_test(test_command_writes_each_kind_beside_the_profile),
 		cmocka_unit_test(test_command_json_round_trips_through_our_reader),
+		cmocka_unit_test(test_command_sample_exports_of_a_profile_without_samples),
 		cmocka_unit_test(test_command_refuses_what_it_cannot_write),
 		cmocka_unit_test(test_command_writes_into_a_fifo_in_place),
 	};

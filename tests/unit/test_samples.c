@@ -732,7 +732,8 @@ static void test_flamegraph_svg(void **state)
 
 	sb_samples_free(&p.samples);
 	assert_int_equal(sb_export_flamegraph(stdout, &p, &err), -EINVAL);
-	assert_string_equal(err.msg, "the profile has no CPU or off-CPU samples to draw");
+	assert_string_equal(err.msg, "the profile has no CPU or off-CPU samples: record with "
+			    "--sample or --offcpu-stacks");
 	sb_profile_free(&p);
 }
 
