@@ -537,6 +537,46 @@ static void test_json_v1_matches_the_model(void **state)
 	sb_profile_free(&p);
 }
 
+static void test_json_v1_writes_regions_in_region_table_order(void **state)
+{
+	static const struct sb_event ev[] = {
+		{ 10, 20, 0, 1, -1, -1, -1 }, { 30, 40, 0, 2, -1, -1, -1 },
+		{ 50, 60, 0, 3, -1, -1, -1 }, { 0, 100, 0, 0, -1, -1, -1 },
+	};
+	const struct jv *regions;
+	struct sb_profile p;
+	struct jv doc;
+	char *out;
+
+	(void)state;
+	sb_profile_init(&p);
+	assert_int_equal(sb_profile_add_region(&p, "main", "", -1, NULL), 0);
+	assert_int_equal(sb_profile_add_region(&p, "solve", "", -1, NULL), 1);
+	p.columns = SB_COL_THREAD | SB_COL_CALL_ID;
+	/* In event order solve's rows come first, rank 1 before rank 0. */
+	fx_add_call(&p, 1, 1, &ev[0]);
+	fx_add_call(&p, 1, 0, &ev[1]);
+	fx_add_call(&p, 0, 1, &ev[2]);
+	fx_add_call(&p, 0, 0, &ev[3]);
+	out = render(sb_export_json_v1, &p, 0);
+	json_parse(out, &doc);
+	regions = jneed(&doc, "regions", J_ARR);
+	assert_int_equal(regions->n, 4);
+	assert_string_equal(jstr(&regions->items[0], "name"), "main");
+	assert_int_equal(jint(&regions->items[0], "rank"), 0);
+	assert_int_equal(jneed(&regions->items[0], "start_times_ns", J_ARR)->items[0].num, 0);
+	assert_string_equal(jstr(&regions->items[1], "name"), "main");
+	assert_int_equal(jint(&regions->items[1], "rank"), 1);
+	assert_string_equal(jstr(&regions->items[2], "name"), "solve");
+	assert_int_equal(jint(&regions->items[2], "rank"), 0);
+	assert_int_equal(jneed(&regions->items[2], "start_times_ns", J_ARR)->items[0].num, 30);
+	assert_string_equal(jstr(&regions->items[3], "name"), "solve");
+	assert_int_equal(jint(&regions->items[3], "rank"), 1);
+	jv_free(&doc);
+	free(out);
+	sb_profile_free(&p);
+}
+
 /* ---- CSV ---- */
 
 /* Split one RFC 4180 record at s into fields; returns the start of the next record. */
@@ -900,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_speedscope_profiles_per_thread_balanced),
 		cmocka_unit_test(test_speedscope_skips_calls_that_do_not_nest),
 		cmocka_unit_test(test_json_v1_matches_the_model),
+		cmocka_unit_test(test_json_v1_writes_regions_in_region_table_order),
 		cmocka_unit_test(test_csv_rows_fields_and_quoting),
 		cmocka_unit_test(test_csv_region_names_never_run_as_formulas),
 		cmocka_unit_test(test_empty_profile_exports_are_valid),
