@@ -232,7 +232,7 @@ static void text_only(FILE *f, const char *which, const struct sb_diff_row *rows
 		fputs("none\n", f);
 		return;
 	}
-	fprintf(f, "%zu region%s\n", n, n == 1 ? "" : "s");
+	fprintf(f, "%zu %s\n", n, format_plural(n, "region", "regions"));
 	for (c = 0; c < N_SIDE_COLS; c++)
 		width[c] = strlen(side_titles[c]);
 	for (i = 0; i < n; i++) {
@@ -466,8 +466,8 @@ static void say_regressions(const struct sb_diff *d)
 	size_t i, shown = 0;
 
 	limit_str(limit, sizeof(limit), d->max_regression);
-	fprintf(stderr, "scope-bpf diff: %zu region%s slower by more than %s%% in %s:",
-		d->n_regressions, d->n_regressions == 1 ? "" : "s", limit,
+	fprintf(stderr, "scope-bpf diff: %zu %s slower by more than %s%% in %s:",
+		d->n_regressions, format_plural(d->n_regressions, "region", "regions"), limit,
 		sb_diff_metric_name(d->metric));
 	for (i = 0; i < d->n_rows; i++) {
 		if (!d->rows[i].regression)

@@ -8,6 +8,7 @@
 #include "calltree_stream.h"
 #include "cli.h"
 #include "commands.h"
+#include "format.h"
 #include "h5guard.h"
 #include "h5read.h"
 #include "html.h"
@@ -168,7 +169,7 @@ static int check_rank(const struct report_opts *o, const struct sb_profile *p)
 	if (o->rank < 0 || o->rank < (int64_t)n)
 		return 0;
 	fprintf(stderr, "scope-bpf report: %s: --rank %lld: the profile has %u rank%s\n",
-		o->path, (long long)o->rank, n, n == 1 ? "" : "s");
+		o->path, (long long)o->rank, n, format_plural(n, "rank", "ranks"));
 	return SB_EXIT_USAGE;
 }
 

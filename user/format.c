@@ -169,6 +169,11 @@ static bool formula_start(char c)
 	return c && strchr("=+-@\t\r", c);
 }
 
+const char *format_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 void format_csv_field(FILE *f, const char *s)
 {
 	bool formula = formula_start(s[0]);

@@ -16,6 +16,9 @@
  */
 int format_ns(char *buf, size_t n, int64_t ns);
 
+/* one when n is 1, else many: "1 thread", "0 threads", "2 processes". */
+const char *format_plural(uint64_t n, const char *one, const char *many);
+
 /* part/whole in percent with one decimal ("12.3%"); "-" when whole <= 0. */
 int format_pct(char *buf, size_t n, int64_t part, int64_t whole);
 

@@ -65,11 +65,6 @@ static size_t thread_count(const struct sb_profile *p, int64_t rank)
 	return n;
 }
 
-static const char *plural(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static void time_cell(char *buf, int64_t ns)
 {
 	if (ns == SB_CT_UNKNOWN)
@@ -109,11 +104,11 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	if (o->rank >= 0)
 		fprintf(f, "rank %" PRId64 " of %u, ", o->rank, ranks);
 	else
-		fprintf(f, "%u rank%s, ", ranks, plural(ranks));
+		fprintf(f, "%u %s, ", ranks, format_plural(ranks, "rank", "ranks"));
 	/* Files without a thread table (scope-profiler's) would read "0 threads": leave it out. */
 	if (threads)
-		fprintf(f, "%zu thread%s, ", threads, plural(threads));
-	fprintf(f, "%" PRIu64 " call%s", t->calls, plural(t->calls));
+		fprintf(f, "%zu %s, ", threads, format_plural(threads, "thread", "threads"));
+	fprintf(f, "%" PRIu64 " %s", t->calls, format_plural(t->calls, "call", "calls"));
 	if (lost)
 		fprintf(f, ", lost_events %" PRId64, lost->i);
 	if (open)

@@ -705,7 +705,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 			fprintf(f, " (blocks of %s and more)", buf);
 		}
 	} else {
-		fprintf(f, "samples   CPU, %s sample%s", buf, st->weight == 1 ? "" : "s");
+		fprintf(f, "samples   CPU, %s %s", buf,
+			format_plural(st->weight, "sample", "samples"));
 		if (hz)
 			fprintf(f, " at %" PRId64 " Hz", hz->i);
 		if (ev)
@@ -713,7 +714,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 	}
 	if (o->rank >= 0)
 		fprintf(f, ", rank %" PRId64, o->rank);
-	fprintf(f, "; top %u function%s per region path\n", o->top, o->top == 1 ? "" : "s");
+	fprintf(f, "; top %u %s per region path\n", o->top,
+		format_plural(o->top, "function", "functions"));
 	if (stacks_cut(p, &share))
 		fprintf(f, "warning: stacks look truncated: build with -fno-omit-frame-pointer "
 			"(see docs/MARKERS.md); %.0f%% of the user stacks do not start at main "
@@ -822,7 +824,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_samp
 			return -ENOMEM;
 		weight_cell(w, st->kind, ps->weight);
 		fprintf(f, "%s%s  %s%s (%.1f%%)\n", i ? "\n" : "", label, w,
-			st->kind == SB_SAMPLE_CPU ? (ps->weight == 1 ? " sample" : " samples") : "",
+			st->kind == SB_SAMPLE_CPU ? format_plural(ps->weight, " sample", " samples") : "",
 			pct(ps->weight, st->weight));
 		free(label);
 		text_rows(f, st, ps, o->top, width);

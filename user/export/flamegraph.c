@@ -164,7 +164,7 @@ static void weight_text(char *buf, size_t n, enum sb_sample_kind kind, uint64_t 
 	if (kind == SB_SAMPLE_OFFCPU)
 		format_ns(buf, n, w > INT64_MAX ? INT64_MAX : (int64_t)w);
 	else
-		snprintf(buf, n, "%" PRIu64 " sample%s", w, w == 1 ? "" : "s");
+		snprintf(buf, n, "%" PRIu64 " %s", w, format_plural(w, "sample", "samples"));
 }
 
 static void put_frame(FILE *f, const struct graph *g, uint32_t i, int height)
