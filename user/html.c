@@ -132,6 +132,8 @@ static void data_header(FILE *j, const struct sb_profile *p, const struct sb_cal
 	json_int_or_null(j, o->rank, o->rank >= 0);
 	fputs(", \"recording_ns\": ", j);
 	json_int_or_null(j, span, span > 0);
+	fputs(", \"pct_base_ns\": ", j);
+	json_int_or_null(j, sb_report_pct_base(p, t, o->rank), span > 0);
 	fprintf(j, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64
 		", \"offcpu\": %s, \"events\": %s", sb_profile_rank_count(p), threads, t->calls,
 		p->columns & SB_COL_OFFCPU ? "true" : "false", p->events ? "true" : "false");

@@ -313,6 +313,54 @@ static void test_text_explains_every_unrecorded_call(void **state)
 	sb_profile_free(&p);
 }
 
+/* 4 ranks, each in main the whole 100 ns recording, and in solve for half of it. */
+static void make_four_ranks(struct sb_profile *p)
+{
+	struct sb_event main_call = { 0, 100, 0, 0, -1, -1, -1 };
+	struct sb_event solve_call = { 10, 60, 0, 1, 0, -1, -1 };
+	uint32_t r;
+
+	sb_profile_init(p);
+	p->format = strdup("synthetic");
+	assert_int_equal(sb_profile_add_region(p, "main", "", -1, NULL), 0);
+	assert_int_equal(sb_profile_add_region(p, "solve", "", -1, NULL), 1);
+	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 0), 0);
+	assert_int_equal(sb_profile_set_int(p, "finalize_time_ns", 100), 0);
+	assert_int_equal(sb_profile_set_int(p, "mpi_size", 4), 0);
+	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	for (r = 0; r < 4; r++)
+		fx_add_call(p, 0, r, &main_call);
+	for (r = 0; r < 4; r++)
+		fx_add_call(p, 1, r, &solve_call);
+}
+
+static void test_percent_of_many_ranks_is_of_rank_seconds(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_four_ranks(&p);
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
+	/* 100.0%, not the 400% of four ranks against one wall-clock span. */
+	expect_has(out, "%rec      of 400 ns rank-seconds (the recording times 4 ranks)\n");
+	expect_has(out, "    4  400 ns  100 ns  100 ns  100 ns  100.0%  200 ns        -  main\n");
+	expect_has(out, "    4  200 ns   50 ns   50 ns   50 ns   50.0%  200 ns        -  └─ solve\n");
+	free(out);
+	out = render(&p, SB_REPORT_JSON, true, SB_CT_SORT_TOTAL);
+	if (!json_valid(out))
+		fail_msg("invalid JSON:\n%s", out);
+	expect_has(out, "\"recording_ns\": 100, \"percent_of\": \"rank_seconds\", "
+			"\"rank_seconds_ns\": 400, ");
+	expect_has(out, "\"total_ns\": 400, \"avg_ns\": 100, \"min_ns\": 100, \"max_ns\": 100, "
+			"\"percent\": 100.0");
+	free(out);
+	out = render(&p, SB_REPORT_CSV, false, SB_CT_SORT_TOTAL);
+	expect_has(out, "\nmain,1,4,400,100,100,100,100.0,200,,0\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_json_checker_rejects_broken_json(void **state)
 {
 	(void)state;
@@ -497,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_text_flat_and_offcpu_and_span_from_calls),
 		cmocka_unit_test(test_text_warns_about_lost_events),
 		cmocka_unit_test(test_text_explains_every_unrecorded_call),
+		cmocka_unit_test(test_percent_of_many_ranks_is_of_rank_seconds),
 		cmocka_unit_test(test_json_checker_rejects_broken_json),
 		cmocka_unit_test(test_json_is_valid_with_header_and_paths),
 		cmocka_unit_test(test_json_of_an_empty_tree_is_valid),
