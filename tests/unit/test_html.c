@@ -115,6 +115,31 @@ static void test_percent_base_is_rank_seconds(void **state)
 	sb_profile_free(&p);
 }
 
+static void test_page_notes_every_unrecorded_call(void **state)
+{
+	struct sb_profile p;
+	char *page, *data;
+
+	(void)state;
+	make_profile(&p, TREE, NULL);
+	assert_int_equal(sb_profile_set_int(&p, "lost_events", 0), 0);
+	page = render(&p, NULL);
+	data = data_of(page);
+	expect_has(data, "\"health\": []");
+	free(data);
+	free(page);
+	assert_int_equal(sb_profile_set_int(&p, "depth_overflow_calls", 9807), 0);
+	page = render(&p, NULL);
+	data = data_of(page);
+	expect_has(data, "\"health\": [{\"key\": \"depth_overflow_calls\", \"count\": 9807, "
+			 "\"label\": \"calls were too deep to record\", \"hint\": \"calls nested "
+			 "deeper than 64 regions (runaway recursion?) were counted, not recorded\"}]");
+	expect_has(page, "(D.health || []).forEach(");
+	free(data);
+	free(page);
+	sb_profile_free(&p);
+}
+
 static void test_page_embeds_the_tree_and_names(void **state)
 {
 	struct sb_profile p;
@@ -370,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_embeds_the_tree_and_names),
 		cmocka_unit_test(test_percent_base_is_rank_seconds),
+		cmocka_unit_test(test_page_notes_every_unrecorded_call),
 		cmocka_unit_test(test_script_end_in_a_name_is_escaped),
 		cmocka_unit_test(test_page_is_self_contained),
 		cmocka_unit_test(test_timeline_keeps_the_longest_calls),
