@@ -364,6 +364,7 @@ void sb_ct_add_call(struct sb_calltree *t, struct sb_ct_node *n, const struct sb
 
 	n->calls++;
 	n->total += d;
+	n->sum += d;
 	if (d < n->min)
 		n->min = d;
 	if (d > n->max)
@@ -464,6 +465,7 @@ static void add_pair(struct sb_calltree *t, struct sb_ct_node *n, const struct s
 
 	n->calls += pr->count;
 	n->total += s->total;
+	n->sum += s->total;
 	if (s->minimum < n->min)
 		n->min = s->minimum;
 	if (s->maximum > n->max)
@@ -500,8 +502,52 @@ static void own_from_tree(struct sb_calltree *flat, const uint32_t *node_of_regi
 				tree->nodes[i].own;
 }
 
-static int own_from_events(struct sb_calltree *flat, const uint32_t *node_of_region,
-			   const struct sb_ct_opts *o, struct sb_error *err)
+/*
+ * A call nested in a call of its own region (recursion) is already inside
+ * the outer call's time: summing every call's duration counted it again, up
+ * to thousands of percent of the recording. A region's inclusive total is
+ * the sum over its tree nodes that have no ancestor of the same region.
+ */
+static int outer_totals(struct sb_calltree *flat, const uint32_t *node_of_region,
+			const struct sb_calltree *tree)
+{
+	const struct sb_ct_node *n;
+	uint32_t *open, *path, i, d = 0;
+
+	open = calloc(flat->p->n_regions ? flat->p->n_regions : 1, sizeof(*open));
+	path = malloc(((size_t)tree->max_depth + 1) * sizeof(*path));
+	if (!open || !path) {
+		free(open);
+		free(path);
+		return -ENOMEM;
+	}
+	for (i = 1; i < flat->n_nodes; i++)
+		flat->nodes[i].total = 0;
+	/* Pre-order: path[1..d] is the current node's ancestry, open[] counts its regions. */
+	for (i = sb_calltree_next(tree, 0); i != SB_CT_NONE; i = sb_calltree_next(tree, i)) {
+		n = &tree->nodes[i];
+		for (; d >= n->depth; d--)
+			open[tree->nodes[path[d]].region]--;
+		path[++d] = i;
+		if (!open[n->region]++ && node_of_region[n->region] != SB_CT_NONE)
+			flat->nodes[node_of_region[n->region]].total += n->total;
+	}
+	free(open);
+	free(path);
+	return 0;
+}
+
+/* What only the tree knows: exclusive times the file lacks, inclusive totals without recursion. */
+static int fix_from_tree(struct sb_calltree *flat, const uint32_t *node_of_region,
+			 const struct sb_calltree *tree, bool own_missing)
+{
+	if (own_missing)
+		own_from_tree(flat, node_of_region, tree);
+	return outer_totals(flat, node_of_region, tree);
+}
+
+static int fix_from_events(struct sb_calltree *flat, const uint32_t *node_of_region,
+			   const struct sb_ct_opts *o, bool own_missing, struct sb_error *err)
 {
 	struct sb_ct_opts to = { .flat = false, .rank = o->rank, .sort = o->sort };
 	struct sb_calltree tree;
@@ -510,9 +556,9 @@ static int own_from_events(struct sb_calltree *flat, const uint32_t *node_of_reg
 	r = sb_calltree_build(&tree, flat->p, &to, err);
 	if (r)
 		return r;
-	own_from_tree(flat, node_of_region, &tree);
+	r = fix_from_tree(flat, node_of_region, &tree, own_missing);
 	sb_calltree_free(&tree);
-	return 0;
+	return r;
 }
 
 /* One node per region, from the index rows' summaries: works without events in memory. */
@@ -544,10 +590,10 @@ int sb_ct_build_flat(struct sb_ct_grow *g, const struct sb_profile *p, const str
 		add_pair(g->t, &g->t->nodes[node_of_region[pr->region]], p, pr, pair_offcpu);
 		own_missing |= pr->exclusive_total < 0;
 	}
-	if (own_missing && tree)
-		own_from_tree(g->t, node_of_region, tree);
-	else if (own_missing && p->events)
-		r = own_from_events(g->t, node_of_region, o, err);
+	if (tree)
+		r = fix_from_tree(g->t, node_of_region, tree, own_missing);
+	else if (p->events)
+		r = fix_from_events(g->t, node_of_region, o, own_missing, err);
 out:
 	free(node_of_region);
 	return r;
@@ -687,7 +733,7 @@ const char *sb_calltree_name(const struct sb_calltree *t, uint32_t i)
 
 int64_t sb_ct_avg(const struct sb_ct_node *n)
 {
-	return n->calls ? n->total / (int64_t)n->calls : 0;
+	return n->calls ? n->sum / (int64_t)n->calls : 0;
 }
 
 int sb_ct_sort_parse(const char *s, enum sb_ct_sort *key)

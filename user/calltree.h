@@ -31,7 +31,13 @@ struct sb_ct_node {
 	uint32_t next_sibling;
 	uint32_t depth;		/* root 0, top-level regions 1 */
 	uint64_t calls;
+	/*
+	 * Inclusive time. Flat: a call nested in a call of its own region
+	 * (recursion) is counted in calls but adds no time, so the total is the
+	 * time spent in the region, never more than the threads ran.
+	 */
 	int64_t total;
+	int64_t sum;		/* every call's duration added up: avg = sum / calls */
 	int64_t min;
 	int64_t max;
 	int64_t own;		/* exclusive time; SB_CT_UNKNOWN when flat and not known */
@@ -57,7 +63,8 @@ struct sb_calltree {
 };
 
 /*
- * Build the tree of p, which must hold its events (p->events) unless o->flat.
+ * Build the tree of p, which must hold its events (p->events) unless o->flat;
+ * a flat table built without them cannot see recursion and sums every call.
  * Scratch beside the events: about 20 bytes a call with call/parent ids, 56
  * without (a sort by time); O(n) and O(n log n). Returns 0, or a negative
  * errno with err set ("object: cause").

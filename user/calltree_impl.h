@@ -30,8 +30,9 @@ void sb_ct_finish_own(struct sb_calltree *t);
 /*
  * The flat table, grown in g: per region from the index rows' summaries.
  * Off-CPU per index row comes from pair_offcpu, else from p->events, else is
- * unknown; exclusive times the file lacks come from tree, else from a tree
- * built from p->events, else are unknown.
+ * unknown; exclusive times the file lacks, and inclusive totals that count
+ * a call nested in its own region once, come from tree, else from a tree
+ * built from p->events, else are unknown (totals then sum every call).
  */
 int sb_ct_build_flat(struct sb_ct_grow *g, const struct sb_profile *p, const struct sb_ct_opts *o,
 		     const int64_t *pair_offcpu, const struct sb_calltree *tree,

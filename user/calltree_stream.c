@@ -240,29 +240,17 @@ static int take_offcpu(struct sbuild *b, size_t pair, const struct sb_event *ev)
 	return 0;
 }
 
-static bool own_missing(const struct sbuild *b)
-{
-	const struct sb_pair *pr;
-	size_t i;
-
-	for (i = 0; i < b->p->n_pairs; i++) {
-		pr = &b->p->pairs[i];
-		if (wanted(b, pr) && pr->count && pr->exclusive_total < 0)
-			return true;
-	}
-	return false;
-}
-
-/* The flat table: off-CPU in one pass, exclusive times the file lacks from a streamed tree. */
+/*
+ * The flat table: off-CPU in one pass; from a streamed tree, exclusive times
+ * the file lacks and inclusive totals that count recursive calls once.
+ */
 static int build_flat(struct sbuild *b)
 {
 	struct sb_ct_opts to = { .flat = false, .rank = b->o->rank, .sort = b->o->sort };
 	struct sb_calltree tree = { 0 };
-	bool need_tree = own_missing(b);
-	int r = 0;
+	int r;
 
-	if (need_tree)
-		r = sb_calltree_build_stream(&tree, b->p, &to, b->src, b->err);
+	r = sb_calltree_build_stream(&tree, b->p, &to, b->src, b->err);
 	if (r)
 		return r;
 	if ((b->p->columns & SB_COL_OFFCPU) && !pairs_tile(b->p)) {
@@ -272,10 +260,8 @@ static int build_flat(struct sbuild *b)
 		r = b->pair_offcpu ? walk(b, SB_COL_OFFCPU, take_offcpu) : -ENOMEM;
 	}
 	if (!r)
-		r = sb_ct_build_flat(b->g, b->p, b->o, b->pair_offcpu, need_tree ? &tree : NULL,
-				     b->err);
-	if (need_tree)
-		sb_calltree_free(&tree);
+		r = sb_ct_build_flat(b->g, b->p, b->o, b->pair_offcpu, &tree, b->err);
+	sb_calltree_free(&tree);
 	return r;
 }
 

@@ -114,6 +114,9 @@ int sb_output_open(struct sb_output *o, const char *path, enum sb_output_mode mo
 	struct stat st;
 	int r;
 
+	/* "-" is standard output for every command, as for most Unix tools. */
+	if (path && !strcmp(path, "-"))
+		path = NULL;
 	*o = (struct sb_output){ .f = stdout, .path = path };
 	if (!path) {
 		errno = 0;

@@ -64,7 +64,7 @@ struct sb_output {
 };
 
 /*
- * Open path (NULL: standard output) for writing as mode says. Returns 0 with
+ * Open path (NULL or "-": standard output) for writing as mode says. Returns 0 with
  * errno cleared, so a write error's errno can be told apart later, or -errno
  * with "path: cause" in err.
  */

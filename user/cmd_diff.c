@@ -232,7 +232,7 @@ static void text_only(FILE *f, const char *which, const struct sb_diff_row *rows
 		fputs("none\n", f);
 		return;
 	}
-	fprintf(f, "%zu region%s\n", n, n == 1 ? "" : "s");
+	fprintf(f, "%zu %s\n", n, format_plural(n, "region", "regions"));
 	for (c = 0; c < N_SIDE_COLS; c++)
 		width[c] = strlen(side_titles[c]);
 	for (i = 0; i < n; i++) {
@@ -296,6 +296,9 @@ static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profil
 {
 	text_file(f, "A", o->path_a, pa);
 	text_file(f, "B", o->path_b, pb);
+	if (d->per_rank)
+		fprintf(f, "ranks  A has %u, B has %u: calls and total are per-rank averages\n",
+			d->ranks_a, d->ranks_b);
 	fprintf(f, "metric %s: regions in both, largest change first\n\n",
 		sb_diff_metric_name(d->metric));
 	if (d->n_rows)
@@ -414,6 +417,8 @@ static void render_json(FILE *f, const struct sb_diff *d, const struct sb_profil
 	json_file(f, "a", o->path_a, pa);
 	fputs(",\n ", f);
 	json_file(f, "b", o->path_b, pb);
+	fprintf(f, ",\n \"ranks_a\": %u, \"ranks_b\": %u, \"per_rank\": %s", d->ranks_a,
+		d->ranks_b, d->per_rank ? "true" : "false");
 	fprintf(f, ",\n \"metric\": \"%s\", \"delta_unit\": \"%s\", \"max_regression_percent\": ",
 		sb_diff_metric_name(d->metric), d->metric == SB_DIFF_CALLS ? "calls" : "ns");
 	if (d->max_regression == SB_DIFF_NO_GATE) {
@@ -466,8 +471,8 @@ static void say_regressions(const struct sb_diff *d)
 	size_t i, shown = 0;
 
 	limit_str(limit, sizeof(limit), d->max_regression);
-	fprintf(stderr, "scope-bpf diff: %zu region%s slower by more than %s%% in %s:",
-		d->n_regressions, d->n_regressions == 1 ? "" : "s", limit,
+	fprintf(stderr, "scope-bpf diff: %zu %s slower by more than %s%% in %s:",
+		d->n_regressions, format_plural(d->n_regressions, "region", "regions"), limit,
 		sb_diff_metric_name(d->metric));
 	for (i = 0; i < d->n_rows; i++) {
 		if (!d->rows[i].regression)
@@ -488,6 +493,11 @@ static int diff_profiles(const struct diff_opts *o, const struct sb_profile *pa,
 		fprintf(stderr, "scope-bpf diff: %s\n", strerror(ENOMEM));
 		return 1;
 	}
+	/* On stderr too: a JSON consumer or a CI log must not miss it. */
+	if (d.per_rank)
+		fprintf(stderr, "scope-bpf diff: warning: A has %u %s, B has %u: comparing "
+			"per-rank averages of calls and total\n", d.ranks_a,
+			format_plural(d.ranks_a, "rank", "ranks"), d.ranks_b);
 	r = write_diff(o, &d, pa, pb);
 	if (!r && d.n_regressions) {
 		say_regressions(&d);

@@ -346,11 +346,6 @@ static int grid_print(FILE *f, struct grid *g)
 	return 0;
 }
 
-static const char *plural(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static void text_counter(FILE *f, const struct sb_profile *p, const char *key)
 {
 	const struct sb_meta *m = sb_profile_meta(p, key);
@@ -392,7 +387,8 @@ static int text_meta(FILE *f, const struct sb_profile *p, const struct facts *x)
 	size_t i;
 	int r;
 
-	fprintf(f, "\nmetadata: %zu attribute%s\n", p->n_meta, plural(p->n_meta));
+	fprintf(f, "\nmetadata: %zu %s\n", p->n_meta,
+		format_plural(p->n_meta, "attribute", "attributes"));
 	if (!p->n_meta)
 		return 0;
 	grid_init(&g, "ll");

@@ -8,6 +8,7 @@
 #include "calltree_stream.h"
 #include "cli.h"
 #include "commands.h"
+#include "format.h"
 #include "h5guard.h"
 #include "h5read.h"
 #include "html.h"
@@ -53,9 +54,11 @@ static void usage(FILE *f)
 	      "      --top N         functions shown per region path (default 10)\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
-	      "total, avg, min and max are times of the calls on each call path; %rec is\n"
-	      "total over the recording's duration (threads and ranks running at once can\n"
-	      "take it past 100%); own leaves out the time of the regions called inside;\n"
+	      "total, avg, min and max are times of the calls on each call path (--flat:\n"
+	      "a call inside a call of its own region adds no time to total); %rec is\n"
+	      "total over rank-seconds, the recording's duration times the ranks shown (a\n"
+	      "region every rank runs throughout reads 100%; threads of one rank in it at\n"
+	      "once still add up); own leaves out the time of the regions called inside;\n"
 	      "off-CPU is the time the thread waited, not ran, inside the calls.\n",
 	      f);
 }
@@ -170,7 +173,7 @@ static int check_rank(const struct report_opts *o, const struct sb_profile *p)
 	if (o->rank < 0 || o->rank < (int64_t)n)
 		return 0;
 	fprintf(stderr, "scope-bpf report: %s: --rank %lld: the profile has %u rank%s\n",
-		o->path, (long long)o->rank, n, n == 1 ? "" : "s");
+		o->path, (long long)o->rank, n, format_plural(n, "rank", "ranks"));
 	return SB_EXIT_USAGE;
 }
 

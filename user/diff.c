@@ -268,8 +268,26 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Every distinct region name of p with its calls, total, avg and p95 over all ranks. */
-static int build_table(const struct sb_profile *p, struct table *t)
+/* v / n rounded to nearest, for per-rank averages. */
+static uint64_t per_rank_u64(uint64_t v, uint32_t n)
+{
+	return v / n + (v % n >= n - n / 2);
+}
+
+/* Calls and total as per-rank averages; avg and p95 stay per call. */
+static void average(struct sb_diff_side *s, uint32_t ranks)
+{
+	s->calls = per_rank_u64(s->calls, ranks);
+	/* Durations of a corrupt file can sum below 0: divide the magnitude. */
+	s->total = s->total >= 0 ? (int64_t)per_rank_u64((uint64_t)s->total, ranks) :
+		   -(int64_t)per_rank_u64(0 - (uint64_t)s->total, ranks);
+}
+
+/*
+ * Every distinct region name of p with its calls, total, avg and p95 over all
+ * ranks; calls and total then divided by ranks (1: summed).
+ */
+static int build_table(const struct sb_profile *p, struct table *t, uint32_t ranks)
 {
 	struct sb_diff_side *s;
 	size_t *entry_of, i;
@@ -296,8 +314,11 @@ static int build_table(const struct sb_profile *p, struct table *t)
 		/* No calls: 0 like every other metric; otherwise unknown until the events say. */
 		s->p95 = s->calls ? SB_DIFF_UNKNOWN : 0;
 	}
+	/* p95 sizes its buffer by the calls: it runs before they become averages. */
 	if (p->events)
 		r = fill_p95(p, t, entry_of);
+	for (i = 0; i < t->n && ranks > 1; i++)
+		average(&t->e[i].side, ranks);
 out:
 	free(entry_of);
 	return r;
@@ -411,10 +432,13 @@ int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb
 	struct table ta = { 0 }, tb = { 0 };
 	int r;
 
-	*d = (struct sb_diff){ .metric = metric, .max_regression = max_regression };
-	r = build_table(a, &ta);
+	*d = (struct sb_diff){ .metric = metric, .max_regression = max_regression,
+			       .ranks_a = sb_profile_rank_count(a),
+			       .ranks_b = sb_profile_rank_count(b) };
+	d->per_rank = d->ranks_a != d->ranks_b;
+	r = build_table(a, &ta, d->per_rank ? d->ranks_a : 1);
 	if (!r)
-		r = build_table(b, &tb);
+		r = build_table(b, &tb, d->per_rank ? d->ranks_b : 1);
 	if (r)
 		goto out;
 	d->rows = calloc(ta.n + 1, sizeof(*d->rows));

@@ -22,7 +22,11 @@ enum sb_diff_metric {
 	SB_DIFF_CALLS,		/* number of completed calls */
 };
 
-/* One region in one profile, summed over every rank; all times in ns. */
+/*
+ * One region in one profile, summed over every rank, or averaged per rank
+ * when the profiles have different rank counts (sb_diff.per_rank); all times
+ * in ns. avg and p95 are per call either way.
+ */
 struct sb_diff_side {
 	uint64_t calls;
 	int64_t total;
@@ -50,6 +54,13 @@ struct sb_diff {
 	struct sb_diff_row *only_b;	/* regions only in B (their a side is zero), by metric */
 	size_t n_only_b;
 	size_t n_regressions;
+	uint32_t ranks_a;	/* sb_profile_rank_count() of each profile */
+	uint32_t ranks_b;
+	/*
+	 * The rank counts differ: calls and total are per-rank averages (rounded
+	 * to nearest), so 4 ranks against 2 do not read as twice the work.
+	 */
+	bool per_rank;
 };
 
 /*

@@ -1,5 +1,6 @@
 /* Text helpers for reports: units chosen so a column of times reads at a glance. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "format.h"
@@ -159,16 +160,35 @@ void format_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * A spreadsheet runs a cell that starts with one of these as a formula
+ * (=HYPERLINK(...), +cmd|...); region names come from the profiled code.
+ */
+static bool formula_start(char c)
+{
+	return c && strchr("=+-@\t\r", c);
+}
+
+const char *format_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 void format_csv_field(FILE *f, const char *s)
 {
+	bool formula = formula_start(s[0]);
 	const char *c;
 
 	/* Leading or trailing spaces are quoted too: some readers trim unquoted fields. */
-	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && (!s[0] || s[strlen(s) - 1] != ' ')) {
+	if (!formula && !strpbrk(s, ",\"\r\n") && s[0] != ' ' &&
+	    (!s[0] || s[strlen(s) - 1] != ' ')) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
+	/* OWASP's defence: a leading quote makes the cell text. */
+	if (formula)
+		fputc('\'', f);
 	for (c = s; *c; c++) {
 		if (*c == '"')
 			fputc('"', f);

@@ -16,6 +16,9 @@
  */
 int format_ns(char *buf, size_t n, int64_t ns);
 
+/* one when n is 1, else many: "1 thread", "0 threads", "2 processes". */
+const char *format_plural(uint64_t n, const char *one, const char *many);
+
 /* part/whole in percent with one decimal ("12.3%"); "-" when whole <= 0. */
 int format_pct(char *buf, size_t n, int64_t part, int64_t whole);
 
@@ -28,7 +31,11 @@ void format_right(FILE *f, const char *s, size_t width);
 /* Print s as a JSON string with its quotes; invalid UTF-8 becomes U+FFFD. */
 void format_json_string(FILE *f, const char *s);
 
-/* Print s as one CSV field (RFC 4180): quoted only when it must be. */
+/*
+ * Print s as one CSV field (RFC 4180): quoted only when it must be. A field
+ * starting with =, +, -, @, tab or CR is quoted and prefixed with ' so a
+ * spreadsheet shows it as text instead of running it as a formula.
+ */
 void format_csv_field(FILE *f, const char *s);
 
 #endif

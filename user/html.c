@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "health.h"
 #include "html.h"
 #include "html_page.h"
 #include "report.h"
@@ -115,6 +116,31 @@ static void data_meta(FILE *j, const struct sb_profile *p)
 	fputc('}', j);
 }
 
+/* Every non-zero loss counter with its label and cause, for the page's notes. */
+static void data_health(FILE *j, const struct sb_profile *p)
+{
+	const struct sb_health_key *k;
+	bool first = true;
+	int64_t v;
+	size_t i;
+
+	fputs(", \"health\": [", j);
+	for (i = 0; i < sb_health_n_keys; i++) {
+		k = &sb_health_keys[i];
+		v = sb_health_value(p, k->key);
+		if (!v)
+			continue;
+		fprintf(j, "%s{\"key\": \"%s\", \"count\": %" PRId64 ", \"label\": ",
+			first ? "" : ", ", k->key, v);
+		format_json_string(j, k->label);
+		fputs(", \"hint\": ", j);
+		format_json_string(j, k->hint);
+		fputc('}', j);
+		first = false;
+	}
+	fputc(']', j);
+}
+
 static void data_header(FILE *j, const struct sb_profile *p, const struct sb_calltree *t,
 			const struct sb_html_opts *o)
 {
@@ -132,10 +158,13 @@ static void data_header(FILE *j, const struct sb_profile *p, const struct sb_cal
 	json_int_or_null(j, o->rank, o->rank >= 0);
 	fputs(", \"recording_ns\": ", j);
 	json_int_or_null(j, span, span > 0);
+	fputs(", \"pct_base_ns\": ", j);
+	json_int_or_null(j, sb_report_pct_base(p, t, o->rank), span > 0);
 	fprintf(j, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64
 		", \"offcpu\": %s, \"events\": %s", sb_profile_rank_count(p), threads, t->calls,
 		p->columns & SB_COL_OFFCPU ? "true" : "false", p->events ? "true" : "false");
 	data_meta(j, p);
+	data_health(j, p);
 }
 
 static void data_regions(FILE *j, const struct sb_profile *p)

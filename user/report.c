@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "health.h"
 #include "report.h"
 
 /* Text table columns before the region name, all right-aligned. */
@@ -29,11 +30,6 @@ int sb_report_format_parse(const char *s, enum sb_report_format *fmt)
 	return 0;
 }
 
-/*
- * Calls on concurrent threads and ranks all count against one wall-clock
- * span, so a node's share can pass 100% (4 threads busy all run: 400%).
- * That is the honest number for "how much of the run went here", summed.
- */
 int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t)
 {
 	const struct sb_meta *s = sb_profile_meta(p, "start_time_ns");
@@ -44,6 +40,26 @@ int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t)
 	if (t->calls && t->max_end > t->min_start)
 		return t->max_end - t->min_start;
 	return 0;
+}
+
+/*
+ * Every rank runs the whole recording, so the calls of 4 ranks against one
+ * wall-clock span read up to 400%: the share is of rank-seconds instead.
+ */
+int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t, int64_t rank)
+{
+	int64_t span = sb_report_span(p, t);
+	uint32_t ranks = rank >= 0 ? 1 : sb_profile_rank_count(p);
+
+	if (ranks > 1 && span > INT64_MAX / ranks)
+		return INT64_MAX;
+	return span * (ranks ? ranks : 1);
+}
+
+/* Ranks the report covers: the one of --rank, or all. */
+static uint32_t ranks_shown(const struct sb_profile *p, int64_t rank)
+{
+	return rank >= 0 ? 1 : sb_profile_rank_count(p);
 }
 
 static const struct sb_meta *meta_int(const struct sb_profile *p, const char *key)
@@ -64,11 +80,6 @@ static size_t thread_count(const struct sb_profile *p, int64_t rank)
 	return n;
 }
 
-static const char *plural(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static void time_cell(char *buf, int64_t ns)
 {
 	if (ns == SB_CT_UNKNOWN)
@@ -77,14 +88,14 @@ static void time_cell(char *buf, int64_t ns)
 		format_ns(buf, CELL_MAX, ns);
 }
 
-static void fill_cells(char cells[N_COLS][CELL_MAX], const struct sb_ct_node *n, int64_t span)
+static void fill_cells(char cells[N_COLS][CELL_MAX], const struct sb_ct_node *n, int64_t base)
 {
 	snprintf(cells[C_CALLS], CELL_MAX, "%" PRIu64, n->calls);
 	time_cell(cells[C_TOTAL], n->total);
 	time_cell(cells[C_AVG], sb_ct_avg(n));
 	time_cell(cells[C_MIN], n->min);
 	time_cell(cells[C_MAX], n->max);
-	format_pct(cells[C_PCT], CELL_MAX, n->total, span);
+	format_pct(cells[C_PCT], CELL_MAX, n->total, base);
 	time_cell(cells[C_OWN], n->own);
 	time_cell(cells[C_OFFCPU], n->offcpu);
 }
@@ -108,19 +119,22 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	if (o->rank >= 0)
 		fprintf(f, "rank %" PRId64 " of %u, ", o->rank, ranks);
 	else
-		fprintf(f, "%u rank%s, ", ranks, plural(ranks));
+		fprintf(f, "%u %s, ", ranks, format_plural(ranks, "rank", "ranks"));
 	/* Files without a thread table (scope-profiler's) would read "0 threads": leave it out. */
 	if (threads)
-		fprintf(f, "%zu thread%s, ", threads, plural(threads));
-	fprintf(f, "%" PRIu64 " call%s", t->calls, plural(t->calls));
+		fprintf(f, "%zu %s, ", threads, format_plural(threads, "thread", "threads"));
+	fprintf(f, "%" PRIu64 " %s", t->calls, format_plural(t->calls, "call", "calls"));
 	if (lost)
 		fprintf(f, ", lost_events %" PRId64, lost->i);
 	if (open)
 		fprintf(f, ", open_calls_dropped %" PRId64, open->i);
 	fputc('\n', f);
-	if (lost && lost->i > 0)
-		fprintf(f, "warning: %" PRId64 " events were lost; %s\n", lost->i,
-			"their regions are undercounted");
+	if (span > 0 && ranks_shown(p, o->rank) > 1) {
+		format_ns(buf, sizeof(buf), sb_report_pct_base(p, t, o->rank));
+		fprintf(f, "%%rec      of %s rank-seconds (the recording times %u ranks)\n", buf,
+			ranks_shown(p, o->rank));
+	}
+	sb_health_print(f, p, "");
 	fputc('\n', f);
 }
 
@@ -143,7 +157,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 {
 	char cells[N_COLS][CELL_MAX];
 	size_t width[N_COLS], w;
-	int64_t span = sb_report_span(p, t);
+	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, o->rank);
 	unsigned char *more;
 	uint32_t i;
 	int c;
@@ -160,7 +174,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 	for (c = 0; c < N_COLS; c++)
 		width[c] = strlen(col_titles[c]);
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
-		fill_cells(cells, &t->nodes[i], span);
+		fill_cells(cells, &t->nodes[i], base);
 		for (c = 0; c < N_COLS; c++) {
 			w = format_width(cells[c]);
 			if (w > width[c])
@@ -173,7 +187,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 	}
 	fputs("region\n", f);
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
-		fill_cells(cells, &t->nodes[i], span);
+		fill_cells(cells, &t->nodes[i], base);
 		for (c = 0; c < N_COLS; c++) {
 			format_right(f, cells[c], width[c]);
 			fputs("  ", f);
@@ -202,6 +216,24 @@ static void json_time(FILE *f, const char *key, int64_t ns)
 		fprintf(f, ", \"%s\": %" PRId64, key, ns);
 }
 
+/* The loss counters beyond the two every header has, when the file has them; then the names of calls open at start. */
+static void json_health(FILE *f, const struct sb_profile *p)
+{
+	const struct sb_meta *m;
+	size_t i;
+
+	for (i = 0; i < sb_health_n_keys; i++) {
+		m = meta_int(p, sb_health_keys[i].key);
+		if (m && strcmp(m->key, "lost_events") && strcmp(m->key, "open_calls_dropped"))
+			fprintf(f, ", \"%s\": %" PRId64, m->key, m->i);
+	}
+	m = sb_profile_meta(p, "regions_open_at_start");
+	if (m && !m->is_int && m->s) {
+		fputs(", \"regions_open_at_start\": ", f);
+		format_json_string(f, m->s);
+	}
+}
+
 static void json_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 			const struct report_opts *o, int64_t span)
 {
@@ -221,17 +253,22 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 		fprintf(f, ", \"recording_ns\": %" PRId64, span);
 	else
 		fputs(", \"recording_ns\": null", f);
+	/* percent is of rank-seconds; with one rank they are the recording itself. */
+	if (span > 0 && ranks_shown(p, o->rank) > 1)
+		fprintf(f, ", \"percent_of\": \"rank_seconds\", \"rank_seconds_ns\": %" PRId64,
+			sb_report_pct_base(p, t, o->rank));
 	fprintf(f, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64,
 		sb_profile_rank_count(p), thread_count(p, o->rank), t->calls);
 	if (lost)
 		fprintf(f, ", \"lost_events\": %" PRId64, lost->i);
 	if (open)
 		fprintf(f, ", \"open_calls_dropped\": %" PRId64, open->i);
+	json_health(f, p);
 	fputs("},\n", f);
 }
 
 static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
-		     int64_t span)
+		     int64_t base)
 {
 	const struct sb_ct_node *n = &t->nodes[i];
 	uint32_t d;
@@ -247,8 +284,8 @@ static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uin
 	json_time(f, "avg_ns", sb_ct_avg(n));
 	json_time(f, "min_ns", n->min);
 	json_time(f, "max_ns", n->max);
-	if (span > 0)
-		fprintf(f, ", \"percent\": %.1f", 100.0 * (double)n->total / (double)span);
+	if (base > 0)
+		fprintf(f, ", \"percent\": %.1f", 100.0 * (double)n->total / (double)base);
 	else
 		fputs(", \"percent\": null", f);
 	json_time(f, "own_ns", n->own);
@@ -260,7 +297,7 @@ static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uin
 static int render_json(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 		       const struct report_opts *o)
 {
-	int64_t span = sb_report_span(p, t);
+	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, o->rank);
 	uint32_t *path, i;
 	bool first = true;
 
@@ -273,7 +310,7 @@ static int render_json(FILE *f, const struct sb_profile *p, const struct sb_call
 		fputs(first ? "\n  " : ",\n  ", f);
 		first = false;
 		node_path(t, i, path);
-		json_row(f, t, i, path, span);
+		json_row(f, t, i, path, base);
 	}
 	fputs(first ? "]}\n" : "\n ]}\n", f);
 	free(path);
@@ -313,7 +350,7 @@ static int csv_path(FILE *f, const struct sb_calltree *t, uint32_t depth, const 
 }
 
 static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
-		   int64_t span)
+		   int64_t base)
 {
 	const struct sb_ct_node *n = &t->nodes[i];
 
@@ -324,8 +361,8 @@ static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint3
 	csv_time(f, sb_ct_avg(n));
 	csv_time(f, n->min);
 	csv_time(f, n->max);
-	if (span > 0)
-		fprintf(f, "%.1f", 100.0 * (double)n->total / (double)span);
+	if (base > 0)
+		fprintf(f, "%.1f", 100.0 * (double)n->total / (double)base);
 	fputc(',', f);
 	csv_time(f, n->own);
 	csv_time(f, n->offcpu);
@@ -333,9 +370,10 @@ static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint3
 	return 0;
 }
 
-static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_calltree *t)
+static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		      int64_t rank)
 {
-	int64_t span = sb_report_span(p, t);
+	int64_t base = sb_report_pct_base(p, t, rank);
 	uint32_t *path, i;
 	int r = 0;
 
@@ -346,7 +384,7 @@ static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_callt
 	      "first_start_ns\n", f);
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE && !r; i = sb_calltree_next(t, i)) {
 		node_path(t, i, path);
-		r = csv_row(f, t, i, path, span);
+		r = csv_row(f, t, i, path, base);
 	}
 	free(path);
 	return r;
@@ -362,7 +400,7 @@ int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltr
 		r = render_json(f, p, t, o);
 		break;
 	case SB_REPORT_CSV:
-		r = render_csv(f, p, t);
+		r = render_csv(f, p, t, o->rank);
 		break;
 	default:
 		r = render_text(f, p, t, o);

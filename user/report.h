@@ -47,6 +47,13 @@ int sb_report_format_parse(const char *s, enum sb_report_format *fmt);
  */
 int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t);
 
+/*
+ * What %rec divides by: the span times the ranks shown (all, or the one of
+ * rank >= 0), rank-seconds, so no region of a multi-rank run reads over 100%
+ * for its ranks. Threads of one rank in a region at once still add up.
+ */
+int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t, int64_t rank);
+
 /* Write t (built from p with o's rank and mode) to f as o->format; -EIO on a write error. */
 int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 		     const struct report_opts *o);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "health.h"
 #include "hashmap.h"
 #include "samples_report.h"
 
@@ -557,6 +558,39 @@ void sb_stack_tree_free(struct sb_stack_tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* ---- which kinds there are ---- */
+
+bool sb_samples_have(const struct sb_profile *p, enum sb_sample_kind kind)
+{
+	const struct sb_sample *x;
+	size_t i;
+
+	for (i = 0; i < p->samples.n_samples; i++) {
+		x = &p->samples.samples[i];
+		if (x->kind == (uint32_t)kind && (kind == SB_SAMPLE_OFFCPU ? x->ns : x->count))
+			return true;
+	}
+	return false;
+}
+
+int sb_samples_require(const struct sb_profile *p, unsigned kinds, struct sb_error *err)
+{
+	bool cpu = kinds & 1u << SB_SAMPLE_CPU, off = kinds & 1u << SB_SAMPLE_OFFCPU;
+
+	if ((cpu && sb_samples_have(p, SB_SAMPLE_CPU)) ||
+	    (off && sb_samples_have(p, SB_SAMPLE_OFFCPU)))
+		return 0;
+	if (cpu && off)
+		return sb_fail(err, EINVAL, "the profile has no CPU or off-CPU samples: "
+			       "record with --sample or --offcpu-stacks");
+	if (cpu)
+		return sb_fail(err, EINVAL, "the profile has no CPU samples: record with --sample%s",
+			       sb_samples_have(p, SB_SAMPLE_OFFCPU) ?
+			       " (it has off-CPU ones: add --offcpu)" : "");
+	return sb_fail(err, EINVAL, "the profile has no off-CPU samples: record with "
+		       "--offcpu-stacks");
+}
+
 /* ---- truncated stacks ---- */
 
 static bool is_root(const char *fn)
@@ -578,18 +612,27 @@ static bool is_root(const char *fn)
 	return false;
 }
 
-static bool looks_cut(const struct sb_samples *s, const struct sb_stack *k)
+static bool too_deep(const struct sb_samples *s, const struct sb_stack *k)
 {
-	const struct sb_frame_sym *outer;
 	uint32_t d, real = 0;
 
-	if (!k->depth)
-		return true;
 	/* The kernel's limit counts return addresses; inlined frames are ours. */
 	for (d = 0; d < k->depth; d++)
 		real += !s->frames[s->stack_frames[k->first + d]].inlined;
-	outer = &s->frames[s->stack_frames[k->first + k->depth - 1]];
-	return real >= SB_STACK_LIMIT || !is_root(outer->function);
+	return real >= SB_STACK_LIMIT;
+}
+
+/* The stack's outermost frame id; the stack must have one. */
+static uint32_t outer_frame(const struct sb_samples *s, const struct sb_stack *k)
+{
+	return s->stack_frames[k->first + k->depth - 1];
+}
+
+static bool looks_cut(const struct sb_samples *s, const struct sb_stack *k)
+{
+	if (!k->depth)
+		return true;
+	return too_deep(s, k) || !is_root(s->frames[outer_frame(s, k)].function);
 }
 
 bool sb_samples_truncated(const struct sb_profile *p, enum sb_sample_kind kind,
@@ -609,6 +652,82 @@ bool sb_samples_truncated(const struct sb_profile *p, enum sb_sample_kind kind,
 			*truncated += x->count;
 	}
 	return *stacks && (double)*truncated * 100 > (double)*stacks * SB_TRUNCATED_PCT;
+}
+
+/* One module's weight of truncated stack ends. */
+struct module_weight {
+	const char *module;
+	uint64_t weight;
+};
+
+/* The module most ends lie in, from per-frame weights; its weight in *weight. */
+static int top_module(const struct sb_samples *s, const uint64_t *at, const char **module,
+		      uint64_t *weight)
+{
+	struct module_weight *m;
+	size_t n = 0, i, j;
+
+	m = calloc(s->n_frames + 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	/* Few modules end truncated stacks: a linear search per frame is enough. */
+	for (i = 0; i < s->n_frames; i++) {
+		if (!at[i])
+			continue;
+		for (j = 0; j < n && strcmp(m[j].module, s->frames[i].module); j++)
+			;
+		if (j == n)
+			m[n++].module = s->frames[i].module;
+		m[j].weight += at[i];
+	}
+	*module = NULL;
+	*weight = 0;
+	for (j = 0; j < n; j++) {
+		if (m[j].weight > *weight) {
+			*module = m[j].module;
+			*weight = m[j].weight;
+		}
+	}
+	free(m);
+	return 0;
+}
+
+int sb_samples_cut_where(const struct sb_profile *p, enum sb_sample_kind kind,
+			 struct sb_cut_where *w)
+{
+	const struct sb_samples *s = &p->samples;
+	const struct sb_stack *k;
+	const struct sb_sample *x;
+	uint64_t *at, best = 0;
+	size_t i;
+	int r;
+
+	*w = (struct sb_cut_where){ .function = "" };
+	at = calloc(s->n_frames + 1, sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	for (i = 0; i < s->n_samples; i++) {
+		x = &s->samples[i];
+		if (x->kind != (uint32_t)kind || x->ustack < 0)
+			continue;
+		k = &s->stacks[x->ustack];
+		if (!looks_cut(s, k))
+			continue;
+		w->truncated += x->count;
+		if (k->depth && too_deep(s, k))
+			w->too_deep += x->count;
+		else if (k->depth)
+			at[outer_frame(s, k)] += x->count;
+	}
+	r = top_module(s, at, &w->module, &w->in_module);
+	for (i = 0; !r && w->module && i < s->n_frames; i++) {
+		if (at[i] > best && !strcmp(s->frames[i].module, w->module)) {
+			best = at[i];
+			w->function = s->frames[i].function;
+		}
+	}
+	free(at);
+	return r;
 }
 
 /* ---- rendering ---- */
@@ -636,15 +755,55 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /* Checked once per report: the warning is about the file, whichever kind is shown. */
-static bool stacks_cut(const struct sb_profile *p, double *share)
+static bool stacks_cut(const struct sb_profile *p, double *share, enum sb_sample_kind *kind)
 {
 	uint64_t n, cut;
 	bool r = sb_samples_truncated(p, SB_SAMPLE_CPU, &n, &cut);
 
-	if (!n)
+	*kind = SB_SAMPLE_CPU;
+	if (!n) {
 		r = sb_samples_truncated(p, SB_SAMPLE_OFFCPU, &n, &cut);
+		*kind = SB_SAMPLE_OFFCPU;
+	}
 	*share = pct(cut, n);
 	return r;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/*
+ * Where the stacks break, not a build flag the user may well have used: the
+ * walk usually stops in code that keeps no frame pointer, most often a system
+ * library (libgomp, an MPI library), or at the kernel's depth limit.
+ */
+static void text_cut_warning(FILE *f, const struct sb_profile *p)
+{
+	enum sb_sample_kind kind;
+	struct sb_cut_where w;
+	double share;
+
+	if (!stacks_cut(p, &share, &kind))
+		return;
+	fprintf(f, "warning: stacks look truncated: %.0f%% of the user stacks do not start at "
+		"main or a thread start", share);
+	if (sb_samples_cut_where(p, kind, &w)) {
+		fputs("\n", f);
+		return;
+	}
+	if (w.too_deep * 2 > w.truncated)
+		fprintf(f, "; most are %d frames deep, the kernel's limit\n", SB_STACK_LIMIT);
+	else if (w.module)
+		fprintf(f, "; %.0f%% of those end in %s%s%s%s: code there keeps no frame pointer "
+			"(see docs/SAMPLING.md)\n", pct(w.in_module, w.truncated),
+			base_name(w.module), *w.function ? " (" : "", w.function,
+			*w.function ? ")" : "");
+	else
+		fputs("; they have no user frame at all\n", f);
 }
 
 static const char *kind_name(enum sb_sample_kind kind)
@@ -659,7 +818,6 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 	const struct sb_meta *ev = meta_of(p, "sample_event", false);
 	const struct sb_meta *minb = meta_of(p, "offcpu_min_block_ns", true);
 	char buf[CELL];
-	double share;
 
 	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
 		p->format ? p->format : "unknown format");
@@ -671,7 +829,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 			fprintf(f, " (blocks of %s and more)", buf);
 		}
 	} else {
-		fprintf(f, "samples   CPU, %s sample%s", buf, st->weight == 1 ? "" : "s");
+		fprintf(f, "samples   CPU, %s %s", buf,
+			format_plural(st->weight, "sample", "samples"));
 		if (hz)
 			fprintf(f, " at %" PRId64 " Hz", hz->i);
 		if (ev)
@@ -679,11 +838,10 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 	}
 	if (o->rank >= 0)
 		fprintf(f, ", rank %" PRId64, o->rank);
-	fprintf(f, "; top %u function%s per region path\n", o->top, o->top == 1 ? "" : "s");
-	if (stacks_cut(p, &share))
-		fprintf(f, "warning: stacks look truncated: build with -fno-omit-frame-pointer "
-			"(see docs/MARKERS.md); %.0f%% of the user stacks do not start at main "
-			"or a thread start\n", share);
+	fprintf(f, "; top %u %s per region path\n", o->top,
+		format_plural(o->top, "function", "functions"));
+	text_cut_warning(f, p);
+	sb_health_print(f, p, "");
 	fputc('\n', f);
 }
 
@@ -787,7 +945,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_samp
 			return -ENOMEM;
 		weight_cell(w, st->kind, ps->weight);
 		fprintf(f, "%s%s  %s%s (%.1f%%)\n", i ? "\n" : "", label, w,
-			st->kind == SB_SAMPLE_CPU ? (ps->weight == 1 ? " sample" : " samples") : "",
+			st->kind == SB_SAMPLE_CPU ? format_plural(ps->weight, " sample", " samples") : "",
 			pct(ps->weight, st->weight));
 		free(label);
 		text_rows(f, st, ps, o->top, width);
@@ -795,13 +953,30 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_samp
 	return 0;
 }
 
+/* Where truncated stacks end: "truncated_end_module" and "_function", null when not known. */
+static void json_cut_where(FILE *f, const struct sb_profile *p, bool cut, enum sb_sample_kind kind)
+{
+	struct sb_cut_where w;
+
+	if (!cut || sb_samples_cut_where(p, kind, &w) || !w.module ||
+	    w.too_deep * 2 > w.truncated) {
+		fputs(", \"truncated_end_module\": null, \"truncated_end_function\": null", f);
+		return;
+	}
+	fputs(", \"truncated_end_module\": ", f);
+	format_json_string(f, w.module);
+	fputs(", \"truncated_end_function\": ", f);
+	format_json_string(f, w.function);
+}
+
 static void json_header(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,
 			const struct report_opts *o)
 {
 	const struct sb_meta *hz = meta_of(p, "sample_frequency_hz", true);
 	const struct sb_meta *ev = meta_of(p, "sample_event", false);
+	enum sb_sample_kind kind;
 	double share;
-	bool cut = stacks_cut(p, &share);
+	bool cut = stacks_cut(p, &share, &kind);
 
 	fputs("{\"header\": {\"file\": ", f);
 	format_json_string(f, o->path ? o->path : "");
@@ -824,8 +999,10 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 		format_json_string(f, ev->s);
 	else
 		fputs("null", f);
-	fprintf(f, ", \"truncated_stacks\": %s, \"truncated_percent\": %.1f},\n",
+	fprintf(f, ", \"truncated_stacks\": %s, \"truncated_percent\": %.1f",
 		cut ? "true" : "false", share);
+	json_cut_where(f, p, cut, kind);
+	fputs("},\n", f);
 }
 
 static int json_path(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,

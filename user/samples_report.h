@@ -84,6 +84,34 @@ void sb_sample_stats_free(struct sb_sample_stats *st);
 bool sb_samples_truncated(const struct sb_profile *p, enum sb_sample_kind kind,
 			  uint64_t *stacks, uint64_t *truncated);
 
+/* Where the truncated stacks of one kind break, by weight. */
+struct sb_cut_where {
+	uint64_t truncated;	/* weight of the truncated stacks */
+	uint64_t too_deep;	/* of it: stacks cut at SB_STACK_LIMIT frames */
+	/*
+	 * Of the rest, the module their outermost frame is in that most of them
+	 * end in (full path; NULL when none), its weight, and the commonest
+	 * function there ("" when unknown).
+	 */
+	const char *module;
+	uint64_t in_module;
+	const char *function;
+};
+
+/* Fill w for kind (pointers into p). 0 or -ENOMEM. */
+int sb_samples_cut_where(const struct sb_profile *p, enum sb_sample_kind kind,
+			 struct sb_cut_where *w);
+
+/* Whether p has a sample of this kind that weighs anything. */
+bool sb_samples_have(const struct sb_profile *p, enum sb_sample_kind kind);
+
+/*
+ * 0 when p has samples of one of the kinds (bits 1 << kind), else -EINVAL with
+ * "the profile has no ... samples: record with ..." in err: every export of
+ * samples gives this one answer.
+ */
+int sb_samples_require(const struct sb_profile *p, unsigned kinds, struct sb_error *err);
+
 /* What a node of a stack tree stands for. */
 enum sb_tree_kind {
 	SB_TN_ROOT,		/* "all" */

@@ -214,6 +214,39 @@ static void test_missing_and_self_parents_are_top_level_as_in_memory(void **stat
 	sb_profile_free(&p);
 }
 
+/* solve recursing through a kernel: each solve call inside another is already in its time. */
+static void test_flat_counts_a_recursive_call_once(void **state)
+{
+	static const struct call rec[] = {
+		{ "solve", 0, 0, 0, 100, 0, -1, 0 },
+		{ "solve", 0, 0, 10, 60, 1, 0, 0 },
+		{ "kernel", 0, 0, 20, 30, 2, 1, 0 },
+		{ "solve", 0, 0, 22, 28, 3, 2, 0 },
+		{ "solve", 0, 0, 70, 80, 4, 0, 0 },
+	};
+	struct sb_calltree t;
+	struct sb_profile p;
+	uint32_t i;
+
+	(void)state;
+	make(&p, rec, sizeof(rec) / sizeof(rec[0]), ALL);
+	assert_int_equal(build_stream(&t, &p, true, -1, SB_CT_SORT_NAME), 0);
+	assert_int_equal(t.n_nodes, 3);
+	for (i = 1; i < t.n_nodes; i++) {
+		if (!strcmp(sb_calltree_name(&t, i), "solve")) {
+			assert_int_equal(t.nodes[i].calls, 4);
+			/* 100, not 100 + 50 + 6 + 10 = 166 (166% of the run). */
+			assert_int_equal(t.nodes[i].total, 100);
+			assert_int_equal(t.nodes[i].own, 96);
+		} else {
+			assert_int_equal(t.nodes[i].total, 10);
+		}
+	}
+	sb_calltree_free(&t);
+	expect_same(&p);
+	sb_profile_free(&p);
+}
+
 static void expect_fallback(const struct call *c, size_t n, unsigned columns)
 {
 	struct sb_calltree t;
@@ -225,12 +258,14 @@ static void expect_fallback(const struct call *c, size_t n, unsigned columns)
 	assert_null(t.nodes);
 	/* Exclusive times the file lacks come from the tree, so the flat table falls back too... */
 	assert_int_equal(build_stream(&t, &p, true, -1, SB_CT_SORT_TOTAL), SB_CT_FALLBACK);
-	/* ...but with them stored it needs no ids and always streams. */
+	/*
+	 * ...and with them stored as well: only the tree tells a recursive call,
+	 * which must not add its time to its region's total again.
+	 */
 	for (i = 0; i < p.n_pairs; i++)
 		p.pairs[i].exclusive_total = (int64_t)i;
-	assert_int_equal(build_stream(&t, &p, true, -1, SB_CT_SORT_TOTAL), 0);
-	sb_calltree_free(&t);
-	expect_modes(&p, 1);
+	assert_int_equal(build_stream(&t, &p, true, -1, SB_CT_SORT_TOTAL), SB_CT_FALLBACK);
+	assert_null(t.nodes);
 	sb_profile_free(&p);
 }
 
@@ -350,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_nested_ranks_and_threads_match_in_memory),
 		cmocka_unit_test(test_recursion_matches_in_memory),
 		cmocka_unit_test(test_missing_and_self_parents_are_top_level_as_in_memory),
+		cmocka_unit_test(test_flat_counts_a_recursive_call_once),
 		cmocka_unit_test(test_without_ids_falls_back),
 		cmocka_unit_test(test_sparse_duplicate_and_hostile_ids_fall_back),
 		cmocka_unit_test(test_rows_out_of_order_fall_back),

@@ -168,10 +168,10 @@ static void test_regions_match_by_name_across_ids_and_ranks(void **state)
 	add_pair(&a, "solve", 0, d1, 50);
 	add_pair(&a, "io", 0, d2, 1);
 	add_pair(&a, "solve", 1, d1 + 50, 50);
-	/* B: io is region 0; solve is region 1, all on rank 3. */
-	init(&b, 4);
-	add_same(&b, "io", 2, 500, 4);
-	add_pair(&b, "solve", 3, d1, 100);
+	/* B: io is region 0; solve is region 1, all on rank 1 (as many ranks: sums compare). */
+	init(&b, 2);
+	add_same(&b, "io", 0, 500, 4);
+	add_pair(&b, "solve", 1, d1, 100);
 	assert_int_equal(sb_diff_build(&d, &a, &b, SB_DIFF_TOTAL, SB_DIFF_NO_GATE), 0);
 	assert_int_equal(d.n_rows, 2);
 	assert_int_equal(d.n_only_a, 0);
@@ -193,6 +193,81 @@ static void test_regions_match_by_name_across_ids_and_ranks(void **state)
 	assert_int_equal(r->b.p95, 500);
 	assert_int_equal(r->delta, 1000);
 	assert_true(r->pct == 100.0);
+	sb_diff_free(&d);
+	sb_profile_free(&a);
+	sb_profile_free(&b);
+}
+
+/* d as text (returned) and as JSON (in *json); the caller frees both. */
+static char *render_both(const struct sb_diff *d, const struct sb_profile *a,
+			 const struct sb_profile *b, char **json)
+{
+	struct diff_opts o = { .path_a = "a.h5", .path_b = "b.h5", .metric = d->metric,
+			       .max_regression = d->max_regression };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(sb_diff_render(f, d, a, b, &o), 0);
+	assert_int_equal(fclose(f), 0);
+	o.format = SB_REPORT_JSON;
+	f = open_memstream(json, &len);
+	assert_non_null(f);
+	assert_int_equal(sb_diff_render(f, d, a, b, &o), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* The same work per rank on 4 ranks and on 2: no change, not +100 %, and it says so. */
+static void test_different_rank_counts_compare_per_rank(void **state)
+{
+	struct sb_profile a, b;
+	const struct sb_diff_row *r;
+	struct sb_diff d;
+	char *text, *json;
+	uint32_t k;
+
+	(void)state;
+	init(&a, 4);
+	for (k = 0; k < 4; k++)
+		add_same(&a, "solve", k, 100, 3);
+	add_same(&a, "io", 0, 7, 1);
+	init(&b, 2);
+	for (k = 0; k < 2; k++)
+		add_same(&b, "solve", k, 100, 3);
+	add_same(&b, "io", 1, 7, 1);
+	assert_int_equal(sb_diff_build(&d, &a, &b, SB_DIFF_TOTAL, PCT(5)), 0);
+	assert_int_equal(d.ranks_a, 4);
+	assert_int_equal(d.ranks_b, 2);
+	assert_true(d.per_rank);
+	r = find(d.rows, d.n_rows, "solve");
+	assert_int_equal(r->a.calls, 3);
+	assert_int_equal(r->a.total, 300);
+	assert_int_equal(r->b.calls, 3);
+	assert_int_equal(r->b.total, 300);
+	assert_int_equal(r->a.avg, 100);
+	assert_int_equal(r->a.p95, 100);
+	assert_int_equal(r->delta, 0);
+	/* io: 7 ns over 4 ranks is 1.75 a rank (2), over 2 ranks 3.5 (4): +100 %, a regression. */
+	r = find(d.rows, d.n_rows, "io");
+	assert_int_equal(r->a.total, 2);
+	assert_int_equal(r->b.total, 4);
+	assert_int_equal(r->a.avg, 7);
+	assert_int_equal(d.n_regressions, 1);
+	text = render_both(&d, &a, &b, &json);
+	expect_has(text, "\nranks  A has 4, B has 2: calls and total are per-rank averages\n");
+	expect_has(json, "\"ranks_a\": 4, \"ranks_b\": 2, \"per_rank\": true");
+	if (!json_valid(json))
+		fail_msg("invalid JSON:\n%s", json);
+	free(text);
+	free(json);
+	sb_diff_free(&d);
+	/* Equal rank counts: sums, as always. */
+	assert_int_equal(sb_diff_build(&d, &b, &b, SB_DIFF_TOTAL, SB_DIFF_NO_GATE), 0);
+	assert_false(d.per_rank);
+	assert_int_equal(find(d.rows, d.n_rows, "solve")->a.total, 600);
 	sb_diff_free(&d);
 	sb_profile_free(&a);
 	sb_profile_free(&b);
@@ -645,7 +720,7 @@ static void test_command_reads_other_formats(void **state)
 	f = fopen(tmp_path("old.json"), "w");
 	assert_non_null(f);
 	fputs("{\"format\": \"scope-profiler-profile\", \"format_version\": 1, "
-	      "\"time_unit\": \"nanoseconds\", \"num_ranks\": 1, \"metadata\": {}, "
+	      "\"time_unit\": \"nanoseconds\", \"num_ranks\": 2, \"metadata\": {}, "
 	      "\"regions\": [{\"name\": \"solve\", \"rank\": 0, \"source_file\": \"a.py\", "
 	      "\"source_lineno\": 7, \"tags\": [], \"start_times_ns\": [0, 5000000], "
 	      "\"end_times_ns\": [1000000, 7000000]}]}\n", f);
@@ -693,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_p95_agrees_with_sorting),
 		cmocka_unit_test(test_p95_of_mostly_equal_values_stays_linear),
 		cmocka_unit_test(test_regions_match_by_name_across_ids_and_ranks),
+		cmocka_unit_test(test_different_rank_counts_compare_per_rank),
 		cmocka_unit_test(test_regions_in_one_profile_only_are_listed_apart),
 		cmocka_unit_test(test_rows_sorted_by_absolute_delta_of_the_metric),
 		cmocka_unit_test(test_regression_threshold_boundary),

@@ -537,6 +537,46 @@ static void test_json_v1_matches_the_model(void **state)
 	sb_profile_free(&p);
 }
 
+static void test_json_v1_writes_regions_in_region_table_order(void **state)
+{
+	static const struct sb_event ev[] = {
+		{ 10, 20, 0, 1, -1, -1, -1 }, { 30, 40, 0, 2, -1, -1, -1 },
+		{ 50, 60, 0, 3, -1, -1, -1 }, { 0, 100, 0, 0, -1, -1, -1 },
+	};
+	const struct jv *regions;
+	struct sb_profile p;
+	struct jv doc;
+	char *out;
+
+	(void)state;
+	sb_profile_init(&p);
+	assert_int_equal(sb_profile_add_region(&p, "main", "", -1, NULL), 0);
+	assert_int_equal(sb_profile_add_region(&p, "solve", "", -1, NULL), 1);
+	p.columns = SB_COL_THREAD | SB_COL_CALL_ID;
+	/* In event order solve's rows come first, rank 1 before rank 0. */
+	fx_add_call(&p, 1, 1, &ev[0]);
+	fx_add_call(&p, 1, 0, &ev[1]);
+	fx_add_call(&p, 0, 1, &ev[2]);
+	fx_add_call(&p, 0, 0, &ev[3]);
+	out = render(sb_export_json_v1, &p, 0);
+	json_parse(out, &doc);
+	regions = jneed(&doc, "regions", J_ARR);
+	assert_int_equal(regions->n, 4);
+	assert_string_equal(jstr(&regions->items[0], "name"), "main");
+	assert_int_equal(jint(&regions->items[0], "rank"), 0);
+	assert_int_equal(jneed(&regions->items[0], "start_times_ns", J_ARR)->items[0].num, 0);
+	assert_string_equal(jstr(&regions->items[1], "name"), "main");
+	assert_int_equal(jint(&regions->items[1], "rank"), 1);
+	assert_string_equal(jstr(&regions->items[2], "name"), "solve");
+	assert_int_equal(jint(&regions->items[2], "rank"), 0);
+	assert_int_equal(jneed(&regions->items[2], "start_times_ns", J_ARR)->items[0].num, 30);
+	assert_string_equal(jstr(&regions->items[3], "name"), "solve");
+	assert_int_equal(jint(&regions->items[3], "rank"), 1);
+	jv_free(&doc);
+	free(out);
+	sb_profile_free(&p);
+}
+
 /* ---- CSV ---- */
 
 /* Split one RFC 4180 record at s into fields; returns the start of the next record. */
@@ -606,6 +646,25 @@ static void test_csv_rows_fields_and_quoting(void **state)
 	expect_has(out, "\ncall,0,0,4242,solve,200,300,100,2,1,0,50,,,,,,,,\n");
 	expect_has(out, "\ncall,0,1,4243,solve,250,450,200,6,-1,10,,,,,,,,,\n");
 	expect_has(out, "\ncall,1,0,5252,\"io,\"\"w\"\"\",500,500,0,4,3,0,,,,,,,,,\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_csv_region_names_never_run_as_formulas(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	build(&p);
+	free(p.regions[MAIN].name);
+	p.regions[MAIN].name = strdup("=HYPERLINK(\"http://x\")");
+	free(p.regions[SOLVE].source_file);
+	p.regions[SOLVE].source_file = strdup("@evil.c");
+	out = render(sb_export_csv, &p, 0);
+	expect_has(out, "\nregion,0,,,\"'=HYPERLINK(\"\"http://x\"\")\",,,,,,135,");
+	expect_has(out, ",\"'@evil.c\",20\n");
+	assert_null(strstr(out, ",=HYPERLINK"));
 	free(out);
 	sb_profile_free(&p);
 }
@@ -792,6 +851,28 @@ static void test_command_json_round_trips_through_our_reader(void **state)
 	expect_status(ARGC(again), again, 2, "is the profile itself");
 }
 
+static void test_command_sample_exports_of_a_profile_without_samples(void **state)
+{
+	char *h5 = tmp_path("nosamples.h5");
+	char *folded[] = { "export", "folded", h5 };
+	char *offcpu[] = { "export", "folded", "--offcpu", h5, "-o", tmp_path("off.folded") };
+	char *svg[] = { "export", "flamegraph", h5 };
+
+	(void)state;
+	write_h5(h5);
+	/* One answer for both: exit 2, what is missing and how to get it, no file. */
+	expect_status(ARGC(folded), folded, 2,
+		      "nosamples.h5: the profile has no CPU samples: record with --sample\n");
+	assert_int_equal(access(tmp_path("nosamples.folded"), F_OK), -1);
+	expect_status(ARGC(offcpu), offcpu, 2,
+		      "no off-CPU samples: record with --offcpu-stacks");
+	assert_int_equal(access(tmp_path("off.folded"), F_OK), -1);
+	expect_status(ARGC(svg), svg, 2, "nosamples.h5: the profile has no CPU or off-CPU "
+		      "samples: record with --sample or --offcpu-stacks\n");
+	assert_int_equal(access(tmp_path("nosamples.svg"), F_OK), -1);
+	assert_int_equal(count_tmp_files(), 0);
+}
+
 static void test_command_refuses_what_it_cannot_write(void **state)
 {
 	char *h5 = tmp_path("w.h5");
@@ -859,12 +940,15 @@ int main(void)
 		cmocka_unit_test(test_speedscope_profiles_per_thread_balanced),
 		cmocka_unit_test(test_speedscope_skips_calls_that_do_not_nest),
 		cmocka_unit_test(test_json_v1_matches_the_model),
+		cmocka_unit_test(test_json_v1_writes_regions_in_region_table_order),
 		cmocka_unit_test(test_csv_rows_fields_and_quoting),
+		cmocka_unit_test(test_csv_region_names_never_run_as_formulas),
 		cmocka_unit_test(test_empty_profile_exports_are_valid),
 		cmocka_unit_test(test_exporters_need_the_calls),
 		cmocka_unit_test(test_command_usage_errors_exit_2),
 		cmocka_unit_test(test_command_writes_each_kind_beside_the_profile),
 		cmocka_unit_test(test_command_json_round_trips_through_our_reader),
+		cmocka_unit_test(test_command_sample_exports_of_a_profile_without_samples),
 		cmocka_unit_test(test_command_refuses_what_it_cannot_write),
 		cmocka_unit_test(test_command_writes_into_a_fifo_in_place),
 	};

@@ -192,6 +192,15 @@ static void test_json_passes_utf8_and_replaces_invalid_bytes(void **state)
 	expect_json("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
 }
 
+static void test_plural_is_one_word_for_one_only(void **state)
+{
+	(void)state;
+	assert_string_equal(format_plural(0, "thread", "threads"), "threads");
+	assert_string_equal(format_plural(1, "thread", "threads"), "thread");
+	assert_string_equal(format_plural(2, "process", "processes"), "processes");
+	assert_string_equal(format_plural(UINT64_MAX, "rank", "ranks"), "ranks");
+}
+
 static void test_csv_quotes_only_when_needed(void **state)
 {
 	(void)state;
@@ -207,6 +216,20 @@ static void test_csv_quotes_only_when_needed(void **state)
 	expect_csv("in side", "in side");
 }
 
+static void test_csv_names_that_spreadsheets_would_run_are_text(void **state)
+{
+	(void)state;
+	expect_csv("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"");
+	expect_csv("+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"");
+	expect_csv("-2+3", "\"'-2+3\"");
+	expect_csv("@SUM(A1)", "\"'@SUM(A1)\"");
+	expect_csv("\t=1", "\"'\t=1\"");
+	expect_csv("\r=1", "\"'\r=1\"");
+	/* Only the first character counts. */
+	expect_csv("a=b", "a=b");
+	expect_csv("x-y", "x-y");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,7 +243,9 @@ int main(void)
 		cmocka_unit_test(test_right_alignment_counts_code_points_not_bytes),
 		cmocka_unit_test(test_json_escapes_quotes_backslashes_and_controls),
 		cmocka_unit_test(test_json_passes_utf8_and_replaces_invalid_bytes),
+		cmocka_unit_test(test_plural_is_one_word_for_one_only),
 		cmocka_unit_test(test_csv_quotes_only_when_needed),
+		cmocka_unit_test(test_csv_names_that_spreadsheets_would_run_are_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,61 @@ static char *data_of(const char *page)
 	return strndup(start, (size_t)(end - start));
 }
 
+static void test_percent_base_is_rank_seconds(void **state)
+{
+	struct sb_html_opts one = { .title = "x", .rank = 0 };
+	struct sb_profile p;
+	char *page, *data;
+
+	(void)state;
+	make_profile(&p, TREE, NULL);
+	page = render(&p, NULL);
+	data = data_of(page);
+	expect_has(data, "\"recording_ns\": 200, \"pct_base_ns\": 200,");
+	free(data);
+	free(page);
+	/* Three ranks of 200 ns each: % rec is of 600 ns, so no region passes 100%. */
+	assert_int_equal(sb_profile_set_int(&p, "mpi_size", 3), 0);
+	page = render(&p, NULL);
+	data = data_of(page);
+	expect_has(data, "\"recording_ns\": 200, \"pct_base_ns\": 600,");
+	expect_has(page, "n.pct = pct(n.total, D.pct_base_ns);");
+	free(data);
+	free(page);
+	/* One rank shown: its own 200 ns. */
+	page = render(&p, &one);
+	data = data_of(page);
+	expect_has(data, "\"pct_base_ns\": 200,");
+	free(data);
+	free(page);
+	sb_profile_free(&p);
+}
+
+static void test_page_notes_every_unrecorded_call(void **state)
+{
+	struct sb_profile p;
+	char *page, *data;
+
+	(void)state;
+	make_profile(&p, TREE, NULL);
+	assert_int_equal(sb_profile_set_int(&p, "lost_events", 0), 0);
+	page = render(&p, NULL);
+	data = data_of(page);
+	expect_has(data, "\"health\": []");
+	free(data);
+	free(page);
+	assert_int_equal(sb_profile_set_int(&p, "depth_overflow_calls", 9807), 0);
+	page = render(&p, NULL);
+	data = data_of(page);
+	expect_has(data, "\"health\": [{\"key\": \"depth_overflow_calls\", \"count\": 9807, "
+			 "\"label\": \"calls were too deep to record\", \"hint\": \"calls nested "
+			 "deeper than 64 regions (runaway recursion?) were counted, not recorded\"}]");
+	expect_has(page, "(D.health || []).forEach(");
+	free(data);
+	free(page);
+	sb_profile_free(&p);
+}
+
 static void test_page_embeds_the_tree_and_names(void **state)
 {
 	struct sb_profile p;
@@ -339,6 +394,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_embeds_the_tree_and_names),
+		cmocka_unit_test(test_percent_base_is_rank_seconds),
+		cmocka_unit_test(test_page_notes_every_unrecorded_call),
 		cmocka_unit_test(test_script_end_in_a_name_is_escaped),
 		cmocka_unit_test(test_page_is_self_contained),
 		cmocka_unit_test(test_timeline_keeps_the_longest_calls),

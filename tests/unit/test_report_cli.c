@@ -1,5 +1,6 @@
 /* Unit tests of `scope-bpf report`: options, exit codes, and its text, JSON and CSV. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "report.h"
 #include "unit/fixtures.h"
@@ -225,6 +228,9 @@ static void test_text_is_an_aligned_tree(void **state)
 	assert_string_equal(out,
 		"file      prof.h5 (synthetic)\n"
 		"recording 200 ns, 1 rank, 1 thread, 6 calls, lost_events 0, open_calls_dropped 2\n"
+		"warning: 2 open calls were dropped (open_calls_dropped): calls still open when "
+		"their thread exited or exec'd, when recording stopped, or unwound by an end marker "
+		"of another region have no end time\n"
 		"\n"
 		"calls   total     avg     min     max   %rec    own  off-CPU  region\n"
 		"    1  100 ns  100 ns  100 ns  100 ns  50.0%  30 ns        -  main\n"
@@ -270,6 +276,87 @@ static void test_text_warns_about_lost_events(void **state)
 	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
 	expect_has(out, "lost_events 12");
 	expect_has(out, "warning: 12 events were lost");
+	free(out);
+	sb_profile_free(&p);
+}
+
+static void test_text_explains_every_unrecorded_call(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_profile(&p, SB_COL_THREAD, true);
+	assert_int_equal(sb_profile_set_int(&p, "open_calls_dropped", 0), 0);
+	assert_int_equal(sb_profile_set_int(&p, "depth_overflow_calls", 0), 0);
+	assert_int_equal(sb_profile_set_int(&p, "unmatched_region_ends", 0), 0);
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
+	/* All zero: the header line and then the table, nothing else. */
+	expect_has(out, "open_calls_dropped 0\n\ncalls ");
+	assert_null(strstr(out, "warning"));
+	free(out);
+
+	assert_int_equal(sb_profile_set_int(&p, "depth_overflow_calls", 9807), 0);
+	assert_int_equal(sb_profile_set_int(&p, "unmatched_region_ends", 4), 0);
+	out = render(&p, SB_REPORT_TEXT, true, SB_CT_SORT_TOTAL);
+	expect_has(out, "warning: 9807 calls were too deep to record (depth_overflow_calls): "
+			"calls nested deeper than 64 regions (runaway recursion?)");
+	expect_has(out, "warning: 4 region ends had no start (unmatched_region_ends): "
+			"regions already open when recording attached (-p)");
+	free(out);
+	out = render(&p, SB_REPORT_JSON, false, SB_CT_SORT_TOTAL);
+	if (!json_valid(out))
+		fail_msg("invalid JSON:\n%s", out);
+	expect_has(out, "\"open_calls_dropped\": 0, \"depth_overflow_calls\": 9807, "
+			"\"unmatched_region_ends\": 4},\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
+/* 4 ranks, each in main the whole 100 ns recording, and in solve for half of it. */
+static void make_four_ranks(struct sb_profile *p)
+{
+	struct sb_event main_call = { 0, 100, 0, 0, -1, -1, -1 };
+	struct sb_event solve_call = { 10, 60, 0, 1, 0, -1, -1 };
+	uint32_t r;
+
+	sb_profile_init(p);
+	p->format = strdup("synthetic");
+	assert_int_equal(sb_profile_add_region(p, "main", "", -1, NULL), 0);
+	assert_int_equal(sb_profile_add_region(p, "solve", "", -1, NULL), 1);
+	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 0), 0);
+	assert_int_equal(sb_profile_set_int(p, "finalize_time_ns", 100), 0);
+	assert_int_equal(sb_profile_set_int(p, "mpi_size", 4), 0);
+	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	for (r = 0; r < 4; r++)
+		fx_add_call(p, 0, r, &main_call);
+	for (r = 0; r < 4; r++)
+		fx_add_call(p, 1, r, &solve_call);
+}
+
+static void test_percent_of_many_ranks_is_of_rank_seconds(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	make_four_ranks(&p);
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
+	/* 100.0%, not the 400% of four ranks against one wall-clock span. */
+	expect_has(out, "%rec      of 400 ns rank-seconds (the recording times 4 ranks)\n");
+	expect_has(out, "    4  400 ns  100 ns  100 ns  100 ns  100.0%  200 ns        -  main\n");
+	expect_has(out, "    4  200 ns   50 ns   50 ns   50 ns   50.0%  200 ns        -  └─ solve\n");
+	free(out);
+	out = render(&p, SB_REPORT_JSON, true, SB_CT_SORT_TOTAL);
+	if (!json_valid(out))
+		fail_msg("invalid JSON:\n%s", out);
+	expect_has(out, "\"recording_ns\": 100, \"percent_of\": \"rank_seconds\", "
+			"\"rank_seconds_ns\": 400, ");
+	expect_has(out, "\"total_ns\": 400, \"avg_ns\": 100, \"min_ns\": 100, \"max_ns\": 100, "
+			"\"percent\": 100.0");
+	free(out);
+	out = render(&p, SB_REPORT_CSV, false, SB_CT_SORT_TOTAL);
+	expect_has(out, "\nmain,1,4,400,100,100,100,100.0,200,,0\n");
 	free(out);
 	sb_profile_free(&p);
 }
@@ -376,6 +463,75 @@ static void test_format_names_parse(void **state)
 	assert_int_equal(f, SB_REPORT_JSON);
 }
 
+/* ---- "-o -": standard output for every command ---- */
+
+static void build_for_file(struct sb_profile *p)
+{
+	make_profile(p, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID, true);
+}
+
+/* Run cmd in the scratch directory with stdout captured; returns what it printed. */
+static char *run_to_stdout(int (*cmd)(int, char **), int argc, char **argv)
+{
+	int saved_out = dup(1), saved_cwd = open(".", O_RDONLY | O_DIRECTORY), fd;
+	char *out;
+
+	assert_true(saved_out >= 0 && saved_cwd >= 0);
+	assert_int_equal(chdir(tmp_dir), 0);
+	fflush(stdout);
+	fd = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	dup2(fd, 1);
+	close(fd);
+	assert_int_equal(cmd(argc, argv), 0);
+	fflush(stdout);
+	dup2(saved_out, 1);
+	close(saved_out);
+	/* Nothing may be named "-". */
+	assert_int_equal(access("-", F_OK), -1);
+	out = slurp("stdout.txt");
+	unlink("stdout.txt");
+	assert_int_equal(fchdir(saved_cwd), 0);
+	close(saved_cwd);
+	return out;
+}
+
+static void test_dash_output_is_standard_output_everywhere(void **state)
+{
+	char *report[] = { "report", "-o", "-", "prof.h5" };
+	char *html[] = { "report", "--html", "-", "prof.h5" };
+	char *inspect[] = { "inspect", "-o", "-", "prof.h5" };
+	char *diff[] = { "diff", "-o", "-", "prof.h5", "prof.h5" };
+	char *export[] = { "export", "json", "-o", "-", "prof.h5" };
+	struct sb_output o;
+	struct sb_error err;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sb_output_open(&o, "-", SB_OUTPUT_REPLACE_FILE, &err), 0);
+	assert_ptr_equal(o.f, stdout);
+	assert_null(o.path);
+	assert_string_equal(sb_output_name(&o), "standard output");
+	assert_int_equal(sb_output_commit(&o, &err), 0);
+
+	fx_write_built(tmp_path("prof.h5"), build_for_file);
+	out = run_to_stdout(cmd_report, ARGC(report), report);
+	expect_has(out, "  └─ kernel\n");
+	free(out);
+	out = run_to_stdout(cmd_report, ARGC(html), html);
+	expect_has(out, "<!DOCTYPE html>");
+	free(out);
+	out = run_to_stdout(cmd_inspect, ARGC(inspect), inspect);
+	expect_has(out, "\nregions: 5\n");
+	free(out);
+	out = run_to_stdout(cmd_diff, ARGC(diff), diff);
+	expect_has(out, "kernel");
+	free(out);
+	out = run_to_stdout(cmd_export, ARGC(export), export);
+	expect_has(out, "\"kernel\"");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,13 +544,16 @@ int main(void)
 		cmocka_unit_test(test_text_is_an_aligned_tree),
 		cmocka_unit_test(test_text_flat_and_offcpu_and_span_from_calls),
 		cmocka_unit_test(test_text_warns_about_lost_events),
+		cmocka_unit_test(test_text_explains_every_unrecorded_call),
+		cmocka_unit_test(test_percent_of_many_ranks_is_of_rank_seconds),
 		cmocka_unit_test(test_json_checker_rejects_broken_json),
 		cmocka_unit_test(test_json_is_valid_with_header_and_paths),
 		cmocka_unit_test(test_json_of_an_empty_tree_is_valid),
 		cmocka_unit_test(test_csv_rows_with_joined_quoted_paths),
 		cmocka_unit_test(test_csv_leaves_unknown_values_empty),
 		cmocka_unit_test(test_format_names_parse),
+		cmocka_unit_test(test_dash_output_is_standard_output_everywhere),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "export.h"
+#include "format.h"
 #include "samples_export.h"
 
 static const struct kind {
@@ -164,9 +165,9 @@ static int run_kind(FILE *f, const struct export_opts *o, const struct sb_profil
 		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
 	}
 	if (r > 0)
-		fprintf(stderr, "scope-bpf export: %s: warning: %d call%s left out: %s overlap%s "
-			"a call of the same thread without nesting inside it\n",
-			o->path, r, r == 1 ? "" : "s", r == 1 ? "it" : "they", r == 1 ? "s" : "");
+		fprintf(stderr, "scope-bpf export: %s: warning: %d %s left out: %s "
+			"a call of the same thread without nesting inside it\n", o->path, r,
+			format_plural(r, "call", "calls"), format_plural(r, "it overlaps", "they overlap"));
 	return 0;
 }
 

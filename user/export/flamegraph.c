@@ -164,7 +164,7 @@ static void weight_text(char *buf, size_t n, enum sb_sample_kind kind, uint64_t 
 	if (kind == SB_SAMPLE_OFFCPU)
 		format_ns(buf, n, w > INT64_MAX ? INT64_MAX : (int64_t)w);
 	else
-		snprintf(buf, n, "%" PRIu64 " sample%s", w, w == 1 ? "" : "s");
+		snprintf(buf, n, "%" PRIu64 " %s", w, format_plural(w, "sample", "samples"));
 }
 
 static void put_frame(FILE *f, const struct graph *g, uint32_t i, int height)
@@ -425,19 +425,6 @@ static void put_document(FILE *f, const struct sb_profile *p, const struct graph
 	fputs("</svg>\n", f);
 }
 
-static bool has_kind(const struct sb_profile *p, enum sb_sample_kind kind)
-{
-	const struct sb_sample *x;
-	size_t i;
-
-	for (i = 0; i < p->samples.n_samples; i++) {
-		x = &p->samples.samples[i];
-		if (x->kind == (uint32_t)kind && (kind == SB_SAMPLE_OFFCPU ? x->ns : x->count))
-			return true;
-	}
-	return false;
-}
-
 /* kinds: bit 1 << kind for each graph wanted, drawn in kind order (CPU first). */
 static int flamegraph(FILE *f, const struct sb_profile *p, unsigned kinds, struct sb_error *err)
 {
@@ -445,17 +432,16 @@ static int flamegraph(FILE *f, const struct sb_profile *p, unsigned kinds, struc
 	size_t n = 0, i;
 	int k, r = 0;
 
+	r = sb_samples_require(p, kinds, err);
+	if (r)
+		return r;
 	for (k = SB_SAMPLE_CPU; k <= SB_SAMPLE_OFFCPU && !r; k++) {
-		if (!(kinds & 1u << k) || !has_kind(p, k))
+		if (!(kinds & 1u << k) || !sb_samples_have(p, k))
 			continue;
 		r = graph_build(&g[n], p, k);
 		n += !r;
 	}
-	if (!r && !n)
-		r = sb_fail(err, EINVAL, "the profile has no %s samples to draw",
-			    kinds == 1u << SB_SAMPLE_OFFCPU ? "off-CPU" :
-			    kinds == 1u << SB_SAMPLE_CPU ? "CPU" : "CPU or off-CPU");
-	else if (r)
+	if (r)
 		r = sb_fail(err, r, "out of memory");
 	else
 		put_document(f, p, g, n);

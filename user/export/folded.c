@@ -116,6 +116,10 @@ int sb_export_folded(FILE *f, const struct sb_profile *p, enum sb_sample_kind ki
 	size_t n = 0, i;
 	int r;
 
+	/* An empty file would read as "nothing ran": say what is missing instead. */
+	r = sb_samples_require(p, 1u << kind, err);
+	if (r)
+		return r;
 	r = sb_stack_tree_build(&t, p, kind, sb_profile_rank_count(p) > 1);
 	if (r)
 		return sb_fail(err, r, "out of memory");

@@ -177,9 +177,48 @@ static int put_threads(struct sb_out *o, const struct sb_profile *p)
 	return 0;
 }
 
+static int cmp_pair_row(const void *a, const void *b, void *arg)
+{
+	const struct sb_pair *q = arg;
+	const struct sb_pair *x = &q[*(const size_t *)a], *y = &q[*(const size_t *)b];
+
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/*
+ * Regions in the profile's region order (/region_table/names), each region's
+ * ranks ascending: a reader numbers regions as it meets them, so the file's
+ * event order would renumber them.
+ */
+static int put_regions(struct sb_out *o, const struct sb_profile *p)
+{
+	size_t *order, i;
+
+	order = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < p->n_pairs; i++)
+		order[i] = i;
+	qsort_r(order, p->n_pairs, sizeof(*order), cmp_pair_row, (void *)p->pairs);
+	sb_out_str(o, ",\n\"regions\":[");
+	for (i = 0; i < p->n_pairs; i++) {
+		sb_out_str(o, i ? ",\n" : "\n");
+		if (put_region(o, p, &p->pairs[order[i]])) {
+			free(order);
+			return -ENOMEM;
+		}
+	}
+	sb_out_str(o, "\n]");
+	free(order);
+	return 0;
+}
+
 static int put_document(struct sb_out *o, const struct sb_profile *p)
 {
-	size_t i;
 
 	sb_out_str(o, "{\"format\":\"scope-profiler-profile\",\"format_version\":1,"
 		   "\"time_unit\":\"nanoseconds\",\"exporter\":\"scope-bpf@" SCOPE_BPF_VERSION
@@ -187,14 +226,8 @@ static int put_document(struct sb_out *o, const struct sb_profile *p)
 	sb_out_i64(o, sb_profile_rank_count(p));
 	sb_out_str(o, ",\"event_data_available\":true,\n\"metadata\":{");
 	sb_out_meta_members(o, p, true);
-	sb_out_str(o, "},\n\"regions\":[");
-	for (i = 0; i < p->n_pairs; i++) {
-		sb_out_str(o, i ? ",\n" : "\n");
-		if (put_region(o, p, &p->pairs[i]))
-			return -ENOMEM;
-	}
-	sb_out_str(o, "\n]");
-	if (put_threads(o, p))
+	sb_out_char(o, '}');
+	if (put_regions(o, p) || put_threads(o, p))
 		return -ENOMEM;
 	sb_out_str(o, "}\n");
 	return 0;

@@ -13,7 +13,8 @@
  * path outermost first, the user frames outermost first, the kernel frames
  * (suffixed "_[k]"), then a space and the sample count (CPU) or the
  * nanoseconds blocked (off-CPU). In names ";" becomes ":" and control
- * characters become spaces. Returns 0, or -errno with the cause in err.
+ * characters become spaces. Returns 0, or -errno with the cause in err
+ * (-EINVAL when p has no samples of the kind, as for the flame graph).
  */
 int sb_export_folded(FILE *f, const struct sb_profile *p, enum sb_sample_kind kind,
 		     struct sb_error *err);
