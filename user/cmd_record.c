@@ -401,10 +401,12 @@ static uint64_t collect_live_threads(struct recorder *r, int64_t now)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, st))
 			continue;
-		open += st->depth + st->overflow;
-		register_open_paths(r, st);
 		cpu = (int64_t)st->cpu_ns + (st->on_since ? now - (int64_t)st->on_since : 0);
-		sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu);
+		if (sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu) <= 0)
+			continue;
+		/* Calls beyond the stack were counted as depth overflow already. */
+		open += st->depth;
+		register_open_paths(r, st);
 	}
 	free(st);
 	return open;
@@ -428,6 +430,13 @@ static char *join_command(char **cmd)
 	return s;
 }
 
+/* Records the kernel side could not keep, and calls the thread table had no slot for. */
+static uint64_t lost_events(struct recorder *r)
+{
+	return r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER] +
+	       r->counters[SB_CNT_THREADS_FULL] + r->coll.dropped_calls;
+}
+
 static int add_metadata(struct recorder *r, int64_t end_ns, uint64_t open_at_end)
 {
 	struct sb_profile *p = &r->coll.prof;
@@ -442,15 +451,14 @@ static int add_metadata(struct recorder *r, int64_t end_ns, uint64_t open_at_end
 	ret |= sb_profile_set_int(p, "start_time_ns", r->start_ns);
 	ret |= sb_profile_set_int(p, "finalize_time_ns", end_ns);
 	ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
-	ret |= sb_profile_set_int(p, "lost_events", (int64_t)(r->counters[SB_CNT_LOST_CALLS] +
-							       r->counters[SB_CNT_LOST_OTHER] +
-							       r->coll.dropped_calls));
+	ret |= sb_profile_set_int(p, "lost_events", (int64_t)lost_events(r));
 	ret |= sb_profile_set_int(p, "open_calls_dropped",
 				  (int64_t)(r->counters[SB_CNT_OPEN_DROPPED] + open_at_end));
 	ret |= sb_profile_set_int(p, "depth_overflow_calls", (int64_t)r->counters[SB_CNT_DEPTH_OVERFLOW]);
 	ret |= sb_profile_set_int(p, "unmatched_region_ends", (int64_t)r->counters[SB_CNT_UNMATCHED_END]);
 	ret |= sb_profile_set_int(p, "invalid_sites", (int64_t)r->counters[SB_CNT_BAD_SITE]);
 	ret |= sb_profile_set_int(p, "threads_dropped", (int64_t)r->counters[SB_CNT_THREADS_FULL]);
+	ret |= sb_collector_metadata(&r->coll);
 	if (r->o.sample_hz || r->o.offcpu_stacks)
 		ret |= sb_profile_set_int(p, "lost_samples", (int64_t)r->counters[SB_CNT_LOST_SAMPLES]);
 	free(cmd);
@@ -485,7 +493,7 @@ static int finish(struct recorder *r)
 		say("%s", err.msg);
 		return -1;
 	}
-	lost = r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER] + r->coll.dropped_calls;
+	lost = lost_events(r);
 	if (!r->o.quiet)
 		fprintf(stderr, "scope-bpf: %zu regions, %llu calls, %u process%s, %zu threads, "
 			"%llu lost events -> %s\n", r->coll.prof.n_regions,

@@ -31,3 +31,12 @@ $(BUILD)/apps/%: tests/apps/%.cc $(APPS_DEPS)
 	$(call msg,APP,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CXX) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
+
+# Two plugins from one source: the same layout, another region name. dlplugins
+# loads them from its own directory.
+$(BUILD)/apps/libplugin_%.so: tests/apps/plugin/plugin.c $(APPS_DEPS)
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared -DPLUGIN_REGION='"plugin_$*"' $< -o $@
+
+$(BUILD)/apps/dlplugins: | $(BUILD)/apps/libplugin_a.so $(BUILD)/apps/libplugin_b.so
