@@ -4,13 +4,14 @@
  * A tracer must see region "short" called exactly 9000 times, once by each of
  * 9000 threads that run one after another (each joined before the next
  * starts), then region "busy" called 4 times, once by each of 4 workers that
- * run together and spin ~30 ms on the CPU inside it. Exited threads must not
- * hold on to tracer state: 9000 is more than SB_MAX_THREADS.
+ * run together and spin inside it until each has used 30 ms of CPU (so at
+ * least 30 ms in each worker's CPU time, however few CPUs they share). Exited
+ * threads must not hold on to tracer state: 9000 is more than SB_MAX_THREADS.
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
-#include "busy.h"
 #include "scope_bpf.h"
 
 #define SHORT_THREADS 9000
@@ -24,10 +25,22 @@ static void *short_lived(void *arg)
 	return NULL;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void *worker(void *arg)
 {
+	uint64_t end;
+
 	SCOPE_BPF_REGION("busy") {
-		busy_ns(30000000);
+		end = thread_cpu_ns() + 30000000;
+		while (thread_cpu_ns() < end)
+			;
 	}
 	return arg;
 }
