@@ -355,7 +355,12 @@ int BPF_USDT(region_end, void *site)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	th = bpf_map_lookup_elem(&threads, &tid);
+	/*
+	 * Created when missing: a thread traced mid-region may end it before its
+	 * first context switch, and that end must be seen as unmatched. NULL: the
+	 * table is full, and the begin was counted as dropped.
+	 */
+	th = thread_get(tid, tgid, now);
 	if (!th)
 		return 0;
 	if (th->overflow) {
