@@ -197,6 +197,9 @@ static int on_site(struct sb_collector *c, struct sb_site_event *e)
 	e->file[sizeof(e->file) - 1] = 0;
 	e->tags[sizeof(e->tags) - 1] = 0;
 	raw_hash = sb_name_hash(e->name);
+	/* A name seen before: each exec and link-map change sends its sites again. */
+	if (sb_hashmap_get(&c->region_of, raw_hash, 0))
+		return 0;
 	sb_utf8_sanitize(e->name);
 	sb_utf8_sanitize(e->file);
 	if (!e->name[0])
@@ -215,8 +218,6 @@ static int on_site(struct sb_collector *c, struct sb_site_event *e)
 	ret = remember_name(c, raw_hash, e->name);
 	if (ret)
 		return ret;
-	if (sb_hashmap_get(&c->region_of, raw_hash, 0))
-		return 0;
 	return sb_hashmap_put(&c->region_of, raw_hash, 0, (uint64_t)region);
 }
 
