@@ -355,14 +355,19 @@ int BPF_USDT(region_end, void *site)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	/*
-	 * Created when missing: a thread traced mid-region may end it before its
-	 * first context switch, and that end must be seen as unmatched. NULL: the
-	 * table is full, and the begin was counted as dropped.
-	 */
-	th = thread_get(tid, tgid, now);
-	if (!th)
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (!th) {
+		/*
+		 * A thread traced mid-region may end it before its first context
+		 * switch: that end is unmatched. No slot: its begin was counted.
+		 */
+		if (!thread_get(tid, tgid, now))
+			return 0;
+		h = site_name_hash(tgid, proc, (__u64)site, false);
+		if (h)
+			emit_unmatched(tgid, tid, (__u64)site, h);
 		return 0;
+	}
 	if (th->overflow) {
 		th->overflow--;
 		return 0;
