@@ -9,6 +9,7 @@
 #include "region.h"
 
 #define SIGSTOP 19
+#define PF_EXITING 0x00000004	/* include/linux/sched.h: set before sched_process_exit */
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
 
@@ -50,8 +51,12 @@ struct {
 	__type(value, struct sb_proc);
 } procs SEC(".maps");
 
-/* Key: tid. Value: open calls and CPU accounting. Inserted at a thread's first
- * event or context switch; deleted at thread exit (or by user space at the end). */
+/*
+ * Key: tid. Value: open calls and CPU accounting. Inserted at a thread's first
+ * event or context switch, never for a thread already exiting; deleted at
+ * thread exit. So an entry lives exactly as long as its thread, and the table
+ * bounds the threads alive at once, not the threads ever seen.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SB_MAX_THREADS);
@@ -60,7 +65,8 @@ struct {
 } threads SEC(".maps");
 
 /* Key: descriptor address in a process image. Value: the name's hash. LRU, so
- * dead processes' sites age out; an evicted site is simply captured again. */
+ * dead processes' and unloaded objects' sites age out; an evicted site is
+ * simply captured again. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, SB_MAX_SITES);
@@ -139,6 +145,7 @@ static __always_inline __u64 submit_flags(void)
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/* The thread's state, created when missing; NULL when the table is full. */
 static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid, __u64 now)
 {
 	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
@@ -150,10 +157,8 @@ static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid,
 	blank = bpf_map_lookup_elem(&zero_thread, &zero);
 	if (!blank)
 		return NULL;
-	if (bpf_map_update_elem(&threads, &tid, blank, BPF_NOEXIST) && !bpf_map_lookup_elem(&threads, &tid)) {
-		count(SB_CNT_THREADS_FULL, 1);
+	if (bpf_map_update_elem(&threads, &tid, blank, BPF_NOEXIST) && !bpf_map_lookup_elem(&threads, &tid))
 		return NULL;
-	}
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && !th->first_ns) {
 		th->tgid = tgid;
@@ -198,8 +203,10 @@ static __always_inline long read_user_str(char *dst, __u32 size, __u64 addr)
  * Copy a site's descriptor out of the traced process and send it to user space.
  * Returns the name hash, or 0 when the descriptor is unreadable or invalid, or
  * when the record could not be sent (then the site is tried again next time).
+ * An invalid descriptor is counted at begins only: the call it would have
+ * opened is the one not recorded, and its end must not count it again.
  */
-static __always_inline __u64 capture_site(struct sb_site_key *key)
+static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin)
 {
 	struct sb_site_event *e;
 	struct user_site us;
@@ -207,7 +214,8 @@ static __always_inline __u64 capture_site(struct sb_site_key *key)
 
 	if (bpf_probe_read_user(&us, sizeof(us), (void *)key->site) ||
 	    us.magic != SB_SITE_MAGIC || us.version != SB_SITE_VERSION || !us.name) {
-		count(SB_CNT_BAD_SITE, 1);
+		if (begin)
+			count(SB_CNT_BAD_SITE, 1);
 		return 0;
 	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -222,7 +230,8 @@ static __always_inline __u64 capture_site(struct sb_site_key *key)
 	e->pad = 0;
 	if (read_user_str(e->name, sizeof(e->name), us.name) <= 1) {
 		bpf_ringbuf_discard(e, 0);
-		count(SB_CNT_BAD_SITE, 1);
+		if (begin)
+			count(SB_CNT_BAD_SITE, 1);
 		return 0;
 	}
 	e->file[0] = 0;
@@ -237,12 +246,13 @@ static __always_inline __u64 capture_site(struct sb_site_key *key)
 	return h;
 }
 
-static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __u64 site)
+static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __u64 site,
+					    bool begin)
 {
 	struct sb_site_key key = { .tgid = tgid, .gen = proc->gen, .site = site };
 	__u64 *h = bpf_map_lookup_elem(&sites, &key);
 
-	return h ? *h : capture_site(&key);
+	return h ? *h : capture_site(&key, begin);
 }
 
 SEC("usdt")
@@ -259,12 +269,14 @@ int BPF_USDT(region_begin, void *site)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	h = site_name_hash(tgid, proc, (__u64)site);
+	h = site_name_hash(tgid, proc, (__u64)site, true);
 	if (!h)
 		return 0;
 	th = thread_get(tid, tgid, now);
-	if (!th)
+	if (!th) {
+		count(SB_CNT_THREADS_FULL, 1);
 		return 0;
+	}
 	d = th->depth;
 	if (d >= SB_MAX_DEPTH || th->overflow) {
 		th->overflow++;
@@ -328,6 +340,26 @@ static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
+/* User space names the regions that were already open when tracing began. */
+static __always_inline void emit_unmatched(__u32 tgid, __u32 tid, __u64 site, __u64 h)
+{
+	struct sb_unmatched_event *e;
+
+	count(SB_CNT_UNMATCHED_END, 1);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	e->type = SB_EV_UNMATCHED;
+	e->tgid = tgid;
+	e->tid = tid;
+	e->pad = 0;
+	e->site = site;
+	e->name_hash = h;
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
 SEC("usdt")
 int BPF_USDT(region_end, void *site)
 {
@@ -345,8 +377,18 @@ int BPF_USDT(region_end, void *site)
 	if (!proc)
 		return 0;
 	th = bpf_map_lookup_elem(&threads, &tid);
-	if (!th)
+	if (!th) {
+		/*
+		 * A thread traced mid-region may end it before its first context
+		 * switch: that end is unmatched. No slot: its begin was counted.
+		 */
+		if (!thread_get(tid, tgid, now))
+			return 0;
+		h = site_name_hash(tgid, proc, (__u64)site, false);
+		if (h)
+			emit_unmatched(tgid, tid, (__u64)site, h);
 		return 0;
+	}
 	if (th->overflow) {
 		th->overflow--;
 		return 0;
@@ -355,17 +397,21 @@ int BPF_USDT(region_end, void *site)
 	/*
 	 * Fast path: a scoped region ends at the site it began with. One address in
 	 * one process image always names the same region (frames are cleared at
-	 * exec), so this is the frame the name match would find.
+	 * exec, and an object cannot be unloaded while its scoped region runs), so
+	 * this is the frame the name match would find.
 	 */
 	if (d > 0 && d <= SB_MAX_DEPTH && th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == (__u64)site) {
 		i = (int)d - 1;
 	} else {
-		h = site_name_hash(tgid, proc, (__u64)site);
-		i = h ? find_frame(th, h) : -1;
-	}
-	if (i < 0) {
-		count(SB_CNT_UNMATCHED_END, 1);
-		return 0;
+		/* 0: an invalid descriptor (its begin counted it) or a lost site record. */
+		h = site_name_hash(tgid, proc, (__u64)site, false);
+		if (!h)
+			return 0;
+		i = find_frame(th, h);
+		if (i < 0) {
+			emit_unmatched(tgid, tid, (__u64)site, h);
+			return 0;
+		}
 	}
 	/* Frames above the match lost their end (a jump out of a region): drop them. */
 	if ((__u32)i + 1 < th->depth)
@@ -436,6 +482,22 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/*
+ * A switching task's state. An exiting task still switches after
+ * sched_process_exit deleted its state (its last switch out, at the least):
+ * recreating it there would leak one entry per thread ended until the table is
+ * full. One load of a field beside the tgid just read.
+ */
+static __always_inline struct sb_thread_state *switch_thread(struct task_struct *t, __u32 tgid,
+							     __u64 now)
+{
+	__u32 tid = t->pid;
+
+	if (t->flags & PF_EXITING)
+		return bpf_map_lookup_elem(&threads, &tid);
+	return thread_get(tid, tgid, now);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -446,7 +508,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (!recording)
 		return 0;
 	if (bpf_map_lookup_elem(&procs, &prev_tgid)) {
-		th = thread_get(prev->pid, prev_tgid, now);
+		th = switch_thread(prev, prev_tgid, now);
 		if (th) {
 			if (th->on_since)
 				th->cpu_ns += now - th->on_since;
@@ -462,7 +524,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 	if (!bpf_map_lookup_elem(&procs, &next_tgid))
 		return 0;
-	th = thread_get(next->pid, next_tgid, now);
+	th = switch_thread(next, next_tgid, now);
 	if (!th)
 		return 0;
 	th->on_since = now;
@@ -581,14 +643,21 @@ int BPF_PROG(on_exec, struct task_struct *p)
 	return 0;
 }
 
-/* Attached to the dynamic loader's _dl_debug_state: called whenever the link map changes. */
+/*
+ * Attached to the dynamic loader's _dl_debug_state: called whenever the link map
+ * changes (before and after each load or unload). A new site generation, since
+ * an object loaded where an unloaded one was reuses its descriptor addresses.
+ */
 SEC("uprobe")
 int on_dl_state(struct pt_regs *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct sb_proc *proc = bpf_map_lookup_elem(&procs, &tgid);
 
-	if (bpf_map_lookup_elem(&procs, &tgid))
-		sync_process(tgid, SB_SYNC_DLOPEN);
+	if (!proc)
+		return 0;
+	__sync_fetch_and_add(&proc->gen, 1);
+	sync_process(tgid, SB_SYNC_DLOPEN);
 	return 0;
 }
 
@@ -623,8 +692,9 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	th = thread_get(tid, tgid, now);
 	if (th) {
-		if (th->depth + th->overflow)
-			count(SB_CNT_OPEN_DROPPED, th->depth + th->overflow);
+		/* Calls beyond the stack were counted as depth overflow already. */
+		if (th->depth)
+			count(SB_CNT_OPEN_DROPPED, th->depth);
 		emit_thread_exit(th, tid, now);
 		bpf_map_delete_elem(&threads, &tid);
 	}

@@ -32,6 +32,7 @@ enum sb_event_type {
 	SB_EV_PROC_FORK,	/* a traced process created a process */
 	SB_EV_PROC_EXIT,	/* the last thread of a traced process ended */
 	SB_EV_SYNC,		/* a traced process exec'd or loaded objects: attach, then SIGCONT */
+	SB_EV_UNMATCHED,	/* a region end without its begin: the call was open when tracing began */
 };
 
 enum sb_sync_reason {
@@ -46,8 +47,8 @@ enum sb_counter {
 	SB_CNT_DEPTH_OVERFLOW,	/* calls deeper than SB_MAX_DEPTH, not recorded */
 	SB_CNT_UNMATCHED_END,	/* ends without a begin (attached mid-region) */
 	SB_CNT_OPEN_DROPPED,	/* calls still open at thread exit, exec, or unwound by a mismatched end */
-	SB_CNT_BAD_SITE,	/* probes whose descriptor could not be read or was invalid */
-	SB_CNT_THREADS_FULL,	/* thread table full: events of new threads dropped */
+	SB_CNT_BAD_SITE,	/* calls whose begin descriptor could not be read or was invalid */
+	SB_CNT_THREADS_FULL,	/* calls not recorded: the thread table had no slot for their thread */
 	SB_CNT_LOST_SAMPLES,	/* samples or off-CPU intervals the aggregation maps had no room for */
 	SB_CNT_MAX,
 };
@@ -55,7 +56,7 @@ enum sb_counter {
 /* Key of the sites map: a descriptor address in one process image. */
 struct sb_site_key {
 	__u32 tgid;
-	__u32 gen;		/* bumped at exec: the same address may mean another site */
+	__u32 gen;		/* bumped at exec and link-map changes: the same address may mean another site */
 	__u64 site;
 };
 
@@ -73,6 +74,16 @@ struct sb_call_event {
 	__u64 offcpu_ns;	/* off-CPU time inside the call, children included */
 	__u64 path_hash;	/* the call's region path, as samples name it */
 	__u64 parent_path;	/* the enclosing path's hash, 0 at top level */
+	__u64 name_hash;
+};
+
+/* An end whose begin this thread's stack does not hold: attached (or forked) inside the region. */
+struct sb_unmatched_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
+	__u32 pad;
+	__u64 site;		/* descriptor address of the end marker */
 	__u64 name_hash;
 };
 
@@ -120,7 +131,7 @@ struct sb_stop {
 /* Value of the procs map: one traced process. */
 struct sb_proc {
 	__u64 next_call_id;
-	__u32 gen;
+	__u32 gen;		/* site generation: see struct sb_site_key */
 	__u32 pad;
 };
 

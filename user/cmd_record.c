@@ -17,7 +17,9 @@
 #include "attach.h"
 #include "collect.h"
 #include "commands.h"
+#include "format.h"
 #include "guardian.h"
+#include "health.h"
 #include "h5write.h"
 #include "launch.h"
 #include "record_opts.h"
@@ -341,6 +343,12 @@ static void read_counters(struct recorder *r)
 	free(vals);
 }
 
+static uint64_t lost_events(struct recorder *r)
+{
+	return r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER] +
+	       r->counters[SB_CNT_THREADS_FULL] + r->coll.dropped_calls;
+}
+
 /*
  * The live status line. Where the target may write to the same terminal, a
  * line rewritten in place would run into its output: there it is a whole line,
@@ -355,8 +363,7 @@ static void status_line(struct recorder *r, int64_t now, uint64_t *last_calls, i
 	fprintf(stderr, "%sscope-bpf: recording %.0f s, %.0f calls/s, %llu calls, %llu lost%s",
 		r->shared_tty ? "" : "\r\033[K", (double)(now - r->start_ns) / 1e9,
 		dt > 0 ? (double)(calls - *last_calls) / dt : 0.0, (unsigned long long)calls,
-		(unsigned long long)(r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER]),
-		r->shared_tty ? "\n" : "");
+		(unsigned long long)lost_events(r), r->shared_tty ? "\n" : "");
 	*last_calls = calls;
 	*last_t = now;
 }
@@ -468,10 +475,12 @@ static uint64_t collect_live_threads(struct recorder *r, int64_t now)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, st))
 			continue;
-		open += st->depth + st->overflow;
-		register_open_paths(r, st);
 		cpu = (int64_t)st->cpu_ns + (st->on_since ? now - (int64_t)st->on_since : 0);
-		sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu);
+		if (sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu) <= 0)
+			continue;
+		/* Calls beyond the stack were counted as depth overflow already. */
+		open += st->depth;
+		register_open_paths(r, st);
 	}
 	free(st);
 	return open;
@@ -495,6 +504,7 @@ static char *join_command(char **cmd)
 	return s;
 }
 
+/* Records the kernel side could not keep, and calls the thread table had no slot for. */
 static int add_metadata(struct recorder *r, int64_t end_ns, uint64_t open_at_end)
 {
 	struct sb_profile *p = &r->coll.prof;
@@ -509,15 +519,14 @@ static int add_metadata(struct recorder *r, int64_t end_ns, uint64_t open_at_end
 	ret |= sb_profile_set_int(p, "start_time_ns", r->start_ns);
 	ret |= sb_profile_set_int(p, "finalize_time_ns", end_ns);
 	ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
-	ret |= sb_profile_set_int(p, "lost_events", (int64_t)(r->counters[SB_CNT_LOST_CALLS] +
-							       r->counters[SB_CNT_LOST_OTHER] +
-							       r->coll.dropped_calls));
+	ret |= sb_profile_set_int(p, "lost_events", (int64_t)lost_events(r));
 	ret |= sb_profile_set_int(p, "open_calls_dropped",
 				  (int64_t)(r->counters[SB_CNT_OPEN_DROPPED] + open_at_end));
 	ret |= sb_profile_set_int(p, "depth_overflow_calls", (int64_t)r->counters[SB_CNT_DEPTH_OVERFLOW]);
 	ret |= sb_profile_set_int(p, "unmatched_region_ends", (int64_t)r->counters[SB_CNT_UNMATCHED_END]);
 	ret |= sb_profile_set_int(p, "invalid_sites", (int64_t)r->counters[SB_CNT_BAD_SITE]);
 	ret |= sb_profile_set_int(p, "threads_dropped", (int64_t)r->counters[SB_CNT_THREADS_FULL]);
+	ret |= sb_collector_metadata(&r->coll);
 	if (r->o.sample_hz || r->o.offcpu_stacks)
 		ret |= sb_profile_set_int(p, "lost_samples", (int64_t)r->counters[SB_CNT_LOST_SAMPLES]);
 	free(cmd);
@@ -546,24 +555,21 @@ static uint64_t end_recording(struct recorder *r, int64_t *end_ns)
 	return open_at_end;
 }
 
-static const char *plural(uint64_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
+/* One line: what was recorded, every kind of loss, where it went; then the causes of any loss. */
 static void summary_line(struct recorder *r)
 {
 	const struct sb_profile *p = &r->coll.prof;
-	uint64_t lost = r->counters[SB_CNT_LOST_CALLS] + r->counters[SB_CNT_LOST_OTHER] +
-			r->coll.dropped_calls;
+	char health[512];
 
-	fprintf(stderr, "scope-bpf: %zu %s, %llu %s, %zu %s (%u %s), %zu %s, %llu lost %s -> %s\n",
-		p->n_regions, plural(p->n_regions, "region", "regions"),
-		(unsigned long long)r->coll.calls, plural(r->coll.calls, "call", "calls"),
-		p->n_processes, plural(p->n_processes, "process", "processes"),
-		r->coll.n_ranks, plural(r->coll.n_ranks, "rank", "ranks"),
-		p->n_threads, plural(p->n_threads, "thread", "threads"),
-		(unsigned long long)lost, plural(lost, "event", "events"), r->o.output);
+	sb_health_summary(p, health, sizeof(health));
+	fprintf(stderr, "scope-bpf: %zu %s, %llu %s, %zu %s (%u %s), %zu %s, %s -> %s\n",
+		p->n_regions, format_plural(p->n_regions, "region", "regions"),
+		(unsigned long long)r->coll.calls, format_plural(r->coll.calls, "call", "calls"),
+		p->n_processes, format_plural(p->n_processes, "process", "processes"),
+		r->coll.n_ranks, format_plural(r->coll.n_ranks, "rank", "ranks"),
+		p->n_threads, format_plural(p->n_threads, "thread", "threads"), health,
+		r->o.output);
+	sb_health_print(stderr, p, "scope-bpf: ");
 }
 
 /* Write the profile. 0, or 1 after saying why. */

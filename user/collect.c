@@ -15,13 +15,14 @@
 
 #define MAX_CALL_ID (1ULL << 36)	/* bitmap bound: 8 GiB of calls in one process */
 #define STREAM_BATCH 4096
+#define OPEN_NAMES_MAX 1024	/* bytes of regions_open_at_start */
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
 {
 	memset(c, 0, sizeof(*c));
 	sb_profile_init(&c->prof);
-	sb_hashmap_init(&c->sites);
-	sb_hashmap_init(&c->gens);
+	sb_hashmap_init(&c->region_of);
+	sb_hashmap_init(&c->open_name_seen);
 	sb_hashmap_init(&c->ranks);
 	sb_hashmap_init(&c->pair_of);
 	sb_hashmap_init(&c->thread_of);
@@ -44,8 +45,9 @@ void sb_collector_free(struct sb_collector *c)
 	free(c->rank_tgid);
 	free(c->threads);
 	free(c->exclusive);
-	sb_hashmap_free(&c->sites);
-	sb_hashmap_free(&c->gens);
+	sb_hashmap_free(&c->region_of);
+	sb_hashmap_free(&c->open_name_seen);
+	free(c->open_names);
 	sb_hashmap_free(&c->ranks);
 	sb_hashmap_free(&c->pair_of);
 	sb_hashmap_free(&c->thread_of);
@@ -86,13 +88,6 @@ static int bitset_set(struct sb_bitset *b, uint64_t bit)
 static bool bitset_test(const struct sb_bitset *b, uint64_t bit)
 {
 	return bit / 64 < b->n_words && (b->words[bit / 64] >> (bit % 64) & 1);
-}
-
-static uint64_t exec_gen(struct sb_collector *c, uint32_t tgid)
-{
-	uint64_t *g = sb_hashmap_get(&c->gens, tgid, 0);
-
-	return g ? *g : 0;
 }
 
 /* The process's command line, NULs turned into spaces, sanitized. */
@@ -202,6 +197,9 @@ static int on_site(struct sb_collector *c, struct sb_site_event *e)
 	e->file[sizeof(e->file) - 1] = 0;
 	e->tags[sizeof(e->tags) - 1] = 0;
 	raw_hash = sb_name_hash(e->name);
+	/* A name seen before: each exec and link-map change sends its sites again. */
+	if (sb_hashmap_get(&c->region_of, raw_hash, 0))
+		return 0;
 	sb_utf8_sanitize(e->name);
 	sb_utf8_sanitize(e->file);
 	if (!e->name[0])
@@ -220,8 +218,7 @@ static int on_site(struct sb_collector *c, struct sb_site_event *e)
 	ret = remember_name(c, raw_hash, e->name);
 	if (ret)
 		return ret;
-	return sb_hashmap_put(&c->sites, (uint64_t)e->tgid << 32 | exec_gen(c, e->tgid), e->site,
-			      (uint64_t)region);
+	return sb_hashmap_put(&c->region_of, raw_hash, 0, (uint64_t)region);
 }
 
 static int rank_of(struct sb_collector *c, uint32_t tgid, uint32_t *rank)
@@ -276,10 +273,15 @@ static ssize_t pair_of(struct sb_collector *c, uint32_t rank, uint32_t region)
 	return (ssize_t)n;
 }
 
+/*
+ * A call names its region by the hash of the name the kernel read at its begin,
+ * not by its site address: an address may be reused by another object (dlclose,
+ * dlopen) or image (exec) while its calls are still in the ring buffer. The
+ * kernel sends a site's record before the first call that uses it.
+ */
 static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 {
-	uint64_t *region = sb_hashmap_get(&c->sites, (uint64_t)e->tgid << 32 | exec_gen(c, e->tgid),
-					  e->site);
+	uint64_t *region = sb_hashmap_get(&c->region_of, e->name_hash, 0);
 	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
 	struct sb_spill_rec rec;
 	struct sb_thread_info *t;
@@ -287,7 +289,7 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	ssize_t pair;
 	int ret;
 
-	/* No descriptor (its record was lost) or a clock that ran backwards: not a call. */
+	/* An unknown name (a forged record) or a clock that ran backwards: not a call. */
 	if (!region || end < start || start < 0 || e->call_id < 0 ||
 	    (uint64_t)e->call_id >= MAX_CALL_ID) {
 		c->dropped_calls++;
@@ -364,8 +366,6 @@ static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
 		return 0;
 	case SB_EV_SYNC:
 		if (e->reason == SB_SYNC_EXEC) {
-			if (sb_hashmap_put(&c->gens, e->tgid, 0, exec_gen(c, e->tgid) + 1))
-				return -ENOMEM;
 			p = process_of(c, e->tgid);
 			read_cmdline((pid_t)e->tgid, cmd, sizeof(cmd));
 			if (p && cmd[0] && strcmp(cmd, p->command)) {
@@ -382,10 +382,28 @@ static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
 	return 0;
 }
 
+/* Names are remembered once each, in order of their first unmatched end. */
+static int on_unmatched(struct sb_collector *c, const struct sb_unmatched_event *e)
+{
+	uint64_t *name = sb_hashmap_get(&c->name_of, e->name_hash, 0);
+	size_t *names;
+
+	c->open_at_start++;
+	if (!name || sb_hashmap_get(&c->open_name_seen, *name, 0))
+		return 0;
+	names = realloc(c->open_names, (c->n_open_names + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	c->open_names = names;
+	c->open_names[c->n_open_names++] = *name;
+	return sb_hashmap_put(&c->open_name_seen, *name, 0, 1);
+}
+
 int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 {
 	union {
 		uint32_t type;
+		struct sb_unmatched_event unmatched;
 		struct sb_call_event call;
 		struct sb_site_event site;
 		struct sb_thread_event thread;
@@ -402,6 +420,8 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 		return size < sizeof(e.site) ? 0 : on_site(c, &e.site);
 	case SB_EV_THREAD_EXIT:
 		return size < sizeof(e.thread) ? 0 : on_thread_exit(c, &e.thread);
+	case SB_EV_UNMATCHED:
+		return size < sizeof(e.unmatched) ? 0 : on_unmatched(c, &e.unmatched);
 	case SB_EV_PROC_FORK:
 	case SB_EV_PROC_EXIT:
 	case SB_EV_SYNC:
@@ -419,6 +439,8 @@ int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t ti
 
 	if (!t)
 		return -ENOMEM;
+	if (t->end_ns >= 0)
+		return 0;
 	if (first_ns > 0 && first_ns < t->first_ns)
 		t->first_ns = first_ns;
 	t->cpu_ns = cpu_ns;
@@ -430,7 +452,37 @@ int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t ti
 		fclose(f);
 		sb_utf8_sanitize(t->name);
 	}
-	return 0;
+	return 1;
+}
+
+/* Comma-separated, in order of first unmatched end, cut at a name boundary with ",...". */
+static void open_names_string(struct sb_collector *c, char *buf, size_t size)
+{
+	size_t i, len = 0, n;
+	const char *name;
+
+	buf[0] = 0;
+	for (i = 0; i < c->n_open_names; i++) {
+		name = c->names[c->open_names[i]];
+		n = strlen(name) + (len ? 1 : 0);
+		if (len + n + sizeof(",...") > size) {
+			strcpy(buf + len, len ? ",..." : "...");
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", name);
+	}
+}
+
+int sb_collector_metadata(struct sb_collector *c)
+{
+	char names[OPEN_NAMES_MAX];
+
+	if (sb_profile_set_int(&c->prof, "calls_open_at_start", (int64_t)c->open_at_start))
+		return -ENOMEM;
+	if (!c->n_open_names)
+		return 0;
+	open_names_string(c, names, sizeof(names));
+	return sb_profile_set_str(&c->prof, "regions_open_at_start", names) ? -ENOMEM : 0;
 }
 
 /* Regions that never completed a call have no index row, so they leave the table. */

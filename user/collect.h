@@ -38,8 +38,7 @@ typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child);
 struct sb_collector {
 	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
 	struct sb_spill *spill;
-	struct sb_hashmap sites;	/* (tgid << 32 | exec gen, site) -> region */
-	struct sb_hashmap gens;		/* (tgid, 0) -> exec generation */
+	struct sb_hashmap region_of;	/* (name hash, 0) -> region: calls carry their name's hash */
 	struct sb_hashmap ranks;	/* (tgid, 0) -> rank */
 	struct sb_hashmap pair_of;	/* (rank, region) -> pair */
 	struct sb_hashmap thread_of;	/* (tgid, tid) -> index in threads */
@@ -50,7 +49,12 @@ struct sb_collector {
 	struct sb_bitset *called;	/* rank -> call ids recorded */
 	uint32_t n_ranks;
 	uint64_t calls;
-	uint64_t dropped_calls;		/* records without a known site, or invalid */
+	uint64_t dropped_calls;		/* records without a known name, or invalid */
+	/* Ends without a begin: calls already open when their thread's tracing began. */
+	uint64_t open_at_start;
+	struct sb_hashmap open_name_seen;	/* (name index, 0) -> 1 */
+	size_t *open_names;		/* indexes in names, in order of first end */
+	size_t n_open_names;
 	int64_t *exclusive;		/* pair -> sum of exclusive time */
 	/* Region paths as samples name them: by hash, resolved to names at the end. */
 	struct sb_hashmap path_parent;	/* (path hash, 0) -> parent path hash */
@@ -73,7 +77,11 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size);
 /* A process traced from the start (the launched command, or the -p targets). */
 int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now);
 
-/* A thread still alive when recording stopped, as the kernel's thread map saw it. */
+/*
+ * A thread still alive when recording stopped, as the kernel's thread map saw it.
+ * 1 when taken; 0 when the thread's exit was already reported (its exit record
+ * has the final numbers, a later read of the map can only be stale); or -errno.
+ */
 int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
 			      int64_t first_ns, int64_t cpu_ns);
 
@@ -89,6 +97,9 @@ int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid);
 int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t tid);
 /* The FNV-1a hash the kernel gives a region name. */
 uint64_t sb_name_hash(const char *name);
+
+/* The collector's metadata: calls_open_at_start, regions_open_at_start. 0 or -ENOMEM. */
+int sb_collector_metadata(struct sb_collector *c);
 
 /*
  * Close the profile: drop regions without calls, lay out the pairs, build the

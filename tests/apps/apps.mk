@@ -34,3 +34,12 @@ $(BUILD)/apps/%: tests/apps/%.cc $(APPS_DEPS)
 
 # dlopen_loop loads libsbtest.so by the path it is given.
 $(BUILD)/apps/dlopen_loop: | $(BUILD)/apps/libsbtest.so
+
+# Two plugins from one source: the same layout, another region name. dlplugins
+# loads them from its own directory.
+$(BUILD)/apps/libplugin_%.so: tests/apps/plugin/plugin.c $(APPS_DEPS)
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared -DPLUGIN_REGION='"plugin_$*"' $< -o $@
+
+$(BUILD)/apps/dlplugins: | $(BUILD)/apps/libplugin_a.so $(BUILD)/apps/libplugin_b.so

@@ -1,0 +1,192 @@
+/* Integration: what the kernel side keeps per thread, per site and per call, and what it counts. */
+#include <linux/types.h>
+
+#include "harness.h"
+#include "region.h"
+
+/* The thread-table row of the thread that made call e on rank 0. */
+static const struct sb_thread *thread_of_event(const struct sb_profile *p, const struct sb_event *e)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_threads; i++)
+		if (p->threads[i].rank == 0 && p->threads[i].index == e->thread)
+			return &p->threads[i];
+	fail_msg("call without a thread-table row (thread %lld)", (long long)e->thread);
+	return NULL;
+}
+
+static void test_exited_threads_leave_no_state(void **state)
+{
+	const struct sb_pair *busy;
+	struct sb_profile p;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("churn.h5", out, sizeof(out)), "thread_churn", NULL), 0);
+	load_profile(out, &p);
+	/* 9000 threads one after another: more than the table's slots, if exits leaked them. */
+	assert_int_equal(must_pair(&p, "short", 0)->count, 9000);
+	busy = must_pair(&p, "busy", 0);
+	assert_int_equal(busy->count, 4);
+	/* Each worker spun 30 ms: its exit's CPU time, not a stale read of 0. */
+	for (i = busy->offset; i < busy->offset + busy->count; i++)
+		assert_true(thread_of_event(&p, &p.events[i])->cpu_ns >= 25 * MS);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_int_equal(meta_int(&p, "threads_dropped"), 0);
+	sb_profile_free(&p);
+}
+
+static void test_calls_of_threads_without_a_slot_are_counted(void **state)
+{
+	int64_t dropped, calls;
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("crowd.h5", out, sizeof(out)), "thread_crowd", "8300",
+				    NULL), 0);
+	load_profile(out, &p);
+	calls = (int64_t)must_pair(&p, "crowd", 0)->count;
+	dropped = meta_int(&p, "threads_dropped");
+	/* 8300 threads alive at once: each call is either in the file or counted once. */
+	assert_true(dropped >= 8300 - SB_MAX_THREADS);
+	assert_int_equal(calls + dropped, 8300);
+	assert_true(meta_int(&p, "lost_events") >= dropped);
+	sb_profile_free(&p);
+}
+
+static void test_depth_overflow_is_exact(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("deep.h5", out, sizeof(out)), "deep_recursion", "10000",
+				    NULL), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "deep", 0)->count, SB_MAX_DEPTH);
+	assert_int_equal(meta_int(&p, "depth_overflow_calls"), 10000 - SB_MAX_DEPTH);
+	assert_int_equal(meta_int(&p, "open_calls_dropped"), 0);
+	assert_int_equal(meta_int(&p, "unmatched_region_ends"), 0);
+	sb_profile_free(&p);
+
+	/* Exiting at the bottom: each call not recorded is counted once, as one or the other. */
+	assert_int_equal(record_app(out, "deep_recursion", "10000", "exit", NULL), 0);
+	load_profile(out, &p);
+	assert_null(find_pair(&p, "deep", 0));
+	assert_int_equal(meta_int(&p, "depth_overflow_calls"), 10000 - SB_MAX_DEPTH);
+	assert_int_equal(meta_int(&p, "open_calls_dropped"), SB_MAX_DEPTH);
+	sb_profile_free(&p);
+}
+
+static void test_invalid_site_counts_once_per_call(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("bad.h5", out, sizeof(out)), "bad_site", NULL), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "good", 0)->count, 3);
+	assert_int_equal(p.n_regions, 1);
+	/* 5 calls, each a begin and an end at the bad descriptor. */
+	assert_int_equal(meta_int(&p, "invalid_sites"), 5);
+	assert_int_equal(meta_int(&p, "unmatched_region_ends"), 0);
+	sb_profile_free(&p);
+}
+
+static void test_plugin_at_a_reused_address_has_its_own_name(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	/* The app exits 3 if B did not land where A was: then this tests nothing. */
+	assert_int_equal(record_app(tmp_file("dl.h5", out, sizeof(out)), "dlplugins",
+				    env_or("APPS", "build/apps"), NULL), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "plugin_a", 0)->count, 3);
+	assert_int_equal(must_pair(&p, "plugin_b", 0)->count, 5);
+	assert_int_equal(p.n_regions, 2);
+	sb_profile_free(&p);
+}
+
+static const char *meta_str(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	if (!m || m->is_int)
+		fail_msg("metadata %s missing or not a string", key);
+	return m->s;
+}
+
+/* open_at_attach SECONDS, started and inside its region "outer". */
+static pid_t start_inside_outer(const char *seconds)
+{
+	char path[512], line[64] = "";
+	char *argv[] = { (char *)app_path("open_at_attach", path, sizeof(path)), (char *)seconds,
+			 NULL };
+	int fd = -1;
+	pid_t pid = spawn(argv, NULL, &fd);
+
+	assert_true(pid > 0);
+	assert_true(read(fd, line, sizeof(line) - 1) > 0);
+	close(fd);
+	assert_non_null(strstr(line, "inside"));
+	return pid;
+}
+
+static void test_regions_open_at_attach_are_named(void **state)
+{
+	char out[300], pidstr[16];
+	struct sb_profile p;
+	pid_t pid;
+
+	(void)state;
+	require_bpf();
+	pid = start_inside_outer("3");
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-p", pidstr, "-o",
+				 (char *)tmp_file("open.h5", out, sizeof(out)), NULL };
+
+		assert_int_equal(run(argv), 0);
+	}
+	assert_int_equal(wait_status(pid), 0);
+	load_profile(out, &p);
+	/* Attached in time: the inner calls after the sleep are all there. */
+	assert_int_equal(must_pair(&p, "inner", 0)->count, 4);
+	assert_null(find_pair(&p, "outer", 0));
+	assert_true(meta_int(&p, "calls_open_at_start") >= 1);
+	assert_non_null(strstr(meta_str(&p, "regions_open_at_start"), "outer"));
+	sb_profile_free(&p);
+
+	/* Traced from the start, nothing was open before. */
+	assert_int_equal(record_app(out, "open_at_attach", "0", NULL), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "outer", 0)->count, 1);
+	assert_int_equal(meta_int(&p, "calls_open_at_start"), 0);
+	assert_null(sb_profile_meta(&p, "regions_open_at_start"));
+	sb_profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exited_threads_leave_no_state),
+		cmocka_unit_test(test_calls_of_threads_without_a_slot_are_counted),
+		cmocka_unit_test(test_depth_overflow_is_exact),
+		cmocka_unit_test(test_invalid_site_counts_once_per_call),
+		cmocka_unit_test(test_plugin_at_a_reused_address_has_its_own_name),
+		cmocka_unit_test(test_regions_open_at_attach_are_named),
+	};
+
+	return cmocka_run_group_tests_name("kernel_state", tests, setup_tmp, teardown_tmp);
+}
