@@ -17,6 +17,7 @@
 #   BENCH_RUNS="1000000:1 10000000:2"	recorded CALLS:PROCS for rate, loss, memory (c, d)
 #   BENCH_COMPUTE_N=300000000	steps of work per sampled run, BENCH_COMPUTE_REPS=10 (e)
 #   BENCH_REPORT_CALLS=10000000	calls in the generated profile that report and export read (f)
+#   BENCH_DETACH_ROUNDS=3		recordings of many_sites for the detach timing (g)
 
 set -u
 
@@ -36,6 +37,7 @@ compute_reps=${BENCH_COMPUTE_REPS:-10}
 report_calls=${BENCH_REPORT_CALLS:-10000000}
 report_goal_s=2
 report_goal_kib=$((512 * 1024))
+detach_rounds=${BENCH_DETACH_ROUNDS:-3}
 
 die()
 {
@@ -44,7 +46,7 @@ die()
 }
 
 for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss" \
-	"$bin/compute_loop" "$bin/gen_profile"; do
+	"$bin/compute_loop" "$bin/gen_profile" "$bin/many_sites"; do
 	[ -x "$f" ] || die "$f is missing: run make bench"
 done
 [ "$(id -u)" = 0 ] || die "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"
@@ -297,6 +299,29 @@ for ((r = 0; r < rounds; r++)); do
 done
 rm -f "$tmp/f.h5"
 
+# (g) Detach: recording ends at one instant (the kernel side's flag); record
+# returns, and the guardian closes the probes after it (docs/DESIGN.md).
+echo "(g) detach: $detach_rounds recordings of a program with 80 probes"
+# Files the guardian holds: stdio, the stops map and its socket once the probes are closed.
+guardian_files()
+{
+	local g
+
+	g=$(pgrep -x scope-bpf-guard | head -n1)
+	[ -n "$g" ] && ls "/proc/$g/fd" 2>/dev/null | wc -l || echo 0
+}
+ret_ms='' gone_ms=''
+for ((r = 0; r < detach_rounds; r++)); do
+	out=$(runloop "$sb" record -q -o "$tmp/g.h5" -- "$bin/many_sites") || exit 1
+	t_ret=$(date +%s%N)
+	while [ "$(guardian_files)" -gt 5 ]; do sleep 0.01; done
+	t_gone=$(date +%s%N)
+	exit_ns=$(field exit_ns "$out")
+	ret_ms=$(min "$ret_ms" $(((t_ret - exit_ns) / 1000000)))
+	gone_ms=$(min "$gone_ms" $(((t_gone - exit_ns) / 1000000)))
+done
+rm -f "$tmp/g.h5"
+
 echo
 echo "Results ($(($(date +%s) - start)) s, load at the end $(loadavg); figures are relative to this run)"
 row "measure" "value" "goal" "verdict / detail"
@@ -369,3 +394,8 @@ for c in tree flat chrome; do
 			"$(verdict "$s < $report_goal_s && ${frss[$c]} < $report_goal_kib")"
 	fi
 done
+row "(g) record returns after the target, ms" "$ret_ms" "< 1000" \
+	"$(verdict "$ret_ms < 1000"); 80 probes, profile written"
+row "(g) all 80 probes gone after the target, ms" "$gone_ms" "-" \
+	"closed by the guardian, one grace period each"
+

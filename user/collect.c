@@ -120,7 +120,9 @@ static struct sb_process *process_of(struct sb_collector *c, uint32_t tgid)
 	return i ? &c->prof.processes[*i] : NULL;
 }
 
-int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now)
+/* A process with the given command line (NULL: read from /proc). */
+static int add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now,
+		       const char *command)
 {
 	struct sb_process p = { .pid = pid, .ppid = ppid, .rank = -1, .start_ns = now,
 				.end_ns = -1, .exit_code = -1 };
@@ -129,12 +131,32 @@ int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int6
 
 	if (process_of(c, pid))
 		return 0;
-	read_cmdline(pid, cmd, sizeof(cmd));
-	p.command = cmd;
+	if (!command) {
+		read_cmdline(pid, cmd, sizeof(cmd));
+		command = cmd;
+	}
+	p.command = (char *)command;
 	i = sb_profile_add_process(&c->prof, &p);
 	if (i < 0)
 		return (int)i;
 	return sb_hashmap_put(&c->proc_of, pid, 0, (uint64_t)i);
+}
+
+int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now)
+{
+	return add_process(c, pid, ppid, now, NULL);
+}
+
+/*
+ * A forked child runs its parent's image until it execs (the exec's sync then
+ * names the new one), and may be gone before /proc could be read.
+ */
+static int add_forked(struct sb_collector *c, const struct sb_proc_event *e)
+{
+	struct sb_process *parent = process_of(c, e->ppid);
+
+	return add_process(c, (pid_t)e->tgid, (pid_t)e->ppid, (int64_t)e->time,
+			   parent ? parent->command : NULL);
 }
 
 static struct sb_thread_info *thread_info(struct sb_collector *c, uint32_t tgid, uint32_t tid)
@@ -356,7 +378,7 @@ static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
 	case SB_EV_PROC_FORK:
 		if (c->on_fork)
 			c->on_fork(c->sync_ctx, (pid_t)e->ppid, (pid_t)e->tgid);
-		return sb_collector_add_process(c, (pid_t)e->tgid, (pid_t)e->ppid, (int64_t)e->time);
+		return add_forked(c, e);
 	case SB_EV_PROC_EXIT:
 		p = process_of(c, e->tgid);
 		if (p) {

@@ -138,7 +138,13 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	fputc('\n', f);
 }
 
-/* Tree drawing: one "│  " or "   " per ancestor below the top level, then this node's branch. */
+#define MAX_DRAWN_DEPTH 32
+
+/*
+ * Tree drawing: one "│  " or "   " per ancestor below the top level, then this
+ * node's branch. Deeper than MAX_DRAWN_DEPTH the indent stops growing and the
+ * depth is written instead: a 20 000-deep recursion must not print gigabytes.
+ */
 static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsigned char *more)
 {
 	const struct sb_ct_node *n = &t->nodes[i];
@@ -147,8 +153,10 @@ static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsign
 	more[n->depth] = n->next_sibling != SB_CT_NONE;
 	if (n->depth < 2)
 		return;
-	for (d = 2; d < n->depth; d++)
+	for (d = 2; d < n->depth && d < MAX_DRAWN_DEPTH; d++)
 		fputs(more[d] ? "│  " : "   ", f);
+	if (n->depth >= MAX_DRAWN_DEPTH)
+		fprintf(f, "┄ [depth %u] ", n->depth);
 	fputs(more[n->depth] ? "├─ " : "└─ ", f);
 }
 

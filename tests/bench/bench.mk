@@ -4,13 +4,14 @@
 # (-DSCOPE_BPF_DISABLE); empty_tracer runs a command with the empty
 # programs of bpf/bench_empty.bpf.c on its probes; peakrss reports a
 # command's peak RSS; compute_loop is fixed work for the sampling overhead;
-# gen_profile writes the large profile that report and export are timed on. All go to
+# gen_profile writes the large profile that report and export are timed on;
+# many_sites has 80 probes for the detach timing. All go to
 # $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
-	gen_profile)
+	gen_profile many_sites)
 
 bench: $(BENCH_BINS)
 
@@ -43,3 +44,8 @@ $(BUILD)/bench/gen_profile: tests/bench/gen_profile.c $(BUILD)/libscope.a
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -o $@
+
+$(BUILD)/bench/many_sites: tests/bench/many_sites.c include/scope_bpf.h
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@

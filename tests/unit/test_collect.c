@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "collect.h"
 #include "region.h"
@@ -356,6 +357,24 @@ static void test_refused_calls_are_dropped_and_syncs_still_served(void **state)
 	sb_collector_free(&c);
 }
 
+/* A forked child that never execs runs its parent's command, even once it is gone from /proc. */
+static void test_forked_child_has_its_parents_command(void **state)
+{
+	struct sb_proc_event fork = { .type = SB_EV_PROC_FORK, .tgid = 0x7ffffff0,
+				      .ppid = (uint32_t)getpid(), .time = 5 };
+	struct sb_collector c;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	assert_int_equal(sb_collector_add_process(&c, getpid(), 1, 1), 0);
+	assert_true(c.prof.processes[0].command[0]);
+	assert_int_equal(sb_collector_record(&c, &fork, sizeof(fork)), 0);
+	assert_int_equal(c.prof.n_processes, 2);
+	assert_int_equal(c.prof.processes[1].pid, 0x7ffffff0);
+	assert_string_equal(c.prof.processes[1].command, c.prof.processes[0].command);
+	sb_collector_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_exited_thread_is_not_overwritten_by_a_live_read),
 		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
 		cmocka_unit_test(test_regions_open_at_start_list_is_capped),
+		cmocka_unit_test(test_forked_child_has_its_parents_command),
 	};
 
 	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);
