@@ -26,6 +26,7 @@
 #include "region.h"
 #include "region.skel.h"
 #include "sampling.h"
+#include "stdout_profile.h"
 #include "sysinfo.h"
 
 #define SPILL_BUDGET (24u << 20)
@@ -45,6 +46,7 @@ struct recorder {
 	struct sb_sampling samp;
 	pid_t root;
 	struct sb_guardian guardian;	/* resumes held processes if this one dies */
+	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
 	bool stopping;		/* recording ended: syncs are only answered, not attached */
 	bool shared_tty;	/* the target may write to our terminal */
 	bool root_exited;
@@ -568,7 +570,7 @@ static void summary_line(struct recorder *r)
 		p->n_processes, format_plural(p->n_processes, "process", "processes"),
 		r->coll.n_ranks, format_plural(r->coll.n_ranks, "rank", "ranks"),
 		p->n_threads, format_plural(p->n_threads, "thread", "threads"), health,
-		r->o.output);
+		r->to_stdout.path ? "standard output" : r->o.output);
 	sb_health_print(stderr, p, "scope-bpf: ");
 }
 
@@ -592,7 +594,8 @@ static int finish(struct recorder *r)
 		return 1;
 	}
 	sb_collector_stream(&r->coll, &stream);
-	if (sb_h5_write(r->o.output, &r->coll.prof, &stream.base, &err)) {
+	if (sb_h5_write(r->o.output, &r->coll.prof, &stream.base, &err) ||
+	    (r->to_stdout.path && sb_stdout_profile_emit(&r->to_stdout, &err))) {
 		say("%s", err.msg);
 		return 1;
 	}
@@ -734,16 +737,25 @@ int cmd_record(int argc, char **argv)
 	libbpf_set_print(libbpf_print);
 	/* From here a stop request is remembered: loading can take a while. */
 	install_signals();
-	/* Before recording for hours: the file must be writable at the end. */
-	if (sb_h5_check_target(r.o.output, &err)) {
-		say("%s", err.msg);
-		return SB_EXIT_USAGE;
+	r.to_stdout.out_fd = -1;
+	if (!strcmp(r.o.output, "-")) {
+		if (sb_stdout_profile_begin(&r.to_stdout, &err)) {
+			say("%s", err.msg);
+			return SB_EXIT_USAGE;
+		}
+		r.o.output = r.to_stdout.path;
 	}
-	if (check_system() || load_bpf_uninterrupted(&r))
+	if (check_system() || load_bpf_uninterrupted(&r)) {
 		ret = 1;
-	else
+	} else if (sb_h5_check_target(r.o.output, &err)) {
+		/* Before recording for hours: the file must be writable at the end. */
+		say("%s", err.msg);
+		ret = SB_EXIT_USAGE;
+	} else {
 		ret = run(&r);
+	}
 	recorder_close(&r);
 	sb_collector_free(&r.coll);
+	sb_stdout_profile_end(&r.to_stdout);
 	return ret;
 }

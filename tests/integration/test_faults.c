@@ -4,6 +4,7 @@
  * the profile on disk is the old one or a whole new one.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -11,31 +12,58 @@
 
 #define MAX_PIDS 4096
 
-/* Processes in state T (stopped), by pid; those stopped before the test are not ours. */
-static size_t stopped_now(pid_t *out, size_t max)
+/* Pids of the processes whose /proc/PID/<file> match() accepts (buf NUL-terminated). */
+static size_t scan_procs(const char *file, bool (*match)(char *buf, size_t len, const void *arg),
+			 const void *arg, pid_t *out, size_t max)
 {
-	char path[300], buf[512], *p;
+	char path[300], buf[4096];
 	struct dirent *d;
-	size_t n = 0;
+	size_t n = 0, len;
 	DIR *dir = opendir("/proc");
 	FILE *f;
 
 	while (dir && (d = readdir(dir)) && n < max) {
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		snprintf(path, sizeof(path), "/proc/%s/%s", d->d_name, file);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
 		fclose(f);
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'T')
+		buf[len] = 0;
+		if (match(buf, len, arg))
 			out[n++] = (pid_t)atoi(d->d_name);
 	}
 	if (dir)
 		closedir(dir);
 	return n;
+}
+
+/* State T in /proc/PID/stat; the name before it may hold spaces and parentheses. */
+static bool is_stopped(char *stat, size_t len, const void *arg)
+{
+	char *p = strrchr(stat, ')');
+
+	(void)len;
+	(void)arg;
+	return p && p[1] == ' ' && p[2] == 'T';
+}
+
+/* A command line (NUL-separated) holding the tag. */
+static bool has_tag(char *cmdline, size_t len, const void *tag)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	return strstr(cmdline, tag) != NULL;
+}
+
+static size_t stopped_now(pid_t *out, size_t max)
+{
+	return scan_procs("stat", is_stopped, NULL, out, max);
 }
 
 static pid_t stopped_before[MAX_PIDS];
@@ -77,40 +105,10 @@ static void assert_none_stopped_within(long timeout_ms, const char *when)
 	fail_msg("%s: process %d still stopped after %ld ms", when, (int)pid, timeout_ms);
 }
 
-/* Processes whose command line holds tag: the launched command and what it exec'd. */
-static size_t tagged(const char *tag, pid_t *out, size_t max)
-{
-	char path[300], buf[4096];
-	struct dirent *d;
-	size_t n = 0, len, i;
-	DIR *dir = opendir("/proc");
-	FILE *f;
-
-	while (dir && (d = readdir(dir)) && n < max) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		for (i = 0; i < len; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		buf[len] = 0;
-		if (strstr(buf, tag))
-			out[n++] = (pid_t)atoi(d->d_name);
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
 static void kill_tagged(const char *tag)
 {
 	pid_t pids[64];
-	size_t n = tagged(tag, pids, 64), i;
+	size_t n = scan_procs("cmdline", has_tag, tag, pids, 64), i;
 
 	for (i = 0; i < n; i++)
 		kill(pids[i], SIGKILL);

@@ -361,6 +361,40 @@ static void test_unprivileged_user_is_told_what_is_missing(void **state)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
+/* -o -: the profile is the standard output, and the command's own output goes to stderr. */
+static void test_profile_to_standard_output(void **state)
+{
+	char app[300], script[400], out[300], err_path[300], err[4096];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", "-", "--", "/bin/sh", "-c",
+			 script, NULL };
+	struct sb_profile p;
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	require_bpf();
+	snprintf(script, sizeof(script), "echo said-by-the-command; exec %s 10",
+		 app_path("count", app, sizeof(app)));
+	tmp_file("stdout.h5", out, sizeof(out));
+	tmp_file("stderr.txt", err_path, sizeof(err_path));
+	pid = fork();
+	if (!pid) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, STDOUT_FILENO);
+		fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, STDERR_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	assert_int_equal(wait_status(pid), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "tick", 0)->count, 10);
+	sb_profile_free(&p);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "said-by-the-command"));
+	assert_false(access("-", F_OK) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_exit_status_is_the_commands),
 		cmocka_unit_test(test_bad_targets_are_reported),
 		cmocka_unit_test(test_unprivileged_user_is_told_what_is_missing),
+		cmocka_unit_test(test_profile_to_standard_output),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, setup_tmp, teardown_tmp);

@@ -278,4 +278,17 @@ static inline void h5_replace(const char *path, const char *name, hid_t ftype, h
 	H5Fclose(f);
 }
 
+/* Run as if through sudo by the user uid:gid (the variables sudo sets), or not. */
+static inline void set_sudo(const char *uid, const char *gid)
+{
+	assert_int_equal(setenv("SUDO_UID", uid, 1), 0);
+	assert_int_equal(setenv("SUDO_GID", gid, 1), 0);
+}
+
+static inline void clear_sudo(void)
+{
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+}
+
 #endif

@@ -145,18 +145,6 @@ static void test_child_dies_with_its_recorder(void **state)
 	close(info[1]);
 }
 
-static void set_sudo(const char *uid, const char *gid)
-{
-	assert_int_equal(setenv("SUDO_UID", uid, 1), 0);
-	assert_int_equal(setenv("SUDO_GID", gid, 1), 0);
-}
-
-static void clear_sudo(void)
-{
-	unsetenv("SUDO_UID");
-	unsetenv("SUDO_GID");
-}
-
 static const char *env_of(const struct sb_runas *r, const char *name)
 {
 	size_t len = strlen(name);

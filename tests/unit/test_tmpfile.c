@@ -248,18 +248,6 @@ static void test_abort_removes_only_our_file(void **state)
 	assert_text(out, "old\n");
 }
 
-static void set_sudo(const char *uid, const char *gid)
-{
-	assert_int_equal(setenv("SUDO_UID", uid, 1), 0);
-	assert_int_equal(setenv("SUDO_GID", gid, 1), 0);
-}
-
-static void clear_sudo(void)
-{
-	unsetenv("SUDO_UID");
-	unsetenv("SUDO_GID");
-}
-
 static void assert_owner(const char *path, uid_t uid, gid_t gid)
 {
 	struct stat st;
