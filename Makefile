@@ -33,13 +33,13 @@ LIBS = $(PKG_LIBS) -lz -lm
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-USER_SRCS := $(wildcard user/*.c user/*/*.c)
+USER_SRCS := $(shell find user -name '*.c')
 USER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(USER_SRCS))
-LIB_OBJS := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+LIB_OBJS := $(filter-out $(BUILD)/user/cmd/main.o,$(USER_OBJS))
+UNIT_SRCS := $(shell find tests/unit -name 'test_*.c')
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 INTEG_SRCS := $(wildcard tests/integration/test_*.c)
-INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(INTEG_SRCS))
+INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/integration/%,$(INTEG_SRCS))
 APP_SRCS := $(wildcard tests/apps/*.c tests/apps/*.cc)
 APP_BINS := $(patsubst tests/apps/%,$(BUILD)/apps/%,$(basename $(APP_SRCS)))
 
@@ -70,23 +70,23 @@ $(BUILD)/libscope.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/scope-bpf: $(BUILD)/user/main.o $(BUILD)/libscope.a
+$(BUILD)/scope-bpf: $(BUILD)/user/cmd/main.o $(BUILD)/libscope.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libscope.a
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libscope.a
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
 
-$(BUILD)/tests/%: tests/integration/%.c tests/integration/harness.h $(BUILD)/libscope.a
+$(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h $(BUILD)/libscope.a
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
 
 -include tests/apps/apps.mk
 -include tests/fuzz/fuzz.mk
--include user/html/html.mk
+-include user/render/html/html.mk
 -include tests/bench/bench.mk
 
 unit: $(UNIT_BINS)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5write.h"
-#include "model.h"
+#include "io/h5write.h"
+#include "model/model.h"
 
 #define RANKS 4
 #define THREADS 4

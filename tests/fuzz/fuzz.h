@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "h5write.h"
-#include "model.h"
+#include "io/h5write.h"
+#include "model/model.h"
 
 static char fuzz_path[256];
 

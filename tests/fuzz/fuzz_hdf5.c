@@ -1,6 +1,6 @@
 /* libFuzzer target: format detection and the HDF5 reader, through sb_profile_read. */
 #include "fuzz.h"
-#include "profile_read.h"
+#include "io/profile_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* libFuzzer target: the JSON reader (and the JSON parser under it) on any bytes. */
 #include "fuzz.h"
-#include "json_read.h"
+#include "io/json_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "spt_read.h"
+#include "io/spt_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "h5read.h"
-#include "model.h"
+#include "io/h5read.h"
+#include "model/model.h"
 
 #define MS 1000000LL
 

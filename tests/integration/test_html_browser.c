@@ -1,6 +1,6 @@
 /* Integration: `report --html` pages load in headless Chromium without errors and show the profile. */
 #include "harness.h"
-#include "h5write.h"
+#include "io/h5write.h"
 
 /* Chromium itself can stall on a broken machine; the test must not. */
 #define CHROMIUM_TIMEOUT "60"

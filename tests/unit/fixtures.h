@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "h5read.h"
-#include "h5write.h"
-#include "model.h"
+#include "io/h5read.h"
+#include "io/h5write.h"
+#include "model/model.h"
 
 /* ---- a scratch directory for the whole program ---- */
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "version.h"
+#include "export/export.h"
+#include "util/version.h"
 
 /* One open call on a thread's stack, for the off-CPU counter. */
 struct frame {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "format.h"
-#include "hashmap.h"
+#include "export/export.h"
+#include "util/text_format.h"
+#include "util/hashmap.h"
 
 /* ---- threads ---- */
 

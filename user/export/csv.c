@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "export.h"
-#include "format.h"
+#include "export/export.h"
+#include "util/text_format.h"
 
 /*
  * Both kinds of row share one header so every row has the same fields (RFC

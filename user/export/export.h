@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
-#include "model.h"
+#include "util/error.h"
+#include "model/model.h"
 
 /* The command; returns the exit status (0 ok, 1 failure, 2 usage or input error). */
 int cmd_export(int argc, char **argv);

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "text.h"
-#include "samples_export.h"
-#include "samples_report.h"
+#include "util/text_format.h"
+#include "util/utf8.h"
+#include "export/samples_export.h"
+#include "analysis/samples_report.h"
 
 #define WIDTH 1200
 #define PAD 10			/* left and right margin */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "samples_export.h"
-#include "samples_report.h"
+#include "export/samples_export.h"
+#include "analysis/samples_report.h"
 
 struct line {
 	char *text;

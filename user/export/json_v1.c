@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "export.h"
-#include "version.h"
+#include "export/export.h"
+#include "util/version.h"
 
 /* Which event field an optional per-call list carries. */
 enum field { F_START, F_END, F_THREAD, F_CALL_ID, F_PARENT_ID, F_GPU, F_OFFCPU };

@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "error.h"
-#include "model.h"
+#include "util/error.h"
+#include "model/model.h"
 
 /*
  * Folded stacks of one kind, one line per distinct stack, sorted:

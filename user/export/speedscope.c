@@ -3,8 +3,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "export.h"
-#include "version.h"
+#include "export/export.h"
+#include "util/version.h"
 
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
 

@@ -1,0 +1,394 @@
+/* Unit tests of the collector: synthetic ring-buffer records in, a profile and its event stream out. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "record/collect.h"
+#include "region.h"
+
+static void site(struct sb_collector *c, uint32_t tgid, uint64_t addr, const char *name,
+		 const char *tags)
+{
+	struct sb_site_event e = { .type = SB_EV_SITE, .tgid = tgid, .site = addr, .line = 7 };
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	snprintf(e.file, sizeof(e.file), "app.c");
+	snprintf(e.tags, sizeof(e.tags), "%s", tags);
+	assert_int_equal(sb_collector_record(c, &e, sizeof(e)), 0);
+}
+
+/* A completed call of the region the kernel read as name (it sends the name's hash). */
+static void call(struct sb_collector *c, uint32_t tgid, uint32_t tid, const char *name,
+		 uint64_t start, uint64_t end, int64_t id, int64_t parent, uint64_t child_ns)
+{
+	struct sb_call_event e = { .type = SB_EV_CALL, .tgid = tgid, .tid = tid, .site = 0x10,
+				   .start = start, .end = end, .call_id = id, .parent_id = parent,
+				   .child_ns = child_ns, .offcpu_ns = 1,
+				   .name_hash = sb_name_hash(name) };
+
+	assert_int_equal(sb_collector_record(c, &e, sizeof(e)), 0);
+}
+
+static void drain(struct sb_collector *c, struct sb_event *rows, size_t max, size_t expect)
+{
+	struct sb_collect_stream s;
+	size_t n = 0;
+	ssize_t got;
+
+	sb_collector_stream(c, &s);
+	while ((got = s.base.read(&s.base, rows + n, max - n)) > 0)
+		n += (size_t)got;
+	assert_int_equal(got, 0);
+	assert_int_equal(n, expect);
+}
+
+static void test_pairs_stats_exclusive_and_order(void **state)
+{
+	struct sb_collector c;
+	struct sb_event rows[8];
+	const struct sb_pair *outer, *inner;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	assert_int_equal(sb_collector_add_process(&c, 100, 1, 0), 0);
+	site(&c, 100, 0x1000, "outer", "io, mpi");
+	site(&c, 100, 0x2000, "inner", "");
+	site(&c, 100, 0x3000, "never-completed", "");
+	/* Children end before their parent: records arrive in end order. */
+	call(&c, 100, 100, "inner", 30, 40, 2, 0, 0);
+	call(&c, 100, 100, "inner", 12, 20, 1, 0, 0);
+	call(&c, 100, 100, "outer", 10, 50, 0, -1, 18);
+	assert_int_equal(sb_collector_finish(&c), 0);
+
+	assert_int_equal(c.prof.n_regions, 2);
+	assert_int_equal(c.prof.n_pairs, 2);
+	inner = &c.prof.pairs[0];
+	outer = &c.prof.pairs[1];
+	assert_string_equal(c.prof.regions[outer->region].name, "outer");
+	assert_string_equal(c.prof.regions[outer->region].tags, "[\"io\",\"mpi\"]");
+	assert_int_equal(c.prof.regions[outer->region].source_line, 7);
+	assert_int_equal(inner->count, 2);
+	assert_int_equal(inner->offset, 0);
+	assert_int_equal(outer->offset, 2);
+	assert_int_equal(outer->exclusive_total, 40 - 18);
+	assert_int_equal(inner->stats.total, 18);
+	assert_int_equal(inner->stats.first, 8);	/* the call starting at 12 */
+	assert_int_equal(inner->stats.last, 10);
+
+	drain(&c, rows, 8, 3);
+	assert_int_equal(rows[0].start, 12);
+	assert_int_equal(rows[1].start, 30);
+	assert_int_equal(rows[0].parent_id, 0);
+	assert_int_equal(rows[2].parent_id, -1);
+	assert_int_equal(rows[2].call_id, 0);
+	assert_int_equal(rows[0].thread, 0);
+	assert_int_equal(c.prof.n_threads, 1);
+	assert_int_equal(c.prof.threads[0].tid, 100);
+	sb_collector_free(&c);
+}
+
+static void test_parent_never_completed_becomes_top_level(void **state)
+{
+	struct sb_collector c;
+	struct sb_event rows[2];
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 5, 0x10, "child", "");
+	/* Its parent (call 0) was still open when recording stopped. */
+	call(&c, 5, 5, "child", 100, 200, 1, 0, 0);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	drain(&c, rows, 2, 1);
+	assert_int_equal(rows[0].parent_id, -1);
+	sb_collector_free(&c);
+}
+
+static void test_processes_become_ranks_in_order_of_first_call(void **state)
+{
+	struct sb_collector c;
+	struct sb_proc_event fork = { .type = SB_EV_PROC_FORK, .tgid = 8, .ppid = 7, .time = 1 };
+	struct sb_proc_event exit = { .type = SB_EV_PROC_EXIT, .tgid = 8, .time = 99, .exit_code = 9 };
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	assert_int_equal(sb_collector_add_process(&c, 7, 1, 0), 0);
+	assert_int_equal(sb_collector_record(&c, &fork, sizeof(fork)), 0);
+	site(&c, 8, 0x10, "work", "");
+	site(&c, 7, 0x10, "work", "");
+	call(&c, 8, 8, "work", 10, 20, 0, -1, 0);
+	call(&c, 7, 7, "work", 5, 30, 0, -1, 0);
+	assert_int_equal(sb_collector_record(&c, &exit, sizeof(exit)), 0);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.n_ranks, 2);
+	assert_int_equal(c.prof.n_regions, 1);
+	assert_int_equal(c.prof.pairs[0].rank, 0);
+	assert_int_equal(c.prof.processes[1].pid, 8);
+	assert_int_equal(c.prof.processes[1].rank, 0);
+	assert_int_equal(c.prof.processes[1].exit_code, 9);
+	assert_int_equal(c.prof.processes[1].end_ns, 99);
+	assert_int_equal(c.prof.processes[0].rank, 1);
+	sb_collector_free(&c);
+}
+
+static void test_hostile_records_are_ignored(void **state)
+{
+	struct sb_collector c;
+	struct sb_site_event s = { .type = SB_EV_SITE, .tgid = 1, .site = 0x10 };
+	char junk[3] = { 1, 2, 3 };
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	/* No NUL anywhere, invalid UTF-8: must be bounded and sanitized. */
+	memset(s.name, 0xff, sizeof(s.name));
+	memset(s.file, 'f', sizeof(s.file));
+	memset(s.tags, ',', sizeof(s.tags));
+	assert_int_equal(sb_collector_record(&c, &s, sizeof(s)), 0);
+	assert_int_equal(sb_collector_record(&c, junk, sizeof(junk)), 0);
+	assert_int_equal(sb_collector_record(&c, &s, 8), 0);
+	/* A call of a name no site record announced, one ending before it starts. */
+	site(&c, 1, 0x20, "fine", "");
+	call(&c, 1, 1, "unannounced", 1, 2, 0, -1, 0);
+	call(&c, 1, 1, "fine", 50, 40, 1, -1, 0);
+	assert_int_equal(c.calls, 0);
+	assert_int_equal(c.dropped_calls, 2);
+	assert_int_equal(c.prof.n_regions, 2);
+	assert_int_equal(strlen(c.prof.regions[0].name), SB_NAME_MAX - 1);
+	assert_int_equal(c.prof.regions[0].name[0], '?');
+	assert_string_equal(c.prof.regions[0].tags, "[]");
+	sb_collector_free(&c);
+}
+
+static void sync_record(struct sb_collector *c, uint32_t tgid, uint32_t reason)
+{
+	struct sb_proc_event e = { .type = SB_EV_SYNC, .tgid = tgid, .reason = reason };
+
+	assert_int_equal(sb_collector_record(c, &e, sizeof(e)), 0);
+}
+
+static void test_calls_are_named_by_name_hash_not_address(void **state)
+{
+	struct sb_collector c;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 3, 0x10, "plugin_a", "");
+	call(&c, 3, 3, "plugin_a", 1, 2, 0, -1, 0);
+	sync_record(&c, 3, SB_SYNC_DLOPEN);
+	/* Another object at the same address, then a call of the old one still in flight. */
+	site(&c, 3, 0x10, "plugin_b", "");
+	call(&c, 3, 3, "plugin_a", 3, 4, 1, -1, 0);
+	call(&c, 3, 3, "plugin_b", 5, 6, 2, -1, 0);
+	sync_record(&c, 3, SB_SYNC_EXEC);
+	site(&c, 3, 0x10, "after_exec", "");
+	call(&c, 3, 3, "after_exec", 7, 8, 0, -1, 0);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.prof.n_pairs, 3);
+	assert_string_equal(c.prof.regions[c.prof.pairs[0].region].name, "plugin_a");
+	assert_int_equal(c.prof.pairs[0].count, 2);
+	assert_string_equal(c.prof.regions[c.prof.pairs[1].region].name, "plugin_b");
+	assert_int_equal(c.prof.pairs[1].count, 1);
+	assert_string_equal(c.prof.regions[c.prof.pairs[2].region].name, "after_exec");
+	assert_int_equal(c.dropped_calls, 0);
+	sb_collector_free(&c);
+}
+
+static void thread_exit(struct sb_collector *c, uint32_t tgid, uint32_t tid, uint64_t cpu_ns)
+{
+	struct sb_thread_event e = { .type = SB_EV_THREAD_EXIT, .tgid = tgid, .tid = tid,
+				     .time = 500, .first_ns = 10, .cpu_ns = cpu_ns };
+
+	snprintf(e.comm, sizeof(e.comm), "worker");
+	assert_int_equal(sb_collector_record(c, &e, sizeof(e)), 0);
+}
+
+static void test_exited_thread_is_not_overwritten_by_a_live_read(void **state)
+{
+	struct sb_collector c;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 9, 0x10, "busy", "");
+	call(&c, 9, 10, "busy", 20, 400, 0, -1, 0);
+	call(&c, 9, 11, "busy", 20, 400, 1, -1, 0);
+	thread_exit(&c, 9, 10, 30000000);
+	/* A stale entry of the exited thread, and a thread still running. */
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 10, 10, 0), 0);
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 11, 10, 7000), 1);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.prof.n_threads, 2);
+	assert_int_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 10)].cpu_ns, 30000000);
+	assert_int_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 10)].end_ns, 500);
+	assert_string_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 10)].name, "worker");
+	assert_int_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 11)].cpu_ns, 7000);
+	assert_int_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 11)].end_ns, -1);
+	sb_collector_free(&c);
+}
+
+static void unmatched(struct sb_collector *c, uint32_t tid, const char *name)
+{
+	struct sb_unmatched_event e = { .type = SB_EV_UNMATCHED, .tgid = 4, .tid = tid,
+					.site = 0x10, .name_hash = sb_name_hash(name) };
+
+	assert_int_equal(sb_collector_record(c, &e, sizeof(e)), 0);
+}
+
+static const char *meta_str(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	assert_non_null(m);
+	assert_false(m->is_int);
+	return m->s;
+}
+
+static void test_regions_open_at_start_are_counted_and_named(void **state)
+{
+	struct sb_collector c;
+	const struct sb_meta *m;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	assert_int_equal(sb_collector_metadata(&c), 0);
+	m = sb_profile_meta(&c.prof, "calls_open_at_start");
+	assert_true(m && m->is_int && m->i == 0);
+	assert_null(sb_profile_meta(&c.prof, "regions_open_at_start"));
+	site(&c, 4, 0x10, "solve", "");
+	site(&c, 4, 0x20, "main", "");
+	/* Innermost first, the same region on two threads, and one of an unknown name. */
+	unmatched(&c, 4, "solve");
+	unmatched(&c, 5, "solve");
+	unmatched(&c, 4, "main");
+	unmatched(&c, 4, "never-announced");
+	assert_int_equal(sb_collector_metadata(&c), 0);
+	m = sb_profile_meta(&c.prof, "calls_open_at_start");
+	assert_true(m && m->is_int && m->i == 4);
+	assert_string_equal(meta_str(&c.prof, "regions_open_at_start"), "solve,main");
+	sb_collector_free(&c);
+}
+
+static void test_regions_open_at_start_list_is_capped(void **state)
+{
+	char name[SB_NAME_MAX];
+	struct sb_collector c;
+	const char *list;
+	int i;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "%0100d", i);
+		site(&c, 4, 0x10 + (uint64_t)i, name, "");
+		unmatched(&c, 4, name);
+	}
+	assert_int_equal(sb_collector_metadata(&c), 0);
+	list = meta_str(&c.prof, "regions_open_at_start");
+	assert_true(strlen(list) < 1024);
+	/* Whole names only, then a mark that more were left out. */
+	assert_int_equal(strlen(list), 10 * 100 + 9 + 4);
+	assert_string_equal(list + strlen(list) - 4, ",...");
+	sb_collector_free(&c);
+}
+
+static void count_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
+{
+	(void)pid;
+	(void)reason;
+	(void)stop_seq;
+	(*(int *)ctx)++;
+}
+
+/*
+ * The spill's folder is unusable (a full disk, here a missing one): once the
+ * buffer is full each further call is refused at once and counted as dropped,
+ * the index holds only the calls kept, and processes stopped for a sync are
+ * still handed on, so the target is never left stopped.
+ */
+static void test_refused_calls_are_dropped_and_syncs_still_served(void **state)
+{
+	struct sb_proc_event sync = { .type = SB_EV_SYNC, .tgid = 4, .reason = SB_SYNC_DLOPEN };
+	struct sb_call_event e = { .type = SB_EV_CALL, .tgid = 4, .tid = 4, .site = 0x10,
+				   .name_hash = sb_name_hash("r") };
+	size_t cap = (64 << 10) / 2 / sizeof(struct sb_spill_rec);
+	struct sb_collector c;
+	int syncs = 0;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/nonexistent/scope-bpf", 64 << 10), 0);
+	c.on_sync = count_sync;
+	c.sync_ctx = &syncs;
+	site(&c, 4, 0x10, "r", "");
+	for (size_t i = 0; i < cap; i++)
+		call(&c, 4, 4, "r", 10 * i, 10 * i + 5, (int64_t)i, -1, 0);
+	for (int i = 0; i < 3; i++) {
+		e.start = 1000000 + i;
+		e.end = e.start + 1;
+		e.call_id = (int64_t)cap + i;
+		e.parent_id = -1;
+		assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
+	}
+	/* A region and a process whose first call is refused leave no pair or rank behind. */
+	site(&c, 4, 0x20, "other", "");
+	e.site = 0x20;
+	e.name_hash = sb_name_hash("other");
+	assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
+	site(&c, 5, 0x20, "other", "");
+	e.tgid = 5;
+	assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), -ENOENT);
+	assert_int_equal(sb_collector_record(&c, &sync, sizeof(sync)), 0);
+	assert_int_equal(syncs, 1);
+	assert_int_equal(c.calls, cap);
+	assert_int_equal(c.dropped_calls, 5);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.n_ranks, 1);
+	assert_int_equal(c.prof.n_pairs, 1);
+	assert_int_equal(c.prof.n_regions, 1);
+	assert_int_equal(c.prof.n_events, cap);
+	assert_int_equal(c.prof.pairs[0].count, cap);
+	assert_int_equal(c.prof.pairs[0].stats.end_maximum, 10 * (cap - 1) + 5);
+	sb_collector_free(&c);
+}
+
+/* A forked child that never execs runs its parent's command, even once it is gone from /proc. */
+static void test_forked_child_has_its_parents_command(void **state)
+{
+	struct sb_proc_event fork = { .type = SB_EV_PROC_FORK, .tgid = 0x7ffffff0,
+				      .ppid = (uint32_t)getpid(), .time = 5 };
+	struct sb_collector c;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	assert_int_equal(sb_collector_add_process(&c, getpid(), 1, 1), 0);
+	assert_true(c.prof.processes[0].command[0]);
+	assert_int_equal(sb_collector_record(&c, &fork, sizeof(fork)), 0);
+	assert_int_equal(c.prof.n_processes, 2);
+	assert_int_equal(c.prof.processes[1].pid, 0x7ffffff0);
+	assert_string_equal(c.prof.processes[1].command, c.prof.processes[0].command);
+	sb_collector_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pairs_stats_exclusive_and_order),
+		cmocka_unit_test(test_parent_never_completed_becomes_top_level),
+		cmocka_unit_test(test_processes_become_ranks_in_order_of_first_call),
+		cmocka_unit_test(test_hostile_records_are_ignored),
+		cmocka_unit_test(test_refused_calls_are_dropped_and_syncs_still_served),
+		cmocka_unit_test(test_calls_are_named_by_name_hash_not_address),
+		cmocka_unit_test(test_exited_thread_is_not_overwritten_by_a_live_read),
+		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
+		cmocka_unit_test(test_regions_open_at_start_list_is_capped),
+		cmocka_unit_test(test_forked_child_has_its_parents_command),
+	};
+
+	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);
+}

@@ -1,0 +1,419 @@
+/* Tests for the external sort: complete, ordered output and memory that stays within its budget. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "record/spill.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+#define TMPDIR "/tmp"
+#define KiB 1024UL
+#define MiB (1024UL * KiB)
+
+/* An order-independent fingerprint of a multiset of records. */
+struct digest {
+	uint64_t count;
+	uint64_t sum;
+	uint64_t xor;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static void digest_add(struct digest *d, const struct sb_spill_rec *r)
+{
+	uint64_t h = mix(((uint64_t)r->pair << 32) | r->tid);
+
+	h = mix(h ^ (uint64_t)r->start);
+	h = mix(h ^ (uint64_t)r->end);
+	h = mix(h ^ (uint64_t)r->call_id);
+	h = mix(h ^ (uint64_t)r->parent_id);
+	h = mix(h ^ (uint64_t)r->offcpu);
+	d->count++;
+	d->sum += h;
+	d->xor ^= h;
+}
+
+/* Record i of a reproducible random trace: n_pairs pairs, starts in [0, start_range). */
+static struct sb_spill_rec gen(uint64_t seed, uint64_t i, uint32_t n_pairs, uint64_t start_range)
+{
+	uint64_t h = mix(seed ^ mix(i));
+	int64_t start = (int64_t)(h % start_range);
+
+	return (struct sb_spill_rec){
+		.pair = (uint32_t)(mix(h) % n_pairs),
+		.tid = (uint32_t)(h >> 40),
+		.start = start,
+		.end = start + (int64_t)(h >> 50),
+		.call_id = (int64_t)i,
+		.parent_id = i % 3 ? (int64_t)i - 1 : -1,
+		.offcpu = (int64_t)(h & 0xff),
+	};
+}
+
+static int fill(struct sb_spill *s, uint64_t seed, uint64_t n, uint32_t n_pairs,
+		uint64_t start_range, struct digest *d)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct sb_spill_rec r = gen(seed, i, n_pairs, start_range);
+		int err = sb_spill_add(s, &r);
+
+		if (err)
+			return err;
+		digest_add(d, &r);
+	}
+	return 0;
+}
+
+static int key_cmp(const struct sb_spill_rec *a, const struct sb_spill_rec *b)
+{
+	if (a->pair != b->pair)
+		return a->pair < b->pair ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->call_id != b->call_id)
+		return a->call_id < b->call_id ? -1 : 1;
+	return 0;
+}
+
+/* Read everything, batch sizes cycling through batches[], checking order and the digest. */
+static void drain_and_check(struct sb_spill *s, const size_t *batches, size_t n_batches,
+			    const struct digest *want)
+{
+	struct sb_spill_rec *out = malloc(4096 * sizeof(*out));
+	struct sb_spill_rec prev = { 0 };
+	struct digest got = { 0 };
+	ssize_t n;
+	size_t b = 0;
+
+	assert_non_null(out);
+	for (;;) {
+		size_t max = batches[b++ % n_batches];
+
+		assert_true(max <= 4096);
+		n = sb_spill_read(s, out, max);
+		assert_true(n >= 0);
+		assert_true((size_t)n <= max);
+		if (!n)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (got.count)
+				assert_true(key_cmp(&prev, &out[i]) <= 0);
+			digest_add(&got, &out[i]);
+			prev = out[i];
+		}
+	}
+	/* The end stays the end. */
+	assert_int_equal(sb_spill_read(s, out, 4096), 0);
+	assert_int_equal(got.count, want->count);
+	assert_int_equal(got.sum, want->sum);
+	assert_int_equal(got.xor, want->xor);
+	free(out);
+}
+
+static const size_t big_batch[] = { 4096 };
+
+static void test_empty_input_reads_nothing(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 1 * MiB);
+	struct sb_spill_rec r;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_int_equal(sb_spill_count(s), 0);
+	assert_int_equal(sb_spill_read(s, &r, 1), 0);
+	assert_int_equal(sb_spill_runs(s), 0);
+	sb_spill_free(s);
+}
+
+/* The common small case: no file is ever created, so even a missing dir is fine. */
+static void test_small_input_stays_in_memory(void **state)
+{
+	struct sb_spill *s = sb_spill_new("/nonexistent/scope-bpf", 1 * MiB);
+	size_t cap = 1 * MiB / 2 / sizeof(struct sb_spill_rec);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	/* Exactly one full buffer still stays in memory. */
+	assert_int_equal(fill(s, 1, cap, 5, 1000000, &d), 0);
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_int_equal(sb_spill_runs(s), 0);
+	assert_int_equal(sb_spill_count(s), cap);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
+static void test_unusable_dir_reports_errno(void **state)
+{
+	struct sb_spill *s = sb_spill_new("/nonexistent/scope-bpf", 64 * KiB);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(fill(s, 2, 10000, 5, 1000000, &d), -ENOENT);
+	sb_spill_free(s);
+}
+
+static void test_many_runs_merge_in_one_pass(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 256 * KiB);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(fill(s, 3, 100000, 50, 1ULL << 40, &d), 0);
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_true(sb_spill_runs(s) > 10);
+	assert_int_equal(sb_spill_merge_passes(s), 0);
+	assert_int_equal(sb_spill_count(s), 100000);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
+static void test_tiny_budget_needs_merge_passes(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 64 * KiB);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(fill(s, 4, 200000, 50, 1ULL << 40, &d), 0);
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_true(sb_spill_runs(s) > 100);
+	assert_true(sb_spill_merge_passes(s) >= 1);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
+/* A budget below the floor still works, with the floor's buffers. */
+static void test_budget_below_floor_still_sorts(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 0);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(fill(s, 5, 50000, 7, 1000, &d), 0);
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_true(sb_spill_merge_passes(s) >= 2);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
+/* Many calls share a start (coarse clocks); call_id then decides, and nothing is lost. */
+static void test_duplicate_starts_ordered_by_call_id(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 64 * KiB);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(fill(s, 6, 30000, 3, 4, &d), 0);
+	/* Identical keys too: the same records twice. */
+	assert_int_equal(fill(s, 6, 30000, 3, 4, &d), 0);
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_true(sb_spill_runs(s) > 1);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
+static void test_sorted_and_reversed_input(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 128 * KiB);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	for (int64_t i = 0; i < 40000; i++) {
+		struct sb_spill_rec r = { .pair = 1, .start = i, .call_id = i };
+
+		if (i >= 20000)
+			r.start = 40000 - i;
+		assert_int_equal(sb_spill_add(s, &r), 0);
+		digest_add(&d, &r);
+	}
+	assert_int_equal(sb_spill_sort(s), 0);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
+static void test_odd_batches_from_memory_and_disk(void **state)
+{
+	static const size_t odd[] = { 1, 7, 1000 };
+	size_t budgets[] = { 4 * MiB, 64 * KiB };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct sb_spill *s = sb_spill_new(TMPDIR, budgets[i]);
+		struct digest d = { 0 };
+
+		assert_non_null(s);
+		assert_int_equal(fill(s, 7 + i, 20000, 11, 1ULL << 20, &d), 0);
+		assert_int_equal(sb_spill_sort(s), 0);
+		assert_true(i ? sb_spill_runs(s) > 0 : sb_spill_runs(s) == 0);
+		drain_and_check(s, odd, 3, &d);
+		sb_spill_free(s);
+	}
+}
+
+static void test_misuse_is_rejected(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 64 * KiB);
+	struct sb_spill_rec r = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(sb_spill_read(s, &r, 1), -EINVAL);
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_int_equal(sb_spill_add(s, &r), -EINVAL);
+	assert_int_equal(sb_spill_sort(s), -EINVAL);
+	sb_spill_free(s);
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A full disk, made here with a file size limit (EFBIG), fails the first spill.
+ * From then on every record is refused at once: no re-sort of the 262 144
+ * records in the full buffer per record (minutes of CPU once), no retry even
+ * when space is back; what was kept before the error still sorts and reads.
+ */
+static void test_write_error_is_sticky_and_never_resorts(void **state)
+{
+	size_t cap = 24 * MiB / 2 / sizeof(struct sb_spill_rec);
+	struct sb_spill *s = sb_spill_new(TMPDIR, 24 * MiB);
+	struct rlimit old, small;
+	struct digest d = { 0 };
+	struct sb_spill_rec r;
+	double cpu;
+
+	(void)state;
+	assert_non_null(s);
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(fill(s, 10, cap, 50, 1ULL << 40, &d), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = (struct rlimit){ .rlim_cur = 1 * MiB, .rlim_max = old.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	r = gen(10, cap, 50, 1ULL << 40);
+	assert_int_equal(sb_spill_add(s, &r), -EFBIG);
+	cpu = cpu_seconds();
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(sb_spill_add(s, &r), -EFBIG);
+	cpu = cpu_seconds() - cpu;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	print_message("200 records refused after the error in %.3f ms of CPU\n", cpu * 1e3);
+	assert_true(cpu < 0.05);
+	assert_int_equal(sb_spill_add(s, &r), -EFBIG);
+	assert_int_equal(sb_spill_count(s), cap);
+	assert_int_equal(sb_spill_sort(s), 0);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
+/* kB value of a /proc/self/status line, or -1. */
+static long status_kb(const char *key)
+{
+	char line[256];
+	size_t len = strlen(key);
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			kb = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+/* Restart the peak so earlier tests' allocations do not hide this one's. */
+static void reset_peak_rss(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	if (!f)
+		return;
+	fputs("5", f);
+	fclose(f);
+}
+
+/* 2 M records (96 MiB) through a 16 MiB budget: the peak grows by the budget, not the data. */
+static void test_peak_rss_follows_budget_not_data(void **state)
+{
+	struct sb_spill *s;
+	struct digest d = { 0 };
+	long before, after;
+
+	(void)state;
+#ifdef UNDER_ASAN
+	skip();
+#endif
+	reset_peak_rss();
+	before = status_kb("VmHWM");
+	if (before < 0)
+		skip();
+	s = sb_spill_new(TMPDIR, 16 * MiB);
+	assert_non_null(s);
+	assert_int_equal(fill(s, 9, 2000000, 1000, 1ULL << 40, &d), 0);
+	assert_int_equal(sb_spill_sort(s), 0);
+	drain_and_check(s, big_batch, 1, &d);
+	after = status_kb("VmHWM");
+	sb_spill_free(s);
+	print_message("peak RSS growth %ld KiB for 2M records, 16 MiB budget\n", after - before);
+	assert_true(after - before < (long)(40 * MiB / KiB));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peak_rss_follows_budget_not_data),
+		cmocka_unit_test(test_empty_input_reads_nothing),
+		cmocka_unit_test(test_small_input_stays_in_memory),
+		cmocka_unit_test(test_unusable_dir_reports_errno),
+		cmocka_unit_test(test_many_runs_merge_in_one_pass),
+		cmocka_unit_test(test_tiny_budget_needs_merge_passes),
+		cmocka_unit_test(test_budget_below_floor_still_sorts),
+		cmocka_unit_test(test_duplicate_starts_ordered_by_call_id),
+		cmocka_unit_test(test_sorted_and_reversed_input),
+		cmocka_unit_test(test_odd_batches_from_memory_and_disk),
+		cmocka_unit_test(test_misuse_is_rejected),
+		cmocka_unit_test(test_write_error_is_sticky_and_never_resorts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,123 @@
+/* Comparing two profiles region by region (by name, over all ranks): `scope-bpf diff`. */
+#ifndef SB_DIFF_H
+#define SB_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+#include "model/model.h"
+#include "render/report.h"
+
+#define SB_DIFF_UNKNOWN INT64_MIN	/* a value the profiles cannot tell (p95 without events) */
+#define SB_DIFF_NO_GATE -1		/* max_regression when --max-regression was not given */
+#define SB_DIFF_PCT_SCALE 1000000	/* --max-regression is held in millionths of a percent */
+
+enum sb_diff_metric {
+	SB_DIFF_TOTAL,		/* sum of call durations */
+	SB_DIFF_AVG,		/* total / calls, rounded down */
+	SB_DIFF_P95,		/* nearest-rank 95th percentile of call durations */
+	SB_DIFF_CALLS,		/* number of completed calls */
+};
+
+/*
+ * One region in one profile, summed over every rank, or averaged per rank
+ * when the profiles have different rank counts (sb_diff.per_rank); all times
+ * in ns. avg and p95 are per call either way.
+ */
+struct sb_diff_side {
+	uint64_t calls;
+	int64_t total;
+	int64_t avg;
+	int64_t p95;		/* SB_DIFF_UNKNOWN when the events were not loaded */
+};
+
+struct sb_diff_row {
+	const char *name;	/* points into a profile's regions: keep both profiles alive */
+	struct sb_diff_side a;
+	struct sb_diff_side b;
+	int64_t delta;		/* b - a in the metric; SB_DIFF_UNKNOWN when either side is */
+	double pct;		/* 100 * delta / a; meaningful only when has_pct */
+	bool has_pct;		/* false when a is 0 and b is not ("new"), or unknown */
+	bool regression;	/* slower than the gate allows */
+};
+
+struct sb_diff {
+	enum sb_diff_metric metric;
+	int64_t max_regression;	/* millionths of a percent, or SB_DIFF_NO_GATE */
+	struct sb_diff_row *rows;	/* regions in both, by |delta| descending, then name */
+	size_t n_rows;
+	struct sb_diff_row *only_a;	/* regions only in A (their b side is zero), by metric */
+	size_t n_only_a;
+	struct sb_diff_row *only_b;	/* regions only in B (their a side is zero), by metric */
+	size_t n_only_b;
+	size_t n_regressions;
+	uint32_t ranks_a;	/* sb_profile_rank_count() of each profile */
+	uint32_t ranks_b;
+	/*
+	 * The rank counts differ: calls and total are per-rank averages (rounded
+	 * to nearest), so 4 ranks against 2 do not read as twice the work.
+	 */
+	bool per_rank;
+};
+
+/*
+ * Compare a (the baseline) with b. A region is in a profile when its name is in
+ * that profile's region table; a region with no calls counts as 0 everywhere.
+ * max_regression is SB_DIFF_NO_GATE or a percentage in millionths. Returns 0 or
+ * -ENOMEM; d is freed with sb_diff_free either way.
+ */
+int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+		  enum sb_diff_metric metric, int64_t max_regression);
+void sb_diff_free(struct sb_diff *d);
+
+/* The metric's value of one side. */
+int64_t sb_diff_value(const struct sb_diff_side *s, enum sb_diff_metric metric);
+
+/*
+ * Whether going from a to b is slower by more than max_regression (millionths
+ * of a percent): exactly the limit is not. Growing from 0 exceeds any limit.
+ */
+bool sb_diff_exceeds(int64_t a, int64_t b, int64_t max_regression);
+
+/*
+ * The nearest-rank 95th percentile of v[0..n-1]: the smallest value with at
+ * least 95% of the values at or below it, i.e. the ceil(0.95 n)-th smallest.
+ * Reorders v (quickselect, expected O(n)); 0 when n is 0.
+ */
+int64_t sb_diff_p95(int64_t *v, size_t n);
+
+/* "total", "avg", "p95", "calls"; -EINVAL for anything else. */
+int sb_diff_metric_parse(const char *s, enum sb_diff_metric *m);
+const char *sb_diff_metric_name(enum sb_diff_metric m);
+
+/* A non-negative decimal percentage ("5", "2.5") in millionths; -EINVAL when it is not one. */
+int sb_diff_pct_parse(const char *s, int64_t *millionths);
+
+struct diff_opts {
+	enum sb_diff_metric metric;
+	int64_t max_regression;	/* SB_DIFF_NO_GATE or millionths of a percent */
+	const char *max_regression_arg;	/* as the user wrote it, for messages */
+	enum sb_report_format format;	/* text or json */
+	const char *output;	/* NULL: stdout */
+	const char *path_a;
+	const char *path_b;
+	bool help;
+};
+
+/*
+ * Parse `diff [OPTIONS] A B` (argv[0] is the command name). Returns 0, or
+ * -EINVAL with err naming the option or argument at fault. With --help,
+ * o->help is set and the files are optional.
+ */
+int diff_parse_args(int argc, char **argv, struct diff_opts *o, struct sb_error *err);
+
+/* Write d (built from pa and pb) to f as o->format; -EIO on a write error. */
+int sb_diff_render(FILE *f, const struct sb_diff *d, const struct sb_profile *pa,
+		   const struct sb_profile *pb, const struct diff_opts *o);
+
+int cmd_diff(int argc, char **argv);
+
+#endif

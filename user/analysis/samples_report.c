@@ -1,0 +1,1104 @@
+/* Sums sampled stacks into self and total shares per region path and function, and prints them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/text_format.h"
+#include "model/health.h"
+#include "util/hashmap.h"
+#include "analysis/samples_report.h"
+
+#define NO_STACK "[no stack]"
+
+/* ---- function names ---- */
+
+bool sb_frame_is_kernel(const struct sb_frame_sym *f)
+{
+	return f->module && !strcmp(f->module, "[kernel]");
+}
+
+static char *frame_name(const struct sb_frame_sym *f)
+{
+	const char *m = f->module, *base;
+	char *s;
+
+	if (f->function && *f->function)
+		return strdup(f->function);
+	if (!m || !*m)
+		return strdup("[unknown]");
+	if (*m == '[')
+		return strdup(m);
+	base = strrchr(m, '/');
+	base = base && base[1] ? base + 1 : m;
+	return asprintf(&s, "[%s]", base) < 0 ? NULL : s;
+}
+
+struct named {
+	char *name;
+	bool kernel;
+	uint32_t frame;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->kernel != y->kernel)
+		return x->kernel ? 1 : -1;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* Ids follow the sorted names, so comparing ids compares names: no context needed to sort by name. */
+static int assign_ids(struct sb_fnames *fn, struct named *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (fn->n_real && !strcmp(v[i].name, fn->names[fn->n_real - 1]) &&
+		    v[i].kernel == fn->kernel[fn->n_real - 1]) {
+			free(v[i].name);
+		} else {
+			fn->names[fn->n_real] = v[i].name;
+			fn->kernel[fn->n_real++] = v[i].kernel;
+		}
+		v[i].name = NULL;
+		fn->of_frame[v[i].frame] = (uint32_t)(fn->n_real - 1);
+	}
+	fn->names[fn->n_real] = strdup(NO_STACK);
+	return fn->names[fn->n_real] ? 0 : -ENOMEM;
+}
+
+int sb_fnames_build(struct sb_fnames *fn, const struct sb_samples *s)
+{
+	size_t i, n = s->n_frames;
+	struct named *v;
+	int ret = 0;
+
+	memset(fn, 0, sizeof(*fn));
+	v = calloc(n ? n : 1, sizeof(*v));
+	fn->names = calloc(n + 1, sizeof(*fn->names));
+	fn->kernel = calloc(n + 1, sizeof(*fn->kernel));
+	fn->of_frame = calloc(n ? n : 1, sizeof(*fn->of_frame));
+	if (!v || !fn->names || !fn->kernel || !fn->of_frame)
+		ret = -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		v[i] = (struct named){ frame_name(&s->frames[i]), sb_frame_is_kernel(&s->frames[i]),
+				       (uint32_t)i };
+		if (!v[i].name)
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		qsort(v, n, sizeof(*v), cmp_named);
+		ret = assign_ids(fn, v, n);
+	}
+	for (i = 0; v && i < n; i++)
+		free(v[i].name);
+	free(v);
+	if (ret)
+		sb_fnames_free(fn);
+	return ret;
+}
+
+void sb_fnames_free(struct sb_fnames *fn)
+{
+	size_t i;
+
+	for (i = 0; fn->names && i <= fn->n_real; i++)
+		free(fn->names[i]);
+	free(fn->names);
+	free(fn->kernel);
+	free(fn->of_frame);
+	memset(fn, 0, sizeof(*fn));
+}
+
+size_t sb_region_path_names(const struct sb_samples *s, int64_t path, const char **out, size_t n)
+{
+	size_t depth = 0, d;
+	int64_t q;
+
+	/* Parents always come before their children (checked on read), so this ends. */
+	for (q = path; q >= 0; q = s->paths[q].parent)
+		depth++;
+	d = depth;
+	for (q = path; q >= 0; q = s->paths[q].parent)
+		if (--d < n && out)
+			out[d] = s->paths[q].name;
+	return depth;
+}
+
+/* ---- sums ---- */
+
+struct entry {
+	int64_t path;
+	struct sb_fn_stat s;
+};
+
+struct acc {
+	struct sb_hashmap map;		/* (path + 1, fn) -> entry index */
+	struct entry *e;
+	size_t n, cap;
+	uint64_t *stamp;		/* fn -> last row that counted it in total, + 1 */
+};
+
+static struct sb_fn_stat *acc_get(struct acc *a, int64_t path, uint32_t fn)
+{
+	uint64_t *at = sb_hashmap_get(&a->map, (uint64_t)(path + 1), fn);
+	struct entry *e;
+
+	if (at)
+		return &a->e[*at].s;
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		e = realloc(a->e, a->cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		a->e = e;
+	}
+	if (sb_hashmap_put(&a->map, (uint64_t)(path + 1), fn, a->n))
+		return NULL;
+	a->e[a->n] = (struct entry){ path, { fn, 0, 0 } };
+	return &a->e[a->n++].s;
+}
+
+static uint64_t row_weight(const struct sb_sample *x)
+{
+	return x->kind == SB_SAMPLE_OFFCPU ? x->ns : x->count;
+}
+
+static const struct sb_stack *stack_of(const struct sb_samples *s, int64_t id)
+{
+	return id >= 0 && s->stacks[id].depth ? &s->stacks[id] : NULL;
+}
+
+/* Innermost frame's function: see sb_sample_stats_build for which stack counts. */
+static uint32_t self_fn(const struct sb_samples *s, const struct sb_fnames *fn,
+			const struct sb_sample *x)
+{
+	const struct sb_stack *u = stack_of(s, x->ustack), *k = stack_of(s, x->kstack);
+	const struct sb_stack *leaf = k && (x->kind == SB_SAMPLE_CPU || !u) ? k : u;
+
+	if (!leaf)
+		return (uint32_t)fn->n_real;
+	return fn->of_frame[s->stack_frames[leaf->first]];
+}
+
+static int add_total(struct acc *a, const struct sb_samples *s, const struct sb_fnames *fn,
+		     const struct sb_sample *x, uint64_t w, uint64_t stamp, int64_t id)
+{
+	const struct sb_stack *k = stack_of(s, id);
+	struct sb_fn_stat *st;
+	uint32_t d, f;
+
+	for (d = 0; k && d < k->depth; d++) {
+		f = fn->of_frame[s->stack_frames[k->first + d]];
+		/* Recursion puts a function on a stack many times; it is one stack. */
+		if (a->stamp[f] == stamp)
+			continue;
+		a->stamp[f] = stamp;
+		st = acc_get(a, x->path, f);
+		if (!st)
+			return -ENOMEM;
+		st->total += w;
+	}
+	return 0;
+}
+
+static int add_row(struct acc *a, const struct sb_samples *s, const struct sb_fnames *fn,
+		   size_t i)
+{
+	const struct sb_sample *x = &s->samples[i];
+	uint64_t w = row_weight(x);
+	struct sb_fn_stat *st;
+	uint32_t self = self_fn(s, fn, x);
+	int ret;
+
+	st = acc_get(a, x->path, self);
+	if (!st)
+		return -ENOMEM;
+	st->self += w;
+	if (self == fn->n_real) {
+		st->total += w;
+		return 0;
+	}
+	ret = add_total(a, s, fn, x, w, i + 1, x->kstack);
+	return ret ? ret : add_total(a, s, fn, x, w, i + 1, x->ustack);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->path != y->path)
+		return x->path < y->path ? -1 : 1;
+	if (x->s.self != y->s.self)
+		return x->s.self > y->s.self ? -1 : 1;
+	if (x->s.total != y->s.total)
+		return x->s.total > y->s.total ? -1 : 1;
+	return x->s.fn < y->s.fn ? -1 : x->s.fn > y->s.fn;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct sb_path_stat *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return x->path < y->path ? -1 : x->path > y->path;
+}
+
+/* Entries sorted by path become one slice of st->all per path. */
+static int group_paths(struct sb_sample_stats *st, struct acc *a)
+{
+	struct sb_path_stat *ps = NULL;
+	size_t i;
+
+	if (a->n)
+		qsort(a->e, a->n, sizeof(*a->e), cmp_entry);
+	st->all = malloc((a->n ? a->n : 1) * sizeof(*st->all));
+	st->paths = calloc(a->n ? a->n : 1, sizeof(*st->paths));
+	if (!st->all || !st->paths)
+		return -ENOMEM;
+	for (i = 0; i < a->n; i++) {
+		st->all[i] = a->e[i].s;
+		if (!i || a->e[i].path != a->e[i - 1].path) {
+			ps = &st->paths[st->n_paths++];
+			*ps = (struct sb_path_stat){ a->e[i].path, 0, &st->all[i], 0 };
+		}
+		ps->n_fns++;
+		ps->weight += a->e[i].s.self;
+	}
+	qsort(st->paths, st->n_paths, sizeof(*st->paths), cmp_path);
+	return 0;
+}
+
+int sb_sample_stats_build(struct sb_sample_stats *st, const struct sb_profile *p,
+			  enum sb_sample_kind kind, int64_t rank)
+{
+	const struct sb_samples *s = &p->samples;
+	struct acc a = { .e = NULL };
+	size_t i;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->kind = kind;
+	sb_hashmap_init(&a.map);
+	ret = sb_fnames_build(&st->names, s);
+	if (!ret) {
+		a.stamp = calloc(st->names.n_real + 1, sizeof(*a.stamp));
+		ret = a.stamp ? 0 : -ENOMEM;
+	}
+	for (i = 0; i < s->n_samples && !ret; i++) {
+		if (s->samples[i].kind != (uint32_t)kind || !row_weight(&s->samples[i]) ||
+		    (rank >= 0 && s->samples[i].rank != rank))
+			continue;
+		st->weight += row_weight(&s->samples[i]);
+		ret = add_row(&a, s, &st->names, i);
+	}
+	if (!ret)
+		ret = group_paths(st, &a);
+	sb_hashmap_free(&a.map);
+	free(a.e);
+	free(a.stamp);
+	if (ret)
+		sb_sample_stats_free(st);
+	return ret;
+}
+
+void sb_sample_stats_free(struct sb_sample_stats *st)
+{
+	sb_fnames_free(&st->names);
+	free(st->paths);
+	free(st->all);
+	memset(st, 0, sizeof(*st));
+}
+
+/* ---- stack trees ---- */
+
+struct builder {
+	struct sb_stack_tree *t;
+	struct sb_hashmap map;		/* (parent, kind << 48 | ref) -> node */
+	size_t cap;
+	int64_t *chain;			/* a region path, outermost first */
+};
+
+static uint32_t tree_child(struct builder *b, uint32_t parent, enum sb_tree_kind kind, int64_t ref)
+{
+	struct sb_stack_tree *t = b->t;
+	uint64_t key = (uint64_t)kind << 48 | (uint64_t)ref, *at;
+	struct sb_tree_node *n;
+
+	at = sb_hashmap_get(&b->map, parent, key);
+	if (at)
+		return (uint32_t)*at;
+	if (t->n_nodes >= SB_TREE_NONE)
+		return SB_TREE_NONE;
+	if (t->n_nodes == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 256;
+		n = realloc(t->nodes, b->cap * sizeof(*n));
+		if (!n)
+			return SB_TREE_NONE;
+		t->nodes = n;
+	}
+	if (sb_hashmap_put(&b->map, parent, key, t->n_nodes))
+		return SB_TREE_NONE;
+	n = &t->nodes[t->n_nodes];
+	*n = (struct sb_tree_node){ parent, SB_TREE_NONE, t->nodes[parent].first_child,
+				    t->nodes[parent].depth + 1, kind, ref, 0 };
+	t->nodes[parent].first_child = (uint32_t)t->n_nodes;
+	if (n->depth > t->max_depth)
+		t->max_depth = n->depth;
+	return (uint32_t)t->n_nodes++;
+}
+
+/* Step from *at into its child (kind, ref), adding w on the way; false when out of memory. */
+static bool step(struct builder *b, uint32_t *at, enum sb_tree_kind kind, int64_t ref, uint64_t w)
+{
+	uint32_t c = tree_child(b, *at, kind, ref);
+
+	if (c == SB_TREE_NONE)
+		return false;
+	b->t->nodes[c].weight += w;
+	*at = c;
+	return true;
+}
+
+/* A stack is stored leaf first: walk it backwards to go from the outside in. */
+static bool step_stack(struct builder *b, uint32_t *at, int64_t id, bool kernel, uint64_t w)
+{
+	const struct sb_samples *s = b->t->s;
+	const struct sb_stack *k = stack_of(s, id);
+	enum sb_tree_kind kind;
+	uint32_t d, frame;
+
+	for (d = k ? k->depth : 0; d > 0; d--) {
+		frame = s->stack_frames[k->first + d - 1];
+		kind = kernel ? SB_TN_KERNEL : s->frames[frame].inlined ? SB_TN_INLINED : SB_TN_USER;
+		if (!step(b, at, kind, b->t->names.of_frame[frame], w))
+			return false;
+	}
+	return true;
+}
+
+static bool add_stack_row(struct builder *b, const struct sb_sample *x, bool by_rank)
+{
+	const struct sb_samples *s = b->t->s;
+	uint64_t w = row_weight(x);
+	size_t depth, i;
+	uint32_t at = 0;
+	int64_t q;
+
+	b->t->nodes[0].weight += w;
+	if (by_rank && !step(b, &at, SB_TN_RANK, x->rank, w))
+		return false;
+	depth = 0;
+	for (q = x->path; q >= 0; q = s->paths[q].parent)
+		depth++;
+	i = depth;
+	for (q = x->path; q >= 0; q = s->paths[q].parent)
+		b->chain[--i] = q;
+	for (i = 0; i < depth; i++)
+		if (!step(b, &at, SB_TN_REGION, b->chain[i], w))
+			return false;
+	if (!stack_of(s, x->ustack) && !stack_of(s, x->kstack))
+		return step(b, &at, SB_TN_NONE, 0, w);
+	return step_stack(b, &at, x->ustack, false, w) && step_stack(b, &at, x->kstack, true, w);
+}
+
+const char *sb_stack_tree_label(const struct sb_stack_tree *t, uint32_t i, char *buf, size_t len)
+{
+	const struct sb_tree_node *n = &t->nodes[i];
+
+	switch (n->kind) {
+	case SB_TN_ROOT:
+		return "all";
+	case SB_TN_RANK:
+		snprintf(buf, len, "[rank %" PRId64 "]", n->ref);
+		return buf;
+	case SB_TN_REGION:
+		return t->s->paths[n->ref].name;
+	case SB_TN_NONE:
+		return NO_STACK;
+	default:
+		return t->names.names[n->ref];
+	}
+}
+
+struct sib {
+	const char *label;	/* NULL for ranks: those sort by number */
+	enum sb_tree_kind kind;
+	int64_t ref;
+	uint32_t node;
+};
+
+static int cmp_sib(const void *a, const void *b)
+{
+	const struct sib *x = a, *y = b;
+	int c;
+
+	if (x->kind != y->kind && (x->kind == SB_TN_RANK || y->kind == SB_TN_RANK))
+		return x->kind < y->kind ? -1 : 1;
+	if (x->kind == SB_TN_RANK)
+		return x->ref < y->ref ? -1 : x->ref > y->ref;
+	c = strcmp(x->label, y->label);
+	if (c)
+		return c;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static void relink(struct sb_stack_tree *t, uint32_t parent, const struct sib *v, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		t->nodes[v[k].node].next_sibling = k + 1 < n ? v[k + 1].node : SB_TREE_NONE;
+	t->nodes[parent].first_child = n ? v[0].node : SB_TREE_NONE;
+}
+
+/* Children by name, like every flame graph: the same stacks always draw the same picture. */
+static int sort_children(struct sb_stack_tree *t)
+{
+	struct sib *v = NULL, *nv;
+	size_t cap = 0, n, i;
+	uint32_t c;
+	char buf[32];
+
+	for (i = 0; i < t->n_nodes; i++) {
+		n = 0;
+		for (c = t->nodes[i].first_child; c != SB_TREE_NONE; c = t->nodes[c].next_sibling) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[n].kind = t->nodes[c].kind;
+			v[n].ref = t->nodes[c].ref;
+			v[n].node = c;
+			v[n].label = v[n].kind == SB_TN_RANK ? NULL :
+				     sb_stack_tree_label(t, c, buf, sizeof(buf));
+			n++;
+		}
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_sib);
+		relink(t, (uint32_t)i, v, n);
+	}
+	free(v);
+	return 0;
+}
+
+static int max_path_depth(const struct sb_samples *s, size_t *out)
+{
+	size_t *d, i, m = 0;
+
+	d = calloc(s->n_paths ? s->n_paths : 1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	/* Parents come first, so one pass in id order sees every parent's depth. */
+	for (i = 0; i < s->n_paths; i++) {
+		d[i] = s->paths[i].parent >= 0 ? d[s->paths[i].parent] + 1 : 1;
+		if (d[i] > m)
+			m = d[i];
+	}
+	free(d);
+	*out = m;
+	return 0;
+}
+
+int sb_stack_tree_build(struct sb_stack_tree *t, const struct sb_profile *p,
+			enum sb_sample_kind kind, bool by_rank)
+{
+	const struct sb_samples *s = &p->samples;
+	struct builder b = { .t = t };
+	size_t i, depth = 0;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->s = s;
+	sb_hashmap_init(&b.map);
+	ret = sb_fnames_build(&t->names, s);
+	if (!ret)
+		ret = max_path_depth(s, &depth);
+	if (!ret) {
+		b.cap = 256;
+		t->nodes = malloc(b.cap * sizeof(*t->nodes));
+		b.chain = malloc((depth ? depth : 1) * sizeof(*b.chain));
+		ret = t->nodes && b.chain ? 0 : -ENOMEM;
+	}
+	if (!ret) {
+		t->nodes[0] = (struct sb_tree_node){ SB_TREE_NONE, SB_TREE_NONE, SB_TREE_NONE, 0,
+						     SB_TN_ROOT, 0, 0 };
+		t->n_nodes = 1;
+	}
+	for (i = 0; i < s->n_samples && !ret; i++) {
+		if (s->samples[i].kind != (uint32_t)kind || !row_weight(&s->samples[i]))
+			continue;
+		if (!add_stack_row(&b, &s->samples[i], by_rank))
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = sort_children(t);
+	sb_hashmap_free(&b.map);
+	free(b.chain);
+	if (ret)
+		sb_stack_tree_free(t);
+	return ret;
+}
+
+void sb_stack_tree_free(struct sb_stack_tree *t)
+{
+	sb_fnames_free(&t->names);
+	free(t->nodes);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- which kinds there are ---- */
+
+bool sb_samples_have(const struct sb_profile *p, enum sb_sample_kind kind)
+{
+	const struct sb_sample *x;
+	size_t i;
+
+	for (i = 0; i < p->samples.n_samples; i++) {
+		x = &p->samples.samples[i];
+		if (x->kind == (uint32_t)kind && (kind == SB_SAMPLE_OFFCPU ? x->ns : x->count))
+			return true;
+	}
+	return false;
+}
+
+int sb_samples_require(const struct sb_profile *p, unsigned kinds, struct sb_error *err)
+{
+	bool cpu = kinds & 1u << SB_SAMPLE_CPU, off = kinds & 1u << SB_SAMPLE_OFFCPU;
+
+	if ((cpu && sb_samples_have(p, SB_SAMPLE_CPU)) ||
+	    (off && sb_samples_have(p, SB_SAMPLE_OFFCPU)))
+		return 0;
+	if (cpu && off)
+		return sb_fail(err, EINVAL, "the profile has no CPU or off-CPU samples: "
+			       "record with --sample or --offcpu-stacks");
+	if (cpu)
+		return sb_fail(err, EINVAL, "the profile has no CPU samples: record with --sample%s",
+			       sb_samples_have(p, SB_SAMPLE_OFFCPU) ?
+			       " (it has off-CPU ones: add --offcpu)" : "");
+	return sb_fail(err, EINVAL, "the profile has no off-CPU samples: record with "
+		       "--offcpu-stacks");
+}
+
+/* ---- truncated stacks ---- */
+
+static bool is_root(const char *fn)
+{
+	static const char *const roots[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+		"clone", "clone3", "__clone", "__clone3", "main",
+	};
+	size_t i;
+
+	if (!fn)
+		return false;
+	/* Versioned and renamed entry points: __libc_start_main_impl, __libc_start_main@GLIBC_2.34. */
+	if (!strncmp(fn, "__libc_start_main", 17))
+		return true;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(fn, roots[i]))
+			return true;
+	return false;
+}
+
+static bool too_deep(const struct sb_samples *s, const struct sb_stack *k)
+{
+	uint32_t d, real = 0;
+
+	/* The kernel's limit counts return addresses; inlined frames are ours. */
+	for (d = 0; d < k->depth; d++)
+		real += !s->frames[s->stack_frames[k->first + d]].inlined;
+	return real >= SB_STACK_LIMIT;
+}
+
+/* The stack's outermost frame id; the stack must have one. */
+static uint32_t outer_frame(const struct sb_samples *s, const struct sb_stack *k)
+{
+	return s->stack_frames[k->first + k->depth - 1];
+}
+
+static bool looks_cut(const struct sb_samples *s, const struct sb_stack *k)
+{
+	if (!k->depth)
+		return true;
+	return too_deep(s, k) || !is_root(s->frames[outer_frame(s, k)].function);
+}
+
+bool sb_samples_truncated(const struct sb_profile *p, enum sb_sample_kind kind,
+			  uint64_t *stacks, uint64_t *truncated)
+{
+	const struct sb_samples *s = &p->samples;
+	const struct sb_sample *x;
+	size_t i;
+
+	*stacks = *truncated = 0;
+	for (i = 0; i < s->n_samples; i++) {
+		x = &s->samples[i];
+		if (x->kind != (uint32_t)kind || x->ustack < 0)
+			continue;
+		*stacks += x->count;
+		if (looks_cut(s, &s->stacks[x->ustack]))
+			*truncated += x->count;
+	}
+	return *stacks && (double)*truncated * 100 > (double)*stacks * SB_TRUNCATED_PCT;
+}
+
+/* One module's weight of truncated stack ends. */
+struct module_weight {
+	const char *module;
+	uint64_t weight;
+};
+
+/* The module most ends lie in, from per-frame weights; its weight in *weight. */
+static int top_module(const struct sb_samples *s, const uint64_t *at, const char **module,
+		      uint64_t *weight)
+{
+	struct module_weight *m;
+	size_t n = 0, i, j;
+
+	m = calloc(s->n_frames + 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	/* Few modules end truncated stacks: a linear search per frame is enough. */
+	for (i = 0; i < s->n_frames; i++) {
+		if (!at[i])
+			continue;
+		for (j = 0; j < n && strcmp(m[j].module, s->frames[i].module); j++)
+			;
+		if (j == n)
+			m[n++].module = s->frames[i].module;
+		m[j].weight += at[i];
+	}
+	*module = NULL;
+	*weight = 0;
+	for (j = 0; j < n; j++) {
+		if (m[j].weight > *weight) {
+			*module = m[j].module;
+			*weight = m[j].weight;
+		}
+	}
+	free(m);
+	return 0;
+}
+
+int sb_samples_cut_where(const struct sb_profile *p, enum sb_sample_kind kind,
+			 struct sb_cut_where *w)
+{
+	const struct sb_samples *s = &p->samples;
+	const struct sb_stack *k;
+	const struct sb_sample *x;
+	uint64_t *at, best = 0;
+	size_t i;
+	int r;
+
+	*w = (struct sb_cut_where){ .function = "" };
+	at = calloc(s->n_frames + 1, sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	for (i = 0; i < s->n_samples; i++) {
+		x = &s->samples[i];
+		if (x->kind != (uint32_t)kind || x->ustack < 0)
+			continue;
+		k = &s->stacks[x->ustack];
+		if (!looks_cut(s, k))
+			continue;
+		w->truncated += x->count;
+		if (k->depth && too_deep(s, k))
+			w->too_deep += x->count;
+		else if (k->depth)
+			at[outer_frame(s, k)] += x->count;
+	}
+	r = top_module(s, at, &w->module, &w->in_module);
+	for (i = 0; !r && w->module && i < s->n_frames; i++) {
+		if (at[i] > best && !strcmp(s->frames[i].module, w->module)) {
+			best = at[i];
+			w->function = s->frames[i].function;
+		}
+	}
+	free(at);
+	return r;
+}
+
+/* ---- rendering ---- */
+
+#define CELL 40
+
+static const struct sb_meta *meta_of(const struct sb_profile *p, const char *key, bool is_int)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	return m && m->is_int == is_int && (is_int || m->s) ? m : NULL;
+}
+
+static void weight_cell(char *buf, enum sb_sample_kind kind, uint64_t w)
+{
+	if (kind == SB_SAMPLE_OFFCPU)
+		format_ns(buf, CELL, w > INT64_MAX ? INT64_MAX : (int64_t)w);
+	else
+		snprintf(buf, CELL, "%" PRIu64, w);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Checked once per report: the warning is about the file, whichever kind is shown. */
+static bool stacks_cut(const struct sb_profile *p, double *share, enum sb_sample_kind *kind)
+{
+	uint64_t n, cut;
+	bool r = sb_samples_truncated(p, SB_SAMPLE_CPU, &n, &cut);
+
+	*kind = SB_SAMPLE_CPU;
+	if (!n) {
+		r = sb_samples_truncated(p, SB_SAMPLE_OFFCPU, &n, &cut);
+		*kind = SB_SAMPLE_OFFCPU;
+	}
+	*share = pct(cut, n);
+	return r;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/*
+ * Where the stacks break, not a build flag the user may well have used: the
+ * walk usually stops in code that keeps no frame pointer, most often a system
+ * library (libgomp, an MPI library), or at the kernel's depth limit.
+ */
+static void text_cut_warning(FILE *f, const struct sb_profile *p)
+{
+	enum sb_sample_kind kind;
+	struct sb_cut_where w;
+	double share;
+
+	if (!stacks_cut(p, &share, &kind))
+		return;
+	fprintf(f, "warning: stacks look truncated: %.0f%% of the user stacks do not start at "
+		"main or a thread start", share);
+	if (sb_samples_cut_where(p, kind, &w)) {
+		fputs("\n", f);
+		return;
+	}
+	if (w.too_deep * 2 > w.truncated)
+		fprintf(f, "; most are %d frames deep, the kernel's limit\n", SB_STACK_LIMIT);
+	else if (w.module)
+		fprintf(f, "; %.0f%% of those end in %s%s%s%s: code there keeps no frame pointer "
+			"(see docs/SAMPLING.md)\n", pct(w.in_module, w.truncated),
+			base_name(w.module), *w.function ? " (" : "", w.function,
+			*w.function ? ")" : "");
+	else
+		fputs("; they have no user frame at all\n", f);
+}
+
+static const char *kind_name(enum sb_sample_kind kind)
+{
+	return kind == SB_SAMPLE_OFFCPU ? "off-CPU" : "CPU";
+}
+
+static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,
+			const struct report_opts *o)
+{
+	const struct sb_meta *hz = meta_of(p, "sample_frequency_hz", true);
+	const struct sb_meta *ev = meta_of(p, "sample_event", false);
+	const struct sb_meta *minb = meta_of(p, "offcpu_min_block_ns", true);
+	char buf[CELL];
+
+	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
+		p->format ? p->format : "unknown format");
+	weight_cell(buf, st->kind, st->weight);
+	if (st->kind == SB_SAMPLE_OFFCPU) {
+		fprintf(f, "samples   off-CPU, %s blocked", buf);
+		if (minb) {
+			format_ns(buf, sizeof(buf), minb->i);
+			fprintf(f, " (blocks of %s and more)", buf);
+		}
+	} else {
+		fprintf(f, "samples   CPU, %s %s", buf,
+			format_plural(st->weight, "sample", "samples"));
+		if (hz)
+			fprintf(f, " at %" PRId64 " Hz", hz->i);
+		if (ev)
+			fprintf(f, " (%s)", ev->s);
+	}
+	if (o->rank >= 0)
+		fprintf(f, ", rank %" PRId64, o->rank);
+	fprintf(f, "; top %u %s per region path\n", o->top,
+		format_plural(o->top, "function", "functions"));
+	text_cut_warning(f, p);
+	sb_health_print(f, p, "");
+	fputc('\n', f);
+}
+
+static char *path_label(const struct sb_samples *s, int64_t path, const char *outside)
+{
+	size_t depth = sb_region_path_names(s, path, NULL, 0), len = 1, i;
+	const char **v;
+	char *out;
+
+	if (!depth)
+		return strdup(outside);
+	v = calloc(depth, sizeof(*v));
+	if (!v)
+		return NULL;
+	sb_region_path_names(s, path, v, depth);
+	for (i = 0; i < depth; i++)
+		len += strlen(v[i]) + 1;
+	out = malloc(len);
+	if (out) {
+		*out = '\0';
+		for (i = 0; i < depth; i++) {
+			if (i)
+				strcat(out, ";");
+			strcat(out, v[i]);
+		}
+	}
+	free(v);
+	return out;
+}
+
+static size_t shown(const struct sb_path_stat *ps, unsigned top)
+{
+	return ps->n_fns < top ? ps->n_fns : top;
+}
+
+enum { W_SELFP, W_TOTALP, W_SELF, W_TOTAL, N_W };
+
+static const char *const titles[N_W] = { "self%", "total%", "self", "total" };
+
+static void row_cells(char c[N_W][CELL], const struct sb_sample_stats *st,
+		      const struct sb_path_stat *ps, const struct sb_fn_stat *fs)
+{
+	snprintf(c[W_SELFP], CELL, "%.1f%%", pct(fs->self, ps->weight));
+	snprintf(c[W_TOTALP], CELL, "%.1f%%", pct(fs->total, ps->weight));
+	weight_cell(c[W_SELF], st->kind, fs->self);
+	weight_cell(c[W_TOTAL], st->kind, fs->total);
+}
+
+static void text_rows(FILE *f, const struct sb_sample_stats *st, const struct sb_path_stat *ps,
+		      unsigned top, const size_t *width)
+{
+	char c[N_W][CELL];
+	size_t i, k;
+
+	fputs("  ", f);
+	for (k = 0; k < N_W; k++) {
+		format_right(f, titles[k], width[k]);
+		fputs("  ", f);
+	}
+	fputs("function\n", f);
+	for (i = 0; i < shown(ps, top); i++) {
+		row_cells(c, st, ps, &ps->fns[i]);
+		fputs("  ", f);
+		for (k = 0; k < N_W; k++) {
+			format_right(f, c[k], width[k]);
+			fputs("  ", f);
+		}
+		fprintf(f, "%s%s\n", st->names.names[ps->fns[i].fn],
+			st->names.kernel[ps->fns[i].fn] ? " [k]" : "");
+	}
+}
+
+static int render_text(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,
+		       const struct report_opts *o)
+{
+	char c[N_W][CELL], w[CELL];
+	size_t width[N_W], i, j, k;
+	const struct sb_path_stat *ps;
+	char *label;
+
+	text_header(f, p, st, o);
+	if (!st->n_paths) {
+		fprintf(f, "no %s samples in this profile\n", kind_name(st->kind));
+		return 0;
+	}
+	/* One width per column over every block, so all blocks line up. */
+	for (k = 0; k < N_W; k++)
+		width[k] = strlen(titles[k]);
+	for (i = 0; i < st->n_paths; i++) {
+		for (j = 0; j < shown(&st->paths[i], o->top); j++) {
+			row_cells(c, st, &st->paths[i], &st->paths[i].fns[j]);
+			for (k = 0; k < N_W; k++)
+				if (format_width(c[k]) > width[k])
+					width[k] = format_width(c[k]);
+		}
+	}
+	for (i = 0; i < st->n_paths; i++) {
+		ps = &st->paths[i];
+		label = path_label(&p->samples, ps->path, "(outside regions)");
+		if (!label)
+			return -ENOMEM;
+		weight_cell(w, st->kind, ps->weight);
+		fprintf(f, "%s%s  %s%s (%.1f%%)\n", i ? "\n" : "", label, w,
+			st->kind == SB_SAMPLE_CPU ? format_plural(ps->weight, " sample", " samples") : "",
+			pct(ps->weight, st->weight));
+		free(label);
+		text_rows(f, st, ps, o->top, width);
+	}
+	return 0;
+}
+
+/* Where truncated stacks end: "truncated_end_module" and "_function", null when not known. */
+static void json_cut_where(FILE *f, const struct sb_profile *p, bool cut, enum sb_sample_kind kind)
+{
+	struct sb_cut_where w;
+
+	if (!cut || sb_samples_cut_where(p, kind, &w) || !w.module ||
+	    w.too_deep * 2 > w.truncated) {
+		fputs(", \"truncated_end_module\": null, \"truncated_end_function\": null", f);
+		return;
+	}
+	fputs(", \"truncated_end_module\": ", f);
+	format_json_string(f, w.module);
+	fputs(", \"truncated_end_function\": ", f);
+	format_json_string(f, w.function);
+}
+
+static void json_header(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,
+			const struct report_opts *o)
+{
+	const struct sb_meta *hz = meta_of(p, "sample_frequency_hz", true);
+	const struct sb_meta *ev = meta_of(p, "sample_event", false);
+	enum sb_sample_kind kind;
+	double share;
+	bool cut = stacks_cut(p, &share, &kind);
+
+	fputs("{\"header\": {\"file\": ", f);
+	format_json_string(f, o->path ? o->path : "");
+	fputs(", \"format\": ", f);
+	format_json_string(f, p->format ? p->format : "");
+	fprintf(f, ", \"kind\": \"%s\", \"unit\": \"%s\"",
+		st->kind == SB_SAMPLE_OFFCPU ? "offcpu" : "cpu",
+		st->kind == SB_SAMPLE_OFFCPU ? "ns" : "samples");
+	if (o->rank >= 0)
+		fprintf(f, ", \"rank\": %" PRId64, o->rank);
+	else
+		fputs(", \"rank\": null", f);
+	fprintf(f, ", \"total\": %" PRIu64 ", \"top\": %u", st->weight, o->top);
+	if (hz)
+		fprintf(f, ", \"sample_frequency_hz\": %" PRId64, hz->i);
+	else
+		fputs(", \"sample_frequency_hz\": null", f);
+	fputs(", \"sample_event\": ", f);
+	if (ev)
+		format_json_string(f, ev->s);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"truncated_stacks\": %s, \"truncated_percent\": %.1f",
+		cut ? "true" : "false", share);
+	json_cut_where(f, p, cut, kind);
+	fputs("},\n", f);
+}
+
+static int json_path(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,
+		     const struct sb_path_stat *ps, unsigned top)
+{
+	size_t depth = sb_region_path_names(&p->samples, ps->path, NULL, 0), i;
+	const struct sb_fn_stat *fs;
+	const char **names;
+
+	names = calloc(depth ? depth : 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	sb_region_path_names(&p->samples, ps->path, names, depth);
+	fputs(depth ? "{\"path\": [" : "{\"path\": null", f);
+	for (i = 0; i < depth; i++) {
+		if (i)
+			fputs(", ", f);
+		format_json_string(f, names[i]);
+	}
+	free(names);
+	fprintf(f, "%s, \"total\": %" PRIu64 ", \"percent\": %.1f, \"functions\": [",
+		depth ? "]" : "", ps->weight, pct(ps->weight, st->weight));
+	for (i = 0; i < shown(ps, top); i++) {
+		fs = &ps->fns[i];
+		fputs(i ? ",\n   {\"function\": " : "\n   {\"function\": ", f);
+		format_json_string(f, st->names.names[fs->fn]);
+		fprintf(f, ", \"kernel\": %s, \"self\": %" PRIu64 ", \"total\": %" PRIu64
+			", \"self_percent\": %.1f, \"total_percent\": %.1f}",
+			st->names.kernel[fs->fn] ? "true" : "false", fs->self, fs->total,
+			pct(fs->self, ps->weight), pct(fs->total, ps->weight));
+	}
+	fputs(i ? "\n  ]}" : "]}", f);
+	return 0;
+}
+
+static int render_json(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,
+		       const struct report_opts *o)
+{
+	size_t i;
+	int r = 0;
+
+	json_header(f, p, st, o);
+	fputs(" \"paths\": [", f);
+	for (i = 0; i < st->n_paths && !r; i++) {
+		fputs(i ? ",\n  " : "\n  ", f);
+		r = json_path(f, p, st, &st->paths[i], o->top);
+	}
+	fputs(st->n_paths ? "\n ]}\n" : "]}\n", f);
+	return r;
+}
+
+static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_sample_stats *st,
+		      const struct report_opts *o)
+{
+	const struct sb_path_stat *ps;
+	const struct sb_fn_stat *fs;
+	size_t i, j;
+	char *label;
+
+	fputs("path,path_total,function,kernel,self,total,self_percent,total_percent\n", f);
+	for (i = 0; i < st->n_paths; i++) {
+		ps = &st->paths[i];
+		/* Outside every region: an empty path. */
+		label = path_label(&p->samples, ps->path, "");
+		if (!label)
+			return -ENOMEM;
+		for (j = 0; j < shown(ps, o->top); j++) {
+			fs = &ps->fns[j];
+			format_csv_field(f, label);
+			fprintf(f, ",%" PRIu64 ",", ps->weight);
+			format_csv_field(f, st->names.names[fs->fn]);
+			fprintf(f, ",%d,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f\n",
+				st->names.kernel[fs->fn], fs->self, fs->total,
+				pct(fs->self, ps->weight), pct(fs->total, ps->weight));
+		}
+		free(label);
+	}
+	return 0;
+}
+
+int sb_samples_report_render(FILE *f, const struct sb_profile *p, const struct report_opts *o)
+{
+	struct sb_sample_stats st;
+	int r;
+
+	r = sb_sample_stats_build(&st, p, o->sample_kind, o->rank);
+	if (r)
+		return r;
+	if (o->format == SB_REPORT_JSON)
+		r = render_json(f, p, &st, o);
+	else if (o->format == SB_REPORT_CSV)
+		r = render_csv(f, p, &st, o);
+	else
+		r = render_text(f, p, &st, o);
+	sb_sample_stats_free(&st);
+	if (!r && ferror(f))
+		r = -EIO;
+	return r;
+}

@@ -1,0 +1,92 @@
+/* What the commands that read profiles share: option parsing, usage errors, output files. */
+#ifndef SB_CLI_H
+#define SB_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util/error.h"
+#include "model/model.h"
+#include "render/report.h"
+
+/* What an option handler returns after --help: the rest of argv is not looked at. */
+#define SB_OPT_STOP 1
+
+/*
+ * Run getopt_long() over argv from argv[1], even when it ran before, handing each
+ * option to fn(c, ctx, err) (optarg as getopt_long() left it). Returns 0 with
+ * optind at the first operand (or wherever fn said SB_OPT_STOP), fn's -errno, or
+ * -EINVAL with err naming an unknown option or one missing its argument, as the
+ * user spelled it.
+ */
+int sb_parse_options(int argc, char **argv, const char *shortopts,
+		     const struct option *longopts,
+		     int (*fn)(int c, void *ctx, struct sb_error *err), void *ctx,
+		     struct sb_error *err);
+
+/* --format's argument: text, json, and csv when the command has it; -EINVAL with err set. */
+int sb_format_option(const char *arg, bool csv, enum sb_report_format *fmt,
+		     struct sb_error *err);
+
+/* "scope-bpf CMD: MSG" and the --help hint on stderr; returns SB_EXIT_USAGE. */
+int sb_usage_error(const char *cmd, const char *msg);
+
+/*
+ * Read the profile at path (any format) into p for command cmd; on failure say
+ * why on stderr and leave p empty. Returns sb_profile_read()'s result.
+ */
+int sb_load_profile(const char *cmd, const char *path, struct sb_profile *p);
+
+/* How sb_output_open() writes a path. */
+enum sb_output_mode {
+	/* fopen(path, "w"): readers see the file as it is written. */
+	SB_OUTPUT_IN_PLACE,
+	/*
+	 * A temporary file beside path, renamed over whatever path is by
+	 * sb_output_commit(): readers see the old file or the whole new one.
+	 */
+	SB_OUTPUT_REPLACE,
+	/*
+	 * SB_OUTPUT_REPLACE for a regular or new file; a device, FIFO or socket
+	 * (/dev/stdout, a named pipe) is written in place, since a rename would put
+	 * a plain file where it was.
+	 */
+	SB_OUTPUT_REPLACE_FILE,
+};
+
+/* An open output; fields are read-only outside cli.c. */
+struct sb_output {
+	FILE *f;
+	const char *path;	/* NULL: standard output */
+	char *tmp;		/* renamed onto path at commit; NULL: written in place */
+	char *buf;		/* tmp's stdio buffer */
+};
+
+/*
+ * Open path (NULL or "-": standard output) for writing as mode says. Returns 0 with
+ * errno cleared, so a write error's errno can be told apart later, or -errno
+ * with "path: cause" in err.
+ */
+int sb_output_open(struct sb_output *o, const char *path, enum sb_output_mode mode,
+		   struct sb_error *err);
+
+/* The path, or "standard output", for messages. */
+const char *sb_output_name(const struct sb_output *o);
+
+/*
+ * Flush, sync a temporary file, close and rename it into place. Returns 0, or
+ * -errno with "name: cause" in err and nothing left behind but the old file.
+ */
+int sb_output_commit(struct sb_output *o, struct sb_error *err);
+
+/* Close without keeping what was written to a temporary file (the caller failed). */
+void sb_output_abort(struct sb_output *o);
+
+/*
+ * Commit o when its writer returned r == 0, else abort it; on any failure say
+ * "scope-bpf CMD: name: cause" on stderr. Returns the exit status: 0 or 1.
+ */
+int sb_output_close(struct sb_output *o, int r, const char *cmd);
+
+#endif

@@ -1,0 +1,531 @@
+/* scope-bpf diff: compare two profiles region by region, as a table or JSON, with a CI gate. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "analysis/diff.h"
+#include "util/text_format.h"
+
+/* Long-only options get values past any character. */
+enum { OPT_MAX_REGRESSION = 256 };
+
+static const struct option long_opts[] = {
+	{ "metric", required_argument, NULL, 'm' },
+	{ "max-regression", required_argument, NULL, OPT_MAX_REGRESSION },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: scope-bpf diff [OPTIONS] A B\n"
+	      "\n"
+	      "Compare profile B with the baseline A, region by region (matched by name,\n"
+	      "summed over all ranks).\n"
+	      "\n"
+	      "  -m, --metric M           order and judge by total (default), avg, p95 or calls\n"
+	      "      --max-regression PCT exit 1 when a region in both got slower than A by\n"
+	      "                           more than PCT percent in the metric\n"
+	      "  -f, --format FMT         text (default) or json\n"
+	      "  -o, --output FILE        write to FILE instead of standard output\n"
+	      "  -h, --help               show this help\n"
+	      "\n"
+	      "Rows are sorted by the absolute change of the metric, largest first. p95 is\n"
+	      "the nearest-rank 95th percentile of the call durations. A region that took\n"
+	      "0 in A has no percentage (\"new\"). Exit status: 0, 1 on a regression over\n"
+	      "PCT, 2 on a usage error or an unreadable file.\n",
+	      f);
+}
+
+static int parse_option(int c, void *opts, struct sb_error *err)
+{
+	struct diff_opts *o = opts;
+
+	switch (c) {
+	case 'm':
+		if (sb_diff_metric_parse(optarg, &o->metric))
+			return sb_fail(err, EINVAL, "--metric: '%s' is not one of %s", optarg,
+				       "total, avg, p95, calls");
+		return 0;
+	case OPT_MAX_REGRESSION:
+		if (sb_diff_pct_parse(optarg, &o->max_regression))
+			return sb_fail(err, EINVAL,
+				       "--max-regression: '%s' is not a percentage (0 or more)",
+				       optarg);
+		o->max_regression_arg = optarg;
+		return 0;
+	case 'f':
+		return sb_format_option(optarg, false, &o->format, err);
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'h':
+		o->help = true;
+		return SB_OPT_STOP;
+	}
+	return sb_fail(err, EINVAL, "unexpected option %d", c);
+}
+
+int diff_parse_args(int argc, char **argv, struct diff_opts *o, struct sb_error *err)
+{
+	int r;
+
+	*o = (struct diff_opts){ .metric = SB_DIFF_TOTAL, .max_regression = SB_DIFF_NO_GATE,
+				 .format = SB_REPORT_TEXT };
+	r = sb_parse_options(argc, argv, ":m:f:o:h", long_opts, parse_option, o, err);
+	if (r || o->help)
+		return r;
+	if (argc - optind < 2)
+		return sb_fail(err, EINVAL, "missing %s, the %s profile",
+			       optind < argc ? "B" : "A and B",
+			       optind < argc ? "new" : "baseline and the new");
+	if (argc - optind > 2)
+		return sb_fail(err, EINVAL, "'%s': only two files, A and B, can be compared",
+			       argv[optind + 2]);
+	o->path_a = argv[optind];
+	o->path_b = argv[optind + 1];
+	return 0;
+}
+
+/* ---- text ---- */
+
+#define CELL_MAX (FORMAT_NS_MAX + 2)
+
+enum col { C_CALLS_A, C_CALLS_B, C_TOTAL_A, C_TOTAL_B, C_AVG_A, C_AVG_B, C_P95_A, C_P95_B,
+	   C_DELTA, C_PCT, N_COLS };
+
+static const char *const col_titles[N_COLS] = {
+	"calls A", "calls B", "total A", "total B", "avg A", "avg B", "p95 A", "p95 B",
+	"delta", "delta%",
+};
+
+/* The "only in" tables show one side: calls, total, avg, p95. */
+enum { N_SIDE_COLS = 4 };
+
+static const char *const side_titles[N_SIDE_COLS] = { "calls", "total", "avg", "p95" };
+
+static void time_cell(char *buf, int64_t ns)
+{
+	if (ns == SB_DIFF_UNKNOWN)
+		snprintf(buf, CELL_MAX, "-");
+	else
+		format_ns(buf, CELL_MAX, ns);
+}
+
+/* A value of the metric: a count, or a time with its unit. */
+static void metric_cell(char *buf, size_t n, int64_t v, enum sb_diff_metric m)
+{
+	if (v == SB_DIFF_UNKNOWN)
+		snprintf(buf, n, "-");
+	else if (m == SB_DIFF_CALLS)
+		snprintf(buf, n, "%" PRId64, v);
+	else
+		format_ns(buf, n, v);
+}
+
+/* A signed change: "+1.20 ms", "-3", "0 ns"; "-" when unknown. */
+static void delta_cell(char *buf, int64_t d, enum sb_diff_metric m)
+{
+	if (d == SB_DIFF_UNKNOWN) {
+		snprintf(buf, CELL_MAX, "-");
+		return;
+	}
+	if (d > 0) {
+		buf[0] = '+';
+		metric_cell(buf + 1, CELL_MAX - 1, d, m);
+	} else {
+		metric_cell(buf, CELL_MAX, d, m);
+	}
+}
+
+static void pct_cell(char *buf, const struct sb_diff_row *r)
+{
+	/* No sign on what rounds to zero: "+0.0%" and "-0.0%" read as changes. */
+	if (r->has_pct && r->pct > -0.05 && r->pct < 0.05)
+		snprintf(buf, CELL_MAX, "0.0%%");
+	else if (r->has_pct)
+		snprintf(buf, CELL_MAX, "%+.1f%%", r->pct);
+	else
+		snprintf(buf, CELL_MAX, "%s", r->delta == SB_DIFF_UNKNOWN ? "-" : "new");
+}
+
+static void side_cells(char cells[][CELL_MAX], const struct sb_diff_side *s, size_t step)
+{
+	snprintf(cells[0], CELL_MAX, "%" PRIu64, s->calls);
+	time_cell(cells[step], s->total);
+	time_cell(cells[2 * step], s->avg);
+	time_cell(cells[3 * step], s->p95);
+}
+
+static void row_cells(char cells[N_COLS][CELL_MAX], const struct sb_diff_row *r,
+		      enum sb_diff_metric m)
+{
+	/* A and B side by side: A's values in the even columns, B's in the odd ones. */
+	side_cells(cells + C_CALLS_A, &r->a, 2);
+	side_cells(cells + C_CALLS_B, &r->b, 2);
+	delta_cell(cells[C_DELTA], r->delta, m);
+	pct_cell(cells[C_PCT], r);
+}
+
+/* Widest cell per column, titles included, so every column lines up. */
+static void widen(size_t *width, char cells[][CELL_MAX], size_t n)
+{
+	size_t c, w;
+
+	for (c = 0; c < n; c++) {
+		w = format_width(cells[c]);
+		if (w > width[c])
+			width[c] = w;
+	}
+}
+
+static void print_cells(FILE *f, const size_t *width, char cells[][CELL_MAX], size_t n,
+			const char *name)
+{
+	size_t c;
+
+	for (c = 0; c < n; c++) {
+		format_right(f, cells[c], width[c]);
+		fputs("  ", f);
+	}
+	fprintf(f, "%s\n", name);
+}
+
+static void text_rows(FILE *f, const struct sb_diff *d)
+{
+	char cells[N_COLS][CELL_MAX];
+	size_t width[N_COLS], c, i;
+
+	for (c = 0; c < N_COLS; c++)
+		width[c] = strlen(col_titles[c]);
+	for (i = 0; i < d->n_rows; i++) {
+		row_cells(cells, &d->rows[i], d->metric);
+		widen(width, cells, N_COLS);
+	}
+	for (c = 0; c < N_COLS; c++)
+		snprintf(cells[c], CELL_MAX, "%s", col_titles[c]);
+	print_cells(f, width, cells, N_COLS, "region");
+	for (i = 0; i < d->n_rows; i++) {
+		row_cells(cells, &d->rows[i], d->metric);
+		print_cells(f, width, cells, N_COLS, d->rows[i].name);
+	}
+}
+
+static const struct sb_diff_side *only_side(const struct sb_diff_row *r, bool in_a)
+{
+	return in_a ? &r->a : &r->b;
+}
+
+static void text_only(FILE *f, const char *which, const struct sb_diff_row *rows, size_t n,
+		      bool in_a)
+{
+	char cells[N_SIDE_COLS][CELL_MAX];
+	size_t width[N_SIDE_COLS], c, i;
+
+	fprintf(f, "\nonly in %s: ", which);
+	if (!n) {
+		fputs("none\n", f);
+		return;
+	}
+	fprintf(f, "%zu %s\n", n, format_plural(n, "region", "regions"));
+	for (c = 0; c < N_SIDE_COLS; c++)
+		width[c] = strlen(side_titles[c]);
+	for (i = 0; i < n; i++) {
+		side_cells(cells, only_side(&rows[i], in_a), 1);
+		widen(width, cells, N_SIDE_COLS);
+	}
+	for (c = 0; c < N_SIDE_COLS; c++)
+		snprintf(cells[c], CELL_MAX, "%s", side_titles[c]);
+	print_cells(f, width, cells, N_SIDE_COLS, "region");
+	for (i = 0; i < n; i++) {
+		side_cells(cells, only_side(&rows[i], in_a), 1);
+		print_cells(f, width, cells, N_SIDE_COLS, rows[i].name);
+	}
+}
+
+/* The gate as a plain decimal: millionths of a percent without trailing zeros. */
+static void limit_str(char *buf, size_t n, int64_t millionths)
+{
+	size_t len;
+
+	len = (size_t)snprintf(buf, n, "%" PRId64 ".%06" PRId64, millionths / SB_DIFF_PCT_SCALE,
+			       millionths % SB_DIFF_PCT_SCALE);
+	while (len > 0 && buf[len - 1] == '0')
+		buf[--len] = '\0';
+	if (len > 0 && buf[len - 1] == '.')
+		buf[--len] = '\0';
+}
+
+static void text_regressions(FILE *f, const struct sb_diff *d)
+{
+	char limit[48], pct[CELL_MAX], va[CELL_MAX], vb[CELL_MAX];
+	const struct sb_diff_row *r;
+	size_t i;
+
+	limit_str(limit, sizeof(limit), d->max_regression);
+	fprintf(f, "\nregressions over %s%% in %s: ", limit, sb_diff_metric_name(d->metric));
+	if (!d->n_regressions) {
+		fputs("none\n", f);
+		return;
+	}
+	fprintf(f, "%zu\n", d->n_regressions);
+	for (i = 0; i < d->n_rows; i++) {
+		r = &d->rows[i];
+		if (!r->regression)
+			continue;
+		pct_cell(pct, r);
+		metric_cell(va, sizeof(va), sb_diff_value(&r->a, d->metric), d->metric);
+		metric_cell(vb, sizeof(vb), sb_diff_value(&r->b, d->metric), d->metric);
+		fprintf(f, "  %s  %s (%s -> %s)\n", r->name, pct, va, vb);
+	}
+}
+
+static void text_file(FILE *f, const char *label, const char *path, const struct sb_profile *p)
+{
+	fprintf(f, "%s  %s (%s)\n", label, path ? path : "-",
+		p->format ? p->format : "unknown format");
+}
+
+static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profile *pa,
+			const struct sb_profile *pb, const struct diff_opts *o)
+{
+	text_file(f, "A", o->path_a, pa);
+	text_file(f, "B", o->path_b, pb);
+	if (d->per_rank)
+		fprintf(f, "ranks  A has %u, B has %u: calls and total are per-rank averages\n",
+			d->ranks_a, d->ranks_b);
+	fprintf(f, "metric %s: regions in both, largest change first\n\n",
+		sb_diff_metric_name(d->metric));
+	if (d->n_rows)
+		text_rows(f, d);
+	else
+		fputs("no region is in both profiles\n", f);
+	text_only(f, "A", d->only_a, d->n_only_a, true);
+	text_only(f, "B", d->only_b, d->n_only_b, false);
+	if (d->max_regression != SB_DIFF_NO_GATE)
+		text_regressions(f, d);
+}
+
+/* ---- JSON ---- */
+
+static void json_i64(FILE *f, const char *key, int64_t v)
+{
+	if (v == SB_DIFF_UNKNOWN)
+		fprintf(f, "\"%s\": null", key);
+	else
+		fprintf(f, "\"%s\": %" PRId64, key, v);
+}
+
+static void json_side(FILE *f, const struct sb_diff_side *s)
+{
+	fprintf(f, "{\"calls\": %" PRIu64 ", ", s->calls);
+	json_i64(f, "total_ns", s->total);
+	fputs(", ", f);
+	json_i64(f, "avg_ns", s->avg);
+	fputs(", ", f);
+	json_i64(f, "p95_ns", s->p95);
+	fputc('}', f);
+}
+
+static void json_pct(FILE *f, const struct sb_diff_row *r)
+{
+	if (r->has_pct)
+		fprintf(f, "\"delta_percent\": %.3f", r->pct);
+	else
+		fputs("\"delta_percent\": null", f);
+}
+
+static void json_row(FILE *f, const struct sb_diff_row *r)
+{
+	fputs("{\"region\": ", f);
+	format_json_string(f, r->name);
+	fputs(", \"a\": ", f);
+	json_side(f, &r->a);
+	fputs(", \"b\": ", f);
+	json_side(f, &r->b);
+	fputs(", ", f);
+	json_i64(f, "delta", r->delta);
+	fputs(", ", f);
+	json_pct(f, r);
+	fprintf(f, ", \"new\": %s, \"regression\": %s}",
+		!r->has_pct && r->delta != SB_DIFF_UNKNOWN ? "true" : "false",
+		r->regression ? "true" : "false");
+}
+
+static void json_only(FILE *f, const char *key, const struct sb_diff_row *rows, size_t n,
+		      bool in_a)
+{
+	size_t i;
+
+	fprintf(f, ",\n \"%s\": [", key);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n  " : "\n  ", f);
+		fputs("{\"region\": ", f);
+		format_json_string(f, rows[i].name);
+		fputs(", \"profile\": ", f);
+		json_side(f, only_side(&rows[i], in_a));
+		fputc('}', f);
+	}
+	fputs(n ? "\n ]" : "]", f);
+}
+
+static void json_file(FILE *f, const char *key, const char *path, const struct sb_profile *p)
+{
+	fprintf(f, "\"%s\": {\"file\": ", key);
+	format_json_string(f, path ? path : "");
+	fputs(", \"format\": ", f);
+	format_json_string(f, p->format ? p->format : "");
+	fprintf(f, ", \"schema\": %d}", p->schema);
+}
+
+static void json_regressions(FILE *f, const struct sb_diff *d)
+{
+	const struct sb_diff_row *r;
+	bool first = true;
+	size_t i;
+
+	fputs(",\n \"regressions\": [", f);
+	for (i = 0; i < d->n_rows; i++) {
+		r = &d->rows[i];
+		if (!r->regression)
+			continue;
+		fputs(first ? "\n  " : ",\n  ", f);
+		first = false;
+		fputs("{\"region\": ", f);
+		format_json_string(f, r->name);
+		fputs(", ", f);
+		json_i64(f, "delta", r->delta);
+		fputs(", ", f);
+		json_pct(f, r);
+		fputc('}', f);
+	}
+	fputs(first ? "]}\n" : "\n ]}\n", f);
+}
+
+static void render_json(FILE *f, const struct sb_diff *d, const struct sb_profile *pa,
+			const struct sb_profile *pb, const struct diff_opts *o)
+{
+	char limit[48];
+	size_t i;
+
+	fputs("{", f);
+	json_file(f, "a", o->path_a, pa);
+	fputs(",\n ", f);
+	json_file(f, "b", o->path_b, pb);
+	fprintf(f, ",\n \"ranks_a\": %u, \"ranks_b\": %u, \"per_rank\": %s", d->ranks_a,
+		d->ranks_b, d->per_rank ? "true" : "false");
+	fprintf(f, ",\n \"metric\": \"%s\", \"delta_unit\": \"%s\", \"max_regression_percent\": ",
+		sb_diff_metric_name(d->metric), d->metric == SB_DIFF_CALLS ? "calls" : "ns");
+	if (d->max_regression == SB_DIFF_NO_GATE) {
+		fputs("null", f);
+	} else {
+		limit_str(limit, sizeof(limit), d->max_regression);
+		fputs(limit, f);
+	}
+	fputs(",\n \"rows\": [", f);
+	for (i = 0; i < d->n_rows; i++) {
+		fputs(i ? ",\n  " : "\n  ", f);
+		json_row(f, &d->rows[i]);
+	}
+	fputs(d->n_rows ? "\n ]" : "]", f);
+	json_only(f, "only_in_a", d->only_a, d->n_only_a, true);
+	json_only(f, "only_in_b", d->only_b, d->n_only_b, false);
+	json_regressions(f, d);
+}
+
+int sb_diff_render(FILE *f, const struct sb_diff *d, const struct sb_profile *pa,
+		   const struct sb_profile *pb, const struct diff_opts *o)
+{
+	if (o->format == SB_REPORT_JSON)
+		render_json(f, d, pa, pb, o);
+	else
+		render_text(f, d, pa, pb, o);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- the command ---- */
+
+/* Write the comparison to o->output or stdout; 0, or the exit status of a failure. */
+static int write_diff(const struct diff_opts *o, const struct sb_diff *d,
+		      const struct sb_profile *pa, const struct sb_profile *pb)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_output out;
+
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf diff: %s\n", err.msg);
+		return 1;
+	}
+	return sb_output_close(&out, sb_diff_render(out.f, d, pa, pb, o), "diff");
+}
+
+/* One line for the CI log, wherever the report itself went. */
+static void say_regressions(const struct sb_diff *d)
+{
+	char limit[48];
+	size_t i, shown = 0;
+
+	limit_str(limit, sizeof(limit), d->max_regression);
+	fprintf(stderr, "scope-bpf diff: %zu %s slower by more than %s%% in %s:",
+		d->n_regressions, format_plural(d->n_regressions, "region", "regions"), limit,
+		sb_diff_metric_name(d->metric));
+	for (i = 0; i < d->n_rows; i++) {
+		if (!d->rows[i].regression)
+			continue;
+		fprintf(stderr, "%s %s", shown++ ? "," : "", d->rows[i].name);
+	}
+	fputc('\n', stderr);
+}
+
+static int diff_profiles(const struct diff_opts *o, const struct sb_profile *pa,
+			 const struct sb_profile *pb)
+{
+	struct sb_diff d;
+	int r;
+
+	if (sb_diff_build(&d, pa, pb, o->metric, o->max_regression)) {
+		sb_diff_free(&d);
+		fprintf(stderr, "scope-bpf diff: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	/* On stderr too: a JSON consumer or a CI log must not miss it. */
+	if (d.per_rank)
+		fprintf(stderr, "scope-bpf diff: warning: A has %u %s, B has %u: comparing "
+			"per-rank averages of calls and total\n", d.ranks_a,
+			format_plural(d.ranks_a, "rank", "ranks"), d.ranks_b);
+	r = write_diff(o, &d, pa, pb);
+	if (!r && d.n_regressions) {
+		say_regressions(&d);
+		r = 1;
+	}
+	sb_diff_free(&d);
+	return r;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_profile pa, pb;
+	struct diff_opts o;
+	int r = SB_EXIT_USAGE;
+
+	if (diff_parse_args(argc, argv, &o, &err))
+		return sb_usage_error("diff", err.msg);
+	if (o.help) {
+		usage(stdout);
+		return 0;
+	}
+	/* B is freed below even when A fails and B is never read. */
+	sb_profile_init(&pb);
+	if (sb_load_profile("diff", o.path_a, &pa) >= 0 &&
+	    sb_load_profile("diff", o.path_b, &pb) >= 0)
+		r = diff_profiles(&o, &pa, &pb);
+	sb_profile_free(&pa);
+	sb_profile_free(&pb);
+	return r;
+}

@@ -1,0 +1,184 @@
+/* Command-line parsing of `scope-bpf record`. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/record_opts.h"
+
+void record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: scope-bpf record [OPTIONS] -- CMD [ARGS...]\n"
+		"       scope-bpf record [OPTIONS] -p PID\n"
+		"\n"
+		"Trace the scope_bpf regions of a command (from its first instruction, with its\n"
+		"child processes) or of a running process and its descendants, and write an\n"
+		"HDF5 profile.\n"
+		"\n"
+		"  -p, --pid PID          attach to a running process\n"
+		"  -o, --output FILE      profile to write (default scope-bpf.h5); - for standard\n"
+		"                         output (a launched command's output then goes to stderr)\n"
+		"  -d, --duration SECS    stop recording after SECS seconds\n"
+		"      --sample[=HZ]      sample stacks HZ times a second per CPU (default %d)\n"
+		"      --kernel-stacks    samples take kernel stacks too\n"
+		"      --offcpu-stacks    record where threads block, and for how long\n"
+		"      --offcpu-min-us N  ignore blocks shorter than N microseconds (default 0)\n"
+		"      --user NAME        run the command as user NAME (a name or a uid; needs root)\n"
+		"      --as-root          under sudo, run the command as root\n"
+		"  -q, --quiet            no status line, no summary\n"
+		"  -v, --verbose          say what is attached, show libbpf messages\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Under sudo the command runs as the user who ran sudo (their uid, gid, groups,\n"
+		"HOME, USER and LOGNAME), not as root, and the profile belongs to that user.\n"
+		"\n"
+		"Recording stops on Ctrl-C, SIGTERM, the duration, or the target's exit; what\n"
+		"was collected is always written. With a command, exits with its status.\n",
+		SB_DEFAULT_SAMPLE_HZ);
+}
+
+static int parse_pid(const char *s, pid_t *pid, struct sb_error *err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v <= 0 || v > INT_MAX)
+		return sb_fail(err, EINVAL, "-p %s: not a process id", s);
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_hz(const char *s, int *hz, struct sb_error *err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > 100000)
+		return sb_fail(err, EINVAL, "--sample=%s: not a frequency between 1 and 100000 Hz", s);
+	*hz = (int)v;
+	return 0;
+}
+
+static int parse_min_us(const char *s, uint64_t *ns, struct sb_error *err)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > 3600LL * 1000000)
+		return sb_fail(err, EINVAL, "--offcpu-min-us %s: not a number of microseconds", s);
+	*ns = (uint64_t)v * 1000;
+	return 0;
+}
+
+static int parse_duration(const char *s, double *d, struct sb_error *err)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtod(s, &end);
+	if (errno || *end || end == s || !(*d > 0) || *d > 1e9)
+		return sb_fail(err, EINVAL, "-d %s: not a positive number of seconds", s);
+	return 0;
+}
+
+int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err)
+{
+	static const struct option longs[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "sample", optional_argument, NULL, 'S' },
+		{ "kernel-stacks", no_argument, NULL, 'K' },
+		{ "offcpu-stacks", no_argument, NULL, 'O' },
+		{ "offcpu-min-us", required_argument, NULL, 'M' },
+		{ "user", required_argument, NULL, 'U' },
+		{ "as-root", no_argument, NULL, 'R' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "scope-bpf.h5";
+	optind = 0;
+	opterr = 0;
+	/* '+': stop at the command, so its own options are left alone. */
+	while ((c = getopt_long(argc, argv, "+:p:o:d:qvh", longs, NULL)) != -1) {
+		ret = 0;
+		switch (c) {
+		case 'p':
+			ret = parse_pid(optarg, &o->pid, err);
+			break;
+		case 'o':
+			if (!*optarg)
+				return sb_fail(err, EINVAL, "-o: empty file name");
+			o->output = optarg;
+			break;
+		case 'd':
+			ret = parse_duration(optarg, &o->duration, err);
+			break;
+		case 'S':
+			o->sample_hz = SB_DEFAULT_SAMPLE_HZ;
+			if (optarg)
+				ret = parse_hz(optarg, &o->sample_hz, err);
+			break;
+		case 'K':
+			o->kernel_stacks = true;
+			break;
+		case 'O':
+			o->offcpu_stacks = true;
+			break;
+		case 'M':
+			ret = parse_min_us(optarg, &o->offcpu_min_ns, err);
+			break;
+		case 'U':
+			if (!*optarg)
+				return sb_fail(err, EINVAL, "--user: empty user name");
+			o->user = optarg;
+			break;
+		case 'R':
+			o->as_root = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			o->help = true;
+			return 0;
+		case ':':
+			return sb_fail(err, EINVAL, "%s: needs a value", argv[optind - 1]);
+		default:
+			return sb_fail(err, EINVAL, "%s: unknown option", argv[optind - 1]);
+		}
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (o->pid && o->cmd)
+		return sb_fail(err, EINVAL, "give either -p PID or a command, not both");
+	if (!o->pid && !o->cmd)
+		return sb_fail(err, EINVAL, "nothing to record: give -p PID or -- CMD");
+	if (o->user && o->as_root)
+		return sb_fail(err, EINVAL, "give either --user NAME or --as-root, not both");
+	if (o->pid && (o->user || o->as_root))
+		return sb_fail(err, EINVAL, "%s: only for a command, not with -p",
+			       o->user ? "--user" : "--as-root");
+	if (o->kernel_stacks && !o->sample_hz)
+		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
+	return 0;
+}

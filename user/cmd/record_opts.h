@@ -1,0 +1,34 @@
+/* Options of `scope-bpf record`, parsed apart from running so they can be tested. */
+#ifndef SB_RECORD_OPTS_H
+#define SB_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "util/error.h"
+
+#define SB_DEFAULT_SAMPLE_HZ 99	/* not 100: avoids lockstep with timer-driven work */
+
+struct record_opts {
+	pid_t pid;		/* -p: attach to this process and its descendants */
+	char **cmd;		/* -- CMD ARGS: launch this (NULL-terminated) */
+	const char *output;	/* -o, default scope-bpf.h5 */
+	double duration;	/* -d seconds, 0 = until the target ends or a signal */
+	int sample_hz;		/* --sample[=HZ]: CPU samples per second per CPU, 0 = off */
+	bool kernel_stacks;	/* --kernel-stacks */
+	bool offcpu_stacks;	/* --offcpu-stacks */
+	uint64_t offcpu_min_ns;	/* --offcpu-min-us */
+	const char *user;	/* --user: run the command as this user */
+	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
+	bool quiet;
+	bool verbose;
+	bool help;
+};
+
+/* 0 on success, -EINVAL with err->msg naming the option and the problem. */
+int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err);
+void record_usage(FILE *f);
+
+#endif

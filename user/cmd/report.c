@@ -1,0 +1,339 @@
+/* scope-bpf report: read a profile, build its call tree, print it as text, JSON, CSV or HTML. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/calltree.h"
+#include "analysis/calltree_stream.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "util/text_format.h"
+#include "io/h5guard.h"
+#include "io/h5read.h"
+#include "render/html.h"
+#include "io/profile_read.h"
+#include "render/report.h"
+#include "analysis/samples_report.h"
+#include "io/spt_read.h"
+
+/* Long-only options get values past any character. */
+enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP };
+
+static const struct option long_opts[] = {
+	{ "sort", required_argument, NULL, 's' },
+	{ "flat", no_argument, NULL, OPT_FLAT },
+	{ "format", required_argument, NULL, 'f' },
+	{ "rank", required_argument, NULL, OPT_RANK },
+	{ "output", required_argument, NULL, 'o' },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "samples", optional_argument, NULL, OPT_SAMPLES },
+	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: scope-bpf report [OPTIONS] FILE\n"
+	      "\n"
+	      "Summarize a profile (scope-bpf or scope-profiler) as a call tree.\n"
+	      "\n"
+	      "  -s, --sort KEY      order siblings by total (default), calls, avg, name or start\n"
+	      "      --flat          one row per region instead of one per call path\n"
+	      "  -f, --format FMT    text (default), json or csv\n"
+	      "      --rank N        only the calls of rank N\n"
+	      "  -o, --output FILE   write to FILE instead of standard output\n"
+	      "      --html FILE     write one self-contained HTML page (table, timeline,\n"
+	      "                      flame chart, durations) to FILE instead\n"
+	      "      --samples[=KIND]\n"
+	      "                      hottest functions per region path from the sampled\n"
+	      "                      stacks instead; KIND is cpu (default) or offcpu\n"
+	      "      --offcpu        the same as --samples=offcpu (time blocked, not samples)\n"
+	      "      --top N         functions shown per region path (default 10)\n"
+	      "  -h, --help          show this help\n"
+	      "\n"
+	      "total, avg, min and max are times of the calls on each call path (--flat:\n"
+	      "a call inside a call of its own region adds no time to total); %rec is\n"
+	      "total over rank-seconds, the recording's duration times the ranks shown (a\n"
+	      "region every rank runs throughout reads 100%; threads of one rank in it at\n"
+	      "once still add up); own leaves out the time of the regions called inside;\n"
+	      "off-CPU is the time the thread waited, not ran, inside the calls.\n",
+	      f);
+}
+
+static int parse_rank(const char *s, int64_t *rank)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > UINT32_MAX)
+		return -EINVAL;
+	*rank = v;
+	return 0;
+}
+
+static int parse_top(const char *s, unsigned *top)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000)
+		return -EINVAL;
+	*top = (unsigned)v;
+	return 0;
+}
+
+static int parse_option(int c, void *opts, struct sb_error *err)
+{
+	struct report_opts *o = opts;
+
+	switch (c) {
+	case 's':
+		if (sb_ct_sort_parse(optarg, &o->sort))
+			return sb_fail(err, EINVAL,
+				       "--sort: '%s' is not one of total, calls, avg, name, start",
+				       optarg);
+		return 0;
+	case 'f':
+		return sb_format_option(optarg, true, &o->format, err);
+	case OPT_FLAT:
+		o->flat = true;
+		return 0;
+	case OPT_RANK:
+		if (parse_rank(optarg, &o->rank))
+			return sb_fail(err, EINVAL, "--rank: '%s' is not a rank number", optarg);
+		return 0;
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case OPT_HTML:
+		o->html = optarg;
+		return 0;
+	case OPT_SAMPLES:
+		o->samples = true;
+		/* A bare --samples keeps the kind an earlier --offcpu chose. */
+		if (!optarg)
+			return 0;
+		if (!strcmp(optarg, "cpu"))
+			o->sample_kind = SB_SAMPLE_CPU;
+		else if (!strcmp(optarg, "offcpu"))
+			o->sample_kind = SB_SAMPLE_OFFCPU;
+		else
+			return sb_fail(err, EINVAL, "--samples: '%s' is not one of cpu, offcpu",
+				       optarg);
+		return 0;
+	case OPT_OFFCPU:
+		o->samples = true;
+		o->sample_kind = SB_SAMPLE_OFFCPU;
+		return 0;
+	case OPT_TOP:
+		if (parse_top(optarg, &o->top))
+			return sb_fail(err, EINVAL, "--top: '%s' is not a count from 1", optarg);
+		return 0;
+	case 'h':
+		o->help = true;
+		return SB_OPT_STOP;
+	}
+	return sb_fail(err, EINVAL, "unexpected option %d", c);
+}
+
+int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_error *err)
+{
+	int r;
+
+	*o = (struct report_opts){ .sort = SB_CT_SORT_TOTAL, .format = SB_REPORT_TEXT, .rank = -1,
+				   .top = 10 };
+	r = sb_parse_options(argc, argv, ":s:f:o:h", long_opts, parse_option, o, err);
+	if (r || o->help)
+		return r;
+	if (optind >= argc)
+		return sb_fail(err, EINVAL, "missing FILE, the profile to report");
+	if (optind + 1 < argc)
+		return sb_fail(err, EINVAL, "'%s': only one FILE can be reported",
+			       argv[optind + 1]);
+	if (o->html && o->output)
+		return sb_fail(err, EINVAL, "--html: the page goes to its own FILE; drop --output");
+	if (o->html && o->samples)
+		return sb_fail(err, EINVAL, "--samples: not available with --html");
+	o->path = argv[optind];
+	return 0;
+}
+
+/* 0, or the exit status when --rank names a rank the profile lacks. */
+static int check_rank(const struct report_opts *o, const struct sb_profile *p)
+{
+	uint32_t n = sb_profile_rank_count(p);
+
+	if (o->rank < 0 || o->rank < (int64_t)n)
+		return 0;
+	fprintf(stderr, "scope-bpf report: %s: --rank %lld: the profile has %u rank%s\n",
+		o->path, (long long)o->rank, n, format_plural(n, "rank", "ranks"));
+	return SB_EXIT_USAGE;
+}
+
+/* Write the report to o->output or stdout; 0, or the exit status of a failure. */
+static int write_report(const struct report_opts *o, const struct sb_profile *p,
+			const struct sb_calltree *t)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_output out;
+	int r;
+
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		return 1;
+	}
+	r = o->samples ? sb_samples_report_render(out.f, p, o) : sb_report_render(out.f, p, t, o);
+	return sb_output_close(&out, r, "report");
+}
+
+/* Write the page beside o->html, then rename it over: no reader sees half a page. */
+static int write_html(const struct report_opts *o, const struct sb_profile *p,
+		      const struct sb_calltree *t)
+{
+	struct sb_html_opts ho = { .title = o->path, .rank = o->rank };
+	struct sb_error err = { .msg = "" };
+	struct sb_output out;
+	int r;
+
+	r = sb_output_open(&out, o->html, SB_OUTPUT_REPLACE_FILE, &err);
+	if (r)
+		goto fail;
+	r = sb_report_html_opts(out.f, p, t, &ho, &err);
+	if (r) {
+		sb_output_abort(&out);
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, err.msg);
+		return 1;
+	}
+	r = sb_output_commit(&out, &err);
+	if (!r)
+		return 0;
+fail:
+	/* The cause alone: the temporary file's name would only puzzle the reader. */
+	fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, strerror(-r));
+	return 1;
+}
+
+/* Build the tree and write it; returns the exit status. */
+static int report_profile(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_ct_opts co = { .flat = o->flat, .rank = o->rank, .sort = o->sort };
+	struct sb_error err = { .msg = "" };
+	struct sb_calltree t;
+	int r;
+
+	r = sb_calltree_build(&t, p, &co, &err);
+	if (r < 0) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
+		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
+	}
+	r = o->html ? write_html(o, p, &t) : write_report(o, p, &t);
+	sb_calltree_free(&t);
+	return r;
+}
+
+/* A read and tree build with the events left on disk; all of it under the HDF5 guard. */
+struct lean {
+	const struct report_opts *o;
+	struct sb_profile p;
+	struct sb_calltree t;
+	bool read;		/* p holds a profile to free */
+	struct sb_error err;	/* why the read failed */
+	int read_ret;
+};
+
+static int lean_build(void *ctx)
+{
+	struct lean *l = ctx;
+	struct sb_ct_opts co = { .flat = l->o->flat, .rank = l->o->rank, .sort = l->o->sort };
+	struct sb_error err = { .msg = "" };
+	struct sb_h5_source src;
+	int r;
+
+	r = sb_h5_read_opts(l->o->path, &l->p, SB_H5_READ_LEAN, &l->err);
+	l->read_ret = r;
+	if (r)
+		return r;
+	l->read = true;
+	/* Schema 1 and unordered index rows come back with their events in memory. */
+	if (l->p.events || (l->o->rank >= 0 && l->o->rank >= sb_profile_rank_count(&l->p)))
+		return SB_CT_FALLBACK;
+	sb_h5_source_init(&src, l->o->path, &l->p);
+	return sb_calltree_build_stream(&l->t, &l->p, &co, &src.base, &err);
+}
+
+/*
+ * A text, JSON or CSV report of an HDF5 profile needs its events only as a
+ * few passes: the tree then costs 8 bytes a call instead of about 80. The
+ * exit status, or -1 when the file does not suit or fails: the caller then
+ * reads it whole, and says what is wrong with it exactly as it always has.
+ */
+static int report_lean(const struct report_opts *o)
+{
+	struct sb_ct_opts co = { .flat = o->flat, .rank = o->rank, .sort = o->sort };
+	enum sb_format fmt = SB_FMT_UNKNOWN;
+	struct lean l = { .o = o };
+	int r;
+
+	if (o->samples || o->html || sb_profile_detect(o->path, &fmt, &l.err))
+		return -1;
+	if (fmt == SB_FMT_SPT) {
+		r = sb_spt_read_tree(o->path, &l.p, &co, &l.t, &l.err);
+		l.read_ret = r;
+		l.read = !r;
+		/* check_rank on the whole read says what is wrong with --rank. */
+		if (!r && o->rank >= (int64_t)sb_profile_rank_count(&l.p)) {
+			sb_calltree_free(&l.t);
+			r = -1;
+		}
+	} else if (fmt == SB_FMT_HDF5) {
+		r = sb_h5_guarded(o->path, lean_build, &l);
+	} else {
+		return -1;
+	}
+	/* A file the reader refused is refused: reading it again whole would only say so later. */
+	if (l.read_ret && l.read_ret != -ENOMEM) {
+		fprintf(stderr, "scope-bpf report: %s\n", l.err.msg);
+		return SB_EXIT_USAGE;
+	}
+	if (r) {
+		if (l.read)
+			sb_profile_free(&l.p);
+		return -1;
+	}
+	r = write_report(o, &l.p, &l.t);
+	sb_calltree_free(&l.t);
+	sb_profile_free(&l.p);
+	return r;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct sb_error err = { .msg = "" };
+	struct report_opts o;
+	struct sb_profile p;
+	int r;
+
+	if (report_parse_args(argc, argv, &o, &err))
+		return sb_usage_error("report", err.msg);
+	if (o.help) {
+		usage(stdout);
+		return 0;
+	}
+	r = report_lean(&o);
+	if (r >= 0)
+		return r;
+	if (sb_load_profile("report", o.path, &p) < 0)
+		return SB_EXIT_USAGE;
+	r = check_rank(&o, &p);
+	if (!r)
+		r = o.samples ? write_report(&o, &p, NULL) : report_profile(&o, &p);
+	sb_profile_free(&p);
+	return r;
+}

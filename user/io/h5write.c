@@ -1,0 +1,955 @@
+/* Write a profile as scope-profiler schema 2 (columnar) HDF5, atomically, streaming the events. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/h5samples.h"
+#include "io/h5write.h"
+#include "util/utf8.h"
+#include "io/tmpfile.h"
+
+/* Rows per event write: bounds memory however long the trace is. */
+#define EVENT_CHUNK 65536
+
+_Static_assert(sizeof(struct sb_event) == 7 * sizeof(int64_t), "sb_event: 7 packed int64 columns");
+_Static_assert(sizeof(struct sb_h5_stats) == 11 * 8, "sb_h5_stats must be packed");
+
+const struct sb_h5_event_column sb_h5_event_columns[SB_H5_N_EVENT_COLUMNS] = {
+	{ "start_times", 0, offsetof(struct sb_event, start) },
+	{ "end_times", 0, offsetof(struct sb_event, end) },
+	{ "thread_ids", SB_COL_THREAD, offsetof(struct sb_event, thread) },
+	{ "call_ids", SB_COL_CALL_ID, offsetof(struct sb_event, call_id) },
+	{ "parent_ids", SB_COL_PARENT_ID, offsetof(struct sb_event, parent_id) },
+	{ "gpu_durations", SB_COL_GPU, offsetof(struct sb_event, gpu) },
+	{ "offcpu_ns", SB_COL_OFFCPU, offsetof(struct sb_event, offcpu) },
+};
+
+/*
+ * HDF5 hides why a write failed; errno still tells a full disk (or quota, file
+ * size limit, I/O error), the cause a user can act on. Other values may be
+ * stale leftovers of HDF5's own probing, so they are not shown.
+ */
+static int storage_errno(void)
+{
+	return errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO ? errno : 0;
+}
+
+static int h5fail(struct sb_h5w *w, const char *what)
+{
+	int e = storage_errno();
+
+	if (e)
+		return sb_fail(w->err, e, "%s: cannot write %s: %s", w->path, what, strerror(e));
+	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
+}
+
+static int nomem(struct sb_h5w *w)
+{
+	return sb_fail(w->err, ENOMEM, "%s: out of memory", w->path);
+}
+
+/* ---- shared helpers ---- */
+
+hid_t sb_h5_str_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	if (t < 0)
+		return t;
+	if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
+	    H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
+		H5Tclose(t);
+		return H5I_INVALID_HID;
+	}
+	return t;
+}
+
+hid_t sb_h5_stats_type(bool file)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		char kind;	/* i: int64, u: uint64, f: double */
+	} f[] = {
+		{ "total", offsetof(struct sb_h5_stats, total), 'i' },
+		{ "minimum", offsetof(struct sb_h5_stats, minimum), 'i' },
+		{ "maximum", offsetof(struct sb_h5_stats, maximum), 'i' },
+		{ "first", offsetof(struct sb_h5_stats, first), 'i' },
+		{ "last", offsetof(struct sb_h5_stats, last), 'i' },
+		{ "start_minimum", offsetof(struct sb_h5_stats, start_minimum), 'i' },
+		{ "end_maximum", offsetof(struct sb_h5_stats, end_maximum), 'i' },
+		{ "gpu_count", offsetof(struct sb_h5_stats, gpu_count), 'u' },
+		{ "gpu_total", offsetof(struct sb_h5_stats, gpu_total), 'i' },
+		{ "mean", offsetof(struct sb_h5_stats, mean), 'f' },
+		{ "m2", offsetof(struct sb_h5_stats, m2), 'f' },
+	};
+	hid_t t, ft;
+	size_t i;
+
+	t = H5Tcreate(H5T_COMPOUND, sizeof(struct sb_h5_stats));
+	if (t < 0)
+		return t;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].kind == 'i')
+			ft = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+		else if (f[i].kind == 'u')
+			ft = file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+		else
+			ft = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+		/* All fields are 8 bytes, so the native offsets are also the packed ones. */
+		if (H5Tinsert(t, f[i].name, f[i].off, ft) < 0) {
+			H5Tclose(t);
+			return H5I_INVALID_HID;
+		}
+	}
+	return t;
+}
+
+hid_t sb_h5_field_space(uint64_t n, size_t stride, size_t off, size_t elsize)
+{
+	hsize_t dim, start, step, count = n;
+	hid_t s;
+
+	if (!n || !elsize || stride % elsize || off % elsize || off + elsize > stride)
+		return H5I_INVALID_HID;
+	step = stride / elsize;
+	dim = n * step;
+	start = off / elsize;
+	s = H5Screate_simple(1, &dim, NULL);
+	if (s < 0)
+		return s;
+	if (H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, &step, &count, NULL) < 0) {
+		H5Sclose(s);
+		return H5I_INVALID_HID;
+	}
+	return s;
+}
+
+bool sb_h5_utf8_valid(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+
+	while (*u) {
+		n = sb_utf8_seq(u);
+		if (!n)
+			return false;
+		u += n;
+	}
+	return true;
+}
+
+char *sb_h5_utf8_dup(const char *s)
+{
+	static const char repl[] = "\xef\xbf\xbd";	/* U+FFFD */
+	const unsigned char *u;
+	size_t len = 0, n;
+	char *out, *o;
+
+	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
+		n = sb_utf8_seq(u);
+		len += n ? n : 3;
+	}
+	out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
+		n = sb_utf8_seq(u);
+		memcpy(o, n ? (const char *)u : repl, n ? n : 3);
+		o += n ? n : 3;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Compressed chunks never expand more than deflate's ~1000:1; a header claiming more lies. */
+#define CHUNK_RATIO 2048
+#define CHUNK_SLACK (1ull << 20)
+
+int sb_h5_check_storage(hid_t d, hid_t type, uint64_t n, uint64_t file_size, const char *path,
+			const char *what, struct sb_error *err)
+{
+	uint64_t stored, need, limit;
+	H5D_layout_t layout;
+	hid_t dcpl;
+
+	if (__builtin_mul_overflow(n, (uint64_t)H5Tget_size(type), &need))
+		return sb_fail_at(err, EINVAL, path, "%s declares too many rows", what);
+	stored = H5Dget_storage_size(d);
+	if (stored > file_size)
+		return sb_fail_at(err, EINVAL, path,
+				  "%s claims %llu bytes, more than the file holds", what,
+				  (unsigned long long)stored);
+	dcpl = H5Dget_create_plist(d);
+	if (dcpl < 0)
+		return sb_fail_at(err, EINVAL, path, "cannot read the layout of %s", what);
+	layout = H5Pget_layout(dcpl);
+	H5Pclose(dcpl);
+	limit = layout == H5D_CHUNKED ? stored * CHUNK_RATIO + CHUNK_SLACK : stored;
+	if (need > limit)
+		return sb_fail_at(err, EINVAL, path,
+				  "%s declares %llu rows but holds only %llu bytes", what,
+				  (unsigned long long)n, (unsigned long long)stored);
+	return 0;
+}
+
+/* ---- index rules ---- */
+
+struct span {
+	uint64_t key;
+	uint64_t count;
+	size_t row;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int check_rows(const struct sb_profile *p, bool *seen, char *why, size_t len)
+{
+	const struct sb_pair *q;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++) {
+		q = &p->pairs[i];
+		if (q->region >= p->n_regions)
+			return sb_bad(why, len,
+				      "index row %zu: region id %u out of range (%zu names)", i,
+				      q->region, p->n_regions);
+		if (q->rank >= SB_H5_MAX_RANK)
+			return sb_bad(why, len, "index row %zu: rank %u out of range", i, q->rank);
+		if (!q->count)
+			return sb_bad(why, len, "index row %zu has no events", i);
+		if (q->offset > p->n_events || q->count > p->n_events - q->offset)
+			return sb_bad(why, len,
+				      "index row %zu: events %llu+%llu past the end of /events (%zu rows)",
+				      i, (unsigned long long)q->offset,
+				      (unsigned long long)q->count, p->n_events);
+		seen[q->region] = true;
+	}
+	return 0;
+}
+
+/* Sorted by offset, neighbours must not overlap; no overlap + in range + full sum = exact cover. */
+static int check_spans(const struct sb_profile *p, struct span *s, char *why, size_t len)
+{
+	uint64_t covered = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++)
+		s[i] = (struct span){ p->pairs[i].offset, p->pairs[i].count, i };
+	qsort(s, p->n_pairs, sizeof(*s), cmp_span);
+	for (i = 0; i < p->n_pairs; i++) {
+		if (i && s[i].key < s[i - 1].key + s[i - 1].count)
+			return sb_bad(why, len, "index rows %zu and %zu overlap", s[i - 1].row,
+				      s[i].row);
+		covered += s[i].count;
+	}
+	if (covered != p->n_events)
+		return sb_bad(why, len, "index covers %llu of %zu events",
+			      (unsigned long long)covered, p->n_events);
+	return 0;
+}
+
+static int check_unique(const struct sb_profile *p, struct span *s, char *why, size_t len)
+{
+	const struct sb_pair *q;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++) {
+		q = &p->pairs[i];
+		s[i] = (struct span){ (uint64_t)q->rank << 32 | q->region, 0, i };
+	}
+	qsort(s, p->n_pairs, sizeof(*s), cmp_span);
+	for (i = 1; i < p->n_pairs; i++) {
+		if (s[i].key != s[i - 1].key)
+			continue;
+		q = &p->pairs[s[i].row];
+		return sb_bad(why, len, "index rows %zu and %zu are both rank %u, region '%s'",
+			      s[i - 1].row, s[i].row, q->rank, p->regions[q->region].name);
+	}
+	return 0;
+}
+
+int sb_h5_check_index(const struct sb_profile *p, char *why, size_t len)
+{
+	struct span *s;
+	bool *seen;
+	size_t i;
+	int ret;
+
+	s = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*s));
+	seen = calloc(p->n_regions ? p->n_regions : 1, sizeof(*seen));
+	if (!s || !seen) {
+		sb_bad(why, len, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = check_rows(p, seen, why, len);
+	if (ret)
+		goto out;
+	ret = check_spans(p, s, why, len);
+	if (ret)
+		goto out;
+	ret = check_unique(p, s, why, len);
+	if (ret)
+		goto out;
+	for (i = 0; i < p->n_regions; i++) {
+		if (!seen[i]) {
+			ret = sb_bad(why, len, "region '%s' has no index row", p->regions[i].name);
+			goto out;
+		}
+	}
+out:
+	free(s);
+	free(seen);
+	return ret;
+}
+
+/* Everything the writer dereferences must be there; the index must follow FORMAT.md. */
+static int validate(const char *path, const struct sb_profile *p, struct sb_error *err)
+{
+	char why[256];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < p->n_regions; i++)
+		if (!p->regions[i].name)
+			return sb_fail(err, EINVAL, "%s: region %zu has no name", path, i);
+	for (i = 0; i < p->n_meta; i++)
+		if (!p->meta[i].key || !*p->meta[i].key)
+			return sb_fail(err, EINVAL, "%s: metadata entry %zu has no key", path, i);
+	ret = sb_h5_check_index(p, why, sizeof(why));
+	if (ret)
+		return sb_fail(err, ret, "%s: cannot write an invalid profile: %s", path, why);
+	return 0;
+}
+
+/* ---- columns and attributes ---- */
+
+static hid_t create_column(struct sb_h5w *w, const char *name, hid_t ftype, size_t n)
+{
+	hsize_t dim = n;
+	hid_t s, d;
+
+	s = H5Screate_simple(1, &dim, NULL);
+	if (s < 0)
+		return s;
+	d = H5Dcreate2(w->file, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Sclose(s);
+	return d;
+}
+
+int sb_h5_put_field(struct sb_h5w *w, const char *name, hid_t ftype, hid_t mtype,
+		    const void *base, size_t n, size_t stride, size_t off)
+{
+	hid_t d, ms = H5I_INVALID_HID;
+	int ret = 0;
+
+	d = create_column(w, name, ftype, n);
+	if (d < 0)
+		return h5fail(w, name);
+	if (n) {
+		ms = sb_h5_field_space(n, stride, off, H5Tget_size(mtype));
+		if (ms < 0 || H5Dwrite(d, mtype, ms, H5S_ALL, H5P_DEFAULT, base) < 0)
+			ret = h5fail(w, name);
+	}
+	if (ms >= 0)
+		H5Sclose(ms);
+	if (H5Dclose(d) < 0 && !ret)
+		ret = h5fail(w, name);
+	return ret;
+}
+
+static int put_int64s(struct sb_h5w *w, const char *name, const int64_t *v, size_t n)
+{
+	return sb_h5_put_field(w, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v, n, sizeof(*v), 0);
+}
+
+/* Row i's string; one "" for all NULLs, so that put_strings() knows what it did not copy. */
+static const char *string_at(const void *rows, size_t i, size_t stride, size_t off)
+{
+	static const char empty[] = "";
+	const char *s = *(const char *const *)((const char *)rows + i * stride + off);
+
+	return s ? s : empty;
+}
+
+/* The file says UTF-8 and readers decode it so: replace what is not, rather than lose the file. */
+static char *valid_or_dup(const char *s)
+{
+	return sb_h5_utf8_valid(s) ? (char *)s : sb_h5_utf8_dup(s);
+}
+
+int sb_h5_put_strings(struct sb_h5w *w, const char *name, const void *rows, size_t n,
+		      size_t stride, size_t off)
+{
+	char **tmp;
+	hid_t t = H5I_INVALID_HID;
+	size_t i;
+	int ret = 0;
+
+	tmp = calloc(n ? n : 1, sizeof(*tmp));
+	if (!tmp)
+		return nomem(w);
+	for (i = 0; i < n && !ret; i++) {
+		tmp[i] = valid_or_dup(string_at(rows, i, stride, off));
+		if (!tmp[i])
+			ret = nomem(w);
+	}
+	if (ret)
+		goto out;
+	t = sb_h5_str_type();
+	if (t < 0)
+		ret = h5fail(w, name);
+	else
+		ret = sb_h5_put_field(w, name, t, t, tmp, n, sizeof(*tmp), 0);
+out:
+	for (i = 0; i < n; i++)
+		if (tmp[i] != string_at(rows, i, stride, off))
+			free(tmp[i]);
+	free(tmp);
+	if (t >= 0)
+		H5Tclose(t);
+	return ret;
+}
+
+static int put_strings(struct sb_h5w *w, const char *name, const char *const *v, size_t n)
+{
+	return sb_h5_put_strings(w, name, v, n, sizeof(*v), 0);
+}
+
+static int put_attr(struct sb_h5w *w, hid_t obj, const char *key, hid_t ftype, hid_t mtype,
+		    const void *value)
+{
+	hid_t s = H5I_INVALID_HID, acpl = H5I_INVALID_HID, a = H5I_INVALID_HID;
+	char *name;
+	int ret = 0;
+
+	name = valid_or_dup(key);
+	if (!name)
+		return nomem(w);
+	s = H5Screate(H5S_SCALAR);
+	acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE);
+	/* Keys are UTF-8 too, so h5py shows non-ASCII names as text. */
+	if (s < 0 || acpl < 0 || H5Pset_char_encoding(acpl, H5T_CSET_UTF8) < 0)
+		goto fail;
+	a = H5Acreate2(obj, name, ftype, s, acpl, H5P_DEFAULT);
+	if (a < 0 || H5Awrite(a, mtype, value) < 0)
+		goto fail;
+	goto out;
+fail:
+	ret = sb_fail(w->err, EIO, "%s: cannot write attribute '%s'", w->path, name);
+out:
+	if (a >= 0)
+		H5Aclose(a);
+	if (acpl >= 0)
+		H5Pclose(acpl);
+	if (s >= 0)
+		H5Sclose(s);
+	if (name != key)
+		free(name);
+	return ret;
+}
+
+static int put_attr_i64(struct sb_h5w *w, hid_t obj, const char *key, int64_t v)
+{
+	return put_attr(w, obj, key, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
+}
+
+static int put_attr_str(struct sb_h5w *w, hid_t obj, const char *key, const char *v)
+{
+	const char *src = v ? v : "";
+	char *s = valid_or_dup(src);
+	hid_t t;
+	int ret;
+
+	if (!s)
+		return nomem(w);
+	t = sb_h5_str_type();
+	ret = t < 0 ? h5fail(w, key) : put_attr(w, obj, key, t, t, &s);
+	if (t >= 0)
+		H5Tclose(t);
+	if (s != src)
+		free(s);
+	return ret;
+}
+
+static int make_group(struct sb_h5w *w, const char *name)
+{
+	hid_t g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+
+	if (g < 0)
+		return h5fail(w, name);
+	H5Gclose(g);
+	return 0;
+}
+
+/* ---- the sections of the file ---- */
+
+static int write_root(struct sb_h5w *w)
+{
+	hid_t root = H5Gopen2(w->file, "/", H5P_DEFAULT);
+	int ret;
+
+	if (root < 0)
+		return h5fail(w, "/");
+	ret = put_attr_i64(w, root, "scope_profiler_schema", SB_H5_SCHEMA);
+	if (!ret)
+		ret = put_attr_str(w, root, "storage_layout", "columnar");
+	if (!ret)
+		ret = put_attr_i64(w, root, "scope_bpf_format", SB_H5_FORMAT);
+	H5Gclose(root);
+	return ret;
+}
+
+static int write_metadata(struct sb_h5w *w, const struct sb_profile *p)
+{
+	const struct sb_meta *m;
+	hid_t g;
+	size_t i;
+	int ret = 0;
+
+	g = H5Gcreate2(w->file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return h5fail(w, "/metadata");
+	for (i = 0; i < p->n_meta && !ret; i++) {
+		m = &p->meta[i];
+		if (m->is_int)
+			ret = put_attr_i64(w, g, m->key, m->i);
+		else
+			ret = put_attr_str(w, g, m->key, m->s);
+	}
+	/* The reader counts ranks as max(mpi_size, highest rank + 1): always give it one. */
+	if (!ret && !sb_profile_meta(p, "mpi_size"))
+		ret = put_attr_i64(w, g, "mpi_size", sb_profile_rank_count(p));
+	H5Gclose(g);
+	return ret;
+}
+
+static int write_names(struct sb_h5w *w, const struct sb_profile *p)
+{
+	const char **v;
+	size_t i;
+	int ret;
+
+	v = calloc(p->n_regions ? p->n_regions : 1, sizeof(*v));
+	if (!v)
+		return nomem(w);
+	for (i = 0; i < p->n_regions; i++)
+		v[i] = p->regions[i].name;
+	ret = make_group(w, "region_table");
+	if (!ret)
+		ret = put_strings(w, "region_table/names", v, p->n_regions);
+	free(v);
+	return ret;
+}
+
+/* Each row carries its region's source location: the model keeps one per region. */
+static int write_locations(struct sb_h5w *w, const struct sb_profile *p)
+{
+	const struct sb_region *r;
+	int64_t *lines;
+	const char **v;
+	size_t i, n = p->n_pairs;
+	int ret;
+
+	lines = calloc(n ? n : 1, sizeof(*lines));
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!lines || !v) {
+		ret = nomem(w);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		lines[i] = p->regions[p->pairs[i].region].source_line;
+	ret = put_int64s(w, "rank_region_index/source_lines", lines, n);
+	for (i = 0; i < n && !ret; i++)
+		v[i] = p->regions[p->pairs[i].region].source_file;
+	if (!ret)
+		ret = put_strings(w, "rank_region_index/source_files", v, n);
+	for (i = 0; i < n && !ret; i++)
+		v[i] = p->regions[p->pairs[i].region].source_text;
+	if (!ret)
+		ret = put_strings(w, "rank_region_index/source_texts", v, n);
+	for (i = 0; i < n && !ret; i++) {
+		r = &p->regions[p->pairs[i].region];
+		v[i] = r->tags && *r->tags ? r->tags : "[]";
+	}
+	if (!ret)
+		ret = put_strings(w, "rank_region_index/tags", v, n);
+out:
+	free(lines);
+	free(v);
+	return ret;
+}
+
+static int write_stats(struct sb_h5w *w, const struct sb_profile *p)
+{
+	static const char name[] = "rank_region_index/summary_statistics";
+	struct sb_h5_stats *rows;
+	const struct sb_stats *s;
+	hid_t ft, mt;
+	size_t i;
+	int ret;
+
+	rows = calloc(p->n_pairs ? p->n_pairs : 1, sizeof(*rows));
+	if (!rows)
+		return nomem(w);
+	for (i = 0; i < p->n_pairs; i++) {
+		s = &p->pairs[i].stats;
+		rows[i] = (struct sb_h5_stats){ s->total, s->minimum, s->maximum, s->first, s->last,
+						s->start_minimum, s->end_maximum, s->gpu_count,
+						s->gpu_total, s->mean, s->m2 };
+	}
+	ft = sb_h5_stats_type(true);
+	mt = sb_h5_stats_type(false);
+	if (ft < 0 || mt < 0)
+		ret = h5fail(w, name);
+	else
+		ret = sb_h5_put_field(w, name, ft, mt, rows, p->n_pairs, sizeof(*rows), 0);
+	if (ft >= 0)
+		H5Tclose(ft);
+	if (mt >= 0)
+		H5Tclose(mt);
+	free(rows);
+	return ret;
+}
+
+static int write_index(struct sb_h5w *w, const struct sb_profile *p)
+{
+	const struct sb_pair *q = p->pairs;
+	size_t n = p->n_pairs, sz = sizeof(*q);
+	int ret;
+
+	ret = make_group(w, "rank_region_index");
+	if (!ret)
+		ret = sb_h5_put_field(w, "rank_region_index/region_ids", H5T_STD_U32LE,
+				H5T_NATIVE_UINT32, q, n, sz, offsetof(struct sb_pair, region));
+	if (!ret)
+		ret = sb_h5_put_field(w, "rank_region_index/ranks", H5T_STD_U32LE,
+				H5T_NATIVE_UINT32, q, n, sz, offsetof(struct sb_pair, rank));
+	if (!ret)
+		ret = sb_h5_put_field(w, "rank_region_index/event_offsets", H5T_STD_U64LE,
+				H5T_NATIVE_UINT64, q, n, sz, offsetof(struct sb_pair, offset));
+	if (!ret)
+		ret = sb_h5_put_field(w, "rank_region_index/event_counts", H5T_STD_U64LE,
+				H5T_NATIVE_UINT64, q, n, sz, offsetof(struct sb_pair, count));
+	if (!ret)
+		ret = sb_h5_put_field(w, "rank_region_index/exclusive_totals", H5T_STD_I64LE,
+				H5T_NATIVE_INT64, q, n, sz,
+				offsetof(struct sb_pair, exclusive_total));
+	if (!ret)
+		ret = write_locations(w, p);
+	if (!ret)
+		ret = write_stats(w, p);
+	return ret;
+}
+
+/* Rows [first, first + n) of every open event column from one chunk of the stream. */
+static int write_chunk(struct sb_h5w *w, const hid_t *d, const struct sb_event *rows,
+		       uint64_t first, size_t n)
+{
+	const struct sb_h5_event_column *c;
+	hsize_t start = first, count = n;
+	hid_t ms, fs;
+	herr_t rc;
+	int i;
+
+	for (i = 0; i < SB_H5_N_EVENT_COLUMNS; i++) {
+		if (d[i] < 0)
+			continue;
+		c = &sb_h5_event_columns[i];
+		ms = sb_h5_field_space(n, sizeof(*rows), c->offset, sizeof(int64_t));
+		fs = H5Dget_space(d[i]);
+		rc = -1;
+		if (ms >= 0 && fs >= 0 &&
+		    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
+			rc = H5Dwrite(d[i], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, rows);
+		if (ms >= 0)
+			H5Sclose(ms);
+		if (fs >= 0)
+			H5Sclose(fs);
+		if (rc < 0)
+			return sb_fail(w->err, EIO, "%s: cannot write /events/%s", w->path,
+				       c->name);
+	}
+	return 0;
+}
+
+/* Pull exactly p->n_events rows from the stream, one bounded chunk at a time. */
+static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
+			 const hid_t *d)
+{
+	struct sb_event *rows;
+	uint64_t done = 0;
+	size_t want;
+	ssize_t got;
+	int ret = 0;
+
+	if (!s)
+		return p->n_events ? sb_fail(w->err, EINVAL, "%s: no event stream for %zu events",
+					     w->path, p->n_events) : 0;
+	rows = malloc(EVENT_CHUNK * sizeof(*rows));
+	if (!rows)
+		return nomem(w);
+	while (done < p->n_events && !ret) {
+		want = p->n_events - done < EVENT_CHUNK ? p->n_events - done : EVENT_CHUNK;
+		got = s->read(s, rows, want);
+		if (got < 0)
+			ret = sb_fail(w->err, (int)got, "%s: cannot read events: %s", w->path,
+				      strerror((int)-got));
+		else if (got == 0 || (size_t)got > want)
+			ret = sb_fail(w->err, EIO, "%s: event stream delivered %llu of %zu events",
+				      w->path, (unsigned long long)(done + (got > 0 ? got : 0)),
+				      p->n_events);
+		else
+			ret = write_chunk(w, d, rows, done, (size_t)got);
+		done += got > 0 ? (uint64_t)got : 0;
+	}
+	/* More rows than announced means the index does not describe them: refuse. */
+	if (!ret) {
+		got = s->read(s, rows, 1);
+		if (got > 0)
+			ret = sb_fail(w->err, EIO,
+				      "%s: event stream delivered more than %zu events", w->path,
+				      p->n_events);
+		else if (got < 0)
+			ret = sb_fail(w->err, (int)got, "%s: cannot read events: %s", w->path,
+				      strerror((int)-got));
+	}
+	free(rows);
+	return ret;
+}
+
+static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
+{
+	hid_t d[SB_H5_N_EVENT_COLUMNS];
+	char name[64];
+	int i, ret = 0;
+
+	for (i = 0; i < SB_H5_N_EVENT_COLUMNS; i++)
+		d[i] = H5I_INVALID_HID;
+	ret = make_group(w, "events");
+	for (i = 0; i < SB_H5_N_EVENT_COLUMNS && !ret; i++) {
+		/* Columns not recorded are left out, never filled with placeholders. */
+		if (sb_h5_event_columns[i].bit && !(p->columns & sb_h5_event_columns[i].bit))
+			continue;
+		snprintf(name, sizeof(name), "events/%s", sb_h5_event_columns[i].name);
+		d[i] = create_column(w, name, H5T_STD_I64LE, p->n_events);
+		if (d[i] < 0)
+			ret = h5fail(w, name);
+	}
+	if (!ret)
+		ret = stream_events(w, p, s, d);
+	for (i = 0; i < SB_H5_N_EVENT_COLUMNS; i++)
+		if (d[i] >= 0 && H5Dclose(d[i]) < 0 && !ret)
+			ret = h5fail(w, sb_h5_event_columns[i].name);
+	return ret;
+}
+
+static int write_thread_names(struct sb_h5w *w, const struct sb_profile *p)
+{
+	const char **v;
+	int8_t *daemon;
+	size_t i, n = p->n_threads;
+	int ret;
+
+	v = calloc(n, sizeof(*v));
+	daemon = calloc(n, sizeof(*daemon));
+	if (!v || !daemon) {
+		ret = nomem(w);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = p->threads[i].name;
+	ret = sb_h5_put_field(w, "thread_table/daemon", H5T_STD_I8LE, H5T_NATIVE_INT8, daemon, n,
+			sizeof(*daemon), 0);
+	if (!ret)
+		ret = put_strings(w, "thread_table/name", v, n);
+out:
+	free(v);
+	free(daemon);
+	return ret;
+}
+
+static int write_threads(struct sb_h5w *w, const struct sb_profile *p)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} cols[] = {
+		{ "thread_table/index", offsetof(struct sb_thread, index) },
+		{ "thread_table/ident", offsetof(struct sb_thread, tid) },
+		{ "thread_table/native_id", offsetof(struct sb_thread, tid) },
+		{ "thread_table/start_ns", offsetof(struct sb_thread, start_ns) },
+		{ "thread_table/end_ns", offsetof(struct sb_thread, end_ns) },
+		{ "thread_table/cpu_ns", offsetof(struct sb_thread, cpu_ns) },
+	};
+	const struct sb_thread *t = p->threads;
+	size_t i, n = p->n_threads;
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = make_group(w, "thread_table");
+	if (!ret)
+		ret = sb_h5_put_field(w, "thread_table/ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32,
+				t, n, sizeof(*t), offsetof(struct sb_thread, rank));
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !ret; i++)
+		ret = sb_h5_put_field(w, cols[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64, t, n,
+				sizeof(*t), cols[i].off);
+	if (!ret)
+		ret = write_thread_names(w, p);
+	return ret;
+}
+
+static int write_processes(struct sb_h5w *w, const struct sb_profile *p)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} cols[] = {
+		{ "scope_bpf/processes/pid", offsetof(struct sb_process, pid) },
+		{ "scope_bpf/processes/ppid", offsetof(struct sb_process, ppid) },
+		{ "scope_bpf/processes/rank", offsetof(struct sb_process, rank) },
+		{ "scope_bpf/processes/start_ns", offsetof(struct sb_process, start_ns) },
+		{ "scope_bpf/processes/end_ns", offsetof(struct sb_process, end_ns) },
+		{ "scope_bpf/processes/exit_code", offsetof(struct sb_process, exit_code) },
+	};
+	const struct sb_process *q = p->processes;
+	const char **v;
+	size_t i, n = p->n_processes;
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = make_group(w, "scope_bpf");
+	if (!ret)
+		ret = make_group(w, "scope_bpf/processes");
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !ret; i++)
+		ret = sb_h5_put_field(w, cols[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64, q, n,
+				sizeof(*q), cols[i].off);
+	if (ret)
+		return ret;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return nomem(w);
+	for (i = 0; i < n; i++)
+		v[i] = q[i].command;
+	ret = put_strings(w, "scope_bpf/processes/command", v, n);
+	free(v);
+	return ret;
+}
+
+static int write_all(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
+{
+	int ret;
+
+	ret = write_root(w);
+	if (!ret)
+		ret = write_metadata(w, p);
+	if (!ret)
+		ret = write_names(w, p);
+	if (!ret)
+		ret = write_index(w, p);
+	if (!ret)
+		ret = write_events(w, p, s);
+	if (!ret)
+		ret = write_threads(w, p);
+	if (!ret)
+		ret = write_processes(w, p);
+	if (!ret)
+		ret = sb_h5_write_samples(w->file, w->path, p, w->err);
+	return ret;
+}
+
+/*
+ * HDF5 opens files only by name: it gets the private file's /proc/self/fd name,
+ * never the temporary name, which someone else may have swapped by then.
+ */
+static int create_file(struct sb_h5w *w, int fd, const char *tmp)
+{
+	char name[64];
+	hid_t fapl;
+
+	sb_tmpfile_fd_path(fd, name, sizeof(name));
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	/* Strong close: an error path that misses a handle still releases the file. */
+	if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+		w->file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (w->file < 0 && storage_errno())
+		return sb_fail(w->err, errno, "%s: cannot create %s as HDF5: %s", w->path, tmp,
+			       strerror(errno));
+	if (w->file < 0)
+		return sb_fail(w->err, EIO, "%s: cannot create %s as HDF5", w->path, tmp);
+	return 0;
+}
+
+int sb_h5_check_target(const char *path, struct sb_error *err)
+{
+	char *copy = strdup(path), *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!copy)
+		return sb_fail(err, ENOMEM, "%s: out of memory", path);
+	/* The profile is renamed into place: never over a device, FIFO or folder. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		ret = sb_fail(err, EINVAL, "%s: exists and is not a regular file; refusing to replace it",
+			      path);
+	dir = dirname(copy);
+	if (!ret && access(dir, W_OK | X_OK))
+		ret = sb_fail(err, errno, "%s: cannot create files in %s: %s", path, dir,
+			      strerror(errno));
+	free(copy);
+	return ret;
+}
+
+int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_stream *events,
+		struct sb_error *err)
+{
+	struct sb_h5w w = { .path = path, .err = err, .file = H5I_INVALID_HID };
+	char *tmp;
+	int ret, fd;
+
+	/* Errors are reported once, through err; HDF5's stack dumps would only confuse users. */
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	ret = sb_h5_check_target(path, err);
+	if (!ret)
+		ret = validate(path, p, err);
+	if (ret)
+		return ret;
+	/* open() before HDF5 does: HDF5 loses errno, and "Permission denied" is the useful part. */
+	fd = sb_tmpfile_create(path, 0666, &tmp);
+	if (fd < 0)
+		return sb_fail(err, -fd, "%s: cannot create a temporary file beside it: %s", path,
+			       strerror(-fd));
+	/* From here on errno is HDF5's: a storage error in it is the cause to tell. */
+	errno = 0;
+	ret = create_file(&w, fd, tmp);
+	if (ret)
+		goto out;
+	ret = write_all(&w, p, events);
+	if (H5Fclose(w.file) < 0 && !ret)
+		ret = h5fail(&w, "the file (close failed)");
+	if (!ret)
+		ret = sb_tmpfile_commit(fd, tmp, path, err);
+out:
+	if (ret)
+		sb_tmpfile_discard(fd, tmp);
+	close(fd);
+	free(tmp);
+	return ret;
+}

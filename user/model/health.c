@@ -1,0 +1,100 @@
+/* The recorder's loss counters explained: every call or sample a recording could not keep is shown with its cause. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "model/health.h"
+#include "region.h"
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+/* The recorder writes these (cmd_record.c add_metadata); files from other tools have none. */
+const struct sb_health_key sb_health_keys[] = {
+	{ "lost_events", "events were lost", "lost",
+	  "the ring buffer was full (calls came faster than the recorder read them); "
+	  "their regions are undercounted" },
+	{ "open_calls_dropped", "open calls were dropped", "open calls dropped",
+	  "calls still open when their thread exited or exec'd, when recording stopped, "
+	  "or unwound by an end marker of another region have no end time" },
+	{ "depth_overflow_calls", "calls were too deep to record", "too deep",
+	  "calls nested deeper than " XSTR(SB_MAX_DEPTH) " regions (runaway recursion?) "
+	  "were counted, not recorded" },
+	{ "unmatched_region_ends", "region ends had no start", "unmatched ends",
+	  "regions already open when recording attached (-p), or an end marker that "
+	  "does not match its begin in the code" },
+	{ "calls_open_at_start", "calls were open when recording attached",
+	  "open at start",
+	  "they began before -p attached, so only their ends were seen and they are not "
+	  "in the tree" },
+	{ "invalid_sites", "calls came from invalid probe sites", "bad sites",
+	  "a probe's site descriptor could not be read or was malformed (a binary "
+	  "changed on disk?); those calls were not recorded" },
+	{ "threads_dropped", "events of new threads were dropped", "thread table full",
+	  "the thread table was full; the calls of those threads are missing" },
+	{ "lost_samples", "samples were lost", "samples lost",
+	  "the sample maps were full; sampled shares are undercounted" },
+};
+
+const size_t sb_health_n_keys = sizeof(sb_health_keys) / sizeof(sb_health_keys[0]);
+
+int64_t sb_health_value(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	return m && m->is_int ? m->i : 0;
+}
+
+size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
+{
+	const struct sb_health_key *k;
+	const struct sb_meta *open;
+	size_t i, n = 0;
+	int64_t v;
+
+	for (i = 0; i < sb_health_n_keys; i++) {
+		k = &sb_health_keys[i];
+		v = sb_health_value(p, k->key);
+		if (!v)
+			continue;
+		fprintf(f, "%swarning: %" PRId64 " %s (%s): %s\n", indent, v, k->label, k->key,
+			k->hint);
+		n++;
+	}
+	open = sb_profile_meta(p, "regions_open_at_start");
+	if (open && !open->is_int && open->s && *open->s)
+		fprintf(f, "%s         regions open at start: %s\n", indent, open->s);
+	return n;
+}
+
+/* Append to buf like snprintf at buf + *at, keeping *at the length the whole text needs. */
+static void append(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(*at < len ? buf + *at : NULL, *at < len ? len - *at : 0, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		*at += (size_t)r;
+}
+
+size_t sb_health_summary(const struct sb_profile *p, char *buf, size_t len)
+{
+	const struct sb_health_key *k;
+	size_t i, at = 0;
+	int64_t v;
+
+	if (len)
+		buf[0] = '\0';
+	append(buf, len, &at, "%" PRId64 " lost", sb_health_value(p, "lost_events"));
+	for (i = 0; i < sb_health_n_keys; i++) {
+		k = &sb_health_keys[i];
+		v = sb_health_value(p, k->key);
+		if (v && strcmp(k->key, "lost_events"))
+			append(buf, len, &at, ", %" PRId64 " %s", v, k->brief);
+	}
+	return at;
+}

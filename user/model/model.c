@@ -1,0 +1,226 @@
+/* The in-memory profile: construction helpers and the array event stream. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+void sb_samples_free(struct sb_samples *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_frames; i++) {
+		free(s->frames[i].function);
+		free(s->frames[i].file);
+		free(s->frames[i].module);
+	}
+	for (i = 0; i < s->n_paths; i++)
+		free(s->paths[i].name);
+	free(s->frames);
+	free(s->stack_frames);
+	free(s->stacks);
+	free(s->paths);
+	free(s->samples);
+	memset(s, 0, sizeof(*s));
+}
+
+void sb_profile_init(struct sb_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->schema = 2;
+}
+
+static void free_region(struct sb_region *r)
+{
+	free(r->name);
+	free(r->source_file);
+	free(r->source_text);
+	free(r->tags);
+}
+
+void sb_profile_free(struct sb_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_regions; i++)
+		free_region(&p->regions[i]);
+	for (i = 0; i < p->n_threads; i++)
+		free(p->threads[i].name);
+	for (i = 0; i < p->n_processes; i++)
+		free(p->processes[i].command);
+	for (i = 0; i < p->n_meta; i++) {
+		free(p->meta[i].key);
+		free(p->meta[i].s);
+	}
+	free(p->regions);
+	free(p->pairs);
+	free(p->threads);
+	free(p->events);
+	sb_samples_free(&p->samples);
+	free(p->processes);
+	free(p->meta);
+	free(p->format);
+	sb_profile_init(p);
+}
+
+/* Grow an array by one element when n is a power of two (amortized doubling). */
+static int grow(void **arr, size_t n, size_t size)
+{
+	void *q;
+	size_t cap;
+
+	if (n && (n & (n - 1)))
+		return 0;
+	cap = n ? n * 2 : 8;
+	q = realloc(*arr, cap * size);
+	if (!q)
+		return -ENOMEM;
+	*arr = q;
+	return 0;
+}
+
+ssize_t sb_profile_find_region(const struct sb_profile *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_regions; i++)
+		if (!strcmp(p->regions[i].name, name))
+			return (ssize_t)i;
+	return -ENOENT;
+}
+
+ssize_t sb_profile_add_region(struct sb_profile *p, const char *name, const char *file,
+			      int64_t line, const char *tags_json)
+{
+	struct sb_region *r;
+
+	if (grow((void **)&p->regions, p->n_regions, sizeof(*r)))
+		return -ENOMEM;
+	r = &p->regions[p->n_regions];
+	r->name = strdup(name);
+	r->source_file = strdup(file ? file : "");
+	r->source_text = strdup("");
+	r->tags = strdup(tags_json ? tags_json : "[]");
+	r->source_line = line;
+	if (!r->name || !r->source_file || !r->source_text || !r->tags) {
+		free_region(r);
+		return -ENOMEM;
+	}
+	return (ssize_t)p->n_regions++;
+}
+
+ssize_t sb_profile_add_thread(struct sb_profile *p, const struct sb_thread *t)
+{
+	struct sb_thread *n;
+
+	if (grow((void **)&p->threads, p->n_threads, sizeof(*n)))
+		return -ENOMEM;
+	n = &p->threads[p->n_threads];
+	*n = *t;
+	n->name = strdup(t->name ? t->name : "");
+	if (!n->name)
+		return -ENOMEM;
+	return (ssize_t)p->n_threads++;
+}
+
+ssize_t sb_profile_add_process(struct sb_profile *p, const struct sb_process *proc)
+{
+	struct sb_process *n;
+
+	if (grow((void **)&p->processes, p->n_processes, sizeof(*n)))
+		return -ENOMEM;
+	n = &p->processes[p->n_processes];
+	*n = *proc;
+	n->command = strdup(proc->command ? proc->command : "");
+	if (!n->command)
+		return -ENOMEM;
+	return (ssize_t)p->n_processes++;
+}
+
+static struct sb_meta *meta_slot(struct sb_profile *p, const char *key)
+{
+	struct sb_meta *m;
+	size_t i;
+
+	for (i = 0; i < p->n_meta; i++) {
+		if (!strcmp(p->meta[i].key, key)) {
+			free(p->meta[i].s);
+			p->meta[i].s = NULL;
+			return &p->meta[i];
+		}
+	}
+	if (grow((void **)&p->meta, p->n_meta, sizeof(*m)))
+		return NULL;
+	m = &p->meta[p->n_meta];
+	memset(m, 0, sizeof(*m));
+	m->key = strdup(key);
+	if (!m->key)
+		return NULL;
+	p->n_meta++;
+	return m;
+}
+
+int sb_profile_set_int(struct sb_profile *p, const char *key, int64_t value)
+{
+	struct sb_meta *m = meta_slot(p, key);
+
+	if (!m)
+		return -ENOMEM;
+	m->is_int = true;
+	m->i = value;
+	return 0;
+}
+
+int sb_profile_set_str(struct sb_profile *p, const char *key, const char *value)
+{
+	struct sb_meta *m = meta_slot(p, key);
+
+	if (!m)
+		return -ENOMEM;
+	m->is_int = false;
+	m->s = strdup(value);
+	return m->s ? 0 : -ENOMEM;
+}
+
+const struct sb_meta *sb_profile_meta(const struct sb_profile *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_meta; i++)
+		if (!strcmp(p->meta[i].key, key))
+			return &p->meta[i];
+	return NULL;
+}
+
+uint32_t sb_profile_rank_count(const struct sb_profile *p)
+{
+	const struct sb_meta *m = sb_profile_meta(p, "mpi_size");
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].rank + 1 > n)
+			n = p->pairs[i].rank + 1;
+	if (m && m->is_int && m->i > (int64_t)n && m->i <= UINT32_MAX)
+		n = (uint32_t)m->i;
+	return n;
+}
+
+static ssize_t array_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
+{
+	struct sb_array_stream *s = (struct sb_array_stream *)base;
+	size_t n = s->p->n_events - s->next;
+
+	if (n > max)
+		n = max;
+	memcpy(rows, s->p->events + s->next, n * sizeof(*rows));
+	s->next += n;
+	return (ssize_t)n;
+}
+
+void sb_array_stream_init(struct sb_array_stream *s, const struct sb_profile *p)
+{
+	s->base.read = array_read;
+	s->p = p;
+	s->next = 0;
+}

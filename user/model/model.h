@@ -1,0 +1,156 @@
+/* In-memory profile: what readers fill, and what writers, reports and exports read. */
+#ifndef SB_MODEL_H
+#define SB_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/samples.h"
+#include "model/stats.h"
+
+/* One region: identity is the name; the first source location seen is kept. */
+struct sb_region {
+	char *name;
+	char *source_file;	/* "" when unknown */
+	int64_t source_line;	/* -1 when unknown */
+	char *source_text;	/* "" when unknown */
+	char *tags;		/* JSON list as a string, "[]" when none */
+};
+
+/* One row of /rank_region_index: the calls of one region on one rank. */
+struct sb_pair {
+	uint32_t region;
+	uint32_t rank;
+	uint64_t offset;	/* first event of the pair in the event columns */
+	uint64_t count;
+	int64_t exclusive_total;	/* -1 when not computed */
+	struct sb_stats stats;
+};
+
+/* One row of /thread_table. */
+struct sb_thread {
+	uint32_t rank;
+	int64_t index;		/* 0..T-1 within the rank */
+	int64_t tid;
+	int64_t start_ns;
+	int64_t end_ns;		/* -1 when alive at the end */
+	int64_t cpu_ns;		/* -1 when unknown */
+	char *name;
+};
+
+/* Which optional event columns exist: all rows or none (FORMAT.md). */
+enum sb_column {
+	SB_COL_THREAD = 1 << 0,
+	SB_COL_CALL_ID = 1 << 1,
+	SB_COL_PARENT_ID = 1 << 2,
+	SB_COL_GPU = 1 << 3,
+	SB_COL_OFFCPU = 1 << 4,
+	/* start and end, which every file has: named only to ask a streaming reader for them */
+	SB_COL_TIMES = 1 << 8,
+};
+
+/* One event row; columns a file lacks read as -1. */
+struct sb_event {
+	int64_t start;
+	int64_t end;
+	int64_t thread;
+	int64_t call_id;
+	int64_t parent_id;
+	int64_t gpu;
+	int64_t offcpu;
+};
+
+/* One traced process (scope-bpf extension, /scope_bpf/processes). */
+struct sb_process {
+	int64_t pid;
+	int64_t ppid;
+	int64_t rank;		/* -1 when it recorded no region call */
+	int64_t start_ns;	/* first seen */
+	int64_t end_ns;		/* exit time, -1 if alive at the end */
+	int64_t exit_code;	/* wait status as the kernel reports it, -1 unknown */
+	char *command;
+};
+
+/* A metadata attribute: an int64 or a string. */
+struct sb_meta {
+	char *key;
+	bool is_int;
+	int64_t i;
+	char *s;
+};
+
+/*
+ * The arrays below grow by doubling in the add helpers: each has room for the
+ * next power of two at or above its count (8 at least). Code that fills one
+ * directly and later calls an add helper must allocate it that way.
+ */
+struct sb_profile {
+	int schema;			/* scope-profiler schema the data came from */
+	char *format;			/* human name of the source format */
+	struct sb_region *regions;
+	size_t n_regions;
+	struct sb_pair *pairs;		/* in file order: offsets ascending */
+	size_t n_pairs;
+	struct sb_thread *threads;
+	size_t n_threads;
+	unsigned columns;		/* enum sb_column bits */
+	struct sb_event *events;	/* NULL when streamed, not held */
+	size_t n_events;
+	struct sb_process *processes;
+	size_t n_processes;
+	struct sb_meta *meta;
+	size_t n_meta;
+	struct sb_samples samples;	/* empty unless sampling was on */
+};
+
+/*
+ * Events delivered in file order (pair after pair, each pair's calls by start),
+ * so a writer never needs the whole trace in memory. read() returns the number
+ * of rows stored in rows (0 at the end) or a negative errno.
+ */
+struct sb_event_stream {
+	ssize_t (*read)(struct sb_event_stream *s, struct sb_event *rows, size_t max);
+};
+
+struct sb_error;
+
+/* A profile's events, read again from where they lie, one pass at a time. */
+struct sb_event_source {
+	/*
+	 * Start a pass over all events in file order, filling at least the
+	 * columns in mask (enum sb_column bits, SB_COL_TIMES for start and
+	 * end). Returns 0, or a negative errno with err set.
+	 */
+	int (*open)(struct sb_event_source *src, unsigned mask, struct sb_event_stream **s,
+		    struct sb_error *err);
+	void (*close)(struct sb_event_source *src, struct sb_event_stream *s);
+};
+
+/* A stream over p->events, for profiles held in memory. */
+struct sb_array_stream {
+	struct sb_event_stream base;
+	const struct sb_profile *p;
+	size_t next;
+};
+
+void sb_array_stream_init(struct sb_array_stream *s, const struct sb_profile *p);
+
+void sb_profile_init(struct sb_profile *p);
+void sb_profile_free(struct sb_profile *p);
+
+/* Append helpers; each returns the new element's index or -ENOMEM. */
+ssize_t sb_profile_add_region(struct sb_profile *p, const char *name, const char *file,
+			      int64_t line, const char *tags_json);
+ssize_t sb_profile_find_region(const struct sb_profile *p, const char *name);
+ssize_t sb_profile_add_thread(struct sb_profile *p, const struct sb_thread *t);
+ssize_t sb_profile_add_process(struct sb_profile *p, const struct sb_process *proc);
+int sb_profile_set_int(struct sb_profile *p, const char *key, int64_t value);
+int sb_profile_set_str(struct sb_profile *p, const char *key, const char *value);
+const struct sb_meta *sb_profile_meta(const struct sb_profile *p, const char *key);
+
+/* Rank count: max(mpi_size, highest rank + 1). */
+uint32_t sb_profile_rank_count(const struct sb_profile *p);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * Attaching region probes. Uprobes are attached by file for all processes (pid -1)
+ * and the BPF side filters by traced tgid: that way a fork, or a process that maps
+ * the object later, is covered without a race. Other processes that run the same
+ * instrumented object pay the trap while recording but are never recorded.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "record/attach.h"
+#include "record/probes.h"
+#include "region.skel.h"
+
+void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guardian *g,
+		    bool verbose)
+{
+	memset(a, 0, sizeof(*a));
+	a->skel = skel;
+	a->guardian = g;
+	a->verbose = verbose;
+	sb_hashmap_init(&a->files);
+}
+
+static int keep_link(struct sb_attach *a, struct bpf_link *link)
+{
+	struct bpf_link **links;
+
+	links = realloc(a->links, (a->n_links + 1) * sizeof(*links));
+	if (!links) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	a->links = links;
+	a->links[a->n_links++] = link;
+	return 0;
+}
+
+/* Keep a new link, and a duplicate of each file it opened (see detach.h). */
+static int keep_held_link(struct sb_attach *a, struct bpf_link *link)
+{
+	int ret = sb_detach_hold_new(&a->held);
+
+	if (ret) {
+		bpf_link__destroy(link);
+		return ret;
+	}
+	return keep_link(a, link);
+}
+
+static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char *path,
+		       const char *probe, struct sb_error *err)
+{
+	struct bpf_link *link;
+	int ret;
+
+	ret = sb_detach_mark(&a->held);
+	if (ret)
+		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
+	link = bpf_program__attach_usdt(prog, -1, path, SB_PROVIDER, probe, NULL);
+	if (!link)
+		return sb_fail(err, errno, "%s: cannot attach probe %s:%s: %s", path,
+			       SB_PROVIDER, probe, strerror(errno));
+	ret = keep_held_link(a, link);
+	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
+}
+
+/* The loader calls _dl_debug_state whenever the link map changes (startup, dlopen). */
+static int attach_loader(struct sb_attach *a, const char *path)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = "_dl_debug_state");
+	struct bpf_link *link;
+	int ret;
+
+	ret = sb_detach_mark(&a->held);
+	if (ret)
+		return ret;
+	link = bpf_program__attach_uprobe_opts(a->skel->progs.on_dl_state, -1, path, 0, &opts);
+	if (!link) {
+		/* Not fatal: libraries loaded later are attached late, not missed entirely. */
+		if (a->verbose)
+			fprintf(stderr, "scope-bpf: %s: no _dl_debug_state hook: %s\n", path,
+				strerror(errno));
+		return 0;
+	}
+	return keep_held_link(a, link);
+}
+
+static bool is_loader(const char *path)
+{
+	char copy[4096], *base;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	base = basename(copy);
+	return !strncmp(base, "ld-", 3) && strstr(base, ".so");
+}
+
+static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, struct sb_error *err)
+{
+	char path[4200];
+	int n, ret;
+
+	/* Through the process's root, so objects in other mount namespaces resolve. */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, mapped);
+	if (is_loader(mapped))
+		return attach_loader(a, path);
+	n = sb_count_probes(path);
+	if (n <= 0)
+		return 0;
+	ret = attach_usdt(a, a->skel->progs.region_begin, path, "region_begin", err);
+	if (!ret)
+		ret = attach_usdt(a, a->skel->progs.region_end, path, "region_end", err);
+	if (ret)
+		return ret;
+	if (a->verbose)
+		fprintf(stderr, "scope-bpf: attached %d probes in %s (pid %d)\n", n, mapped, (int)pid);
+	a->probe_files++;
+	a->probes += n;
+	return 1;
+}
+
+int sb_attach_process(struct sb_attach *a, pid_t pid, struct sb_error *err)
+{
+	unsigned int major, minor;
+	char maps[64], line[4400];
+	int found = 0, ret = 0, path_at;
+	unsigned long inode;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return sb_fail(err, errno, "process %d: cannot read its mappings: %s", (int)pid,
+			       strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		path_at = 0;
+		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %lu %n", &major, &minor, &inode, &path_at) < 3 ||
+		    !path_at || !inode || line[path_at] != '/' || strstr(line + path_at, " (deleted)"))
+			continue;
+		if (sb_hashmap_get(&a->files, ((uint64_t)major << 32) | minor, inode))
+			continue;
+		ret = sb_hashmap_put(&a->files, ((uint64_t)major << 32) | minor, inode, 1);
+		if (!ret)
+			ret = attach_object(a, pid, line + path_at, err);
+		if (ret < 0)
+			break;
+		found += ret;
+	}
+	fclose(f);
+	return ret < 0 ? ret : found;
+}
+
+void sb_attach_free(struct sb_attach *a)
+{
+	size_t i;
+
+	/* Cheap while the duplicates hold each probe; their release detaches all at once. */
+	for (i = 0; i < a->n_links; i++)
+		bpf_link__destroy(a->links[i]);
+	sb_detach_release(&a->held, a->guardian);
+	free(a->links);
+	sb_hashmap_free(&a->files);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,35 @@
+/* Attaching the region programs to every ELF object a traced process maps that has probes. */
+#ifndef SB_ATTACH_H
+#define SB_ATTACH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "record/detach.h"
+#include "util/error.h"
+#include "util/hashmap.h"
+
+struct region_bpf;
+struct bpf_link;
+struct sb_guardian;
+
+struct sb_attach {
+	struct region_bpf *skel;
+	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
+	struct bpf_link **links;
+	size_t n_links;
+	struct sb_detach held;		/* what the links opened, closed by the guardian */
+	struct sb_guardian *guardian;
+	int probe_files;		/* objects with scope_bpf probes attached so far */
+	int probes;			/* probes in those objects */
+	bool verbose;
+};
+
+void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guardian *g,
+		    bool verbose);
+/* Attach to the objects pid maps now; returns how many new ones had probes, or <0. */
+int sb_attach_process(struct sb_attach *a, pid_t pid, struct sb_error *err);
+/* Detach every probe; the guardian finishes the slow part (see detach.h). */
+void sb_attach_free(struct sb_attach *a);
+
+#endif

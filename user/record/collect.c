@@ -1,0 +1,724 @@
+/*
+ * The collector. Per call it keeps only what the index needs (pair statistics,
+ * exclusive sums, which call ids exist); the calls themselves go to the spill,
+ * so memory stays bounded however long the recording runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "record/collect.h"
+#include "region.h"
+#include "util/utf8.h"
+
+#define MAX_CALL_ID (1ULL << 36)	/* bitmap bound: 8 GiB of calls in one process */
+#define STREAM_BATCH 4096
+#define OPEN_NAMES_MAX 1024	/* bytes of regions_open_at_start */
+
+int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
+{
+	memset(c, 0, sizeof(*c));
+	sb_profile_init(&c->prof);
+	sb_hashmap_init(&c->region_of);
+	sb_hashmap_init(&c->open_name_seen);
+	sb_hashmap_init(&c->ranks);
+	sb_hashmap_init(&c->pair_of);
+	sb_hashmap_init(&c->thread_of);
+	sb_hashmap_init(&c->proc_of);
+	sb_hashmap_init(&c->path_parent);
+	sb_hashmap_init(&c->path_name);
+	sb_hashmap_init(&c->name_of);
+	sb_hashmap_init(&c->path_of);
+	c->spill = sb_spill_new(spill_dir, mem_budget);
+	return c->spill ? 0 : -errno;
+}
+
+void sb_collector_free(struct sb_collector *c)
+{
+	uint32_t r;
+
+	for (r = 0; r < c->n_ranks; r++)
+		free(c->called[r].words);
+	free(c->called);
+	free(c->rank_tgid);
+	free(c->threads);
+	free(c->exclusive);
+	sb_hashmap_free(&c->region_of);
+	sb_hashmap_free(&c->open_name_seen);
+	free(c->open_names);
+	sb_hashmap_free(&c->ranks);
+	sb_hashmap_free(&c->pair_of);
+	sb_hashmap_free(&c->thread_of);
+	sb_hashmap_free(&c->proc_of);
+	sb_hashmap_free(&c->path_parent);
+	sb_hashmap_free(&c->path_name);
+	sb_hashmap_free(&c->name_of);
+	sb_hashmap_free(&c->path_of);
+	for (r = 0; r < c->n_names; r++)
+		free(c->names[r]);
+	free(c->names);
+	if (c->spill)
+		sb_spill_free(c->spill);
+	sb_profile_free(&c->prof);
+	memset(c, 0, sizeof(*c));
+}
+
+static int bitset_set(struct sb_bitset *b, uint64_t bit)
+{
+	size_t need = bit / 64 + 1, n;
+	uint64_t *w;
+
+	if (need > b->n_words) {
+		n = b->n_words ? b->n_words : 1024;
+		while (n < need)
+			n *= 2;
+		w = realloc(b->words, n * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		memset(w + b->n_words, 0, (n - b->n_words) * sizeof(*w));
+		b->words = w;
+		b->n_words = n;
+	}
+	b->words[bit / 64] |= 1ULL << (bit % 64);
+	return 0;
+}
+
+static bool bitset_test(const struct sb_bitset *b, uint64_t bit)
+{
+	return bit / 64 < b->n_words && (b->words[bit / 64] >> (bit % 64) & 1);
+}
+
+/* The process's command line, NULs turned into spaces, sanitized. */
+static void read_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	size_t n, i;
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	while (n && !buf[n - 1])
+		n--;
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = 0;
+	sb_utf8_sanitize(buf);
+}
+
+static struct sb_process *process_of(struct sb_collector *c, uint32_t tgid)
+{
+	uint64_t *i = sb_hashmap_get(&c->proc_of, tgid, 0);
+
+	return i ? &c->prof.processes[*i] : NULL;
+}
+
+/* A process with the given command line (NULL: read from /proc). */
+static int add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now,
+		       const char *command)
+{
+	struct sb_process p = { .pid = pid, .ppid = ppid, .rank = -1, .start_ns = now,
+				.end_ns = -1, .exit_code = -1 };
+	char cmd[4096];
+	ssize_t i;
+
+	if (process_of(c, pid))
+		return 0;
+	if (!command) {
+		read_cmdline(pid, cmd, sizeof(cmd));
+		command = cmd;
+	}
+	p.command = (char *)command;
+	i = sb_profile_add_process(&c->prof, &p);
+	if (i < 0)
+		return (int)i;
+	return sb_hashmap_put(&c->proc_of, pid, 0, (uint64_t)i);
+}
+
+int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now)
+{
+	return add_process(c, pid, ppid, now, NULL);
+}
+
+/*
+ * A forked child runs its parent's image until it execs (the exec's sync then
+ * names the new one), and may be gone before /proc could be read.
+ */
+static int add_forked(struct sb_collector *c, const struct sb_proc_event *e)
+{
+	struct sb_process *parent = process_of(c, e->ppid);
+
+	return add_process(c, (pid_t)e->tgid, (pid_t)e->ppid, (int64_t)e->time,
+			   parent ? parent->command : NULL);
+}
+
+static struct sb_thread_info *thread_info(struct sb_collector *c, uint32_t tgid, uint32_t tid)
+{
+	uint64_t *i = sb_hashmap_get(&c->thread_of, tgid, tid);
+	struct sb_thread_info *t;
+
+	if (i)
+		return &c->threads[*i];
+	if (!(c->n_threads & (c->n_threads - 1))) {
+		t = realloc(c->threads, (c->n_threads ? c->n_threads * 2 : 16) * sizeof(*t));
+		if (!t)
+			return NULL;
+		c->threads = t;
+	}
+	if (sb_hashmap_put(&c->thread_of, tgid, tid, c->n_threads))
+		return NULL;
+	t = &c->threads[c->n_threads++];
+	*t = (struct sb_thread_info){ .tgid = tgid, .tid = tid, .first_ns = INT64_MAX,
+				      .end_ns = -1, .cpu_ns = -1, .row = -1 };
+	return t;
+}
+
+/* Must equal hash_name() in region.bpf.c: bytes up to the NUL, at most SB_NAME_MAX. */
+uint64_t sb_name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < SB_NAME_MAX && name[i]; i++)
+		h = (h ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Remember a name by the kernel's hash of its raw bytes, for region paths. */
+static int remember_name(struct sb_collector *c, uint64_t hash, const char *name)
+{
+	char **names;
+
+	if (sb_hashmap_get(&c->name_of, hash, 0))
+		return 0;
+	names = realloc(c->names, (c->n_names + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	c->names = names;
+	c->names[c->n_names] = strdup(name);
+	if (!c->names[c->n_names])
+		return -ENOMEM;
+	return sb_hashmap_put(&c->name_of, hash, 0, c->n_names++);
+}
+
+static int on_site(struct sb_collector *c, struct sb_site_event *e)
+{
+	uint64_t raw_hash;
+	ssize_t region;
+	char *tags;
+	int ret;
+
+	e->name[sizeof(e->name) - 1] = 0;
+	e->file[sizeof(e->file) - 1] = 0;
+	e->tags[sizeof(e->tags) - 1] = 0;
+	raw_hash = sb_name_hash(e->name);
+	/* A name seen before: each exec and link-map change sends its sites again. */
+	if (sb_hashmap_get(&c->region_of, raw_hash, 0))
+		return 0;
+	sb_utf8_sanitize(e->name);
+	sb_utf8_sanitize(e->file);
+	if (!e->name[0])
+		return 0;
+	region = sb_profile_find_region(&c->prof, e->name);
+	if (region < 0) {
+		tags = sb_tags_to_json(e->tags);
+		if (!tags)
+			return -ENOMEM;
+		region = sb_profile_add_region(&c->prof, e->name, e->file,
+					       e->line > 0 ? e->line : -1, tags);
+		free(tags);
+		if (region < 0)
+			return (int)region;
+	}
+	ret = remember_name(c, raw_hash, e->name);
+	if (ret)
+		return ret;
+	return sb_hashmap_put(&c->region_of, raw_hash, 0, (uint64_t)region);
+}
+
+static int rank_of(struct sb_collector *c, uint32_t tgid, uint32_t *rank)
+{
+	uint64_t *r = sb_hashmap_get(&c->ranks, tgid, 0);
+	struct sb_bitset *called;
+	uint32_t *tgids;
+
+	if (r) {
+		*rank = (uint32_t)*r;
+		return 0;
+	}
+	tgids = realloc(c->rank_tgid, (c->n_ranks + 1) * sizeof(*tgids));
+	if (!tgids)
+		return -ENOMEM;
+	c->rank_tgid = tgids;
+	called = realloc(c->called, (c->n_ranks + 1) * sizeof(*called));
+	if (!called)
+		return -ENOMEM;
+	c->called = called;
+	c->rank_tgid[c->n_ranks] = tgid;
+	c->called[c->n_ranks] = (struct sb_bitset){ 0 };
+	*rank = c->n_ranks++;
+	return sb_hashmap_put(&c->ranks, tgid, 0, *rank);
+}
+
+static ssize_t pair_of(struct sb_collector *c, uint32_t rank, uint32_t region)
+{
+	uint64_t *i = sb_hashmap_get(&c->pair_of, rank, region);
+	size_t n = c->prof.n_pairs;
+	struct sb_pair *pairs;
+	int64_t *excl;
+
+	if (i)
+		return (ssize_t)*i;
+	if (!(n & (n - 1))) {
+		pairs = realloc(c->prof.pairs, (n ? n * 2 : 16) * sizeof(*pairs));
+		if (!pairs)
+			return -ENOMEM;
+		c->prof.pairs = pairs;
+		excl = realloc(c->exclusive, (n ? n * 2 : 16) * sizeof(*excl));
+		if (!excl)
+			return -ENOMEM;
+		c->exclusive = excl;
+	}
+	c->prof.pairs[n] = (struct sb_pair){ .region = region, .rank = rank };
+	sb_stats_init(&c->prof.pairs[n].stats);
+	c->exclusive[n] = 0;
+	if (sb_hashmap_put(&c->pair_of, rank, region, n))
+		return -ENOMEM;
+	c->prof.n_pairs++;
+	return (ssize_t)n;
+}
+
+/*
+ * A call names its region by the hash of the name the kernel read at its begin,
+ * not by its site address: an address may be reused by another object (dlclose,
+ * dlopen) or image (exec) while its calls are still in the ring buffer. The
+ * kernel sends a site's record before the first call that uses it.
+ */
+static int on_call(struct sb_collector *c, const struct sb_call_event *e)
+{
+	uint64_t *region = sb_hashmap_get(&c->region_of, e->name_hash, 0);
+	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
+	struct sb_spill_rec rec;
+	struct sb_thread_info *t;
+	uint32_t rank;
+	ssize_t pair;
+	int ret;
+
+	/* An unknown name (a forged record) or a clock that ran backwards: not a call. */
+	if (!region || end < start || start < 0 || e->call_id < 0 ||
+	    (uint64_t)e->call_id >= MAX_CALL_ID) {
+		c->dropped_calls++;
+		return 0;
+	}
+	/*
+	 * Room in the spill before anything is indexed: a call it refuses (a full
+	 * disk) is dropped whole, leaving no rank, pair or statistics without events.
+	 */
+	ret = sb_spill_reserve(c->spill);
+	if (ret) {
+		c->dropped_calls++;
+		return ret;
+	}
+	ret = rank_of(c, e->tgid, &rank);
+	if (ret)
+		return ret;
+	pair = pair_of(c, rank, (uint32_t)*region);
+	if (pair < 0)
+		return (int)pair;
+	t = thread_info(c, e->tgid, e->tid);
+	if (!t)
+		return -ENOMEM;
+	if (start < t->first_ns)
+		t->first_ns = start;
+	sb_stats_add(&c->prof.pairs[pair].stats, start, end, -1);
+	child = (int64_t)e->child_ns < end - start ? (int64_t)e->child_ns : end - start;
+	c->exclusive[pair] += end - start - child;
+	ret = bitset_set(&c->called[rank], (uint64_t)e->call_id);
+	if (ret)
+		return ret;
+	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
+				     .end = end, .call_id = e->call_id,
+				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
+	ret = sb_spill_add(c->spill, &rec);
+	if (ret)
+		return ret;
+	c->calls++;
+	return sb_collector_path(c, e->path_hash, e->parent_path, e->name_hash);
+}
+
+static int on_thread_exit(struct sb_collector *c, struct sb_thread_event *e)
+{
+	struct sb_thread_info *t = thread_info(c, e->tgid, e->tid);
+
+	if (!t)
+		return -ENOMEM;
+	if ((int64_t)e->first_ns < t->first_ns && e->first_ns)
+		t->first_ns = (int64_t)e->first_ns;
+	t->end_ns = (int64_t)e->time;
+	t->cpu_ns = (int64_t)e->cpu_ns;
+	memcpy(t->name, e->comm, sizeof(t->name));
+	t->name[sizeof(t->name) - 1] = 0;
+	sb_utf8_sanitize(t->name);
+	return 0;
+}
+
+static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
+{
+	struct sb_process *p;
+	char cmd[4096];
+
+	switch (e->type) {
+	case SB_EV_PROC_FORK:
+		if (c->on_fork)
+			c->on_fork(c->sync_ctx, (pid_t)e->ppid, (pid_t)e->tgid);
+		return add_forked(c, e);
+	case SB_EV_PROC_EXIT:
+		p = process_of(c, e->tgid);
+		if (p) {
+			p->end_ns = (int64_t)e->time;
+			p->exit_code = e->exit_code;
+		}
+		return 0;
+	case SB_EV_SYNC:
+		if (e->reason == SB_SYNC_EXEC) {
+			p = process_of(c, e->tgid);
+			read_cmdline((pid_t)e->tgid, cmd, sizeof(cmd));
+			if (p && cmd[0] && strcmp(cmd, p->command)) {
+				free(p->command);
+				p->command = strdup(cmd);
+				if (!p->command)
+					return -ENOMEM;
+			}
+		}
+		if (c->on_sync)
+			c->on_sync(c->sync_ctx, (pid_t)e->tgid, (int)e->reason, e->stop_seq);
+		return 0;
+	}
+	return 0;
+}
+
+/* Names are remembered once each, in order of their first unmatched end. */
+static int on_unmatched(struct sb_collector *c, const struct sb_unmatched_event *e)
+{
+	uint64_t *name = sb_hashmap_get(&c->name_of, e->name_hash, 0);
+	size_t *names;
+
+	c->open_at_start++;
+	if (!name || sb_hashmap_get(&c->open_name_seen, *name, 0))
+		return 0;
+	names = realloc(c->open_names, (c->n_open_names + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	c->open_names = names;
+	c->open_names[c->n_open_names++] = *name;
+	return sb_hashmap_put(&c->open_name_seen, *name, 0, 1);
+}
+
+int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
+{
+	union {
+		uint32_t type;
+		struct sb_unmatched_event unmatched;
+		struct sb_call_event call;
+		struct sb_site_event site;
+		struct sb_thread_event thread;
+		struct sb_proc_event proc;
+	} e;
+
+	if (size < sizeof(e.type) || size > sizeof(e))
+		return 0;
+	memcpy(&e, data, size);
+	switch (e.type) {
+	case SB_EV_CALL:
+		return size < sizeof(e.call) ? 0 : on_call(c, &e.call);
+	case SB_EV_SITE:
+		return size < sizeof(e.site) ? 0 : on_site(c, &e.site);
+	case SB_EV_THREAD_EXIT:
+		return size < sizeof(e.thread) ? 0 : on_thread_exit(c, &e.thread);
+	case SB_EV_UNMATCHED:
+		return size < sizeof(e.unmatched) ? 0 : on_unmatched(c, &e.unmatched);
+	case SB_EV_PROC_FORK:
+	case SB_EV_PROC_EXIT:
+	case SB_EV_SYNC:
+		return size < sizeof(e.proc) ? 0 : on_proc(c, &e.proc);
+	}
+	return 0;
+}
+
+int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
+			      int64_t first_ns, int64_t cpu_ns)
+{
+	struct sb_thread_info *t = thread_info(c, tgid, tid);
+	char path[96];
+	FILE *f;
+
+	if (!t)
+		return -ENOMEM;
+	if (t->end_ns >= 0)
+		return 0;
+	if (first_ns > 0 && first_ns < t->first_ns)
+		t->first_ns = first_ns;
+	t->cpu_ns = cpu_ns;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(t->name, sizeof(t->name), f))
+			t->name[strcspn(t->name, "\n")] = 0;
+		fclose(f);
+		sb_utf8_sanitize(t->name);
+	}
+	return 1;
+}
+
+/* Comma-separated, in order of first unmatched end, cut at a name boundary with ",...". */
+static void open_names_string(struct sb_collector *c, char *buf, size_t size)
+{
+	size_t i, len = 0, n;
+	const char *name;
+
+	buf[0] = 0;
+	for (i = 0; i < c->n_open_names; i++) {
+		name = c->names[c->open_names[i]];
+		n = strlen(name) + (len ? 1 : 0);
+		if (len + n + sizeof(",...") > size) {
+			strcpy(buf + len, len ? ",..." : "...");
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", name);
+	}
+}
+
+int sb_collector_metadata(struct sb_collector *c)
+{
+	char names[OPEN_NAMES_MAX];
+
+	if (sb_profile_set_int(&c->prof, "calls_open_at_start", (int64_t)c->open_at_start))
+		return -ENOMEM;
+	if (!c->n_open_names)
+		return 0;
+	open_names_string(c, names, sizeof(names));
+	return sb_profile_set_str(&c->prof, "regions_open_at_start", names) ? -ENOMEM : 0;
+}
+
+/* Regions that never completed a call have no index row, so they leave the table. */
+static int drop_unused_regions(struct sb_collector *c)
+{
+	size_t n = c->prof.n_regions, i, kept = 0;
+	uint32_t *remap;
+	bool *used;
+
+	remap = calloc(n + 1, sizeof(*remap));
+	used = calloc(n + 1, sizeof(*used));
+	if (!remap || !used) {
+		free(remap);
+		free(used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->prof.n_pairs; i++)
+		used[c->prof.pairs[i].region] = true;
+	for (i = 0; i < n; i++) {
+		if (!used[i]) {
+			free(c->prof.regions[i].name);
+			free(c->prof.regions[i].source_file);
+			free(c->prof.regions[i].source_text);
+			free(c->prof.regions[i].tags);
+			continue;
+		}
+		remap[i] = (uint32_t)kept;
+		c->prof.regions[kept++] = c->prof.regions[i];
+	}
+	c->prof.n_regions = kept;
+	for (i = 0; i < c->prof.n_pairs; i++)
+		c->prof.pairs[i].region = remap[c->prof.pairs[i].region];
+	free(remap);
+	free(used);
+	return 0;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct sb_thread_info *x = *(struct sb_thread_info *const *)a;
+	const struct sb_thread_info *y = *(struct sb_thread_info *const *)b;
+
+	if (x->first_ns != y->first_ns)
+		return x->first_ns < y->first_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* One table row per thread of a rank, numbered by first appearance. */
+static int build_thread_table(struct sb_collector *c)
+{
+	struct sb_thread_info **order;
+	struct sb_thread th;
+	uint64_t *rank;
+	size_t i, n = 0;
+	int64_t row = 0;
+	uint32_t cur = UINT32_MAX;
+
+	order = calloc(c->n_threads + 1, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < c->n_threads; i++)
+		if (sb_hashmap_get(&c->ranks, c->threads[i].tgid, 0))
+			order[n++] = &c->threads[i];
+	qsort(order, n, sizeof(*order), cmp_thread);
+	for (cur = 0; cur < c->n_ranks; cur++) {
+		row = 0;
+		for (i = 0; i < n; i++) {
+			rank = sb_hashmap_get(&c->ranks, order[i]->tgid, 0);
+			if (*rank != cur)
+				continue;
+			order[i]->row = row;
+			th = (struct sb_thread){
+				.rank = cur, .index = row++, .tid = order[i]->tid,
+				.start_ns = order[i]->first_ns == INT64_MAX ? -1 : order[i]->first_ns,
+				.end_ns = order[i]->end_ns, .cpu_ns = order[i]->cpu_ns,
+				.name = order[i]->name,
+			};
+			if (sb_profile_add_thread(&c->prof, &th) < 0) {
+				free(order);
+				return -ENOMEM;
+			}
+		}
+	}
+	free(order);
+	return 0;
+}
+
+int sb_collector_finish(struct sb_collector *c)
+{
+	uint64_t offset = 0, *rank;
+	struct sb_pair *p;
+	size_t i;
+	int ret;
+
+	ret = drop_unused_regions(c);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->prof.n_pairs; i++) {
+		p = &c->prof.pairs[i];
+		p->offset = offset;
+		p->count = p->stats.count;
+		p->exclusive_total = c->exclusive[i];
+		offset += p->count;
+	}
+	ret = build_thread_table(c);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->prof.n_processes; i++) {
+		rank = sb_hashmap_get(&c->ranks, (uint64_t)c->prof.processes[i].pid, 0);
+		c->prof.processes[i].rank = rank ? (int64_t)*rank : -1;
+	}
+	c->prof.n_events = c->calls;
+	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
+	return sb_spill_sort(c->spill);
+}
+
+int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, uint64_t name_hash)
+{
+	if (!path || sb_hashmap_get(&c->path_parent, path, 0))
+		return 0;
+	if (sb_hashmap_put(&c->path_parent, path, 0, parent) ||
+	    sb_hashmap_put(&c->path_name, path, 0, name_hash))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Paths nest at most SB_MAX_DEPTH deep; the bound also stops a (corrupt) cycle. */
+static int64_t path_id_at(struct sb_collector *c, uint64_t path, int depth)
+{
+	struct sb_samples *s = &c->prof.samples;
+	uint64_t *parent, *name, *idx, *known;
+	struct sb_region_path *paths;
+	int64_t parent_id;
+
+	if (!path || depth > SB_MAX_DEPTH)
+		return -1;
+	known = sb_hashmap_get(&c->path_of, path, 0);
+	if (known)
+		return (int64_t)*known;
+	parent = sb_hashmap_get(&c->path_parent, path, 0);
+	name = sb_hashmap_get(&c->path_name, path, 0);
+	if (!parent || !name)
+		return -1;
+	parent_id = path_id_at(c, *parent, depth + 1);
+	idx = sb_hashmap_get(&c->name_of, *name, 0);
+	paths = realloc(s->paths, (s->n_paths + 1) * sizeof(*paths));
+	if (!paths)
+		return -1;
+	s->paths = paths;
+	paths[s->n_paths].parent = parent_id;
+	paths[s->n_paths].name = strdup(idx ? c->names[*idx] : "?");
+	if (!paths[s->n_paths].name || sb_hashmap_put(&c->path_of, path, 0, s->n_paths))
+		return -1;
+	return (int64_t)s->n_paths++;
+}
+
+int64_t sb_collector_path_id(struct sb_collector *c, uint64_t path)
+{
+	return path_id_at(c, path, 0);
+}
+
+bool sb_collector_process_ended(struct sb_collector *c, pid_t pid)
+{
+	struct sb_process *p = process_of(c, (uint32_t)pid);
+
+	return p && p->end_ns >= 0;
+}
+
+int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid)
+{
+	uint64_t *r = sb_hashmap_get(&c->ranks, tgid, 0);
+
+	return r ? (int64_t)*r : -1;
+}
+
+int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t tid)
+{
+	uint64_t *t = sb_hashmap_get(&c->thread_of, tgid, tid);
+
+	return t ? c->threads[*t].row : -1;
+}
+
+static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struct sb_event *e)
+{
+	uint32_t rank = c->prof.pairs[r->pair].rank;
+	uint64_t *t = sb_hashmap_get(&c->thread_of, c->rank_tgid[rank], r->tid);
+
+	e->start = r->start;
+	e->end = r->end;
+	e->thread = t ? c->threads[*t].row : -1;
+	e->call_id = r->call_id;
+	/* A parent that was never completed (still open, lost, killed) makes this top level. */
+	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[rank], (uint64_t)r->parent_id) ?
+		r->parent_id : -1;
+	e->gpu = -1;
+	e->offcpu = r->offcpu;
+}
+
+static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
+{
+	struct sb_collect_stream *s = (struct sb_collect_stream *)base;
+	struct sb_spill_rec recs[256];
+	ssize_t n, i;
+
+	if (max > sizeof(recs) / sizeof(recs[0]))
+		max = sizeof(recs) / sizeof(recs[0]);
+	n = sb_spill_read(s->c->spill, recs, max);
+	for (i = 0; i < n; i++)
+		to_event(s->c, &recs[i], &rows[i]);
+	return n;
+}
+
+void sb_collector_stream(struct sb_collector *c, struct sb_collect_stream *s)
+{
+	s->base.read = stream_read;
+	s->c = c;
+}

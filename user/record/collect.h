@@ -1,0 +1,118 @@
+/* The collector: turns ring-buffer records into a profile whose events are spilled to disk. */
+#ifndef SB_COLLECT_H
+#define SB_COLLECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/hashmap.h"
+#include "model/model.h"
+#include "record/spill.h"
+
+/* What the collector knows of a thread until the thread table is built. */
+struct sb_thread_info {
+	uint32_t tgid;
+	uint32_t tid;
+	int64_t first_ns;
+	int64_t end_ns;
+	int64_t cpu_ns;
+	int64_t row;		/* index within its rank, set at finish */
+	char name[16];
+};
+
+/* Call ids a rank completed: dense from 0 in entry order, so a bitmap. */
+struct sb_bitset {
+	uint64_t *words;
+	size_t n_words;
+};
+
+/*
+ * Called for a process that exec'd or loaded objects; must attach, then resume
+ * it when stop_seq is not 0 (the kernel side stopped it: struct sb_stop).
+ */
+typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason, uint32_t stop_seq);
+/* Called when a traced process forked: the child starts with the parent's mappings. */
+typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child);
+
+struct sb_collector {
+	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
+	struct sb_spill *spill;
+	struct sb_hashmap region_of;	/* (name hash, 0) -> region: calls carry their name's hash */
+	struct sb_hashmap ranks;	/* (tgid, 0) -> rank */
+	struct sb_hashmap pair_of;	/* (rank, region) -> pair */
+	struct sb_hashmap thread_of;	/* (tgid, tid) -> index in threads */
+	struct sb_hashmap proc_of;	/* (tgid, 0) -> index in prof.processes */
+	struct sb_thread_info *threads;
+	size_t n_threads;
+	uint32_t *rank_tgid;		/* rank -> tgid */
+	struct sb_bitset *called;	/* rank -> call ids recorded */
+	uint32_t n_ranks;
+	uint64_t calls;
+	uint64_t dropped_calls;		/* records without a known name, or invalid */
+	/* Ends without a begin: calls already open when their thread's tracing began. */
+	uint64_t open_at_start;
+	struct sb_hashmap open_name_seen;	/* (name index, 0) -> 1 */
+	size_t *open_names;		/* indexes in names, in order of first end */
+	size_t n_open_names;
+	int64_t *exclusive;		/* pair -> sum of exclusive time */
+	/* Region paths as samples name them: by hash, resolved to names at the end. */
+	struct sb_hashmap path_parent;	/* (path hash, 0) -> parent path hash */
+	struct sb_hashmap path_name;	/* (path hash, 0) -> name hash */
+	struct sb_hashmap name_of;	/* (name hash, 0) -> index in names */
+	struct sb_hashmap path_of;	/* (path hash, 0) -> model path id */
+	char **names;
+	size_t n_names;
+	sb_sync_fn on_sync;
+	sb_fork_fn on_fork;
+	void *sync_ctx;
+};
+
+int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
+void sb_collector_free(struct sb_collector *c);
+
+/* One ring-buffer record; untrusted size and content are checked. 0 or -errno. */
+int sb_collector_record(struct sb_collector *c, const void *data, size_t size);
+
+/* A process traced from the start (the launched command, or the -p targets). */
+int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now);
+
+/*
+ * A thread still alive when recording stopped, as the kernel's thread map saw it.
+ * 1 when taken; 0 when the thread's exit was already reported (its exit record
+ * has the final numbers, a later read of the map can only be stale); or -errno.
+ */
+int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
+			      int64_t first_ns, int64_t cpu_ns);
+
+/* A region path seen in the kernel's open frames or calls. */
+int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, uint64_t name_hash);
+/* The model's path id of a path hash (adding it and its parents), -1 for 0/unknown. */
+int64_t sb_collector_path_id(struct sb_collector *c, uint64_t path);
+/* Whether the kernel reported the process's exit (it may linger as a zombie). */
+bool sb_collector_process_ended(struct sb_collector *c, pid_t pid);
+/* The rank of a process, -1 when it recorded no call. */
+int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid);
+/* The thread table row of a thread within its rank, -1 when unknown (after finish). */
+int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t tid);
+/* The FNV-1a hash the kernel gives a region name. */
+uint64_t sb_name_hash(const char *name);
+
+/* The collector's metadata: calls_open_at_start, regions_open_at_start. 0 or -ENOMEM. */
+int sb_collector_metadata(struct sb_collector *c);
+
+/*
+ * Close the profile: drop regions without calls, lay out the pairs, build the
+ * thread table, sort the spilled calls. Afterwards c->prof describes the file
+ * and sb_collector_stream() delivers its events in order.
+ */
+int sb_collector_finish(struct sb_collector *c);
+
+struct sb_collect_stream {
+	struct sb_event_stream base;
+	struct sb_collector *c;
+};
+
+void sb_collector_stream(struct sb_collector *c, struct sb_collect_stream *s);
+
+#endif

@@ -1,0 +1,96 @@
+/* Parallel release of attachments: see detach.h for why. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/array.h"
+#include "record/detach.h"
+#include "record/guardian.h"
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The open fds of this process, sorted, without the one reading the list. */
+static int open_fds(int **out, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *e;
+	int *fds = NULL;
+	DIR *dir;
+	long fd;
+
+	*n = 0;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir))) {
+		fd = strtol(e->d_name, NULL, 10);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(dir))
+			continue;
+		if (sb_array_reserve((void **)&fds, &cap, *n + 1, sizeof(*fds))) {
+			closedir(dir);
+			free(fds);
+			return -ENOMEM;
+		}
+		fds[(*n)++] = (int)fd;
+	}
+	closedir(dir);
+	qsort(fds, *n, sizeof(*fds), cmp_int);
+	*out = fds;
+	return 0;
+}
+
+int sb_detach_mark(struct sb_detach *d)
+{
+	free(d->before);
+	d->before = NULL;
+	return open_fds(&d->before, &d->n_before);
+}
+
+int sb_detach_hold_new(struct sb_detach *d)
+{
+	size_t n, i, cap = d->n;
+	int *now, dup_fd, ret;
+
+	ret = open_fds(&now, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !ret; i++) {
+		if (bsearch(&now[i], d->before, d->n_before, sizeof(int), cmp_int))
+			continue;
+		if (sb_array_reserve((void **)&d->fds, &cap, d->n + 1, sizeof(*d->fds))) {
+			ret = -ENOMEM;
+			break;
+		}
+		dup_fd = fcntl(now[i], F_DUPFD_CLOEXEC, 0);
+		if (dup_fd >= 0)
+			d->fds[d->n++] = dup_fd;
+	}
+	free(now);
+	free(d->before);
+	d->before = NULL;
+	d->n_before = 0;
+	return ret;
+}
+
+void sb_detach_release(struct sb_detach *d, struct sb_guardian *g)
+{
+	bool adopted = d->n && !sb_guardian_adopt(g, d->fds, d->n);
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		close(d->fds[i]);
+	if (adopted)
+		sb_guardian_release(g);
+	free(d->fds);
+	free(d->before);
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,277 @@
+/*
+ * The guardian: a small process forked from the recorder that outlives it.
+ *
+ * The kernel side stops a traced process at exec and at every link-map change
+ * until the recorder has attached the new objects' probes, and notes each stop
+ * in the stops map. A recorder that is killed (SIGKILL, the OOM killer), stopped
+ * or starved would leave such a process stopped for good. The guardian keeps
+ * nothing but the stops map: it resumes a process held longer than
+ * SB_STOP_TIMEOUT_NS while the recorder lives, and every held process once the
+ * recorder is gone (its programs are detached by then, so nothing stops again).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "record/guardian.h"
+#include "record/launch.h"
+#include "region.h"
+
+#define POLL_MS 100
+#define FDS_PER_MSG 200		/* under the kernel's SCM_MAX_FD (253) */
+#define MAX_ADOPTED 65536
+#define MSG_FDS 'F'		/* references to close later */
+#define MSG_RELEASE 'R'		/* the recorder closed its own: close ours */
+/* After the recorder is gone: stops already under way may still land. */
+static const int final_sweeps_ms[] = { 0, 20, 100, 500 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int sb_stops_release(int stops_fd, uint64_t min_age_ns)
+{
+	__u32 keys[SB_MAX_PROCS], key, *prev = NULL;
+	uint64_t now = mono_ns();
+	struct sb_stop st;
+	size_t n = 0, i;
+	int resumed = 0;
+
+	/* Keys first: deleting while walking a hash map can restart the walk. */
+	while (n < SB_MAX_PROCS && !bpf_map_get_next_key(stops_fd, prev, &key)) {
+		keys[n++] = key;
+		prev = &keys[n - 1];
+	}
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(stops_fd, &keys[i], &st) ||
+		    (min_age_ns && now - st.time < min_age_ns))
+			continue;
+		if (sb_process_state((pid_t)keys[i]) == 'T' && !kill((pid_t)keys[i], SIGCONT))
+			resumed++;
+		bpf_map_delete_elem(stops_fd, &keys[i]);
+	}
+	return resumed;
+}
+
+void sb_stops_done(int stops_fd, uint32_t tgid, uint32_t seq)
+{
+	struct sb_stop st;
+
+	/* A newer stop of the same process is still to be answered: keep it. */
+	if (!bpf_map_lookup_elem(stops_fd, &tgid, &st) && st.seq == seq)
+		bpf_map_delete_elem(stops_fd, &tgid);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Signals aimed at the recorder's group or terminal must not end the guardian first. */
+static void guardian_detach(void)
+{
+	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP,
+				       SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2 };
+	int fd, i;
+
+	setsid();
+	for (i = 0; i < (int)(sizeof(ignored) / sizeof(ignored[0])); i++)
+		signal(ignored[i], SIG_IGN);
+	prctl(PR_SET_NAME, "scope-bpf-guard");
+	/* Last to be killed when memory runs out: it holds no more than a map. */
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* Refused without CAP_SYS_RESOURCE: the default score then stands. */
+		ssize_t n = write(fd, "-1000", 5);
+
+		(void)n;
+		close(fd);
+	}
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+	}
+}
+
+/* What the recorder handed over, closed once it has closed its own references. */
+struct adopted {
+	int fds[MAX_ADOPTED];
+	size_t n;
+};
+
+static void close_adopted(struct adopted *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		close(a->fds[i]);
+	a->n = 0;
+}
+
+/* One message from the recorder; false once the socket is closed. */
+static bool receive(int sock, struct adopted *a)
+{
+	union {
+		char buf[CMSG_SPACE(FDS_PER_MSG * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = { 0 };
+	struct cmsghdr *cm;
+	char kind = 0;
+	struct iovec iov = { &kind, 1 };
+	size_t n, i;
+
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) <= 0)
+		return false;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			if (a->n < MAX_ADOPTED)
+				a->fds[a->n++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (kind == MSG_RELEASE)
+		close_adopted(a);
+	return true;
+}
+
+static void guardian_main(int stops_fd, int sock, pid_t recorder)
+{
+	static struct adopted adopted;
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	int resumed = 0;
+	size_t i;
+
+	guardian_detach();
+	/* Reparenting happens after the recorder's files, links included, are closed. */
+	while (getppid() == recorder) {
+		if (pfd.fd >= 0 && poll(&pfd, 1, POLL_MS) > 0 && !receive(sock, &adopted))
+			pfd.fd = -1;
+		if (pfd.fd < 0)
+			sleep_ms(POLL_MS);
+		sb_stops_release(stops_fd, SB_STOP_TIMEOUT_NS);
+	}
+	close_adopted(&adopted);
+	for (i = 0; i < sizeof(final_sweeps_ms) / sizeof(final_sweeps_ms[0]); i++) {
+		sleep_ms(final_sweeps_ms[i]);
+		resumed += sb_stops_release(stops_fd, 0);
+	}
+	if (resumed)
+		fprintf(stderr, "scope-bpf: the recorder ended before letting %d stopped "
+			"process%s go: resumed\n", resumed, resumed == 1 ? "" : "es");
+	_exit(0);
+}
+
+/* Close every fd from 3 up but keep and keep2. */
+static void close_all_but(int keep, int keep2)
+{
+	int lo = keep < keep2 ? keep : keep2, hi = keep < keep2 ? keep2 : keep;
+
+	if (lo > 3)
+		close_range(3, lo - 1, 0);
+	if (hi > lo + 1)
+		close_range(lo + 1, hi - 1, 0);
+	close_range(hi + 1, ~0U, 0);
+}
+
+int sb_guardian_start(struct sb_guardian *g, int stops_fd, struct sb_error *err)
+{
+	pid_t recorder = getpid();
+	int sv[2];
+
+	g->pid = -1;
+	g->sock = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return sb_fail(err, errno, "cannot start the guardian process: %s", strerror(errno));
+	fflush(NULL);
+	g->pid = fork();
+	if (g->pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return sb_fail(err, errno, "cannot start the guardian process: %s", strerror(errno));
+	}
+	if (g->pid == 0) {
+		/* Keep the stops map, the socket and stderr; every BPF program and link is let go. */
+		close_all_but(stops_fd, sv[1]);
+		guardian_main(stops_fd, sv[1], recorder);
+	}
+	close(sv[1]);
+	g->sock = sv[0];
+	return 0;
+}
+
+static int send_msg(int sock, char kind, const int *fds, size_t n)
+{
+	union {
+		char buf[CMSG_SPACE(FDS_PER_MSG * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { &kind, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (n) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+int sb_guardian_adopt(struct sb_guardian *g, const int *fds, size_t n)
+{
+	size_t i, k;
+	int ret;
+
+	if (!g || g->sock < 0)
+		return -EBADF;
+	for (i = 0; i < n; i += k) {
+		k = n - i < FDS_PER_MSG ? n - i : FDS_PER_MSG;
+		ret = send_msg(g->sock, MSG_FDS, fds + i, k);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void sb_guardian_release(struct sb_guardian *g)
+{
+	if (g && g->sock >= 0)
+		send_msg(g->sock, MSG_RELEASE, NULL, 0);
+}

@@ -1,0 +1,39 @@
+/* The guardian process and the stops map: no traced process stays stopped, whatever befalls the recorder. */
+#ifndef SB_GUARDIAN_H
+#define SB_GUARDIAN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/error.h"
+
+struct sb_guardian {
+	pid_t pid;
+	int sock;		/* to hand it attachments to close: sb_guardian_adopt() */
+};
+
+/*
+ * Fork the guardian, which keeps only the stops map (fd stops_fd) and resumes
+ * what the kernel side stopped when the recorder is too slow or gone. Call it
+ * after loading and before attaching anything. 0, or -errno with err set.
+ */
+int sb_guardian_start(struct sb_guardian *g, int stops_fd, struct sb_error *err);
+
+/*
+ * Hand the guardian a reference to each of fds, to be closed there once
+ * sb_guardian_release() says this process closed its own. 0 when it took all.
+ */
+int sb_guardian_adopt(struct sb_guardian *g, const int *fds, size_t n);
+/* This process closed its references: the guardian may close its own now. */
+void sb_guardian_release(struct sb_guardian *g);
+
+/*
+ * Resume the processes the stops map holds (all of them, or those held at
+ * least min_age_ns) and forget their stops. Returns how many were resumed.
+ */
+int sb_stops_release(int stops_fd, uint64_t min_age_ns);
+
+/* The recorder resumed tgid after the stop numbered seq: forget it unless a newer one came. */
+void sb_stops_done(int stops_fd, uint32_t tgid, uint32_t seq);
+
+#endif

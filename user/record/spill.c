@@ -1,0 +1,606 @@
+/* External sort of call records: sorted runs on an unlinked temp file, k-way merged on reading. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/spill.h"
+#include "io/tmpfile.h"
+
+#define REC sizeof(struct sb_spill_rec)
+
+/* Smallest read buffer per run: below this, merging turns into a storm of tiny reads. */
+#define MIN_RUN_BUF 64
+/* Slices this short sort faster by insertion than by partitioning. */
+#define INSERTION_MAX 16
+
+_Static_assert(sizeof(struct sb_spill_rec) == 48, "sb_spill_rec is written to disk as is");
+
+/* A sorted run in the run file, in records. */
+struct sb_run {
+	uint64_t off;
+	uint64_t len;
+};
+
+/* One run being merged: a window of records in memory, the rest still on disk. */
+struct sb_cursor {
+	struct sb_spill_rec *buf;
+	size_t pos;		/* next record in buf */
+	size_t len;		/* records held in buf */
+	size_t cap;
+	int fd;
+	uint64_t off;		/* next record to read from fd */
+	uint64_t left;		/* records of the run still on disk */
+};
+
+/* A k-way merge: a binary min-heap of cursors keyed by their next record. */
+struct sb_merge {
+	struct sb_cursor *cur;
+	struct sb_cursor **heap;
+	size_t n;
+	struct sb_spill_rec *block;	/* all read buffers, one allocation */
+};
+
+enum spill_state {
+	SPILL_ADDING,
+	SPILL_MEMORY,		/* everything fits in buf: reads come straight from it */
+	SPILL_MERGING,
+};
+
+struct sb_spill {
+	char *dir;
+	enum spill_state state;
+	int error;		/* sticky once reading failed: the merge state is lost */
+	/*
+	 * Sticky once a run could not be written (a full disk): every later record
+	 * is refused at once, never sorted and retried, while the records kept
+	 * (the runs on disk and the full buffer) still sort and read.
+	 */
+	int add_error;
+	struct sb_spill_rec *buf;
+	size_t cap;		/* records buf holds: half the budget */
+	size_t n;
+	size_t next;		/* next record to read in SPILL_MEMORY */
+	size_t merge_recs;	/* records of read buffers the other half allows */
+	size_t max_fan;		/* runs one merge can read with MIN_RUN_BUF each */
+	uint64_t count;
+	int fd;			/* run file, -1 until the first run */
+	uint64_t end;		/* records written to fd */
+	struct sb_run *runs;
+	size_t n_runs;
+	size_t runs_cap;
+	unsigned int runs_written;
+	unsigned int merge_passes;
+	struct sb_merge merge;
+};
+
+static inline bool rec_less(const struct sb_spill_rec *a, const struct sb_spill_rec *b)
+{
+	if (a->pair != b->pair)
+		return a->pair < b->pair;
+	if (a->start != b->start)
+		return a->start < b->start;
+	return a->call_id < b->call_id;
+}
+
+static inline void rec_swap(struct sb_spill_rec *a, struct sb_spill_rec *b)
+{
+	struct sb_spill_rec t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void rec_insertion_sort(struct sb_spill_rec *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct sb_spill_rec t = v[i];
+		size_t j = i;
+
+		for (; j > 0 && rec_less(&t, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+static void rec_sift(struct sb_spill_rec *v, size_t i, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && rec_less(&v[c], &v[c + 1]))
+			c++;
+		if (!rec_less(&v[i], &v[c]))
+			return;
+		rec_swap(&v[i], &v[c]);
+		i = c;
+	}
+}
+
+static void rec_heap_sort(struct sb_spill_rec *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		rec_sift(v, i, n);
+	while (n > 1) {
+		rec_swap(&v[0], &v[--n]);
+		rec_sift(v, 0, n);
+	}
+}
+
+/*
+ * Hoare partition around the median of three, so already sorted input (the
+ * usual case: calls arrive roughly in time order) splits evenly and equal keys
+ * split evenly too. Returns j: v[0..j] <= pivot <= v[j+1..n).
+ */
+static size_t rec_partition(struct sb_spill_rec *v, size_t n)
+{
+	size_t mid = (n - 1) / 2, i = 0, j = n - 1;
+	struct sb_spill_rec p;
+
+	if (rec_less(&v[mid], &v[0]))
+		rec_swap(&v[mid], &v[0]);
+	if (rec_less(&v[n - 1], &v[mid])) {
+		rec_swap(&v[n - 1], &v[mid]);
+		if (rec_less(&v[mid], &v[0]))
+			rec_swap(&v[mid], &v[0]);
+	}
+	p = v[mid];
+	for (;;) {
+		while (rec_less(&v[i], &p))
+			i++;
+		while (rec_less(&p, &v[j]))
+			j--;
+		if (i >= j)
+			return j;
+		rec_swap(&v[i], &v[j]);
+		i++;
+		j--;
+	}
+}
+
+static void rec_sort_depth(struct sb_spill_rec *v, size_t n, unsigned int depth)
+{
+	while (n > INSERTION_MAX) {
+		size_t left;
+
+		if (!depth--) {
+			rec_heap_sort(v, n);
+			return;
+		}
+		/* Recurse into the smaller side so the stack stays O(log n). */
+		left = rec_partition(v, n) + 1;
+		if (left < n - left) {
+			rec_sort_depth(v, left, depth);
+			v += left;
+			n -= left;
+		} else {
+			rec_sort_depth(v + left, n - left, depth);
+			n = left;
+		}
+	}
+	rec_insertion_sort(v, n);
+}
+
+/*
+ * In-place introsort rather than qsort(): glibc's qsort mallocs a copy of the
+ * whole array for its merge sort, which would double the memory budget.
+ */
+static void rec_sort(struct sb_spill_rec *v, size_t n)
+{
+	unsigned int depth = 0;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
+	rec_sort_depth(v, n, depth);
+}
+
+static int write_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		/* Every run was written whole: a short file means it was damaged. */
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+static int cursor_fill(struct sb_cursor *c)
+{
+	size_t n = c->left < c->cap ? c->left : c->cap;
+	int err;
+
+	c->pos = 0;
+	c->len = 0;
+	if (!n)
+		return 0;
+	err = read_full(c->fd, c->buf, n * REC, c->off * REC);
+	if (err)
+		return err;
+	c->len = n;
+	c->off += n;
+	c->left -= n;
+	return 0;
+}
+
+static inline bool cursor_less(const struct sb_cursor *a, const struct sb_cursor *b)
+{
+	return rec_less(&a->buf[a->pos], &b->buf[b->pos]);
+}
+
+static void heap_down(struct sb_merge *m, size_t i)
+{
+	struct sb_cursor *c = m->heap[i];
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= m->n)
+			break;
+		if (k + 1 < m->n && cursor_less(m->heap[k + 1], m->heap[k]))
+			k++;
+		if (!cursor_less(m->heap[k], c))
+			break;
+		m->heap[i] = m->heap[k];
+		i = k;
+	}
+	m->heap[i] = c;
+}
+
+static void merge_free(struct sb_merge *m)
+{
+	free(m->cur);
+	free(m->heap);
+	free(m->block);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * Merge n_runs runs of fd, each read bufcap records at a time, with n_mem
+ * sorted records already in memory (mem is borrowed, not copied).
+ */
+static int merge_init(struct sb_merge *m, int fd, const struct sb_run *runs, size_t n_runs,
+		      size_t bufcap, struct sb_spill_rec *mem, size_t n_mem)
+{
+	size_t k = n_runs + 1;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->cur = calloc(k, sizeof(*m->cur));
+	m->heap = calloc(k, sizeof(*m->heap));
+	m->block = malloc(n_runs * bufcap * REC);
+	if (!m->cur || !m->heap || !m->block) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < n_runs; i++) {
+		struct sb_cursor *c = &m->cur[i];
+
+		*c = (struct sb_cursor){
+			.buf = m->block + i * bufcap,
+			.cap = bufcap,
+			.fd = fd,
+			.off = runs[i].off,
+			.left = runs[i].len,
+		};
+		err = cursor_fill(c);
+		if (err)
+			goto fail;
+		if (c->len)
+			m->heap[m->n++] = c;
+	}
+	if (n_mem) {
+		m->cur[n_runs] = (struct sb_cursor){ .buf = mem, .len = n_mem, .cap = n_mem, .fd = -1 };
+		m->heap[m->n++] = &m->cur[n_runs];
+	}
+	for (size_t i = m->n / 2; i-- > 0;)
+		heap_down(m, i);
+	return 0;
+fail:
+	merge_free(m);
+	return err;
+}
+
+static ssize_t merge_read(struct sb_merge *m, struct sb_spill_rec *out, size_t max)
+{
+	size_t got = 0;
+	int err;
+
+	while (got < max && m->n) {
+		struct sb_cursor *c = m->heap[0];
+
+		out[got++] = c->buf[c->pos++];
+		if (c->pos == c->len) {
+			err = cursor_fill(c);
+			if (err)
+				return err;
+			if (!c->len)
+				m->heap[0] = m->heap[--m->n];
+		}
+		if (m->n)
+			heap_down(m, 0);
+	}
+	return got;
+}
+
+struct sb_spill *sb_spill_new(const char *dir, size_t mem_budget)
+{
+	struct sb_spill *s;
+	size_t rest;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	s->cap = mem_budget / 2 / REC;
+	if (s->cap < MIN_RUN_BUF)
+		s->cap = MIN_RUN_BUF;
+	rest = mem_budget > s->cap * REC ? mem_budget - s->cap * REC : 0;
+	/* A merge pass needs two inputs and an output to make progress. */
+	s->merge_recs = rest / REC;
+	if (s->merge_recs < 3 * MIN_RUN_BUF)
+		s->merge_recs = 3 * MIN_RUN_BUF;
+	s->max_fan = s->merge_recs / MIN_RUN_BUF;
+	s->dir = strdup(dir);
+	/* Pages are touched only as records arrive, so small traces stay small. */
+	s->buf = malloc(s->cap * REC);
+	if (!s->dir || !s->buf) {
+		sb_spill_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int runs_push(struct sb_spill *s, uint64_t off, uint64_t len)
+{
+	if (s->n_runs == s->runs_cap) {
+		size_t cap = s->runs_cap ? 2 * s->runs_cap : 16;
+		struct sb_run *r = realloc(s->runs, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		s->runs = r;
+		s->runs_cap = cap;
+	}
+	s->runs[s->n_runs++] = (struct sb_run){ .off = off, .len = len };
+	return 0;
+}
+
+/* Sort the full buffer and append it as a run; on failure it stays in memory, whole. */
+static int spill_buffer(struct sb_spill *s)
+{
+	int err;
+
+	if (s->fd < 0) {
+		err = sb_tmpfile_anon(s->dir);
+		if (err < 0)
+			return err;
+		s->fd = err;
+	}
+	rec_sort(s->buf, s->n);
+	err = write_full(s->fd, s->buf, s->n * REC, s->end * REC);
+	if (err)
+		return err;
+	err = runs_push(s, s->end, s->n);
+	if (err)
+		return err;
+	s->end += s->n;
+	s->n = 0;
+	s->runs_written++;
+	return 0;
+}
+
+int sb_spill_reserve(struct sb_spill *s)
+{
+	int err;
+
+	if (s->state != SPILL_ADDING)
+		return -EINVAL;
+	if (s->add_error)
+		return s->add_error;
+	/* Spill only once one more record arrives: a trace that exactly fills buf stays off disk. */
+	if (s->n == s->cap) {
+		err = spill_buffer(s);
+		if (err) {
+			s->add_error = err;
+			return err;
+		}
+	}
+	return 0;
+}
+
+int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
+{
+	int err = sb_spill_reserve(s);
+
+	if (err)
+		return err;
+	s->buf[s->n++] = *r;
+	s->count++;
+	return 0;
+}
+
+uint64_t sb_spill_count(const struct sb_spill *s)
+{
+	return s->count;
+}
+
+/* Merge n runs of in into one run appended to out at record at. */
+static int merge_group(int in, const struct sb_run *runs, size_t n, size_t bufcap,
+		       int out, uint64_t at, struct sb_run *res)
+{
+	struct sb_spill_rec *buf;
+	struct sb_merge m;
+	ssize_t got;
+	int err;
+
+	buf = malloc(bufcap * REC);
+	if (!buf)
+		return -ENOMEM;
+	err = merge_init(&m, in, runs, n, bufcap, NULL, 0);
+	if (err)
+		goto out;
+	*res = (struct sb_run){ .off = at };
+	while ((got = merge_read(&m, buf, bufcap)) > 0) {
+		err = write_full(out, buf, got * REC, (at + res->len) * REC);
+		if (err)
+			goto out_merge;
+		res->len += got;
+	}
+	err = got;
+out_merge:
+	merge_free(&m);
+out:
+	free(buf);
+	return err;
+}
+
+/*
+ * Too many runs for every one to get MIN_RUN_BUF at once: merge them in groups
+ * into a new run file, with one buffer's worth kept for the output.
+ */
+static int merge_pass(struct sb_spill *s)
+{
+	size_t fan = s->max_fan - 1;
+	size_t n_out = (s->n_runs + fan - 1) / fan;
+	struct sb_run *out;
+	uint64_t end = 0;
+	int fd, err;
+
+	out = calloc(n_out, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	fd = sb_tmpfile_anon(s->dir);
+	if (fd < 0) {
+		err = fd;
+		goto out_free;
+	}
+	for (size_t i = 0, j = 0; i < s->n_runs; i += fan, j++) {
+		size_t g = s->n_runs - i < fan ? s->n_runs - i : fan;
+
+		err = merge_group(s->fd, s->runs + i, g, s->merge_recs / (g + 1), fd, end, &out[j]);
+		if (err)
+			goto out_close;
+		end += out[j].len;
+	}
+	close(s->fd);
+	free(s->runs);
+	s->fd = fd;
+	s->runs = out;
+	s->n_runs = n_out;
+	s->runs_cap = n_out;
+	s->end = end;
+	s->merge_passes++;
+	return 0;
+out_close:
+	close(fd);
+out_free:
+	free(out);
+	return err;
+}
+
+int sb_spill_sort(struct sb_spill *s)
+{
+	int err;
+
+	if (s->state != SPILL_ADDING)
+		return -EINVAL;
+	/* The last, partial buffer is never written: it joins the merge from memory. */
+	rec_sort(s->buf, s->n);
+	if (!s->n_runs) {
+		s->state = SPILL_MEMORY;
+		return 0;
+	}
+	while (s->n_runs > s->max_fan) {
+		err = merge_pass(s);
+		if (err)
+			return err;
+	}
+	err = merge_init(&s->merge, s->fd, s->runs, s->n_runs, s->merge_recs / s->n_runs,
+			 s->buf, s->n);
+	if (err)
+		return err;
+	s->state = SPILL_MERGING;
+	return 0;
+}
+
+ssize_t sb_spill_read(struct sb_spill *s, struct sb_spill_rec *out, size_t max)
+{
+	ssize_t n;
+
+	if (s->error)
+		return s->error;
+	switch (s->state) {
+	case SPILL_MEMORY:
+		n = s->n - s->next < max ? s->n - s->next : max;
+		memcpy(out, s->buf + s->next, n * REC);
+		s->next += n;
+		return n;
+	case SPILL_MERGING:
+		n = merge_read(&s->merge, out, max);
+		if (n < 0)
+			s->error = n;
+		return n;
+	default:
+		return -EINVAL;
+	}
+}
+
+void sb_spill_free(struct sb_spill *s)
+{
+	if (!s)
+		return;
+	merge_free(&s->merge);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->runs);
+	free(s->buf);
+	free(s->dir);
+	free(s);
+}
+
+unsigned int sb_spill_runs(const struct sb_spill *s)
+{
+	return s->runs_written;
+}
+
+unsigned int sb_spill_merge_passes(const struct sb_spill *s)
+{
+	return s->merge_passes;
+}

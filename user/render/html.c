@@ -1,0 +1,751 @@
+/* Writes the HTML report: the page of user/render/html/page.html with the profile as JSON inside. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/text_format.h"
+#include "model/health.h"
+#include "render/html.h"
+#include "html_page.h"
+#include "render/report.h"
+#include "util/version.h"
+
+/* The duration histograms' bins: this many per factor of ten, the first at 1 ns. */
+#define BINS_PER_DECADE 5
+#define N_BINS (19 * BINS_PER_DECADE)	/* up to 10^19 ns, past INT64_MAX */
+
+static const double quantiles[] = { 0, 0.25, 0.5, 0.75, 0.9, 0.99, 1 };
+#define N_QUANTILES (sizeof(quantiles) / sizeof(quantiles[0]))
+
+/* Everything written into the data <script> passes here, so no string can end it early. */
+struct script_filter {
+	FILE *out;
+	bool lt;	/* a '<' held back until the next byte shows what it starts */
+};
+
+static ssize_t filter_write(void *cookie, const char *buf, size_t n)
+{
+	struct script_filter *s = cookie;
+	const char *end = buf + n, *lt;
+
+	while (buf < end) {
+		if (s->lt) {
+			s->lt = false;
+			/* '<' appears only inside JSON strings, where both escapes are legal. */
+			if (*buf == '/')
+				fputs("<\\", s->out);
+			else if (*buf == '!')
+				fputs("\\u003c", s->out);
+			else
+				fputc('<', s->out);
+		}
+		lt = memchr(buf, '<', (size_t)(end - buf));
+		if (!lt)
+			lt = end;
+		fwrite(buf, 1, (size_t)(lt - buf), s->out);
+		if (lt < end)
+			s->lt = true;
+		buf = lt < end ? lt + 1 : end;
+	}
+	return ferror(s->out) ? -1 : (ssize_t)n;
+}
+
+static int filter_close(void *cookie)
+{
+	struct script_filter *s = cookie;
+
+	if (s->lt)
+		fputc('<', s->out);
+	s->lt = false;
+	return ferror(s->out) ? -1 : 0;
+}
+
+/* Text for an HTML element or attribute. */
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+static bool rank_in(const struct sb_html_opts *o, uint32_t rank)
+{
+	return o->rank < 0 || (int64_t)rank == o->rank;
+}
+
+static void json_int_or_null(FILE *j, int64_t v, bool known)
+{
+	if (known)
+		fprintf(j, "%" PRId64, v);
+	else
+		fputs("null", j);
+}
+
+static void data_meta(FILE *j, const struct sb_profile *p)
+{
+	size_t i;
+
+	fputs(",\n\"metadata\": {", j);
+	for (i = 0; i < p->n_meta; i++) {
+		fputs(i ? ", " : "", j);
+		format_json_string(j, p->meta[i].key);
+		fputs(": ", j);
+		if (p->meta[i].is_int)
+			fprintf(j, "%" PRId64, p->meta[i].i);
+		else
+			format_json_string(j, p->meta[i].s ? p->meta[i].s : "");
+	}
+	fputc('}', j);
+}
+
+/* Every non-zero loss counter with its label and cause, for the page's notes. */
+static void data_health(FILE *j, const struct sb_profile *p)
+{
+	const struct sb_health_key *k;
+	bool first = true;
+	int64_t v;
+	size_t i;
+
+	fputs(", \"health\": [", j);
+	for (i = 0; i < sb_health_n_keys; i++) {
+		k = &sb_health_keys[i];
+		v = sb_health_value(p, k->key);
+		if (!v)
+			continue;
+		fprintf(j, "%s{\"key\": \"%s\", \"count\": %" PRId64 ", \"label\": ",
+			first ? "" : ", ", k->key, v);
+		format_json_string(j, k->label);
+		fputs(", \"hint\": ", j);
+		format_json_string(j, k->hint);
+		fputc('}', j);
+		first = false;
+	}
+	fputc(']', j);
+}
+
+static void data_header(FILE *j, const struct sb_profile *p, const struct sb_calltree *t,
+			const struct sb_html_opts *o)
+{
+	int64_t span = sb_report_span(p, t);
+	size_t i, threads = 0;
+
+	for (i = 0; i < p->n_threads; i++)
+		threads += rank_in(o, p->threads[i].rank);
+	fputs("{\"generator\": \"scope-bpf " SCOPE_BPF_VERSION "\", \"title\": ", j);
+	format_json_string(j, o->title ? o->title : "");
+	fputs(", \"format\": ", j);
+	format_json_string(j, p->format ? p->format : "");
+	fprintf(j, ", \"schema\": %d, \"mode\": \"%s\", \"rank\": ", p->schema,
+		t->flat ? "flat" : "tree");
+	json_int_or_null(j, o->rank, o->rank >= 0);
+	fputs(", \"recording_ns\": ", j);
+	json_int_or_null(j, span, span > 0);
+	fputs(", \"pct_base_ns\": ", j);
+	json_int_or_null(j, sb_report_pct_base(p, t, o->rank), span > 0);
+	fprintf(j, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64
+		", \"offcpu\": %s, \"events\": %s", sb_profile_rank_count(p), threads, t->calls,
+		p->columns & SB_COL_OFFCPU ? "true" : "false", p->events ? "true" : "false");
+	data_meta(j, p);
+	data_health(j, p);
+}
+
+static void data_regions(FILE *j, const struct sb_profile *p)
+{
+	const struct sb_region *r;
+	size_t i;
+
+	fputs(",\n\"regions\": [", j);
+	for (i = 0; i < p->n_regions; i++) {
+		r = &p->regions[i];
+		fputs(i ? ",\n " : "\n ", j);
+		fputs("{\"name\": ", j);
+		format_json_string(j, r->name);
+		fputs(", \"file\": ", j);
+		format_json_string(j, r->source_file ? r->source_file : "");
+		fprintf(j, ", \"line\": %" PRId64 ", \"tags\": ", r->source_line);
+		/* A string, not raw JSON: the page parses it and survives a broken one. */
+		format_json_string(j, r->tags ? r->tags : "[]");
+		fputc('}', j);
+	}
+	fputs("]", j);
+}
+
+/* Call tree rows in pre-order: [region, parent row, depth, calls, total, min, max, own, offcpu]. */
+static int data_nodes(FILE *j, const struct sb_calltree *t)
+{
+	const struct sb_ct_node *n;
+	uint32_t *row, i, k = 0;
+
+	row = malloc((size_t)t->n_nodes * sizeof(*row));
+	if (!row)
+		return -ENOMEM;
+	fputs(",\n\"nodes\": [", j);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		n = &t->nodes[i];
+		row[i] = k;
+		fprintf(j, "%s[%u, %" PRId64 ", %u, %" PRIu64 ", ", k ? ",\n " : "\n ", n->region,
+			n->parent ? (int64_t)row[n->parent] : -1, n->depth, n->calls);
+		json_int_or_null(j, n->total, n->total != SB_CT_UNKNOWN);
+		fputs(", ", j);
+		json_int_or_null(j, n->min, n->min != SB_CT_UNKNOWN);
+		fputs(", ", j);
+		json_int_or_null(j, n->max, n->max != SB_CT_UNKNOWN);
+		fputs(", ", j);
+		json_int_or_null(j, n->own, n->own != SB_CT_UNKNOWN);
+		fputs(", ", j);
+		json_int_or_null(j, n->offcpu, n->offcpu != SB_CT_UNKNOWN);
+		fputc(']', j);
+		k++;
+	}
+	fputs("]", j);
+	free(row);
+	return 0;
+}
+
+/* Which calls the timeline shows: all of them, or the longest max_calls. */
+struct pick {
+	size_t total;		/* calls after the rank filter */
+	int64_t shorter;	/* calls shorter than this are left out */
+	size_t ties;		/* calls exactly this long to keep, in file order */
+	int64_t t0, t1;		/* first start and last end of the kept calls */
+};
+
+/* Walks the kept calls in file order. */
+struct walk {
+	const struct sb_profile *p;
+	const struct sb_html_opts *o;
+	size_t pair, ev;
+	int64_t shorter;
+	size_t ties;
+};
+
+static void walk_init(struct walk *w, const struct sb_profile *p, const struct sb_html_opts *o,
+		      const struct pick *k)
+{
+	*w = (struct walk){ .p = p, .o = o, .shorter = k->shorter, .ties = k->ties };
+}
+
+static const struct sb_event *walk_next(struct walk *w, const struct sb_pair **pair)
+{
+	const struct sb_pair *pr;
+	const struct sb_event *e;
+	int64_t d;
+
+	for (; w->pair < w->p->n_pairs; w->pair++, w->ev = 0) {
+		pr = &w->p->pairs[w->pair];
+		if (!rank_in(w->o, pr->rank))
+			continue;
+		while (w->ev < pr->count) {
+			e = &w->p->events[pr->offset + w->ev++];
+			d = e->end - e->start;
+			if (d < w->shorter || (d == w->shorter && !w->ties))
+				continue;
+			if (d == w->shorter)
+				w->ties--;
+			*pair = pr;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+static int cmp_asc(const void *a, const void *b)
+{
+	return cmp_desc(b, a);
+}
+
+static int pick_calls(const struct sb_profile *p, const struct sb_html_opts *o, size_t cap,
+		      struct pick *k)
+{
+	const struct sb_pair *pr;
+	const struct sb_event *e;
+	struct walk w;
+	int64_t *d;
+	size_t i, n = 0;
+
+	*k = (struct pick){ .shorter = INT64_MIN, .t0 = INT64_MAX, .t1 = INT64_MIN };
+	for (i = 0; i < p->n_pairs; i++)
+		k->total += rank_in(o, p->pairs[i].rank) ? p->pairs[i].count : 0;
+	if (k->total > cap) {
+		d = malloc(k->total * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		walk_init(&w, p, o, k);
+		while ((e = walk_next(&w, &pr)))
+			d[n++] = e->end - e->start;
+		qsort(d, n, sizeof(*d), cmp_desc);
+		k->shorter = d[cap - 1];
+		for (i = cap; i > 0 && d[i - 1] == k->shorter; i--)
+			k->ties++;
+		free(d);
+	}
+	walk_init(&w, p, o, k);
+	while ((e = walk_next(&w, &pr))) {
+		k->t0 = e->start < k->t0 ? e->start : k->t0;
+		k->t1 = e->end > k->t1 ? e->end : k->t1;
+	}
+	return 0;
+}
+
+/* A timeline lane: one thread of one rank; thread -1 when the file has no thread column. */
+static uint64_t lane_key(uint32_t rank, int64_t thread)
+{
+	return (uint64_t)rank << 32 | (uint32_t)(thread + 1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The kept calls' lanes, sorted and unique; returns how many, or -ENOMEM. */
+static ssize_t collect_lanes(const struct sb_profile *p, const struct sb_html_opts *o,
+			     const struct pick *k, size_t kept, uint64_t **lanes)
+{
+	const struct sb_pair *pr;
+	const struct sb_event *e;
+	struct walk w;
+	uint64_t *l;
+	size_t n = 0, i, u = 0;
+
+	l = malloc((kept ? kept : 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	walk_init(&w, p, o, k);
+	while ((e = walk_next(&w, &pr)))
+		l[n++] = lane_key(pr->rank, e->thread);
+	qsort(l, n, sizeof(*l), cmp_u64);
+	for (i = 0; i < n; i++)
+		if (!u || l[i] != l[u - 1])
+			l[u++] = l[i];
+	*lanes = l;
+	return (ssize_t)u;
+}
+
+static const struct sb_thread *find_thread(const struct sb_profile *p, uint32_t rank,
+					   int64_t index)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_threads; i++)
+		if (p->threads[i].rank == rank && p->threads[i].index == index)
+			return &p->threads[i];
+	return NULL;
+}
+
+static void data_lanes(FILE *j, const struct sb_profile *p, const uint64_t *lanes, size_t n)
+{
+	const struct sb_thread *th;
+	uint32_t rank;
+	int64_t thread;
+	size_t i;
+
+	fputs(",\n \"lanes\": [", j);
+	for (i = 0; i < n; i++) {
+		rank = (uint32_t)(lanes[i] >> 32);
+		thread = (int64_t)(uint32_t)lanes[i] - 1;
+		th = thread >= 0 ? find_thread(p, rank, thread) : NULL;
+		fprintf(j, "%s{\"rank\": %u, \"thread\": %" PRId64 ", \"tid\": ", i ? ", " : "",
+			rank, thread);
+		json_int_or_null(j, th ? th->tid : 0, th != NULL);
+		fputs(", \"name\": ", j);
+		format_json_string(j, th && th->name ? th->name : "");
+		fputc('}', j);
+	}
+	fputc(']', j);
+}
+
+enum column { COL_REGION, COL_LANE, COL_START, COL_DUR, COL_OFFCPU };
+
+static const char *const column_names[] = { "region", "lane", "start", "dur", "offcpu" };
+
+/* One column of the kept calls, as a JSON array; times from t0. */
+static void data_column(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o,
+			const struct pick *k, enum column c, const uint64_t *lanes, size_t n_lanes)
+{
+	const struct sb_pair *pr;
+	const struct sb_event *e;
+	struct walk w;
+	uint64_t key, *at;
+	bool first = true;
+	int64_t v = 0;
+
+	fprintf(j, ",\n \"%s\": [", column_names[c]);
+	walk_init(&w, p, o, k);
+	while ((e = walk_next(&w, &pr))) {
+		switch (c) {
+		case COL_REGION:
+			v = pr->region;
+			break;
+		case COL_LANE:
+			key = lane_key(pr->rank, e->thread);
+			at = bsearch(&key, lanes, n_lanes, sizeof(*lanes), cmp_u64);
+			v = at ? at - lanes : 0;
+			break;
+		case COL_START:
+			v = e->start - k->t0;
+			break;
+		case COL_DUR:
+			v = e->end - e->start;
+			break;
+		case COL_OFFCPU:
+			v = e->offcpu > 0 ? e->offcpu : 0;
+			break;
+		}
+		fprintf(j, first ? "%" PRId64 : ",%" PRId64, v);
+		first = false;
+	}
+	fputc(']', j);
+}
+
+static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
+{
+	size_t cap = o->max_calls ? o->max_calls : SB_HTML_MAX_CALLS, kept;
+	uint64_t *lanes = NULL;
+	struct pick k;
+	ssize_t n_lanes;
+	int r;
+
+	fputs(",\n\"timeline\": {", j);
+	if (!p->events) {
+		fputs("\"total\": 0, \"shown\": 0, \"truncated\": false, \"lanes\": []}", j);
+		return 0;
+	}
+	r = pick_calls(p, o, cap, &k);
+	if (r)
+		return r;
+	kept = k.total < cap ? k.total : cap;
+	n_lanes = collect_lanes(p, o, &k, kept, &lanes);
+	if (n_lanes < 0)
+		return (int)n_lanes;
+	fprintf(j, "\"total\": %zu, \"shown\": %zu, \"truncated\": %s, \"t0\": %" PRId64
+		", \"span\": %" PRId64, k.total, kept, kept < k.total ? "true" : "false",
+		kept ? k.t0 : 0, kept ? k.t1 - k.t0 : 0);
+	data_lanes(j, p, lanes, (size_t)n_lanes);
+	data_column(j, p, o, &k, COL_REGION, lanes, (size_t)n_lanes);
+	data_column(j, p, o, &k, COL_LANE, lanes, (size_t)n_lanes);
+	data_column(j, p, o, &k, COL_START, lanes, (size_t)n_lanes);
+	data_column(j, p, o, &k, COL_DUR, lanes, (size_t)n_lanes);
+	if (p->columns & SB_COL_OFFCPU)
+		data_column(j, p, o, &k, COL_OFFCPU, lanes, (size_t)n_lanes);
+	fputc('}', j);
+	free(lanes);
+	return 0;
+}
+
+/* Histogram bin of a duration: floor(log10(d) * BINS_PER_DECADE), durations below 1 ns in bin 0. */
+static int duration_bin(int64_t d)
+{
+	int b;
+
+	if (d <= 1)
+		return 0;
+	b = (int)floor(log10((double)d) * BINS_PER_DECADE + 1e-9);
+	return b < N_BINS ? b : N_BINS - 1;
+}
+
+/* Quantiles and a sparse histogram of the sorted durations d[0..n-1]. */
+static void data_region_durations(FILE *j, uint32_t region, const int64_t *d, size_t n,
+				  bool first)
+{
+	uint64_t bins[N_BINS] = { 0 };
+	size_t i;
+	int b;
+	bool any = false;
+
+	fprintf(j, "%s{\"region\": %u, \"n\": %zu, \"q\": [", first ? "\n " : ",\n ", region, n);
+	for (i = 0; i < N_QUANTILES; i++)
+		fprintf(j, "%s%" PRId64, i ? ", " : "",
+			d[(size_t)(quantiles[i] * (double)(n - 1) + 0.5)]);
+	for (i = 0; i < n; i++)
+		bins[duration_bin(d[i])]++;
+	fputs("], \"hist\": [", j);
+	for (b = 0; b < N_BINS; b++) {
+		if (!bins[b])
+			continue;
+		fprintf(j, "%s[%d, %" PRIu64 "]", any ? ", " : "", b, bins[b]);
+		any = true;
+	}
+	fputs("]}", j);
+}
+
+/* Durations of region r's calls (rank filter applied) into d, sorted; returns how many. */
+static size_t region_durations(const struct sb_profile *p, const struct sb_html_opts *o,
+			       uint32_t r, int64_t *d)
+{
+	const struct sb_pair *pr;
+	size_t i, e, n = 0;
+
+	for (i = 0; i < p->n_pairs; i++) {
+		pr = &p->pairs[i];
+		if (pr->region != r || !rank_in(o, pr->rank))
+			continue;
+		for (e = pr->offset; e < pr->offset + pr->count; e++)
+			d[n++] = p->events[e].end - p->events[e].start;
+	}
+	qsort(d, n, sizeof(*d), cmp_asc);
+	return n;
+}
+
+/* Per region, over all its calls (not just those on the timeline). */
+static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
+{
+	size_t *count, most = 0, i;
+	bool first = true;
+	int64_t *d = NULL;
+	uint32_t r;
+
+	fprintf(j, ",\n\"bins_per_decade\": %d, \"quantiles\": [0, 25, 50, 75, 90, 99, 100]",
+		BINS_PER_DECADE);
+	fputs(",\n\"durations\": [", j);
+	count = calloc(p->n_regions ? p->n_regions : 1, sizeof(*count));
+	if (!count)
+		return -ENOMEM;
+	for (i = 0; p->events && i < p->n_pairs; i++)
+		if (rank_in(o, p->pairs[i].rank))
+			count[p->pairs[i].region] += p->pairs[i].count;
+	for (r = 0; r < p->n_regions; r++)
+		most = count[r] > most ? count[r] : most;
+	/* One buffer, as big as the busiest region needs, serves them all. */
+	d = most ? malloc(most * sizeof(*d)) : NULL;
+	for (r = 0; d && r < p->n_regions; r++) {
+		if (!count[r])
+			continue;
+		data_region_durations(j, r, d, region_durations(p, o, r, d), first);
+		first = false;
+	}
+	fputs("]", j);
+	free(d);
+	free(count);
+	return most && !d ? -ENOMEM : 0;
+}
+
+/* Sample rows for the page: the innermost function per region path, the hottest first. */
+struct hot {
+	int64_t path;
+	const char *fn;
+	uint64_t cpu;		/* CPU samples */
+	uint64_t off_ns;	/* time blocked */
+};
+
+/* Name of the innermost frame of stack id; NULL when there is none. */
+static const char *leaf_name(const struct sb_samples *s, int64_t id)
+{
+	const struct sb_frame_sym *f;
+	const struct sb_stack *st;
+	uint32_t frame;
+
+	if (id < 0 || (uint64_t)id >= s->n_stacks)
+		return NULL;
+	st = &s->stacks[id];
+	if (!st->depth || st->first >= s->n_stack_frames)
+		return NULL;
+	frame = s->stack_frames[st->first];
+	if (frame >= s->n_frames)
+		return NULL;
+	f = &s->frames[frame];
+	if (f->function && *f->function)
+		return f->function;
+	return f->module && *f->module ? f->module : "[unknown]";
+}
+
+static int cmp_hot_key(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	if (x->path != y->path)
+		return x->path < y->path ? -1 : 1;
+	return strcmp(x->fn, y->fn);
+}
+
+static int cmp_hot_weight(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? 1 : -1;
+	if (x->off_ns != y->off_ns)
+		return x->off_ns < y->off_ns ? 1 : -1;
+	return cmp_hot_key(a, b);
+}
+
+/* Region path id as "outer > inner"; the parents' chain is bounded in case a file loops it. */
+static void json_region_path(FILE *j, const struct sb_samples *s, int64_t path)
+{
+	const char *names[64];
+	size_t n = 0, i;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	for (; path >= 0 && (uint64_t)path < s->n_paths && n < 64; path = s->paths[path].parent)
+		names[n++] = s->paths[path].name ? s->paths[path].name : "?";
+	m = n ? open_memstream(&buf, &len) : NULL;
+	if (!m) {
+		format_json_string(j, n ? "?" : "(outside regions)");
+		return;
+	}
+	for (i = n; i > 0; i--)
+		fprintf(m, "%s%s", i < n ? " \u203a " : "", names[i - 1]);
+	fclose(m);
+	format_json_string(j, buf ? buf : "?");
+	free(buf);
+}
+
+static int data_samples(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
+{
+	const struct sb_samples *s = &p->samples;
+	const struct sb_sample *x;
+	struct hot *h;
+	size_t i, n = 0, u = 0;
+	uint64_t cpu = 0, off = 0;
+
+	if (!s->n_samples)
+		return 0;
+	h = malloc(s->n_samples * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < s->n_samples; i++) {
+		x = &s->samples[i];
+		if (!rank_in(o, x->rank))
+			continue;
+		h[n] = (struct hot){ .path = x->path < 0 ? -1 : x->path };
+		h[n].fn = leaf_name(s, x->ustack);
+		if (!h[n].fn)
+			h[n].fn = leaf_name(s, x->kstack);
+		if (!h[n].fn)
+			h[n].fn = "[no stack]";
+		if (x->kind == SB_SAMPLE_OFFCPU)
+			h[n].off_ns = x->ns;
+		else
+			h[n].cpu = x->count;
+		cpu += h[n].cpu;
+		off += h[n].off_ns;
+		n++;
+	}
+	qsort(h, n, sizeof(*h), cmp_hot_key);
+	for (i = 0; i < n; i++) {
+		if (u && !cmp_hot_key(&h[u - 1], &h[i])) {
+			h[u - 1].cpu += h[i].cpu;
+			h[u - 1].off_ns += h[i].off_ns;
+		} else {
+			h[u++] = h[i];
+		}
+	}
+	qsort(h, u, sizeof(*h), cmp_hot_weight);
+	fprintf(j, ",\n\"samples\": {\"cpu_samples\": %" PRIu64 ", \"offcpu_ns\": %" PRIu64
+		", \"total_rows\": %zu, \"columns\": [{\"title\": \"Region path\", \"type\": \"text\"}, "
+		"{\"title\": \"Function (innermost frame)\", \"type\": \"text\"}, "
+		"{\"title\": \"CPU samples\", \"type\": \"count\"}, "
+		"{\"title\": \"Off-CPU\", \"type\": \"ns\"}],\n \"rows\": [", cpu, off, u);
+	for (i = 0; i < u && i < SB_HTML_MAX_SAMPLE_ROWS; i++) {
+		fputs(i ? ",\n  [" : "\n  [", j);
+		json_region_path(j, s, h[i].path);
+		fputs(", ", j);
+		format_json_string(j, h[i].fn);
+		fprintf(j, ", %" PRIu64 ", %" PRIu64 "]", h[i].cpu, h[i].off_ns);
+	}
+	fputs("]}", j);
+	free(h);
+	return 0;
+}
+
+/* The data object; every key the page reads is written here. */
+static int write_data(FILE *j, const struct sb_profile *p, const struct sb_calltree *t,
+		      const struct sb_html_opts *o)
+{
+	int r;
+
+	data_header(j, p, t, o);
+	data_regions(j, p);
+	r = data_nodes(j, t);
+	if (!r)
+		r = data_timeline(j, p, o);
+	if (!r)
+		r = data_durations(j, p, o);
+	/* Only profiles with sampled stacks get the key, and the page its Samples section. */
+	if (!r)
+		r = data_samples(j, p, o);
+	fputs("}\n", j);
+	return r;
+}
+
+static int write_script_data(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+			     const struct sb_html_opts *o)
+{
+	static const cookie_io_functions_t io = { .write = filter_write, .close = filter_close };
+	struct script_filter s = { .out = f };
+	FILE *j;
+	int r;
+
+	j = fopencookie(&s, "w", io);
+	if (!j)
+		return -ENOMEM;
+	r = write_data(j, p, t, o);
+	if (fclose(j) && !r)
+		r = -EIO;
+	return r;
+}
+
+int sb_report_html_opts(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+			const struct sb_html_opts *o, struct sb_error *err)
+{
+	const char *at = sb_html_page, *mark;
+	int r = 0;
+
+	/* The page holds two markers: @SB_TITLE@ in <title>, @SB_DATA@ in the data script. */
+	while (!r && (mark = strstr(at, "@SB_"))) {
+		fwrite(at, 1, (size_t)(mark - at), f);
+		if (!strncmp(mark, "@SB_TITLE@", 10)) {
+			html_text(f, o->title ? o->title : "");
+			at = mark + 10;
+		} else if (!strncmp(mark, "@SB_DATA@", 9)) {
+			r = write_script_data(f, p, t, o);
+			at = mark + 9;
+		} else {
+			fputs("@SB_", f);
+			at = mark + 4;
+		}
+	}
+	if (r)
+		return sb_fail(err, -r, "HTML report: %s", strerror(-r));
+	fputs(at, f);
+	if (ferror(f))
+		return sb_fail(err, EIO, "HTML report: %s", strerror(EIO));
+	return 0;
+}
+
+int sb_report_html(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		   const char *title, struct sb_error *err)
+{
+	struct sb_html_opts o = { .title = title, .rank = -1 };
+
+	return sb_report_html_opts(f, p, t, &o, err);
+}

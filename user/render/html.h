@@ -1,0 +1,34 @@
+/* The report as one self-contained HTML page: table, timeline, flame graph, durations. */
+#ifndef SB_HTML_H
+#define SB_HTML_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/calltree.h"
+#include "util/error.h"
+#include "model/model.h"
+
+/* Timeline calls embedded by default: more make the page slow to open and draw. */
+#define SB_HTML_MAX_CALLS 200000
+/* Rows of the Samples table (region path, innermost function), the heaviest first. */
+#define SB_HTML_MAX_SAMPLE_ROWS 500
+
+struct sb_html_opts {
+	const char *title;	/* the page's title, usually the profile's path */
+	int64_t rank;		/* only this rank's calls on the timeline; -1 for all */
+	size_t max_calls;	/* keep the longest calls past this many; 0 = SB_HTML_MAX_CALLS */
+};
+
+/*
+ * Write the page for t (built from p) to f: the page's CSS and script are
+ * inline and the profile is one JSON object in it, so the file opens offline.
+ * Returns 0, or a negative errno with err set.
+ */
+int sb_report_html(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		   const char *title, struct sb_error *err);
+int sb_report_html_opts(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+			const struct sb_html_opts *o, struct sb_error *err);
+
+#endif

@@ -1,0 +1,420 @@
+/* Renders a call tree as an aligned text table, as JSON, or as CSV. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/text_format.h"
+#include "model/health.h"
+#include "render/report.h"
+
+/* Text table columns before the region name, all right-aligned. */
+enum col { C_CALLS, C_TOTAL, C_AVG, C_MIN, C_MAX, C_PCT, C_OWN, C_OFFCPU, N_COLS };
+
+static const char *const col_titles[N_COLS] = {
+	"calls", "total", "avg", "min", "max", "%rec", "own", "off-CPU",
+};
+
+#define CELL_MAX FORMAT_NS_MAX
+
+int sb_report_format_parse(const char *s, enum sb_report_format *fmt)
+{
+	if (!strcmp(s, "text"))
+		*fmt = SB_REPORT_TEXT;
+	else if (!strcmp(s, "json"))
+		*fmt = SB_REPORT_JSON;
+	else if (!strcmp(s, "csv"))
+		*fmt = SB_REPORT_CSV;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t)
+{
+	const struct sb_meta *s = sb_profile_meta(p, "start_time_ns");
+	const struct sb_meta *e = sb_profile_meta(p, "finalize_time_ns");
+
+	if (s && e && s->is_int && e->is_int && e->i > s->i)
+		return e->i - s->i;
+	if (t->calls && t->max_end > t->min_start)
+		return t->max_end - t->min_start;
+	return 0;
+}
+
+/*
+ * Every rank runs the whole recording, so the calls of 4 ranks against one
+ * wall-clock span read up to 400%: the share is of rank-seconds instead.
+ */
+int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t, int64_t rank)
+{
+	int64_t span = sb_report_span(p, t);
+	uint32_t ranks = rank >= 0 ? 1 : sb_profile_rank_count(p);
+
+	if (ranks > 1 && span > INT64_MAX / ranks)
+		return INT64_MAX;
+	return span * (ranks ? ranks : 1);
+}
+
+/* Ranks the report covers: the one of --rank, or all. */
+static uint32_t ranks_shown(const struct sb_profile *p, int64_t rank)
+{
+	return rank >= 0 ? 1 : sb_profile_rank_count(p);
+}
+
+static const struct sb_meta *meta_int(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	return m && m->is_int ? m : NULL;
+}
+
+static size_t thread_count(const struct sb_profile *p, int64_t rank)
+{
+	size_t i, n = 0;
+
+	if (rank < 0)
+		return p->n_threads;
+	for (i = 0; i < p->n_threads; i++)
+		n += (int64_t)p->threads[i].rank == rank;
+	return n;
+}
+
+static void time_cell(char *buf, int64_t ns)
+{
+	if (ns == SB_CT_UNKNOWN)
+		snprintf(buf, CELL_MAX, "-");
+	else
+		format_ns(buf, CELL_MAX, ns);
+}
+
+static void fill_cells(char cells[N_COLS][CELL_MAX], const struct sb_ct_node *n, int64_t base)
+{
+	snprintf(cells[C_CALLS], CELL_MAX, "%" PRIu64, n->calls);
+	time_cell(cells[C_TOTAL], n->total);
+	time_cell(cells[C_AVG], sb_ct_avg(n));
+	time_cell(cells[C_MIN], n->min);
+	time_cell(cells[C_MAX], n->max);
+	format_pct(cells[C_PCT], CELL_MAX, n->total, base);
+	time_cell(cells[C_OWN], n->own);
+	time_cell(cells[C_OFFCPU], n->offcpu);
+}
+
+static void text_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+			const struct report_opts *o, int64_t span)
+{
+	const struct sb_meta *lost = meta_int(p, "lost_events");
+	const struct sb_meta *open = meta_int(p, "open_calls_dropped");
+	size_t threads = thread_count(p, o->rank);
+	uint32_t ranks = sb_profile_rank_count(p);
+	char buf[CELL_MAX];
+
+	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
+		p->format ? p->format : "unknown format");
+	fputs("recording ", f);
+	if (span > 0) {
+		format_ns(buf, sizeof(buf), span);
+		fprintf(f, "%s, ", buf);
+	}
+	if (o->rank >= 0)
+		fprintf(f, "rank %" PRId64 " of %u, ", o->rank, ranks);
+	else
+		fprintf(f, "%u %s, ", ranks, format_plural(ranks, "rank", "ranks"));
+	/* Files without a thread table (scope-profiler's) would read "0 threads": leave it out. */
+	if (threads)
+		fprintf(f, "%zu %s, ", threads, format_plural(threads, "thread", "threads"));
+	fprintf(f, "%" PRIu64 " %s", t->calls, format_plural(t->calls, "call", "calls"));
+	if (lost)
+		fprintf(f, ", lost_events %" PRId64, lost->i);
+	if (open)
+		fprintf(f, ", open_calls_dropped %" PRId64, open->i);
+	fputc('\n', f);
+	if (span > 0 && ranks_shown(p, o->rank) > 1) {
+		format_ns(buf, sizeof(buf), sb_report_pct_base(p, t, o->rank));
+		fprintf(f, "%%rec      of %s rank-seconds (the recording times %u ranks)\n", buf,
+			ranks_shown(p, o->rank));
+	}
+	sb_health_print(f, p, "");
+	fputc('\n', f);
+}
+
+#define MAX_DRAWN_DEPTH 32
+
+/*
+ * Tree drawing: one "│  " or "   " per ancestor below the top level, then this
+ * node's branch. Deeper than MAX_DRAWN_DEPTH the indent stops growing and the
+ * depth is written instead: a 20 000-deep recursion must not print gigabytes.
+ */
+static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsigned char *more)
+{
+	const struct sb_ct_node *n = &t->nodes[i];
+	uint32_t d;
+
+	more[n->depth] = n->next_sibling != SB_CT_NONE;
+	if (n->depth < 2)
+		return;
+	for (d = 2; d < n->depth && d < MAX_DRAWN_DEPTH; d++)
+		fputs(more[d] ? "│  " : "   ", f);
+	if (n->depth >= MAX_DRAWN_DEPTH)
+		fprintf(f, "┄ [depth %u] ", n->depth);
+	fputs(more[n->depth] ? "├─ " : "└─ ", f);
+}
+
+static int render_text(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		       const struct report_opts *o)
+{
+	char cells[N_COLS][CELL_MAX];
+	size_t width[N_COLS], w;
+	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, o->rank);
+	unsigned char *more;
+	uint32_t i;
+	int c;
+
+	text_header(f, p, t, o, span);
+	if (sb_calltree_next(t, 0) == SB_CT_NONE) {
+		fputs("no completed calls\n", f);
+		return 0;
+	}
+	more = calloc((size_t)t->max_depth + 1, 1);
+	if (!more)
+		return -ENOMEM;
+	/* First pass: widest cell per column, so every column lines up. */
+	for (c = 0; c < N_COLS; c++)
+		width[c] = strlen(col_titles[c]);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		fill_cells(cells, &t->nodes[i], base);
+		for (c = 0; c < N_COLS; c++) {
+			w = format_width(cells[c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	for (c = 0; c < N_COLS; c++) {
+		format_right(f, col_titles[c], width[c]);
+		fputs("  ", f);
+	}
+	fputs("region\n", f);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		fill_cells(cells, &t->nodes[i], base);
+		for (c = 0; c < N_COLS; c++) {
+			format_right(f, cells[c], width[c]);
+			fputs("  ", f);
+		}
+		text_prefix(f, t, i, more);
+		fprintf(f, "%s\n", sb_calltree_name(t, i));
+	}
+	free(more);
+	return 0;
+}
+
+/* Node i's path from the top level, as node indices into path[0..depth-1]. */
+static void node_path(const struct sb_calltree *t, uint32_t i, uint32_t *path)
+{
+	uint32_t d = t->nodes[i].depth;
+
+	for (; d > 0; i = t->nodes[i].parent)
+		path[--d] = i;
+}
+
+static void json_time(FILE *f, const char *key, int64_t ns)
+{
+	if (ns == SB_CT_UNKNOWN)
+		fprintf(f, ", \"%s\": null", key);
+	else
+		fprintf(f, ", \"%s\": %" PRId64, key, ns);
+}
+
+/* The loss counters beyond the two every header has, when the file has them; then the names of calls open at start. */
+static void json_health(FILE *f, const struct sb_profile *p)
+{
+	const struct sb_meta *m;
+	size_t i;
+
+	for (i = 0; i < sb_health_n_keys; i++) {
+		m = meta_int(p, sb_health_keys[i].key);
+		if (m && strcmp(m->key, "lost_events") && strcmp(m->key, "open_calls_dropped"))
+			fprintf(f, ", \"%s\": %" PRId64, m->key, m->i);
+	}
+	m = sb_profile_meta(p, "regions_open_at_start");
+	if (m && !m->is_int && m->s) {
+		fputs(", \"regions_open_at_start\": ", f);
+		format_json_string(f, m->s);
+	}
+}
+
+static void json_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+			const struct report_opts *o, int64_t span)
+{
+	const struct sb_meta *lost = meta_int(p, "lost_events");
+	const struct sb_meta *open = meta_int(p, "open_calls_dropped");
+
+	fputs("{\"header\": {\"file\": ", f);
+	format_json_string(f, o->path ? o->path : "");
+	fputs(", \"format\": ", f);
+	format_json_string(f, p->format ? p->format : "");
+	fprintf(f, ", \"schema\": %d, \"mode\": \"%s\"", p->schema, t->flat ? "flat" : "tree");
+	if (o->rank >= 0)
+		fprintf(f, ", \"rank\": %" PRId64, o->rank);
+	else
+		fputs(", \"rank\": null", f);
+	if (span > 0)
+		fprintf(f, ", \"recording_ns\": %" PRId64, span);
+	else
+		fputs(", \"recording_ns\": null", f);
+	/* percent is of rank-seconds; with one rank they are the recording itself. */
+	if (span > 0 && ranks_shown(p, o->rank) > 1)
+		fprintf(f, ", \"percent_of\": \"rank_seconds\", \"rank_seconds_ns\": %" PRId64,
+			sb_report_pct_base(p, t, o->rank));
+	fprintf(f, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64,
+		sb_profile_rank_count(p), thread_count(p, o->rank), t->calls);
+	if (lost)
+		fprintf(f, ", \"lost_events\": %" PRId64, lost->i);
+	if (open)
+		fprintf(f, ", \"open_calls_dropped\": %" PRId64, open->i);
+	json_health(f, p);
+	fputs("},\n", f);
+}
+
+static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
+		     int64_t base)
+{
+	const struct sb_ct_node *n = &t->nodes[i];
+	uint32_t d;
+
+	fputs("{\"path\": [", f);
+	for (d = 0; d < n->depth; d++) {
+		if (d)
+			fputs(", ", f);
+		format_json_string(f, sb_calltree_name(t, path[d]));
+	}
+	fprintf(f, "], \"depth\": %u, \"calls\": %" PRIu64, n->depth, n->calls);
+	json_time(f, "total_ns", n->total);
+	json_time(f, "avg_ns", sb_ct_avg(n));
+	json_time(f, "min_ns", n->min);
+	json_time(f, "max_ns", n->max);
+	if (base > 0)
+		fprintf(f, ", \"percent\": %.1f", 100.0 * (double)n->total / (double)base);
+	else
+		fputs(", \"percent\": null", f);
+	json_time(f, "own_ns", n->own);
+	json_time(f, "offcpu_ns", n->offcpu);
+	json_time(f, "first_start_ns", n->first_start);
+	fputc('}', f);
+}
+
+static int render_json(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		       const struct report_opts *o)
+{
+	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, o->rank);
+	uint32_t *path, i;
+	bool first = true;
+
+	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	json_header(f, p, t, o, span);
+	fputs(" \"rows\": [", f);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		fputs(first ? "\n  " : ",\n  ", f);
+		first = false;
+		node_path(t, i, path);
+		json_row(f, t, i, path, base);
+	}
+	fputs(first ? "]}\n" : "\n ]}\n", f);
+	free(path);
+	return 0;
+}
+
+static void csv_time(FILE *f, int64_t ns)
+{
+	if (ns != SB_CT_UNKNOWN)
+		fprintf(f, "%" PRId64, ns);
+	fputc(',', f);
+}
+
+/* The path joined by ";" as one field; quoted as a whole when a name needs it. */
+static int csv_path(FILE *f, const struct sb_calltree *t, uint32_t depth, const uint32_t *path)
+{
+	size_t len = 1, at = 0, l;
+	uint32_t d;
+	char *s;
+
+	for (d = 0; d < depth; d++)
+		len += strlen(sb_calltree_name(t, path[d])) + 1;
+	s = malloc(len);
+	if (!s)
+		return -ENOMEM;
+	for (d = 0; d < depth; d++) {
+		if (d)
+			s[at++] = ';';
+		l = strlen(sb_calltree_name(t, path[d]));
+		memcpy(s + at, sb_calltree_name(t, path[d]), l);
+		at += l;
+	}
+	s[at] = '\0';
+	format_csv_field(f, s);
+	free(s);
+	return 0;
+}
+
+static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
+		   int64_t base)
+{
+	const struct sb_ct_node *n = &t->nodes[i];
+
+	if (csv_path(f, t, n->depth, path))
+		return -ENOMEM;
+	fprintf(f, ",%u,%" PRIu64 ",", n->depth, n->calls);
+	csv_time(f, n->total);
+	csv_time(f, sb_ct_avg(n));
+	csv_time(f, n->min);
+	csv_time(f, n->max);
+	if (base > 0)
+		fprintf(f, "%.1f", 100.0 * (double)n->total / (double)base);
+	fputc(',', f);
+	csv_time(f, n->own);
+	csv_time(f, n->offcpu);
+	fprintf(f, "%" PRId64 "\n", n->first_start);
+	return 0;
+}
+
+static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		      int64_t rank)
+{
+	int64_t base = sb_report_pct_base(p, t, rank);
+	uint32_t *path, i;
+	int r = 0;
+
+	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	fputs("path,depth,calls,total_ns,avg_ns,min_ns,max_ns,percent,own_ns,offcpu_ns,"
+	      "first_start_ns\n", f);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE && !r; i = sb_calltree_next(t, i)) {
+		node_path(t, i, path);
+		r = csv_row(f, t, i, path, base);
+	}
+	free(path);
+	return r;
+}
+
+int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		     const struct report_opts *o)
+{
+	int r;
+
+	switch (o->format) {
+	case SB_REPORT_JSON:
+		r = render_json(f, p, t, o);
+		break;
+	case SB_REPORT_CSV:
+		r = render_csv(f, p, t, o->rank);
+		break;
+	default:
+		r = render_text(f, p, t, o);
+		break;
+	}
+	if (!r && ferror(f))
+		r = -EIO;
+	return r;
+}

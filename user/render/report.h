@@ -1,0 +1,61 @@
+/* The report command's options and its three renderings of a call tree: text, JSON, CSV. */
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/calltree.h"
+#include "util/error.h"
+#include "model/model.h"
+
+enum sb_report_format {
+	SB_REPORT_TEXT,
+	SB_REPORT_JSON,
+	SB_REPORT_CSV,
+};
+
+struct report_opts {
+	enum sb_ct_sort sort;
+	bool flat;
+	enum sb_report_format format;
+	int64_t rank;		/* -1: all ranks */
+	const char *output;	/* NULL: stdout */
+	const char *html;	/* --html FILE: write the HTML page there instead; NULL: none */
+	const char *path;	/* the profile */
+	bool samples;		/* --samples: hottest functions per region path instead */
+	enum sb_sample_kind sample_kind;	/* --samples=KIND or --offcpu */
+	unsigned top;		/* --top N: functions per region path */
+	bool help;
+};
+
+/*
+ * Parse `report [OPTIONS] FILE` (argv[0] is the command name) without side
+ * effects beyond getopt's state. Returns 0, or -EINVAL with err naming the
+ * option or argument at fault. With --help, o->help is set and FILE is optional.
+ */
+int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_error *err);
+
+/* "text", "json", "csv"; -EINVAL for anything else. */
+int sb_report_format_parse(const char *s, enum sb_report_format *fmt);
+
+/*
+ * What "% of the recording" divides by: finalize_time_ns - start_time_ns from
+ * the metadata when both are there, else the calls' first start to last end;
+ * 0 when unknown.
+ */
+int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t);
+
+/*
+ * What %rec divides by: the span times the ranks shown (all, or the one of
+ * rank >= 0), rank-seconds, so no region of a multi-rank run reads over 100%
+ * for its ranks. Threads of one rank in a region at once still add up.
+ */
+int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t, int64_t rank);
+
+/* Write t (built from p with o's rank and mode) to f as o->format; -EIO on a write error. */
+int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		     const struct report_opts *o);
+
+#endif
