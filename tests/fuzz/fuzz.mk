@@ -17,7 +17,7 @@ FUZZ_CFLAGS = -std=gnu11 -Wall -Wextra -g -O1 $(FUZZ_SAN) -D_GNU_SOURCE -DSB_FUZ
 # What the readers link: listed, so work in progress elsewhere cannot break the fuzz build.
 FUZZ_LIB_SRCS := user/profile_read.c user/spt_read.c user/json_read.c user/json.c \
 	$(wildcard user/h5*.c) user/model.c user/stats.c user/hashmap.c user/error.c user/text.c \
-	user/calltree.c user/calltree_stream.c
+	user/calltree.c user/calltree_stream.c user/tmpfile.c user/runas.c
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
