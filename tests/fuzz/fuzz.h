@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/h5write.h"
+#include "model/index_rules.h"
 #include "model/model.h"
 
 static char fuzz_path[256];
@@ -63,7 +63,7 @@ static void fuzz_check(const char *path, int ret, const struct sb_profile *p,
 			abort();
 		return;
 	}
-	if (!p->events || !p->format || sb_h5_check_index(p, why, sizeof(why)))
+	if (!p->events || !p->format || sb_profile_check_index(p, why, sizeof(why)))
 		abort();
 	for (i = 0; i < p->n_pairs; i++) {
 		q = &p->pairs[i];

@@ -8,7 +8,6 @@
 
 #define CHUNK 16384			/* rows per read: 900 KiB of struct sb_event */
 #define MAX_CALLS ((uint64_t)UINT32_MAX - 2)	/* slots are uint32_t */
-#define MAX_RANKS (1u << 20)		/* h5write's SB_H5_MAX_RANK; more is no real run */
 #define UNSET SB_CT_NONE
 
 /*
@@ -127,7 +126,7 @@ static int count_calls(struct sbuild *b)
 	for (i = 0; i < p->n_pairs; i++)
 		if (p->pairs[i].rank >= b->n_ranks)
 			b->n_ranks = p->pairs[i].rank + 1;
-	if (b->n_ranks > MAX_RANKS)
+	if (b->n_ranks > SB_MAX_RANK)
 		return SB_CT_FALLBACK;
 	b->first = calloc(b->n_ranks ? b->n_ranks : 1, sizeof(*b->first));
 	b->count = calloc(b->n_ranks ? b->n_ranks : 1, sizeof(*b->count));

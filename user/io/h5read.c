@@ -11,6 +11,8 @@
 #include "io/profile_read.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
+#include "model/index_rules.h"
+#include "util/utf8.h"
 
 #define MAX_ROWS (1ull << 34)		/* no column may declare more rows */
 #define MAX_STR_SIZE (1u << 20)		/* fixed-length string element size limit */
@@ -67,7 +69,7 @@ static char *utf8_copy(const char *s)
 {
 	if (!s)
 		s = "";
-	return sb_h5_utf8_valid(s) ? strdup(s) : sb_h5_utf8_dup(s);
+	return sb_utf8_repaired(s);
 }
 
 static void free_strs(char **v, uint64_t n)
@@ -816,7 +818,7 @@ static int64_t rank_of(const char *name)
 		if (*d < '0' || *d > '9')
 			return -1;
 		v = v * 10 + (*d - '0');
-		if (v >= SB_H5_MAX_RANK)
+		if (v >= SB_MAX_RANK)
 			return -1;
 	}
 	return v;
@@ -1115,7 +1117,7 @@ static int check_threads(struct h5r *r)
 
 	for (i = 0; i < p->n_threads; i++) {
 		t = &p->threads[i];
-		if (t->rank >= SB_H5_MAX_RANK)
+		if (t->rank >= SB_MAX_RANK)
 			return corrupt(r, "/thread_table row %zu: rank %u out of range", i,
 				       t->rank);
 		if (t->index < 0 || (uint64_t)t->index >= p->n_threads || t->index > UINT32_MAX)
@@ -1649,7 +1651,7 @@ static int finish(struct h5r *r)
 	size_t i;
 	int ret;
 
-	if (sb_h5_check_index(r->p, why, sizeof(why)))
+	if (sb_profile_check_index(r->p, why, sizeof(why)))
 		return corrupt(r, "%s", why);
 	ret = r->schema == 3 && !r->lean ? decode_deltas(r) : 0;
 	/* Schema 1 keeps locations on the region groups, already applied. */

@@ -6,6 +6,7 @@
 
 #include "io/h5samples.h"
 #include "io/h5write.h"
+#include "util/utf8.h"
 
 #define GROUP "scope_bpf/samples"
 #define MAX_ROWS (1ull << 34)		/* no column may declare more rows */
@@ -258,8 +259,8 @@ int sb_h5_check_samples(const struct sb_profile *p, char *why, size_t len)
 	/* A profile with samples but no region call still has its one process: rank 0. */
 	if (ranks < 1)
 		ranks = 1;
-	if (ranks > SB_H5_MAX_RANK)
-		ranks = SB_H5_MAX_RANK;
+	if (ranks > SB_MAX_RANK)
+		ranks = SB_MAX_RANK;
 	keys = thread_keys(p, &n_keys);
 	if (!keys)
 		return sb_bad(why, len, "out of memory");
@@ -425,8 +426,7 @@ static int read_strings(struct r *r, const char *what, hid_t d, char *rows, size
 		ret = corrupt(r, "cannot read %s", what);
 	for (i = 0; i < n && !ret; i++) {
 		dst = (char **)(rows + i * stride + off);
-		*dst = !raw[i] ? strdup("") :
-		       sb_h5_utf8_valid(raw[i]) ? strdup(raw[i]) : sb_h5_utf8_dup(raw[i]);
+		*dst = !raw[i] ? strdup("") : sb_utf8_repaired(raw[i]);
 		if (!*dst)
 			ret = nomem(r);
 	}

@@ -11,6 +11,7 @@
 #include "io/h5write.h"
 #include "util/utf8.h"
 #include "io/tmpfile.h"
+#include "model/index_rules.h"
 
 /* Rows per event write: bounds memory however long the trace is. */
 #define EVENT_CHUNK 65536
@@ -129,44 +130,6 @@ hid_t sb_h5_field_space(uint64_t n, size_t stride, size_t off, size_t elsize)
 	return s;
 }
 
-bool sb_h5_utf8_valid(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n;
-
-	while (*u) {
-		n = sb_utf8_seq(u);
-		if (!n)
-			return false;
-		u += n;
-	}
-	return true;
-}
-
-char *sb_h5_utf8_dup(const char *s)
-{
-	static const char repl[] = "\xef\xbf\xbd";	/* U+FFFD */
-	const unsigned char *u;
-	size_t len = 0, n;
-	char *out, *o;
-
-	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
-		n = sb_utf8_seq(u);
-		len += n ? n : 3;
-	}
-	out = malloc(len + 1);
-	if (!out)
-		return NULL;
-	o = out;
-	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
-		n = sb_utf8_seq(u);
-		memcpy(o, n ? (const char *)u : repl, n ? n : 3);
-		o += n ? n : 3;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* Compressed chunks never expand more than deflate's ~1000:1; a header claiming more lies. */
 #define CHUNK_RATIO 2048
 #define CHUNK_SLACK (1ull << 20)
@@ -198,124 +161,6 @@ int sb_h5_check_storage(hid_t d, hid_t type, uint64_t n, uint64_t file_size, con
 	return 0;
 }
 
-/* ---- index rules ---- */
-
-struct span {
-	uint64_t key;
-	uint64_t count;
-	size_t row;
-};
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-static int check_rows(const struct sb_profile *p, bool *seen, char *why, size_t len)
-{
-	const struct sb_pair *q;
-	size_t i;
-
-	for (i = 0; i < p->n_pairs; i++) {
-		q = &p->pairs[i];
-		if (q->region >= p->n_regions)
-			return sb_bad(why, len,
-				      "index row %zu: region id %u out of range (%zu names)", i,
-				      q->region, p->n_regions);
-		if (q->rank >= SB_H5_MAX_RANK)
-			return sb_bad(why, len, "index row %zu: rank %u out of range", i, q->rank);
-		if (!q->count)
-			return sb_bad(why, len, "index row %zu has no events", i);
-		if (q->offset > p->n_events || q->count > p->n_events - q->offset)
-			return sb_bad(why, len,
-				      "index row %zu: events %llu+%llu past the end of /events (%zu rows)",
-				      i, (unsigned long long)q->offset,
-				      (unsigned long long)q->count, p->n_events);
-		seen[q->region] = true;
-	}
-	return 0;
-}
-
-/* Sorted by offset, neighbours must not overlap; no overlap + in range + full sum = exact cover. */
-static int check_spans(const struct sb_profile *p, struct span *s, char *why, size_t len)
-{
-	uint64_t covered = 0;
-	size_t i;
-
-	for (i = 0; i < p->n_pairs; i++)
-		s[i] = (struct span){ p->pairs[i].offset, p->pairs[i].count, i };
-	qsort(s, p->n_pairs, sizeof(*s), cmp_span);
-	for (i = 0; i < p->n_pairs; i++) {
-		if (i && s[i].key < s[i - 1].key + s[i - 1].count)
-			return sb_bad(why, len, "index rows %zu and %zu overlap", s[i - 1].row,
-				      s[i].row);
-		covered += s[i].count;
-	}
-	if (covered != p->n_events)
-		return sb_bad(why, len, "index covers %llu of %zu events",
-			      (unsigned long long)covered, p->n_events);
-	return 0;
-}
-
-static int check_unique(const struct sb_profile *p, struct span *s, char *why, size_t len)
-{
-	const struct sb_pair *q;
-	size_t i;
-
-	for (i = 0; i < p->n_pairs; i++) {
-		q = &p->pairs[i];
-		s[i] = (struct span){ (uint64_t)q->rank << 32 | q->region, 0, i };
-	}
-	qsort(s, p->n_pairs, sizeof(*s), cmp_span);
-	for (i = 1; i < p->n_pairs; i++) {
-		if (s[i].key != s[i - 1].key)
-			continue;
-		q = &p->pairs[s[i].row];
-		return sb_bad(why, len, "index rows %zu and %zu are both rank %u, region '%s'",
-			      s[i - 1].row, s[i].row, q->rank, p->regions[q->region].name);
-	}
-	return 0;
-}
-
-int sb_h5_check_index(const struct sb_profile *p, char *why, size_t len)
-{
-	struct span *s;
-	bool *seen;
-	size_t i;
-	int ret;
-
-	s = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*s));
-	seen = calloc(p->n_regions ? p->n_regions : 1, sizeof(*seen));
-	if (!s || !seen) {
-		sb_bad(why, len, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = check_rows(p, seen, why, len);
-	if (ret)
-		goto out;
-	ret = check_spans(p, s, why, len);
-	if (ret)
-		goto out;
-	ret = check_unique(p, s, why, len);
-	if (ret)
-		goto out;
-	for (i = 0; i < p->n_regions; i++) {
-		if (!seen[i]) {
-			ret = sb_bad(why, len, "region '%s' has no index row", p->regions[i].name);
-			goto out;
-		}
-	}
-out:
-	free(s);
-	free(seen);
-	return ret;
-}
-
 /* Everything the writer dereferences must be there; the index must follow FORMAT.md. */
 static int validate(const char *path, const struct sb_profile *p, struct sb_error *err)
 {
@@ -329,7 +174,7 @@ static int validate(const char *path, const struct sb_profile *p, struct sb_erro
 	for (i = 0; i < p->n_meta; i++)
 		if (!p->meta[i].key || !*p->meta[i].key)
 			return sb_fail(err, EINVAL, "%s: metadata entry %zu has no key", path, i);
-	ret = sb_h5_check_index(p, why, sizeof(why));
+	ret = sb_profile_check_index(p, why, sizeof(why));
 	if (ret)
 		return sb_fail(err, ret, "%s: cannot write an invalid profile: %s", path, why);
 	return 0;
@@ -388,7 +233,7 @@ static const char *string_at(const void *rows, size_t i, size_t stride, size_t o
 /* The file says UTF-8 and readers decode it so: replace what is not, rather than lose the file. */
 static char *valid_or_dup(const char *s)
 {
-	return sb_h5_utf8_valid(s) ? (char *)s : sb_h5_utf8_dup(s);
+	return sb_utf8_valid(s) ? (char *)s : sb_utf8_repaired(s);
 }
 
 int sb_h5_put_strings(struct sb_h5w *w, const char *name, const void *rows, size_t n,

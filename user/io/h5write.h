@@ -13,7 +13,6 @@
 
 #define SB_H5_SCHEMA 2		/* scope_profiler_schema we write */
 #define SB_H5_FORMAT 1		/* scope_bpf_format: version of our /scope_bpf extensions */
-#define SB_H5_MAX_RANK (1u << 20)	/* higher ranks are treated as corrupt */
 
 /*
  * Write p to path: events come from the stream (exactly p->n_events rows, in
@@ -66,10 +65,6 @@ hid_t sb_h5_str_type(void);
  */
 hid_t sb_h5_field_space(uint64_t n, size_t stride, size_t off, size_t elsize);
 
-/* Whether s is valid UTF-8; and a copy with each invalid byte replaced by U+FFFD. */
-bool sb_h5_utf8_valid(const char *s);
-char *sb_h5_utf8_dup(const char *s);
-
 /* A file being written: path names it in messages, never the temporary file. */
 struct sb_h5w {
 	const char *path;
@@ -98,13 +93,5 @@ int sb_h5_put_strings(struct sb_h5w *w, const char *name, const void *rows, size
  */
 int sb_h5_check_storage(hid_t d, hid_t type, uint64_t n, uint64_t file_size, const char *path,
 			const char *what, struct sb_error *err);
-
-/*
- * The index rules of FORMAT.md, for both sides: rows inside the events, not
- * overlapping, covering every event, at least one call each, one row per
- * (rank, region), every region with a row. Returns 0, or -EINVAL with the
- * broken rule in why.
- */
-int sb_h5_check_index(const struct sb_profile *p, char *why, size_t len);
 
 #endif

@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "io/h5write.h"
-#include "util/json_parse.h"
 #include "io/json_read.h"
 #include "io/profile_read.h"
+#include "model/model.h"
+#include "util/json_parse.h"
 
 struct jr {
 	const char *path;	/* for messages */
@@ -288,7 +288,7 @@ static int region_value(struct jr *r, struct jregion *g, int m, const char *what
 		return ret ? ret : dup_str(s, &g->name);
 	case REG_RANK:
 		ret = want_int(r, what, &g->rank);
-		if (!ret && (g->rank < 0 || g->rank >= SB_H5_MAX_RANK))
+		if (!ret && (g->rank < 0 || g->rank >= SB_MAX_RANK))
 			ret = bad(r, "%s %lld out of range", what, (long long)g->rank);
 		return ret;
 	case REG_FILE:
@@ -494,9 +494,9 @@ static int rank_key(struct jr *r, const char *key, uint32_t *rank)
 	uint64_t v = 0;
 	const char *c;
 
-	for (c = key; *c >= '0' && *c <= '9' && v < SB_H5_MAX_RANK; c++)
+	for (c = key; *c >= '0' && *c <= '9' && v < SB_MAX_RANK; c++)
 		v = v * 10 + (uint64_t)(*c - '0');
-	if (c == key || *c || (key[0] == '0' && key[1]) || v >= SB_H5_MAX_RANK)
+	if (c == key || *c || (key[0] == '0' && key[1]) || v >= SB_MAX_RANK)
 		return bad(r, "threads: \"%s\" is not a rank",
 			   sb_read_printable(key, shown, sizeof(shown)));
 	*rank = (uint32_t)v;
@@ -558,7 +558,7 @@ static int top_value(struct jr *r, int m)
 		return check_str(r, "time_unit", "nanoseconds", "unsupported time_unit");
 	case TOP_RANKS:
 		ret = want_int(r, "num_ranks", &r->num_ranks);
-		if (!ret && (r->num_ranks < 0 || r->num_ranks > SB_H5_MAX_RANK))
+		if (!ret && (r->num_ranks < 0 || r->num_ranks > SB_MAX_RANK))
 			ret = bad(r, "num_ranks %lld out of range", (long long)r->num_ranks);
 		return ret;
 	case TOP_META:

@@ -11,10 +11,10 @@
 
 #include "io/h5guard.h"
 #include "io/h5read.h"
-#include "io/h5write.h"
 #include "io/json_read.h"
 #include "io/profile_read.h"
 #include "io/spt_read.h"
+#include "model/index_rules.h"
 #include "util/utf8.h"
 
 /* How far into a file the JSON detection looks for the opening brace. */
@@ -374,9 +374,9 @@ int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, ch
 
 	if (!c->n)
 		return 0;
-	if (c->rank >= SB_H5_MAX_RANK)
+	if (c->rank >= SB_MAX_RANK)
 		return sb_bad(why, len, "rank %u out of range (limit %u)", c->rank,
-			      SB_H5_MAX_RANK - 1);
+			      SB_MAX_RANK - 1);
 	if (c->n > SB_READ_MAX_EVENTS - b->n_events)
 		return sb_bad(why, len, "more than %llu calls", SB_READ_MAX_EVENTS);
 	/* Held twice at the peak: as listed, then laid out. Refused before, not after, paging. */
@@ -490,7 +490,7 @@ int sb_read_build_finish(struct sb_read_build *b, char *why, size_t len)
 	if (ret)
 		return ret;
 	/* Built to satisfy it; checked so no later code meets a broken index. */
-	return sb_h5_check_index(p, why, len);
+	return sb_profile_check_index(p, why, len);
 }
 
 /* ---- threads and parent chains of call-list files ---- */

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "analysis/calltree_stream.h"
-#include "io/h5write.h"
 #include "io/profile_read.h"
 #include "io/spt_read.h"
+#include "util/utf8.h"
 
 /* The smallest region each version can store: lengths and a call count, no bytes. */
 #define MIN_REGION_V1 (4 + 8)
@@ -154,7 +154,7 @@ static int read_header(struct spt *s, int64_t *count)
 		ret = take_i64(s, count, "the region count");
 	if (ret)
 		return ret;
-	if (s->rank < 0 || (uint32_t)s->rank >= SB_H5_MAX_RANK)
+	if (s->rank < 0 || (uint32_t)s->rank >= SB_MAX_RANK)
 		return corrupt(s, "rank %d out of range", s->rank);
 	if (*count < 0)
 		return corrupt(s, "region count %lld is negative", (long long)*count);
@@ -197,7 +197,7 @@ static int read_str(struct spt *s, uint64_t i, const char *what, bool empty_ok, 
 	if (!ret && memchr(buf, '\0', (size_t)len))
 		ret = corrupt(s, "region %llu: %s contains a NUL byte", (unsigned long long)i,
 			      what);
-	else if (!ret && !sb_h5_utf8_valid(buf))
+	else if (!ret && !sb_utf8_valid(buf))
 		ret = corrupt(s, "region %llu: %s is not valid UTF-8", (unsigned long long)i, what);
 	if (ret) {
 		free(buf);

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/runas.h"
 #include "io/tmpfile.h"
+#include "util/sudo.h"
 
 #define SUFFIX ".tmp."
 #define RANDOM_CHARS 12		/* 62^12: no one guesses it, however many tries */

@@ -19,6 +19,8 @@ struct sb_region {
 	char *tags;		/* JSON list as a string, "[]" when none */
 };
 
+#define SB_MAX_RANK (1u << 20)	/* higher ranks are treated as corrupt */
+
 /* One row of /rank_region_index: the calls of one region on one rank. */
 struct sb_pair {
 	uint32_t region;

@@ -12,31 +12,9 @@
 #include <unistd.h>
 
 #include "record/runas.h"
+#include "util/sudo.h"
 
 extern char **environ;
-
-/* A decimal id as sudo writes it; nothing else, and never the invalid id -1. */
-static bool parse_id(const char *s, unsigned long *v)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return !errno && !*end && *v < (unsigned long)(uid_t)-1;
-}
-
-bool sb_sudo_user(uid_t *uid, gid_t *gid)
-{
-	unsigned long u, g;
-
-	if (geteuid() != 0 || !parse_id(getenv("SUDO_UID"), &u) || u == 0)
-		return false;
-	*uid = (uid_t)u;
-	*gid = parse_id(getenv("SUDO_GID"), &g) ? (gid_t)g : (gid_t)-1;
-	return true;
-}
 
 /* A user by name, else by number. */
 static struct passwd *find_user(const char *user)
@@ -44,7 +22,7 @@ static struct passwd *find_user(const char *user)
 	struct passwd *pw = getpwnam(user);
 	unsigned long id;
 
-	if (!pw && parse_id(user, &id))
+	if (!pw && sb_parse_id(user, &id))
 		pw = getpwuid((uid_t)id);
 	return pw;
 }

@@ -18,13 +18,6 @@ struct sb_runas {
 };
 
 /*
- * The user behind a root process started by sudo, from SUDO_UID and SUDO_GID
- * (gid (gid_t)-1 when SUDO_GID is missing). False when we are not root, not
- * under sudo, or sudo was run by root.
- */
-bool sb_sudo_user(uid_t *uid, gid_t *gid);
-
-/*
  * Decide who the command runs as: user (a name or a numeric uid) when given,
  * which needs root; else the sudo user unless as_root; else ourselves.
  * 0, or -EINVAL / -EPERM / -ENOMEM with "who: cause" in err and nothing to free.

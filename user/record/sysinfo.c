@@ -87,7 +87,7 @@ static int environment(struct sb_profile *p, pid_t pid)
 		end = v + strlen(v);
 		if (!strncmp(v, "OMP_NUM_THREADS=", 16) && atoll(v + 16) > 0)
 			ret |= sb_profile_set_int(p, "omp_num_threads", atoll(v + 16));
-		if (strncmp(v, "SLURM_", 6) || !strchr(v, '=') || !sb_utf8_valid(v))
+		if (strncmp(v, "SLURM_", 6) || !strchr(v, '=') || !sb_utf8_printable(v))
 			continue;
 		*strchr(v, '=') = 0;
 		ret |= sb_profile_set_str(p, v, v + strlen(v) + 1);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/h5write.h"
 #include "util/json_parse.h"
+#include "util/utf8.h"
 
 void sb_json_init(struct sb_json *j, const char *text, size_t len)
 {
@@ -313,7 +313,7 @@ int sb_json_string(struct sb_json *j, const char **s)
 	 * Escapes always produce whole sequences, so checking the decoded
 	 * string checks the raw bytes between them.
 	 */
-	if (!sb_h5_utf8_valid(j->str)) {
+	if (!sb_utf8_valid(j->str)) {
 		j->pos = start;
 		return fail(j, "string is not valid UTF-8");
 	}

@@ -51,11 +51,49 @@ bool sb_utf8_valid(const char *s)
 
 	while (*p) {
 		n = sb_utf8_seq(p);
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+bool sb_utf8_printable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		n = sb_utf8_seq(p);
 		if (!n || (n == 1 && is_control(*p)))
 			return false;
 		p += n;
 	}
 	return true;
+}
+
+char *sb_utf8_repaired(const char *s)
+{
+	static const char repl[] = "\xef\xbf\xbd";	/* U+FFFD */
+	const unsigned char *u;
+	size_t len = 0, n;
+	char *out, *o;
+
+	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
+		n = sb_utf8_seq(u);
+		len += n ? n : 3;
+	}
+	out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (u = (const unsigned char *)s; *u; u += n ? n : 1) {
+		n = sb_utf8_seq(u);
+		memcpy(o, n ? (const char *)u : repl, n ? n : 3);
+		o += n ? n : 3;
+	}
+	*o = '\0';
+	return out;
 }
 
 void sb_utf8_sanitize(char *s)

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "io/h5write.h"
 #include "io/profile_read.h"
+#include "model/index_rules.h"
 
 #define MAX_SKIPS 256
 
@@ -92,7 +92,7 @@ static void check_result(const char *path, int ret, const struct sb_profile *p,
 		assert_null(p->events);
 		return;
 	}
-	if (sb_h5_check_index(p, why, sizeof(why)))
+	if (sb_profile_check_index(p, why, sizeof(why)))
 		fail_msg("%s: read, but its index is broken: %s", path, why);
 	for (i = 0; i < p->n_pairs; i++) {
 		q = &p->pairs[i];

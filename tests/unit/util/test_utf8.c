@@ -20,7 +20,29 @@ static void test_utf8_validation(void **state)
 	assert_false(sb_utf8_valid("\xc0\xaf"));	/* overlong '/' */
 	assert_false(sb_utf8_valid("\xed\xa0\x80"));	/* surrogate */
 	assert_false(sb_utf8_valid("\xe2\x86"));	/* truncated */
-	assert_false(sb_utf8_valid("tab\there"));
+	/* Control characters are valid UTF-8 (a JSON "\t" decodes to one), not printable. */
+	assert_true(sb_utf8_valid("tab\there"));
+	assert_false(sb_utf8_printable("tab\there"));
+	assert_false(sb_utf8_printable("del\x7f"));
+	assert_true(sb_utf8_printable("L\xc3\xb6sung"));
+	assert_false(sb_utf8_printable("\xff"));
+}
+
+/* Readers keep a name with a bad byte: each invalid byte becomes U+FFFD, the rest stays. */
+static void test_utf8_repaired(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = sb_utf8_repaired("a\xff\xc3\xb6\xe2\x86z");
+	assert_non_null(s);
+	assert_string_equal(s, "a\xef\xbf\xbd\xc3\xb6\xef\xbf\xbd\xef\xbf\xbdz");
+	assert_true(sb_utf8_valid(s));
+	free(s);
+	s = sb_utf8_repaired("tab\there");
+	assert_non_null(s);
+	assert_string_equal(s, "tab\there");
+	free(s);
 }
 
 static void test_utf8_sanitize(void **state)
@@ -85,6 +107,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utf8_validation),
+		cmocka_unit_test(test_utf8_repaired),
 		cmocka_unit_test(test_utf8_sanitize),
 		cmocka_unit_test(test_tags_to_json),
 		cmocka_unit_test(test_hashmap_put_get_grow),
