@@ -13,6 +13,7 @@
 #include "io/profile_read.h"
 #include "model/model.h"
 #include "util/json_parse.h"
+#include "util/text_format.h"
 
 struct jr {
 	const char *path;	/* for messages */
@@ -172,20 +173,6 @@ static int read_times(struct jr *r, const char *what, struct ivec *v)
 	return ret;
 }
 
-static void put_escaped(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* An array of strings, kept as the model keeps tags: a JSON list in a string. */
 static int read_tags(struct jr *r, const char *what, char **out)
 {
@@ -214,7 +201,7 @@ static int read_tags(struct jr *r, const char *what, char **out)
 			break;
 		if (n++)
 			fputc(',', f);
-		put_escaped(f, s);
+		format_json_string(f, s);
 	}
 	fputc(']', f);
 	if (fclose(f) && !ret)

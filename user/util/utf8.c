@@ -1,8 +1,10 @@
 /* UTF-8 checks by hand: names come from traced processes and files, never trusted. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text_format.h"
 #include "util/utf8.h"
 
 size_t sb_utf8_seq(const unsigned char *s)
@@ -111,57 +113,41 @@ void sb_utf8_sanitize(char *s)
 	}
 }
 
-/* Append one tag, JSON-escaped; the input is sanitized, so only quotes and backslashes. */
-static char *append_tag(char *out, const char *tag, size_t len, bool first)
-{
-	size_t i;
-
-	if (!first)
-		*out++ = ',';
-	*out++ = '"';
-	for (i = 0; i < len; i++) {
-		if (tag[i] == '"' || tag[i] == '\\')
-			*out++ = '\\';
-		*out++ = tag[i];
-	}
-	*out++ = '"';
-	return out;
-}
-
+/* The input is sanitized first, so each tag is a plain JSON string. */
 char *sb_tags_to_json(const char *csv)
 {
-	char *copy, *json, *out;
-	const char *p, *end;
+	char *copy, *json = NULL, *tag, *save;
 	bool first = true;
-	size_t len;
+	size_t size, len;
+	FILE *f;
 
 	copy = strdup(csv ? csv : "");
 	if (!copy)
 		return NULL;
 	sb_utf8_sanitize(copy);
-	json = malloc(strlen(copy) * 3 + 3);
-	if (!json) {
+	f = open_memstream(&json, &size);
+	if (!f) {
 		free(copy);
 		return NULL;
 	}
-	out = json;
-	*out++ = '[';
-	for (p = copy; *p; p = *end ? end + 1 : end) {
-		end = strchr(p, ',');
-		if (!end)
-			end = p + strlen(p);
-		while (p < end && *p == ' ')
-			p++;
-		len = (size_t)(end - p);
-		while (len && p[len - 1] == ' ')
-			len--;
+	fputc('[', f);
+	for (tag = strtok_r(copy, ",", &save); tag; tag = strtok_r(NULL, ",", &save)) {
+		tag += strspn(tag, " ");
+		len = strlen(tag);
+		while (len && tag[len - 1] == ' ')
+			tag[--len] = 0;
 		if (!len)
 			continue;
-		out = append_tag(out, p, len, first);
+		if (!first)
+			fputc(',', f);
+		format_json_string(f, tag);
 		first = false;
 	}
-	*out++ = ']';
-	*out = 0;
+	fputc(']', f);
 	free(copy);
+	if (fclose(f)) {
+		free(json);
+		return NULL;
+	}
 	return json;
 }

@@ -723,6 +723,22 @@ static void test_spt_merges_names_and_sorts_calls(void **state)
 	sb_profile_free(&p);
 }
 
+/* Tags go back to JSON with the one string writer the exports use: short escapes, \u00XX else. */
+static void test_json_tags_are_written_back_as_exports_write_strings(void **state)
+{
+	const char *path = tmp_path("tags.json");
+	struct sb_profile p;
+
+	(void)state;
+	write_text(path,
+		   "{\"format\":\"scope-profiler-profile\",\"format_version\":1,\"regions\":["
+		   "{\"name\":\"a\",\"tags\":[\"t\\tab\",\"q\\\"\\\\\",\"\\u0001\\u00fc\"],"
+		   "\"start_times_ns\":[1],\"end_times_ns\":[2]}]}");
+	read_ok(path, &p);
+	assert_string_equal(p.regions[0].tags, "[\"t\\tab\",\"q\\\"\\\\\",\"\\u0001\xc3\xbc\"]");
+	sb_profile_free(&p);
+}
+
 static void test_json_merges_names(void **state)
 {
 	const char *path = tmp_path("merge.json");
@@ -1168,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_missing_and_odd_files),
 		cmocka_unit_test(test_spt_merges_names_and_sorts_calls),
 		cmocka_unit_test(test_json_merges_names),
+		cmocka_unit_test(test_json_tags_are_written_back_as_exports_write_strings),
 		cmocka_unit_test(test_spt_every_truncation_fails),
 		cmocka_unit_test(test_spt_bad_header),
 		cmocka_unit_test(test_spt_bad_lengths),
