@@ -1,4 +1,4 @@
-/* The subcommands of scope-bpf, one file each (cmd_<name>.c). */
+/* The subcommands of scope-bpf, one file each (user/cmd/<name>.c). */
 #ifndef SB_COMMANDS_H
 #define SB_COMMANDS_H
 

@@ -6,30 +6,17 @@
 #include <sys/stat.h>
 
 #include "cmd/cli.h"
+#include "cmd/commands.h"
 #include "export/export.h"
 #include "util/text_format.h"
-#include "export/samples_export.h"
 
-static const struct kind {
-	const char *name;
-	const char *suffix;	/* replaces FILE's extension for the default output */
-	int (*write)(FILE *f, const struct sb_profile *p, struct sb_error *err);
-	/* With --offcpu; NULL: the kind has no off-CPU view. */
-	int (*write_offcpu)(FILE *f, const struct sb_profile *p, struct sb_error *err);
-} kinds[] = {
-	{ "chrome-trace", ".trace.json", sb_export_chrome_trace, NULL },
-	{ "speedscope", ".speedscope.json", sb_export_speedscope, NULL },
-	{ "json", ".json", sb_export_json_v1, NULL },
-	{ "csv", ".csv", sb_export_csv, NULL },
-	{ "folded", ".folded", sb_export_folded_cpu, sb_export_folded_offcpu },
-	{ "flamegraph", ".svg", sb_export_flamegraph, sb_export_flamegraph_offcpu },
-};
-
-#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
-#define KIND_LIST "chrome-trace, speedscope, json, csv, folded, flamegraph"
+/* Usage columns: a KIND's help starts at KIND_COL, an option's at OPT_COL; lines end before WIDTH. */
+#define KIND_COL 17
+#define OPT_COL 21
+#define WIDTH 80
 
 struct export_opts {
-	const struct kind *kind;
+	const struct sb_export_kind *kind;
 	const char *path;
 	const char *output;	/* NULL: derived from path; "-": standard output */
 	bool offcpu;		/* --offcpu: off-CPU time instead of CPU samples */
@@ -45,41 +32,88 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * The kinds' names (or suffixes), only those with an off-CPU view when
+ * offcpu: "a, b, c", with last before the last one ("a, b and c").
+ */
+static const char *kind_list(char *buf, size_t len, bool suffixes, bool offcpu, const char *last)
+{
+	const struct sb_export_kind *k;
+	size_t i, n = 0, at = 0, seen = 0;
+
+	for (i = 0; i < sb_export_n_kinds; i++)
+		n += !offcpu || sb_export_kinds[i].write_offcpu;
+	buf[0] = 0;
+	for (i = 0; i < sb_export_n_kinds && at < len; i++) {
+		k = &sb_export_kinds[i];
+		if (offcpu && !k->write_offcpu)
+			continue;
+		at += snprintf(buf + at, len - at, "%s%s", !seen ? "" : seen + 1 == n ? last : ", ",
+			       suffixes ? k->suffix : k->name);
+		seen++;
+	}
+	return buf;
+}
+
+/* text from column col, its words wrapped to lines indented by indent that end before WIDTH. */
+static void put_wrapped(FILE *f, const char *text, size_t col, size_t indent)
+{
+	const char *w = text, *end;
+	bool first = true;
+	size_t len;
+
+	for (; *w; w = *end ? end + 1 : end) {
+		end = strchrnul(w, ' ');
+		len = (size_t)(end - w);
+		if (!first && col + 1 + len >= WIDTH) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(w, 1, len, f);
+		col += len;
+		first = false;
+	}
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
+	const struct sb_export_kind *k;
+	char list[256], line[512];
+	const char *h, *nl;
+	size_t i;
+
 	fputs("usage: scope-bpf export KIND FILE [-o OUT]\n"
 	      "\n"
 	      "Write a profile (scope-bpf or scope-profiler, any format) for another tool.\n"
 	      "\n"
-	      "KIND:\n"
-	      "  chrome-trace   Trace Event JSON for ui.perfetto.dev and chrome://tracing:\n"
-	      "                 one process per rank, one track per thread, off-CPU counters\n"
-	      "  speedscope     speedscope.app file: one timeline per (rank, thread)\n"
-	      "  json           scope-profiler JSON v1, for scope-profiler's Python tools\n"
-	      "  csv            one summary row per (rank, region), one row per call\n"
-	      "  folded         folded stacks of the samples, region path outermost, for\n"
-	      "                 flamegraph.pl, inferno or speedscope\n"
-	      "  flamegraph     interactive SVG flame graph of the samples (a CPU / off-CPU\n"
-	      "                 toggle when both were recorded)\n"
-	      "\n"
-	      "  -o, --output OUT   write OUT (\"-\": standard output); default: FILE with its\n"
-	      "                     extension replaced by .trace.json, .speedscope.json,\n"
-	      "                     .json, .csv, .folded or .svg\n"
-	      "      --offcpu       folded, flamegraph: off-CPU time instead of CPU samples\n"
-	      "  -h, --help         show this help\n"
+	      "KIND:\n", f);
+	for (i = 0; i < sb_export_n_kinds; i++) {
+		k = &sb_export_kinds[i];
+		/* The first help line beside the name, the others under it. */
+		fprintf(f, "  %-*s", KIND_COL - 2, k->name);
+		for (h = k->help; h; h = nl ? nl + 1 : NULL) {
+			nl = strchrnul(h, '\n');
+			fprintf(f, "%*s%.*s\n", h == k->help ? 0 : KIND_COL, "", (int)(nl - h), h);
+			if (!*nl)
+				nl = NULL;
+		}
+	}
+	fputs("\n"
+	      "  -o, --output OUT   write OUT (\"-\": standard output); default: FILE with its\n", f);
+	snprintf(line, sizeof(line), "extension replaced by %s",
+		 kind_list(list, sizeof(list), true, false, " or "));
+	fprintf(f, "%*s", OPT_COL, "");
+	put_wrapped(f, line, OPT_COL, OPT_COL);
+	fprintf(f, "      --offcpu       %s: off-CPU time instead of CPU samples\n",
+		kind_list(list, sizeof(list), false, true, ", "));
+	fputs("  -h, --help         show this help\n"
 	      "\n"
 	      "See docs/EXPORTS.md for what each file holds and how to open it.\n",
 	      f);
-}
-
-static const struct kind *find_kind(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < N_KINDS; i++)
-		if (!strcmp(kinds[i].name, name))
-			return &kinds[i];
-	return NULL;
 }
 
 static int parse_option(int c, void *opts, struct sb_error *err)
@@ -102,6 +136,7 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 
 static int parse_args(int argc, char **argv, struct export_opts *o, struct sb_error *err)
 {
+	char list[256];
 	int r;
 
 	*o = (struct export_opts){ 0 };
@@ -109,13 +144,15 @@ static int parse_args(int argc, char **argv, struct export_opts *o, struct sb_er
 	if (r || o->help)
 		return r;
 	if (optind >= argc)
-		return sb_fail(err, EINVAL, "missing KIND, one of " KIND_LIST);
-	o->kind = find_kind(argv[optind]);
+		return sb_fail(err, EINVAL, "missing KIND, one of %s",
+			       kind_list(list, sizeof(list), false, false, ", "));
+	o->kind = sb_export_kind_find(argv[optind]);
 	if (!o->kind)
-		return sb_fail(err, EINVAL, "'%s' is not a KIND; use one of " KIND_LIST,
-			       argv[optind]);
+		return sb_fail(err, EINVAL, "'%s' is not a KIND; use one of %s", argv[optind],
+			       kind_list(list, sizeof(list), false, false, ", "));
 	if (o->offcpu && !o->kind->write_offcpu)
-		return sb_fail(err, EINVAL, "--offcpu: only folded and flamegraph have it");
+		return sb_fail(err, EINVAL, "--offcpu: only %s have it",
+			       kind_list(list, sizeof(list), false, true, " and "));
 	if (optind + 1 >= argc)
 		return sb_fail(err, EINVAL, "missing FILE, the profile to export");
 	if (optind + 2 < argc)

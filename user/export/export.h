@@ -1,4 +1,4 @@
-/* scope-bpf export: a profile as Chrome trace, speedscope, scope-profiler JSON or CSV. */
+/* Exporters: a profile as Chrome trace, speedscope, scope-profiler JSON, CSV or sampled stacks. */
 #ifndef SB_EXPORT_H
 #define SB_EXPORT_H
 
@@ -11,9 +11,6 @@
 #include "util/error.h"
 #include "model/model.h"
 
-/* The command; returns the exit status (0 ok, 1 failure, 2 usage or input error). */
-int cmd_export(int argc, char **argv);
-
 /*
  * Each exporter streams p (which must hold its events) to f, in docs/EXPORTS.md's
  * layout. Memory beyond p stays O(threads + regions). Returns 0, or -errno with
@@ -25,6 +22,26 @@ int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error 
 int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *err);
 int sb_export_json_v1(FILE *f, const struct sb_profile *p, struct sb_error *err);
 int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err);
+
+/*
+ * One KIND of `scope-bpf export`. sb_export_kinds (user/export/kinds.c) is
+ * the only list of them: the command's usage, errors and defaults are made
+ * from it, so a new exporter is one entry there.
+ */
+struct sb_export_kind {
+	const char *name;
+	const char *suffix;	/* replaces FILE's extension for the default output */
+	const char *help;	/* for the usage text; lines separated by '\n' */
+	int (*write)(FILE *f, const struct sb_profile *p, struct sb_error *err);
+	/* With --offcpu; NULL: the kind has no off-CPU view. */
+	int (*write_offcpu)(FILE *f, const struct sb_profile *p, struct sb_error *err);
+};
+
+extern const struct sb_export_kind sb_export_kinds[];
+extern const size_t sb_export_n_kinds;
+
+/* The kind called name, or NULL. */
+const struct sb_export_kind *sb_export_kind_find(const char *name);
 
 /* ---- shared by the exporters (user/export/common.c) ---- */
 

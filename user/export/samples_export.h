@@ -30,22 +30,4 @@ int sb_export_flamegraph(FILE *f, const struct sb_profile *p, struct sb_error *e
 int sb_export_flamegraph_kind(FILE *f, const struct sb_profile *p, enum sb_sample_kind kind,
 			      struct sb_error *err);
 
-/* The same with the export command's exporter signature, one per KIND and --offcpu. */
-static inline int sb_export_folded_cpu(FILE *f, const struct sb_profile *p, struct sb_error *err)
-{
-	return sb_export_folded(f, p, SB_SAMPLE_CPU, err);
-}
-
-static inline int sb_export_folded_offcpu(FILE *f, const struct sb_profile *p,
-					  struct sb_error *err)
-{
-	return sb_export_folded(f, p, SB_SAMPLE_OFFCPU, err);
-}
-
-static inline int sb_export_flamegraph_offcpu(FILE *f, const struct sb_profile *p,
-					      struct sb_error *err)
-{
-	return sb_export_flamegraph_kind(f, p, SB_SAMPLE_OFFCPU, err);
-}
-
 #endif

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "cmd/commands.h"
 #include "export/export.h"
 #include "io/h5write.h"
 #include "io/profile_read.h"
@@ -781,6 +782,34 @@ static void test_command_usage_errors_exit_2(void **state)
 		      "scope-bpf export: /nonexistent/scope-bpf-test.h5: ");
 }
 
+/* Usage and errors are made from sb_export_kinds: every kind, its suffix, wrapped as written before. */
+static void test_command_texts_list_every_kind_of_the_table(void **state)
+{
+	char *help[] = { "export", "--help" };
+	char *kind[] = { "export", "xml", "p.h5" };
+	char *offcpu[] = { "export", "--offcpu", "csv", "p.h5" };
+	char out[4096], needle[128];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(run(ARGC(help), help, out, sizeof(out)), 0);
+	for (i = 0; i < sb_export_n_kinds; i++) {
+		snprintf(needle, sizeof(needle), "\n  %-15s", sb_export_kinds[i].name);
+		if (!strstr(out, needle))
+			fail_msg("--help does not list '%s'", sb_export_kinds[i].name);
+		assert_non_null(strstr(out, sb_export_kinds[i].suffix));
+	}
+	assert_non_null(strstr(out, "\n  chrome-trace   Trace Event JSON for ui.perfetto.dev and "
+				    "chrome://tracing:\n                 one process per rank,"));
+	assert_non_null(strstr(out, "with its\n                     extension replaced by "
+				    ".trace.json, .speedscope.json,\n                     "
+				    ".json, .csv, .folded or .svg\n"));
+	assert_non_null(strstr(out, "\n      --offcpu       folded, flamegraph: off-CPU time"));
+	expect_status(ARGC(kind), kind, 2, "'xml' is not a KIND; use one of chrome-trace, "
+		      "speedscope, json, csv, folded, flamegraph\n");
+	expect_status(ARGC(offcpu), offcpu, 2, "--offcpu: only folded and flamegraph have it");
+}
+
 static void write_h5(const char *path)
 {
 	fx_write_built(path, build);
@@ -946,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_empty_profile_exports_are_valid),
 		cmocka_unit_test(test_exporters_need_the_calls),
 		cmocka_unit_test(test_command_usage_errors_exit_2),
+		cmocka_unit_test(test_command_texts_list_every_kind_of_the_table),
 		cmocka_unit_test(test_command_writes_each_kind_beside_the_profile),
 		cmocka_unit_test(test_command_json_round_trips_through_our_reader),
 		cmocka_unit_test(test_command_sample_exports_of_a_profile_without_samples),

@@ -1,0 +1,53 @@
+/* The kinds `scope-bpf export` writes, one table: its usage, errors and dispatch come from it. */
+#include <string.h>
+
+#include "export/export.h"
+#include "export/samples_export.h"
+
+static int folded_cpu(FILE *f, const struct sb_profile *p, struct sb_error *err)
+{
+	return sb_export_folded(f, p, SB_SAMPLE_CPU, err);
+}
+
+static int folded_offcpu(FILE *f, const struct sb_profile *p, struct sb_error *err)
+{
+	return sb_export_folded(f, p, SB_SAMPLE_OFFCPU, err);
+}
+
+static int flamegraph_offcpu(FILE *f, const struct sb_profile *p, struct sb_error *err)
+{
+	return sb_export_flamegraph_kind(f, p, SB_SAMPLE_OFFCPU, err);
+}
+
+const struct sb_export_kind sb_export_kinds[] = {
+	{ "chrome-trace", ".trace.json",
+	  "Trace Event JSON for ui.perfetto.dev and chrome://tracing:\n"
+	  "one process per rank, one track per thread, off-CPU counters",
+	  sb_export_chrome_trace, NULL },
+	{ "speedscope", ".speedscope.json", "speedscope.app file: one timeline per (rank, thread)",
+	  sb_export_speedscope, NULL },
+	{ "json", ".json", "scope-profiler JSON v1, for scope-profiler's Python tools",
+	  sb_export_json_v1, NULL },
+	{ "csv", ".csv", "one summary row per (rank, region), one row per call", sb_export_csv,
+	  NULL },
+	{ "folded", ".folded",
+	  "folded stacks of the samples, region path outermost, for\n"
+	  "flamegraph.pl, inferno or speedscope",
+	  folded_cpu, folded_offcpu },
+	{ "flamegraph", ".svg",
+	  "interactive SVG flame graph of the samples (a CPU / off-CPU\n"
+	  "toggle when both were recorded)",
+	  sb_export_flamegraph, flamegraph_offcpu },
+};
+
+const size_t sb_export_n_kinds = sizeof(sb_export_kinds) / sizeof(sb_export_kinds[0]);
+
+const struct sb_export_kind *sb_export_kind_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sb_export_n_kinds; i++)
+		if (!strcmp(sb_export_kinds[i].name, name))
+			return &sb_export_kinds[i];
+	return NULL;
+}
