@@ -1,6 +1,7 @@
 /* Integration: `report --html` pages load in headless Chromium without errors and show the profile. */
 #include "harness.h"
 #include "io/h5write.h"
+#include "unit/array_stream.h"
 
 /* Chromium itself can stall on a broken machine; the test must not. */
 #define CHROMIUM_TIMEOUT "60"

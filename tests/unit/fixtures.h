@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "array_stream.h"
 #include "io/h5read.h"
 #include "io/h5write.h"
 #include "model/model.h"

@@ -31,29 +31,6 @@ struct sbuild {
 
 typedef int (*row_fn)(struct sbuild *b, size_t pair, const struct sb_event *ev);
 
-static int array_open(struct sb_event_source *src, unsigned mask, struct sb_event_stream **s,
-		      struct sb_error *err)
-{
-	struct sb_array_source *a = (struct sb_array_source *)src;
-
-	(void)mask;
-	(void)err;
-	sb_array_stream_init(&a->stream, a->p);
-	*s = &a->stream.base;
-	return 0;
-}
-
-static void array_close(struct sb_event_source *src, struct sb_event_stream *s)
-{
-	(void)src;
-	(void)s;
-}
-
-void sb_array_source_init(struct sb_array_source *s, const struct sb_profile *p)
-{
-	*s = (struct sb_array_source){ .base = { array_open, array_close }, .p = p };
-}
-
 static bool wanted(const struct sbuild *b, const struct sb_pair *pr)
 {
 	return b->o->rank < 0 || (int64_t)pr->rank == b->o->rank;

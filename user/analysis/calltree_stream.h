@@ -7,15 +7,6 @@
 /* sb_calltree_build_stream's answer when the profile does not suit it. */
 #define SB_CT_FALLBACK 1
 
-/* A source over p->events, for profiles held in memory (tests, small files). */
-struct sb_array_source {
-	struct sb_event_source base;
-	const struct sb_profile *p;
-	struct sb_array_stream stream;
-};
-
-void sb_array_source_init(struct sb_array_source *s, const struct sb_profile *p);
-
 /*
  * Build what sb_calltree_build would from p with its events held, reading
  * them from src instead (p->events may be NULL). The tree needs call and

@@ -205,7 +205,7 @@ static int write_html(const struct report_opts *o, const struct sb_profile *p,
 	r = sb_output_open(&out, o->html, SB_OUTPUT_REPLACE_FILE, &err);
 	if (r)
 		goto fail;
-	r = sb_report_html_opts(out.f, p, t, &ho, &err);
+	r = sb_report_html(out.f, p, t, &ho, &err);
 	if (r) {
 		sb_output_abort(&out);
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->html, err.msg);

@@ -205,22 +205,3 @@ uint32_t sb_profile_rank_count(const struct sb_profile *p)
 		n = (uint32_t)m->i;
 	return n;
 }
-
-static ssize_t array_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
-{
-	struct sb_array_stream *s = (struct sb_array_stream *)base;
-	size_t n = s->p->n_events - s->next;
-
-	if (n > max)
-		n = max;
-	memcpy(rows, s->p->events + s->next, n * sizeof(*rows));
-	s->next += n;
-	return (ssize_t)n;
-}
-
-void sb_array_stream_init(struct sb_array_stream *s, const struct sb_profile *p)
-{
-	s->base.read = array_read;
-	s->p = p;
-	s->next = 0;
-}

@@ -130,14 +130,6 @@ struct sb_event_source {
 	void (*close)(struct sb_event_source *src, struct sb_event_stream *s);
 };
 
-/* A stream over p->events, for profiles held in memory. */
-struct sb_array_stream {
-	struct sb_event_stream base;
-	const struct sb_profile *p;
-	size_t next;
-};
-
-void sb_array_stream_init(struct sb_array_stream *s, const struct sb_profile *p);
 
 void sb_profile_init(struct sb_profile *p);
 void sb_profile_free(struct sb_profile *p);

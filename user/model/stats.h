@@ -26,8 +26,5 @@ struct sb_stats {
 void sb_stats_init(struct sb_stats *s);
 /* Add one call; calls may arrive in any order. gpu < 0 means no GPU work. */
 void sb_stats_add(struct sb_stats *s, int64_t start, int64_t end, int64_t gpu);
-/* Fold b into a, as if a had seen b's calls too (parallel Welford). */
-void sb_stats_merge(struct sb_stats *a, const struct sb_stats *b);
-double sb_stats_stddev(const struct sb_stats *s);
 
 #endif

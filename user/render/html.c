@@ -714,8 +714,8 @@ static int write_script_data(FILE *f, const struct sb_profile *p, const struct s
 	return r;
 }
 
-int sb_report_html_opts(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
-			const struct sb_html_opts *o, struct sb_error *err)
+int sb_report_html(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
+		   const struct sb_html_opts *o, struct sb_error *err)
 {
 	const char *at = sb_html_page, *mark;
 	int r = 0;
@@ -740,12 +740,4 @@ int sb_report_html_opts(FILE *f, const struct sb_profile *p, const struct sb_cal
 	if (ferror(f))
 		return sb_fail(err, EIO, "HTML report: %s", strerror(EIO));
 	return 0;
-}
-
-int sb_report_html(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
-		   const char *title, struct sb_error *err)
-{
-	struct sb_html_opts o = { .title = title, .rank = -1 };
-
-	return sb_report_html_opts(f, p, t, &o, err);
 }

@@ -27,8 +27,6 @@ struct sb_html_opts {
  * Returns 0, or a negative errno with err set.
  */
 int sb_report_html(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
-		   const char *title, struct sb_error *err);
-int sb_report_html_opts(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
-			const struct sb_html_opts *o, struct sb_error *err);
+		   const struct sb_html_opts *o, struct sb_error *err);
 
 #endif

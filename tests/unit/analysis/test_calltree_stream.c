@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "array_stream.h"
 #include "analysis/calltree.h"
 #include "analysis/calltree_stream.h"
 #include "io/h5read.h"
@@ -16,6 +17,36 @@
 #include "render/report.h"
 
 #define ALL (SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU)
+
+/* A source over p->events: the streamed build, fed from memory. */
+struct sb_array_source {
+	struct sb_event_source base;
+	const struct sb_profile *p;
+	struct sb_array_stream stream;
+};
+
+static int array_open(struct sb_event_source *src, unsigned mask, struct sb_event_stream **s,
+		      struct sb_error *err)
+{
+	struct sb_array_source *a = (struct sb_array_source *)src;
+
+	(void)mask;
+	(void)err;
+	sb_array_stream_init(&a->stream, a->p);
+	*s = &a->stream.base;
+	return 0;
+}
+
+static void array_close(struct sb_event_source *src, struct sb_event_stream *s)
+{
+	(void)src;
+	(void)s;
+}
+
+static void sb_array_source_init(struct sb_array_source *s, const struct sb_profile *p)
+{
+	*s = (struct sb_array_source){ .base = { array_open, array_close }, .p = p };
+}
 
 struct call {
 	const char *region;

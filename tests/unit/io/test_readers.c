@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "array_stream.h"
 #include "io/h5write.h"
 #include "util/json_parse.h"
 #include "io/json_read.h"

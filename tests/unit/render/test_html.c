@@ -54,6 +54,7 @@ static void make_profile(struct sb_profile *p, unsigned columns, const char *io_
 /* The page for p; the caller frees it. */
 static char *render(const struct sb_profile *p, const struct sb_html_opts *o)
 {
+	static const struct sb_html_opts defaults = { .title = "prof.h5", .rank = -1 };
 	struct sb_ct_opts co = { .rank = -1, .sort = SB_CT_SORT_TOTAL };
 	struct sb_error err = { .msg = "" };
 	struct sb_calltree t;
@@ -64,10 +65,7 @@ static char *render(const struct sb_profile *p, const struct sb_html_opts *o)
 	assert_int_equal(sb_calltree_build(&t, p, &co, &err), 0);
 	f = open_memstream(&out, &len);
 	assert_non_null(f);
-	if (o)
-		assert_int_equal(sb_report_html_opts(f, p, &t, o, &err), 0);
-	else
-		assert_int_equal(sb_report_html(f, p, &t, "prof.h5", &err), 0);
+	assert_int_equal(sb_report_html(f, p, &t, o ? o : &defaults, &err), 0);
 	assert_int_equal(fclose(f), 0);
 	sb_calltree_free(&t);
 	return out;
