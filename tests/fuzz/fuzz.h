@@ -10,6 +10,7 @@
 
 #include "model/index_rules.h"
 #include "model/model.h"
+#include "util/error.h"
 
 static char fuzz_path[256];
 

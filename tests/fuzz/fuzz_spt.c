@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
+#include "analysis/calltree_stream.h"
 #include "io/spt_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

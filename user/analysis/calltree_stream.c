@@ -5,6 +5,7 @@
 
 #include "analysis/calltree_impl.h"
 #include "analysis/calltree_stream.h"
+#include "io/spt_read.h"
 
 #define CHUNK 16384			/* rows per read: 900 KiB of struct sb_event */
 #define MAX_CALLS ((uint64_t)UINT32_MAX - 2)	/* slots are uint32_t */
@@ -351,4 +352,20 @@ int sb_calltree_build_ordered(struct sb_calltree *t, const struct sb_profile *p,
 	if (r == -ENOMEM)
 		sb_fail(err, ENOMEM, "call tree: out of memory");
 	return r;
+}
+
+int sb_spt_read_tree(const char *path, struct sb_profile *p, const struct sb_ct_opts *o,
+		     struct sb_calltree *t, struct sb_error *err)
+{
+	struct sb_spt_calls *c;
+	int ret;
+
+	ret = sb_spt_calls_open(path, p, &c, err);
+	if (ret)
+		return ret;
+	ret = sb_calltree_build_ordered(t, p, o, sb_spt_calls_source(c), err);
+	sb_spt_calls_close(c);
+	if (ret)
+		sb_profile_free(p);
+	return ret;
 }

@@ -19,13 +19,6 @@ int sb_calltree_build_stream(struct sb_calltree *t, const struct sb_profile *p,
 			     const struct sb_ct_opts *o, struct sb_event_source *src,
 			     struct sb_error *err);
 
-/* Calls in nesting order: by rank, then start, the longer of two with one start first. */
-struct sb_ordered_calls {
-	/* The next call and its index row: 1, 0 at the end, or a negative errno with err set. */
-	int (*next)(struct sb_ordered_calls *s, struct sb_event *ev, size_t *pair,
-		    struct sb_error *err);
-};
-
 /*
  * What sb_calltree_build makes of p without call ids or thread ids (calls
  * nest by time within each rank), from calls delivered in that order: the
@@ -35,5 +28,16 @@ struct sb_ordered_calls {
 int sb_calltree_build_ordered(struct sb_calltree *t, const struct sb_profile *p,
 			      const struct sb_ct_opts *o, struct sb_ordered_calls *src,
 			      struct sb_error *err);
+
+/*
+ * A report's call tree (or flat table, as o says) of the .spt trace at path,
+ * without holding its calls: p gets the regions, index rows and statistics
+ * (p->events NULL), t what sb_calltree_build would make of the whole trace,
+ * the calls merged by time from the file. Memory: the tree and 32 MiB of
+ * buffers, plus 16 bytes a call of regions the file does not list by start.
+ * Returns as sb_spt_read, or -ENOMEM with err set.
+ */
+int sb_spt_read_tree(const char *path, struct sb_profile *p, const struct sb_ct_opts *o,
+		     struct sb_calltree *t, struct sb_error *err);
 
 #endif

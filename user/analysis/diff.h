@@ -9,7 +9,6 @@
 
 #include "util/error.h"
 #include "model/model.h"
-#include "render/report.h"
 
 #define SB_DIFF_UNKNOWN INT64_MIN	/* a value the profiles cannot tell (p95 without events) */
 #define SB_DIFF_NO_GATE -1		/* max_regression when --max-regression was not given */
@@ -95,29 +94,5 @@ const char *sb_diff_metric_name(enum sb_diff_metric m);
 
 /* A non-negative decimal percentage ("5", "2.5") in millionths; -EINVAL when it is not one. */
 int sb_diff_pct_parse(const char *s, int64_t *millionths);
-
-struct diff_opts {
-	enum sb_diff_metric metric;
-	int64_t max_regression;	/* SB_DIFF_NO_GATE or millionths of a percent */
-	const char *max_regression_arg;	/* as the user wrote it, for messages */
-	enum sb_report_format format;	/* text or json */
-	const char *output;	/* NULL: stdout */
-	const char *path_a;
-	const char *path_b;
-	bool help;
-};
-
-/*
- * Parse `diff [OPTIONS] A B` (argv[0] is the command name). Returns 0, or
- * -EINVAL with err naming the option or argument at fault. With --help,
- * o->help is set and the files are optional.
- */
-int diff_parse_args(int argc, char **argv, struct diff_opts *o, struct sb_error *err);
-
-/* Write d (built from pa and pb) to f as o->format; -EIO on a write error. */
-int sb_diff_render(FILE *f, const struct sb_diff *d, const struct sb_profile *pa,
-		   const struct sb_profile *pb, const struct diff_opts *o);
-
-int cmd_diff(int argc, char **argv);
 
 #endif

@@ -1,4 +1,4 @@
-/* Hottest functions per region path from a profile's sampled stacks, and the report that prints them. */
+/* Hottest functions per region path from a profile's sampled stacks; stack trees for flame graphs. */
 #ifndef SB_SAMPLES_REPORT_H
 #define SB_SAMPLES_REPORT_H
 
@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
-#include "render/report.h"
+#include "util/error.h"
 
 /* Outermost user frames at or past this many (non-inlined) frames: the kernel cut the walk. */
 #define SB_STACK_LIMIT 127
@@ -153,8 +153,5 @@ int sb_stack_tree_build(struct sb_stack_tree *t, const struct sb_profile *p,
 void sb_stack_tree_free(struct sb_stack_tree *t);
 /* Node i's name; buf (at least 32 bytes) holds rank names. */
 const char *sb_stack_tree_label(const struct sb_stack_tree *t, uint32_t i, char *buf, size_t len);
-
-/* `report --samples`: o->format rendering of the top o->top functions per path; 0 or -errno. */
-int sb_samples_report_render(FILE *f, const struct sb_profile *p, const struct report_opts *o);
 
 #endif

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "analysis/diff.h"
+#include "cmd/commands.h"
+#include "cmd/diff.h"
 #include "util/text_format.h"
 
 /* Long-only options get values past any character. */

@@ -26,6 +26,4 @@ int inspect_parse_args(int argc, char **argv, struct inspect_opts *o, struct sb_
 /* Describe p (read from o->path) on f as o->format; -ENOMEM, or -EIO on a write error. */
 int sb_inspect_render(FILE *f, const struct sb_profile *p, const struct inspect_opts *o);
 
-int cmd_inspect(int argc, char **argv);
-
 #endif

@@ -14,8 +14,8 @@
 #include "render/html.h"
 #include "io/profile_read.h"
 #include "render/report.h"
+#include "render/samples_report.h"
 #include "analysis/samples_report.h"
-#include "io/spt_read.h"
 
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP };

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/calltree_stream.h"
 #include "io/profile_read.h"
 #include "io/spt_read.h"
 #include "util/utf8.h"
@@ -641,28 +640,51 @@ static void merge_free(struct merge *m, size_t n)
 	free(m->heap);
 }
 
-int sb_spt_read_tree(const char *path, struct sb_profile *p, const struct sb_ct_opts *o,
-		     struct sb_calltree *t, struct sb_error *err)
+struct sb_spt_calls {
+	struct spt s;
+	struct merge m;
+};
+
+int sb_spt_calls_open(const char *path, struct sb_profile *p, struct sb_spt_calls **out,
+		      struct sb_error *err)
 {
-	struct spt s = { .path = path, .err = err };
-	struct merge m = { 0 };
+	struct sb_spt_calls *c;
 	int ret;
 
+	*out = NULL;
 	sb_profile_init(p);
-	sb_read_build_init(&s.build, p);
-	s.build.lean = true;
-	s.chunk_starts = malloc(SPT_CHUNK * sizeof(int64_t));
-	s.chunk_ends = malloc(SPT_CHUNK * sizeof(int64_t));
-	ret = s.chunk_starts && s.chunk_ends ? open_trace(&s) : nomem(&s);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return sb_fail(err, ENOMEM, "%s: out of memory", path);
+	c->s = (struct spt){ .path = path, .err = err };
+	sb_read_build_init(&c->s.build, p);
+	c->s.build.lean = true;
+	c->s.chunk_starts = malloc(SPT_CHUNK * sizeof(int64_t));
+	c->s.chunk_ends = malloc(SPT_CHUNK * sizeof(int64_t));
+	ret = c->s.chunk_starts && c->s.chunk_ends ? open_trace(&c->s) : nomem(&c->s);
 	if (!ret)
-		ret = read_trace(&s);
+		ret = read_trace(&c->s);
 	if (!ret)
-		ret = merge_open(&m, &s);
-	if (!ret)
-		ret = sb_calltree_build_ordered(t, p, o, &m.base, err);
-	merge_free(&m, s.n_sections);
-	spt_free(&s);
-	if (ret)
+		ret = merge_open(&c->m, &c->s);
+	if (ret) {
+		sb_spt_calls_close(c);
 		sb_profile_free(p);
-	return ret;
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+struct sb_ordered_calls *sb_spt_calls_source(struct sb_spt_calls *c)
+{
+	return &c->m.base;
+}
+
+void sb_spt_calls_close(struct sb_spt_calls *c)
+{
+	if (!c)
+		return;
+	merge_free(&c->m, c->s.n_sections);
+	spt_free(&c->s);
+	free(c);
 }

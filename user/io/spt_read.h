@@ -2,7 +2,6 @@
 #ifndef SB_SPT_READ_H
 #define SB_SPT_READ_H
 
-#include "analysis/calltree.h"
 #include "util/error.h"
 #include "model/model.h"
 
@@ -15,15 +14,19 @@
  */
 int sb_spt_read(const char *path, struct sb_profile *p, struct sb_error *err);
 
+/* A trace's calls, one pass over them in nesting order, read from the file as they are needed. */
+struct sb_spt_calls;
+
 /*
- * A report's call tree (or flat table, as o says) of the trace at path,
- * without holding its calls: p gets the regions, index rows and statistics
- * (p->events NULL), t what sb_calltree_build would make of the whole trace,
- * the calls merged by time from the file. Memory: the tree and 32 MiB of
- * buffers, plus 16 bytes a call of regions the file does not list by start.
- * Returns as sb_spt_read, or -ENOMEM with err set.
+ * Open the trace at path: p gets the regions, index rows and statistics
+ * (p->events NULL), *c the calls, merged by time from the file. Memory: 32 MiB
+ * of buffers, plus 16 bytes a call of regions the file does not list by
+ * start. Returns as sb_spt_read (p left empty), or -ENOMEM with err set.
+ * err also takes what the pass over the calls finds wrong.
  */
-int sb_spt_read_tree(const char *path, struct sb_profile *p, const struct sb_ct_opts *o,
-		     struct sb_calltree *t, struct sb_error *err);
+int sb_spt_calls_open(const char *path, struct sb_profile *p, struct sb_spt_calls **c,
+		      struct sb_error *err);
+struct sb_ordered_calls *sb_spt_calls_source(struct sb_spt_calls *c);
+void sb_spt_calls_close(struct sb_spt_calls *c);
 
 #endif

@@ -130,6 +130,13 @@ struct sb_event_source {
 	void (*close)(struct sb_event_source *src, struct sb_event_stream *s);
 };
 
+/* Calls in nesting order: by rank, then start, the longer of two with one start first. */
+struct sb_ordered_calls {
+	/* The next call and its index row: 1, 0 at the end, or a negative errno with err set. */
+	int (*next)(struct sb_ordered_calls *s, struct sb_event *ev, size_t *pair,
+		    struct sb_error *err);
+};
+
 
 void sb_profile_init(struct sb_profile *p);
 void sb_profile_free(struct sb_profile *p);

@@ -13,6 +13,8 @@
 #include <cmocka.h>
 
 #include "analysis/diff.h"
+#include "cmd/commands.h"
+#include "cmd/diff.h"
 #include "io/h5write.h"
 #include "fixtures.h"
 #include "json_check.h"

@@ -17,6 +17,7 @@
 #include "io/h5samples.h"
 #include "io/h5write.h"
 #include "analysis/samples_report.h"
+#include "render/samples_report.h"
 #include "fixtures.h"
 
 /* ---- a synthetic profile: regions A and A;B on two threads, with CPU and off-CPU samples ---- */

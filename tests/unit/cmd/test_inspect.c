@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "io/h5write.h"
+#include "cmd/commands.h"
 #include "cmd/inspect.h"
 #include "fixtures.h"
 #include "json_check.h"

@@ -19,6 +19,7 @@
 #include "util/json_parse.h"
 #include "io/json_read.h"
 #include "io/profile_read.h"
+#include "analysis/calltree_stream.h"
 #include "io/spt_read.h"
 
 static char dir[256];

@@ -13,6 +13,7 @@
 #include "analysis/calltree.h"
 #include "cmd/commands.h"
 #include "io/profile_read.h"
+#include "analysis/calltree_stream.h"
 #include "io/spt_read.h"
 
 /* Address-space limits do not work under ASan, which reserves terabytes up front. */
