@@ -245,36 +245,11 @@ static herr_t src_read(const struct src *s, hid_t mtype, void *buf)
 static int read_vlen(struct h5r *r, const struct src *s, hid_t ft, const char *what, uint64_t n,
 		     char **out)
 {
-	hid_t mt, space;
-	char **raw;
-	uint64_t i;
-	int ret = 0;
+	int ret = sb_h5_get_strings(s->id, s->attr, H5Tget_cset(ft), out, n, sizeof(*out), 0);
 
-	raw = calloc(n, sizeof(*raw));
-	mt = sb_h5_str_type();
-	if (!raw || mt < 0) {
-		ret = nomem(r);
-		goto out;
-	}
-	H5Tset_cset(mt, H5Tget_cset(ft));
-	if (src_read(s, mt, raw) < 0)
-		ret = corrupt(r, "cannot read %s", what);
-	for (i = 0; i < n && !ret; i++) {
-		out[i] = utf8_copy(raw[i]);
-		if (!out[i])
-			ret = nomem(r);
-	}
-	/* A failed read may have filled some rows: reclaim always (NULL rows are skipped). */
-	space = s->attr ? H5Aget_space(s->id) : H5Dget_space(s->id);
-	if (space >= 0) {
-		H5Dvlen_reclaim(mt, space, H5P_DEFAULT, raw);
-		H5Sclose(space);
-	}
-out:
-	if (mt >= 0)
-		H5Tclose(mt);
-	free(raw);
-	return ret;
+	if (ret == -EIO)
+		return corrupt(r, "cannot read %s", what);
+	return ret ? nomem(r) : 0;
 }
 
 static int read_fixed(struct h5r *r, const struct src *s, hid_t ft, const char *what, uint64_t n,

@@ -6,7 +6,6 @@
 
 #include "io/h5samples.h"
 #include "io/h5write.h"
-#include "util/utf8.h"
 
 #define GROUP "scope_bpf/samples"
 #define MAX_ROWS (1ull << 34)		/* no column may declare more rows */
@@ -411,36 +410,11 @@ static int open_column(struct r *r, const char *what, enum ctype type, hid_t *d,
 static int read_strings(struct r *r, const char *what, hid_t d, char *rows, size_t n,
 			size_t stride, size_t off)
 {
-	char **raw, **dst;
-	hid_t mt, space;
-	size_t i;
-	int ret = 0;
+	int ret = sb_h5_get_strings(d, false, H5T_CSET_UTF8, rows, n, stride, off);
 
-	raw = calloc(n, sizeof(*raw));
-	mt = sb_h5_str_type();
-	if (!raw || mt < 0) {
-		ret = nomem(r);
-		goto out;
-	}
-	if (H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0)
-		ret = corrupt(r, "cannot read %s", what);
-	for (i = 0; i < n && !ret; i++) {
-		dst = (char **)(rows + i * stride + off);
-		*dst = !raw[i] ? strdup("") : sb_utf8_repaired(raw[i]);
-		if (!*dst)
-			ret = nomem(r);
-	}
-	/* A failed read may have filled some rows: reclaim always (NULL rows are skipped). */
-	space = H5Dget_space(d);
-	if (space >= 0) {
-		H5Dvlen_reclaim(mt, space, H5P_DEFAULT, raw);
-		H5Sclose(space);
-	}
-out:
-	if (mt >= 0)
-		H5Tclose(mt);
-	free(raw);
-	return ret;
+	if (ret == -EIO)
+		return corrupt(r, "cannot read %s", what);
+	return ret ? nomem(r) : 0;
 }
 
 /* Any nonzero byte means true: a bool must never hold anything but 0 or 1. */

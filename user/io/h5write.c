@@ -269,6 +269,44 @@ out:
 	return ret;
 }
 
+int sb_h5_get_strings(hid_t obj, bool attr, H5T_cset_t cset, void *rows, size_t n, size_t stride,
+		      size_t off)
+{
+	char **raw, **dst;
+	hid_t mt, space;
+	herr_t rc;
+	size_t i;
+	int ret = 0;
+
+	raw = calloc(n ? n : 1, sizeof(*raw));
+	mt = sb_h5_str_type();
+	if (!raw || mt < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	H5Tset_cset(mt, cset);
+	rc = attr ? H5Aread(obj, mt, raw) : H5Dread(obj, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw);
+	if (rc < 0)
+		ret = -EIO;
+	for (i = 0; i < n && !ret; i++) {
+		dst = (char **)((char *)rows + i * stride + off);
+		*dst = sb_utf8_repaired(raw[i] ? raw[i] : "");
+		if (!*dst)
+			ret = -ENOMEM;
+	}
+	/* A failed read may have filled some rows: reclaim always (NULL rows are skipped). */
+	space = attr ? H5Aget_space(obj) : H5Dget_space(obj);
+	if (space >= 0) {
+		H5Dvlen_reclaim(mt, space, H5P_DEFAULT, raw);
+		H5Sclose(space);
+	}
+out:
+	if (mt >= 0)
+		H5Tclose(mt);
+	free(raw);
+	return ret;
+}
+
 static int put_strings(struct sb_h5w *w, const char *name, const char *const *v, size_t n)
 {
 	return sb_h5_put_strings(w, name, v, n, sizeof(*v), 0);

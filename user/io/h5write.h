@@ -88,6 +88,16 @@ int sb_h5_put_strings(struct sb_h5w *w, const char *name, const void *rows, size
 		      size_t stride, size_t off);
 
 /*
+ * Read the n variable-length strings of dataset (or, with attr, attribute)
+ * obj, as character set cset, into the char * at field off of each row of
+ * size stride: a missing string as "", invalid UTF-8 with each bad byte
+ * replaced by U+FFFD. 0, -ENOMEM, or -EIO when HDF5 cannot read them; rows
+ * already filled are the caller's to free.
+ */
+int sb_h5_get_strings(hid_t obj, bool attr, H5T_cset_t cset, void *rows, size_t n, size_t stride,
+		      size_t off);
+
+/*
  * A header can claim any extent: 0 when n rows of type fit what dataset d
  * holds in a file of file_size bytes, else -EINVAL with "path: cause" in err.
  */
