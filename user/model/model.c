@@ -1,4 +1,4 @@
-/* The in-memory profile: construction helpers and the array event stream. */
+/* The in-memory profile: construction helpers and metadata lookups. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
