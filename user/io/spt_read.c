@@ -1,7 +1,6 @@
 /* Read scope-profiler native traces (.spt), every declared length checked against the file first. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,18 +53,7 @@ struct spt_region {
 	int64_t *ends;
 };
 
-static int corrupt(struct spt *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int corrupt(struct spt *s, const char *fmt, ...)
-{
-	char cause[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cause, sizeof(cause), fmt, ap);
-	va_end(ap);
-	return sb_fail(s->err, EINVAL, "%s: %s", s->path, cause);
-}
+#define corrupt(s, ...) sb_fail_at((s)->err, EINVAL, (s)->path, __VA_ARGS__)
 
 static int nomem(struct spt *s)
 {
