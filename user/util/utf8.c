@@ -46,32 +46,28 @@ static bool is_control(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
-bool sb_utf8_valid(const char *s)
+static bool valid(const char *s, bool controls)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n;
 
 	while (*p) {
 		n = sb_utf8_seq(p);
-		if (!n)
+		if (!n || (!controls && n == 1 && is_control(*p)))
 			return false;
 		p += n;
 	}
 	return true;
 }
 
+bool sb_utf8_valid(const char *s)
+{
+	return valid(s, true);
+}
+
 bool sb_utf8_printable(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
-
-	while (*p) {
-		n = sb_utf8_seq(p);
-		if (!n || (n == 1 && is_control(*p)))
-			return false;
-		p += n;
-	}
-	return true;
+	return valid(s, false);
 }
 
 char *sb_utf8_repaired(const char *s)
