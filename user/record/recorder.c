@@ -41,11 +41,10 @@
 
 struct recorder {
 	struct record_opts o;
-	struct region_bpf *skel;
 	struct ring_buffer *rb;
 	struct sb_collector coll;
 	struct sb_sources sources;
-	struct sb_source_env env;	/* what the sources see */
+	struct sb_source_env env;	/* what the sources see; env.skel is the BPF object */
 	struct sb_child child;
 	pid_t root;
 	struct sb_guardian guardian;	/* resumes held processes if this one dies */
@@ -158,20 +157,20 @@ static int load_marker_programs(struct recorder *r)
 	struct region_bpf *plain;
 	int err;
 
-	bpf_program__set_flags(r->skel->progs.region_begin, BPF_F_SLEEPABLE);
-	bpf_program__set_flags(r->skel->progs.region_end, BPF_F_SLEEPABLE);
-	r->skel->rodata->sleepable = true;
-	err = region_bpf__load(r->skel);
+	bpf_program__set_flags(r->env.skel->progs.region_begin, BPF_F_SLEEPABLE);
+	bpf_program__set_flags(r->env.skel->progs.region_end, BPF_F_SLEEPABLE);
+	r->env.skel->rodata->sleepable = true;
+	err = region_bpf__load(r->env.skel);
 	if (!err || err == -EPERM || err == -EACCES)
 		return err;
-	plain = reopen_configured(r->skel);
+	plain = reopen_configured(r->env.skel);
 	err = plain ? 0 : -errno;
-	region_bpf__destroy(r->skel);
-	r->skel = r->env.skel = plain;
+	region_bpf__destroy(r->env.skel);
+	r->env.skel = plain;
 	if (!plain)
 		return err;
-	r->skel->rodata->sleepable = false;
-	return region_bpf__load(r->skel);
+	r->env.skel->rodata->sleepable = false;
+	return region_bpf__load(r->env.skel);
 }
 
 /* Open, configure every source once, load. 0 or -errno. */
@@ -179,8 +178,8 @@ static int load_programs(struct recorder *r)
 {
 	int err;
 
-	r->skel->rodata->stop_on_sync = true;
-	size_ring_buffer(r->skel);
+	r->env.skel->rodata->stop_on_sync = true;
+	size_ring_buffer(r->env.skel);
 	err = sb_sources_configure(&r->sources);
 	return err ? err : load_marker_programs(r);
 }
@@ -194,8 +193,8 @@ static int load_bpf(struct recorder *r)
 
 	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
-	r->skel = r->env.skel = region_bpf__open();
-	if (!r->skel) {
+	r->env.skel = region_bpf__open();
+	if (!r->env.skel) {
 		record_say("cannot open the BPF object: %s", strerror(errno));
 		return 1;
 	}
@@ -208,16 +207,16 @@ static int load_bpf(struct recorder *r)
 		return 1;
 	}
 	if (err) {
-		record_say("loading the BPF programs failed: %s (rerun with -v for the verifier's log)",
-			   strerror(-err));
+		record_say("loading the BPF programs failed: %s (rerun with -v for the verifier's "
+			   "log)", strerror(-err));
 		return 1;
 	}
 	/* Before anything is attached that could stop a process. */
-	if (sb_guardian_start(&r->guardian, bpf_map__fd(r->skel->maps.stops), &e)) {
+	if (sb_guardian_start(&r->guardian, bpf_map__fd(r->env.skel->maps.stops), &e)) {
 		record_say("%s", e.msg);
 		return 1;
 	}
-	err = region_bpf__attach(r->skel);
+	err = region_bpf__attach(r->env.skel);
 	if (err) {
 		record_say("attaching the scheduler tracepoints failed: %s", strerror(-err));
 		return 1;
@@ -234,7 +233,7 @@ static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
 	struct sb_proc fresh = { 0 };
 	__u32 key = (__u32)pid;
 
-	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.procs), &key, &fresh, BPF_NOEXIST) &&
+	if (bpf_map_update_elem(bpf_map__fd(r->env.skel->maps.procs), &key, &fresh, BPF_NOEXIST) &&
 	    errno != EEXIST)
 		return -errno;
 	return sb_collector_add_process(&r->coll, pid, ppid, now_ns());
@@ -253,7 +252,7 @@ static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 		record_say("%s", err.msg);
 	if (stop_seq) {
 		kill(pid, SIGCONT);
-		sb_stops_done(bpf_map__fd(r->skel->maps.stops), (uint32_t)pid, stop_seq);
+		sb_stops_done(bpf_map__fd(r->env.skel->maps.stops), (uint32_t)pid, stop_seq);
 	}
 }
 
@@ -371,7 +370,7 @@ static uint64_t calls_so_far(struct recorder *r)
 
 static void read_counters(struct recorder *r)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(r->skel->maps.counters), c;
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(r->env.skel->maps.counters), c;
 	__u64 *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
 	__u32 k;
 
@@ -500,7 +499,7 @@ static void register_open_paths(struct recorder *r, const struct sb_thread_state
 /* Threads still alive own open calls (dropped) and their CPU time so far. */
 static uint64_t collect_live_threads(struct recorder *r, int64_t now)
 {
-	int fd = bpf_map__fd(r->skel->maps.threads);
+	int fd = bpf_map__fd(r->env.skel->maps.threads);
 	struct sb_thread_state *st = malloc(sizeof(*st));
 	__u32 key, next, *prev = NULL;
 	uint64_t open = 0;
@@ -569,19 +568,19 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
  */
 static void end_recording(struct recorder *r, int64_t *end_ns)
 {
-	r->skel->bss->recording = false;
+	r->env.skel->bss->recording = false;
 	*end_ns = now_ns();
 	r->stopping = true;
 	usleep(SETTLE_US);
 	sb_sources_stop(&r->sources);
 	ring_buffer__consume(r->rb);
-	sb_stops_release(bpf_map__fd(r->skel->maps.stops), 0);
+	sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
 	read_counters(r);
 	r->env.open_at_end = collect_live_threads(r, *end_ns);
 	sb_sources_detach(&r->sources);
 }
 
-/* The collector's tables, then each source's, the recording's own metadata, each source's losses. */
+/* The collector's tables, each source's, the recording's own metadata, then what was lost. */
 static int build_profile(struct recorder *r, int64_t end_ns)
 {
 	int ret = sb_collector_finish(&r->coll);
@@ -686,16 +685,16 @@ static char *spill_dir(const char *output)
 /* Nothing of ours stays loaded: no probe, no program, nothing that could stop a process. */
 static void recorder_close(struct recorder *r)
 {
-	if (r->skel && r->skel->bss->recording) {
-		r->skel->bss->recording = false;
+	if (r->env.skel && r->env.skel->bss->recording) {
+		r->env.skel->bss->recording = false;
 		usleep(SETTLE_US);
-		sb_stops_release(bpf_map__fd(r->skel->maps.stops), 0);
+		sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
 	}
 	sb_sources_free(&r->sources);
 	ring_buffer__free(r->rb);
 	r->rb = NULL;
-	region_bpf__destroy(r->skel);
-	r->skel = NULL;
+	region_bpf__destroy(r->env.skel);
+	r->env.skel = NULL;
 }
 
 /* Returns the exit status: the command's, or 0/1/2 for our own outcome. */
@@ -714,7 +713,7 @@ static int run(struct recorder *r)
 	r->coll.on_sync = on_sync;
 	r->coll.on_fork = on_fork;
 	r->coll.sync_ctx = r;
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_record, r, NULL);
+	r->rb = ring_buffer__new(bpf_map__fd(r->env.skel->maps.events), on_record, r, NULL);
 	if (!r->rb) {
 		record_say("cannot open the ring buffer: %s", strerror(errno));
 		return 1;
@@ -725,7 +724,7 @@ static int run(struct recorder *r)
 		return 128 + stop_signal;
 	}
 	r->start_ns = now_ns();
-	r->skel->bss->recording = true;
+	r->env.skel->bss->recording = true;
 	ret = r->o.cmd ? start_cmd(r) : start_pid(r);
 	if (ret)
 		return ret;

@@ -29,16 +29,16 @@ struct sb_source_env {
 	struct region_bpf *skel;	/* opened at configure, loaded from start on */
 	struct sb_collector *coll;
 	struct sb_guardian *guardian;	/* resumes held processes if the recorder dies */
-	struct sb_stacks *stacks;	/* the symbolized stack table, when a source takes stacks */
-	uint64_t counters[SB_CNT_MAX];	/* the kernel's counters, summed over CPUs; final after stop */
-	uint64_t open_at_end;		/* calls still open in live threads when recording ended */
+	struct sb_stacks *stacks;	/* the stack table, when a source takes stacks */
+	uint64_t counters[SB_CNT_MAX];	/* the kernel's, summed over CPUs; final after stop */
+	uint64_t open_at_end;		/* calls open in live threads when recording ended */
 };
 
 /* What happened to a traced process. */
 enum sb_proc_kind {
 	SB_PROC_START,		/* traced from the start of the recording (-p and its tree) */
 	SB_PROC_FORK,		/* created by a traced process: pid is the child */
-	SB_PROC_SYNC,		/* exec'd or loaded objects; it may be held until the hooks return */
+	SB_PROC_SYNC,		/* exec'd or loaded objects; may be held until the hooks return */
 };
 
 struct sb_proc_change {

@@ -49,7 +49,7 @@ int sb_regions_probe_files(const struct sb_sources *set)
 	return a ? a->probe_files : 0;
 }
 
-/* The kernel's counters, and calls the thread table had no slot for (model/health.c explains them). */
+/* The kernel's counters and the collector's drops; model/health.c explains each key. */
 static int regions_losses(void *state, struct sb_source_env *env)
 {
 	struct sb_profile *p = &env->coll->prof;

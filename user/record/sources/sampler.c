@@ -52,6 +52,7 @@ static int sampler_start(void *state, struct sb_source_env *env, struct sb_error
 {
 	int ncpu = libbpf_num_possible_cpus(), hz = env->opts->sample_hz, cpu, fd;
 	struct sampler *s = state;
+	struct bpf_link *link;
 	bool hardware;
 
 	if (ncpu <= 0)
@@ -72,13 +73,13 @@ static int sampler_start(void *state, struct sb_source_env *env, struct sb_error
 		if (fd < 0)
 			return sb_fail(err, errno, "sampling: perf_event_open (%s) on CPU %d: %s",
 				       s->event, cpu, strerror(errno));
-		s->links[s->n_links] = bpf_program__attach_perf_event(env->skel->progs.on_sample, fd);
-		if (!s->links[s->n_links]) {
+		link = bpf_program__attach_perf_event(env->skel->progs.on_sample, fd);
+		if (!link) {
 			close(fd);
 			return sb_fail(err, errno, "sampling: attaching to CPU %d: %s", cpu,
 				       strerror(errno));
 		}
-		s->n_links++;
+		s->links[s->n_links++] = link;
 	}
 	return 0;
 }
