@@ -451,7 +451,7 @@ static __always_inline void add_offcpu(struct sb_thread_state *th, __u32 tgid, _
 }
 
 /* A CPU sample: counted per (thread, stacks, region path) in the kernel, never sent one by one. */
-SEC("perf_event")
+SEC("?perf_event")	/* loaded only when the sampler asks for it */
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), one = 1, *n;

@@ -10,7 +10,7 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-/* The recorder writes these (cmd_record.c add_metadata); files from other tools have none. */
+/* The recorder's sources write these (record/sources/regions.c, stacks.c); files from other tools have none. */
 const struct sb_health_key sb_health_keys[] = {
 	{ "lost_events", "events were lost", "lost",
 	  "the ring buffer was full (calls came faster than the recorder read them); "

@@ -1,0 +1,786 @@
+/*
+ * The recorder: load the BPF programs, follow the targets, run the data
+ * sources (record/sources/) through their life cycle, write the profile.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "io/h5write.h"
+#include "model/health.h"
+#include "record/collect.h"
+#include "record/guardian.h"
+#include "record/launch.h"
+#include "record/recorder.h"
+#include "record/source.h"
+#include "record/sources/regions.h"
+#include "record/sources/sources.h"
+#include "record/stdout_profile.h"
+#include "record/sysinfo.h"
+#include "region.h"
+#include "region.skel.h"
+#include "util/text_format.h"
+
+#define SPILL_BUDGET (24u << 20)
+#define POLL_MS 100
+#define STATUS_NS 1000000000LL		/* status line rewritten in place */
+#define STATUS_SHARED_NS 10000000000LL	/* status as whole lines, beside the target's output */
+/* Programs that read the recording flag before it was cleared are done within this. */
+#define SETTLE_US 5000
+
+struct recorder {
+	struct record_opts o;
+	struct ring_buffer *rb;
+	struct sb_collector coll;
+	struct sb_sources sources;
+	struct sb_source_env env;	/* what the sources see; env.skel is the BPF object */
+	struct sb_child child;
+	pid_t root;
+	struct sb_guardian guardian;	/* resumes held processes if this one dies */
+	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
+	bool stopping;		/* recording ended: syncs are only answered, not attached */
+	bool shared_tty;	/* the target may write to our terminal */
+	bool root_exited;
+	int root_status;
+	int64_t start_ns;
+	int failed;		/* a collector error: stop, still write */
+};
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_from_terminal;
+
+/* A terminal's Ctrl-C reaches the launched command too: remember not to send it twice. */
+static void on_signal(int sig, siginfo_t *info, void *uctx)
+{
+	(void)uctx;
+	stop_signal = sig;
+	stop_from_terminal = info && info->si_code == SI_KERNEL;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static bool verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	/* Our own messages say what failed; libbpf's detail is for -v. */
+	return verbose_libbpf ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+void record_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "scope-bpf record: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Catch what the kernel would reject before loading, so the message says why. 0 or 1. */
+static int check_system(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		record_say("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): scope-bpf "
+			   "needs Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF=y");
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 MiB per CPU, a power of two (as ring buffers must be) within the bounds. */
+static void size_ring_buffer(struct region_bpf *skel)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 bytes = SB_RINGBUF_MIN;
+
+	while (bytes < SB_RINGBUF_MAX && ncpu > 0 && bytes < ((__u32)ncpu << 20))
+		bytes <<= 1;
+	bpf_map__set_max_entries(skel->maps.events, bytes);
+	skel->rodata->wakeup_bytes = bytes / 8;
+}
+
+/*
+ * A fresh copy of an object that failed to load, with what was configured on
+ * it (global data, map sizes, which programs load) but not the program flags:
+ * the configuration is done once, whichever way the programs load.
+ */
+static struct region_bpf *reopen_configured(struct region_bpf *failed)
+{
+	struct region_bpf *skel = region_bpf__open();
+	struct bpf_program *prog;
+	struct bpf_map *map, *to;
+	const void *data;
+	size_t size;
+
+	if (!skel)
+		return NULL;
+	bpf_object__for_each_map(map, failed->obj) {
+		to = bpf_object__find_map_by_name(skel->obj, bpf_map__name(map));
+		bpf_map__set_max_entries(to, bpf_map__max_entries(map));
+		data = bpf_map__initial_value(map, &size);
+		if (data)
+			bpf_map__set_initial_value(to, data, size);
+	}
+	bpf_object__for_each_program(prog, failed->obj)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj,
+									   bpf_program__name(prog)),
+					  bpf_program__autoload(prog));
+	return skel;
+}
+
+/*
+ * Sleepable marker programs can fault in the pages of region names (kernels
+ * >= 6.0); older kernels load them plain, and read names only once resident.
+ */
+static int load_marker_programs(struct recorder *r)
+{
+	struct region_bpf *plain;
+	int err;
+
+	bpf_program__set_flags(r->env.skel->progs.region_begin, BPF_F_SLEEPABLE);
+	bpf_program__set_flags(r->env.skel->progs.region_end, BPF_F_SLEEPABLE);
+	r->env.skel->rodata->sleepable = true;
+	err = region_bpf__load(r->env.skel);
+	if (!err || err == -EPERM || err == -EACCES)
+		return err;
+	plain = reopen_configured(r->env.skel);
+	err = plain ? 0 : -errno;
+	region_bpf__destroy(r->env.skel);
+	r->env.skel = plain;
+	if (!plain)
+		return err;
+	r->env.skel->rodata->sleepable = false;
+	return region_bpf__load(r->env.skel);
+}
+
+/* Open, configure every source once, load. 0 or -errno. */
+static int load_programs(struct recorder *r)
+{
+	int err;
+
+	r->env.skel->rodata->stop_on_sync = true;
+	size_ring_buffer(r->env.skel);
+	err = sb_sources_configure(&r->sources);
+	return err ? err : load_marker_programs(r);
+}
+
+/* 0, or 1 after saying why. */
+static int load_bpf(struct recorder *r)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	struct sb_error e = { { 0 } };
+	int err;
+
+	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+	r->env.skel = region_bpf__open();
+	if (!r->env.skel) {
+		record_say("cannot open the BPF object: %s", strerror(errno));
+		return 1;
+	}
+	err = load_programs(r);
+	if (err == -EPERM || err == -EACCES) {
+		record_say("loading BPF programs needs root, or the capabilities CAP_BPF and "
+			   "CAP_PERFMON (plus CAP_SYS_PTRACE to read other users' processes): run "
+			   "with sudo, or `sudo setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep %s`",
+			   "scope-bpf");
+		return 1;
+	}
+	if (err) {
+		record_say("loading the BPF programs failed: %s (rerun with -v for the verifier's "
+			   "log)", strerror(-err));
+		return 1;
+	}
+	/* Before anything is attached that could stop a process. */
+	if (sb_guardian_start(&r->guardian, bpf_map__fd(r->env.skel->maps.stops), &e)) {
+		record_say("%s", e.msg);
+		return 1;
+	}
+	err = region_bpf__attach(r->env.skel);
+	if (err) {
+		record_say("attaching the scheduler tracepoints failed: %s", strerror(-err));
+		return 1;
+	}
+	if (sb_sources_start(&r->sources, &e)) {
+		record_say("%s", e.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
+{
+	struct sb_proc fresh = { 0 };
+	__u32 key = (__u32)pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(r->env.skel->maps.procs), &key, &fresh, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return -errno;
+	return sb_collector_add_process(&r->coll, pid, ppid, now_ns());
+}
+
+/* A traced process exec'd or loaded objects and may be stopped: attach, then let it go. */
+static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
+{
+	struct sb_proc_change ch = { .what = SB_PROC_SYNC, .pid = pid };
+	struct recorder *r = ctx;
+	struct sb_error err = { { 0 } };
+
+	(void)reason;
+	/* Once recording has ended a queued sync is only answered: the probes are going. */
+	if (!r->stopping && sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
+		record_say("%s", err.msg);
+	if (stop_seq) {
+		kill(pid, SIGCONT);
+		sb_stops_done(bpf_map__fd(r->env.skel->maps.stops), (uint32_t)pid, stop_seq);
+	}
+}
+
+static void on_fork(void *ctx, pid_t parent, pid_t child)
+{
+	struct sb_proc_change ch = { .what = SB_PROC_FORK, .pid = child, .parent = parent };
+	struct recorder *r = ctx;
+	struct sb_error err = { { 0 } };
+
+	sb_sources_process(&r->sources, &ch, &err);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	int ret = sb_sources_record(&r->sources, data, size);
+
+	if (ret > 0)
+		ret = sb_collector_record(&r->coll, data, size);
+	if (ret && !r->failed) {
+		r->failed = ret;
+		record_say("recording stopped: %s; the command runs on, untraced", strerror(-ret));
+	}
+	return 0;
+}
+
+/* Attach to -p's process tree. 0, or the exit status after saying why. */
+static int start_pid(struct recorder *r)
+{
+	struct sb_proc_change ch = { .what = SB_PROC_START };
+	struct sb_error err = { { 0 } };
+	char name[64];
+	size_t n, i;
+	pid_t *tree;
+	int ret;
+
+	if (kill(r->o.pid, 0) && errno == ESRCH) {
+		record_say("process %d: no such process", (int)r->o.pid);
+		return SB_EXIT_USAGE;
+	}
+	sb_process_name(r->o.pid, name, sizeof(name));
+	tree = sb_process_tree(r->o.pid, &n);
+	if (!tree) {
+		record_say("process %d (%s): cannot list its children: out of memory", (int)r->o.pid, name);
+		return 1;
+	}
+	r->root = r->o.pid;
+	for (i = 0; i < n; i++) {
+		ch.pid = tree[i];
+		ret = trace_process(r, tree[i], 0);
+		if (!ret)
+			ret = sb_sources_process(&r->sources, &ch, &err);
+		if (ret < 0 && i == 0) {
+			free(tree);
+			if (kill(r->o.pid, 0) && errno == ESRCH)
+				record_say("process %d (%s): exited while attaching", (int)r->o.pid, name);
+			else
+				record_say("%s", err.msg[0] ? err.msg : strerror(-ret));
+			return SB_EXIT_USAGE;
+		}
+	}
+	free(tree);
+	if (!sb_regions_probe_files(&r->sources)) {
+		record_say("process %d (%s): no scope_bpf probes in its executable or the libraries it "
+		    "maps; mark regions with include/scope_bpf.h (see docs/MARKERS.md)",
+		    (int)r->o.pid, name);
+		return SB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Launch -- CMD held at the door, trace it, let it exec. 0, or the exit status after saying why. */
+static int start_cmd(struct recorder *r)
+{
+	struct sb_error err = { { 0 } };
+	struct sb_runas who;
+	int ret;
+
+	if (sb_runas_resolve(&who, r->o.user, r->o.as_root, &err)) {
+		record_say("%s", err.msg);
+		return SB_EXIT_USAGE;
+	}
+	/* The child has its own copy of who from here on. */
+	ret = sb_launch_prepare(&r->child, r->o.cmd, &who, &err);
+	sb_runas_free(&who);
+	if (ret) {
+		record_say("%s", err.msg);
+		return 1;
+	}
+	r->root = r->child.pid;
+	ret = trace_process(r, r->child.pid, getpid());
+	if (ret) {
+		kill(r->child.pid, SIGKILL);
+		waitpid(r->child.pid, NULL, 0);
+		record_say("cannot trace the command: %s", strerror(-ret));
+		return 1;
+	}
+	ret = sb_launch_go(&r->child);
+	if (ret) {
+		waitpid(r->child.pid, NULL, 0);
+		if (ret == -ENOENT) {
+			record_say("%s: command not found", r->o.cmd[0]);
+			return 127;
+		}
+		record_say("%s: cannot run: %s", r->o.cmd[0], strerror(-ret));
+		return 126;
+	}
+	return 0;
+}
+
+static uint64_t calls_so_far(struct recorder *r)
+{
+	return r->coll.calls;
+}
+
+static void read_counters(struct recorder *r)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(r->env.skel->maps.counters), c;
+	__u64 *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
+	__u32 k;
+
+	if (!vals)
+		return;
+	for (k = 0; k < SB_CNT_MAX; k++) {
+		r->env.counters[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			r->env.counters[k] += vals[c];
+	}
+	free(vals);
+}
+
+/*
+ * The live status line. Where the target may write to the same terminal, a
+ * line rewritten in place would run into its output: there it is a whole line,
+ * printed less often.
+ */
+static void status_line(struct recorder *r, int64_t now, uint64_t *last_calls, int64_t *last_t)
+{
+	double dt = (double)(now - *last_t) / 1e9;
+	uint64_t calls = calls_so_far(r);
+
+	read_counters(r);
+	fprintf(stderr, "%sscope-bpf: recording %.0f s, %.0f calls/s, %llu calls, %llu lost%s",
+		r->shared_tty ? "" : "\r\033[K", (double)(now - r->start_ns) / 1e9,
+		dt > 0 ? (double)(calls - *last_calls) / dt : 0.0, (unsigned long long)calls,
+		(unsigned long long)sb_regions_lost_events(&r->env), r->shared_tty ? "\n" : "");
+	*last_calls = calls;
+	*last_t = now;
+}
+
+/* Whether fd of process pid is the terminal our stderr is. */
+static bool same_tty(pid_t pid, int fd, const char *tty)
+{
+	char path[64], target[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = 0;
+	return !strcmp(target, tty);
+}
+
+/* A launched command writes where we do; a -p target may write to our terminal too. */
+static bool target_shares_tty(struct recorder *r)
+{
+	const char *tty = ttyname(STDERR_FILENO);
+
+	if (!tty)
+		return false;
+	if (r->o.cmd)
+		return true;
+	return same_tty(r->o.pid, STDOUT_FILENO, tty) || same_tty(r->o.pid, STDERR_FILENO, tty);
+}
+
+static bool root_done(struct recorder *r)
+{
+	int status;
+
+	if (r->o.cmd) {
+		if (waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
+			r->root_exited = true;
+			r->root_status = status;
+		}
+		return r->root_exited;
+	}
+	return sb_collector_process_ended(&r->coll, r->root) || (kill(r->root, 0) && errno == ESRCH);
+}
+
+/* First SIGINT/SIGTERM: stop (a launched command is asked to end first). */
+static bool handle_signal(struct recorder *r, int *forwarded)
+{
+	if (!stop_signal)
+		return false;
+	if (r->o.cmd && !r->root_exited && !*forwarded) {
+		*forwarded = stop_signal;
+		if (!stop_from_terminal)
+			kill(r->child.pid, stop_signal);
+		stop_signal = 0;
+		return false;
+	}
+	return true;
+}
+
+static void record_loop(struct recorder *r)
+{
+	int64_t deadline = r->o.duration > 0 ? r->start_ns + (int64_t)(r->o.duration * 1e9) : 0;
+	int64_t last_t = r->start_ns, now, every;
+	bool live = !r->o.quiet && isatty(STDERR_FILENO);
+	uint64_t last_calls = 0;
+	int forwarded = 0;
+
+	r->shared_tty = live && target_shares_tty(r);
+	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
+
+	for (;;) {
+		ring_buffer__poll(r->rb, POLL_MS);
+		/* Records submitted without a wake-up are only seen by consuming. */
+		ring_buffer__consume(r->rb);
+		now = now_ns();
+		if (live && now - last_t >= every)
+			status_line(r, now, &last_calls, &last_t);
+		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||
+		    (deadline && now >= deadline))
+			break;
+	}
+	if (live && !r->shared_tty)
+		fprintf(stderr, "\r\033[K");
+}
+
+/* Regions still open name the paths samples were taken in, though no call completed. */
+static void register_open_paths(struct recorder *r, const struct sb_thread_state *st)
+{
+	__u32 i;
+
+	for (i = 0; i < st->depth && i < SB_MAX_DEPTH; i++)
+		sb_collector_path(&r->coll, st->frames[i].path_hash,
+				  i ? st->frames[i - 1].path_hash : 0, st->frames[i].name_hash);
+}
+
+/* Threads still alive own open calls (dropped) and their CPU time so far. */
+static uint64_t collect_live_threads(struct recorder *r, int64_t now)
+{
+	int fd = bpf_map__fd(r->env.skel->maps.threads);
+	struct sb_thread_state *st = malloc(sizeof(*st));
+	__u32 key, next, *prev = NULL;
+	uint64_t open = 0;
+	int64_t cpu;
+
+	if (!st)
+		return 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st))
+			continue;
+		cpu = (int64_t)st->cpu_ns + (st->on_since ? now - (int64_t)st->on_since : 0);
+		if (sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu) <= 0)
+			continue;
+		/* Calls beyond the stack were counted as depth overflow already. */
+		open += st->depth;
+		register_open_paths(r, st);
+	}
+	free(st);
+	return open;
+}
+
+static char *join_command(char **cmd)
+{
+	size_t len = 1, i;
+	char *s;
+
+	for (i = 0; cmd[i]; i++)
+		len += strlen(cmd[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; cmd[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, cmd[i]);
+	}
+	return s;
+}
+
+/* What was recorded where and when: between the sources' contributions and their losses. */
+static int add_metadata(struct recorder *r, int64_t end_ns)
+{
+	struct sb_profile *p = &r->coll.prof;
+	char *cmd = r->o.cmd ? join_command(r->o.cmd) : NULL;
+	const char *label;
+	int ret = 0;
+
+	ret |= sb_sysinfo_host(p);
+	ret |= sb_sysinfo_process(p, r->root, cmd ? cmd : (p->n_processes ? p->processes[0].command : NULL));
+	label = r->o.cmd ? r->o.cmd[0] : (p->n_processes ? p->processes[0].command : "");
+	ret |= sb_profile_set_str(p, "label", label);
+	ret |= sb_profile_set_int(p, "start_time_ns", r->start_ns);
+	ret |= sb_profile_set_int(p, "finalize_time_ns", end_ns);
+	ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
+	free(cmd);
+	return ret ? -ENOMEM : 0;
+}
+
+/*
+ * Recording ends here for every probe at one instant; what the kernel queued
+ * before it is drained, every process still held is let go, and only then are
+ * the probes detached. The sources then find the final counters and the calls
+ * still open at the end in their environment.
+ */
+static void end_recording(struct recorder *r, int64_t *end_ns)
+{
+	r->env.skel->bss->recording = false;
+	*end_ns = now_ns();
+	r->stopping = true;
+	usleep(SETTLE_US);
+	sb_sources_stop(&r->sources);
+	ring_buffer__consume(r->rb);
+	sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
+	read_counters(r);
+	r->env.open_at_end = collect_live_threads(r, *end_ns);
+	sb_sources_detach(&r->sources);
+}
+
+/* The collector's tables, each source's, the recording's own metadata, then what was lost. */
+static int build_profile(struct recorder *r, int64_t end_ns)
+{
+	int ret = sb_collector_finish(&r->coll);
+
+	if (!ret)
+		ret = sb_sources_contribute(&r->sources);
+	if (!ret)
+		ret = add_metadata(r, end_ns);
+	if (!ret)
+		ret = sb_sources_losses(&r->sources);
+	return ret;
+}
+
+/* One line: what was recorded, every kind of loss, where it went; then the causes of any loss. */
+static void summary_line(struct recorder *r)
+{
+	const struct sb_profile *p = &r->coll.prof;
+	char health[512];
+
+	sb_health_summary(p, health, sizeof(health));
+	fprintf(stderr, "scope-bpf: %zu %s, %llu %s, %zu %s (%u %s), %zu %s, %s -> %s\n",
+		p->n_regions, format_plural(p->n_regions, "region", "regions"),
+		(unsigned long long)r->coll.calls, format_plural(r->coll.calls, "call", "calls"),
+		p->n_processes, format_plural(p->n_processes, "process", "processes"),
+		r->coll.n_ranks, format_plural(r->coll.n_ranks, "rank", "ranks"),
+		p->n_threads, format_plural(p->n_threads, "thread", "threads"), health,
+		r->to_stdout.path ? "standard output" : r->o.output);
+	sb_health_print(stderr, p, "scope-bpf: ");
+}
+
+/* Write the profile. 0, or 1 after saying why. */
+static int finish(struct recorder *r)
+{
+	struct sb_collect_stream stream;
+	struct sb_error err = { { 0 } };
+	int64_t end_ns;
+	int ret;
+
+	end_recording(r, &end_ns);
+	ret = build_profile(r, end_ns);
+	if (ret) {
+		record_say("finishing the profile: %s", strerror(-ret));
+		return 1;
+	}
+	sb_collector_stream(&r->coll, &stream);
+	if (sb_h5_write(r->o.output, &r->coll.prof, &stream.base, &err) ||
+	    (r->to_stdout.path && sb_stdout_profile_emit(&r->to_stdout, &err))) {
+		record_say("%s", err.msg);
+		return 1;
+	}
+	if (!r->o.quiet)
+		summary_line(r);
+	if (!r->coll.calls && !sb_regions_probe_files(&r->sources) && !r->o.quiet)
+		record_say("no scope_bpf probes were found in the command or its children; mark "
+		    "regions with include/scope_bpf.h (see docs/MARKERS.md)");
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+
+	/* No SA_RESTART: a signal must interrupt the poll so recording stops at once. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A file size limit then fails a write with EFBIG, as a full disk does, instead of killing us. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+/*
+ * The verifier gives up on a pending signal: hold stop requests until the
+ * programs are loaded, then let the handler note them.
+ */
+static int load_bpf_uninterrupted(struct recorder *r)
+{
+	sigset_t stops, old;
+	int ret;
+
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	ret = load_bpf(r);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+static char *spill_dir(const char *output)
+{
+	char *copy = strdup(output), *dir;
+
+	if (!copy)
+		return NULL;
+	dir = strdup(dirname(copy));
+	free(copy);
+	return dir;
+}
+
+/* Nothing of ours stays loaded: no probe, no program, nothing that could stop a process. */
+static void recorder_close(struct recorder *r)
+{
+	if (r->env.skel && r->env.skel->bss->recording) {
+		r->env.skel->bss->recording = false;
+		usleep(SETTLE_US);
+		sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
+	}
+	sb_sources_free(&r->sources);
+	ring_buffer__free(r->rb);
+	r->rb = NULL;
+	region_bpf__destroy(r->env.skel);
+	r->env.skel = NULL;
+}
+
+/* Returns the exit status: the command's, or 0/1/2 for our own outcome. */
+static int run(struct recorder *r)
+{
+	char *dir = spill_dir(r->o.output);
+	int ret, status;
+
+	if (!dir || sb_collector_init(&r->coll, dir, SPILL_BUDGET)) {
+		record_say("%s: cannot use this folder for temporary data: %s", dir ? dir : "?",
+		    strerror(errno));
+		free(dir);
+		return 1;
+	}
+	free(dir);
+	r->coll.on_sync = on_sync;
+	r->coll.on_fork = on_fork;
+	r->coll.sync_ctx = r;
+	r->rb = ring_buffer__new(bpf_map__fd(r->env.skel->maps.events), on_record, r, NULL);
+	if (!r->rb) {
+		record_say("cannot open the ring buffer: %s", strerror(errno));
+		return 1;
+	}
+	/* A command the user interrupted while we loaded is not started at all. */
+	if (r->o.cmd && stop_signal) {
+		record_say("interrupted before the command started");
+		return 128 + stop_signal;
+	}
+	r->start_ns = now_ns();
+	r->env.skel->bss->recording = true;
+	ret = r->o.cmd ? start_cmd(r) : start_pid(r);
+	if (ret)
+		return ret;
+	record_loop(r);
+	ret = finish(r);
+	recorder_close(r);
+	if (!r->o.cmd)
+		return ret;
+	if (!r->root_exited) {
+		/* Recording stopped first (duration, an error): the command runs on, untraced. */
+		while (waitpid(r->child.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		r->root_status = status;
+	}
+	return ret ? ret : sb_exit_status(r->root_status);
+}
+
+int sb_record(const struct record_opts *o)
+{
+	struct recorder r;
+	struct sb_error err = { { 0 } };
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.o = *o;
+	r.guardian.sock = -1;
+	r.to_stdout.out_fd = -1;
+	r.env = (struct sb_source_env){ .opts = &r.o, .coll = &r.coll, .guardian = &r.guardian };
+	if (sb_sources_open(&r.sources, sb_source_table, sb_source_table_len, &r.env)) {
+		record_say("cannot set up the data sources: %s", strerror(ENOMEM));
+		return 1;
+	}
+	verbose_libbpf = r.o.verbose;
+	libbpf_set_print(libbpf_print);
+	/* From here a stop request is remembered: loading can take a while. */
+	install_signals();
+	if (!strcmp(r.o.output, "-")) {
+		if (sb_stdout_profile_begin(&r.to_stdout, &err)) {
+			record_say("%s", err.msg);
+			ret = SB_EXIT_USAGE;
+			goto out;
+		}
+		r.o.output = r.to_stdout.path;
+	}
+	if (check_system() || load_bpf_uninterrupted(&r)) {
+		ret = 1;
+	} else if (sb_h5_check_target(r.o.output, &err)) {
+		/* Before recording for hours: the file must be writable at the end. */
+		record_say("%s", err.msg);
+		ret = SB_EXIT_USAGE;
+	} else {
+		ret = run(&r);
+	}
+out:
+	recorder_close(&r);
+	sb_collector_free(&r.coll);
+	sb_stdout_profile_end(&r.to_stdout);
+	return ret;
+}

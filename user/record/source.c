@@ -1,0 +1,178 @@
+/* The recorder's loops over its data sources: each hook of each wanted source, in table order. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/source.h"
+
+int sb_sources_open(struct sb_sources *set, const struct sb_source_ops *const *table, size_t n,
+		    struct sb_source_env *env)
+{
+	size_t i;
+
+	memset(set, 0, sizeof(*set));
+	set->env = env;
+	set->ops = calloc(n ? n : 1, sizeof(*set->ops));
+	set->state = calloc(n ? n : 1, sizeof(*set->state));
+	if (!set->ops || !set->state)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		if (table[i]->wanted && !table[i]->wanted(env->opts))
+			continue;
+		set->state[set->n] = calloc(1, table[i]->state_size ? table[i]->state_size : 1);
+		if (!set->state[set->n])
+			goto nomem;
+		set->ops[set->n++] = table[i];
+	}
+	return 0;
+nomem:
+	sb_sources_free(set);
+	return -ENOMEM;
+}
+
+/* Every source's fn in order, up to the first failure. */
+static int each(struct sb_sources *set, sb_source_fn (*hook)(const struct sb_source_ops *))
+{
+	sb_source_fn fn;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < set->n; i++) {
+		fn = hook(set->ops[i]);
+		ret = fn ? fn(set->state[i], set->env) : 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void each_end(struct sb_sources *set, sb_source_end_fn (*hook)(const struct sb_source_ops *))
+{
+	sb_source_end_fn fn;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		fn = hook(set->ops[i]);
+		if (fn)
+			fn(set->state[i], set->env);
+	}
+}
+
+static sb_source_fn configure_of(const struct sb_source_ops *o)
+{
+	return o->configure;
+}
+
+static sb_source_fn contribute_of(const struct sb_source_ops *o)
+{
+	return o->contribute;
+}
+
+static sb_source_fn losses_of(const struct sb_source_ops *o)
+{
+	return o->losses;
+}
+
+static sb_source_end_fn stop_of(const struct sb_source_ops *o)
+{
+	return o->stop;
+}
+
+static sb_source_end_fn detach_of(const struct sb_source_ops *o)
+{
+	return o->detach;
+}
+
+int sb_sources_configure(struct sb_sources *set)
+{
+	return each(set, configure_of);
+}
+
+int sb_sources_start(struct sb_sources *set, struct sb_error *err)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < set->n; i++) {
+		ret = set->ops[i]->start ? set->ops[i]->start(set->state[i], set->env, err) : 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
+		       struct sb_error *err)
+{
+	struct sb_error later = { { 0 } };
+	int first = 0, ret;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		if (!set->ops[i]->process)
+			continue;
+		/* The first failure's cause is the one reported; the others still run. */
+		ret = set->ops[i]->process(set->state[i], set->env, ch, first ? &later : err);
+		if (ret < 0 && !first)
+			first = ret;
+	}
+	return first;
+}
+
+int sb_sources_record(struct sb_sources *set, const void *data, size_t size)
+{
+	uint32_t type;
+	size_t i;
+
+	if (size < sizeof(type))
+		return 1;
+	memcpy(&type, data, sizeof(type));
+	for (i = 0; i < set->n; i++)
+		if (set->ops[i]->record && set->ops[i]->record_type == type)
+			return set->ops[i]->record(set->state[i], set->env, data, size);
+	return 1;
+}
+
+void sb_sources_stop(struct sb_sources *set)
+{
+	each_end(set, stop_of);
+}
+
+void sb_sources_detach(struct sb_sources *set)
+{
+	each_end(set, detach_of);
+}
+
+int sb_sources_contribute(struct sb_sources *set)
+{
+	return each(set, contribute_of);
+}
+
+int sb_sources_losses(struct sb_sources *set)
+{
+	return each(set, losses_of);
+}
+
+void *sb_sources_state(const struct sb_sources *set, const struct sb_source_ops *ops)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->ops[i] == ops)
+			return set->state[i];
+	return NULL;
+}
+
+void sb_sources_free(struct sb_sources *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		if (set->ops[i]->free)
+			set->ops[i]->free(set->state[i]);
+		free(set->state[i]);
+	}
+	free(set->ops);
+	free(set->state);
+	memset(set, 0, sizeof(*set));
+}

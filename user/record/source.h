@@ -1,0 +1,108 @@
+/*
+ * A data source: one kind of thing the recorder measures (region calls,
+ * off-CPU time, stack samples, ...), with the same small life cycle for
+ * each, in the spirit of Caliper's services and perf's bpf_counter_ops.
+ * The recorder calls the hooks of every wanted source in table order
+ * (record/sources/sources.c); a hook a source does not need is NULL.
+ */
+#ifndef SB_SOURCE_H
+#define SB_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "cmd/record_opts.h"
+#include "record/collect.h"
+#include "util/error.h"
+#include "region.h"
+
+struct region_bpf;
+struct sb_guardian;
+struct sb_stacks;
+
+/* What every hook may read; the recorder fills it in as the recording goes on. */
+struct sb_source_env {
+	const struct record_opts *opts;
+	struct region_bpf *skel;	/* opened at configure, loaded from start on */
+	struct sb_collector *coll;
+	struct sb_guardian *guardian;	/* resumes held processes if the recorder dies */
+	struct sb_stacks *stacks;	/* the stack table, when a source takes stacks */
+	uint64_t counters[SB_CNT_MAX];	/* the kernel's, summed over CPUs; final after stop */
+	uint64_t open_at_end;		/* calls open in live threads when recording ended */
+};
+
+/* What happened to a traced process. */
+enum sb_proc_kind {
+	SB_PROC_START,		/* traced from the start of the recording (-p and its tree) */
+	SB_PROC_FORK,		/* created by a traced process: pid is the child */
+	SB_PROC_SYNC,		/* exec'd or loaded objects; may be held until the hooks return */
+};
+
+struct sb_proc_change {
+	enum sb_proc_kind what;
+	pid_t pid;
+	pid_t parent;		/* SB_PROC_FORK only */
+};
+
+/* The hooks that need nothing but the state and the environment. */
+typedef int (*sb_source_fn)(void *state, struct sb_source_env *env);
+typedef void (*sb_source_end_fn)(void *state, struct sb_source_env *env);
+
+struct sb_source_ops {
+	const char *name;
+	size_t state_size;	/* the source's own state, zeroed, handed to every hook */
+	bool (*wanted)(const struct record_opts *o);
+	/* Before the BPF object is loaded, once: .rodata switches, programs to load, map sizes. */
+	sb_source_fn configure;
+	/* Loaded and the scheduler tracepoints attached: open events, attach programs. */
+	int (*start)(void *state, struct sb_source_env *env, struct sb_error *err);
+	/* A process event; an error is the source's failure on that process only. */
+	int (*process)(void *state, struct sb_source_env *env, const struct sb_proc_change *ch,
+		       struct sb_error *err);
+	/* Ring-buffer records whose first __u32 is record_type go to record, not the collector. */
+	uint32_t record_type;
+	int (*record)(void *state, struct sb_source_env *env, const void *data, size_t size);
+	/* Recording has ended; before the final drain: stop producing. */
+	sb_source_end_fn stop;
+	/* After the final drain, with every held process let go: take the probes off. */
+	sb_source_end_fn detach;
+	/* After sb_collector_finish: tables and the metadata that describes them. */
+	sb_source_fn contribute;
+	/* After every contribution and the recording's own metadata: what could not be kept. */
+	sb_source_fn losses;
+	void (*free)(void *state);
+};
+
+/* The wanted sources of one recording, each with its state. */
+struct sb_sources {
+	const struct sb_source_ops **ops;
+	void **state;
+	size_t n;
+	struct sb_source_env *env;
+};
+
+/*
+ * Take the sources of table[0..n) that want this recording, in table order.
+ * 0 or -ENOMEM.
+ */
+int sb_sources_open(struct sb_sources *set, const struct sb_source_ops *const *table, size_t n,
+		    struct sb_source_env *env);
+int sb_sources_configure(struct sb_sources *set);
+int sb_sources_start(struct sb_sources *set, struct sb_error *err);
+/* Every source hears of the change; the first failure is returned, with its cause in err. */
+int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
+		       struct sb_error *err);
+/* 0 or -errno when a source took the record, 1 when none did (the collector's). */
+int sb_sources_record(struct sb_sources *set, const void *data, size_t size);
+void sb_sources_stop(struct sb_sources *set);
+void sb_sources_detach(struct sb_sources *set);
+int sb_sources_contribute(struct sb_sources *set);
+int sb_sources_losses(struct sb_sources *set);
+/* The state of the source with these ops, NULL when it is not in the set. */
+void *sb_sources_state(const struct sb_sources *set, const struct sb_source_ops *ops);
+void sb_sources_free(struct sb_sources *set);
+
+#endif
