@@ -317,7 +317,7 @@ static int start_cmd(struct recorder *r)
 
 	if (sb_runas_resolve(&who, r->o.user, r->o.as_root, &err)) {
 		say("%s", err.msg);
-		return -SB_EXIT_USAGE;
+		return SB_EXIT_USAGE;
 	}
 	/* The child has its own copy of who from here on. */
 	ret = sb_launch_prepare(&r->child, r->o.cmd, &who, &err);
