@@ -20,6 +20,8 @@
 #define SB_PATH_SEED 0x9e3779b97f4a7c15ULL	/* path hash of "outside every region" is 0 */
 /* A process held at exec/dlopen longer than this is let go unattached: see docs/DESIGN.md. */
 #define SB_STOP_TIMEOUT_NS 2000000000ULL
+/* No process is stopped while the recorder has not polled for this long (stopped, starved). */
+#define SB_HEARTBEAT_STALE_NS 1000000000ULL
 
 /* Must match include/scope_bpf.h: the descriptor each marker passes to its probe. */
 #define SB_SITE_MAGIC 0x53425053u

@@ -217,14 +217,25 @@ static void test_attach_to_running_process(void **state)
 	sb_profile_free(&p);
 }
 
-/* scope-bpf record -q -o out -- waiter (runs until stopped), in the background. */
+/*
+ * scope-bpf record -q -o out -- waiter (runs until stopped), in the background;
+ * returns once the waiter runs traced ("ready"): loading can take seconds on a
+ * busy machine, and a signal before that only stops the start.
+ */
 static pid_t record_waiter(const char *out)
 {
-	char path[512];
+	char path[512], line[64];
 	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", (char *)out, "--",
 			 (char *)app_path("waiter", path, sizeof(path)), NULL };
+	int fd = -1;
+	pid_t pid = spawn(argv, NULL, &fd);
+	FILE *f = fdopen(fd, "r");
 
-	return spawn(argv, NULL, NULL);
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "ready\n");
+	fclose(f);
+	return pid;
 }
 
 static void test_killed_target_leaves_valid_file(void **state)

@@ -248,8 +248,11 @@ static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 
 	(void)reason;
 	/* Once recording has ended a queued sync is only answered: the probes are going. */
-	if (!r->stopping && sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
-		record_say("%s", err.msg);
+	if (!r->stopping) {
+		if (sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
+			record_say("%s", err.msg);
+		r->env.skel->bss->heartbeat_ns = (__u64)now_ns();
+	}
 	if (stop_seq) {
 		kill(pid, SIGCONT);
 		sb_stops_done(bpf_map__fd(r->env.skel->maps.stops), (uint32_t)pid, stop_seq);
@@ -279,14 +282,42 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Attach to -p's process tree. 0, or the exit status after saying why. */
-static int start_pid(struct recorder *r)
+/* Recording starts here, for every probe at the same instant. */
+static void begin_recording(struct recorder *r)
 {
-	struct sb_proc_change ch = { .what = SB_PROC_START };
-	struct sb_error err = { { 0 } };
-	char name[64];
+	r->start_ns = now_ns();
+	r->env.skel->bss->heartbeat_ns = (__u64)r->start_ns;
+	r->env.skel->bss->recording = true;
+}
+
+/* Trace and attach -p's process tree as it is now. <0 when its root could not be attached. */
+static int attach_tree(struct recorder *r, struct sb_error *err)
+{
 	size_t n, i;
 	pid_t *tree;
+	int ret = 0;
+
+	tree = sb_process_tree(r->o.pid, &n);
+	if (!tree)
+		return sb_fail(err, ENOMEM, "cannot list its children: out of memory");
+	for (i = 0; i < n; i++) {
+		struct sb_proc_change ch = { .what = SB_PROC_START, .pid = tree[i] };
+
+		ret = trace_process(r, tree[i], 0);
+		if (!ret)
+			ret = sb_sources_process(&r->sources, &ch, err);
+		if (ret < 0 && i == 0)
+			break;
+		ret = 0;
+	}
+	free(tree);
+	return ret;
+}
+
+static int start_pid(struct recorder *r)
+{
+	struct sb_error err = { { 0 } };
+	char name[64];
 	int ret;
 
 	if (kill(r->o.pid, 0) && errno == ESRCH) {
@@ -294,33 +325,28 @@ static int start_pid(struct recorder *r)
 		return SB_EXIT_USAGE;
 	}
 	sb_process_name(r->o.pid, name, sizeof(name));
-	tree = sb_process_tree(r->o.pid, &n);
-	if (!tree) {
-		record_say("process %d (%s): cannot list its children: out of memory", (int)r->o.pid, name);
-		return 1;
-	}
 	r->root = r->o.pid;
-	for (i = 0; i < n; i++) {
-		ch.pid = tree[i];
-		ret = trace_process(r, tree[i], 0);
-		if (!ret)
-			ret = sb_sources_process(&r->sources, &ch, &err);
-		if (ret < 0 && i == 0) {
-			free(tree);
-			if (kill(r->o.pid, 0) && errno == ESRCH)
-				record_say("process %d (%s): exited while attaching", (int)r->o.pid, name);
-			else
-				record_say("%s", err.msg[0] ? err.msg : strerror(-ret));
-			return SB_EXIT_USAGE;
-		}
+	ret = attach_tree(r, &err);
+	if (ret < 0) {
+		if (kill(r->o.pid, 0) && errno == ESRCH)
+			record_say("process %d (%s): exited while attaching", (int)r->o.pid, name);
+		else
+			record_say("process %d (%s): %s", (int)r->o.pid, name,
+				   err.msg[0] ? err.msg : strerror(-ret));
+		return ret == -ENOMEM ? 1 : SB_EXIT_USAGE;
 	}
-	free(tree);
 	if (!sb_regions_probe_files(&r->sources)) {
 		record_say("process %d (%s): no scope_bpf probes in its executable or the libraries it "
 		    "maps; mark regions with include/scope_bpf.h (see docs/MARKERS.md)",
 		    (int)r->o.pid, name);
 		return SB_EXIT_USAGE;
 	}
+	/*
+	 * Recording starts for every probe at once, now that all are attached;
+	 * then what was forked or loaded meanwhile is picked up (later ones sync).
+	 */
+	begin_recording(r);
+	attach_tree(r, &err);
 	return 0;
 }
 
@@ -350,6 +376,8 @@ static int start_cmd(struct recorder *r)
 		record_say("cannot trace the command: %s", strerror(-ret));
 		return 1;
 	}
+	/* From its exec on, everything the command does is recorded and followed. */
+	begin_recording(r);
 	ret = sb_launch_go(&r->child);
 	if (ret) {
 		waitpid(r->child.pid, NULL, 0);
@@ -476,6 +504,8 @@ static void record_loop(struct recorder *r)
 		/* Records submitted without a wake-up are only seen by consuming. */
 		ring_buffer__consume(r->rb);
 		now = now_ns();
+		/* We answer stops: see SB_HEARTBEAT_STALE_NS. */
+		r->env.skel->bss->heartbeat_ns = (__u64)now;
 		if (live && now - last_t >= every)
 			status_line(r, now, &last_calls, &last_t);
 		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||
@@ -723,8 +753,6 @@ static int run(struct recorder *r)
 		record_say("interrupted before the command started");
 		return 128 + stop_signal;
 	}
-	r->start_ns = now_ns();
-	r->env.skel->bss->recording = true;
 	ret = r->o.cmd ? start_cmd(r) : start_pid(r);
 	if (ret)
 		return ret;
