@@ -8,7 +8,7 @@
 
 /* What the collector knows per completed call: 48 bytes, written to disk as is. */
 struct sb_spill_rec {
-	uint32_t pair;		/* index of the (rank, region) pair */
+	uint32_t pair;		/* index of the (process, region) pair: ranks come later */
 	uint32_t tid;		/* OS thread id */
 	int64_t start;
 	int64_t end;
