@@ -314,11 +314,13 @@ static int share_of(const struct sb_event *e)
 {
 	int64_t dur = e->end - e->start;
 
-	if (dur <= 0 || e->offcpu <= 0)
+	int64_t off = e->metric[SB_METRIC_OFFCPU];
+
+	if (dur <= 0 || off <= 0)
 		return 0;
-	if (e->offcpu >= dur)
+	if (off >= dur)
 		return 1000;
-	return (int)((e->offcpu * 1000 + dur / 2) / dur);
+	return (int)((off * 1000 + dur / 2) / dur);
 }
 
 /*
@@ -349,7 +351,7 @@ static int track_offcpu(struct chrome *c, const struct sb_xthread *x, struct tra
 static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, int64_t tid)
 {
 	const struct sb_pair *q = &c->p->pairs[pair];
-	unsigned cols = c->p->columns;
+	unsigned cols = c->p->columns, k, id;
 	const char *sep = "";
 
 	begin(c, 'X', q->rank, tid);
@@ -373,16 +375,15 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 		sb_out_i64(&c->o, e->parent_id);
 		sep = ",";
 	}
-	if (cols & SB_COL_OFFCPU) {
+	for (k = 0; k < SB_N_METRICS; k++) {
+		id = sb_column_export_id(k);
+		if (!sb_export_shows_metric(c->p, id, e))
+			continue;
 		sb_out_str(&c->o, sep);
-		sb_out_str(&c->o, "\"offcpu_ns\":");
-		sb_out_i64(&c->o, e->offcpu);
-		sep = ",";
-	}
-	if ((cols & SB_COL_GPU) && e->gpu >= 0) {
-		sb_out_str(&c->o, sep);
-		sb_out_str(&c->o, "\"gpu_ns\":");
-		sb_out_i64(&c->o, e->gpu);
+		sb_out_char(&c->o, '"');
+		sb_out_str(&c->o, sb_column(id)->short_name);
+		sb_out_str(&c->o, "\":");
+		sb_out_i64(&c->o, e->metric[id]);
 		sep = ",";
 	}
 	if (c->sources[q->region]) {

@@ -206,6 +206,12 @@ uint32_t sb_profile_rank_count(const struct sb_profile *p)
 	return n;
 }
 
+void sb_event_blank(struct sb_event *e)
+{
+	*e = (struct sb_event){ .thread = -1, .call_id = -1, .parent_id = -1 };
+	sb_metrics_blank(e->metric);
+}
+
 static ssize_t array_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
 {
 	struct sb_array_stream *s = (struct sb_array_stream *)base;

@@ -18,6 +18,18 @@
 #define STREAM_BATCH 4096
 #define OPEN_NAMES_MAX 1024	/* bytes of regions_open_at_start */
 
+/*
+ * The per-call metric columns the kernel's call record carries, one spill slot
+ * each, in slot order: a column the kernel measures adds its row here (and one
+ * to SB_SPILL_METRICS). The recording has these columns and no other.
+ */
+static const struct {
+	unsigned id;		/* enum sb_metric */
+	size_t offset;		/* of its __u64 in struct sb_call_event */
+} call_columns[SB_SPILL_METRICS] = {
+	{ SB_METRIC_OFFCPU, offsetof(struct sb_call_event, offcpu_ns) },
+};
+
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
 {
 	memset(c, 0, sizeof(*c));
@@ -34,6 +46,7 @@ int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_
 	sb_hashmap_init(&c->name_of);
 	sb_hashmap_init(&c->path_of);
 	c->rank_rule = sb_rank_by_first_call;
+	sb_metrics_blank(c->blank_metric);
 	c->spill = sb_spill_new(spill_dir, mem_budget);
 	return c->spill ? 0 : -errno;
 }
@@ -321,8 +334,9 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	struct sb_spill_rec rec;
 	struct sb_thread_info *t;
 	uint32_t slot;
+	__u64 value;
 	ssize_t pair;
-	int ret;
+	int ret, k;
 
 	/* An unknown name (a forged record) or a clock that ran backwards: not a call. */
 	if (!region || end < start || start < 0 || e->call_id < 0 ||
@@ -358,7 +372,11 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 		return ret;
 	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
 				     .end = end, .call_id = e->call_id,
-				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
+				     .parent_id = e->parent_id };
+	for (k = 0; k < SB_SPILL_METRICS; k++) {
+		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
+		rec.metric[k] = (int64_t)value;
+	}
 	ret = sb_spill_add(c->spill, &rec);
 	if (ret)
 		return ret;
@@ -714,7 +732,9 @@ int sb_collector_finish(struct sb_collector *c)
 	if (ret)
 		return ret;
 	c->prof.n_events = c->calls;
-	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
+	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	for (i = 0; i < SB_SPILL_METRICS; i++)
+		c->prof.columns |= SB_COL_METRIC(call_columns[i].id);
 	return sb_spill_sort(c->spill);
 }
 
@@ -788,6 +808,7 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 {
 	uint32_t slot = c->pair_slot[r->pair];
 	uint64_t *t = sb_hashmap_get(&c->thread_of, c->slot_tgid[slot], r->tid);
+	int k;
 
 	e->start = r->start;
 	e->end = r->end;
@@ -796,8 +817,9 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 	/* A parent that was never completed (still open, lost, killed) makes this top level. */
 	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[slot], (uint64_t)r->parent_id) ?
 		r->parent_id : -1;
-	e->gpu = -1;
-	e->offcpu = r->offcpu;
+	memcpy(e->metric, c->blank_metric, sizeof(e->metric));
+	for (k = 0; k < SB_SPILL_METRICS; k++)
+		e->metric[call_columns[k].id] = r->metric[k];
 }
 
 static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)

@@ -49,6 +49,7 @@ int sb_rank_by_first_call(void *ctx, const uint32_t *tgids, size_t n, uint32_t *
 struct sb_collector {
 	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
 	struct sb_spill *spill;
+	int64_t blank_metric[SB_N_METRICS];	/* each column's missing value */
 	struct sb_hashmap region_of;	/* (name hash, 0) -> region: calls carry their name's hash */
 	/*
 	 * Calls are kept by process until finish, when the rank rule numbers the
