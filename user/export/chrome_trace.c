@@ -34,7 +34,29 @@ struct chrome {
 	int64_t origin;
 	bool offcpu;
 	bool started;		/* an event was written: the next needs a comma */
+	/* The metric columns the profile has, in export order, with their argument keys. */
+	struct {
+		unsigned id;
+		char key[64];	/* "short_name": */
+	} metrics[SB_N_METRICS];
+	unsigned n_metrics;
 };
+
+/* Looked up once: each call's arguments then only copy the keys. */
+static void metric_keys(struct chrome *c)
+{
+	unsigned k, id;
+
+	for (k = 0; k < SB_N_METRICS; k++) {
+		id = sb_column_export_id(k);
+		if (!(c->p->columns & SB_COL_METRIC(id)))
+			continue;
+		c->metrics[c->n_metrics].id = id;
+		snprintf(c->metrics[c->n_metrics].key, sizeof(c->metrics[0].key), "\"%s\":",
+			 sb_column(id)->short_name);
+		c->n_metrics++;
+	}
+}
 
 static void put_ts(struct chrome *c, int64_t t)
 {
@@ -208,6 +230,7 @@ static int chrome_init(struct chrome *c)
 
 	c->origin = sb_export_origin(c->p);
 	c->offcpu = c->p->columns & SB_COL_OFFCPU;
+	metric_keys(c);
 	if (sb_xthreads_build(&c->threads, c->p) || sb_walk_init(&c->walk, c->p))
 		return -ENOMEM;
 	c->tracks = calloc(c->threads.n ? c->threads.n : 1, sizeof(*c->tracks));
@@ -353,6 +376,7 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 	const struct sb_pair *q = &c->p->pairs[pair];
 	unsigned cols = c->p->columns, k, id;
 	const char *sep = "";
+	int64_t v;
 
 	begin(c, 'X', q->rank, tid);
 	sb_out_str(&c->o, ",\"ts\":");
@@ -375,15 +399,14 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 		sb_out_i64(&c->o, e->parent_id);
 		sep = ",";
 	}
-	for (k = 0; k < SB_N_METRICS; k++) {
-		id = sb_column_export_id(k);
-		if (!sb_export_shows_metric(c->p, id, e))
+	for (k = 0; k < c->n_metrics; k++) {
+		id = c->metrics[k].id;
+		v = e->metric[id];
+		if (v < 0 && sb_column(id)->sparse)
 			continue;
 		sb_out_str(&c->o, sep);
-		sb_out_char(&c->o, '"');
-		sb_out_str(&c->o, sb_column(id)->short_name);
-		sb_out_str(&c->o, "\":");
-		sb_out_i64(&c->o, e->metric[id]);
+		sb_out_str(&c->o, c->metrics[k].key);
+		sb_out_i64(&c->o, v);
 		sep = ",";
 	}
 	if (c->sources[q->region]) {
