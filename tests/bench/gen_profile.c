@@ -149,8 +149,7 @@ static ssize_t gen_read(struct sb_event_stream *st, struct sb_event *rows, size_
 			.thread = t,
 			.call_id = call_id(s, p, t),
 			.parent_id = tmpl[p].parent < 0 ? -1 : call_id(s, (size_t)tmpl[p].parent, t),
-			.gpu = -1,
-			.offcpu = in.offcpu[p],
+			.metric = { [SB_METRIC_GPU] = -1, [SB_METRIC_OFFCPU] = in.offcpu[p] },
 		};
 	}
 	return (ssize_t)n;

@@ -192,8 +192,8 @@ static void write_profile(const char *path)
 		sb_stats_add(&pr->stats, calls[i].start, calls[i].end, -1);
 		p.events[p.n_events++] = (struct sb_event){
 			.start = calls[i].start, .end = calls[i].end, .thread = calls[i].thread,
-			.call_id = calls[i].id, .parent_id = calls[i].parent, .gpu = -1,
-			.offcpu = calls[i].offcpu,
+			.call_id = calls[i].id, .parent_id = calls[i].parent,
+			.metric = { [SB_METRIC_GPU] = -1, [SB_METRIC_OFFCPU] = calls[i].offcpu },
 		};
 	}
 	for (i = 0; i < 2; i++) {

@@ -56,7 +56,7 @@ static void test_durations_and_offcpu(void **state)
 
 		/* 50 ms: a unit error (us, ms) would miss this window by 1000x. */
 		assert_in_range(d, 50 * MS, 90 * MS);
-		assert_true(p.events[i].offcpu * 10 >= d * 8);
+		assert_true(p.events[i].metric[SB_METRIC_OFFCPU] * 10 >= d * 8);
 	}
 	/*
 	 * Spinning is on-CPU except where the scheduler preempts it, which on a
@@ -67,12 +67,12 @@ static void test_durations_and_offcpu(void **state)
 		int64_t d = p.events[i].end - p.events[i].start;
 
 		assert_in_range(d, 20 * MS, 80 * MS);
-		assert_true(p.events[i].offcpu * 10 < d * 9);
-		spin_off += p.events[i].offcpu;
+		assert_true(p.events[i].metric[SB_METRIC_OFFCPU] * 10 < d * 9);
+		spin_off += p.events[i].metric[SB_METRIC_OFFCPU];
 		spin_total += d;
 	}
 	for (i = sleep50->offset; i < sleep50->offset + 3; i++) {
-		sleep_off += p.events[i].offcpu;
+		sleep_off += p.events[i].metric[SB_METRIC_OFFCPU];
 		sleep_total += p.events[i].end - p.events[i].start;
 	}
 	assert_true((double)sleep_off / sleep_total > (double)spin_off / spin_total + 0.1);

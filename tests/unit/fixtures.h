@@ -159,7 +159,7 @@ static inline void fx_reserve(struct sb_profile *p, size_t n)
 static inline void fx_push(struct sb_profile *p, struct sb_pair *pr, const struct sb_event *e)
 {
 	pr->count++;
-	sb_stats_add(&pr->stats, e->start, e->end, e->gpu);
+	sb_stats_add(&pr->stats, e->start, e->end, e->metric[SB_METRIC_GPU]);
 	p->events[p->n_events++] = *e;
 }
 
@@ -228,8 +228,9 @@ static inline void fx_call_tree(struct sb_profile *p, const struct fx_call *call
 		}
 		e = (struct sb_event){
 			.start = calls[i].start, .end = calls[i].end, .thread = 0,
-			.call_id = calls[i].id, .parent_id = calls[i].parent, .gpu = -1,
-			.offcpu = columns & SB_COL_OFFCPU ? calls[i].offcpu : -1,
+			.call_id = calls[i].id, .parent_id = calls[i].parent,
+			.metric = { [SB_METRIC_GPU] = -1,
+				    [SB_METRIC_OFFCPU] = columns & SB_COL_OFFCPU ? calls[i].offcpu : -1 },
 		};
 		fx_add_call(p, (uint32_t)r, 0, &e);
 	}

@@ -371,8 +371,8 @@ void sb_ct_add_call(struct sb_calltree *t, struct sb_ct_node *n, const struct sb
 		n->max = d;
 	if (ev->start < n->first_start)
 		n->first_start = ev->start;
-	if (n->offcpu != SB_CT_UNKNOWN && ev->offcpu > 0)
-		n->offcpu += ev->offcpu;
+	if (n->offcpu != SB_CT_UNKNOWN && ev->metric[SB_METRIC_OFFCPU] > 0)
+		n->offcpu += ev->metric[SB_METRIC_OFFCPU];
 	t->calls++;
 	if (ev->start < t->min_start)
 		t->min_start = ev->start;
@@ -453,8 +453,8 @@ static int64_t pair_offcpu(const struct sb_profile *p, const struct sb_pair *pr)
 	uint64_t e;
 
 	for (e = pr->offset; e < pr->offset + pr->count; e++)
-		if (p->events[e].offcpu > 0)
-			sum += p->events[e].offcpu;
+		if (p->events[e].metric[SB_METRIC_OFFCPU] > 0)
+			sum += p->events[e].metric[SB_METRIC_OFFCPU];
 	return sum;
 }
 

@@ -212,8 +212,8 @@ static int build_tree(struct sbuild *b)
 
 static int take_offcpu(struct sbuild *b, size_t pair, const struct sb_event *ev)
 {
-	if (ev->offcpu > 0)
-		b->pair_offcpu[pair] += ev->offcpu;
+	if (ev->metric[SB_METRIC_OFFCPU] > 0)
+		b->pair_offcpu[pair] += ev->metric[SB_METRIC_OFFCPU];
 	return 0;
 }
 

@@ -17,19 +17,33 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Optional event columns by their names in the file (FORMAT.md). */
+/* Optional id columns by their names in the file (FORMAT.md). */
 static const struct {
 	unsigned bit;
 	const char *name;
-} columns[] = {
+} id_columns[] = {
 	{ SB_COL_THREAD, "thread_ids" },
 	{ SB_COL_CALL_ID, "call_ids" },
 	{ SB_COL_PARENT_ID, "parent_ids" },
-	{ SB_COL_GPU, "gpu_durations" },
-	{ SB_COL_OFFCPU, "offcpu_ns" },
 };
 
-#define N_COLUMNS (sizeof(columns) / sizeof(columns[0]))
+#define N_ID_COLUMNS (sizeof(id_columns) / sizeof(id_columns[0]))
+
+/* Optional event column i in file order: the id columns, then the metric columns; false past them. */
+static bool column_at(size_t i, unsigned *bit, const char **name)
+{
+	if (i < N_ID_COLUMNS) {
+		*bit = id_columns[i].bit;
+		*name = id_columns[i].name;
+		return true;
+	}
+	i -= N_ID_COLUMNS;
+	if (i >= SB_N_METRICS)
+		return false;
+	*bit = SB_COL_METRIC(i);
+	*name = sb_column((unsigned)i)->name;
+	return true;
+}
 
 static void usage(FILE *f)
 {
@@ -363,6 +377,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct inspec
 			const struct facts *x)
 {
 	bool any = false;
+	const char *name;
+	unsigned bit;
 	size_t i;
 
 	fprintf(f, "file               %s\n", o->path ? o->path : "-");
@@ -370,10 +386,10 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct inspec
 	fprintf(f, "schema             %d\n", p->schema);
 	fprintf(f, "events             %" PRIu64 "\n", x->calls);
 	fputs("optional columns  ", f);
-	for (i = 0; i < N_COLUMNS; i++) {
-		if (!(p->columns & columns[i].bit))
+	for (i = 0; column_at(i, &bit, &name); i++) {
+		if (!(p->columns & bit))
 			continue;
-		fprintf(f, "%s%s", any ? ", " : " ", columns[i].name);
+		fprintf(f, "%s%s", any ? ", " : " ", name);
 		any = true;
 	}
 	fputs(any ? "\n" : " none\n", f);
@@ -624,6 +640,8 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct inspec
 			const struct facts *x)
 {
 	bool any = false;
+	const char *name;
+	unsigned bit;
 	size_t i;
 
 	fputs("{\"file\": ", f);
@@ -632,10 +650,10 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct inspec
 	format_json_string(f, p->format ? p->format : "");
 	fprintf(f, ", \"schema\": %d,\n \"events\": %" PRIu64 ", \"columns\": [", p->schema,
 		x->calls);
-	for (i = 0; i < N_COLUMNS; i++) {
-		if (!(p->columns & columns[i].bit))
+	for (i = 0; column_at(i, &bit, &name); i++) {
+		if (!(p->columns & bit))
 			continue;
-		fprintf(f, "%s\"%s\"", any ? ", " : "", columns[i].name);
+		fprintf(f, "%s\"%s\"", any ? ", " : "", name);
 		any = true;
 	}
 	fputc(']', f);

@@ -34,7 +34,29 @@ struct chrome {
 	int64_t origin;
 	bool offcpu;
 	bool started;		/* an event was written: the next needs a comma */
+	/* The metric columns the profile has, in export order, with their argument keys. */
+	struct {
+		unsigned id;
+		char key[64];	/* "short_name": */
+	} metrics[SB_N_METRICS];
+	unsigned n_metrics;
 };
+
+/* Looked up once: each call's arguments then only copy the keys. */
+static void metric_keys(struct chrome *c)
+{
+	unsigned k, id;
+
+	for (k = 0; k < SB_N_METRICS; k++) {
+		id = sb_column_export_id(k);
+		if (!(c->p->columns & SB_COL_METRIC(id)))
+			continue;
+		c->metrics[c->n_metrics].id = id;
+		snprintf(c->metrics[c->n_metrics].key, sizeof(c->metrics[0].key), "\"%s\":",
+			 sb_column(id)->short_name);
+		c->n_metrics++;
+	}
+}
 
 static void put_ts(struct chrome *c, int64_t t)
 {
@@ -208,6 +230,7 @@ static int chrome_init(struct chrome *c)
 
 	c->origin = sb_export_origin(c->p);
 	c->offcpu = c->p->columns & SB_COL_OFFCPU;
+	metric_keys(c);
 	if (sb_xthreads_build(&c->threads, c->p) || sb_walk_init(&c->walk, c->p))
 		return -ENOMEM;
 	c->tracks = calloc(c->threads.n ? c->threads.n : 1, sizeof(*c->tracks));
@@ -314,11 +337,13 @@ static int share_of(const struct sb_event *e)
 {
 	int64_t dur = e->end - e->start;
 
-	if (dur <= 0 || e->offcpu <= 0)
+	int64_t off = e->metric[SB_METRIC_OFFCPU];
+
+	if (dur <= 0 || off <= 0)
 		return 0;
-	if (e->offcpu >= dur)
+	if (off >= dur)
 		return 1000;
-	return (int)((e->offcpu * 1000 + dur / 2) / dur);
+	return (int)((off * 1000 + dur / 2) / dur);
 }
 
 /*
@@ -349,8 +374,9 @@ static int track_offcpu(struct chrome *c, const struct sb_xthread *x, struct tra
 static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, int64_t tid)
 {
 	const struct sb_pair *q = &c->p->pairs[pair];
-	unsigned cols = c->p->columns;
+	unsigned cols = c->p->columns, k, id;
 	const char *sep = "";
+	int64_t v;
 
 	begin(c, 'X', q->rank, tid);
 	sb_out_str(&c->o, ",\"ts\":");
@@ -373,16 +399,14 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 		sb_out_i64(&c->o, e->parent_id);
 		sep = ",";
 	}
-	if (cols & SB_COL_OFFCPU) {
+	for (k = 0; k < c->n_metrics; k++) {
+		id = c->metrics[k].id;
+		v = e->metric[id];
+		if (v < 0 && sb_column(id)->sparse)
+			continue;
 		sb_out_str(&c->o, sep);
-		sb_out_str(&c->o, "\"offcpu_ns\":");
-		sb_out_i64(&c->o, e->offcpu);
-		sep = ",";
-	}
-	if ((cols & SB_COL_GPU) && e->gpu >= 0) {
-		sb_out_str(&c->o, sep);
-		sb_out_str(&c->o, "\"gpu_ns\":");
-		sb_out_i64(&c->o, e->gpu);
+		sb_out_str(&c->o, c->metrics[k].key);
+		sb_out_i64(&c->o, v);
 		sep = ",";
 	}
 	if (c->sources[q->region]) {

@@ -11,9 +11,11 @@
  * that does not apply to a row's kind, or that the profile did not record,
  * is empty.
  */
-static const char header[] =
-	"kind,rank,thread,tid,region,start_ns,end_ns,duration_ns,call_id,parent_id,offcpu_ns,"
-	"gpu_ns,calls,total_ns,min_ns,max_ns,mean_ns,exclusive_ns,source_file,source_line\n";
+static const char header_ids[] =
+	"kind,rank,thread,tid,region,start_ns,end_ns,duration_ns,call_id,parent_id,";
+/* After every metric column (model/columns.h), in export order. */
+static const char header_summary[] =
+	"calls,total_ns,min_ns,max_ns,mean_ns,exclusive_ns,source_file,source_line\n";
 
 struct csv {
 	struct sb_out o;
@@ -46,21 +48,36 @@ static char *csv_field(const char *s)
 	return buf;
 }
 
-static int64_t offcpu_total(const struct sb_profile *p, const struct sb_pair *q)
+static void put_header(struct sb_out *o)
 {
-	int64_t sum = 0;
+	unsigned k;
+
+	sb_out_str(o, header_ids);
+	for (k = 0; k < SB_N_METRICS; k++) {
+		sb_out_str(o, sb_column(sb_column_export_id(k))->short_name);
+		sb_out_char(o, ',');
+	}
+	sb_out_str(o, header_summary);
+}
+
+/* A metric column's total over a pair's calls: what calls lack adds nothing. */
+static int64_t metric_total(const struct sb_profile *p, const struct sb_pair *q, unsigned id)
+{
+	int64_t sum = 0, v;
 	uint64_t i;
 
-	for (i = 0; i < q->count; i++)
-		if (p->events[q->offset + i].offcpu > 0)
-			sum += p->events[q->offset + i].offcpu;
+	for (i = 0; i < q->count; i++) {
+		v = p->events[q->offset + i].metric[id];
+		if (v > 0)
+			sum += v;
+	}
 	return sum;
 }
 
 static void put_region(struct csv *c, const struct sb_pair *q)
 {
 	const struct sb_region *r = &c->p->regions[q->region];
-	unsigned cols = c->p->columns;
+	unsigned cols = c->p->columns, k, id;
 	struct sb_out *o = &c->o;
 
 	sb_out_str(o, "region,");
@@ -69,8 +86,11 @@ static void put_region(struct csv *c, const struct sb_pair *q)
 	sb_out_str(o, c->names[q->region]);
 	/* start_ns .. parent_id describe single calls. */
 	sb_out_str(o, ",,,,,");
-	put_opt(o, cols & SB_COL_OFFCPU, cols & SB_COL_OFFCPU ? offcpu_total(c->p, q) : 0);
-	put_opt(o, cols & SB_COL_GPU, q->stats.gpu_total);
+	for (k = 0; k < SB_N_METRICS; k++) {
+		id = sb_column_export_id(k);
+		put_opt(o, cols & SB_COL_METRIC(id),
+			cols & SB_COL_METRIC(id) ? metric_total(c->p, q, id) : 0);
+	}
 	put_opt(o, true, (int64_t)q->count);
 	put_opt(o, true, q->stats.total);
 	put_opt(o, q->count, q->stats.minimum);
@@ -89,7 +109,7 @@ static void put_region(struct csv *c, const struct sb_pair *q)
 static void put_call(struct csv *c, const struct sb_pair *q, const struct sb_event *e,
 		     const struct sb_xthread *x)
 {
-	unsigned cols = c->p->columns;
+	unsigned cols = c->p->columns, k, id;
 	struct sb_out *o = &c->o;
 
 	sb_out_str(o, "call,");
@@ -103,8 +123,10 @@ static void put_call(struct csv *c, const struct sb_pair *q, const struct sb_eve
 	put_opt(o, true, e->end - e->start);
 	put_opt(o, cols & SB_COL_CALL_ID, e->call_id);
 	put_opt(o, cols & SB_COL_PARENT_ID, e->parent_id);
-	put_opt(o, cols & SB_COL_OFFCPU, e->offcpu);
-	put_opt(o, (cols & SB_COL_GPU) && e->gpu >= 0, e->gpu);
+	for (k = 0; k < SB_N_METRICS; k++) {
+		id = sb_column_export_id(k);
+		put_opt(o, sb_export_shows_metric(c->p, id, e), e->metric[id]);
+	}
 	/* calls .. source_line summarize regions. */
 	sb_out_str(o, ",,,,,,,,\n");
 }
@@ -152,7 +174,7 @@ int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err)
 	r = csv_init(&c);
 	if (!r) {
 		sb_out_init(&c.o, f);
-		sb_out_str(&c.o, header);
+		put_header(&c.o);
 		for (i = 0; i < p->n_pairs; i++)
 			put_region(&c, &p->pairs[i]);
 		for (i = 0; i < p->n_pairs; i++)

@@ -1,37 +1,24 @@
 /* scope-profiler's JSON profile (format_version 1), so its Python tools read our recordings. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "export/export.h"
 #include "util/version.h"
 
-/* Which event field an optional per-call list carries. */
-enum field { F_START, F_END, F_THREAD, F_CALL_ID, F_PARENT_ID, F_GPU, F_OFFCPU };
-
-static int64_t field_of(const struct sb_event *e, enum field k)
+/* The int64 at offset off of an event: one of its columns. */
+static int64_t field_of(const struct sb_event *e, size_t off)
 {
-	switch (k) {
-	case F_START:
-		return e->start;
-	case F_END:
-		return e->end;
-	case F_THREAD:
-		return e->thread;
-	case F_CALL_ID:
-		return e->call_id;
-	case F_PARENT_ID:
-		return e->parent_id;
-	case F_GPU:
-		return e->gpu;
-	case F_OFFCPU:
-		return e->offcpu;
-	}
-	return -1;
+	int64_t v;
+
+	memcpy(&v, (const char *)e + off, sizeof(v));
+	return v;
 }
 
-/* ,"key":[v,v,...] over the pair's calls. */
+/* ,"key":[v,v,...] over the pair's calls: the column at offset off. */
 static void put_list(struct sb_out *o, const struct sb_profile *p, const struct sb_pair *q,
-		     const char *key, enum field k)
+		     const char *key, size_t off)
 {
 	uint64_t i;
 
@@ -41,7 +28,7 @@ static void put_list(struct sb_out *o, const struct sb_profile *p, const struct 
 	for (i = 0; i < q->count; i++) {
 		if (i)
 			sb_out_char(o, ',');
-		sb_out_i64(o, field_of(&p->events[q->offset + i], k));
+		sb_out_i64(o, field_of(&p->events[q->offset + i], off));
 	}
 	sb_out_char(o, ']');
 }
@@ -73,15 +60,14 @@ static int put_region(struct sb_out *o, const struct sb_profile *p, const struct
 	static const struct {
 		unsigned bit;
 		const char *key;
-		enum field k;
+		size_t off;
 	} optional[] = {
-		{ SB_COL_THREAD, "thread_ids", F_THREAD },
-		{ SB_COL_CALL_ID, "call_ids", F_CALL_ID },
-		{ SB_COL_PARENT_ID, "parent_ids", F_PARENT_ID },
-		{ SB_COL_GPU, "gpu_durations_ns", F_GPU },
-		{ SB_COL_OFFCPU, "offcpu_ns", F_OFFCPU },
+		{ SB_COL_THREAD, "thread_ids", offsetof(struct sb_event, thread) },
+		{ SB_COL_CALL_ID, "call_ids", offsetof(struct sb_event, call_id) },
+		{ SB_COL_PARENT_ID, "parent_ids", offsetof(struct sb_event, parent_id) },
 	};
 	const struct sb_region *r = &p->regions[q->region];
+	unsigned id;
 	size_t i;
 
 	sb_out_str(o, "{\"name\":");
@@ -104,11 +90,15 @@ static int put_region(struct sb_out *o, const struct sb_profile *p, const struct
 	}
 	if (put_tags(o, r->tags))
 		return -ENOMEM;
-	put_list(o, p, q, "start_times_ns", F_START);
-	put_list(o, p, q, "end_times_ns", F_END);
+	put_list(o, p, q, "start_times_ns", offsetof(struct sb_event, start));
+	put_list(o, p, q, "end_times_ns", offsetof(struct sb_event, end));
 	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
 		if (p->columns & optional[i].bit)
-			put_list(o, p, q, optional[i].key, optional[i].k);
+			put_list(o, p, q, optional[i].key, optional[i].off);
+	for (id = 0; id < SB_N_METRICS; id++)
+		if (p->columns & SB_COL_METRIC(id))
+			put_list(o, p, q, sb_column(id)->json_name,
+				 offsetof(struct sb_event, metric) + id * sizeof(int64_t));
 	if (q->exclusive_total >= 0) {
 		sb_out_str(o, ",\"exclusive_total_ns\":");
 		sb_out_i64(o, q->exclusive_total);

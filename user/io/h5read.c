@@ -46,6 +46,10 @@ struct h5r {
 	bool has_threads;
 	struct rank_threads *tcounts;
 	size_t n_tcounts;
+	/* The event columns a file may have (set by open_file), and an event before reading. */
+	struct sb_h5_event_column cols[SB_H5_MAX_EVENT_COLUMNS];
+	int n_cols;
+	struct sb_event blank;
 };
 
 struct col {
@@ -632,7 +636,7 @@ static const char *event_col_name(const struct h5r *r, int k, char *buf, size_t 
 {
 	if (k < 2 && r->schema == 3)
 		return k ? "/events/durations" : "/events/start_deltas";
-	snprintf(buf, len, "/events/%s", sb_h5_event_columns[k].name);
+	snprintf(buf, len, "/events/%s", r->cols[k].name);
 	return buf;
 }
 
@@ -673,12 +677,12 @@ static int check_event_cols(struct h5r *r, uint64_t n)
 	int k, ret;
 
 	r->p->n_events = n;
-	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++) {
+	for (k = 0; k < r->n_cols; k++) {
 		ret = open_event_col(r, k, n, &c);
 		if (ret < 0)
 			return ret;
-		if (ret > 0 && sb_h5_event_columns[k].bit)
-			r->p->columns |= sb_h5_event_columns[k].bit;
+		if (ret > 0 && r->cols[k].bit)
+			r->p->columns |= r->cols[k].bit;
 		close_col(&c);
 	}
 	return 0;
@@ -715,15 +719,15 @@ static int read_events(struct h5r *r)
 	}
 	p->n_events = n;
 	for (i = 0; i < n; i++)
-		p->events[i] = (struct sb_event){ 0, 0, -1, -1, -1, -1, -1 };
+		p->events[i] = r->blank;
 	ret = read_field(r, &c, first, H5T_NATIVE_INT64, p->events, sizeof(*p->events),
 			 offsetof(struct sb_event, start));
 	close_col(&c);
 	if (!ret)
 		ret = load_ints(r, second, true, n, H5T_NATIVE_INT64, p->events, sizeof(*p->events),
 				offsetof(struct sb_event, end));
-	for (k = 0; k < SB_H5_N_EVENT_COLUMNS && ret >= 0; k++) {
-		ec = &sb_h5_event_columns[k];
+	for (k = 0; k < r->n_cols && ret >= 0; k++) {
+		ec = &r->cols[k];
 		if (!ec->bit)
 			continue;
 		snprintf(what, sizeof(what), "/events/%s", ec->name);
@@ -974,7 +978,7 @@ static int read_s1_calls(struct h5r *r, hid_t g, const char *what, uint32_t rank
 		goto out;
 	ev = p->events + p->n_events;
 	for (i = 0; i < s.n; i++)
-		ev[i] = (struct sb_event){ 0, 0, -1, -1, -1, -1, -1 };
+		ev[i] = r->blank;
 	ret = read_field(r, &s, wa, H5T_NATIVE_INT64, ev, sizeof(*ev),
 			 offsetof(struct sb_event, start));
 	if (!ret)
@@ -1345,7 +1349,8 @@ static int check_event(struct h5r *r, const struct sb_pair *q, size_t row, uint6
 		return corrupt(r, "event %llu: duration from %lld to %lld overflows",
 			       (unsigned long long)idx, (long long)e->start, (long long)e->end);
 	if (__builtin_add_overflow(c->total, d, &c->total) ||
-	    (e->gpu > 0 && __builtin_add_overflow(c->gpu, e->gpu, &c->gpu)))
+	    (e->metric[SB_METRIC_GPU] > 0 &&
+	     __builtin_add_overflow(c->gpu, e->metric[SB_METRIC_GPU], &c->gpu)))
 		return corrupt(r, "index row %zu: total time overflows", row);
 	if ((p->columns & SB_COL_THREAD) && (e->thread < 0 || (uint64_t)e->thread >= c->limit))
 		return corrupt(r, "event %llu: thread id %lld out of range (rank %u has %llu threads)",
@@ -1388,7 +1393,7 @@ static void pair_stats_add(struct h5r *r, size_t row, const struct sb_event *e)
 	struct sb_stats *s = &r->p->pairs[row].stats;
 
 	if (!r->fstats) {
-		sb_stats_add(s, e->start, e->end, e->gpu);
+		sb_stats_add(s, e->start, e->end, e->metric[SB_METRIC_GPU]);
 		return;
 	}
 	/* Not on disk: the starts that pick first/last, needed to merge pairs later. */
@@ -1417,7 +1422,7 @@ struct h5_events {
 	struct sb_event_stream base;
 	struct h5r *r;
 	unsigned mask;
-	hid_t d[SB_H5_N_EVENT_COLUMNS];
+	hid_t d[SB_H5_MAX_EVENT_COLUMNS];
 	uint64_t next;		/* the next event */
 	size_t pair;		/* index rows begun */
 	uint64_t left;		/* events of the current row still to come */
@@ -1428,7 +1433,7 @@ static void events_close(struct h5_events *e)
 {
 	int k;
 
-	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++)
+	for (k = 0; k < e->r->n_cols; k++)
 		if (e->d[k] >= 0)
 			H5Dclose(e->d[k]);
 }
@@ -1469,7 +1474,7 @@ static int read_rows(struct h5_events *e, int k, struct sb_event *rows, size_t n
 	herr_t rc = -1;
 	char buf[64];
 
-	ms = sb_h5_field_space(n, sizeof(*rows), sb_h5_event_columns[k].offset, sizeof(int64_t));
+	ms = sb_h5_field_space(n, sizeof(*rows), e->r->cols[k].offset, sizeof(int64_t));
 	fs = H5Dget_space(e->d[k]);
 	if (ms >= 0 && fs >= 0 &&
 	    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
@@ -1491,8 +1496,8 @@ static ssize_t events_read(struct sb_event_stream *s, struct sb_event *rows, siz
 	int k, ret = 0;
 
 	for (i = 0; i < n; i++)
-		rows[i] = (struct sb_event){ 0, 0, -1, -1, -1, -1, -1 };
-	for (k = 0; k < SB_H5_N_EVENT_COLUMNS && !ret && n; k++)
+		rows[i] = e->r->blank;
+	for (k = 0; k < e->r->n_cols && !ret && n; k++)
 		if (e->d[k] >= 0)
 			ret = read_rows(e, k, rows, n);
 	if (!ret && e->r->schema == 3 && (e->mask & SB_COL_TIMES))
@@ -1511,10 +1516,10 @@ static int events_open(struct h5_events *e, struct h5r *r, unsigned mask)
 	int k, ret;
 
 	*e = (struct h5_events){ .base = { events_read }, .r = r, .mask = mask };
-	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++)
+	for (k = 0; k < r->n_cols; k++)
 		e->d[k] = H5I_INVALID_HID;
-	for (k = 0; k < SB_H5_N_EVENT_COLUMNS; k++) {
-		ec = &sb_h5_event_columns[k];
+	for (k = 0; k < r->n_cols; k++) {
+		ec = &r->cols[k];
 		if (!(mask & (ec->bit ? ec->bit : SB_COL_TIMES)) ||
 		    (ec->bit && !(r->p->columns & ec->bit)))
 			continue;
@@ -1654,6 +1659,9 @@ static int open_file(struct h5r *r)
 {
 	struct stat st;
 	hid_t fapl;
+
+	r->n_cols = sb_h5_event_columns(r->cols);
+	sb_event_blank(&r->blank);
 
 	if (stat(r->path, &st)) {
 		if (errno == ENOENT)

@@ -16,18 +16,30 @@
 /* Rows per event write: bounds memory however long the trace is. */
 #define EVENT_CHUNK 65536
 
-_Static_assert(sizeof(struct sb_event) == 7 * sizeof(int64_t), "sb_event: 7 packed int64 columns");
+_Static_assert(sizeof(struct sb_event) == (SB_H5_N_ID_COLUMNS + SB_N_METRICS) * sizeof(int64_t),
+	       "sb_event: packed int64 columns");
 _Static_assert(sizeof(struct sb_h5_stats) == 11 * 8, "sb_h5_stats must be packed");
 
-const struct sb_h5_event_column sb_h5_event_columns[SB_H5_N_EVENT_COLUMNS] = {
+static const struct sb_h5_event_column id_columns[SB_H5_N_ID_COLUMNS] = {
 	{ "start_times", 0, offsetof(struct sb_event, start) },
 	{ "end_times", 0, offsetof(struct sb_event, end) },
 	{ "thread_ids", SB_COL_THREAD, offsetof(struct sb_event, thread) },
 	{ "call_ids", SB_COL_CALL_ID, offsetof(struct sb_event, call_id) },
 	{ "parent_ids", SB_COL_PARENT_ID, offsetof(struct sb_event, parent_id) },
-	{ "gpu_durations", SB_COL_GPU, offsetof(struct sb_event, gpu) },
-	{ "offcpu_ns", SB_COL_OFFCPU, offsetof(struct sb_event, offcpu) },
 };
+
+int sb_h5_event_columns(struct sb_h5_event_column *cols)
+{
+	unsigned id;
+
+	memcpy(cols, id_columns, sizeof(id_columns));
+	for (id = 0; id < SB_N_METRICS; id++)
+		cols[SB_H5_N_ID_COLUMNS + id] = (struct sb_h5_event_column){
+			sb_column(id)->name, SB_COL_METRIC(id),
+			offsetof(struct sb_event, metric) + id * sizeof(int64_t)
+		};
+	return SB_H5_N_ID_COLUMNS + SB_N_METRICS;
+}
 
 /*
  * HDF5 hides why a write failed; errno still tells a full disk (or quota, file
@@ -538,20 +550,28 @@ static int write_index(struct sb_h5w *w, const struct sb_profile *p)
 	return ret;
 }
 
+/* The event columns being written: their table and their datasets, -1 when left out. */
+struct event_cols {
+	struct sb_h5_event_column col[SB_H5_MAX_EVENT_COLUMNS];
+	hid_t d[SB_H5_MAX_EVENT_COLUMNS];
+	int n;
+};
+
 /* Rows [first, first + n) of every open event column from one chunk of the stream. */
-static int write_chunk(struct sb_h5w *w, const hid_t *d, const struct sb_event *rows,
+static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const struct sb_event *rows,
 		       uint64_t first, size_t n)
 {
 	const struct sb_h5_event_column *c;
+	const hid_t *d = ec->d;
 	hsize_t start = first, count = n;
 	hid_t ms, fs;
 	herr_t rc;
 	int i;
 
-	for (i = 0; i < SB_H5_N_EVENT_COLUMNS; i++) {
+	for (i = 0; i < ec->n; i++) {
 		if (d[i] < 0)
 			continue;
-		c = &sb_h5_event_columns[i];
+		c = &ec->col[i];
 		ms = sb_h5_field_space(n, sizeof(*rows), c->offset, sizeof(int64_t));
 		fs = H5Dget_space(d[i]);
 		rc = -1;
@@ -571,7 +591,7 @@ static int write_chunk(struct sb_h5w *w, const hid_t *d, const struct sb_event *
 
 /* Pull exactly p->n_events rows from the stream, one bounded chunk at a time. */
 static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
-			 const hid_t *d)
+			 const struct event_cols *d)
 {
 	struct sb_event *rows;
 	uint64_t done = 0;
@@ -616,27 +636,29 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 
 static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
 {
-	hid_t d[SB_H5_N_EVENT_COLUMNS];
+	struct event_cols ec;
+	hid_t *d = ec.d;
 	char name[64];
 	int i, ret = 0;
 
-	for (i = 0; i < SB_H5_N_EVENT_COLUMNS; i++)
+	ec.n = sb_h5_event_columns(ec.col);
+	for (i = 0; i < ec.n; i++)
 		d[i] = H5I_INVALID_HID;
 	ret = make_group(w, "events");
-	for (i = 0; i < SB_H5_N_EVENT_COLUMNS && !ret; i++) {
+	for (i = 0; i < ec.n && !ret; i++) {
 		/* Columns not recorded are left out, never filled with placeholders. */
-		if (sb_h5_event_columns[i].bit && !(p->columns & sb_h5_event_columns[i].bit))
+		if (ec.col[i].bit && !(p->columns & ec.col[i].bit))
 			continue;
-		snprintf(name, sizeof(name), "events/%s", sb_h5_event_columns[i].name);
+		snprintf(name, sizeof(name), "events/%s", ec.col[i].name);
 		d[i] = create_column(w, name, H5T_STD_I64LE, p->n_events);
 		if (d[i] < 0)
 			ret = h5fail(w, name);
 	}
 	if (!ret)
-		ret = stream_events(w, p, s, d);
-	for (i = 0; i < SB_H5_N_EVENT_COLUMNS; i++)
+		ret = stream_events(w, p, s, &ec);
+	for (i = 0; i < ec.n; i++)
 		if (d[i] >= 0 && H5Dclose(d[i]) < 0 && !ret)
-			ret = h5fail(w, sb_h5_event_columns[i].name);
+			ret = h5fail(w, ec.col[i].name);
 	return ret;
 }
 

@@ -35,8 +35,15 @@ struct sb_h5_event_column {
 	size_t offset;		/* of the int64_t field in struct sb_event */
 };
 
-#define SB_H5_N_EVENT_COLUMNS 7
-extern const struct sb_h5_event_column sb_h5_event_columns[SB_H5_N_EVENT_COLUMNS];
+/* start, end, thread, call and parent ids; then the metric columns. */
+#define SB_H5_N_ID_COLUMNS 5
+#define SB_H5_MAX_EVENT_COLUMNS (SB_H5_N_ID_COLUMNS + SB_N_METRICS)
+
+/*
+ * The event columns in file order: the five above, then each registered
+ * metric column by id (model/columns.h). Fills cols, returns how many.
+ */
+int sb_h5_event_columns(struct sb_h5_event_column *cols);
 
 /* The on-disk summary_statistics row, packed in FORMAT.md's field order. */
 struct sb_h5_stats {

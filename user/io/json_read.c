@@ -35,14 +35,15 @@ struct ivec {
 enum region_member {
 	REG_NAME, REG_RANK, REG_FILE, REG_LINE, REG_TAGS, REG_STARTS, REG_ENDS,
 	/* optional per-call lists, as our export json writes them */
-	REG_THREADS, REG_CALL_IDS, REG_PARENT_IDS, REG_GPU, REG_OFFCPU, REG_N
+	REG_THREADS, REG_CALL_IDS, REG_PARENT_IDS,
+	REG_METRIC,	/* then one list per metric column, REG_METRIC + its id */
 };
-static const char *const region_names[REG_N] = { "name", "rank", "source_file", "source_lineno",
-						  "tags", "start_times_ns", "end_times_ns",
-						  "thread_ids", "call_ids", "parent_ids",
-						  "gpu_durations_ns", "offcpu_ns" };
+static const char *const region_names[REG_METRIC] = { "name", "rank", "source_file",
+						       "source_lineno", "tags", "start_times_ns",
+						       "end_times_ns", "thread_ids", "call_ids",
+						       "parent_ids" };
 #define REG_FIRST_LIST REG_THREADS
-#define N_LISTS (REG_N - REG_FIRST_LIST)
+#define N_LISTS (REG_METRIC - REG_FIRST_LIST + SB_N_METRICS)
 
 /* One element of "regions" as the file lists it. */
 struct jregion {
@@ -310,6 +311,23 @@ static int region_list(struct jr *r, struct jregion *g, int m, const char *what,
 	return read_times(r, what, &g->lists[m - REG_FIRST_LIST]);
 }
 
+/* A region member by its key: a fixed one, else a metric column's list; -1 when unknown. */
+static int region_member(const char *key)
+{
+	int m = member_index(region_names, REG_METRIC, key);
+	unsigned id;
+
+	for (id = 0; m < 0 && id < SB_N_METRICS; id++)
+		if (!strcmp(sb_column(id)->json_name, key))
+			m = REG_METRIC + (int)id;
+	return m;
+}
+
+static const char *region_member_name(int m)
+{
+	return m < REG_METRIC ? region_names[m] : sb_column((unsigned)(m - REG_METRIC))->json_name;
+}
+
 static const int64_t *list_values(const struct ivec *v)
 {
 	return v ? v->v : NULL;
@@ -320,6 +338,7 @@ static int add_region(struct jr *r, struct jregion *g, size_t i, unsigned seen)
 	char why[256], name[SB_READ_PRINTABLE];
 	const struct ivec *l[N_LISTS];
 	struct sb_read_calls c;
+	unsigned id;
 	int m, ret;
 
 	if (!(seen & 1u << REG_NAME) || !*g->name)
@@ -335,7 +354,7 @@ static int add_region(struct jr *r, struct jregion *g, size_t i, unsigned seen)
 		if (l[m] && l[m]->n != g->starts.n)
 			return bad(r, "regions[%zu] ('%s'): %zu start times but %zu %s", i,
 				   sb_read_printable(g->name, name, sizeof(name)), g->starts.n,
-				   l[m]->n, region_names[REG_FIRST_LIST + m]);
+				   l[m]->n, region_member_name(REG_FIRST_LIST + m));
 	}
 	c = (struct sb_read_calls){ .rank = (uint32_t)g->rank, .name = g->name, .file = g->file,
 				    .line = g->line, .tags = g->tags, .starts = g->starts.v,
@@ -343,8 +362,8 @@ static int add_region(struct jr *r, struct jregion *g, size_t i, unsigned seen)
 	c.threads = list_values(l[REG_THREADS - REG_FIRST_LIST]);
 	c.call_ids = list_values(l[REG_CALL_IDS - REG_FIRST_LIST]);
 	c.parent_ids = list_values(l[REG_PARENT_IDS - REG_FIRST_LIST]);
-	c.gpu = list_values(l[REG_GPU - REG_FIRST_LIST]);
-	c.offcpu = list_values(l[REG_OFFCPU - REG_FIRST_LIST]);
+	for (id = 0; id < SB_N_METRICS; id++)
+		c.metric[id] = list_values(l[REG_METRIC + id - REG_FIRST_LIST]);
 	ret = sb_read_build_add(&r->build, &c, why, sizeof(why));
 	return ret == -EINVAL ? bad(r, "regions[%zu]: %s", i, why) : ret;
 }
@@ -362,13 +381,13 @@ static int read_region(struct jr *r, size_t i)
 	snprintf(where, sizeof(where), "regions[%zu]: ", i);
 	ret = sb_json_enter(&r->j, SB_JSON_OBJECT);
 	while (!ret && (ret = sb_json_member(&r->j, &key)) > 0) {
-		m = member_index(region_names, REG_N, key);
+		m = region_member(key);
 		if (m < 0) {
 			ret = sb_json_skip(&r->j);
 			continue;
 		}
 		ret = first_time(r, &seen, m, where, key);
-		snprintf(what, sizeof(what), "regions[%zu].%s", i, region_names[m]);
+		snprintf(what, sizeof(what), "regions[%zu].%s", i, region_member_name(m));
 		if (!ret && m >= REG_FIRST_LIST)
 			ret = region_list(r, &g, m, what, &seen);
 		else if (!ret)

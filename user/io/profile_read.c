@@ -315,8 +315,10 @@ static int64_t column(const int64_t *v, uint64_t i)
 
 static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c)
 {
+	int64_t blank[SB_N_METRICS];
 	struct sb_event *q;
 	uint64_t cap, i;
+	unsigned id;
 
 	if (g->n + c->n > g->cap) {
 		cap = g->cap ? g->cap : 16;
@@ -328,11 +330,16 @@ static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c)
 		g->calls = q;
 		g->cap = cap;
 	}
-	for (i = 0; i < c->n; i++)
-		g->calls[g->n + i] = (struct sb_event){
-			c->starts[i], c->ends[i], column(c->threads, i), column(c->call_ids, i),
-			column(c->parent_ids, i), column(c->gpu, i), column(c->offcpu, i)
-		};
+	sb_metrics_blank(blank);
+	for (i = 0; i < c->n; i++) {
+		q = &g->calls[g->n + i];
+		*q = (struct sb_event){ .start = c->starts[i], .end = c->ends[i],
+					.thread = column(c->threads, i),
+					.call_id = column(c->call_ids, i),
+					.parent_id = column(c->parent_ids, i) };
+		for (id = 0; id < SB_N_METRICS; id++)
+			q->metric[id] = c->metric[id] ? c->metric[id][i] : blank[id];
+	}
 	g->n += c->n;
 	return 0;
 }
@@ -349,7 +356,8 @@ static int count_calls(struct sb_read_group *g, const struct sb_read_calls *c, c
 		if (__builtin_add_overflow(g->stats.total, c->ends[i] - c->starts[i], &total))
 			return sb_bad(why, len, "region '%s' on rank %u: total time overflows",
 				      sb_read_printable(c->name, name, sizeof(name)), c->rank);
-		sb_stats_add(&g->stats, c->starts[i], c->ends[i], column(c->gpu, i));
+		sb_stats_add(&g->stats, c->starts[i], c->ends[i],
+			     column(c->metric[SB_METRIC_GPU], i));
 	}
 	g->n += c->n;
 	return 0;
@@ -358,9 +366,13 @@ static int count_calls(struct sb_read_group *g, const struct sb_read_calls *c, c
 /* Which optional columns c has; every region of a file must have the same ones. */
 static unsigned columns_of(const struct sb_read_calls *c)
 {
-	return (c->threads ? SB_COL_THREAD : 0) | (c->call_ids ? SB_COL_CALL_ID : 0) |
-	       (c->parent_ids ? SB_COL_PARENT_ID : 0) | (c->gpu ? SB_COL_GPU : 0) |
-	       (c->offcpu ? SB_COL_OFFCPU : 0);
+	unsigned cols, id;
+
+	cols = (c->threads ? SB_COL_THREAD : 0) | (c->call_ids ? SB_COL_CALL_ID : 0) |
+	       (c->parent_ids ? SB_COL_PARENT_ID : 0);
+	for (id = 0; id < SB_N_METRICS; id++)
+		cols |= c->metric[id] ? SB_COL_METRIC(id) : 0;
+	return cols;
 }
 
 int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, char *why,
@@ -444,7 +456,8 @@ static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, 
 				      sb_read_printable(p->regions[g->region].name, name,
 							sizeof(name)), g->rank);
 		p->events[p->n_events++] = g->calls[k];
-		sb_stats_add(&q->stats, g->calls[k].start, g->calls[k].end, g->calls[k].gpu);
+		sb_stats_add(&q->stats, g->calls[k].start, g->calls[k].end,
+			     g->calls[k].metric[SB_METRIC_GPU]);
 	}
 	p->n_pairs++;
 	/* The group is in the model now: give its memory back before the next one. */

@@ -56,8 +56,7 @@ struct sb_read_calls {
 	const int64_t *threads;
 	const int64_t *call_ids;
 	const int64_t *parent_ids;
-	const int64_t *gpu;
-	const int64_t *offcpu;
+	const int64_t *metric[SB_N_METRICS];	/* by column id (model/columns.h) */
 	uint64_t n;
 };
 

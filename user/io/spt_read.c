@@ -565,7 +565,9 @@ static int merge_next(struct sb_ordered_calls *src, struct sb_event *ev, size_t 
 	if (!m->n_heap)
 		return 0;
 	c = &m->c[m->heap[0]];
-	*ev = (struct sb_event){ c->buf[c->i].start, c->buf[c->i].end, -1, -1, -1, -1, -1 };
+	sb_event_blank(ev);
+	ev->start = c->buf[c->i].start;
+	ev->end = c->buf[c->i].end;
 	*pair = c->sec->pair;
 	if (++c->i == c->n && c->done < c->sec->n) {
 		ret = refill(m, c);

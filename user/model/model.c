@@ -205,3 +205,9 @@ uint32_t sb_profile_rank_count(const struct sb_profile *p)
 		n = (uint32_t)m->i;
 	return n;
 }
+
+void sb_event_blank(struct sb_event *e)
+{
+	*e = (struct sb_event){ .thread = -1, .call_id = -1, .parent_id = -1 };
+	sb_metrics_blank(e->metric);
+}

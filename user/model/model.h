@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/columns.h"
 #include "model/samples.h"
 #include "model/stats.h"
 
@@ -47,22 +48,25 @@ enum sb_column {
 	SB_COL_THREAD = 1 << 0,
 	SB_COL_CALL_ID = 1 << 1,
 	SB_COL_PARENT_ID = 1 << 2,
-	SB_COL_GPU = 1 << 3,
-	SB_COL_OFFCPU = 1 << 4,
+	/* the metric columns (model/columns.h): SB_COL_METRIC(id) */
+	SB_COL_GPU = SB_COL_METRIC(SB_METRIC_GPU),
+	SB_COL_OFFCPU = SB_COL_METRIC(SB_METRIC_OFFCPU),
 	/* start and end, which every file has: named only to ask a streaming reader for them */
 	SB_COL_TIMES = 1 << 8,
 };
 
-/* One event row; columns a file lacks read as -1. */
+/* One event row; id columns a file lacks read as -1, metric columns as their missing value. */
 struct sb_event {
 	int64_t start;
 	int64_t end;
 	int64_t thread;
 	int64_t call_id;
 	int64_t parent_id;
-	int64_t gpu;
-	int64_t offcpu;
+	int64_t metric[SB_N_METRICS];	/* by column id, enum sb_metric */
 };
+
+/* An event with nothing recorded: times 0, ids -1, metrics missing. */
+void sb_event_blank(struct sb_event *e);
 
 /* One traced process (scope-bpf extension, /scope_bpf/processes). */
 struct sb_process {

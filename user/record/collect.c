@@ -17,12 +17,25 @@
 #define STREAM_BATCH 4096
 #define OPEN_NAMES_MAX 1024	/* bytes of regions_open_at_start */
 
+/*
+ * The per-call metric columns the kernel's call record carries, one spill slot
+ * each, in slot order: a column the kernel measures adds its row here (and one
+ * to SB_SPILL_METRICS). The recording has these columns and no other.
+ */
+static const struct {
+	unsigned id;		/* enum sb_metric */
+	size_t offset;		/* of its __u64 in struct sb_call_event */
+} call_columns[SB_SPILL_METRICS] = {
+	{ SB_METRIC_OFFCPU, offsetof(struct sb_call_event, offcpu_ns) },
+};
+
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
 {
 	memset(c, 0, sizeof(*c));
 	sb_profile_init(&c->prof);
 	sb_hashmap_init(&c->region_of);
 	sb_hashmap_init(&c->open_name_seen);
+	sb_hashmap_init(&c->proc_slot);
 	sb_hashmap_init(&c->ranks);
 	sb_hashmap_init(&c->pair_of);
 	sb_hashmap_init(&c->thread_of);
@@ -31,6 +44,8 @@ int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_
 	sb_hashmap_init(&c->path_name);
 	sb_hashmap_init(&c->name_of);
 	sb_hashmap_init(&c->path_of);
+	c->rank_rule = sb_rank_by_first_call;
+	sb_metrics_blank(c->blank_metric);
 	c->spill = sb_spill_new(spill_dir, mem_budget);
 	return c->spill ? 0 : -errno;
 }
@@ -42,12 +57,15 @@ void sb_collector_free(struct sb_collector *c)
 	for (r = 0; r < c->n_ranks; r++)
 		free(c->called[r].words);
 	free(c->called);
-	free(c->rank_tgid);
+	free(c->slot_tgid);
+	free(c->slot_rank);
 	free(c->threads);
 	free(c->exclusive);
+	free(c->pair_slot);
 	sb_hashmap_free(&c->region_of);
 	sb_hashmap_free(&c->open_name_seen);
 	free(c->open_names);
+	sb_hashmap_free(&c->proc_slot);
 	sb_hashmap_free(&c->ranks);
 	sb_hashmap_free(&c->pair_of);
 	sb_hashmap_free(&c->thread_of);
@@ -243,35 +261,37 @@ static int on_site(struct sb_collector *c, struct sb_site_event *e)
 	return sb_hashmap_put(&c->region_of, raw_hash, 0, (uint64_t)region);
 }
 
-static int rank_of(struct sb_collector *c, uint32_t tgid, uint32_t *rank)
+/* The process's slot, numbered in order of first completed call; its rank waits for finish. */
+static int slot_of(struct sb_collector *c, uint32_t tgid, uint32_t *slot)
 {
-	uint64_t *r = sb_hashmap_get(&c->ranks, tgid, 0);
+	uint64_t *r = sb_hashmap_get(&c->proc_slot, tgid, 0);
 	struct sb_bitset *called;
 	uint32_t *tgids;
 
 	if (r) {
-		*rank = (uint32_t)*r;
+		*slot = (uint32_t)*r;
 		return 0;
 	}
-	tgids = realloc(c->rank_tgid, (c->n_ranks + 1) * sizeof(*tgids));
+	tgids = realloc(c->slot_tgid, (c->n_ranks + 1) * sizeof(*tgids));
 	if (!tgids)
 		return -ENOMEM;
-	c->rank_tgid = tgids;
+	c->slot_tgid = tgids;
 	called = realloc(c->called, (c->n_ranks + 1) * sizeof(*called));
 	if (!called)
 		return -ENOMEM;
 	c->called = called;
-	c->rank_tgid[c->n_ranks] = tgid;
+	c->slot_tgid[c->n_ranks] = tgid;
 	c->called[c->n_ranks] = (struct sb_bitset){ 0 };
-	*rank = c->n_ranks++;
-	return sb_hashmap_put(&c->ranks, tgid, 0, *rank);
+	*slot = c->n_ranks++;
+	return sb_hashmap_put(&c->proc_slot, tgid, 0, *slot);
 }
 
-static ssize_t pair_of(struct sb_collector *c, uint32_t rank, uint32_t region)
+static ssize_t pair_of(struct sb_collector *c, uint32_t slot, uint32_t region)
 {
-	uint64_t *i = sb_hashmap_get(&c->pair_of, rank, region);
+	uint64_t *i = sb_hashmap_get(&c->pair_of, slot, region);
 	size_t n = c->prof.n_pairs;
 	struct sb_pair *pairs;
+	uint32_t *slots;
 	int64_t *excl;
 
 	if (i)
@@ -285,11 +305,16 @@ static ssize_t pair_of(struct sb_collector *c, uint32_t rank, uint32_t region)
 		if (!excl)
 			return -ENOMEM;
 		c->exclusive = excl;
+		slots = realloc(c->pair_slot, (n ? n * 2 : 16) * sizeof(*slots));
+		if (!slots)
+			return -ENOMEM;
+		c->pair_slot = slots;
 	}
-	c->prof.pairs[n] = (struct sb_pair){ .region = region, .rank = rank };
+	c->prof.pairs[n] = (struct sb_pair){ .region = region };
 	sb_stats_init(&c->prof.pairs[n].stats);
 	c->exclusive[n] = 0;
-	if (sb_hashmap_put(&c->pair_of, rank, region, n))
+	c->pair_slot[n] = slot;
+	if (sb_hashmap_put(&c->pair_of, slot, region, n))
 		return -ENOMEM;
 	c->prof.n_pairs++;
 	return (ssize_t)n;
@@ -307,9 +332,10 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
 	struct sb_spill_rec rec;
 	struct sb_thread_info *t;
-	uint32_t rank;
+	uint32_t slot;
+	__u64 value;
 	ssize_t pair;
-	int ret;
+	int ret, k;
 
 	/* An unknown name (a forged record) or a clock that ran backwards: not a call. */
 	if (!region || end < start || start < 0 || e->call_id < 0 ||
@@ -326,10 +352,10 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 		c->dropped_calls++;
 		return ret;
 	}
-	ret = rank_of(c, e->tgid, &rank);
+	ret = slot_of(c, e->tgid, &slot);
 	if (ret)
 		return ret;
-	pair = pair_of(c, rank, (uint32_t)*region);
+	pair = pair_of(c, slot, (uint32_t)*region);
 	if (pair < 0)
 		return (int)pair;
 	t = thread_info(c, e->tgid, e->tid);
@@ -340,12 +366,16 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	sb_stats_add(&c->prof.pairs[pair].stats, start, end, -1);
 	child = (int64_t)e->child_ns < end - start ? (int64_t)e->child_ns : end - start;
 	c->exclusive[pair] += end - start - child;
-	ret = bitset_set(&c->called[rank], (uint64_t)e->call_id);
+	ret = bitset_set(&c->called[slot], (uint64_t)e->call_id);
 	if (ret)
 		return ret;
 	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
 				     .end = end, .call_id = e->call_id,
-				     .parent_id = e->parent_id, .offcpu = (int64_t)e->offcpu_ns };
+				     .parent_id = e->parent_id };
+	for (k = 0; k < SB_SPILL_METRICS; k++) {
+		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
+		rec.metric[k] = (int64_t)value;
+	}
 	ret = sb_spill_add(c->spill, &rec);
 	if (ret)
 		return ret;
@@ -552,54 +582,142 @@ static int cmp_thread(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* One table row per thread of a rank, numbered by first appearance. */
+/* One rank's threads, numbered by first appearance (order is sorted so). */
+static int add_rank_threads(struct sb_collector *c, struct sb_thread_info **order, size_t n,
+			    uint32_t rank)
+{
+	struct sb_thread th;
+	uint64_t *r;
+	int64_t row = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		r = sb_hashmap_get(&c->ranks, order[i]->tgid, 0);
+		if (*r != rank)
+			continue;
+		order[i]->row = row;
+		th = (struct sb_thread){
+			.rank = rank, .index = row++, .tid = order[i]->tid,
+			.start_ns = order[i]->first_ns == INT64_MAX ? -1 : order[i]->first_ns,
+			.end_ns = order[i]->end_ns, .cpu_ns = order[i]->cpu_ns,
+			.name = order[i]->name,
+		};
+		if (sb_profile_add_thread(&c->prof, &th) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The thread table: rank after rank in ascending order, each rank's threads by first appearance. */
 static int build_thread_table(struct sb_collector *c)
 {
 	struct sb_thread_info **order;
-	struct sb_thread th;
-	uint64_t *rank;
+	uint32_t *ranks;
 	size_t i, n = 0;
-	int64_t row = 0;
-	uint32_t cur = UINT32_MAX;
+	int ret = 0;
 
 	order = calloc(c->n_threads + 1, sizeof(*order));
-	if (!order)
+	ranks = calloc(c->n_ranks + 1, sizeof(*ranks));
+	if (!order || !ranks) {
+		free(order);
+		free(ranks);
 		return -ENOMEM;
+	}
 	for (i = 0; i < c->n_threads; i++)
 		if (sb_hashmap_get(&c->ranks, c->threads[i].tgid, 0))
 			order[n++] = &c->threads[i];
 	qsort(order, n, sizeof(*order), cmp_thread);
-	for (cur = 0; cur < c->n_ranks; cur++) {
-		row = 0;
-		for (i = 0; i < n; i++) {
-			rank = sb_hashmap_get(&c->ranks, order[i]->tgid, 0);
-			if (*rank != cur)
-				continue;
-			order[i]->row = row;
-			th = (struct sb_thread){
-				.rank = cur, .index = row++, .tid = order[i]->tid,
-				.start_ns = order[i]->first_ns == INT64_MAX ? -1 : order[i]->first_ns,
-				.end_ns = order[i]->end_ns, .cpu_ns = order[i]->cpu_ns,
-				.name = order[i]->name,
-			};
-			if (sb_profile_add_thread(&c->prof, &th) < 0) {
-				free(order);
-				return -ENOMEM;
-			}
-		}
-	}
+	memcpy(ranks, c->slot_rank, c->n_ranks * sizeof(*ranks));
+	qsort(ranks, c->n_ranks, sizeof(*ranks), cmp_u32);
+	for (i = 0; i < c->n_ranks && !ret; i++)
+		ret = add_rank_threads(c, order, n, ranks[i]);
 	free(order);
+	free(ranks);
+	return ret;
+}
+
+int sb_rank_by_first_call(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks)
+{
+	size_t i;
+
+	(void)ctx;
+	(void)tgids;
+	for (i = 0; i < n; i++)
+		ranks[i] = (uint32_t)i;
 	return 0;
 }
 
+/* A numbering the file can hold: distinct ranks (one index row per rank and region), in range. */
+static int check_ranks(const uint32_t *ranks, size_t n)
+{
+	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
+	size_t i;
+	int ret = 0;
+
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, ranks, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u32);
+	for (i = 0; i < n && !ret; i++)
+		if (sorted[i] >= SB_MAX_RANK || (i && sorted[i] == sorted[i - 1]))
+			ret = -EINVAL;
+	free(sorted);
+	return ret;
+}
+
+/* Number the processes by the rank rule and label the pairs and processes with it. */
+static int decide_ranks(struct sb_collector *c)
+{
+	uint32_t *ranks = calloc(c->n_ranks + 1, sizeof(*ranks));
+	uint64_t *slot;
+	size_t i;
+	int ret;
+
+	if (!ranks)
+		return -ENOMEM;
+	ret = c->rank_rule(c->rank_rule_ctx, c->slot_tgid, c->n_ranks, ranks);
+	if (!ret)
+		ret = check_ranks(ranks, c->n_ranks);
+	if (ret == -ENOMEM) {
+		free(ranks);
+		return ret;
+	}
+	/* A wrong numbering must not cost the recording: the default one always fits. */
+	if (ret) {
+		c->rank_rule_error = ret;
+		sb_rank_by_first_call(NULL, c->slot_tgid, c->n_ranks, ranks);
+	}
+	c->slot_rank = ranks;
+	for (i = 0; i < c->n_ranks; i++)
+		if (sb_hashmap_put(&c->ranks, c->slot_tgid[i], 0, ranks[i]))
+			return -ENOMEM;
+	for (i = 0; i < c->prof.n_pairs; i++)
+		c->prof.pairs[i].rank = ranks[c->pair_slot[i]];
+	for (i = 0; i < c->prof.n_processes; i++) {
+		slot = sb_hashmap_get(&c->proc_slot, (uint64_t)c->prof.processes[i].pid, 0);
+		c->prof.processes[i].rank = slot ? (int64_t)ranks[*slot] : -1;
+	}
+	return 0;
+}
+
+
 int sb_collector_finish(struct sb_collector *c)
 {
-	uint64_t offset = 0, *rank;
+	uint64_t offset = 0;
 	struct sb_pair *p;
 	size_t i;
 	int ret;
 
-	ret = drop_unused_regions(c);
+	ret = decide_ranks(c);
+	if (!ret)
+		ret = drop_unused_regions(c);
 	if (ret)
 		return ret;
 	for (i = 0; i < c->prof.n_pairs; i++) {
@@ -612,12 +730,10 @@ int sb_collector_finish(struct sb_collector *c)
 	ret = build_thread_table(c);
 	if (ret)
 		return ret;
-	for (i = 0; i < c->prof.n_processes; i++) {
-		rank = sb_hashmap_get(&c->ranks, (uint64_t)c->prof.processes[i].pid, 0);
-		c->prof.processes[i].rank = rank ? (int64_t)*rank : -1;
-	}
 	c->prof.n_events = c->calls;
-	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
+	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	for (i = 0; i < SB_SPILL_METRICS; i++)
+		c->prof.columns |= SB_COL_METRIC(call_columns[i].id);
 	return sb_spill_sort(c->spill);
 }
 
@@ -689,18 +805,20 @@ int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t 
 
 static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struct sb_event *e)
 {
-	uint32_t rank = c->prof.pairs[r->pair].rank;
-	uint64_t *t = sb_hashmap_get(&c->thread_of, c->rank_tgid[rank], r->tid);
+	uint32_t slot = c->pair_slot[r->pair];
+	uint64_t *t = sb_hashmap_get(&c->thread_of, c->slot_tgid[slot], r->tid);
+	int k;
 
 	e->start = r->start;
 	e->end = r->end;
 	e->thread = t ? c->threads[*t].row : -1;
 	e->call_id = r->call_id;
 	/* A parent that was never completed (still open, lost, killed) makes this top level. */
-	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[rank], (uint64_t)r->parent_id) ?
+	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[slot], (uint64_t)r->parent_id) ?
 		r->parent_id : -1;
-	e->gpu = -1;
-	e->offcpu = r->offcpu;
+	memcpy(e->metric, c->blank_metric, sizeof(e->metric));
+	for (k = 0; k < SB_SPILL_METRICS; k++)
+		e->metric[call_columns[k].id] = r->metric[k];
 }
 
 static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)

@@ -35,19 +35,40 @@ typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason, uint32_t stop_seq);
 /* Called when a traced process forked: the child starts with the parent's mappings. */
 typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child);
 
+/*
+ * Decides the ranks at finish. tgids lists the n processes that completed a
+ * call, in the order of their first completed call; the rule writes the rank
+ * of tgids[i] to ranks[i]. Ranks must be distinct and below SB_MAX_RANK.
+ * Returns 0 or a negative errno. A source that knows better (MPI) sets one.
+ */
+typedef int (*sb_rank_rule_fn)(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks);
+
+/* The default rule: ranks in order of the first completed call, 0, 1, 2, ... */
+int sb_rank_by_first_call(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks);
+
 struct sb_collector {
 	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
 	struct sb_spill *spill;
+	int64_t blank_metric[SB_N_METRICS];	/* each column's missing value */
 	struct sb_hashmap region_of;	/* (name hash, 0) -> region: calls carry their name's hash */
-	struct sb_hashmap ranks;	/* (tgid, 0) -> rank */
-	struct sb_hashmap pair_of;	/* (rank, region) -> pair */
+	/*
+	 * Calls are kept by process until finish, when the rank rule numbers the
+	 * processes: a rank is a label on the pairs, never part of the spill's key.
+	 */
+	struct sb_hashmap proc_slot;	/* (tgid, 0) -> process slot, in order of first call */
+	struct sb_hashmap ranks;	/* (tgid, 0) -> rank, filled at finish */
+	struct sb_hashmap pair_of;	/* (process slot, region) -> pair */
 	struct sb_hashmap thread_of;	/* (tgid, tid) -> index in threads */
 	struct sb_hashmap proc_of;	/* (tgid, 0) -> index in prof.processes */
 	struct sb_thread_info *threads;
 	size_t n_threads;
-	uint32_t *rank_tgid;		/* rank -> tgid */
-	struct sb_bitset *called;	/* rank -> call ids recorded */
-	uint32_t n_ranks;
+	uint32_t *slot_tgid;		/* process slot -> tgid */
+	uint32_t *slot_rank;		/* process slot -> rank, filled at finish */
+	struct sb_bitset *called;	/* process slot -> call ids recorded */
+	uint32_t n_ranks;		/* process slots: processes that completed a call */
+	sb_rank_rule_fn rank_rule;	/* sb_rank_by_first_call unless a source sets one */
+	void *rank_rule_ctx;
+	int rank_rule_error;		/* why the rule's numbering was refused, 0 if it was not */
 	uint64_t calls;
 	uint64_t dropped_calls;		/* records without a known name, or invalid */
 	/* Ends without a begin: calls already open when their thread's tracing began. */
@@ -56,6 +77,7 @@ struct sb_collector {
 	size_t *open_names;		/* indexes in names, in order of first end */
 	size_t n_open_names;
 	int64_t *exclusive;		/* pair -> sum of exclusive time */
+	uint32_t *pair_slot;		/* pair -> process slot */
 	/* Region paths as samples name them: by hash, resolved to names at the end. */
 	struct sb_hashmap path_parent;	/* (path hash, 0) -> parent path hash */
 	struct sb_hashmap path_name;	/* (path hash, 0) -> name hash */
@@ -91,7 +113,7 @@ int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, ui
 int64_t sb_collector_path_id(struct sb_collector *c, uint64_t path);
 /* Whether the kernel reported the process's exit (it may linger as a zombie). */
 bool sb_collector_process_ended(struct sb_collector *c, pid_t pid);
-/* The rank of a process, -1 when it recorded no call. */
+/* The rank of a process (after finish), -1 when it recorded no call. */
 int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid);
 /* The thread table row of a thread within its rank, -1 when unknown (after finish). */
 int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t tid);
@@ -102,8 +124,10 @@ uint64_t sb_name_hash(const char *name);
 int sb_collector_metadata(struct sb_collector *c);
 
 /*
- * Close the profile: drop regions without calls, lay out the pairs, build the
- * thread table, sort the spilled calls. Afterwards c->prof describes the file
+ * Close the profile: decide the ranks by the rank rule (one that fails or
+ * numbers two processes alike is set aside for the default, with its error
+ * in rank_rule_error), drop regions without calls, lay out the pairs, build
+ * the thread table, sort the spilled calls. Afterwards c->prof describes the file
  * and sb_collector_stream() delivers its events in order.
  */
 int sb_collector_finish(struct sb_collector *c);

@@ -16,7 +16,8 @@
 /* Slices this short sort faster by insertion than by partitioning. */
 #define INSERTION_MAX 16
 
-_Static_assert(sizeof(struct sb_spill_rec) == 48, "sb_spill_rec is written to disk as is");
+_Static_assert(sizeof(struct sb_spill_rec) == 40 + 8 * SB_SPILL_METRICS,
+	       "sb_spill_rec is written to disk as is: no padding");
 
 /* A sorted run in the run file, in records. */
 struct sb_run {

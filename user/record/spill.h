@@ -6,15 +6,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* What the collector knows per completed call: 48 bytes, written to disk as is. */
+/*
+ * Metric slots of a spilled call: one per column the kernel's call record
+ * measures (the collector's call_columns), not one per registered column, so
+ * the records stay as small as what a recording can fill.
+ */
+#define SB_SPILL_METRICS 1
+
+/* What the collector knows per completed call, written to disk as is. */
 struct sb_spill_rec {
-	uint32_t pair;		/* index of the (rank, region) pair */
+	uint32_t pair;		/* index of the (process, region) pair: ranks come later */
 	uint32_t tid;		/* OS thread id */
 	int64_t start;
 	int64_t end;
 	int64_t call_id;
 	int64_t parent_id;	/* -1 = top level */
-	int64_t offcpu;
+	int64_t metric[SB_SPILL_METRICS];	/* by slot of the collector's call_columns */
 };
 
 struct sb_spill;

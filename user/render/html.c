@@ -416,7 +416,7 @@ static void data_column(FILE *j, const struct sb_profile *p, const struct sb_htm
 			v = e->end - e->start;
 			break;
 		case COL_OFFCPU:
-			v = e->offcpu > 0 ? e->offcpu : 0;
+			v = e->metric[SB_METRIC_OFFCPU] > 0 ? e->metric[SB_METRIC_OFFCPU] : 0;
 			break;
 		}
 		fprintf(j, first ? "%" PRId64 : ",%" PRId64, v);

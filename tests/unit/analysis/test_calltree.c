@@ -58,8 +58,8 @@ static void add_pair(struct sb_profile *p, const struct call *calls, size_t n, u
 			.thread = columns & SB_COL_THREAD ? mine[i]->thread : -1,
 			.call_id = columns & SB_COL_CALL_ID ? mine[i]->id : -1,
 			.parent_id = columns & SB_COL_PARENT_ID ? mine[i]->parent : -1,
-			.gpu = -1,
-			.offcpu = columns & SB_COL_OFFCPU ? mine[i]->offcpu : -1,
+			.metric = { [SB_METRIC_GPU] = -1,
+				    [SB_METRIC_OFFCPU] = columns & SB_COL_OFFCPU ? mine[i]->offcpu : -1 },
 		};
 		sb_stats_add(&pr->stats, mine[i]->start, mine[i]->end, -1);
 	}
@@ -469,7 +469,7 @@ static void test_flat_sums_pairs_per_region(void **state)
 	(void)state;
 	make_profile(&p, threads_ranks, 6, ALL | SB_COL_OFFCPU);
 	for (i = 0; i < p.n_events; i++)
-		p.events[i].offcpu = 1;
+		p.events[i].metric[SB_METRIC_OFFCPU] = 1;
 	/* Exclusive totals from the file are used as they are when all are known. */
 	for (i = 0; i < p.n_pairs; i++)
 		p.pairs[i].exclusive_total = 1000 + (int64_t)i;

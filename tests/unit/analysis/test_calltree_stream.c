@@ -101,8 +101,9 @@ static void make(struct sb_profile *p, const struct call *c, size_t n, unsigned 
 				.thread = columns & SB_COL_THREAD ? mine[j]->thread : -1,
 				.call_id = columns & SB_COL_CALL_ID ? mine[j]->id : -1,
 				.parent_id = columns & SB_COL_PARENT_ID ? mine[j]->parent : -1,
-				.gpu = -1,
-				.offcpu = columns & SB_COL_OFFCPU ? mine[j]->offcpu : -1,
+				.metric = { [SB_METRIC_GPU] = -1,
+					    [SB_METRIC_OFFCPU] = columns & SB_COL_OFFCPU ?
+						mine[j]->offcpu : -1 },
 			};
 			sb_stats_add(&pr->stats, mine[j]->start, mine[j]->end, -1);
 		}

@@ -42,7 +42,7 @@ static void add_pair(struct sb_profile *p, const char *name, uint32_t rank, cons
 	for (i = 0; i < n; i++) {
 		ev[i] = (struct sb_event){
 			.start = start, .end = start + dur[i], .thread = -1, .call_id = -1,
-			.parent_id = -1, .gpu = -1, .offcpu = -1,
+			.parent_id = -1, .metric = { -1, -1 },
 		};
 		start += dur[i] + 1;
 	}

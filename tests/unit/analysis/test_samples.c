@@ -75,8 +75,8 @@ static const struct sb_sample rows[] = {
 #define CPU_TOTAL 16
 
 static const struct sb_event events[] = {
-	{ 100, 1000, 0, 1, -1, -1, 0 },		/* A */
-	{ 200, 600, 0, 2, 1, -1, 0 },		/* B inside A */
+	{ 100, 1000, 0, 1, -1, { -1, 0 } },		/* A */
+	{ 200, 600, 0, 2, 1, { -1, 0 } },		/* B inside A */
 };
 
 static void build_samples(struct sb_samples *s)

@@ -22,10 +22,10 @@
 
 /* Two ranks; solve on both, io on rank 0 only; calls of 10, 20, 30 ns from t = 1000. */
 static const struct sb_event events[] = {
-	{ 1000, 1010, 0, 1, -1, -1, 2 },	/* rank 0 solve */
-	{ 1020, 1040, 0, 2, -1, -1, 0 },
-	{ 1011, 1014, 0, 3, 1, -1, 0 },	/* rank 0 io, inside the first solve */
-	{ 1100, 1130, 0, 1, -1, -1, 5 },	/* rank 1 solve */
+	{ 1000, 1010, 0, 1, -1, { -1, 2 } },	/* rank 0 solve */
+	{ 1020, 1040, 0, 2, -1, { -1, 0 } },
+	{ 1011, 1014, 0, 3, 1, { -1, 0 } },	/* rank 0 io, inside the first solve */
+	{ 1100, 1130, 0, 1, -1, { -1, 5 } },	/* rank 1 solve */
 };
 
 static void build(struct sb_profile *p)

@@ -316,8 +316,8 @@ static void test_text_explains_every_unrecorded_call(void **state)
 /* 4 ranks, each in main the whole 100 ns recording, and in solve for half of it. */
 static void make_four_ranks(struct sb_profile *p)
 {
-	struct sb_event main_call = { 0, 100, 0, 0, -1, -1, -1 };
-	struct sb_event solve_call = { 10, 60, 0, 1, 0, -1, -1 };
+	struct sb_event main_call = { 0, 100, 0, 0, -1, { -1, -1 } };
+	struct sb_event solve_call = { 10, 60, 0, 1, 0, { -1, -1 } };
 	uint32_t r;
 
 	sb_profile_init(p);

@@ -63,20 +63,20 @@ static const struct {
 	struct sb_event e;
 } calls[] = {
 	/* rank 0 main; rank 1 main */
-	{ MAIN, 0, { 100, 1000, 0, 1, -1, -1, 135 } },
-	{ MAIN, 1, { 150, 900, 0, 1, -1, -1, 0 } },
+	{ MAIN, 0, { 100, 1000, 0, 1, -1, { -1, 135 } } },
+	{ MAIN, 1, { 150, 900, 0, 1, -1, { -1, 0 } } },
 	/* rank 0 solve: two on thread 0, one on thread 1 */
-	{ SOLVE, 0, { 200, 300, 0, 2, 1, 50, 0 } },
-	{ SOLVE, 0, { 250, 450, 1, 6, -1, -1, 10 } },
-	{ SOLVE, 0, { 400, 600, 0, 3, 1, -1, 100 } },
+	{ SOLVE, 0, { 200, 300, 0, 2, 1, { 50, 0 } } },
+	{ SOLVE, 0, { 250, 450, 1, 6, -1, { -1, 10 } } },
+	{ SOLVE, 0, { 400, 600, 0, 3, 1, { -1, 100 } } },
 	/* rank 1 solve: back to back */
-	{ SOLVE, 1, { 300, 500, 0, 2, 1, -1, 20 } },
-	{ SOLVE, 1, { 500, 700, 0, 3, 1, -1, 0 } },
+	{ SOLVE, 1, { 300, 500, 0, 2, 1, { -1, 20 } } },
+	{ SOLVE, 1, { 500, 700, 0, 3, 1, { -1, 0 } } },
 	/* rank 0 io inside the first solve, then an instant one where it ends */
-	{ IO, 0, { 210, 250, 0, 4, 2, -1, 5 } },
-	{ IO, 0, { 300, 300, 0, 5, 1, -1, 0 } },
+	{ IO, 0, { 210, 250, 0, 4, 2, { -1, 5 } } },
+	{ IO, 0, { 300, 300, 0, 5, 1, { -1, 0 } } },
 	/* rank 1 io: instant, at the start of the second solve */
-	{ IO, 1, { 500, 500, 0, 4, 3, -1, 0 } },
+	{ IO, 1, { 500, 500, 0, 4, 3, { -1, 0 } } },
 };
 
 #define N_CALLS (sizeof(calls) / sizeof(calls[0]))
@@ -233,7 +233,7 @@ static void check_slice_args(const struct jv *e, int64_t ts)
 			continue;
 		assert_int_equal(jus(e, "dur"), calls[i].e.end - calls[i].e.start);
 		assert_int_equal(jint(args, "parent_id"), calls[i].e.parent_id);
-		assert_int_equal(jint(args, "offcpu_ns"), calls[i].e.offcpu);
+		assert_int_equal(jint(args, "offcpu_ns"), calls[i].e.metric[SB_METRIC_OFFCPU]);
 		return;
 	}
 	fail_msg("slice at %lld matches no call", (long long)ts);
@@ -541,8 +541,8 @@ static void test_json_v1_matches_the_model(void **state)
 static void test_json_v1_writes_regions_in_region_table_order(void **state)
 {
 	static const struct sb_event ev[] = {
-		{ 10, 20, 0, 1, -1, -1, -1 }, { 30, 40, 0, 2, -1, -1, -1 },
-		{ 50, 60, 0, 3, -1, -1, -1 }, { 0, 100, 0, 0, -1, -1, -1 },
+		{ 10, 20, 0, 1, -1, { -1, -1 } }, { 30, 40, 0, 2, -1, { -1, -1 } },
+		{ 50, 60, 0, 3, -1, { -1, -1 } }, { 0, 100, 0, 0, -1, { -1, -1 } },
 	};
 	const struct jv *regions;
 	struct sb_profile p;

@@ -28,16 +28,16 @@ static bool file_exists(const char *path)
 
 static const struct sb_event events[] = {
 	/* rank 0, main */
-	{ 100, 1000, 0, 1, -1, -1, 30 },
+	{ 100, 1000, 0, 1, -1, { -1, 30 } },
 	/* rank 0, solve: by start; the second on another thread */
-	{ 200, 300, 0, 2, 1, 50, 0 },
-	{ 250, 450, 1, 6, -1, -1, 10 },
-	{ 400, 600, 0, 3, 1, -1, 0 },
+	{ 200, 300, 0, 2, 1, { 50, 0 } },
+	{ 250, 450, 1, 6, -1, { -1, 10 } },
+	{ 400, 600, 0, 3, 1, { -1, 0 } },
 	/* rank 0, io inside the first solve */
-	{ 210, 250, 0, 4, 2, -1, 5 },
+	{ 210, 250, 0, 4, 2, { -1, 5 } },
 	/* rank 1, main and solve */
-	{ 150, 900, 0, 1, -1, -1, 0 },
-	{ 300, 500, 0, 2, 1, 70, 20 },
+	{ 150, 900, 0, 1, -1, { -1, 0 } },
+	{ 300, 500, 0, 2, 1, { 70, 20 } },
 };
 
 static const struct {
@@ -229,8 +229,8 @@ static void test_absent_columns_are_not_written(void **state)
 		assert_int_equal(b.events[i].start, events[i].start);
 		assert_int_equal(b.events[i].thread, -1);
 		assert_int_equal(b.events[i].parent_id, -1);
-		assert_int_equal(b.events[i].gpu, -1);
-		assert_int_equal(b.events[i].offcpu, -1);
+		assert_int_equal(b.events[i].metric[SB_METRIC_GPU], -1);
+		assert_int_equal(b.events[i].metric[SB_METRIC_OFFCPU], -1);
 	}
 	m = sb_profile_meta(&b, "mpi_size");
 	assert_non_null(m);
@@ -258,7 +258,7 @@ static ssize_t gen_read(struct sb_event_stream *base, struct sb_event *rows, siz
 		n = 40000;
 	for (i = 0; i < n; i++, s->next++)
 		rows[i] = (struct sb_event){ (int64_t)s->next * 10, (int64_t)s->next * 10 + 5, -1,
-					     (int64_t)s->next, -1, -1, -1 };
+					     (int64_t)s->next, -1, { -1, -1 } };
 	return (ssize_t)n;
 }
 

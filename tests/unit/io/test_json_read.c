@@ -47,19 +47,19 @@ static void threaded(struct sb_profile *p, int workers)
 	assert_int_equal(sb_profile_add_region(p, "setup", "", -1, "[]"), 1);
 	assert_int_equal(sb_profile_add_region(p, "work", "", -1, "[\"omp\"]"), 2);
 	assert_int_equal(sb_profile_add_region(p, "inner", "", -1, "[]"), 3);
-	e = (struct sb_event){ 0, 100 * MS, 0, id++, -1, -1, 7 * MS };
+	e = (struct sb_event){ 0, 100 * MS, 0, id++, -1, { -1, 7 * MS } };
 	fx_add_call(p, 0, 0, &e);
-	e = (struct sb_event){ 1 * MS, 9 * MS, 0, id++, 0, 2 * MS, 0 };
+	e = (struct sb_event){ 1 * MS, 9 * MS, 0, id++, 0, { 2 * MS, 0 } };
 	fx_add_call(p, 1, 0, &e);
 	for (w = 1; w <= workers; w++) {
-		e = (struct sb_event){ 10 * MS + w, 90 * MS, w, id++, -1, -1, w * 1000 };
+		e = (struct sb_event){ 10 * MS + w, 90 * MS, w, id++, -1, { -1, w * 1000 } };
 		fx_add_call(p, 2, 0, &e);
 	}
 	for (w = 1; w <= workers; w++) {
-		e = (struct sb_event){ 20 * MS, 80 * MS - w, w, id++, 2 + w - 1, -1, 0 };
+		e = (struct sb_event){ 20 * MS, 80 * MS - w, w, id++, 2 + w - 1, { -1, 0 } };
 		fx_add_call(p, 3, 0, &e);
 	}
-	e = (struct sb_event){ 0, 50 * MS, 0, 0, -1, -1, 0 };
+	e = (struct sb_event){ 0, 50 * MS, 0, 0, -1, { -1, 0 } };
 	fx_add_call(p, 0, 1, &e);
 	for (w = 0; w <= workers; w++) {
 		snprintf(name, sizeof(name), w ? "worker-%d" : "app", w);

@@ -375,6 +375,150 @@ static void test_forked_child_has_its_parents_command(void **state)
 	sb_collector_free(&c);
 }
 
+/* Three processes, first calls in the order 30, 10, 20; 10 has two threads. */
+static void three_processes(struct sb_collector *c)
+{
+	assert_int_equal(sb_collector_init(c, "/tmp", 1 << 20), 0);
+	site(c, 30, 0x10, "a", "");
+	site(c, 10, 0x10, "a", "");
+	site(c, 20, 0x20, "b", "");
+	call(c, 30, 30, "a", 5, 6, 0, -1, 0);
+	call(c, 10, 11, "a", 8, 9, 1, 0, 0);
+	call(c, 10, 10, "a", 7, 20, 0, -1, 0);
+	call(c, 20, 20, "b", 9, 10, 0, -1, 0);
+	call(c, 30, 30, "b", 11, 12, 1, -1, 0);
+	assert_int_equal(sb_collector_add_process(c, 10, 1, 0), 0);
+	assert_int_equal(sb_collector_add_process(c, 20, 1, 0), 0);
+	assert_int_equal(sb_collector_add_process(c, 30, 1, 0), 0);
+}
+
+/* Pairs stay in order of their first call whatever the rule; only their rank labels change. */
+static void expect_pairs(const struct sb_collector *c, const uint32_t *rank_of_30_10_20)
+{
+	static const char *const region[] = { "a", "a", "b", "b" };
+	const uint32_t *r = rank_of_30_10_20;
+	const uint32_t rank[] = { r[0], r[1], r[2], r[0] };
+	size_t i;
+
+	assert_int_equal(c->prof.n_pairs, 4);
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(c->prof.regions[c->prof.pairs[i].region].name, region[i]);
+		assert_int_equal(c->prof.pairs[i].rank, rank[i]);
+		assert_int_equal(c->prof.pairs[i].offset, i == 0 ? 0 : i == 1 ? 1 : i + 1);
+	}
+}
+
+static void test_default_rank_rule_numbers_by_first_call(void **state)
+{
+	static const uint32_t ranks[] = { 0, 1, 2 };
+	struct sb_collector c;
+	struct sb_event rows[5];
+
+	(void)state;
+	three_processes(&c);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.rank_rule_error, 0);
+	expect_pairs(&c, ranks);
+	assert_int_equal(sb_collector_rank(&c, 30), 0);
+	assert_int_equal(sb_collector_rank(&c, 10), 1);
+	assert_int_equal(sb_collector_rank(&c, 20), 2);
+	assert_int_equal(c.prof.processes[0].rank, 1);
+	/* Thread rows rank after rank: 30, then 10's two threads by first call, then 20. */
+	assert_int_equal(c.prof.n_threads, 4);
+	assert_int_equal(c.prof.threads[0].tid, 30);
+	assert_int_equal(c.prof.threads[1].tid, 10);
+	assert_int_equal(c.prof.threads[1].rank, 1);
+	assert_int_equal(c.prof.threads[2].tid, 11);
+	assert_int_equal(c.prof.threads[2].index, 1);
+	assert_int_equal(c.prof.threads[3].rank, 2);
+	drain(&c, rows, 5, 5);
+	assert_int_equal(rows[1].start, 7);
+	assert_int_equal(rows[2].start, 8);
+	assert_int_equal(rows[2].thread, 1);
+	assert_int_equal(rows[2].parent_id, 0);
+	sb_collector_free(&c);
+}
+
+static int reverse_rule(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks)
+{
+	size_t i;
+
+	*(size_t *)ctx = n;
+	for (i = 0; i < n; i++)
+		ranks[i] = tgids[i] / 10 - 1;
+	return 0;
+}
+
+static void test_rank_rule_of_a_source_relabels_ranks_at_finish(void **state)
+{
+	static const uint32_t ranks[] = { 2, 0, 1 };
+	struct sb_collector c;
+	struct sb_event rows[5];
+	size_t seen = 0;
+
+	(void)state;
+	three_processes(&c);
+	c.rank_rule = reverse_rule;
+	c.rank_rule_ctx = &seen;
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(seen, 3);
+	assert_int_equal(c.rank_rule_error, 0);
+	expect_pairs(&c, ranks);
+	assert_int_equal(sb_collector_rank(&c, 10), 0);
+	assert_int_equal(c.prof.processes[0].rank, 0);
+	assert_int_equal(c.prof.processes[2].rank, 2);
+	/* Rank 0 (process 10) now leads the thread table. */
+	assert_int_equal(c.prof.threads[0].tid, 10);
+	assert_int_equal(c.prof.threads[0].rank, 0);
+	assert_int_equal(c.prof.threads[1].tid, 11);
+	assert_int_equal(c.prof.threads[2].tid, 20);
+	assert_int_equal(c.prof.threads[3].tid, 30);
+	assert_int_equal(c.prof.threads[3].index, 0);
+	assert_int_equal(sb_collector_thread_row(&c, 10, 11), 1);
+	drain(&c, rows, 5, 5);
+	assert_int_equal(rows[0].start, 5);
+	assert_int_equal(rows[0].thread, 0);
+	assert_int_equal(rows[2].thread, 1);
+	assert_int_equal(rows[2].parent_id, 0);
+	sb_collector_free(&c);
+}
+
+static int same_rank_rule(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks)
+{
+	(void)ctx;
+	(void)tgids;
+	memset(ranks, 0, n * sizeof(*ranks));
+	return 0;
+}
+
+static int failing_rule(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks)
+{
+	(void)ctx;
+	(void)tgids;
+	(void)n;
+	(void)ranks;
+	return -EIO;
+}
+
+static void test_unusable_rank_rule_falls_back_to_first_call_order(void **state)
+{
+	static const uint32_t ranks[] = { 0, 1, 2 };
+	sb_rank_rule_fn rules[] = { same_rank_rule, failing_rule };
+	int errors[] = { -EINVAL, -EIO };
+	struct sb_collector c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		three_processes(&c);
+		c.rank_rule = rules[i];
+		assert_int_equal(sb_collector_finish(&c), 0);
+		assert_int_equal(c.rank_rule_error, errors[i]);
+		expect_pairs(&c, ranks);
+		sb_collector_free(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +532,9 @@ int main(void)
 		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
 		cmocka_unit_test(test_regions_open_at_start_list_is_capped),
 		cmocka_unit_test(test_forked_child_has_its_parents_command),
+		cmocka_unit_test(test_default_rank_rule_numbers_by_first_call),
+		cmocka_unit_test(test_rank_rule_of_a_source_relabels_ranks_at_finish),
+		cmocka_unit_test(test_unusable_rank_rule_falls_back_to_first_call_order),
 	};
 
 	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);

@@ -50,7 +50,7 @@ static void digest_add(struct digest *d, const struct sb_spill_rec *r)
 	h = mix(h ^ (uint64_t)r->end);
 	h = mix(h ^ (uint64_t)r->call_id);
 	h = mix(h ^ (uint64_t)r->parent_id);
-	h = mix(h ^ (uint64_t)r->offcpu);
+	h = mix(h ^ (uint64_t)r->metric[0]);
 	d->count++;
 	d->sum += h;
 	d->xor ^= h;
@@ -69,7 +69,7 @@ static struct sb_spill_rec gen(uint64_t seed, uint64_t i, uint32_t n_pairs, uint
 		.end = start + (int64_t)(h >> 50),
 		.call_id = (int64_t)i,
 		.parent_id = i % 3 ? (int64_t)i - 1 : -1,
-		.offcpu = (int64_t)(h & 0xff),
+		.metric = { (int64_t)(h & 0xff) },
 	};
 }
 

@@ -1,0 +1,53 @@
+/*
+ * Per-call metric columns: each optional measurement of a call (its GPU time,
+ * its off-CPU time; counters and MPI bytes next) is registered once, in
+ * columns.c, and every stage (model, HDF5, JSON, exports) carries it from
+ * there by id.
+ */
+#ifndef SB_COLUMNS_H
+#define SB_COLUMNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Column ids: the index of each in the events' metric arrays, and file order. */
+enum sb_metric {
+	SB_METRIC_GPU,		/* GPU time of the call */
+	SB_METRIC_OFFCPU,	/* time the call's thread was off-CPU inside it, children included */
+	SB_N_METRICS,
+};
+
+/* The bit of a metric column in sb_profile.columns (after the id columns, before SB_COL_TIMES). */
+#define SB_COL_METRIC(id) (1u << (3 + (id)))
+
+/*
+ * One column. Values are int64 in memory and in the file (/events/<name>,
+ * little-endian int64), in file order after parent_ids, by id.
+ */
+struct sb_column_def {
+	const char *name;	/* HDF5 dataset under /events */
+	const char *json_name;	/* list in scope-profiler's JSON (export json, JSON input) */
+	const char *short_name;	/* CSV header field and Chrome trace argument */
+	const char *unit;	/* of the values: "ns", "B", "" for counts */
+	int64_t missing;	/* a call without a value; all of a column a file lacks */
+	/*
+	 * Calls may lack a value (not every call runs GPU work): CSV and trace
+	 * show only values >= 0. Otherwise every call has one, shown as is.
+	 */
+	bool sparse;
+};
+
+/* The registration of column id < SB_N_METRICS. */
+const struct sb_column_def *sb_column(unsigned id);
+
+/* Every column's missing value, into metric[SB_N_METRICS]. */
+void sb_metrics_blank(int64_t *metric);
+
+/*
+ * The id at position k < SB_N_METRICS of the order CSV and Chrome trace
+ * exports list columns in: those formats put off-CPU before GPU; later
+ * columns follow by id.
+ */
+unsigned sb_column_export_id(unsigned k);
+
+#endif
