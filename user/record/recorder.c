@@ -23,6 +23,7 @@
 #include "record/guardian.h"
 #include "record/launch.h"
 #include "record/recorder.h"
+#include "record/spill.h"
 #include "record/source.h"
 #include "record/sources/regions.h"
 #include "record/sources/sources.h"
@@ -663,6 +664,11 @@ static int finish(struct recorder *r)
 	}
 	if (!r->o.quiet)
 		summary_line(r);
+	/* Where the bounded-memory sort spent its time, for -v. */
+	if (r->o.verbose)
+		record_say("spill: %llu calls sorted in %u runs, %u merge passes",
+			   (unsigned long long)sb_spill_count(r->coll.spill),
+			   sb_spill_runs(r->coll.spill), sb_spill_merge_passes(r->coll.spill));
 	if (!r->coll.calls && !sb_regions_probe_files(&r->sources) && !r->o.quiet)
 		record_say("no scope_bpf probes were found in the command or its children; mark "
 		    "regions with include/scope_bpf.h (see docs/MARKERS.md)");
