@@ -22,6 +22,14 @@ $(BUILD)/apps/libuser $(BUILD)/apps/hotspots: $(BUILD)/apps/%: tests/apps/%.c $(
 # forker exec's count from its own directory.
 $(BUILD)/apps/forker: | $(BUILD)/apps/count
 
+# MPI test apps (mpi_*.c) are built with MPICH's compiler wrapper.
+MPICC ?= mpicc
+
+$(BUILD)/apps/mpi_%: tests/apps/mpi_%.c $(APPS_DEPS)
+	$(call msg,MPIAPP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
+
 $(BUILD)/apps/%: tests/apps/%.c $(APPS_DEPS)
 	$(call msg,APP,$@)
 	$(Q)mkdir -p $(dir $@)
