@@ -586,7 +586,9 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 	ret |= sb_profile_set_str(p, "label", label);
 	ret |= sb_profile_set_int(p, "start_time_ns", r->start_ns);
 	ret |= sb_profile_set_int(p, "finalize_time_ns", end_ns);
-	ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
+	/* A source that knows the world size (MPI) has said it; else every rank is one process. */
+	if (!sb_profile_meta(p, "mpi_size"))
+		ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
 	free(cmd);
 	return ret ? -ENOMEM : 0;
 }
@@ -733,11 +735,10 @@ static void recorder_close(struct recorder *r)
 	r->env.skel = NULL;
 }
 
-/* Returns the exit status: the command's, or 0/1/2 for our own outcome. */
-static int run(struct recorder *r)
+/* Before the sources' hooks, which may set the collector's rank rule. 0, or 1 after saying why. */
+static int init_collector(struct recorder *r)
 {
 	char *dir = spill_dir(r->o.output);
-	int ret, status;
 
 	if (!dir || sb_collector_init(&r->coll, dir, SPILL_BUDGET)) {
 		record_say("%s: cannot use this folder for temporary data: %s", dir ? dir : "?",
@@ -746,6 +747,14 @@ static int run(struct recorder *r)
 		return 1;
 	}
 	free(dir);
+	return 0;
+}
+
+/* Returns the exit status: the command's, or 0/1/2 for our own outcome. */
+static int run(struct recorder *r)
+{
+	int ret, status;
+
 	r->coll.on_sync = on_sync;
 	r->coll.on_fork = on_fork;
 	r->coll.sync_ctx = r;
@@ -803,7 +812,7 @@ int sb_record(const struct record_opts *o)
 		}
 		r.o.output = r.to_stdout.path;
 	}
-	if (check_system() || load_bpf_uninterrupted(&r)) {
+	if (check_system() || init_collector(&r) || load_bpf_uninterrupted(&r)) {
 		ret = 1;
 	} else if (sb_h5_check_target(r.o.output, &err)) {
 		/* Before recording for hours: the file must be writable at the end. */

@@ -11,6 +11,7 @@ const struct sb_source_ops *const sb_source_table[] = {
 	&sb_sampler_source,
 	&sb_offcpu_source,
 	&sb_stacks_source,
+	&sb_mpi_ranks_source,
 };
 
 const size_t sb_source_table_len = sizeof(sb_source_table) / sizeof(sb_source_table[0]);
