@@ -188,7 +188,7 @@ static struct candidate *candidates(const struct sb_mpi_ranks *s, enum sb_mpi_va
 	for (i = 0; i < n; i++) {
 		uint64_t *at = sb_hashmap_get(&s->index_of, tgids[i], 0);
 
-		if (at && s->seen[*at].claim.var == var)
+		if (at && var != NO_CLAIM && s->seen[*at].claim.var == var)
 			cand[(*n_cand)++] = (struct candidate){ s->seen[*at].claim.rank, *at, i };
 	}
 	qsort(cand, *n_cand, sizeof(*cand), cmp_candidate);
