@@ -337,13 +337,18 @@ static int ranks_process(void *state, struct sb_source_env *env, const struct sb
 			 struct sb_error *err)
 {
 	struct sb_mpi_ranks *s = state;
+	struct sb_mpi_claim inherited;
 	uint64_t *parent;
-	int ret;
+	int ret = 0;
 
 	(void)env;
 	if (ch->what == SB_PROC_FORK) {
 		parent = sb_hashmap_get(&s->index_of, (uint32_t)ch->parent, 0);
-		ret = parent ? sb_mpi_ranks_claim(s, (uint32_t)ch->pid, &s->seen[*parent].claim) : 0;
+		/* A copy: claiming may move the claims. */
+		if (parent) {
+			inherited = s->seen[*parent].claim;
+			ret = sb_mpi_ranks_claim(s, (uint32_t)ch->pid, &inherited);
+		}
 	} else {
 		ret = read_claim(s, ch->pid);
 		if (!ret)
