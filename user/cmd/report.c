@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "samples", optional_argument, NULL, OPT_SAMPLES },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "top", required_argument, NULL, OPT_TOP },
+	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 	      "      --flat          one row per region instead of one per call path\n"
 	      "  -f, --format FMT    text (default), json or csv\n"
 	      "      --rank N        only the calls of rank N\n"
+	      SB_FILTER_HELP
 	      "  -o, --output FILE   write to FILE instead of standard output\n"
 	      "      --html FILE     write one self-contained HTML page (table, timeline,\n"
 	      "                      flame chart, durations) to FILE instead\n"
@@ -92,7 +94,11 @@ static int parse_top(const char *s, unsigned *top)
 static int parse_option(int c, void *opts, struct sb_error *err)
 {
 	struct report_opts *o = opts;
+	int r;
 
+	r = sb_filter_option(c, optarg, &o->filter, err);
+	if (r <= 0)
+		return r;
 	switch (c) {
 	case 's':
 		if (sb_ct_sort_parse(optarg, &o->sort))
@@ -161,6 +167,8 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "--html: the page goes to its own FILE; drop --output");
 	if (o->html && o->samples)
 		return sb_fail(err, EINVAL, "--samples: not available with --html");
+	if (o->rank >= 0 && o->filter.ranks)
+		return sb_fail(err, EINVAL, "--ranks: give either --rank or --ranks");
 	o->path = argv[optind];
 	return 0;
 }
@@ -197,7 +205,7 @@ static int write_report(const struct report_opts *o, const struct sb_profile *p,
 static int write_html(const struct report_opts *o, const struct sb_profile *p,
 		      const struct sb_calltree *t)
 {
-	struct sb_html_opts ho = { .title = o->path, .rank = o->rank };
+	struct sb_html_opts ho = { .title = o->path, .rank = o->rank, .filter = &o->filter };
 	struct sb_error err = { .msg = "" };
 	struct sb_output out;
 	int r;
@@ -281,7 +289,9 @@ static int report_lean(const struct report_opts *o)
 	struct lean l = { .o = o };
 	int r;
 
-	if (o->samples || o->html || sb_profile_detect(o->path, &fmt, &l.err))
+	/* A filter needs the events in memory: it moves and drops them. */
+	if (o->samples || o->html || sb_filter_active(&o->filter) ||
+	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
 	if (fmt == SB_FMT_SPT) {
 		r = sb_spt_read_tree(o->path, &l.p, &co, &l.t, &l.err);
@@ -313,27 +323,41 @@ static int report_lean(const struct report_opts *o)
 	return r;
 }
 
+/* Read the profile whole, filter it and report it; the exit status. */
+static int report_whole(const struct report_opts *o)
+{
+	struct sb_profile p;
+	int r;
+
+	if (sb_load_profile("report", o->path, &p) < 0)
+		return SB_EXIT_USAGE;
+	r = check_rank(o, &p);
+	if (!r)
+		r = sb_filter_profile("report", o->path, &o->filter, &p);
+	if (!r)
+		r = o->samples ? write_report(o, &p, NULL) : report_profile(o, &p);
+	sb_profile_free(&p);
+	return r;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct sb_error err = { .msg = "" };
 	struct report_opts o;
-	struct sb_profile p;
 	int r;
 
-	if (report_parse_args(argc, argv, &o, &err))
+	if (report_parse_args(argc, argv, &o, &err)) {
+		sb_filter_free(&o.filter);
 		return sb_usage_error("report", err.msg);
+	}
 	if (o.help) {
+		sb_filter_free(&o.filter);
 		usage(stdout);
 		return 0;
 	}
 	r = report_lean(&o);
-	if (r >= 0)
-		return r;
-	if (sb_load_profile("report", o.path, &p) < 0)
-		return SB_EXIT_USAGE;
-	r = check_rank(&o, &p);
-	if (!r)
-		r = o.samples ? write_report(&o, &p, NULL) : report_profile(&o, &p);
-	sb_profile_free(&p);
+	if (r < 0)
+		r = report_whole(&o);
+	sb_filter_free(&o.filter);
 	return r;
 }
