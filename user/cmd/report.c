@@ -13,12 +13,13 @@
 #include "io/h5read.h"
 #include "render/html.h"
 #include "io/profile_read.h"
+#include "render/mpi_report.h"
 #include "render/report.h"
 #include "render/samples_report.h"
 #include "analysis/samples_report.h"
 
 /* Long-only options get values past any character. */
-enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP };
+enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -30,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "samples", optional_argument, NULL, OPT_SAMPLES },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "mpi", no_argument, NULL, OPT_MPI },
 	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -54,6 +56,9 @@ static void usage(FILE *f)
 	      "                      stacks instead; KIND is cpu (default) or offcpu\n"
 	      "      --offcpu        the same as --samples=offcpu (time blocked, not samples)\n"
 	      "      --top N         functions shown per region path (default 10)\n"
+	      "      --mpi           the MPI calls instead: per operation and region, per\n"
+	      "                      rank, each region's imbalance across ranks, and the\n"
+	      "                      communication matrix (CSV: the matrix alone)\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "total, avg, min and max are times of the calls on each call path (--flat:\n"
@@ -138,6 +143,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		o->samples = true;
 		o->sample_kind = SB_SAMPLE_OFFCPU;
 		return 0;
+	case OPT_MPI:
+		o->mpi = true;
+		return 0;
 	case OPT_TOP:
 		if (parse_top(optarg, &o->top))
 			return sb_fail(err, EINVAL, "--top: '%s' is not a count from 1", optarg);
@@ -167,6 +175,9 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "--html: the page goes to its own FILE; drop --output");
 	if (o->html && o->samples)
 		return sb_fail(err, EINVAL, "--samples: not available with --html");
+	if (o->mpi && (o->html || o->samples))
+		return sb_fail(err, EINVAL, "--mpi: not available with %s",
+			       o->html ? "--html (the page has the matrix)" : "--samples");
 	if (o->rank >= 0 && o->filter.ranks)
 		return sb_fail(err, EINVAL, "--ranks: give either --rank or --ranks");
 	o->path = argv[optind];
@@ -290,7 +301,7 @@ static int report_lean(const struct report_opts *o)
 	int r;
 
 	/* A filter needs the events in memory: it moves and drops them. */
-	if (o->samples || o->html || sb_filter_active(&o->filter) ||
+	if (o->samples || o->html || o->mpi || sb_filter_active(&o->filter) ||
 	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
 	if (fmt == SB_FMT_SPT) {
@@ -323,6 +334,28 @@ static int report_lean(const struct report_opts *o)
 	return r;
 }
 
+/* The MPI summary of p to o->output or stdout; the exit status. */
+static int report_mpi(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_mpi_report m;
+	struct sb_output out;
+	int r;
+
+	if (sb_mpi_report_build(&m, p, &err)) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
+		return 1;
+	}
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		sb_mpi_report_free(&m);
+		return 1;
+	}
+	r = sb_mpi_report_render(out.f, p, &m, o);
+	sb_mpi_report_free(&m);
+	return sb_output_close(&out, r, "report");
+}
+
 /* Read the profile whole, filter it and report it; the exit status. */
 static int report_whole(const struct report_opts *o)
 {
@@ -334,7 +367,9 @@ static int report_whole(const struct report_opts *o)
 	r = check_rank(o, &p);
 	if (!r)
 		r = sb_filter_profile("report", o->path, &o->filter, &p);
-	if (!r)
+	if (!r && o->mpi)
+		r = report_mpi(o, &p);
+	else if (!r)
 		r = o->samples ? write_report(o, &p, NULL) : report_profile(o, &p);
 	sb_profile_free(&p);
 	return r;
