@@ -238,6 +238,54 @@ static void test_report_mpi_text_json_csv(void **state)
 	free(s);
 }
 
+/* One timeline lane and one trace process per rank: every rank's MPI calls on its own. */
+static void test_every_rank_has_its_lane_and_process(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	char *file = tmp_path("lanes.h5"), *html = tmp_path("lanes.html");
+	char *trace = tmp_path("lanes.json"), *s, want[64];
+	char *report[] = { "report", "--html", html, file };
+	char *export[] = { "export", "chrome-trace", "-o", trace, file };
+	const struct jv *events;
+	struct sb_profile p;
+	bool seen[4] = { 0 };
+	struct jv doc;
+	size_t i;
+	uint32_t r;
+
+	(void)state;
+	four_ranks(&p);
+	assert_int_equal(fx_write_h5(file, &p, &err), 0);
+	sb_profile_free(&p);
+	assert_int_equal(cmd_report(ARGC(report), report), 0);
+	s = slurp(html);
+	for (r = 0; r < 4; r++) {
+		snprintf(want, sizeof(want), "{\"rank\": %u, \"thread\": 0", r);
+		expect_has(s, want);
+	}
+	free(s);
+	assert_int_equal(cmd_export(ARGC(export), export), 0);
+	s = slurp(trace);
+	json_parse(s, &doc);
+	events = jneed(&doc, "traceEvents", J_ARR);
+	for (i = 0; i < events->n; i++) {
+		const struct jv *e = &events->items[i], *name = jget(e, "name");
+		int pid = (int)jneed(e, "pid", J_NUM)->num;
+
+		assert_true(pid >= 1 && pid <= 4);
+		/* rank r's sends go to (r + 1) % 4: the slice says which process it is on. */
+		if (name && name->t == J_STR && !strncmp(name->str, "mpi:send", 8)) {
+			snprintf(want, sizeof(want), "peer=%d ", pid % 4);
+			expect_has(name->str, want);
+			seen[pid - 1] = true;
+		}
+	}
+	for (r = 0; r < 4; r++)
+		assert_true(seen[r]);
+	jv_free(&doc);
+	free(s);
+}
+
 static void test_mpi_refuses_html_and_samples(void **state)
 {
 	char *html[] = { "report", "--mpi", "--html", "x.html", "f" };
@@ -256,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_sums_and_matrix_are_exact),
 		cmocka_unit_test(test_imbalance_is_max_over_mean_of_every_rank),
 		cmocka_unit_test(test_report_mpi_text_json_csv),
+		cmocka_unit_test(test_every_rank_has_its_lane_and_process),
 		cmocka_unit_test(test_mpi_refuses_html_and_samples),
 	};
 
