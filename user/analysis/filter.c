@@ -1,4 +1,4 @@
-/* --ranks, --include and --exclude: one parser and one filter for every command that lists regions. */
+/* --ranks, --include, --exclude: one parser and one filter for every command listing regions. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Unit tests of --ranks, --include and --exclude: the rank list, the filter, and the commands' errors. */
+/* Unit tests of --ranks, --include and --exclude: rank lists, the filter, the commands' errors. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
