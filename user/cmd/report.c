@@ -178,6 +178,8 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 	if (o->mpi && (o->html || o->samples))
 		return sb_fail(err, EINVAL, "--mpi: not available with %s",
 			       o->html ? "--html (the page has the matrix)" : "--samples");
+	if (o->mpi && o->rank >= 0)
+		return sb_fail(err, EINVAL, "--rank: --mpi takes its ranks from --ranks LIST");
 	if (o->rank >= 0 && o->filter.ranks)
 		return sb_fail(err, EINVAL, "--ranks: give either --rank or --ranks");
 	o->path = argv[optind];

@@ -286,12 +286,14 @@ static void test_every_rank_has_its_lane_and_process(void **state)
 	free(s);
 }
 
-static void test_mpi_refuses_html_and_samples(void **state)
+static void test_mpi_refuses_html_samples_and_rank(void **state)
 {
 	char *html[] = { "report", "--mpi", "--html", "x.html", "f" };
 	char *samples[] = { "report", "--mpi", "--samples", "f" };
+	char *rank[] = { "report", "--mpi", "--rank", "1", "f" };
 
 	(void)state;
+	assert_int_equal(cmd_report(ARGC(rank), rank), 2);
 	assert_int_equal(cmd_report(ARGC(html), html), 2);
 	assert_int_equal(cmd_report(ARGC(samples), samples), 2);
 }
@@ -305,7 +307,7 @@ int main(void)
 		cmocka_unit_test(test_imbalance_is_max_over_mean_of_every_rank),
 		cmocka_unit_test(test_report_mpi_text_json_csv),
 		cmocka_unit_test(test_every_rank_has_its_lane_and_process),
-		cmocka_unit_test(test_mpi_refuses_html_and_samples),
+		cmocka_unit_test(test_mpi_refuses_html_samples_and_rank),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
