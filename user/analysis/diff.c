@@ -429,12 +429,19 @@ static void join(struct sb_diff *d, const struct table *ta, const struct table *
 int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
 		  enum sb_diff_metric metric, int64_t max_regression)
 {
+	return sb_diff_build_ranks(d, a, b, sb_profile_rank_count(a), sb_profile_rank_count(b),
+				   metric, max_regression);
+}
+
+int sb_diff_build_ranks(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+			uint32_t ranks_a, uint32_t ranks_b, enum sb_diff_metric metric,
+			int64_t max_regression)
+{
 	struct table ta = { 0 }, tb = { 0 };
 	int r;
 
 	*d = (struct sb_diff){ .metric = metric, .max_regression = max_regression,
-			       .ranks_a = sb_profile_rank_count(a),
-			       .ranks_b = sb_profile_rank_count(b) };
+			       .ranks_a = ranks_a, .ranks_b = ranks_b };
 	d->per_rank = d->ranks_a != d->ranks_b;
 	r = build_table(a, &ta, d->per_rank ? d->ranks_a : 1);
 	if (!r)

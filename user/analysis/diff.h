@@ -70,6 +70,11 @@ struct sb_diff {
  */
 int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
 		  enum sb_diff_metric metric, int64_t max_regression);
+
+/* The same over ranks_a and ranks_b ranks shown (a --ranks list), not the profiles' counts. */
+int sb_diff_build_ranks(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+			uint32_t ranks_a, uint32_t ranks_b, enum sb_diff_metric metric,
+			int64_t max_regression);
 void sb_diff_free(struct sb_diff *d);
 
 /* The metric's value of one side. */

@@ -54,6 +54,32 @@ int sb_format_option(const char *arg, bool csv, enum sb_report_format *fmt,
 	return 0;
 }
 
+int sb_filter_option(int c, const char *arg, struct sb_filter *f, struct sb_error *err)
+{
+	switch (c) {
+	case SB_OPT_RANKS:
+		return sb_filter_set_ranks(f, arg, err);
+	case SB_OPT_INCLUDE:
+		return sb_filter_set_include(f, arg, err);
+	case SB_OPT_EXCLUDE:
+		return sb_filter_set_exclude(f, arg, err);
+	}
+	return 1;
+}
+
+int sb_filter_profile(const char *cmd, const char *path, const struct sb_filter *f,
+		      struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+	int r;
+
+	r = sb_filter_apply(f, p, &err);
+	if (!r)
+		return 0;
+	fprintf(stderr, "scope-bpf %s: %s: %s\n", cmd, path, err.msg);
+	return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
+}
+
 int sb_usage_error(const char *cmd, const char *msg)
 {
 	fprintf(stderr, "scope-bpf %s: %s\nTry 'scope-bpf %s --help'.\n", cmd, msg, cmd);

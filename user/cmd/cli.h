@@ -25,6 +25,31 @@ int sb_parse_options(int argc, char **argv, const char *shortopts,
 		     int (*fn)(int c, void *ctx, struct sb_error *err), void *ctx,
 		     struct sb_error *err);
 
+/* The options of every command that lists regions: --ranks, --include, --exclude. */
+enum { SB_OPT_RANKS = 0x1000, SB_OPT_INCLUDE, SB_OPT_EXCLUDE };
+#define SB_FILTER_OPTIONS							\
+	{ "ranks", required_argument, NULL, SB_OPT_RANKS },			\
+	{ "include", required_argument, NULL, SB_OPT_INCLUDE },			\
+	{ "exclude", required_argument, NULL, SB_OPT_EXCLUDE }
+
+/* Their help, for a command whose help puts descriptions at column 22. */
+#define SB_FILTER_HELP								\
+	"      --ranks LIST    only these ranks: numbers and ranges, 0-3,7\n"	\
+	"      --include REGEX only regions whose name matches REGEX (POSIX\n"	\
+	"                      extended, anywhere in the name: anchor with ^ $)\n"	\
+	"      --exclude REGEX no region whose name matches REGEX; the calls\n"	\
+	"                      inside a left-out region count for the one around it\n"
+
+/* Take c's argument into f when c is one of them: 0 or -EINVAL with err; 1 when it is not. */
+int sb_filter_option(int c, const char *arg, struct sb_filter *f, struct sb_error *err);
+
+/*
+ * Keep in p (read from path) only what f selects; on failure say why on stderr
+ * for command cmd. Returns 0 or the exit status.
+ */
+int sb_filter_profile(const char *cmd, const char *path, const struct sb_filter *f,
+		      struct sb_profile *p);
+
 /* --format's argument: text, json, and csv when the command has it; -EINVAL with err set. */
 int sb_format_option(const char *arg, bool csv, enum sb_report_format *fmt,
 		     struct sb_error *err);

@@ -18,6 +18,7 @@ static const struct option long_opts[] = {
 	{ "max-regression", required_argument, NULL, OPT_MAX_REGRESSION },
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -34,6 +35,10 @@ static void usage(FILE *f)
 	      "                           more than PCT percent in the metric\n"
 	      "  -f, --format FMT         text (default) or json\n"
 	      "  -o, --output FILE        write to FILE instead of standard output\n"
+	      "      --ranks LIST         only these ranks of both: numbers and ranges, 0-3,7\n"
+	      "      --include REGEX      only regions whose name matches REGEX (POSIX\n"
+	      "                           extended)\n"
+	      "      --exclude REGEX      no region whose name matches REGEX\n"
 	      "  -h, --help               show this help\n"
 	      "\n"
 	      "Rows are sorted by the absolute change of the metric, largest first. p95 is\n"
@@ -46,7 +51,11 @@ static void usage(FILE *f)
 static int parse_option(int c, void *opts, struct sb_error *err)
 {
 	struct diff_opts *o = opts;
+	int r;
 
+	r = sb_filter_option(c, optarg, &o->filter, err);
+	if (r <= 0)
+		return r;
 	switch (c) {
 	case 'm':
 		if (sb_diff_metric_parse(optarg, &o->metric))
@@ -489,7 +498,9 @@ static int diff_profiles(const struct diff_opts *o, const struct sb_profile *pa,
 	struct sb_diff d;
 	int r;
 
-	if (sb_diff_build(&d, pa, pb, o->metric, o->max_regression)) {
+	if (sb_diff_build_ranks(&d, pa, pb, sb_report_ranks_shown(pa, -1, &o->filter),
+				sb_report_ranks_shown(pb, -1, &o->filter), o->metric,
+				o->max_regression)) {
 		sb_diff_free(&d);
 		fprintf(stderr, "scope-bpf diff: %s\n", strerror(ENOMEM));
 		return 1;
@@ -515,18 +526,27 @@ int cmd_diff(int argc, char **argv)
 	struct diff_opts o;
 	int r = SB_EXIT_USAGE;
 
-	if (diff_parse_args(argc, argv, &o, &err))
-		return sb_usage_error("diff", err.msg);
-	if (o.help) {
+	r = diff_parse_args(argc, argv, &o, &err);
+	if (r || o.help) {
+		sb_filter_free(&o.filter);
+		if (r)
+			return sb_usage_error("diff", err.msg);
 		usage(stdout);
 		return 0;
 	}
+	r = SB_EXIT_USAGE;
 	/* B is freed below even when A fails and B is never read. */
 	sb_profile_init(&pb);
 	if (sb_load_profile("diff", o.path_a, &pa) >= 0 &&
-	    sb_load_profile("diff", o.path_b, &pb) >= 0)
-		r = diff_profiles(&o, &pa, &pb);
+	    sb_load_profile("diff", o.path_b, &pb) >= 0) {
+		r = sb_filter_profile("diff", o.path_a, &o.filter, &pa);
+		if (!r)
+			r = sb_filter_profile("diff", o.path_b, &o.filter, &pb);
+		if (!r)
+			r = diff_profiles(&o, &pa, &pb);
+	}
 	sb_profile_free(&pa);
 	sb_profile_free(&pb);
+	sb_filter_free(&o.filter);
 	return r;
 }

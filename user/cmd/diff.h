@@ -18,6 +18,7 @@ struct diff_opts {
 	const char *output;	/* NULL: stdout */
 	const char *path_a;
 	const char *path_b;
+	struct sb_filter filter;	/* --ranks, --include, --exclude: the same on A and B */
 	bool help;
 };
 

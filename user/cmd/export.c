@@ -20,6 +20,7 @@ struct export_opts {
 	const char *path;
 	const char *output;	/* NULL: derived from path; "-": standard output */
 	bool offcpu;		/* --offcpu: off-CPU time instead of CPU samples */
+	struct sb_filter filter;	/* --ranks, --include, --exclude */
 	bool help;
 };
 
@@ -28,6 +29,7 @@ enum { OPT_OFFCPU = 256 };
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -110,7 +112,11 @@ static void usage(FILE *f)
 	put_wrapped(f, line, OPT_COL, OPT_COL);
 	fprintf(f, "      --offcpu       %s: off-CPU time instead of CPU samples\n",
 		kind_list(list, sizeof(list), false, true, ", "));
-	fputs("  -h, --help         show this help\n"
+	fputs("      --ranks LIST   only these ranks: numbers and ranges, 0-3,7\n"
+	      "      --include RE   only regions whose name matches RE (POSIX extended)\n"
+	      "      --exclude RE   no region whose name matches RE; the calls inside a\n"
+	      "                     left-out region count for the one around it\n"
+	      "  -h, --help         show this help\n"
 	      "\n"
 	      "See docs/EXPORTS.md for what each file holds and how to open it.\n",
 	      f);
@@ -119,7 +125,11 @@ static void usage(FILE *f)
 static int parse_option(int c, void *opts, struct sb_error *err)
 {
 	struct export_opts *o = opts;
+	int r;
 
+	r = sb_filter_option(c, optarg, &o->filter, err);
+	if (r <= 0)
+		return r;
 	if (c == 'h') {
 		o->help = true;
 		return SB_OPT_STOP;
@@ -264,16 +274,23 @@ int cmd_export(int argc, char **argv)
 	struct sb_profile p;
 	int r;
 
-	if (parse_args(argc, argv, &o, &err))
-		return sb_usage_error("export", err.msg);
-	if (o.help) {
+	r = parse_args(argc, argv, &o, &err);
+	if (r || o.help) {
+		sb_filter_free(&o.filter);
+		if (r)
+			return sb_usage_error("export", err.msg);
 		usage(stdout);
 		return 0;
 	}
 	/* A file the readers cannot take (too large for its size included) is bad input. */
-	if (sb_load_profile("export", o.path, &p) < 0)
+	if (sb_load_profile("export", o.path, &p) < 0) {
+		sb_filter_free(&o.filter);
 		return SB_EXIT_USAGE;
-	r = export_profile(&o, &p);
+	}
+	r = sb_filter_profile("export", o.path, &o.filter, &p);
+	if (!r)
+		r = export_profile(&o, &p);
 	sb_profile_free(&p);
+	sb_filter_free(&o.filter);
 	return r;
 }

@@ -13,12 +13,13 @@
 #include "io/h5read.h"
 #include "render/html.h"
 #include "io/profile_read.h"
+#include "render/mpi_report.h"
 #include "render/report.h"
 #include "render/samples_report.h"
 #include "analysis/samples_report.h"
 
 /* Long-only options get values past any character. */
-enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP };
+enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -30,6 +31,8 @@ static const struct option long_opts[] = {
 	{ "samples", optional_argument, NULL, OPT_SAMPLES },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "mpi", no_argument, NULL, OPT_MPI },
+	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -44,6 +47,7 @@ static void usage(FILE *f)
 	      "      --flat          one row per region instead of one per call path\n"
 	      "  -f, --format FMT    text (default), json or csv\n"
 	      "      --rank N        only the calls of rank N\n"
+	      SB_FILTER_HELP
 	      "  -o, --output FILE   write to FILE instead of standard output\n"
 	      "      --html FILE     write one self-contained HTML page (table, timeline,\n"
 	      "                      flame chart, durations) to FILE instead\n"
@@ -52,6 +56,9 @@ static void usage(FILE *f)
 	      "                      stacks instead; KIND is cpu (default) or offcpu\n"
 	      "      --offcpu        the same as --samples=offcpu (time blocked, not samples)\n"
 	      "      --top N         functions shown per region path (default 10)\n"
+	      "      --mpi           the MPI calls instead: per operation and region, per\n"
+	      "                      rank, each region's imbalance across ranks, and the\n"
+	      "                      communication matrix (CSV: the matrix alone)\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "total, avg, min and max are times of the calls on each call path (--flat:\n"
@@ -92,7 +99,11 @@ static int parse_top(const char *s, unsigned *top)
 static int parse_option(int c, void *opts, struct sb_error *err)
 {
 	struct report_opts *o = opts;
+	int r;
 
+	r = sb_filter_option(c, optarg, &o->filter, err);
+	if (r <= 0)
+		return r;
 	switch (c) {
 	case 's':
 		if (sb_ct_sort_parse(optarg, &o->sort))
@@ -132,6 +143,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		o->samples = true;
 		o->sample_kind = SB_SAMPLE_OFFCPU;
 		return 0;
+	case OPT_MPI:
+		o->mpi = true;
+		return 0;
 	case OPT_TOP:
 		if (parse_top(optarg, &o->top))
 			return sb_fail(err, EINVAL, "--top: '%s' is not a count from 1", optarg);
@@ -161,6 +175,13 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "--html: the page goes to its own FILE; drop --output");
 	if (o->html && o->samples)
 		return sb_fail(err, EINVAL, "--samples: not available with --html");
+	if (o->mpi && (o->html || o->samples))
+		return sb_fail(err, EINVAL, "--mpi: not available with %s",
+			       o->html ? "--html (the page has the matrix)" : "--samples");
+	if (o->mpi && o->rank >= 0)
+		return sb_fail(err, EINVAL, "--rank: --mpi takes its ranks from --ranks LIST");
+	if (o->rank >= 0 && o->filter.ranks)
+		return sb_fail(err, EINVAL, "--ranks: give either --rank or --ranks");
 	o->path = argv[optind];
 	return 0;
 }
@@ -197,7 +218,7 @@ static int write_report(const struct report_opts *o, const struct sb_profile *p,
 static int write_html(const struct report_opts *o, const struct sb_profile *p,
 		      const struct sb_calltree *t)
 {
-	struct sb_html_opts ho = { .title = o->path, .rank = o->rank };
+	struct sb_html_opts ho = { .title = o->path, .rank = o->rank, .filter = &o->filter };
 	struct sb_error err = { .msg = "" };
 	struct sb_output out;
 	int r;
@@ -281,7 +302,9 @@ static int report_lean(const struct report_opts *o)
 	struct lean l = { .o = o };
 	int r;
 
-	if (o->samples || o->html || sb_profile_detect(o->path, &fmt, &l.err))
+	/* A filter needs the events in memory: it moves and drops them. */
+	if (o->samples || o->html || o->mpi || sb_filter_active(&o->filter) ||
+	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
 	if (fmt == SB_FMT_SPT) {
 		r = sb_spt_read_tree(o->path, &l.p, &co, &l.t, &l.err);
@@ -313,27 +336,65 @@ static int report_lean(const struct report_opts *o)
 	return r;
 }
 
+/* The MPI summary of p to o->output or stdout; the exit status. */
+static int report_mpi(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_mpi_report m;
+	struct sb_output out;
+	int r;
+
+	if (sb_mpi_report_build(&m, p, &err)) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
+		return 1;
+	}
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		sb_mpi_report_free(&m);
+		return 1;
+	}
+	r = sb_mpi_report_render(out.f, p, &m, o);
+	sb_mpi_report_free(&m);
+	return sb_output_close(&out, r, "report");
+}
+
+/* Read the profile whole, filter it and report it; the exit status. */
+static int report_whole(const struct report_opts *o)
+{
+	struct sb_profile p;
+	int r;
+
+	if (sb_load_profile("report", o->path, &p) < 0)
+		return SB_EXIT_USAGE;
+	r = check_rank(o, &p);
+	if (!r)
+		r = sb_filter_profile("report", o->path, &o->filter, &p);
+	if (!r && o->mpi)
+		r = report_mpi(o, &p);
+	else if (!r)
+		r = o->samples ? write_report(o, &p, NULL) : report_profile(o, &p);
+	sb_profile_free(&p);
+	return r;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct sb_error err = { .msg = "" };
 	struct report_opts o;
-	struct sb_profile p;
 	int r;
 
-	if (report_parse_args(argc, argv, &o, &err))
+	if (report_parse_args(argc, argv, &o, &err)) {
+		sb_filter_free(&o.filter);
 		return sb_usage_error("report", err.msg);
+	}
 	if (o.help) {
+		sb_filter_free(&o.filter);
 		usage(stdout);
 		return 0;
 	}
 	r = report_lean(&o);
-	if (r >= 0)
-		return r;
-	if (sb_load_profile("report", o.path, &p) < 0)
-		return SB_EXIT_USAGE;
-	r = check_rank(&o, &p);
-	if (!r)
-		r = o.samples ? write_report(&o, &p, NULL) : report_profile(&o, &p);
-	sb_profile_free(&p);
+	if (r < 0)
+		r = report_whole(&o);
+	sb_filter_free(&o.filter);
 	return r;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/mpi.h"
 #include "util/text_format.h"
 #include "model/health.h"
 #include "render/html.h"
@@ -159,7 +160,8 @@ static void data_header(FILE *j, const struct sb_profile *p, const struct sb_cal
 	fputs(", \"recording_ns\": ", j);
 	json_int_or_null(j, span, span > 0);
 	fputs(", \"pct_base_ns\": ", j);
-	json_int_or_null(j, sb_report_pct_base(p, t, o->rank), span > 0);
+	json_int_or_null(j, sb_report_pct_base(p, t, sb_report_ranks_shown(p, o->rank, o->filter)),
+			 span > 0);
 	fprintf(j, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64
 		", \"offcpu\": %s, \"events\": %s", sb_profile_rank_count(p), threads, t->calls,
 		p->columns & SB_COL_OFFCPU ? "true" : "false", p->events ? "true" : "false");
@@ -678,6 +680,48 @@ static int data_samples(FILE *j, const struct sb_profile *p, const struct sb_htm
 }
 
 /* The data object; every key the page reads is written here. */
+/* One n x n matrix of rows, as JSON arrays; u64 when msgs, else i64 (bytes). */
+static void json_matrix(FILE *j, const char *key, const struct sb_mpi_report *m, bool msgs)
+{
+	uint32_t a, b;
+
+	fprintf(j, ", \"%s\": [", key);
+	for (a = 0; a < m->n_ranks; a++) {
+		fputs(a ? ", [" : "[", j);
+		for (b = 0; b < m->n_ranks; b++) {
+			size_t i = (size_t)a * m->n_ranks + b;
+
+			if (msgs)
+				fprintf(j, "%s%" PRIu64, b ? ", " : "", m->matrix_msgs[i]);
+			else
+				fprintf(j, "%s%" PRId64, b ? ", " : "", m->matrix_bytes[i]);
+		}
+		fputc(']', j);
+	}
+	fputc(']', j);
+}
+
+/* Only profiles with MPI call regions get the key, and the page its heat map. */
+static int data_mpi(FILE *j, const struct sb_profile *p)
+{
+	struct sb_mpi_report m;
+	uint32_t k;
+
+	if (!p->events || !sb_mpi_profile_has_calls(p))
+		return 0;
+	if (sb_mpi_report_build(&m, p, NULL))
+		return -ENOMEM;
+	fprintf(j, ",\n\"mpi\": {\"ranks\": %u, \"calls\": %" PRIu64, m.n_ranks, m.mpi_calls);
+	json_matrix(j, "bytes", &m, false);
+	json_matrix(j, "messages", &m, true);
+	fputs(", \"rank_time_ns\": [", j);
+	for (k = 0; k < m.n_ranks; k++)
+		fprintf(j, "%s%" PRId64, k ? ", " : "", m.rank_time[k]);
+	fputs("]}", j);
+	sb_mpi_report_free(&m);
+	return 0;
+}
+
 static int write_data(FILE *j, const struct sb_profile *p, const struct sb_calltree *t,
 		      const struct sb_html_opts *o)
 {
@@ -693,6 +737,8 @@ static int write_data(FILE *j, const struct sb_profile *p, const struct sb_callt
 	/* Only profiles with sampled stacks get the key, and the page its Samples section. */
 	if (!r)
 		r = data_samples(j, p, o);
+	if (!r)
+		r = data_mpi(j, p);
 	fputs("}\n", j);
 	return r;
 }

@@ -10,6 +10,8 @@
 #include "util/error.h"
 #include "model/model.h"
 
+struct sb_filter;
+
 /* Timeline calls embedded by default: more make the page slow to open and draw. */
 #define SB_HTML_MAX_CALLS 200000
 /* Rows of the Samples table (region path, innermost function), the heaviest first. */
@@ -18,6 +20,7 @@
 struct sb_html_opts {
 	const char *title;	/* the page's title, usually the profile's path */
 	int64_t rank;		/* only this rank's calls on the timeline; -1 for all */
+	const struct sb_filter *filter;	/* what --ranks etc. left in the profile; NULL: none */
 	size_t max_calls;	/* keep the longest calls past this many; 0 = SB_HTML_MAX_CALLS */
 };
 

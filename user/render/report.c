@@ -46,20 +46,38 @@ int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t)
  * Every rank runs the whole recording, so the calls of 4 ranks against one
  * wall-clock span read up to 400%: the share is of rank-seconds instead.
  */
-int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t, int64_t rank)
+int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t,
+			   uint32_t ranks)
 {
 	int64_t span = sb_report_span(p, t);
-	uint32_t ranks = rank >= 0 ? 1 : sb_profile_rank_count(p);
 
 	if (ranks > 1 && span > INT64_MAX / ranks)
 		return INT64_MAX;
 	return span * (ranks ? ranks : 1);
 }
 
-/* Ranks the report covers: the one of --rank, or all. */
-static uint32_t ranks_shown(const struct sb_profile *p, int64_t rank)
+uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank,
+			       const struct sb_filter *f)
 {
-	return rank >= 0 ? 1 : sb_profile_rank_count(p);
+	if (rank >= 0)
+		return 1;
+	return f && f->ranks ? (uint32_t)f->n_ranks : sb_profile_rank_count(p);
+}
+
+static uint32_t ranks_shown(const struct sb_profile *p, const struct report_opts *o)
+{
+	return sb_report_ranks_shown(p, o->rank, &o->filter);
+}
+
+/* The ranks of --ranks, one by one. */
+static void json_rank_list(FILE *f, const struct sb_filter *flt)
+{
+	size_t i;
+
+	fputs(", \"rank_list\": [", f);
+	for (i = 0; i < flt->n_ranks; i++)
+		fprintf(f, "%s%u", i ? ", " : "", flt->ranks[i]);
+	fputc(']', f);
 }
 
 static const struct sb_meta *meta_int(const struct sb_profile *p, const char *key)
@@ -118,6 +136,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	}
 	if (o->rank >= 0)
 		fprintf(f, "rank %" PRId64 " of %u, ", o->rank, ranks);
+	else if (o->filter.ranks)
+		fprintf(f, "ranks %s of %u, ", o->filter.ranks_arg, ranks);
 	else
 		fprintf(f, "%u %s, ", ranks, format_plural(ranks, "rank", "ranks"));
 	/* Files without a thread table (scope-profiler's) would read "0 threads": leave it out. */
@@ -129,10 +149,10 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	if (open)
 		fprintf(f, ", open_calls_dropped %" PRId64, open->i);
 	fputc('\n', f);
-	if (span > 0 && ranks_shown(p, o->rank) > 1) {
-		format_ns(buf, sizeof(buf), sb_report_pct_base(p, t, o->rank));
+	if (span > 0 && ranks_shown(p, o) > 1) {
+		format_ns(buf, sizeof(buf), sb_report_pct_base(p, t, ranks_shown(p, o)));
 		fprintf(f, "%%rec      of %s rank-seconds (the recording times %u ranks)\n", buf,
-			ranks_shown(p, o->rank));
+			ranks_shown(p, o));
 	}
 	sb_health_print(f, p, "");
 	fputc('\n', f);
@@ -165,7 +185,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 {
 	char cells[N_COLS][CELL_MAX];
 	size_t width[N_COLS], w;
-	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, o->rank);
+	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
 	unsigned char *more;
 	uint32_t i;
 	int c;
@@ -257,14 +277,16 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 		fprintf(f, ", \"rank\": %" PRId64, o->rank);
 	else
 		fputs(", \"rank\": null", f);
+	if (o->filter.ranks)
+		json_rank_list(f, &o->filter);
 	if (span > 0)
 		fprintf(f, ", \"recording_ns\": %" PRId64, span);
 	else
 		fputs(", \"recording_ns\": null", f);
 	/* percent is of rank-seconds; with one rank they are the recording itself. */
-	if (span > 0 && ranks_shown(p, o->rank) > 1)
+	if (span > 0 && ranks_shown(p, o) > 1)
 		fprintf(f, ", \"percent_of\": \"rank_seconds\", \"rank_seconds_ns\": %" PRId64,
-			sb_report_pct_base(p, t, o->rank));
+			sb_report_pct_base(p, t, ranks_shown(p, o)));
 	fprintf(f, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64,
 		sb_profile_rank_count(p), thread_count(p, o->rank), t->calls);
 	if (lost)
@@ -305,7 +327,7 @@ static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uin
 static int render_json(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 		       const struct report_opts *o)
 {
-	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, o->rank);
+	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
 	uint32_t *path, i;
 	bool first = true;
 
@@ -379,9 +401,9 @@ static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint3
 }
 
 static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
-		      int64_t rank)
+		      const struct report_opts *o)
 {
-	int64_t base = sb_report_pct_base(p, t, rank);
+	int64_t base = sb_report_pct_base(p, t, ranks_shown(p, o));
 	uint32_t *path, i;
 	int r = 0;
 
@@ -408,7 +430,7 @@ int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltr
 		r = render_json(f, p, t, o);
 		break;
 	case SB_REPORT_CSV:
-		r = render_csv(f, p, t, o->rank);
+		r = render_csv(f, p, t, o);
 		break;
 	default:
 		r = render_text(f, p, t, o);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "analysis/calltree.h"
+#include "analysis/filter.h"
 #include "util/error.h"
 #include "model/model.h"
 
@@ -27,6 +28,8 @@ struct report_opts {
 	bool samples;		/* --samples: hottest functions per region path instead */
 	enum sb_sample_kind sample_kind;	/* --samples=KIND or --offcpu */
 	unsigned top;		/* --top N: functions per region path */
+	struct sb_filter filter;	/* --ranks, --include, --exclude */
+	bool mpi;		/* --mpi: MPI calls, imbalance and the communication matrix */
 	bool help;
 };
 
@@ -48,11 +51,16 @@ int sb_report_format_parse(const char *s, enum sb_report_format *fmt);
 int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t);
 
 /*
- * What %rec divides by: the span times the ranks shown (all, or the one of
- * rank >= 0), rank-seconds, so no region of a multi-rank run reads over 100%
- * for its ranks. Threads of one rank in a region at once still add up.
+ * What %rec divides by: the span times the ranks shown (see below),
+ * rank-seconds, so no region of a multi-rank run reads over 100% for its
+ * ranks. Threads of one rank in a region at once still add up.
  */
-int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t, int64_t rank);
+int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t,
+			   uint32_t ranks);
+
+/* Ranks a report covers: the one of rank >= 0, those f lists, or all of p's. */
+uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank,
+			       const struct sb_filter *f);
 
 /* Write t (built from p with o's rank and mode) to f as o->format; -EIO on a write error. */
 int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,

@@ -304,6 +304,33 @@ static void test_samples_section_only_with_samples(void **state)
 	sb_profile_free(&p);
 }
 
+/* The heat map's data only when the profile has MPI call regions; without, the page is as before. */
+static void test_communication_matrix_only_with_mpi_calls(void **state)
+{
+	struct sb_profile p;
+	char *page, *data;
+
+	(void)state;
+	make_profile(&p, TREE, NULL);
+	page = render(&p, NULL);
+	data = data_of(page);
+	assert_null(strstr(data, "\"mpi\""));
+	free(data);
+	free(page);
+	sb_profile_free(&p);
+	make_profile(&p, TREE,
+		     "mpi:send kind=point-to-point bytes=800 peer=1 root=-1 tag=7 comm=0");
+	assert_int_equal(sb_profile_set_int(&p, "mpi_size", 2), 0);
+	page = render(&p, NULL);
+	data = data_of(page);
+	expect_has(data, "\"mpi\": {\"ranks\": 2, \"calls\": 1, \"bytes\": [[0, 800], [0, 0]], "
+		   "\"messages\": [[0, 1], [0, 0]], \"rank_time_ns\": [20, 0]}");
+	expect_has(page, "id=\"comm-table\"");
+	free(data);
+	free(page);
+	sb_profile_free(&p);
+}
+
 static int parse(int argc, char **argv, struct report_opts *o, struct sb_error *err)
 {
 	memset(err->msg, 0, sizeof(err->msg));
@@ -399,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_keeps_the_longest_calls),
 		cmocka_unit_test(test_rank_filter_leaves_other_ranks_out),
 		cmocka_unit_test(test_samples_section_only_with_samples),
+		cmocka_unit_test(test_communication_matrix_only_with_mpi_calls),
 		cmocka_unit_test(test_html_option),
 		cmocka_unit_test(test_command_writes_the_page_atomically),
 	};

@@ -1,0 +1,321 @@
+/* MPI call regions: the name grammar, and per-operation, per-rank and rank-to-rank sums. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/mpi.h"
+#include "util/hashmap.h"
+
+#define PREFIX "mpi:"
+
+/* Copy the token at s (up to a space or the end) into out; -EINVAL when empty or too long. */
+static int word(const char *s, size_t len, char *out)
+{
+	if (!len || len >= SB_MPI_OP_MAX)
+		return -EINVAL;
+	memcpy(out, s, len);
+	out[len] = 0;
+	return 0;
+}
+
+static int number(const char *s, size_t len, int64_t *v)
+{
+	char buf[32], *end;
+
+	if (word(s, len, buf))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoll(buf, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+enum { K_KIND, K_BYTES, K_PEER, K_ROOT, K_TAG, K_COMM, N_REQUIRED };
+
+/* Take one key=value token of length len; unknown keys are skipped. */
+static int key_value(const char *s, size_t len, struct sb_mpi_call *c, unsigned *seen)
+{
+	static const char *const keys[] = { "kind", "bytes", "peer", "root", "tag", "comm" };
+	int64_t *nums[] = { NULL, &c->bytes, &c->peer, &c->root, &c->tag, &c->comm };
+	const char *eq = memchr(s, '=', len);
+	size_t k, klen;
+
+	if (!eq)
+		return -EINVAL;
+	klen = (size_t)(eq - s);
+	len -= klen + 1;
+	if (klen == 7 && !memcmp(s, "request", 7))
+		return word(eq + 1, len, c->request);
+	for (k = 0; k < N_REQUIRED; k++) {
+		if (strlen(keys[k]) != klen || memcmp(s, keys[k], klen))
+			continue;
+		*seen |= 1u << k;
+		return k == K_KIND ? word(eq + 1, len, c->kind) : number(eq + 1, len, nums[k]);
+	}
+	return 0;
+}
+
+int sb_mpi_parse(const char *name, struct sb_mpi_call *c)
+{
+	const char *s = name, *sp;
+	unsigned seen = 0;
+	size_t len;
+
+	*c = (struct sb_mpi_call){ .bytes = -1, .peer = -1, .root = -1, .tag = -1, .comm = -1 };
+	if (strncmp(s, PREFIX, strlen(PREFIX)))
+		return -EINVAL;
+	s += strlen(PREFIX);
+	sp = strchrnul(s, ' ');
+	if (word(s, (size_t)(sp - s), c->op))
+		return -EINVAL;
+	while (*sp) {
+		s = sp + 1;
+		sp = strchrnul(s, ' ');
+		len = (size_t)(sp - s);
+		if (len && key_value(s, len, c, &seen))
+			return -EINVAL;
+	}
+	return seen == (1u << N_REQUIRED) - 1 ? 0 : -EINVAL;
+}
+
+bool sb_mpi_is_send(const struct sb_mpi_call *c)
+{
+	static const char *const sends[] = { "send", "isend", "ssend", "issend", "bsend",
+					     "ibsend", "rsend", "irsend" };
+	size_t i;
+
+	if (strcmp(c->kind, "point-to-point"))
+		return false;
+	for (i = 0; i < sizeof(sends) / sizeof(sends[0]); i++)
+		if (!strcmp(c->op, sends[i]))
+			return true;
+	return false;
+}
+
+bool sb_mpi_profile_has_calls(const struct sb_profile *p)
+{
+	struct sb_mpi_call c;
+	size_t i;
+
+	for (i = 0; i < p->n_regions; i++)
+		if (!sb_mpi_parse(p->regions[i].name, &c))
+			return true;
+	return false;
+}
+
+/* Scratch of one build. */
+struct build {
+	const struct sb_profile *p;
+	struct sb_mpi_call *calls;	/* per region */
+	bool *is_mpi;			/* per region */
+	uint32_t *ev_pair;		/* per event: its index row */
+	struct sb_hashmap by_id;	/* (rank, call id) -> event index */
+	int64_t *region_total;		/* per region: inclusive ns over every rank */
+};
+
+/* The nearest non-MPI region around event e, or SB_MPI_TOP. */
+static uint32_t enclosing(const struct build *b, size_t e)
+{
+	const struct sb_profile *p = b->p;
+	unsigned hops;
+
+	/* A cycle of parent ids in a corrupt file ends after as many hops as events. */
+	for (hops = 0; hops < p->n_events; hops++) {
+		uint32_t rank = p->pairs[b->ev_pair[e]].rank;
+		uint64_t *up;
+
+		if (p->events[e].parent_id < 0)
+			return SB_MPI_TOP;
+		up = sb_hashmap_get(&b->by_id, rank, (uint64_t)p->events[e].parent_id);
+		if (!up)
+			return SB_MPI_TOP;
+		e = (size_t)*up;
+		if (!b->is_mpi[p->pairs[b->ev_pair[e]].region])
+			return p->pairs[b->ev_pair[e]].region;
+	}
+	return SB_MPI_TOP;
+}
+
+/* The row of (op, region), added when new; NULL on -ENOMEM. */
+static struct sb_mpi_op_row *op_row(struct sb_mpi_report *r, const char *op, uint32_t region,
+				    const struct build *b)
+{
+	struct sb_mpi_op_row *g;
+	size_t i;
+
+	for (i = 0; i < r->n_ops; i++)
+		if (r->ops[i].region == region && !strcmp(r->ops[i].op, op))
+			return &r->ops[i];
+	g = realloc(r->ops, (r->n_ops + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	r->ops = g;
+	g = &r->ops[r->n_ops++];
+	*g = (struct sb_mpi_op_row){ .region = region,
+				     .region_total = region == SB_MPI_TOP ? 0 :
+						     b->region_total[region] };
+	strcpy(g->op, op);
+	return g;
+}
+
+static int add_call(struct sb_mpi_report *r, const struct build *b, size_t e)
+{
+	const struct sb_pair *pr = &b->p->pairs[b->ev_pair[e]];
+	const struct sb_mpi_call *c = &b->calls[pr->region];
+	const struct sb_event *ev = &b->p->events[e];
+	uint32_t region = r->parents ? enclosing(b, e) : SB_MPI_TOP;
+	struct sb_mpi_op_row *row = op_row(r, c->op, region, b);
+	int64_t d = ev->end - ev->start;
+
+	if (!row)
+		return -ENOMEM;
+	row->calls++;
+	row->time += d;
+	if (c->bytes >= 0)
+		row->bytes += c->bytes;
+	r->mpi_calls++;
+	if (pr->rank < r->n_ranks)
+		r->rank_time[pr->rank] += d;
+	if (sb_mpi_is_send(c) && pr->rank < r->n_ranks && c->peer >= 0 &&
+	    c->peer < (int64_t)r->n_ranks) {
+		size_t cell = (size_t)pr->rank * r->n_ranks + (size_t)c->peer;
+
+		r->matrix_msgs[cell]++;
+		if (c->bytes > 0)
+			r->matrix_bytes[cell] += c->bytes;
+	}
+	return 0;
+}
+
+static int cmp_imb(const void *x, const void *y)
+{
+	const struct sb_mpi_imbalance *a = x, *b = y;
+
+	if (a->ratio != b->ratio)
+		return a->ratio < b->ratio ? 1 : -1;
+	return (a->region > b->region) - (a->region < b->region);
+}
+
+/* Every region's per-rank totals: max / mean over all ranks. */
+static int imbalance(struct sb_mpi_report *r, const struct sb_profile *p)
+{
+	int64_t *per = calloc((size_t)p->n_regions * r->n_ranks + 1, sizeof(*per));
+	size_t i;
+	uint32_t k;
+
+	r->imb = calloc(p->n_regions + 1, sizeof(*r->imb));
+	if (!per || !r->imb) {
+		free(per);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].rank < r->n_ranks)
+			per[(size_t)p->pairs[i].region * r->n_ranks + p->pairs[i].rank] +=
+				p->pairs[i].stats.total;
+	for (i = 0; i < p->n_regions; i++) {
+		struct sb_mpi_imbalance m = { .region = (uint32_t)i };
+		int64_t *t = &per[i * r->n_ranks], sum = 0;
+
+		for (k = 0; k < r->n_ranks; k++) {
+			sum += t[k];
+			if (t[k] > m.max) {
+				m.max = t[k];
+				m.slowest = k;
+			}
+		}
+		if (!sum)
+			continue;
+		m.mean = (double)sum / r->n_ranks;
+		m.ratio = (double)m.max / m.mean;
+		r->imb[r->n_imb++] = m;
+	}
+	free(per);
+	qsort(r->imb, r->n_imb, sizeof(*r->imb), cmp_imb);
+	return 0;
+}
+
+static int cmp_op(const void *x, const void *y, void *ctx)
+{
+	const struct sb_mpi_op_row *a = x, *b = y;
+	const struct sb_profile *p = ctx;
+	int c = strcmp(a->op, b->op);
+
+	if (c)
+		return c;
+	if (a->region == b->region)
+		return 0;
+	if (a->region == SB_MPI_TOP || b->region == SB_MPI_TOP)
+		return a->region == SB_MPI_TOP ? 1 : -1;
+	return strcmp(p->regions[a->region].name, p->regions[b->region].name);
+}
+
+static int fill(struct sb_mpi_report *r, struct build *b)
+{
+	const struct sb_profile *p = b->p;
+	size_t i, e;
+	int ret;
+
+	for (i = 0; i < p->n_regions; i++)
+		b->is_mpi[i] = !sb_mpi_parse(p->regions[i].name, &b->calls[i]);
+	for (i = 0; i < p->n_pairs; i++) {
+		b->region_total[p->pairs[i].region] += p->pairs[i].stats.total;
+		for (e = p->pairs[i].offset; e < p->pairs[i].offset + p->pairs[i].count; e++) {
+			b->ev_pair[e] = (uint32_t)i;
+			if (r->parents && p->events[e].call_id >= 0 &&
+			    sb_hashmap_put(&b->by_id, p->pairs[i].rank,
+					   (uint64_t)p->events[e].call_id, e))
+				return -ENOMEM;
+		}
+	}
+	for (i = 0; i < p->n_pairs; i++) {
+		if (!b->is_mpi[p->pairs[i].region])
+			continue;
+		for (e = p->pairs[i].offset; e < p->pairs[i].offset + p->pairs[i].count; e++) {
+			ret = add_call(r, b, e);
+			if (ret)
+				return ret;
+		}
+	}
+	qsort_r(r->ops, r->n_ops, sizeof(*r->ops), cmp_op, (void *)p);
+	return imbalance(r, p);
+}
+
+int sb_mpi_report_build(struct sb_mpi_report *r, const struct sb_profile *p, struct sb_error *err)
+{
+	struct build b = { .p = p };
+	size_t cells;
+	int ret = -ENOMEM;
+
+	*r = (struct sb_mpi_report){ .n_ranks = sb_profile_rank_count(p) };
+	r->parents = (p->columns & SB_COL_PARENT_ID) && (p->columns & SB_COL_CALL_ID);
+	cells = (size_t)r->n_ranks * r->n_ranks + 1;
+	sb_hashmap_init(&b.by_id);
+	b.calls = calloc(p->n_regions + 1, sizeof(*b.calls));
+	b.is_mpi = calloc(p->n_regions + 1, sizeof(*b.is_mpi));
+	b.region_total = calloc(p->n_regions + 1, sizeof(*b.region_total));
+	b.ev_pair = calloc(p->n_events + 1, sizeof(*b.ev_pair));
+	r->rank_time = calloc(r->n_ranks + 1, sizeof(*r->rank_time));
+	r->matrix_bytes = calloc(cells, sizeof(*r->matrix_bytes));
+	r->matrix_msgs = calloc(cells, sizeof(*r->matrix_msgs));
+	if (b.calls && b.is_mpi && b.region_total && b.ev_pair && r->rank_time &&
+	    r->matrix_bytes && r->matrix_msgs)
+		ret = fill(r, &b);
+	sb_hashmap_free(&b.by_id);
+	free(b.calls);
+	free(b.is_mpi);
+	free(b.region_total);
+	free(b.ev_pair);
+	if (ret)
+		return sb_fail(err, -ret, "MPI summary: out of memory");
+	return 0;
+}
+
+void sb_mpi_report_free(struct sb_mpi_report *r)
+{
+	free(r->ops);
+	free(r->rank_time);
+	free(r->imb);
+	free(r->matrix_bytes);
+	free(r->matrix_msgs);
+	*r = (struct sb_mpi_report){ 0 };
+}

@@ -1,0 +1,200 @@
+/* `report --mpi` as text, JSON and CSV. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "render/mpi_report.h"
+#include "util/text_format.h"
+
+#define CELL 48
+
+static const char *region_name(const struct sb_profile *p, uint32_t region)
+{
+	return region == SB_MPI_TOP ? "(outside every region)" : p->regions[region].name;
+}
+
+static void text_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
+{
+	char t[CELL], pct[CELL];
+	size_t i;
+
+	fputs("per operation and enclosing region (%region: of the region's inclusive time)\n", f);
+	fprintf(f, "%-12s %8s %14s %12s %8s  %s\n", "operation", "calls", "bytes", "time",
+		"%region", "region");
+	for (i = 0; i < r->n_ops; i++) {
+		const struct sb_mpi_op_row *o = &r->ops[i];
+
+		format_ns(t, sizeof(t), o->time);
+		if (o->region_total > 0)
+			format_pct(pct, sizeof(pct), o->time, o->region_total);
+		else
+			strcpy(pct, "-");
+		fprintf(f, "%-12s %8" PRIu64 " %14" PRId64 " %12s %8s  %s\n", o->op, o->calls,
+			o->bytes, t, pct, region_name(p, o->region));
+	}
+}
+
+static void text_ranks(FILE *f, const struct sb_mpi_report *r)
+{
+	char t[CELL];
+	uint32_t k;
+
+	fputs("\nMPI time per rank\nrank          time\n", f);
+	for (k = 0; k < r->n_ranks; k++) {
+		format_ns(t, sizeof(t), r->rank_time[k]);
+		fprintf(f, "%4u  %12s\n", k, t);
+	}
+}
+
+static void text_imbalance(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
+{
+	char mx[CELL], mean[CELL];
+	size_t i;
+
+	fputs("\nload imbalance: per-rank totals of each region, max over mean of every rank\n", f);
+	fprintf(f, "%9s %12s %12s %8s  %s\n", "max/mean", "max", "mean", "slowest", "region");
+	for (i = 0; i < r->n_imb; i++) {
+		const struct sb_mpi_imbalance *m = &r->imb[i];
+
+		format_ns(mx, sizeof(mx), m->max);
+		format_ns(mean, sizeof(mean), (int64_t)(m->mean + 0.5));
+		fprintf(f, "%9.3f %12s %12s %8u  %s\n", m->ratio, mx, mean, m->slowest,
+			p->regions[m->region].name);
+	}
+}
+
+static void text_matrix(FILE *f, const struct sb_mpi_report *r)
+{
+	char cell[CELL];
+	uint32_t a, b;
+
+	fputs("\ncommunication matrix: bytes (messages) of point-to-point sends, "
+	      "row = sender, column = receiver\n", f);
+	fprintf(f, "%9s", "from\\to");
+	for (b = 0; b < r->n_ranks; b++)
+		fprintf(f, " %18u", b);
+	fputc('\n', f);
+	for (a = 0; a < r->n_ranks; a++) {
+		fprintf(f, "%9u", a);
+		for (b = 0; b < r->n_ranks; b++) {
+			size_t i = (size_t)a * r->n_ranks + b;
+
+			if (r->matrix_msgs[i])
+				snprintf(cell, sizeof(cell), "%" PRId64 " (%" PRIu64 ")",
+					 r->matrix_bytes[i], r->matrix_msgs[i]);
+			else
+				strcpy(cell, "-");
+			fprintf(f, " %18s", cell);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void render_text(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
+			const struct report_opts *o)
+{
+	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
+		p->format ? p->format : "unknown format");
+	fprintf(f, "MPI       %" PRIu64 " %s on %u %s%s\n\n", r->mpi_calls,
+		format_plural(r->mpi_calls, "call", "calls"), r->n_ranks,
+		format_plural(r->n_ranks, "rank", "ranks"),
+		r->parents ? "" : " (no parent ids in the file: enclosing regions unknown)");
+	if (!r->mpi_calls) {
+		fputs("no MPI call regions\n", f);
+		return;
+	}
+	text_ops(f, p, r);
+	text_ranks(f, r);
+	text_imbalance(f, p, r);
+	text_matrix(f, r);
+}
+
+static void json_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
+{
+	size_t i;
+
+	fputs(",\n \"operations\": [", f);
+	for (i = 0; i < r->n_ops; i++) {
+		const struct sb_mpi_op_row *o = &r->ops[i];
+
+		fprintf(f, "%s{\"operation\": ", i ? ",\n  " : "\n  ");
+		format_json_string(f, o->op);
+		fputs(", \"region\": ", f);
+		if (o->region == SB_MPI_TOP)
+			fputs("null", f);
+		else
+			format_json_string(f, p->regions[o->region].name);
+		fprintf(f, ", \"calls\": %" PRIu64 ", \"bytes\": %" PRId64 ", \"time_ns\": %" PRId64
+			", \"region_total_ns\": %" PRId64 "}", o->calls, o->bytes, o->time,
+			o->region_total);
+	}
+	fputs("]", f);
+}
+
+static void json_rest(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
+{
+	uint32_t a, b;
+	size_t i;
+
+	fputs(",\n \"rank_time_ns\": [", f);
+	for (a = 0; a < r->n_ranks; a++)
+		fprintf(f, "%s%" PRId64, a ? ", " : "", r->rank_time[a]);
+	fputs("],\n \"imbalance\": [", f);
+	for (i = 0; i < r->n_imb; i++) {
+		const struct sb_mpi_imbalance *m = &r->imb[i];
+
+		fprintf(f, "%s{\"region\": ", i ? ",\n  " : "\n  ");
+		format_json_string(f, p->regions[m->region].name);
+		fprintf(f, ", \"max_ns\": %" PRId64 ", \"mean_ns\": %.1f, \"ratio\": %.6f"
+			", \"slowest_rank\": %u}", m->max, m->mean, m->ratio, m->slowest);
+	}
+	fputs("],\n \"matrix_bytes\": [", f);
+	for (a = 0; a < r->n_ranks; a++)
+		for (b = 0; b < r->n_ranks; b++)
+			fprintf(f, "%s%" PRId64 "%s", b ? ", " : a ? ", [" : "[",
+				r->matrix_bytes[(size_t)a * r->n_ranks + b],
+				b + 1 == r->n_ranks ? "]" : "");
+	fputs("],\n \"matrix_messages\": [", f);
+	for (a = 0; a < r->n_ranks; a++)
+		for (b = 0; b < r->n_ranks; b++)
+			fprintf(f, "%s%" PRIu64 "%s", b ? ", " : a ? ", [" : "[",
+				r->matrix_msgs[(size_t)a * r->n_ranks + b],
+				b + 1 == r->n_ranks ? "]" : "");
+	fputs("]", f);
+}
+
+static void render_json(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
+			const struct report_opts *o)
+{
+	fputs("{\"file\": ", f);
+	format_json_string(f, o->path ? o->path : "");
+	fprintf(f, ", \"ranks\": %u, \"mpi_calls\": %" PRIu64 ", \"enclosing_regions_known\": %s",
+		r->n_ranks, r->mpi_calls, r->parents ? "true" : "false");
+	json_ops(f, p, r);
+	json_rest(f, p, r);
+	fputs("}\n", f);
+}
+
+static void render_csv(FILE *f, const struct sb_mpi_report *r)
+{
+	uint32_t a, b;
+
+	fputs("from_rank,to_rank,bytes,messages\n", f);
+	for (a = 0; a < r->n_ranks; a++)
+		for (b = 0; b < r->n_ranks; b++)
+			fprintf(f, "%u,%u,%" PRId64 ",%" PRIu64 "\n", a, b,
+				r->matrix_bytes[(size_t)a * r->n_ranks + b],
+				r->matrix_msgs[(size_t)a * r->n_ranks + b]);
+}
+
+int sb_mpi_report_render(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
+			 const struct report_opts *o)
+{
+	if (o->format == SB_REPORT_JSON)
+		render_json(f, p, r, o);
+	else if (o->format == SB_REPORT_CSV)
+		render_csv(f, r);
+	else
+		render_text(f, p, r, o);
+	return ferror(f) ? -EIO : 0;
+}
