@@ -137,9 +137,10 @@ static int merge_regions(struct sb_profile *out, const struct sb_merge_input *in
 	return id < 0 ? (int)id : 0;
 }
 
+/* A time of a thread or process row; -1 (alive at the end, unknown) stays. */
 static int64_t shifted(int64_t t, int64_t shift)
 {
-	return t < 0 ? t : t + shift;
+	return t == -1 ? t : t + shift;
 }
 
 static int cmp_offset(const void *a, const void *b)
