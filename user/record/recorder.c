@@ -800,7 +800,11 @@ static int run(struct recorder *r)
 	return ret ? ret : sb_exit_status(r->root_status);
 }
 
-/* -o with %h, %p, %r expanded: one recorder per node or rank names its own file. */
+/*
+ * -o with %h, %p, %r expanded: one recorder per node or rank names its own
+ * file. The rank is -p's process's, or for a launched command the launcher's
+ * variables in our own environment, which the command inherits.
+ */
 static int expand_output(struct recorder *r, char **path, struct sb_error *err)
 {
 	struct utsname u;
@@ -808,7 +812,7 @@ static int expand_output(struct recorder *r, char **path, struct sb_error *err)
 	if (uname(&u))
 		snprintf(u.nodename, sizeof(u.nodename), "localhost");
 	return sb_outpath_expand(r->o.output, u.nodename, getpid(),
-				 r->o.pid ? sb_outpath_rank_of(r->o.pid) : -1, path, err);
+				 sb_outpath_rank_of(r->o.pid ? r->o.pid : getpid()), path, err);
 }
 
 int sb_record(const struct record_opts *o)
