@@ -306,6 +306,54 @@ static void test_command_usage(void **state)
 	assert_int_equal(access(tmp_path("x.h5"), F_OK), -1);
 }
 
+/* scope-profiler's schema 1: /rank0/regions/solve/{start_times,end_times}, no root attribute. */
+static void write_schema1(const char *path)
+{
+	static const int64_t starts[] = { 10, 20, 40 }, ends[] = { 15, 33, 55 };
+	hsize_t n = 3;
+	hid_t f, s, d;
+
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	assert_true(f >= 0);
+	H5Gclose(H5Gcreate2(f, "rank0", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+	H5Gclose(H5Gcreate2(f, "rank0/regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+	H5Gclose(H5Gcreate2(f, "rank0/regions/solve", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+	s = H5Screate_simple(1, &n, NULL);
+	d = H5Dcreate2(f, "rank0/regions/solve/start_times", H5T_STD_I64LE, s, H5P_DEFAULT,
+		       H5P_DEFAULT, H5P_DEFAULT);
+	assert_true(H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, starts) >= 0);
+	H5Dclose(d);
+	d = H5Dcreate2(f, "rank0/regions/solve/end_times", H5T_STD_I64LE, s, H5P_DEFAULT,
+		       H5P_DEFAULT, H5P_DEFAULT);
+	assert_true(H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ends) >= 0);
+	H5Dclose(d);
+	H5Sclose(s);
+	H5Fclose(f);
+}
+
+/* A file whose reader holds its events (schema 1) merges beside one streamed from disk. */
+static void test_schema1_input_is_merged(void **state)
+{
+	const char *in[] = { tmp_path("s1.h5"), tmp_path("b.h5") };
+	struct sb_profile p;
+	const struct sb_pair *q;
+
+	(void)state;
+	write_schema1(in[0]);
+	write_rank(in[1], &spec_b);
+	merge_ok(in, 2, tmp_path("m1.h5"));
+	read_merged(tmp_path("m1.h5"), &p);
+	q = find_pair(&p, 0, "solve");
+	assert_int_equal(q->count, 3);
+	assert_int_equal(p.events[q->offset + 1].start, 20);
+	assert_int_equal(p.events[q->offset + 2].end, 55);
+	/* Without clock readings in the first file nothing can be aligned: B stays as recorded. */
+	assert_int_equal(meta_int(&p, "merge_clock_shift_ns_1"), 0);
+	expect_has(meta_str(&p, "merge_inputs"), "\"clock\": \"unknown\"");
+	assert_int_equal(find_pair(&p, 1, "comm")->count, 1);
+	sb_profile_free(&p);
+}
+
 /* ---- bounded memory: millions of calls, generated as they are written ---- */
 
 #ifdef __SANITIZE_ADDRESS__
@@ -428,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_same_boot_is_not_shifted),
 		cmocka_unit_test(test_conflicting_ranks_name_both_files),
 		cmocka_unit_test(test_command_usage),
+		cmocka_unit_test(test_schema1_input_is_merged),
 		cmocka_unit_test(test_big_merge_in_bounded_memory),
 	};
 
