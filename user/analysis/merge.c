@@ -209,6 +209,18 @@ static int merge_threads(struct sb_profile *out, const struct sb_merge_input *in
 	return 0;
 }
 
+static void note_dropped(FILE *note, unsigned dropped)
+{
+	struct sb_h5_event_column cols[SB_H5_MAX_EVENT_COLUMNS];
+	int k, n = sb_h5_event_columns(cols);
+
+	fputs("scope-bpf merge: note: left out the event columns that not every input has:", note);
+	for (k = 0; k < n; k++)
+		if (cols[k].bit & dropped)
+			fprintf(note, " %s", cols[k].name);
+	fputc('\n', note);
+}
+
 /*
  * Id columns and every-call metrics only when all inputs have them (a column
  * is all or nothing); a sparse metric (GPU time) when any has it, the others'
@@ -229,8 +241,7 @@ static unsigned merge_columns(const struct sb_merge_input *in, size_t n, FILE *n
 			sparse |= SB_COL_METRIC(id);
 	cols = n ? (all | (any & sparse)) : 0;
 	if (note && (any & ~cols))
-		fprintf(note, "scope-bpf merge: note: event columns not in every input are left "
-			"out (column bits 0x%x)\n", any & ~cols);
+		note_dropped(note, any & ~cols);
 	return cols;
 }
 

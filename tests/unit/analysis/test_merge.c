@@ -32,6 +32,7 @@ struct rank_spec {
 	int64_t jitter;		/* added to the start offset reading */
 	const struct call *calls;
 	size_t n;
+	unsigned metrics;	/* SB_COL_GPU, SB_COL_OFFCPU: every call gets 7 ns of each */
 };
 
 static void add_sample(struct sb_profile *p, uint32_t rank, const char *fn)
@@ -86,7 +87,7 @@ static void build_rank(struct sb_profile *p, const struct rank_spec *r)
 	size_t i;
 
 	sb_profile_init(p);
-	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | r->metrics;
 	for (i = 0; i < r->n; i++) {
 		reg = sb_profile_find_region(p, r->calls[i].region);
 		if (reg < 0)
@@ -97,6 +98,10 @@ static void build_rank(struct sb_profile *p, const struct rank_spec *r)
 		e.end = r->calls[i].end - r->skew;
 		e.thread = 0;
 		e.call_id = (int64_t)i;
+		if (r->metrics & SB_COL_GPU)
+			e.metric[SB_METRIC_GPU] = 7;
+		if (r->metrics & SB_COL_OFFCPU)
+			e.metric[SB_METRIC_OFFCPU] = 7;
 		fx_add_call(p, (uint32_t)reg, r->rank, &e);
 	}
 	fx_add_threads(p, &th, 1);
@@ -117,8 +122,8 @@ static void write_rank(const char *path, const struct rank_spec *r)
 	sb_profile_free(&p);
 }
 
-static const struct rank_spec spec_a = { 0, "nodeA.cluster", "boot-a", 0, 0, calls_a, 5 };
-static const struct rank_spec spec_b = { 1, "nodeB.cluster", "boot-b", SKEW, 0, calls_b, 3 };
+static const struct rank_spec spec_a = { 0, "nodeA.cluster", "boot-a", 0, 0, calls_a, 5, 0 };
+static const struct rank_spec spec_b = { 1, "nodeB.cluster", "boot-b", SKEW, 0, calls_b, 3, 0 };
 
 static void merge_ok(const char *const *in, size_t n, const char *out)
 {
@@ -306,6 +311,38 @@ static void test_command_usage(void **state)
 	assert_int_equal(access(tmp_path("x.h5"), F_OK), -1);
 }
 
+/* GPU time may be missing per call: kept. Off-CPU time may not: left out when B lacks it. */
+static void test_columns_not_in_every_input(void **state)
+{
+	struct rank_spec a = spec_a;
+	const char *in[] = { tmp_path("a_cols.h5"), tmp_path("b.h5") };
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	const struct sb_pair *q;
+	char note[512] = "";
+	FILE *f = fmemopen(note, sizeof(note) - 1, "w");
+
+	(void)state;
+	assert_non_null(f);
+	a.metrics = SB_COL_GPU | SB_COL_OFFCPU;
+	write_rank(in[0], &a);
+	write_rank(in[1], &spec_b);
+	if (sb_merge(in, 2, tmp_path("mc.h5"), f, &err))
+		fail_msg("%s", err.msg);
+	fclose(f);
+	expect_has(note, "left out the event columns that not every input has: offcpu_ns");
+	read_merged(tmp_path("mc.h5"), &p);
+	assert_true(p.columns & SB_COL_GPU);
+	assert_false(p.columns & SB_COL_OFFCPU);
+	q = find_pair(&p, 0, "io");
+	assert_int_equal(p.events[q->offset].metric[SB_METRIC_GPU], 7);
+	assert_int_equal(q->stats.gpu_count, 2);
+	q = find_pair(&p, 1, "solve");
+	assert_int_equal(p.events[q->offset].metric[SB_METRIC_GPU], -1);
+	assert_int_equal(q->stats.gpu_count, 0);
+	sb_profile_free(&p);
+}
+
 /* scope-profiler's schema 1: /rank0/regions/solve/{start_times,end_times}, no root attribute. */
 static void write_schema1(const char *path)
 {
@@ -477,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_conflicting_ranks_name_both_files),
 		cmocka_unit_test(test_command_usage),
 		cmocka_unit_test(test_schema1_input_is_merged),
+		cmocka_unit_test(test_columns_not_in_every_input),
 		cmocka_unit_test(test_big_merge_in_bounded_memory),
 	};
 
