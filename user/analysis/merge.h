@@ -27,7 +27,7 @@ int sb_merge(const char *const *inputs, size_t n, const char *output, FILE *note
 struct sb_merge_input {
 	const char *path;
 	struct sb_profile p;	/* read lean: events left on disk */
-	int64_t shift;		/* added to every timestamp to reach the first input's clock */
+	int64_t shift;		/* added to every timestamp: the first input's clock */
 	const char *clock;	/* how shift was found, for the metadata */
 };
 

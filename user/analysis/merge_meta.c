@@ -1,4 +1,4 @@
-/* The clocks and metadata of a merge: every input on the first one's clock, and a record of what was done. */
+/* A merge's clocks and metadata: every input on the first one's clock, and a record of it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -44,7 +44,8 @@ static int clock_offset(const struct sb_merge_input *in, int64_t *off, struct sb
 int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input *q,
 			 struct sb_error *err)
 {
-	const char *b_ref = meta_str(&ref->p, SB_META_BOOT_ID), *b_q = meta_str(&q->p, SB_META_BOOT_ID);
+	const char *b_ref = meta_str(&ref->p, SB_META_BOOT_ID);
+	const char *b_q = meta_str(&q->p, SB_META_BOOT_ID);
 	int64_t off_ref, off_q;
 	int ret;
 
@@ -91,6 +92,11 @@ static int span(struct sb_profile *out, const struct sb_merge_input *in, size_t 
 	return ret;
 }
 
+static const char *host_of(const struct sb_merge_input *in)
+{
+	return meta_str(&in->p, "hostname");
+}
+
 /* Host names seen; an input without one is a node of its own. */
 static int64_t count_nodes(const struct sb_merge_input *in, size_t n)
 {
@@ -99,9 +105,9 @@ static int64_t count_nodes(const struct sb_merge_input *in, size_t n)
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
-		h = meta_str(&in[i].p, "hostname");
+		h = host_of(&in[i]);
 		for (j = 0; h && j < i; j++)
-			if (meta_str(&in[j].p, "hostname") && !strcmp(h, meta_str(&in[j].p, "hostname")))
+			if (host_of(&in[j]) && !strcmp(h, host_of(&in[j])))
 				break;
 		nodes += !h || j == i;
 	}
@@ -171,7 +177,7 @@ static char *inputs_json(const struct sb_merge_input *in, size_t n)
 		fputs(i ? ", {\"file\": " : "{\"file\": ", f);
 		format_json_string(f, in[i].path);
 		fputs(", \"hostname\": ", f);
-		format_json_string(f, meta_str(&in[i].p, "hostname") ? meta_str(&in[i].p, "hostname") : "");
+		format_json_string(f, host_of(&in[i]) ? host_of(&in[i]) : "");
 		fputs(", \"ranks\": ", f);
 		rbuf = NULL;
 		rf = open_memstream(&rbuf, &rlen);

@@ -61,6 +61,9 @@ static void add_sample(struct sb_profile *p, uint32_t rank, const char *fn)
 
 static void add_metadata(struct sb_profile *p, const struct rank_spec *r)
 {
+	/* Real time - monotonic: larger by skew on the node whose monotonic clock is behind. */
+	int64_t off = 1700000000000000000LL + r->skew;
+
 	assert_int_equal(sb_profile_set_str(p, "hostname", r->host), 0);
 	assert_int_equal(sb_profile_set_str(p, "boot_id", r->boot), 0);
 	assert_int_equal(sb_profile_set_str(p, "source", "scope-bpf"), 0);
@@ -68,12 +71,8 @@ static void add_metadata(struct sb_profile *p, const struct rank_spec *r)
 	assert_int_equal(sb_profile_set_int(p, "lost_events", 2), 0);
 	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 500 - r->skew), 0);
 	assert_int_equal(sb_profile_set_int(p, "finalize_time_ns", 9000 - r->skew), 0);
-	/* Real time - monotonic: larger by skew on the node whose monotonic clock is behind. */
-	assert_int_equal(sb_profile_set_int(p, SB_META_CLOCK_START, 1700000000000000000LL + r->skew +
-							r->jitter),
-			 0);
-	assert_int_equal(sb_profile_set_int(p, SB_META_CLOCK_END, 1700000000000000010LL + r->skew),
-			 0);
+	assert_int_equal(sb_profile_set_int(p, SB_META_CLOCK_START, off + r->jitter), 0);
+	assert_int_equal(sb_profile_set_int(p, SB_META_CLOCK_END, off + 10), 0);
 }
 
 static void build_rank(struct sb_profile *p, const struct rank_spec *r)
@@ -147,7 +146,8 @@ static const struct sb_pair *find_pair(const struct sb_profile *p, uint32_t rank
 	size_t i;
 
 	for (i = 0; i < p->n_pairs; i++)
-		if (p->pairs[i].rank == rank && !strcmp(p->regions[p->pairs[i].region].name, region))
+		if (p->pairs[i].rank == rank &&
+		    !strcmp(p->regions[p->pairs[i].region].name, region))
 			return &p->pairs[i];
 	fail_msg("no row for rank %u, region %s", rank, region);
 	return NULL;
@@ -252,7 +252,8 @@ static void test_merge_metadata_records_inputs(void **state)
 	assert_int_equal(meta_int(&p, "finalize_time_ns"), 9000);
 	assert_int_equal(meta_int(&p, "merge_clock_shift_ns_0"), 0);
 	assert_int_equal(meta_int(&p, "merge_clock_shift_ns_1"), SKEW);
-	expect_has(meta_str(&p, "merge_inputs"), "\"ranks\": \"1\", \"clock\": \"realtime offsets\", "
+	expect_has(meta_str(&p, "merge_inputs"),
+		   "\"ranks\": \"1\", \"clock\": \"realtime offsets\", "
 		   "\"clock_shift_ns\": 123456789}");
 	expect_has(meta_str(&p, "merge_inputs"), "\"hostname\": \"nodeB.cluster\"");
 	sb_profile_free(&p);
@@ -284,7 +285,8 @@ static void test_conflicting_ranks_name_both_files(void **state)
 	struct rank_spec b = spec_b;
 	const char *in[] = { tmp_path("a.h5"), tmp_path("b0.h5") };
 	struct sb_error err = { .msg = "" };
-	char *argv[] = { "merge", (char *)in[0], (char *)in[1], "-q", "-o", tmp_path("c.h5"), NULL };
+	char *argv[] = { "merge", (char *)in[0], (char *)in[1], "-q", "-o", tmp_path("c.h5"),
+			 NULL };
 
 	(void)state;
 	b.rank = 0;
@@ -394,7 +396,8 @@ static void test_schema1_input_is_merged(void **state)
 /* ---- bounded memory: millions of calls, generated as they are written ---- */
 
 #ifdef __SANITIZE_ADDRESS__
-#define BIG_CALLS 100000ull	/* ASan's shadow memory makes RSS meaningless: check the result */
+/* ASan's shadow memory makes RSS meaningless: there, only the result is checked. */
+#define BIG_CALLS 100000ull
 #else
 #define BIG_CALLS 1250000ull
 #endif
