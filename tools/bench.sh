@@ -296,6 +296,9 @@ for ((r = 0; r < rounds; r++)); do
 	# export renames its output into place: a scratch file, never a device.
 	fkeep chrome "$sb" export chrome-trace "$tmp/f.h5" -o "$tmp/f.json"
 	rm -f "$tmp/f.json"
+	# merge streams every call through: one input costs what each of many does.
+	fkeep merge "$sb" merge -q "$tmp/f.h5" -o "$tmp/m.h5"
+	rm -f "$tmp/m.h5"
 done
 rm -f "$tmp/f.h5"
 
@@ -379,14 +382,18 @@ for hz in 99 999; do
 	row "(e) collector peak RSS at $hz Hz, MiB" "$(calc 1 "${sample_rss[$hz]} / 1024")" "-" \
 		"with --offcpu-stacks"
 done
-for c in tree flat chrome; do
+for c in tree flat chrome merge; do
 	case $c in
 	tree) what="report" ;;
 	flat) what="report --flat" ;;
 	chrome) what="export chrome-trace" ;;
+	merge) what="merge" ;;
 	esac
 	s=$(calc 2 "${fsec[$c]} / 1000") mib=$(calc 0 "${frss[$c]} / 1024")
-	if [ $c = chrome ]; then
+	if [ $c = merge ]; then
+		row "(f) $what, s | peak MiB" "$s | $mib" "- | 64" \
+			"$(verdict "${frss[$c]} < 64 * 1024"); one input, all calls streamed"
+	elif [ $c = chrome ]; then
 		row "(f) $what, s | peak MiB" "$s | $mib" "-" \
 			"$report_calls calls, $(calc 0 "$f_bytes / 1048576") MiB file"
 	else

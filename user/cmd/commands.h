@@ -8,5 +8,6 @@ int cmd_report(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct {
 	{ "inspect", cmd_inspect, "show what a profile holds: format, metadata, ranks, threads" },
 	{ "diff", cmd_diff, "compare two profiles region by region" },
 	{ "export", cmd_export, "convert a profile: chrome-trace, speedscope, json, csv, ..." },
+	{ "merge", cmd_merge, "merge the profiles of one job's nodes into one" },
 };
 
 static void usage(FILE *f)

@@ -1633,6 +1633,8 @@ static int finish(struct h5r *r)
 
 	if (sb_profile_check_index(r->p, why, sizeof(why)))
 		return corrupt(r, "%s", why);
+	/* Schema 1 and rows out of event order came back held: checked and decoded here. */
+	r->lean = r->lean && !r->p->events;
 	ret = r->schema == 3 && !r->lean ? decode_deltas(r) : 0;
 	/* Schema 1 keeps locations on the region groups, already applied. */
 	if (!ret && r->schema != 1)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "record/collect.h"
 #include "record/guardian.h"
 #include "record/launch.h"
+#include "record/outpath.h"
 #include "record/recorder.h"
 #include "record/spill.h"
 #include "record/source.h"
@@ -55,6 +57,9 @@ struct recorder {
 	bool root_exited;
 	int root_status;
 	int64_t start_ns;
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start and end: merge aligns nodes by them. */
+	int64_t clock_offset_start;
+	int64_t clock_offset_end;
 	int failed;		/* a collector error: stop, still write */
 };
 
@@ -69,12 +74,26 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	stop_from_terminal = info && info->si_code == SI_KERNEL;
 }
 
-static int64_t now_ns(void)
+static int64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* Read back to back, the monotonic clock between two real-time readings, halving the error. */
+static int64_t realtime_offset(void)
+{
+	int64_t rt0 = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
+	int64_t rt1 = clock_ns(CLOCK_REALTIME);
+
+	return rt0 + (rt1 - rt0) / 2 - mono;
 }
 
 static bool verbose_libbpf;
@@ -286,6 +305,7 @@ static int on_record(void *ctx, void *data, size_t size)
 /* Recording starts here, for every probe at the same instant. */
 static void begin_recording(struct recorder *r)
 {
+	r->clock_offset_start = realtime_offset();
 	r->start_ns = now_ns();
 	r->env.skel->bss->heartbeat_ns = (__u64)r->start_ns;
 	r->env.skel->bss->recording = true;
@@ -586,6 +606,9 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 	ret |= sb_profile_set_str(p, "label", label);
 	ret |= sb_profile_set_int(p, "start_time_ns", r->start_ns);
 	ret |= sb_profile_set_int(p, "finalize_time_ns", end_ns);
+	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_start_ns",
+				  r->clock_offset_start);
+	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_end_ns", r->clock_offset_end);
 	/* A source that knows the world size (MPI) has said it; else every rank is one process. */
 	if (!sb_profile_meta(p, "mpi_size"))
 		ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
@@ -603,6 +626,7 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 {
 	r->env.skel->bss->recording = false;
 	*end_ns = now_ns();
+	r->clock_offset_end = realtime_offset();
 	r->stopping = true;
 	usleep(SETTLE_US);
 	sb_sources_stop(&r->sources);
@@ -785,10 +809,26 @@ static int run(struct recorder *r)
 	return ret ? ret : sb_exit_status(r->root_status);
 }
 
+/*
+ * -o with %h, %p, %r expanded: one recorder per node or rank names its own
+ * file. The rank is -p's process's, or for a launched command the launcher's
+ * variables in our own environment, which the command inherits.
+ */
+static int expand_output(struct recorder *r, char **path, struct sb_error *err)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.nodename, sizeof(u.nodename), "localhost");
+	return sb_outpath_expand(r->o.output, u.nodename, getpid(),
+				 sb_outpath_rank_of(r->o.pid ? r->o.pid : getpid()), path, err);
+}
+
 int sb_record(const struct record_opts *o)
 {
 	struct recorder r;
 	struct sb_error err = { { 0 } };
+	char *output = NULL;
 	int ret;
 
 	memset(&r, 0, sizeof(r));
@@ -804,6 +844,13 @@ int sb_record(const struct record_opts *o)
 	libbpf_set_print(libbpf_print);
 	/* From here a stop request is remembered: loading can take a while. */
 	install_signals();
+	if (strcmp(r.o.output, "-") && expand_output(&r, &output, &err)) {
+		record_say("%s", err.msg[0] ? err.msg : strerror(ENOMEM));
+		ret = SB_EXIT_USAGE;
+		goto out;
+	}
+	if (output)
+		r.o.output = output;
 	if (!strcmp(r.o.output, "-")) {
 		if (sb_stdout_profile_begin(&r.to_stdout, &err)) {
 			record_say("%s", err.msg);
@@ -825,5 +872,6 @@ out:
 	recorder_close(&r);
 	sb_collector_free(&r.coll);
 	sb_stdout_profile_end(&r.to_stdout);
+	free(output);
 	return ret;
 }

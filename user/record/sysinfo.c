@@ -1,6 +1,7 @@
 /* Metadata about the host and the traced process, read from uname(2) and /proc. */
 #include <errno.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,21 @@ static void cpu_model(char *buf, size_t size)
 	fclose(f);
 }
 
+/* This boot's id: profiles of one boot share one CLOCK_MONOTONIC (merge needs no shift). */
+static int boot_id(struct sb_profile *p)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	char id[64] = "";
+	bool ok;
+
+	if (!f)
+		return 0;
+	ok = fgets(id, sizeof(id), f) != NULL;
+	fclose(f);
+	id[strcspn(id, "\n")] = 0;
+	return ok && *id ? sb_profile_set_str(p, "boot_id", id) : 0;
+}
+
 int sb_sysinfo_host(struct sb_profile *p)
 {
 	char buf[1024], chip[256];
@@ -60,6 +76,7 @@ int sb_sysinfo_host(struct sb_profile *p)
 	ret |= sb_profile_set_int(p, "num_nodes", 1);
 	ret |= sb_profile_set_str(p, "source", "scope-bpf");
 	ret |= sb_profile_set_str(p, "scope_bpf_version", SCOPE_BPF_VERSION);
+	ret |= boot_id(p);
 	return ret ? -ENOMEM : 0;
 }
 

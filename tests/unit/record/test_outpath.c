@@ -1,0 +1,112 @@
+/* record -o: %h, %p, %r and %% expanded; the rank read from a launcher's environment. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "record/outpath.h"
+
+static void expect_expansion(const char *tmpl, int64_t rank, const char *want)
+{
+	struct sb_error err = { .msg = "" };
+	char *out;
+
+	if (sb_outpath_expand(tmpl, "node7.cluster.example", 4242, rank, &out, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(out, want);
+	free(out);
+}
+
+static void test_fields(void **state)
+{
+	(void)state;
+	expect_expansion("prof.%h.h5", -1, "prof.node7.h5");
+	expect_expansion("p%p-r%r.h5", 3, "p4242-r3.h5");
+	expect_expansion("r%r.h5", -1, "rx.h5");
+	expect_expansion("100%%.%h%%", -1, "100%.node7%");
+	expect_expansion("plain.h5", 0, "plain.h5");
+}
+
+static void test_unknown_field_is_refused(void **state)
+{
+	static const char *const bad[] = { "a%d.h5", "trailing%", "%H" };
+	struct sb_error err = { .msg = "" };
+	char *out;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(sb_outpath_expand(bad[i], "h", 1, -1, &out, &err), -EINVAL);
+		assert_null(out);
+		assert_non_null(strstr(err.msg, bad[i]));
+		assert_non_null(strstr(err.msg, "only %h, %p, %r and %% are expanded"));
+	}
+}
+
+/* A process running with env: its pid, once exec is done; the caller kills it. */
+static pid_t spawn_with(char *const env[])
+{
+	char *const argv[] = { "sleep", "30", NULL };
+	int fds[2];
+	char c;
+	pid_t pid;
+
+	/* The pipe closes on exec: EOF says the new program and its environment are in place. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		execve("/bin/sleep", argv, env);
+		_exit(127);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 0);
+	close(fds[0]);
+	return pid;
+}
+
+static int64_t rank_of_env(char *const env[])
+{
+	pid_t pid = spawn_with(env);
+	int64_t rank = sb_outpath_rank_of(pid);
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return rank;
+}
+
+static void test_rank_from_environment(void **state)
+{
+	char *const pmi[] = { "PATH=/bin", "PMI_RANK=5", "PMI_SIZE=8", NULL };
+	char *const both[] = { "SLURM_PROCID=9", "OMPI_COMM_WORLD_RANK=2", NULL };
+	char *const bad[] = { "PMI_RANK=5x", "PMI_RANKS=4", NULL };
+	char *const none[] = { "HOME=/", NULL };
+
+	(void)state;
+	assert_int_equal(rank_of_env(pmi), 5);
+	/* Open MPI's variable comes before Slurm's, whatever the order in the block. */
+	assert_int_equal(rank_of_env(both), 2);
+	assert_int_equal(rank_of_env(bad), -1);
+	assert_int_equal(rank_of_env(none), -1);
+	assert_int_equal(sb_outpath_rank_of(0), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_unknown_field_is_refused),
+		cmocka_unit_test(test_rank_from_environment),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

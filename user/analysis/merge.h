@@ -1,0 +1,58 @@
+/* Many profiles into one: the recordings of one job's nodes, each keeping its ranks. */
+#ifndef SB_MERGE_H
+#define SB_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+#include "model/model.h"
+
+/*
+ * Merge the HDF5 profiles inputs[0..n) into one written atomically at output:
+ * regions unified by name, every input's index rows, events, threads,
+ * processes and samples kept, ranks as the inputs numbered them. Every input
+ * is put on the first one's clock (sb_merge_clock_shift()). Events are
+ * streamed input after input in bounded chunks: memory grows with index rows,
+ * threads and samples, never with calls. Notes on what was adjusted go to
+ * note (NULL: none). Returns 0; -EINVAL with "path: cause" in err for an
+ * unreadable input or a rank two inputs hold; another -errno when writing
+ * failed.
+ */
+int sb_merge(const char *const *inputs, size_t n, const char *output, FILE *note,
+	     struct sb_error *err);
+
+/* One input as the merge sees it. */
+struct sb_merge_input {
+	const char *path;
+	struct sb_profile p;	/* read lean: events left on disk */
+	int64_t shift;		/* added to every timestamp: the first input's clock */
+	const char *clock;	/* how shift was found, for the metadata */
+};
+
+/* The metadata keys a recording writes for this (record/recorder.c). */
+#define SB_META_CLOCK_START "clock_realtime_minus_monotonic_start_ns"
+#define SB_META_CLOCK_END "clock_realtime_minus_monotonic_end_ns"
+#define SB_META_BOOT_ID "boot_id"
+
+/*
+ * The shift that puts q's CLOCK_MONOTONIC times on ref's, into q->shift and
+ * q->clock: 0 when both come from the same boot of one machine (one clock);
+ * else the difference of their CLOCK_REALTIME - CLOCK_MONOTONIC offsets, each
+ * the mean of its start and end readings; 0 and "unknown" when either lacks
+ * them. -EINVAL with err set when the offsets are out of range.
+ */
+int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input *q,
+			 struct sb_error *err);
+
+/*
+ * out's metadata from the inputs: the first input's, with start and end
+ * spanning all (shifted), mpi_size the largest (at least out's rank count),
+ * num_nodes the distinct host names, loss counters summed, and a record of
+ * the inputs: merge_inputs (JSON list) and merge_clock_shift_ns_<i>.
+ * 0 or -ENOMEM.
+ */
+int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, size_t n);
+
+#endif

@@ -1,0 +1,236 @@
+/* A merge's clocks and metadata: every input on the first one's clock, and a record of it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/merge.h"
+#include "model/health.h"
+#include "util/text_format.h"
+
+static bool meta_int(const struct sb_profile *p, const char *key, int64_t *v)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	if (!m || !m->is_int)
+		return false;
+	*v = m->i;
+	return true;
+}
+
+static const char *meta_str(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	return m && !m->is_int && m->s && *m->s ? m->s : NULL;
+}
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC over the recording: the mean of its two readings. */
+static int clock_offset(const struct sb_merge_input *in, int64_t *off, struct sb_error *err)
+{
+	int64_t s, e, half;
+
+	if (!meta_int(&in->p, SB_META_CLOCK_START, &s) || !meta_int(&in->p, SB_META_CLOCK_END, &e))
+		return 1;
+	/* s + (e - s) / 2 without overflow; offsets near INT64 limits are not a real clock. */
+	if (__builtin_sub_overflow(e, s, &half))
+		return sb_fail(err, EINVAL, "%s: clock offsets %" PRId64 " and %" PRId64
+			       " are out of range", in->path, s, e);
+	*off = s + half / 2;
+	return 0;
+}
+
+int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input *q,
+			 struct sb_error *err)
+{
+	const char *b_ref = meta_str(&ref->p, SB_META_BOOT_ID);
+	const char *b_q = meta_str(&q->p, SB_META_BOOT_ID);
+	int64_t off_ref, off_q;
+	int ret;
+
+	q->shift = 0;
+	if (ref == q) {
+		q->clock = "reference";
+		return 0;
+	}
+	/* One boot of one machine has one CLOCK_MONOTONIC: nothing to correct. */
+	if (b_ref && b_q && !strcmp(b_ref, b_q)) {
+		q->clock = "same boot";
+		return 0;
+	}
+	ret = clock_offset(ref, &off_ref, err);
+	if (ret <= 0 && !(ret = clock_offset(q, &off_q, err)) &&
+	    __builtin_sub_overflow(off_q, off_ref, &q->shift))
+		ret = sb_fail(err, EINVAL, "%s: clock offset %" PRId64 " is out of range",
+			      q->path, off_q);
+	if (ret < 0)
+		return ret;
+	q->clock = ret ? "unknown" : "realtime offsets";
+	return 0;
+}
+
+/* The earliest start and latest end of all inputs, on the first one's clock. */
+static int span(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
+{
+	int64_t v, lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		if (meta_int(&in[i].p, "start_time_ns", &v) &&
+		    !__builtin_add_overflow(v, in[i].shift, &v) && v < lo)
+			lo = v;
+		if (meta_int(&in[i].p, "finalize_time_ns", &v) &&
+		    !__builtin_add_overflow(v, in[i].shift, &v) && v > hi)
+			hi = v;
+	}
+	if (lo != INT64_MAX)
+		ret |= sb_profile_set_int(out, "start_time_ns", lo);
+	if (hi != INT64_MIN)
+		ret |= sb_profile_set_int(out, "finalize_time_ns", hi);
+	return ret;
+}
+
+static const char *host_of(const struct sb_merge_input *in)
+{
+	return meta_str(&in->p, "hostname");
+}
+
+/* Host names seen; an input without one is a node of its own. */
+static int64_t count_nodes(const struct sb_merge_input *in, size_t n)
+{
+	const char *h;
+	int64_t nodes = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		h = host_of(&in[i]);
+		for (j = 0; h && j < i; j++)
+			if (host_of(&in[j]) && !strcmp(h, host_of(&in[j])))
+				break;
+		nodes += !h || j == i;
+	}
+	return nodes;
+}
+
+static int sizes(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
+{
+	int64_t v, size = sb_profile_rank_count(out);
+	size_t i, k;
+	int ret = 0;
+
+	for (i = 0; i < n; i++)
+		if (meta_int(&in[i].p, "mpi_size", &v) && v > size)
+			size = v;
+	ret |= sb_profile_set_int(out, "mpi_size", size);
+	ret |= sb_profile_set_int(out, "num_nodes", count_nodes(in, n));
+	/* What any input lost, the merged profile lost. */
+	for (k = 0; k < sb_health_n_keys; k++) {
+		for (v = 0, i = 0; i < n; i++)
+			v += sb_health_value(&in[i].p, sb_health_keys[k].key);
+		if (v)
+			ret |= sb_profile_set_int(out, sb_health_keys[k].key, v);
+	}
+	return ret;
+}
+
+/* The ranks of p as "0-3,7": from its index rows and threads. */
+static void print_ranks(FILE *f, const struct sb_profile *p)
+{
+	uint32_t n = sb_profile_rank_count(p), r, lo;
+	bool *has = calloc(n ? n : 1, sizeof(*has));
+	const char *sep = "";
+	size_t i;
+
+	if (!has)
+		return;
+	for (i = 0; i < p->n_pairs; i++)
+		has[p->pairs[i].rank] = true;
+	for (i = 0; i < p->n_threads; i++)
+		has[p->threads[i].rank] = true;
+	for (r = 0; r < n; r++) {
+		if (!has[r])
+			continue;
+		for (lo = r; r + 1 < n && has[r + 1]; r++)
+			;
+		fprintf(f, lo == r ? "%s%u" : "%s%u-%u", sep, lo, r);
+		sep = ",";
+	}
+	free(has);
+}
+
+/* merge_inputs: [{"file", "hostname", "ranks", "clock", "clock_shift_ns"}, ...]. */
+static char *inputs_json(const struct sb_merge_input *in, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	FILE *rf;
+	char *rbuf;
+	size_t rlen;
+
+	if (!f)
+		return NULL;
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", {\"file\": " : "{\"file\": ", f);
+		format_json_string(f, in[i].path);
+		fputs(", \"hostname\": ", f);
+		format_json_string(f, host_of(&in[i]) ? host_of(&in[i]) : "");
+		fputs(", \"ranks\": ", f);
+		rbuf = NULL;
+		rf = open_memstream(&rbuf, &rlen);
+		if (rf) {
+			print_ranks(rf, &in[i].p);
+			fclose(rf);
+		}
+		format_json_string(f, rbuf ? rbuf : "");
+		free(rbuf);
+		fputs(", \"clock\": ", f);
+		format_json_string(f, in[i].clock);
+		fprintf(f, ", \"clock_shift_ns\": %" PRId64 "}", in[i].shift);
+	}
+	fputc(']', f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int copy_meta(struct sb_profile *out, const struct sb_profile *p)
+{
+	const struct sb_meta *m;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < p->n_meta; i++) {
+		m = &p->meta[i];
+		ret |= m->is_int ? sb_profile_set_int(out, m->key, m->i)
+				 : sb_profile_set_str(out, m->key, m->s ? m->s : "");
+	}
+	return ret;
+}
+
+int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
+{
+	char key[64], *json;
+	size_t i;
+	int ret;
+
+	ret = copy_meta(out, &in[0].p);
+	ret |= span(out, in, n);
+	ret |= sizes(out, in, n);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "merge_clock_shift_ns_%zu", i);
+		ret |= sb_profile_set_int(out, key, in[i].shift);
+	}
+	ret |= sb_profile_set_str(out, "merge_clock_method",
+				  "CLOCK_REALTIME - CLOCK_MONOTONIC, mean of start and end; "
+				  "0 within one boot; not refined by collective calls");
+	json = inputs_json(in, n);
+	ret |= json ? sb_profile_set_str(out, "merge_inputs", json) : -ENOMEM;
+	free(json);
+	return ret ? -ENOMEM : 0;
+}
