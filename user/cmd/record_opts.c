@@ -28,6 +28,7 @@ void record_usage(FILE *f)
 		"      --offcpu-min-us N  ignore blocks shorter than N microseconds (default 0)\n"
 		"      --user NAME        run the command as user NAME (a name or a uid; needs root)\n"
 		"      --as-root          under sudo, run the command as root\n"
+		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"  -h, --help             this text\n"
@@ -102,6 +103,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "offcpu-min-us", required_argument, NULL, 'M' },
 		{ "user", required_argument, NULL, 'U' },
 		{ "as-root", no_argument, NULL, 'R' },
+		{ "no-mpi", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -149,6 +151,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case 'R':
 			o->as_root = true;
+			break;
+		case 'N':
+			o->no_mpi = true;
 			break;
 		case 'q':
 			o->quiet = true;
