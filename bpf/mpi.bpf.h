@@ -24,6 +24,35 @@ struct {
 
 #define SB_MPI_MAX_ARGS 12	/* MPI_Sendrecv's */
 
+/* A request started and not yet waited for. */
+struct mpi_request {
+	__u64 handle;		/* the handle then at that address: a wait on another one is not this */
+	struct sb_mpi_event call;
+};
+
+/* Key: (process, where the request handle is kept). Value: the call that started it. Inserted
+ * when MPI_Isend/MPI_Irecv return, taken by the wait that completes the request. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MPI_MAX_REQUESTS);
+	__type(key, struct sb_mpi_request_key);
+	__type(value, struct mpi_request);
+} mpi_requests SEC(".maps");
+
+/* A non-blocking call in progress on a thread: where its request handle will be written. */
+struct mpi_pending {
+	__u64 request;		/* the MPI_Request * argument */
+	struct sb_mpi_event call;
+};
+
+/* Key: tid. Value: its MPI_Isend/MPI_Irecv between entry and return. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct mpi_pending);
+} mpi_pending SEC(".maps");
+
 /*
  * The integer and pointer arguments at a function's entry, all read at once
  * (the verifier refuses context reads at computed offsets). Beyond the
@@ -84,11 +113,94 @@ static __always_inline __s32 mpi_comm(const __u64 *a, __u32 abi, int n)
 	return abi & SB_MPI_ABI_MPICH ? mpi_int(a, n) : -1;
 }
 
+/* A request handle at addr: an int in MPICH, a pointer otherwise; 0 when unreadable. */
+static __always_inline __u64 mpi_handle(__u64 addr, __u32 abi)
+{
+	__u64 h = 0;
+	__u32 i = 0;
+
+	if (abi & SB_MPI_ABI_MPICH) {
+		bpf_probe_read_user(&i, sizeof(i), (void *)addr);
+		return i;
+	}
+	bpf_probe_read_user(&h, sizeof(h), (void *)addr);
+	return h;
+}
+
+/* The call that started the request kept at addr, taken out of the map: a wait completes it. */
+static __always_inline bool mpi_take_request(__u32 tgid, __u64 addr, __u32 abi,
+					     struct sb_mpi_event *out)
+{
+	struct sb_mpi_request_key key = { .tgid = tgid, .addr = addr };
+	struct mpi_request *started = bpf_map_lookup_elem(&mpi_requests, &key);
+	bool same;
+
+	if (!started)
+		return false;
+	same = started->handle == mpi_handle(addr, abi);
+	if (same)
+		*out = started->call;
+	bpf_map_delete_elem(&mpi_requests, &key);
+	return same;
+}
+
+/* Where the requests of a wait differ, the wait's value is -1 (unknown). */
+static __always_inline __s32 mpi_same(__s32 a, __s32 b)
+{
+	return a == b ? a : -1;
+}
+
+/* A wait is described by the calls that started its requests: bytes summed, the rest shared. */
+static __always_inline void mpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r,
+					    bool first)
+{
+	if (first) {
+		e->bytes = r->bytes;
+		e->peer = r->peer;
+		e->tag = r->tag;
+		e->comm = r->comm;
+		e->request = (__s32)r->op;
+		return;
+	}
+	e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
+	e->peer = mpi_same(e->peer, r->peer);
+	e->tag = mpi_same(e->tag, r->tag);
+	e->comm = mpi_same(e->comm, r->comm);
+	e->request = mpi_same(e->request, (__s32)r->op);
+}
+
+/*
+ * MPI_Waitall: the first SB_MPI_WAITALL_MAX requests; unknown ones (null,
+ * started before tracing) add nothing. More than that: bytes unknown.
+ */
+static __always_inline void mpi_read_waitall(const __u64 *a, __u32 abi, __u32 tgid,
+					     struct sb_mpi_event *e)
+{
+	__s32 n = mpi_int(a, 1);
+	struct sb_mpi_event r;
+	bool first = true;
+	int i;
+
+	for (i = 0; i < SB_MPI_WAITALL_MAX; i++) {
+		if (i >= n)
+			break;
+		if (!mpi_take_request(tgid, a[1] + (__u64)i * (abi & SB_MPI_ABI_MPICH ? 4 : 8), abi,
+				      &r))
+			continue;
+		mpi_add_request(e, &r, first);
+		first = false;
+	}
+	if (n > SB_MPI_WAITALL_MAX)
+		e->bytes = -1;
+}
+
 /* The arguments of one call, as docs/MPI.md describes them per operation. */
-static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, struct sb_mpi_event *e)
+static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tgid,
+				     struct sb_mpi_event *e, __u64 *request)
 {
 	__u32 abi = cookie & ~SB_MPI_OP_MASK;
 	__u64 a[SB_MPI_MAX_ARGS];
+	struct sb_mpi_event r;
 
 	mpi_args(ctx, a);
 	e->op = cookie & SB_MPI_OP_MASK;
@@ -97,7 +209,13 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, struct s
 	e->root = -1;
 	e->tag = -1;
 	e->comm = -1;
+	e->request = -1;
+	*request = 0;
 	switch (e->op) {
+	case SB_MPI_ISEND:
+	case SB_MPI_IRECV:
+		*request = a[6];
+		/* fallthrough: the arguments of MPI_Send and MPI_Recv */
 	case SB_MPI_SEND:
 	case SB_MPI_SSEND:
 	case SB_MPI_RECV:
@@ -140,6 +258,13 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, struct s
 		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 1) == SB_MPI_IN_PLACE);
 		e->comm = mpi_comm(a, abi, 7);
 		break;
+	case SB_MPI_WAIT:
+		if (mpi_take_request(tgid, a[0], abi, &r))
+			mpi_add_request(e, &r, true);
+		break;
+	case SB_MPI_WAITALL:
+		mpi_read_waitall(a, abi, tgid, e);
+		break;
 	default:	/* init, init_thread, finalize: collective over COMM_WORLD */
 		e->bytes = 0;
 		if (abi & SB_MPI_ABI_MPICH)
@@ -167,6 +292,7 @@ static __always_inline __u64 mpi_hash(const struct sb_mpi_event *e)
 	h = mpi_mix(h, (__u64)e->bytes);
 	h = mpi_mix(h, (__u64)(__u32)e->peer | (__u64)(__u32)e->root << 32);
 	h = mpi_mix(h, (__u64)(__u32)e->tag | (__u64)(__u32)e->comm << 32);
+	h = mpi_mix(h, (__u64)(__u32)e->request);
 	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
 	return h ^ (h >> 31);
@@ -196,7 +322,8 @@ int mpi_enter(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct sb_mpi_event call = { .type = SB_EV_MPI };
+	struct mpi_pending pending = { .call = { .type = SB_EV_MPI } };
+	struct sb_mpi_event *call = &pending.call;
 	struct sb_proc *proc;
 
 	if (!recording)
@@ -204,11 +331,14 @@ int mpi_enter(struct pt_regs *ctx)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	mpi_read(ctx, (__u32)bpf_get_attach_cookie(ctx), &call);
-	call.name_hash = mpi_hash(&call);
-	mpi_describe(&call);
+	mpi_read(ctx, (__u32)bpf_get_attach_cookie(ctx), tgid, call, &pending.request);
+	call->name_hash = mpi_hash(call);
+	mpi_describe(call);
+	/* A non-blocking call's request handle is known at its return. */
+	if (pending.request)
+		bpf_map_update_elem(&mpi_pending, &tid, &pending, BPF_ANY);
 	/* Pushed even when undescribed, so the return closes this frame and no other. */
-	push_frame(proc, tgid, tid, call.name_hash, SB_MPI_SITE, now);
+	push_frame(proc, tgid, tid, call->name_hash, SB_MPI_SITE, now);
 	return 0;
 }
 
@@ -225,16 +355,35 @@ static __always_inline int find_mpi_frame(struct sb_thread_state *th)
 	return -1;
 }
 
+/* MPI_Isend/MPI_Irecv returned: remember which call its request handle stands for. */
+static __always_inline void mpi_started(__u32 tgid, __u32 tid, __u32 abi)
+{
+	struct mpi_pending *p = bpf_map_lookup_elem(&mpi_pending, &tid);
+	struct sb_mpi_request_key key = { .tgid = tgid };
+	struct mpi_request r;
+
+	if (!p)
+		return;
+	key.addr = p->request;
+	r.handle = mpi_handle(p->request, abi);
+	r.call = p->call;
+	bpf_map_update_elem(&mpi_requests, &key, &r, BPF_ANY);
+	bpf_map_delete_elem(&mpi_pending, &tid);
+}
+
 SEC("?uretprobe")
 int mpi_exit(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u32 tgid = id >> 32, tid = (__u32)id, cookie;
 	struct sb_thread_state *th;
 	int i;
 
 	if (!recording || !bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
+	cookie = (__u32)bpf_get_attach_cookie(ctx);
+	if ((cookie & SB_MPI_OP_MASK) == SB_MPI_ISEND || (cookie & SB_MPI_OP_MASK) == SB_MPI_IRECV)
+		mpi_started(tgid, tid, cookie & ~SB_MPI_OP_MASK);
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && th->overflow) {
 		th->overflow--;

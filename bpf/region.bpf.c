@@ -721,6 +721,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		emit_thread_exit(th, tid, now);
 		bpf_map_delete_elem(&threads, &tid);
 	}
+	bpf_map_delete_elem(&mpi_pending, &tid);
 	if (BPF_CORE_READ(p, signal, live.counter) == 0) {
 		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
 		bpf_map_delete_elem(&procs, &tgid);

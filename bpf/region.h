@@ -201,6 +201,10 @@ enum sb_mpi_op {
 	SB_MPI_INIT,
 	SB_MPI_INIT_THREAD,
 	SB_MPI_FINALIZE,
+	SB_MPI_ISEND,
+	SB_MPI_IRECV,
+	SB_MPI_WAIT,
+	SB_MPI_WAITALL,
 	SB_MPI_N_OPS,
 };
 
@@ -208,6 +212,8 @@ enum sb_mpi_op {
 #define SB_MPI_ABI_MPICH 0x100u	/* int handles; builtin datatypes encode their size */
 #define SB_MPI_SITE 1		/* the site of an MPI call's frame: never a descriptor address */
 #define SB_MPI_SEED 0x6d70692d63616c6cULL	/* "mpi-call": MPI name hashes */
+#define SB_MPI_MAX_REQUESTS 65536	/* open non-blocking requests remembered, all processes */
+#define SB_MPI_WAITALL_MAX 16		/* requests of one MPI_Waitall looked up */
 
 /* The first call of an operation with these arguments; later ones carry only name_hash. */
 struct sb_mpi_event {
@@ -218,7 +224,20 @@ struct sb_mpi_event {
 	__s32 root;
 	__s32 tag;
 	__s32 comm;		/* the communicator's Fortran handle, -1 unknown */
+	__s32 request;		/* waits: the operation that started the request, -1 unknown */
+	__u32 pad;
 	__u64 name_hash;
+};
+
+/*
+ * Key of the open requests map: where a request handle is kept in one process
+ * (the MPI_Request * of MPI_Isend, then of the wait). Not the handle: MPICH
+ * gives every send that completed at once the same handle.
+ */
+struct sb_mpi_request_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
 };
 
 /*

@@ -6,6 +6,10 @@
  * (r+3)%4, tag 7 (even ranks send first). In "shift": one MPI_Sendrecv of 10
  * ints (40 bytes) to (r+1)%4, tag 3. In "reduce": MPI_Allreduce of 1 double
  * twice, MPI_Reduce of 4 ints to root 2, MPI_Gather of 2 ints to root 1.
+ * In "nonblocking": MPI_Irecv of 50 ints (200 bytes) from (r+3)%4 and
+ * MPI_Isend of 50 ints to (r+1)%4, tag 11, each completed by an MPI_Wait; then
+ * one double (8 bytes) tag 12 to and from both neighbours (2 MPI_Irecv, 2
+ * MPI_Isend), the receives completed by one MPI_Waitall, the sends by another.
  * Then one MPI_Barrier outside every region. All on MPI_COMM_WORLD.
  */
 #include <mpi.h>
@@ -53,6 +57,28 @@ static void reduce(void)
 	}
 }
 
+static void nonblocking(int rank)
+{
+	int next = (rank + 1) % RANKS, prev = (rank + RANKS - 1) % RANKS;
+	int out[50] = { 0 }, in[50];
+	MPI_Request send, recv, sends[2], recvs[2];
+	MPI_Status done[2];
+	double x = rank, got[2];
+
+	SCOPE_BPF_REGION("nonblocking") {
+		MPI_Irecv(in, 50, MPI_INT, prev, 11, MPI_COMM_WORLD, &recv);
+		MPI_Isend(out, 50, MPI_INT, next, 11, MPI_COMM_WORLD, &send);
+		MPI_Wait(&send, MPI_STATUS_IGNORE);
+		MPI_Wait(&recv, MPI_STATUS_IGNORE);
+		MPI_Irecv(&got[0], 1, MPI_DOUBLE, prev, 12, MPI_COMM_WORLD, &recvs[0]);
+		MPI_Irecv(&got[1], 1, MPI_DOUBLE, next, 12, MPI_COMM_WORLD, &recvs[1]);
+		MPI_Isend(&x, 1, MPI_DOUBLE, next, 12, MPI_COMM_WORLD, &sends[0]);
+		MPI_Isend(&x, 1, MPI_DOUBLE, prev, 12, MPI_COMM_WORLD, &sends[1]);
+		MPI_Waitall(2, recvs, done);
+		MPI_Waitall(2, sends, done);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size;
@@ -67,6 +93,7 @@ int main(int argc, char **argv)
 	exchange(rank);
 	shift(rank);
 	reduce();
+	nonblocking(rank);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
 	return 0;

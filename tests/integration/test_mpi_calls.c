@@ -6,8 +6,9 @@
 #include "harness.h"
 
 #define RANKS 4
-#define MPI_CALLS_PER_RANK 14	/* 3 send, 3 recv, sendrecv, 2 allreduce, reduce, gather,
-				   barrier, init, finalize */
+/* 3 send, 3 recv, sendrecv, 2 allreduce, reduce, gather, 3 isend, 3 irecv, 2 wait,
+ * 2 waitall, barrier, init, finalize */
+#define MPI_CALLS_PER_RANK 24
 #define WORLD 0x44000000	/* MPICH's MPI_COMM_WORLD, as the comm= value */
 
 struct mpi_name {
@@ -15,27 +16,37 @@ struct mpi_name {
 	char kind[32];
 	long long bytes;
 	int peer, root, tag, comm;
+	char request[32];	/* "" when none */
 };
 
-/* FORMAT.md's grammar, all six keys in order and nothing after them. */
+/* FORMAT.md's grammar: all six keys in order, request= on waits only, nothing else. */
 static bool parse_mpi(const char *name, struct mpi_name *m)
 {
-	int end = -1;
+	int end = -1, req_end = -1;
 
+	m->request[0] = 0;
 	if (sscanf(name, "mpi:%31[a-z_] kind=%31[a-z-] bytes=%lld peer=%d root=%d tag=%d comm=%d%n",
-		   m->op, m->kind, &m->bytes, &m->peer, &m->root, &m->tag, &m->comm, &end) != 7)
+		   m->op, m->kind, &m->bytes, &m->peer, &m->root, &m->tag, &m->comm, &end) != 7 ||
+	    end < 0)
 		return false;
-	return end >= 0 && !name[end];
+	if (!name[end])
+		return true;
+	if (strcmp(m->kind, "wait") ||
+	    sscanf(name + end, " request=%31[a-z_]%n", m->request, &req_end) != 1 || req_end < 0)
+		return false;
+	return !name[end + req_end];
 }
 
 static void check_tags(const struct sb_region *r, const struct mpi_name *m)
 {
-	char want[512];
+	char want[512], req[64] = "";
 
+	if (m->request[0])
+		snprintf(req, sizeof(req), ",\"mpi.request:%s\"", m->request);
 	snprintf(want, sizeof(want),
 		 "[\"mpi\",\"mpi.kind:%s\",\"mpi.operation:%s\",\"mpi.bytes:%lld\","
-		 "\"mpi.peer:%d\",\"mpi.root:%d\",\"mpi.tag:%d\",\"mpi.communicator:%d\"]",
-		 m->kind, m->op, m->bytes, m->peer, m->root, m->tag, m->comm);
+		 "\"mpi.peer:%d\",\"mpi.root:%d\",\"mpi.tag:%d\",\"mpi.communicator:%d\"%s]",
+		 m->kind, m->op, m->bytes, m->peer, m->root, m->tag, m->comm, req);
 	assert_string_equal(r->tags, want);
 }
 
@@ -122,6 +133,27 @@ static void check_rank(const struct sb_profile *p, uint32_t rank)
 	       WORLD);
 	expect(p, rank, 1, "reduce", "mpi:gather %s bytes=8 peer=-1 root=1 tag=-1 comm=%d", coll,
 	       WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:isend %s bytes=200 peer=%d root=-1 tag=11 comm=%d",
+	       p2p, next, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:irecv %s bytes=200 peer=%d root=-1 tag=11 comm=%d",
+	       p2p, prev, WORLD);
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:wait kind=wait bytes=200 peer=%d root=-1 tag=11 comm=%d request=isend", next, WORLD);
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:wait kind=wait bytes=200 peer=%d root=-1 tag=11 comm=%d request=irecv", prev, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:isend %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, next, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:isend %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, prev, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:irecv %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, prev, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:irecv %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, next, WORLD);
+	/* One wait for two requests: bytes summed, the peers differ. */
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:waitall kind=wait bytes=16 peer=-1 root=-1 tag=12 comm=%d request=irecv", WORLD);
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:waitall kind=wait bytes=16 peer=-1 root=-1 tag=12 comm=%d request=isend", WORLD);
 	expect(p, rank, 1, NULL, "mpi:barrier %s bytes=0 peer=-1 root=-1 tag=-1 comm=%d", coll, WORLD);
 	expect(p, rank, 1, NULL, "mpi:init %s bytes=0 peer=-1 root=-1 tag=-1 comm=%d", coll, WORLD);
 	expect(p, rank, 1, NULL, "mpi:finalize %s bytes=0 peer=-1 root=-1 tag=-1 comm=%d", coll,

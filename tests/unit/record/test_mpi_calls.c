@@ -70,6 +70,33 @@ static void test_collectives_and_init_are_collective(void **state)
 	assert_non_null(strstr(tags, "mpi.operation:init_thread"));
 }
 
+/* request= on waits whose start was seen; never on other operations. */
+static void test_wait_names_its_request(void **state)
+{
+	struct sb_mpi_event e = { .type = SB_EV_MPI, .op = SB_MPI_WAIT, .bytes = 800, .peer = 1,
+				  .root = -1, .tag = 7, .comm = 0, .request = SB_MPI_ISEND };
+	char name[SB_NAME_MAX], tags[SB_MPI_TAGS_MAX];
+
+	(void)state;
+	assert_int_equal(sb_mpi_format(&e, name, sizeof(name), tags, sizeof(tags)), 0);
+	assert_string_equal(name,
+			    "mpi:wait kind=wait bytes=800 peer=1 root=-1 tag=7 comm=0 request=isend");
+	assert_string_equal(tags, "mpi,mpi.kind:wait,mpi.operation:wait,mpi.bytes:800,mpi.peer:1,"
+				  "mpi.root:-1,mpi.tag:7,mpi.communicator:0,mpi.request:isend");
+	e.request = -1;
+	e.bytes = -1;
+	e.peer = -1;
+	e.tag = -1;
+	e.comm = -1;
+	assert_int_equal(sb_mpi_format(&e, name, sizeof(name), tags, sizeof(tags)), 0);
+	assert_string_equal(name, "mpi:wait kind=wait bytes=-1 peer=-1 root=-1 tag=-1 comm=-1");
+	e.op = SB_MPI_ISEND;
+	e.request = SB_MPI_IRECV;
+	assert_int_equal(sb_mpi_format(&e, name, sizeof(name), tags, sizeof(tags)), 0);
+	assert_null(strstr(name, "request="));
+	assert_null(strstr(tags, "mpi.request"));
+}
+
 static void test_bad_operation_and_small_buffers(void **state)
 {
 	struct sb_mpi_event e = { .type = SB_EV_MPI, .op = SB_MPI_N_OPS };
@@ -144,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_mpich_datatype_sizes),
 		cmocka_unit_test(test_send_name_and_tags),
 		cmocka_unit_test(test_collectives_and_init_are_collective),
+		cmocka_unit_test(test_wait_names_its_request),
 		cmocka_unit_test(test_bad_operation_and_small_buffers),
 		cmocka_unit_test(test_every_operation_is_named),
 		cmocka_unit_test(test_library_names),

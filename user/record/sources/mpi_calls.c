@@ -7,9 +7,13 @@
  * source names that region per scope-profiler's grammar. docs/MPI.md.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -40,17 +44,6 @@ static int mpi_configure(void *state, struct sb_source_env *env)
 	if (bpf_program__set_autoload(env->skel->progs.mpi_enter, true) ||
 	    bpf_program__set_autoload(env->skel->progs.mpi_exit, true))
 		return -EINVAL;
-	return 0;
-}
-
-static int mpi_start(void *state, struct sb_source_env *env, struct sb_error *err)
-{
-	struct mpi_calls *m = state;
-
-	(void)env;
-	(void)err;
-	sb_hashmap_init(&m->files);
-	m->started = true;
 	return 0;
 }
 
@@ -90,36 +83,112 @@ static int attach_one(struct mpi_calls *m, struct bpf_program *prog, const char 
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
-static int attach_library(struct mpi_calls *m, struct sb_source_env *env, pid_t pid,
-			  const char *mapped, struct sb_error *err)
+static int attach_probes(struct mpi_calls *m, struct sb_source_env *env, const char *path,
+			 const struct sb_mpi_lib *lib, struct sb_error *err)
 {
 	struct region_bpf *skel = env->skel;
-	struct sb_mpi_lib lib;
-	char path[4200];
 	unsigned int op;
-	int ret;
+	int ret = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, mapped);
-	ret = sb_mpi_lib_read(path, &lib);
-	if (ret <= 0)
-		return ret;
-	ret = 0;
 	for (op = 0; op < SB_MPI_N_OPS && !ret; op++) {
-		if (!lib.offset[op])
+		if (!lib->offset[op])
 			continue;
-		ret = attach_one(m, skel->progs.mpi_enter, path, lib.offset[op], op | lib.abi,
-				 false, err);
+		/* The return first: an entry whose return is not probed would leave its frame open. */
+		ret = attach_one(m, skel->progs.mpi_exit, path, lib->offset[op], op | lib->abi, true,
+				 err);
 		if (!ret)
-			ret = attach_one(m, skel->progs.mpi_exit, path, lib.offset[op], op, true,
-					 err);
+			ret = attach_one(m, skel->progs.mpi_enter, path, lib->offset[op],
+					 op | lib->abi, false, err);
 	}
-	if (ret)
+	return ret;
+}
+
+/* Probe the library at path (a name for the messages); 1 when it is an MPI library. */
+static int attach_file(struct mpi_calls *m, struct sb_source_env *env, const char *path,
+		       const char *name, struct sb_error *err)
+{
+	char fd_path[64];
+	struct sb_mpi_lib lib;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sb_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	ret = sb_mpi_lib_read(fd_path, &lib);
+	if (ret > 0)
+		ret = attach_probes(m, env, fd_path, &lib, err) ?: 1;
+	close(fd);
+	if (ret <= 0)
 		return ret;
 	m->libraries++;
 	if (env->opts->verbose)
-		fprintf(stderr, "scope-bpf: traced %d MPI functions in %s (pid %d)%s\n",
-			lib.n_probes, mapped, (int)pid,
+		fprintf(stderr, "scope-bpf: traced %d MPI functions in %s%s\n", lib.n_probes, name,
 			lib.abi & SB_MPI_ABI_MPICH ? "" : ", datatype sizes unknown");
+	return 1;
+}
+
+/*
+ * Probe the library mapped at `mapped` in pid: opened once through the
+ * process's root (other mount namespaces resolve), probed through that
+ * descriptor, as the process may be let go while probes go on (they take a
+ * while under load: docs/MPI.md) and end before the last one is on.
+ */
+static int attach_library(struct mpi_calls *m, struct sb_source_env *env, pid_t pid,
+			  const char *mapped, struct sb_error *err)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, mapped);
+	return attach_file(m, env, path, mapped, err);
+}
+
+/*
+ * The MPI libraries installed where the loader looks by default are probed
+ * before the command runs: a process that maps one later is not held while
+ * dozens of probes go on (each uprobe registration waits for the kernel, up
+ * to a few hundred milliseconds under load), and none of its calls is missed.
+ */
+static const char *const installed[] = {
+	"/usr/lib/*/libmpi*.so.*", "/usr/lib/*/openmpi/lib/libmpi.so.*", "/usr/lib64/libmpi*.so.*",
+	"/usr/lib/libmpi*.so.*", "/usr/local/lib/libmpi*.so.*",
+};
+
+static void attach_installed(struct mpi_calls *m, struct sb_source_env *env)
+{
+	struct sb_error err = { { 0 } };
+	struct stat st;
+	glob_t found;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(installed) / sizeof(installed[0]); i++) {
+		if (glob(installed[i], 0, NULL, &found))
+			continue;
+		for (j = 0; j < found.gl_pathc; j++) {
+			if (stat(found.gl_pathv[j], &st) || !S_ISREG(st.st_mode) ||
+			    sb_hashmap_get(&m->files, st.st_dev, st.st_ino))
+				continue;
+			/* Not fatal: a process that maps it is tried again. */
+			if (attach_file(m, env, found.gl_pathv[j], found.gl_pathv[j], &err) < 0) {
+				if (env->opts->verbose)
+					fprintf(stderr, "scope-bpf: %s\n", err.msg);
+				continue;
+			}
+			if (sb_hashmap_put(&m->files, st.st_dev, st.st_ino, 1))
+				break;
+		}
+		globfree(&found);
+	}
+}
+
+static int mpi_start(void *state, struct sb_source_env *env, struct sb_error *err)
+{
+	struct mpi_calls *m = state;
+
+	(void)err;
+	sb_hashmap_init(&m->files);
+	m->started = true;
+	attach_installed(m, env);
 	return 0;
 }
 
@@ -145,6 +214,8 @@ static int mpi_process(void *state, struct sb_source_env *env, const struct sb_p
 		ret = sb_hashmap_put(&m->files, maps[i].dev, maps[i].inode, 1);
 		if (!ret)
 			ret = attach_library(m, env, ch->pid, maps[i].path, err);
+		if (ret > 0)
+			ret = 0;
 	}
 	sb_maps_free(maps, n);
 	return ret < 0 ? ret : 0;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "record/sources/mpi_names.h"
 
@@ -29,6 +30,10 @@ static const struct mpi_op ops[SB_MPI_N_OPS] = {
 	[SB_MPI_INIT] = { "MPI_Init", "init", "collective" },
 	[SB_MPI_INIT_THREAD] = { "MPI_Init_thread", "init_thread", "collective" },
 	[SB_MPI_FINALIZE] = { "MPI_Finalize", "finalize", "collective" },
+	[SB_MPI_ISEND] = { "MPI_Isend", "isend", "point-to-point" },
+	[SB_MPI_IRECV] = { "MPI_Irecv", "irecv", "point-to-point" },
+	[SB_MPI_WAIT] = { "MPI_Wait", "wait", "wait" },
+	[SB_MPI_WAITALL] = { "MPI_Waitall", "waitall", "wait" },
 };
 
 const char *sb_mpi_function(unsigned int op)
@@ -49,19 +54,25 @@ const char *sb_mpi_kind(unsigned int op)
 int sb_mpi_format(const struct sb_mpi_event *e, char *name, size_t name_size, char *tags,
 		  size_t tags_size)
 {
-	const char *op = sb_mpi_op_name(e->op), *kind = sb_mpi_kind(e->op);
+	const char *op = sb_mpi_op_name(e->op), *kind = sb_mpi_kind(e->op), *req = NULL;
 	int n;
 
 	if (!op)
 		return -EINVAL;
-	n = snprintf(name, name_size, "mpi:%s kind=%s bytes=%" PRId64 " peer=%d root=%d tag=%d comm=%d",
-		     op, kind, (int64_t)e->bytes, e->peer, e->root, e->tag, e->comm);
+	/* Only waits name their request, and only when its start was seen. */
+	if (!strcmp(kind, "wait"))
+		req = sb_mpi_op_name((unsigned int)e->request);
+	n = snprintf(name, name_size,
+		     "mpi:%s kind=%s bytes=%" PRId64 " peer=%d root=%d tag=%d comm=%d%s%s",
+		     op, kind, (int64_t)e->bytes, e->peer, e->root, e->tag, e->comm,
+		     req ? " request=" : "", req ? req : "");
 	if (n < 0 || (size_t)n >= name_size)
 		return -ENOSPC;
 	n = snprintf(tags, tags_size,
 		     "mpi,mpi.kind:%s,mpi.operation:%s,mpi.bytes:%" PRId64 ",mpi.peer:%d,"
-		     "mpi.root:%d,mpi.tag:%d,mpi.communicator:%d",
-		     kind, op, (int64_t)e->bytes, e->peer, e->root, e->tag, e->comm);
+		     "mpi.root:%d,mpi.tag:%d,mpi.communicator:%d%s%s",
+		     kind, op, (int64_t)e->bytes, e->peer, e->root, e->tag, e->comm,
+		     req ? ",mpi.request:" : "", req ? req : "");
 	if (n < 0 || (size_t)n >= tags_size)
 		return -ENOSPC;
 	return 0;
