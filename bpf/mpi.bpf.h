@@ -265,6 +265,17 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tg
 	case SB_MPI_WAITALL:
 		mpi_read_waitall(a, abi, tgid, e);
 		break;
+	case SB_MPI_IPROBE:
+		e->peer = mpi_int(a, 1);
+		e->tag = mpi_int(a, 2);
+		e->comm = mpi_comm(a, abi, 3);
+		break;
+	case SB_MPI_TEST:	/* a test may not complete its request: it stays for the wait */
+	case SB_MPI_TESTALL:
+	case SB_MPI_TESTANY:
+	case SB_MPI_TESTSOME:
+	case SB_MPI_WTIME:
+		break;
 	default:	/* init, init_thread, finalize: collective over COMM_WORLD */
 		e->bytes = 0;
 		if (abi & SB_MPI_ABI_MPICH)

@@ -205,6 +205,12 @@ enum sb_mpi_op {
 	SB_MPI_IRECV,
 	SB_MPI_WAIT,
 	SB_MPI_WAITALL,
+	SB_MPI_TEST,		/* from here: polling calls, probed only with --mpi=all */
+	SB_MPI_TESTALL,
+	SB_MPI_TESTANY,
+	SB_MPI_TESTSOME,
+	SB_MPI_IPROBE,
+	SB_MPI_WTIME,
 	SB_MPI_N_OPS,
 };
 

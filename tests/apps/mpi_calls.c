@@ -10,7 +10,8 @@
  * MPI_Isend of 50 ints to (r+1)%4, tag 11, each completed by an MPI_Wait; then
  * one double (8 bytes) tag 12 to and from both neighbours (2 MPI_Irecv, 2
  * MPI_Isend), the receives completed by one MPI_Waitall, the sends by another.
- * Then one MPI_Barrier outside every region. All on MPI_COMM_WORLD.
+ * Then one MPI_Barrier, one MPI_Iprobe (any source, tag 99: nothing comes) and
+ * one MPI_Wtime outside every region. All on MPI_COMM_WORLD.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -81,7 +82,7 @@ static void nonblocking(int rank)
 
 int main(int argc, char **argv)
 {
-	int rank, size;
+	int rank, size, flag;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -95,6 +96,9 @@ int main(int argc, char **argv)
 	reduce();
 	nonblocking(rank);
 	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+	if (MPI_Wtime() < 0)
+		return 1;
 	MPI_Finalize();
 	return 0;
 }

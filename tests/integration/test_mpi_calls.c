@@ -50,7 +50,7 @@ static void check_tags(const struct sb_region *r, const struct mpi_name *m)
 	assert_string_equal(r->tags, want);
 }
 
-static int record_mpi(const char *out, bool mpi)
+static int record_mpi(const char *out, const char *mpi)
 {
 	char app[512], *argv[16];
 	int n = 0;
@@ -60,8 +60,7 @@ static int record_mpi(const char *out, bool mpi)
 	argv[n++] = "-q";
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;
-	if (!mpi)
-		argv[n++] = "--no-mpi";
+	argv[n++] = (char *)mpi;
 	argv[n++] = "--";
 	argv[n++] = "mpiexec";
 	argv[n++] = "-n";
@@ -172,7 +171,7 @@ static void test_every_call_is_a_region(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(record_mpi(tmp_file("mpi_calls.h5", out, sizeof(out)), true), 0);
+	assert_int_equal(record_mpi(tmp_file("mpi_calls.h5", out, sizeof(out)), "--mpi"), 0);
 	load_profile(out, &p);
 	assert_int_equal(sb_profile_rank_count(&p), RANKS);
 	for (i = 0; i < p.n_regions; i++) {
@@ -213,7 +212,7 @@ static void test_no_mpi_records_only_user_regions(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(record_mpi(tmp_file("no_mpi.h5", out, sizeof(out)), false), 0);
+	assert_int_equal(record_mpi(tmp_file("no_mpi.h5", out, sizeof(out)), "--no-mpi"), 0);
 	load_profile(out, &p);
 	assert_int_equal(sb_profile_rank_count(&p), RANKS);
 	for (i = 0; i < p.n_regions; i++)
@@ -223,11 +222,40 @@ static void test_no_mpi_records_only_user_regions(void **state)
 	sb_profile_free(&p);
 }
 
+/* --mpi=all: the polling calls too, named by the same grammar; the rest as without it. */
+static void test_mpi_all_adds_polling_calls(void **state)
+{
+	uint64_t mpi_calls[RANKS] = { 0 };
+	struct sb_profile p;
+	char out[300];
+	uint32_t rank;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_mpi(tmp_file("mpi_all.h5", out, sizeof(out)), "--mpi=all"), 0);
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), RANKS);
+	for (i = 0; i < p.n_pairs; i++) {
+		if (!strncmp(p.regions[p.pairs[i].region].name, "mpi:", 4))
+			mpi_calls[p.pairs[i].rank] += p.pairs[i].count;
+	}
+	for (rank = 0; rank < RANKS; rank++) {
+		assert_int_equal(mpi_calls[rank], MPI_CALLS_PER_RANK + 2);
+		expect(&p, rank, 1, NULL,
+		       "mpi:iprobe kind=point-to-point bytes=-1 peer=-1 root=-1 tag=99 comm=%d", WORLD);
+		expect(&p, rank, 1, NULL,
+		       "mpi:wtime kind=point-to-point bytes=-1 peer=-1 root=-1 tag=-1 comm=-1");
+	}
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_call_is_a_region),
 		cmocka_unit_test(test_no_mpi_records_only_user_regions),
+		cmocka_unit_test(test_mpi_all_adds_polling_calls),
 	};
 
 	return cmocka_run_group_tests_name("mpi_calls", tests, setup_tmp, teardown_tmp);

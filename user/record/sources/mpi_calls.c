@@ -91,7 +91,7 @@ static int attach_probes(struct mpi_calls *m, struct sb_source_env *env, const c
 	int ret = 0;
 
 	for (op = 0; op < SB_MPI_N_OPS && !ret; op++) {
-		if (!lib->offset[op])
+		if (!lib->offset[op] || (op >= SB_MPI_TEST && !env->opts->mpi_all))
 			continue;
 		/* The return first: an entry whose return is not probed would leave its frame open. */
 		ret = attach_one(m, skel->progs.mpi_exit, path, lib->offset[op], op | lib->abi, true,

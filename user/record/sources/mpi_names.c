@@ -34,6 +34,13 @@ static const struct mpi_op ops[SB_MPI_N_OPS] = {
 	[SB_MPI_IRECV] = { "MPI_Irecv", "irecv", "point-to-point" },
 	[SB_MPI_WAIT] = { "MPI_Wait", "wait", "wait" },
 	[SB_MPI_WAITALL] = { "MPI_Waitall", "waitall", "wait" },
+	/* Polling: the grammar's "point-to-point" is its kind for every other operation. */
+	[SB_MPI_TEST] = { "MPI_Test", "test", "point-to-point" },
+	[SB_MPI_TESTALL] = { "MPI_Testall", "testall", "point-to-point" },
+	[SB_MPI_TESTANY] = { "MPI_Testany", "testany", "point-to-point" },
+	[SB_MPI_TESTSOME] = { "MPI_Testsome", "testsome", "point-to-point" },
+	[SB_MPI_IPROBE] = { "MPI_Iprobe", "iprobe", "point-to-point" },
+	[SB_MPI_WTIME] = { "MPI_Wtime", "wtime", "point-to-point" },
 };
 
 const char *sb_mpi_function(unsigned int op)
