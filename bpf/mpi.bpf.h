@@ -10,7 +10,7 @@
 #define SB_MPI_BPF_H
 
 #define SB_MPI_MAX_NAMES 65536
-#define SB_MPI_IN_PLACE ((__u64)-1)	/* MPI_IN_PLACE in MPICH and Open MPI */
+#define SB_MPI_IN_PLACE ((__u64)-1)	/* MPICH's MPI_IN_PLACE; Open MPI's sizes are unknown anyway */
 #define SB_MPICH_COMM_WORLD 0x44000000	/* MPICH's mpi.h */
 
 /* Key: an MPI name hash. Value: unused. Hashes described to user space; LRU: an evicted one
