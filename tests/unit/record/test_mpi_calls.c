@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "record/sources/mpi_calls.h"
 #include "record/sources/mpi_lib.h"
 #include "record/sources/mpi_names.h"
 
@@ -124,6 +125,24 @@ static void test_every_operation_is_named(void **state)
 	assert_null(sb_mpi_function(SB_MPI_N_OPS));
 }
 
+/* Only a launcher's recording probes the installed libraries at start. */
+static void test_launchers(void **state)
+{
+	char *mpiexec[] = { "/usr/bin/mpiexec", "-n", "4", "./app", NULL };
+	char *srun[] = { "srun", "./app", NULL };
+	char *app[] = { "./mpiexec-like", NULL };
+	char *shell[] = { "sh", "-c", "mpiexec -n 2 ./app", NULL };
+	char *none[] = { NULL };
+
+	(void)state;
+	assert_true(sb_mpi_launcher(mpiexec));
+	assert_true(sb_mpi_launcher(srun));
+	assert_false(sb_mpi_launcher(app));
+	assert_false(sb_mpi_launcher(shell));
+	assert_false(sb_mpi_launcher(none));
+	assert_false(sb_mpi_launcher(NULL));
+}
+
 static void test_library_names(void **state)
 {
 	(void)state;
@@ -175,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_bad_operation_and_small_buffers),
 		cmocka_unit_test(test_every_operation_is_named),
 		cmocka_unit_test(test_library_names),
+		cmocka_unit_test(test_launchers),
 		cmocka_unit_test(test_mpich_library_one_probe_per_address),
 		cmocka_unit_test(test_non_mpi_file_is_not_a_library),
 	};

@@ -19,6 +19,7 @@
 
 #include "record/detach.h"
 #include "record/maps.h"
+#include "record/sources/mpi_calls.h"
 #include "record/sources/mpi_lib.h"
 #include "record/sources/mpi_names.h"
 #include "record/sources/sources.h"
@@ -30,6 +31,7 @@ struct mpi_calls {
 	size_t n_links;
 	struct sb_detach held;		/* what the links opened, closed by the guardian */
 	int libraries;			/* MPI libraries probed */
+	bool installed_probed;		/* the installed libraries were looked at */
 	bool started;
 };
 
@@ -144,11 +146,50 @@ static int attach_library(struct mpi_calls *m, struct sb_source_env *env, pid_t 
 }
 
 /*
- * The MPI libraries installed where the loader looks by default are probed
- * before the command runs: a process that maps one later is not held while
+ * When the command is an MPI launcher, or a traced process comes to run one,
+ * the MPI libraries installed where the loader looks by default are probed
+ * then, before any rank exists: a rank that maps one later is not held while
  * dozens of probes go on (each uprobe registration waits for the kernel, up
- * to a few hundred milliseconds under load), and none of its calls is missed.
+ * to a few hundred milliseconds under load: a rank is held 2 s at most), and
+ * none of its calls is missed. Other recordings do not pay that.
  */
+static const char *const launchers[] = {
+	"mpiexec", "mpirun", "mpiexec.hydra", "mpiexec.mpich", "mpirun.mpich", "mpiexec.openmpi",
+	"mpirun.openmpi", "orterun", "prterun", "srun", "aprun", "jsrun",
+};
+
+static bool launcher_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+		if (!strcmp(base, launchers[i]))
+			return true;
+	}
+	return false;
+}
+
+bool sb_mpi_launcher(char *const *cmd)
+{
+	return cmd && cmd[0] && launcher_path(cmd[0]);
+}
+
+/* A traced process runs a launcher (under `sh -c`, `env`, a script): its ranks are coming. */
+static bool runs_launcher(pid_t pid)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	return launcher_path(exe);
+}
+
 static const char *const installed[] = {
 	"/usr/lib/*/libmpi*.so.*", "/usr/lib/*/openmpi/lib/libmpi.so.*", "/usr/lib64/libmpi*.so.*",
 	"/usr/lib/libmpi*.so.*", "/usr/local/lib/libmpi*.so.*",
@@ -161,6 +202,9 @@ static void attach_installed(struct mpi_calls *m, struct sb_source_env *env)
 	glob_t found;
 	size_t i, j;
 
+	if (m->installed_probed)
+		return;
+	m->installed_probed = true;
 	for (i = 0; i < sizeof(installed) / sizeof(installed[0]); i++) {
 		if (glob(installed[i], 0, NULL, &found))
 			continue;
@@ -188,7 +232,8 @@ static int mpi_start(void *state, struct sb_source_env *env, struct sb_error *er
 	(void)err;
 	sb_hashmap_init(&m->files);
 	m->started = true;
-	attach_installed(m, env);
+	if (sb_mpi_launcher(env->opts->cmd))
+		attach_installed(m, env);
 	return 0;
 }
 
@@ -203,6 +248,8 @@ static int mpi_process(void *state, struct sb_source_env *env, const struct sb_p
 
 	if (ch->what == SB_PROC_FORK)
 		return 0;	/* the child has its parent's probes */
+	if (runs_launcher(ch->pid))
+		attach_installed(m, env);
 	ret = sb_maps_read(ch->pid, &maps, &n);
 	if (ret)
 		return sb_fail(err, ret, "process %d: cannot read its mappings: %s", (int)ch->pid,
