@@ -257,14 +257,47 @@ static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __
 	return h ? *h : capture_site(&key, begin);
 }
 
+/*
+ * Open a call named h on the thread's stack: false when it is not recorded
+ * (no thread slot, or beyond the stack: its end only unwinds the overflow).
+ */
+static __always_inline bool push_frame(struct sb_proc *proc, __u32 tgid, __u32 tid, __u64 h,
+				       __u64 site, __u64 now)
+{
+	struct sb_thread_state *th = thread_get(tid, tgid, now);
+	struct sb_frame *f;
+	__u32 d;
+
+	if (!th) {
+		count(SB_CNT_THREADS_FULL, 1);
+		return false;
+	}
+	d = th->depth;
+	if (d >= SB_MAX_DEPTH || th->overflow) {
+		th->overflow++;
+		count(SB_CNT_DEPTH_OVERFLOW, 1);
+		return false;
+	}
+	f = &th->frames[d & (SB_MAX_DEPTH - 1)];
+	f->name_hash = h;
+	f->path_hash = ((d ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].path_hash : SB_PATH_SEED) ^ h) *
+		       FNV_PRIME;
+	f->site = site;
+	f->call_id = __sync_fetch_and_add(&proc->next_call_id, 1);
+	f->child_ns = 0;
+	f->offcpu_ns = 0;
+	th->depth = d + 1;
+	/* Last, so the time spent above is not charged to the region. */
+	f->start = bpf_ktime_get_ns();
+	return true;
+}
+
 SEC("usdt")
 int BPF_USDT(region_begin, void *site)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), h;
-	__u32 tgid = id >> 32, tid = (__u32)id, d;
-	struct sb_thread_state *th;
+	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct sb_proc *proc;
-	struct sb_frame *f;
 
 	if (!recording)
 		return 0;
@@ -272,30 +305,8 @@ int BPF_USDT(region_begin, void *site)
 	if (!proc)
 		return 0;
 	h = site_name_hash(tgid, proc, (__u64)site, true);
-	if (!h)
-		return 0;
-	th = thread_get(tid, tgid, now);
-	if (!th) {
-		count(SB_CNT_THREADS_FULL, 1);
-		return 0;
-	}
-	d = th->depth;
-	if (d >= SB_MAX_DEPTH || th->overflow) {
-		th->overflow++;
-		count(SB_CNT_DEPTH_OVERFLOW, 1);
-		return 0;
-	}
-	f = &th->frames[d & (SB_MAX_DEPTH - 1)];
-	f->name_hash = h;
-	f->path_hash = ((d ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].path_hash : SB_PATH_SEED) ^ h) *
-		       FNV_PRIME;
-	f->site = (__u64)site;
-	f->call_id = __sync_fetch_and_add(&proc->next_call_id, 1);
-	f->child_ns = 0;
-	f->offcpu_ns = 0;
-	th->depth = d + 1;
-	/* Last, so the time spent above is not charged to the region. */
-	f->start = bpf_ktime_get_ns();
+	if (h)
+		push_frame(proc, tgid, tid, h, (__u64)site, now);
 	return 0;
 }
 
@@ -342,6 +353,25 @@ static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
+/* Close frame i: its call is sent, its time passes to its parent, frames above are dropped. */
+static __always_inline void pop_frame(struct sb_thread_state *th, __u32 tgid, __u32 tid, int i,
+				      __u64 now)
+{
+	struct sb_frame *f, *parent;
+
+	/* Frames above the match lost their end (a jump out of a region): drop them. */
+	if ((__u32)i + 1 < th->depth)
+		count(SB_CNT_OPEN_DROPPED, th->depth - i - 1);
+	emit_call(th, tgid, tid, i, now);
+	f = &th->frames[i & (SB_MAX_DEPTH - 1)];
+	if (i > 0) {
+		parent = &th->frames[(i - 1) & (SB_MAX_DEPTH - 1)];
+		parent->child_ns += now - f->start;
+		parent->offcpu_ns += f->offcpu_ns;
+	}
+	th->depth = i;
+}
+
 /* User space names the regions that were already open when tracing began. */
 static __always_inline void emit_unmatched(__u32 tgid, __u32 tid, __u64 site, __u64 h)
 {
@@ -368,7 +398,6 @@ int BPF_USDT(region_end, void *site)
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), h;
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct sb_thread_state *th;
-	struct sb_frame *f, *parent;
 	struct sb_proc *proc;
 	__u32 d;
 	int i;
@@ -415,19 +444,11 @@ int BPF_USDT(region_end, void *site)
 			return 0;
 		}
 	}
-	/* Frames above the match lost their end (a jump out of a region): drop them. */
-	if ((__u32)i + 1 < th->depth)
-		count(SB_CNT_OPEN_DROPPED, th->depth - i - 1);
-	emit_call(th, tgid, tid, i, now);
-	f = &th->frames[i & (SB_MAX_DEPTH - 1)];
-	if (i > 0) {
-		parent = &th->frames[(i - 1) & (SB_MAX_DEPTH - 1)];
-		parent->child_ns += now - f->start;
-		parent->offcpu_ns += f->offcpu_ns;
-	}
-	th->depth = i;
+	pop_frame(th, tgid, tid, i, now);
 	return 0;
 }
+
+#include "mpi.bpf.h"
 
 static __always_inline __u64 innermost_path(struct sb_thread_state *th)
 {
@@ -700,6 +721,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		emit_thread_exit(th, tid, now);
 		bpf_map_delete_elem(&threads, &tid);
 	}
+	bpf_map_delete_elem(&mpi_pending, &tid);
 	if (BPF_CORE_READ(p, signal, live.counter) == 0) {
 		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
 		bpf_map_delete_elem(&procs, &tgid);

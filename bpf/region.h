@@ -35,6 +35,7 @@ enum sb_event_type {
 	SB_EV_PROC_EXIT,	/* the last thread of a traced process ended */
 	SB_EV_SYNC,		/* a traced process exec'd or loaded objects: attach, then SIGCONT */
 	SB_EV_UNMATCHED,	/* a region end without its begin: the call was open when tracing began */
+	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
 };
 
 enum sb_sync_reason {
@@ -52,6 +53,7 @@ enum sb_counter {
 	SB_CNT_BAD_SITE,	/* calls whose begin descriptor could not be read or was invalid */
 	SB_CNT_THREADS_FULL,	/* calls not recorded: the thread table had no slot for their thread */
 	SB_CNT_LOST_SAMPLES,	/* samples or off-CPU intervals the aggregation maps had no room for */
+	SB_CNT_MPI_UNMATCHED,	/* MPI returns without their entry (tracing began inside the call) */
 	SB_CNT_MAX,
 };
 
@@ -177,5 +179,84 @@ struct sb_offcpu_value {
 	__u64 count;
 	__u64 ns;
 };
+
+/*
+ * MPI calls (docs/MPI.md). An entry probe's attach cookie is the operation
+ * (enum sb_mpi_op) | the library's handle encoding (SB_MPI_ABI_*). The
+ * operations' order is their names' in user/record/sources/mpi_names.c.
+ */
+enum sb_mpi_op {
+	SB_MPI_SEND,
+	SB_MPI_SSEND,
+	SB_MPI_RECV,
+	SB_MPI_SENDRECV,
+	SB_MPI_BARRIER,
+	SB_MPI_BCAST,
+	SB_MPI_REDUCE,
+	SB_MPI_ALLREDUCE,
+	SB_MPI_GATHER,
+	SB_MPI_SCATTER,
+	SB_MPI_ALLGATHER,
+	SB_MPI_ALLTOALL,
+	SB_MPI_INIT,
+	SB_MPI_INIT_THREAD,
+	SB_MPI_FINALIZE,
+	SB_MPI_ISEND,
+	SB_MPI_IRECV,
+	SB_MPI_WAIT,
+	SB_MPI_WAITALL,
+	SB_MPI_TEST,		/* from here: polling calls, probed only with --mpi=all */
+	SB_MPI_TESTALL,
+	SB_MPI_TESTANY,
+	SB_MPI_TESTSOME,
+	SB_MPI_IPROBE,
+	SB_MPI_WTIME,
+	SB_MPI_N_OPS,
+};
+
+#define SB_MPI_OP_MASK 0xffu
+#define SB_MPI_ABI_MPICH 0x100u	/* int handles; builtin datatypes encode their size */
+#define SB_MPI_SITE 1		/* the site of an MPI call's frame: never a descriptor address */
+#define SB_MPI_SEED 0x6d70692d63616c6cULL	/* "mpi-call": MPI name hashes */
+#define SB_MPI_MAX_REQUESTS 65536	/* open non-blocking requests remembered, all processes */
+#define SB_MPI_WAITALL_MAX 16		/* requests of one MPI_Waitall looked up */
+
+/* The first call of an operation with these arguments; later ones carry only name_hash. */
+struct sb_mpi_event {
+	__u32 type;
+	__u32 op;		/* enum sb_mpi_op */
+	__s64 bytes;		/* count x datatype size, -1 unknown */
+	__s32 peer;		/* rank in comm, -1 none or unknown */
+	__s32 root;
+	__s32 tag;
+	__s32 comm;		/* the communicator's Fortran handle, -1 unknown */
+	__s32 request;		/* waits: the operation that started the request, -1 unknown */
+	__u32 pad;
+	__u64 name_hash;
+};
+
+/*
+ * Key of the open requests map: where a request handle is kept in one process
+ * (the MPI_Request * of MPI_Isend, then of the wait). Not the handle: MPICH
+ * gives every send that completed at once the same handle.
+ */
+struct sb_mpi_request_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
+};
+
+/*
+ * MPICH's builtin datatype handles (mpi.h: MPI_INT 0x4c000405, MPI_DOUBLE
+ * 0x4c00080b) are kind "builtin" (bits 30-31 = 01), object "datatype" (bits
+ * 26-29 = 0011), and carry their size in bytes in bits 8-15. Anything else
+ * (derived, pair types such as MPI_DOUBLE_INT, MPI_DATATYPE_NULL): -1.
+ */
+static inline __s64 sb_mpich_type_size(__u32 type)
+{
+	if ((type & 0xfc000000u) != 0x4c000000u)
+		return -1;
+	return (type >> 8) & 0xff;
+}
 
 #endif

@@ -31,6 +31,9 @@ void record_usage(FILE *f)
 		"      --offcpu-min-us N  ignore blocks shorter than N microseconds (default 0)\n"
 		"      --user NAME        run the command as user NAME (a name or a uid; needs root)\n"
 		"      --as-root          under sudo, run the command as root\n"
+		"      --mpi[=all]        time every MPI call as a region (the default); =all:\n"
+		"                         polling calls too (MPI_Test*, MPI_Iprobe, MPI_Wtime)\n"
+		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"  -h, --help             this text\n"
@@ -105,11 +108,14 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "offcpu-min-us", required_argument, NULL, 'M' },
 		{ "user", required_argument, NULL, 'U' },
 		{ "as-root", no_argument, NULL, 'R' },
+		{ "no-mpi", no_argument, NULL, 'N' },
+		{ "mpi", optional_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool mpi_given = false;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -153,6 +159,15 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case 'R':
 			o->as_root = true;
 			break;
+		case 'N':
+			o->no_mpi = true;
+			break;
+		case 'I':
+			if (optarg && strcmp(optarg, "all"))
+				return sb_fail(err, EINVAL, "--mpi=%s: not 'all'", optarg);
+			o->mpi_all = optarg != NULL;
+			mpi_given = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -176,6 +191,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "give either -p PID or a command, not both");
 	if (!o->pid && !o->cmd)
 		return sb_fail(err, EINVAL, "nothing to record: give -p PID or -- CMD");
+	if (mpi_given && o->no_mpi)
+		return sb_fail(err, EINVAL, "give either --mpi or --no-mpi, not both");
 	if (o->user && o->as_root)
 		return sb_fail(err, EINVAL, "give either --user NAME or --as-root, not both");
 	if (o->pid && (o->user || o->as_root))

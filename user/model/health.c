@@ -10,7 +10,7 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-/* The recorder's sources write these (record/sources/regions.c, stacks.c); files from other tools have none. */
+/* The recorder's sources write these (record/sources/regions.c, stacks.c, mpi_calls.c); files from other tools have none. */
 const struct sb_health_key sb_health_keys[] = {
 	{ "lost_events", "events were lost", "lost",
 	  "the ring buffer was full (calls came faster than the recorder read them); "
@@ -35,6 +35,10 @@ const struct sb_health_key sb_health_keys[] = {
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",
 	  "the sample maps were full; sampled shares are undercounted" },
+	{ "mpi_calls_open_at_start", "MPI calls were open when recording attached",
+	  "MPI open at start",
+	  "they began before -p attached (or their thread had no slot), so only their "
+	  "returns were seen and they are not in the tree" },
 };
 
 const size_t sb_health_n_keys = sizeof(sb_health_keys) / sizeof(sb_health_keys[0]);

@@ -226,39 +226,43 @@ static int remember_name(struct sb_collector *c, uint64_t hash, const char *name
 	return sb_hashmap_put(&c->name_of, hash, 0, c->n_names++);
 }
 
-static int on_site(struct sb_collector *c, struct sb_site_event *e)
+int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, char *file,
+			    int line, const char *tags)
 {
-	uint64_t raw_hash;
 	ssize_t region;
-	char *tags;
+	char *json;
 	int ret;
 
-	e->name[sizeof(e->name) - 1] = 0;
-	e->file[sizeof(e->file) - 1] = 0;
-	e->tags[sizeof(e->tags) - 1] = 0;
-	raw_hash = sb_name_hash(e->name);
 	/* A name seen before: each exec and link-map change sends its sites again. */
-	if (sb_hashmap_get(&c->region_of, raw_hash, 0))
+	if (sb_hashmap_get(&c->region_of, hash, 0))
 		return 0;
-	sb_utf8_sanitize(e->name);
-	sb_utf8_sanitize(e->file);
-	if (!e->name[0])
+	sb_utf8_sanitize(name);
+	sb_utf8_sanitize(file);
+	if (!name[0])
 		return 0;
-	region = sb_profile_find_region(&c->prof, e->name);
+	region = sb_profile_find_region(&c->prof, name);
 	if (region < 0) {
-		tags = sb_tags_to_json(e->tags);
-		if (!tags)
+		json = sb_tags_to_json(tags);
+		if (!json)
 			return -ENOMEM;
-		region = sb_profile_add_region(&c->prof, e->name, e->file,
-					       e->line > 0 ? e->line : -1, tags);
-		free(tags);
+		region = sb_profile_add_region(&c->prof, name, file, line > 0 ? line : -1, json);
+		free(json);
 		if (region < 0)
 			return (int)region;
 	}
-	ret = remember_name(c, raw_hash, e->name);
+	ret = remember_name(c, hash, name);
 	if (ret)
 		return ret;
-	return sb_hashmap_put(&c->region_of, raw_hash, 0, (uint64_t)region);
+	return sb_hashmap_put(&c->region_of, hash, 0, (uint64_t)region);
+}
+
+static int on_site(struct sb_collector *c, struct sb_site_event *e)
+{
+	e->name[sizeof(e->name) - 1] = 0;
+	e->file[sizeof(e->file) - 1] = 0;
+	e->tags[sizeof(e->tags) - 1] = 0;
+	return sb_collector_add_region(c, sb_name_hash(e->name), e->name, e->file, e->line,
+				       e->tags);
 }
 
 /* The process's slot, numbered in order of first completed call; its rank waits for finish. */

@@ -117,6 +117,13 @@ bool sb_collector_process_ended(struct sb_collector *c, pid_t pid);
 int64_t sb_collector_rank(struct sb_collector *c, uint32_t tgid);
 /* The thread table row of a thread within its rank, -1 when unknown (after finish). */
 int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t tid);
+/*
+ * A region the kernel names by hash: calls carrying that name hash are its
+ * calls. name and file are made valid UTF-8 in place; tags are comma-separated.
+ * A hash or name seen before adds nothing new. 0 or -ENOMEM.
+ */
+int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, char *file,
+			    int line, const char *tags);
 /* The FNV-1a hash the kernel gives a region name. */
 uint64_t sb_name_hash(const char *name);
 

@@ -168,6 +168,31 @@ static void test_usage_names_the_identity_options(void **state)
 	free(text);
 }
 
+static void test_mpi_options(void **state)
+{
+	char *all[] = { "record", "--mpi=all", "./app", NULL };
+	char *plain[] = { "record", "--mpi", "./app", NULL };
+	char *off[] = { "record", "--no-mpi", "./app", NULL };
+	char *bad[] = { "record", "--mpi=some", "./app", NULL };
+	char *both[] = { "record", "--mpi", "--no-mpi", "./app", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(all), all, &o, &err), 0);
+	assert_true(o.mpi_all);
+	assert_false(o.no_mpi);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_false(o.mpi_all);
+	assert_false(o.no_mpi);
+	assert_int_equal(record_parse_args(ARGC(off), off, &o, &err), 0);
+	assert_true(o.no_mpi);
+	assert_int_equal(record_parse_args(ARGC(bad), bad, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--mpi=some"));
+	assert_int_equal(record_parse_args(ARGC(both), both, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--no-mpi"));
+}
+
 static void test_help(void **state)
 {
 	char *argv[] = { "record", "--help", NULL };
@@ -188,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_mpi_options),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),
 	};

@@ -1,0 +1,262 @@
+/*
+ * Integration: record `mpiexec -n 4 mpi_calls` and check every MPI call the app
+ * makes (tests/apps/mpi_calls.c) is one region call, named per the grammar,
+ * with its bytes, peer, root and tag, nested in the user region around it.
+ */
+#include "harness.h"
+
+#define RANKS 4
+/* 3 send, 3 recv, sendrecv, 2 allreduce, reduce, gather, 3 isend, 3 irecv, 2 wait,
+ * 2 waitall, barrier, init, finalize */
+#define MPI_CALLS_PER_RANK 24
+#define WORLD 0x44000000	/* MPICH's MPI_COMM_WORLD, as the comm= value */
+
+struct mpi_name {
+	char op[32];
+	char kind[32];
+	long long bytes;
+	int peer, root, tag, comm;
+	char request[32];	/* "" when none */
+};
+
+/* FORMAT.md's grammar: all six keys in order, request= on waits only, nothing else. */
+static bool parse_mpi(const char *name, struct mpi_name *m)
+{
+	int end = -1, req_end = -1;
+
+	m->request[0] = 0;
+	if (sscanf(name, "mpi:%31[a-z_] kind=%31[a-z-] bytes=%lld peer=%d root=%d tag=%d comm=%d%n",
+		   m->op, m->kind, &m->bytes, &m->peer, &m->root, &m->tag, &m->comm, &end) != 7 ||
+	    end < 0)
+		return false;
+	if (!name[end])
+		return true;
+	if (strcmp(m->kind, "wait") ||
+	    sscanf(name + end, " request=%31[a-z_]%n", m->request, &req_end) != 1 || req_end < 0)
+		return false;
+	return !name[end + req_end];
+}
+
+static void check_tags(const struct sb_region *r, const struct mpi_name *m)
+{
+	char want[512], req[64] = "";
+
+	if (m->request[0])
+		snprintf(req, sizeof(req), ",\"mpi.request:%s\"", m->request);
+	snprintf(want, sizeof(want),
+		 "[\"mpi\",\"mpi.kind:%s\",\"mpi.operation:%s\",\"mpi.bytes:%lld\","
+		 "\"mpi.peer:%d\",\"mpi.root:%d\",\"mpi.tag:%d\",\"mpi.communicator:%d\"%s]",
+		 m->kind, m->op, m->bytes, m->peer, m->root, m->tag, m->comm, req);
+	assert_string_equal(r->tags, want);
+}
+
+static int record_mpi(const char *out, const char *mpi)
+{
+	char app[512], *argv[16];
+	int n = 0;
+
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	argv[n++] = (char *)mpi;
+	argv[n++] = "--";
+	argv[n++] = "mpiexec";
+	argv[n++] = "-n";
+	argv[n++] = "4";
+	argv[n++] = (char *)app_path("mpi_calls", app, sizeof(app));
+	argv[n] = NULL;
+	return run(argv);
+}
+
+/* The MPI rank behind a profile rank: its sends go to (r+1)%4. */
+static int mpi_rank_of(const struct sb_profile *p, uint32_t rank)
+{
+	struct mpi_name m;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++) {
+		if (p->pairs[i].rank == rank && parse_mpi(p->regions[p->pairs[i].region].name, &m) &&
+		    !strcmp(m.op, "send"))
+			return (m.peer + RANKS - 1) % RANKS;
+	}
+	fail_msg("rank %u made no MPI_Send", rank);
+	return -1;
+}
+
+/* The calls of the region named exactly so on a rank, all nested in parent (NULL: top level). */
+static uint64_t calls_in(const struct sb_profile *p, uint32_t rank, const char *name,
+			 const char *parent)
+{
+	const struct sb_pair *pair = must_pair(p, name, rank);
+	const char *got;
+	size_t i;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		got = parent_region(p, rank, &p->events[i]);
+		if (parent)
+			assert_string_equal(got, parent);
+		else
+			assert_null(got);
+	}
+	return pair->count;
+}
+
+static void expect(const struct sb_profile *p, uint32_t rank, uint64_t calls, const char *parent,
+		   const char *fmt, ...)
+{
+	char name[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	assert_int_equal(calls_in(p, rank, name, parent), calls);
+}
+
+static void check_rank(const struct sb_profile *p, uint32_t rank)
+{
+	int r = mpi_rank_of(p, rank), next = (r + 1) % RANKS, prev = (r + RANKS - 1) % RANKS;
+	const char *p2p = "kind=point-to-point", *coll = "kind=collective";
+
+	expect(p, rank, 3, "exchange", "mpi:send %s bytes=800 peer=%d root=-1 tag=7 comm=%d", p2p,
+	       next, WORLD);
+	expect(p, rank, 3, "exchange", "mpi:recv %s bytes=800 peer=%d root=-1 tag=7 comm=%d", p2p,
+	       prev, WORLD);
+	expect(p, rank, 1, "shift", "mpi:sendrecv %s bytes=40 peer=%d root=-1 tag=3 comm=%d", p2p,
+	       next, WORLD);
+	expect(p, rank, 2, "reduce", "mpi:allreduce %s bytes=8 peer=-1 root=-1 tag=-1 comm=%d",
+	       coll, WORLD);
+	expect(p, rank, 1, "reduce", "mpi:reduce %s bytes=16 peer=-1 root=2 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "reduce", "mpi:gather %s bytes=8 peer=-1 root=1 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:isend %s bytes=200 peer=%d root=-1 tag=11 comm=%d",
+	       p2p, next, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:irecv %s bytes=200 peer=%d root=-1 tag=11 comm=%d",
+	       p2p, prev, WORLD);
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:wait kind=wait bytes=200 peer=%d root=-1 tag=11 comm=%d request=isend", next, WORLD);
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:wait kind=wait bytes=200 peer=%d root=-1 tag=11 comm=%d request=irecv", prev, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:isend %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, next, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:isend %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, prev, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:irecv %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, prev, WORLD);
+	expect(p, rank, 1, "nonblocking", "mpi:irecv %s bytes=8 peer=%d root=-1 tag=12 comm=%d",
+	       p2p, next, WORLD);
+	/* One wait for two requests: bytes summed, the peers differ. */
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:waitall kind=wait bytes=16 peer=-1 root=-1 tag=12 comm=%d request=irecv", WORLD);
+	expect(p, rank, 1, "nonblocking",
+	       "mpi:waitall kind=wait bytes=16 peer=-1 root=-1 tag=12 comm=%d request=isend", WORLD);
+	expect(p, rank, 1, NULL, "mpi:barrier %s bytes=0 peer=-1 root=-1 tag=-1 comm=%d", coll, WORLD);
+	expect(p, rank, 1, NULL, "mpi:init %s bytes=0 peer=-1 root=-1 tag=-1 comm=%d", coll, WORLD);
+	expect(p, rank, 1, NULL, "mpi:finalize %s bytes=0 peer=-1 root=-1 tag=-1 comm=%d", coll,
+	       WORLD);
+}
+
+static void test_every_call_is_a_region(void **state)
+{
+	uint64_t mpi_calls[RANKS] = { 0 }, children = 0;
+	const struct sb_pair *exchange;
+	struct mpi_name m;
+	struct sb_profile p;
+	char out[300];
+	uint32_t rank;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_mpi(tmp_file("mpi_calls.h5", out, sizeof(out)), "--mpi"), 0);
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), RANKS);
+	for (i = 0; i < p.n_regions; i++) {
+		if (strncmp(p.regions[i].name, "mpi:", 4))
+			continue;
+		if (!parse_mpi(p.regions[i].name, &m))
+			fail_msg("'%s' does not parse with the grammar", p.regions[i].name);
+		check_tags(&p.regions[i], &m);
+	}
+	for (i = 0; i < p.n_pairs; i++) {
+		if (!strncmp(p.regions[p.pairs[i].region].name, "mpi:", 4))
+			mpi_calls[p.pairs[i].rank] += p.pairs[i].count;
+	}
+	for (rank = 0; rank < RANKS; rank++) {
+		/* Exactly the calls made: none counted twice (MPI_X is PMPI_X), none missed. */
+		assert_int_equal(mpi_calls[rank], MPI_CALLS_PER_RANK);
+		check_rank(&p, rank);
+		/* The user region's own time is what its MPI calls left. */
+		exchange = must_pair(&p, "exchange", rank);
+		children = 0;
+		for (i = 0; i < p.n_pairs; i++) {
+			if (p.pairs[i].rank == rank &&
+			    (!strncmp(p.regions[p.pairs[i].region].name, "mpi:send ", 9) ||
+			     !strncmp(p.regions[p.pairs[i].region].name, "mpi:recv ", 9)))
+				children += (uint64_t)p.pairs[i].stats.total;
+		}
+		assert_int_equal(exchange->exclusive_total, exchange->stats.total - (int64_t)children);
+	}
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	sb_profile_free(&p);
+}
+
+static void test_no_mpi_records_only_user_regions(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_mpi(tmp_file("no_mpi.h5", out, sizeof(out)), "--no-mpi"), 0);
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), RANKS);
+	for (i = 0; i < p.n_regions; i++)
+		assert_true(strncmp(p.regions[i].name, "mpi:", 4) != 0);
+	for (i = 0; i < RANKS; i++)
+		assert_int_equal(must_pair(&p, "exchange", (uint32_t)i)->count, 3);
+	sb_profile_free(&p);
+}
+
+/* --mpi=all: the polling calls too, named by the same grammar; the rest as without it. */
+static void test_mpi_all_adds_polling_calls(void **state)
+{
+	uint64_t mpi_calls[RANKS] = { 0 };
+	struct sb_profile p;
+	char out[300];
+	uint32_t rank;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_mpi(tmp_file("mpi_all.h5", out, sizeof(out)), "--mpi=all"), 0);
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), RANKS);
+	for (i = 0; i < p.n_pairs; i++) {
+		if (!strncmp(p.regions[p.pairs[i].region].name, "mpi:", 4))
+			mpi_calls[p.pairs[i].rank] += p.pairs[i].count;
+	}
+	for (rank = 0; rank < RANKS; rank++) {
+		assert_int_equal(mpi_calls[rank], MPI_CALLS_PER_RANK + 2);
+		expect(&p, rank, 1, NULL,
+		       "mpi:iprobe kind=point-to-point bytes=-1 peer=-1 root=-1 tag=99 comm=%d", WORLD);
+		expect(&p, rank, 1, NULL,
+		       "mpi:wtime kind=point-to-point bytes=-1 peer=-1 root=-1 tag=-1 comm=-1");
+	}
+	sb_profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_call_is_a_region),
+		cmocka_unit_test(test_no_mpi_records_only_user_regions),
+		cmocka_unit_test(test_mpi_all_adds_polling_calls),
+	};
+
+	return cmocka_run_group_tests_name("mpi_calls", tests, setup_tmp, teardown_tmp);
+}
