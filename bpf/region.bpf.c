@@ -202,6 +202,18 @@ static __always_inline long read_user_str(char *dst, __u32 size, __u64 addr)
 }
 
 /*
+ * The descriptor itself is data the process never reads (it only passes its
+ * address), so its page may not be mapped yet either: fault it in where the
+ * program may sleep.
+ */
+static __always_inline long read_user(void *dst, __u32 size, __u64 addr)
+{
+	if (sleepable)
+		return bpf_copy_from_user(dst, size, (void *)addr);
+	return bpf_probe_read_user(dst, size, (void *)addr);
+}
+
+/*
  * Copy a site's descriptor out of the traced process and send it to user space.
  * Returns the name hash, or 0 when the descriptor is unreadable or invalid, or
  * when the record could not be sent (then the site is tried again next time).
@@ -214,7 +226,7 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin)
 	struct user_site us;
 	__u64 h;
 
-	if (bpf_probe_read_user(&us, sizeof(us), (void *)key->site) ||
+	if (read_user(&us, sizeof(us), key->site) ||
 	    us.magic != SB_SITE_MAGIC || us.version != SB_SITE_VERSION || !us.name) {
 		if (begin)
 			count(SB_CNT_BAD_SITE, 1);

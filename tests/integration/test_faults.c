@@ -173,6 +173,7 @@ static pid_t start_dlopen_loop(const char *tag, char *progress, size_t size)
 {
 	char app[300], lib[300];
 	char *argv[] = { app, lib, "0", progress, (char *)tag, NULL };
+	long waited;
 	pid_t pid;
 
 	app_path("dlopen_loop", app, sizeof(app));
@@ -181,8 +182,11 @@ static pid_t start_dlopen_loop(const char *tag, char *progress, size_t size)
 	unlink(progress);
 	pid = spawn_quiet(argv);
 	assert_true(pid > 0);
-	while (read_progress(progress) < 1)
+	for (waited = 0; read_progress(progress) < 1; waited += 5) {
+		if (waited > 10000)
+			fail_msg("%s made no progress in 10 s", app);
 		sleep_ms(5);
+	}
 	return pid;
 }
 

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/attach.h"
+#include "record/guardian.h"
 #include "record/probes.h"
 #include "region.skel.h"
 
@@ -62,6 +63,8 @@ static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char
 	ret = sb_detach_mark(&a->held);
 	if (ret)
 		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
+	/* Each uprobe can take long to register: the held process must wait, not go. */
+	sb_guardian_heartbeat(a->skel);
 	link = bpf_program__attach_usdt(prog, -1, path, SB_PROVIDER, probe, NULL);
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach probe %s:%s: %s", path,

@@ -5,9 +5,11 @@
  * until the recorder has attached the new objects' probes, and notes each stop
  * in the stops map. A recorder that is killed (SIGKILL, the OOM killer), stopped
  * or starved would leave such a process stopped for good. The guardian keeps
- * nothing but the stops map: it resumes a process held longer than
- * SB_STOP_TIMEOUT_NS while the recorder lives, and every held process once the
- * recorder is gone (its programs are detached by then, so nothing stops again).
+ * nothing but the stops map and the programs' .bss, where the recorder's
+ * heartbeat is: it resumes a process held longer than SB_STOP_TIMEOUT_NS while
+ * the recorder has stalled (its heartbeat is stale: stopped, starved, stuck;
+ * never while it is busy attaching), and every held process once the recorder
+ * is gone (its programs are detached by then, so nothing stops again).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,7 @@
 #include "record/guardian.h"
 #include "record/launch.h"
 #include "region.h"
+#include "region.skel.h"
 
 #define POLL_MS 100
 #define FDS_PER_MSG 200		/* under the kernel's SCM_MAX_FD (253) */
@@ -166,26 +169,50 @@ static bool receive(int sock, struct adopted *a)
 	return true;
 }
 
-static void guardian_main(int stops_fd, int sock, pid_t recorder)
+/* What the guardian keeps of the recorder's. */
+struct watch {
+	int stops_fd;
+	int bss_fd;		/* the programs' .bss: the heartbeat at hb_offset */
+	int sock;
+	size_t bss_size;
+	size_t hb_offset;
+	pid_t recorder;
+};
+
+/* A stale heartbeat: the recorder has not polled or attached for a while. */
+static bool recorder_stalled(const struct watch *w)
+{
+	unsigned char bss[256];
+	__u32 zero = 0;
+	__u64 hb;
+
+	if (w->bss_size > sizeof(bss) || bpf_map_lookup_elem(w->bss_fd, &zero, bss))
+		return true;
+	memcpy(&hb, bss + w->hb_offset, sizeof(hb));
+	return mono_ns() - hb > SB_HEARTBEAT_STALE_NS;
+}
+
+static void guardian_main(const struct watch *w)
 {
 	static struct adopted adopted;
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	struct pollfd pfd = { .fd = w->sock, .events = POLLIN };
 	int resumed = 0;
 	size_t i;
 
 	guardian_detach();
 	/* Reparenting happens after the recorder's files, links included, are closed. */
-	while (getppid() == recorder) {
-		if (pfd.fd >= 0 && poll(&pfd, 1, POLL_MS) > 0 && !receive(sock, &adopted))
+	while (getppid() == w->recorder) {
+		if (pfd.fd >= 0 && poll(&pfd, 1, POLL_MS) > 0 && !receive(w->sock, &adopted))
 			pfd.fd = -1;
 		if (pfd.fd < 0)
 			sleep_ms(POLL_MS);
-		sb_stops_release(stops_fd, SB_STOP_TIMEOUT_NS);
+		if (recorder_stalled(w))
+			sb_stops_release(w->stops_fd, SB_STOP_TIMEOUT_NS);
 	}
 	close_adopted(&adopted);
 	for (i = 0; i < sizeof(final_sweeps_ms) / sizeof(final_sweeps_ms[0]); i++) {
 		sleep_ms(final_sweeps_ms[i]);
-		resumed += sb_stops_release(stops_fd, 0);
+		resumed += sb_stops_release(w->stops_fd, 0);
 	}
 	if (resumed)
 		fprintf(stderr, "scope-bpf: the recorder ended before letting %d stopped "
@@ -193,21 +220,37 @@ static void guardian_main(int stops_fd, int sock, pid_t recorder)
 	_exit(0);
 }
 
-/* Close every fd from 3 up but keep and keep2. */
-static void close_all_but(int keep, int keep2)
+/* Move fds to 3, 4, ... (updating them) and close every other fd from 3 up. */
+static int keep_only(int *fds[], int n)
 {
-	int lo = keep < keep2 ? keep : keep2, hi = keep < keep2 ? keep2 : keep;
+	int high[4], i;
 
-	if (lo > 3)
-		close_range(3, lo - 1, 0);
-	if (hi > lo + 1)
-		close_range(lo + 1, hi - 1, 0);
-	close_range(hi + 1, ~0U, 0);
+	for (i = 0; i < n; i++) {
+		high[i] = fcntl(*fds[i], F_DUPFD, 3 + n);
+		if (high[i] < 0)
+			return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (dup2(high[i], 3 + i) < 0)
+			return -1;
+		*fds[i] = 3 + i;
+	}
+	close_range(3 + n, ~0U, 0);
+	return 0;
 }
 
-int sb_guardian_start(struct sb_guardian *g, int stops_fd, struct sb_error *err)
+void sb_guardian_heartbeat(struct region_bpf *skel)
 {
-	pid_t recorder = getpid();
+	skel->bss->heartbeat_ns = mono_ns();
+}
+
+int sb_guardian_start(struct sb_guardian *g, struct region_bpf *skel, struct sb_error *err)
+{
+	struct watch w = { .stops_fd = bpf_map__fd(skel->maps.stops),
+			   .bss_fd = bpf_map__fd(skel->maps.bss), .bss_size = sizeof(*skel->bss),
+			   .hb_offset = offsetof(struct region_bpf__bss, heartbeat_ns),
+			   .recorder = getpid() };
+	int *keep[] = { &w.stops_fd, &w.bss_fd, &w.sock };
 	int sv[2];
 
 	g->pid = -1;
@@ -222,9 +265,11 @@ int sb_guardian_start(struct sb_guardian *g, int stops_fd, struct sb_error *err)
 		return sb_fail(err, errno, "cannot start the guardian process: %s", strerror(errno));
 	}
 	if (g->pid == 0) {
-		/* Keep the stops map, the socket and stderr; every BPF program and link is let go. */
-		close_all_but(stops_fd, sv[1]);
-		guardian_main(stops_fd, sv[1], recorder);
+		/* Keep the two maps, the socket and stderr; every BPF program and link is let go. */
+		w.sock = sv[1];
+		if (keep_only(keep, 3))
+			_exit(1);
+		guardian_main(&w);
 	}
 	close(sv[1]);
 	g->sock = sv[0];

@@ -7,17 +7,27 @@
 
 #include "util/error.h"
 
+struct region_bpf;
+
 struct sb_guardian {
 	pid_t pid;
 	int sock;		/* to hand it attachments to close: sb_guardian_adopt() */
 };
 
 /*
- * Fork the guardian, which keeps only the stops map (fd stops_fd) and resumes
- * what the kernel side stopped when the recorder is too slow or gone. Call it
- * after loading and before attaching anything. 0, or -errno with err set.
+ * Fork the guardian, which keeps only the stops map and the programs' .bss (to
+ * read the recorder's heartbeat) and resumes what the kernel side stopped when
+ * the recorder has stalled or is gone. Call it after loading and before
+ * attaching anything. 0, or -errno with err set.
  */
-int sb_guardian_start(struct sb_guardian *g, int stops_fd, struct sb_error *err);
+int sb_guardian_start(struct sb_guardian *g, struct region_bpf *skel, struct sb_error *err);
+
+/*
+ * The recorder is at work: the kernel side may stop processes for it, and the
+ * guardian lets none go early. Call it wherever the recorder may be busy for
+ * long (each attachment), as well as each time it polls.
+ */
+void sb_guardian_heartbeat(struct region_bpf *skel);
 
 /*
  * Hand the guardian a reference to each of fds, to be closed there once

@@ -232,7 +232,7 @@ static int load_bpf(struct recorder *r)
 		return 1;
 	}
 	/* Before anything is attached that could stop a process. */
-	if (sb_guardian_start(&r->guardian, bpf_map__fd(r->env.skel->maps.stops), &e)) {
+	if (sb_guardian_start(&r->guardian, r->env.skel, &e)) {
 		record_say("%s", e.msg);
 		return 1;
 	}
@@ -271,7 +271,7 @@ static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 	if (!r->stopping) {
 		if (sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
 			record_say("%s", err.msg);
-		r->env.skel->bss->heartbeat_ns = (__u64)now_ns();
+		sb_guardian_heartbeat(r->env.skel);
 	}
 	if (stop_seq) {
 		kill(pid, SIGCONT);
@@ -307,7 +307,7 @@ static void begin_recording(struct recorder *r)
 {
 	r->clock_offset_start = realtime_offset();
 	r->start_ns = now_ns();
-	r->env.skel->bss->heartbeat_ns = (__u64)r->start_ns;
+	sb_guardian_heartbeat(r->env.skel);
 	r->env.skel->bss->recording = true;
 }
 
@@ -526,7 +526,7 @@ static void record_loop(struct recorder *r)
 		ring_buffer__consume(r->rb);
 		now = now_ns();
 		/* We answer stops: see SB_HEARTBEAT_STALE_NS. */
-		r->env.skel->bss->heartbeat_ns = (__u64)now;
+		sb_guardian_heartbeat(r->env.skel);
 		if (live && now - last_t >= every)
 			status_line(r, now, &last_calls, &last_t);
 		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/detach.h"
+#include "record/guardian.h"
 #include "record/maps.h"
 #include "record/sources/mpi_calls.h"
 #include "record/sources/mpi_lib.h"
@@ -67,8 +68,9 @@ static int keep(struct mpi_calls *m, struct bpf_link *link)
 	return ret;
 }
 
-static int attach_one(struct mpi_calls *m, struct bpf_program *prog, const char *path,
-		      uint64_t offset, uint64_t cookie, bool retprobe, struct sb_error *err)
+static int attach_one(struct mpi_calls *m, struct region_bpf *skel, struct bpf_program *prog,
+		      const char *path, uint64_t offset, uint64_t cookie, bool retprobe,
+		      struct sb_error *err)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie, .retprobe = retprobe);
 	struct bpf_link *link;
@@ -76,6 +78,7 @@ static int attach_one(struct mpi_calls *m, struct bpf_program *prog, const char 
 
 	if (ret)
 		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
+	sb_guardian_heartbeat(skel);
 	link = bpf_program__attach_uprobe_opts(prog, -1, path, (size_t)offset, &opts);
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach to %s: %s", path,
@@ -96,10 +99,10 @@ static int attach_probes(struct mpi_calls *m, struct sb_source_env *env, const c
 		if (!lib->offset[op] || (op >= SB_MPI_TEST && !env->opts->mpi_all))
 			continue;
 		/* The return first: an entry whose return is not probed would leave its frame open. */
-		ret = attach_one(m, skel->progs.mpi_exit, path, lib->offset[op], op | lib->abi, true,
+		ret = attach_one(m, skel, skel->progs.mpi_exit, path, lib->offset[op], op | lib->abi, true,
 				 err);
 		if (!ret)
-			ret = attach_one(m, skel->progs.mpi_enter, path, lib->offset[op],
+			ret = attach_one(m, skel, skel->progs.mpi_enter, path, lib->offset[op],
 					 op | lib->abi, false, err);
 	}
 	return ret;
