@@ -29,7 +29,10 @@ const volatile __u64 offcpu_min_ns = 0;	/* shorter blocks are not worth a stack 
  * nothing is recorded and no process is stopped, however long detaching takes.
  */
 volatile bool recording = false;
-/* Written by user space each time it polls: a stale one means nobody would answer a stop. */
+/*
+ * Written by user space each time it polls, and ahead of time (a lease) before
+ * long work: a stale one means nobody would answer a stop.
+ */
 volatile __u64 heartbeat_ns = 0;
 
 /* The descriptor layout of include/scope_bpf.h, as it sits in the traced process. */
@@ -647,7 +650,7 @@ static __always_inline void sync_process(__u32 tgid, __u32 reason)
 	e = reserve_proc(SB_EV_SYNC, tgid, 0, reason, 0);
 	if (!e)
 		return;
-	if (stop_on_sync && bpf_ktime_get_ns() - heartbeat_ns < SB_HEARTBEAT_STALE_NS) {
+	if (stop_on_sync && (__s64)(bpf_ktime_get_ns() - heartbeat_ns) < (__s64)SB_HEARTBEAT_STALE_NS) {
 		e->stop_seq = note_stop(tgid);
 		if (e->stop_seq)
 			bpf_send_signal(SIGSTOP);

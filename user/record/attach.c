@@ -16,6 +16,9 @@
 #include "record/attach.h"
 #include "record/guardian.h"
 #include "record/probes.h"
+
+/* What registering one uprobe took at worst on a loaded machine here (two per probe note). */
+#define UPROBE_REGISTER_MAX_NS 1000000000ULL
 #include "region.skel.h"
 
 void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guardian *g,
@@ -63,8 +66,6 @@ static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char
 	ret = sb_detach_mark(&a->held);
 	if (ret)
 		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
-	/* Each uprobe can take long to register: the held process must wait, not go. */
-	sb_guardian_heartbeat(a->skel);
 	link = bpf_program__attach_usdt(prog, -1, path, SB_PROVIDER, probe, NULL);
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach probe %s:%s: %s", path,
@@ -115,9 +116,12 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	n = sb_count_probes(path);
 	if (n <= 0)
 		return 0;
+	/* Each uprobe can take long to register: the held process must wait, not go. */
+	sb_guardian_busy(a->skel, (uint64_t)n * UPROBE_REGISTER_MAX_NS + 1000000000ULL);
 	ret = attach_usdt(a, a->skel->progs.region_begin, path, "region_begin", err);
 	if (!ret)
 		ret = attach_usdt(a, a->skel->progs.region_end, path, "region_end", err);
+	sb_guardian_heartbeat(a->skel);
 	if (ret)
 		return ret;
 	if (a->verbose)

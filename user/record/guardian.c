@@ -189,7 +189,8 @@ static bool recorder_stalled(const struct watch *w)
 	if (w->bss_size > sizeof(bss) || bpf_map_lookup_elem(w->bss_fd, &zero, bss))
 		return true;
 	memcpy(&hb, bss + w->hb_offset, sizeof(hb));
-	return mono_ns() - hb > SB_HEARTBEAT_STALE_NS;
+	/* Signed: a lease taken before long work lies in the future. */
+	return (int64_t)(mono_ns() - hb) > (int64_t)SB_HEARTBEAT_STALE_NS;
 }
 
 static void guardian_main(const struct watch *w)
@@ -242,6 +243,11 @@ static int keep_only(int *fds[], int n)
 void sb_guardian_heartbeat(struct region_bpf *skel)
 {
 	skel->bss->heartbeat_ns = mono_ns();
+}
+
+void sb_guardian_busy(struct region_bpf *skel, uint64_t for_ns)
+{
+	skel->bss->heartbeat_ns = mono_ns() + for_ns;
 }
 
 int sb_guardian_start(struct sb_guardian *g, struct region_bpf *skel, struct sb_error *err)

@@ -30,6 +30,13 @@ int sb_guardian_start(struct sb_guardian *g, struct region_bpf *skel, struct sb_
 void sb_guardian_heartbeat(struct region_bpf *skel);
 
 /*
+ * A lease: the recorder is about to work for up to for_ns in one call (each
+ * uprobe can take 0.1-0.5 s to register on a loaded machine), and counts as
+ * alive until then.
+ */
+void sb_guardian_busy(struct region_bpf *skel, uint64_t for_ns);
+
+/*
  * Hand the guardian a reference to each of fds, to be closed there once
  * sb_guardian_release() says this process closed its own. 0 when it took all.
  */

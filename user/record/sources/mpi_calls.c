@@ -78,7 +78,7 @@ static int attach_one(struct mpi_calls *m, struct region_bpf *skel, struct bpf_p
 
 	if (ret)
 		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
-	sb_guardian_heartbeat(skel);
+	sb_guardian_busy(skel, 1000000000ULL);
 	link = bpf_program__attach_uprobe_opts(prog, -1, path, (size_t)offset, &opts);
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach to %s: %s", path,
