@@ -16,10 +16,10 @@
 #include "record/attach.h"
 #include "record/guardian.h"
 #include "record/probes.h"
-
-/* What registering one uprobe took at worst on a loaded machine here (two per probe note). */
-#define UPROBE_REGISTER_MAX_NS 1000000000ULL
 #include "region.skel.h"
+
+/* What registering one uprobe took at worst on a loaded machine here. */
+#define UPROBE_REGISTER_MAX_NS 1000000000ULL
 
 void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guardian *g,
 		    bool verbose)
@@ -29,32 +29,6 @@ void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guar
 	a->guardian = g;
 	a->verbose = verbose;
 	sb_hashmap_init(&a->files);
-}
-
-static int keep_link(struct sb_attach *a, struct bpf_link *link)
-{
-	struct bpf_link **links;
-
-	links = realloc(a->links, (a->n_links + 1) * sizeof(*links));
-	if (!links) {
-		bpf_link__destroy(link);
-		return -ENOMEM;
-	}
-	a->links = links;
-	a->links[a->n_links++] = link;
-	return 0;
-}
-
-/* Keep a new link, and a duplicate of each file it opened (see detach.h). */
-static int keep_held_link(struct sb_attach *a, struct bpf_link *link)
-{
-	int ret = sb_detach_hold_new(&a->held);
-
-	if (ret) {
-		bpf_link__destroy(link);
-		return ret;
-	}
-	return keep_link(a, link);
 }
 
 static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char *path,
@@ -70,7 +44,7 @@ static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach probe %s:%s: %s", path,
 			       SB_PROVIDER, probe, strerror(errno));
-	ret = keep_held_link(a, link);
+	ret = sb_detach_keep(&a->held, link);
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
@@ -92,7 +66,7 @@ static int attach_loader(struct sb_attach *a, const char *path)
 				strerror(errno));
 		return 0;
 	}
-	return keep_held_link(a, link);
+	return sb_detach_keep(&a->held, link);
 }
 
 static bool is_loader(const char *path)
@@ -165,13 +139,7 @@ int sb_attach_process(struct sb_attach *a, pid_t pid, struct sb_error *err)
 
 void sb_attach_free(struct sb_attach *a)
 {
-	size_t i;
-
-	/* Cheap while the duplicates hold each probe; their release detaches all at once. */
-	for (i = 0; i < a->n_links; i++)
-		bpf_link__destroy(a->links[i]);
 	sb_detach_release(&a->held, a->guardian);
-	free(a->links);
 	sb_hashmap_free(&a->files);
 	memset(a, 0, sizeof(*a));
 }

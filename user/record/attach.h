@@ -16,9 +16,7 @@ struct sb_guardian;
 struct sb_attach {
 	struct region_bpf *skel;
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
-	struct bpf_link **links;
-	size_t n_links;
-	struct sb_detach held;		/* what the links opened, closed by the guardian */
+	struct sb_detach held;		/* the links, and what they opened (detach.h) */
 	struct sb_guardian *guardian;
 	int probe_files;		/* objects with scope_bpf probes attached so far */
 	int probes;			/* probes in those objects */

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/array.h"
+#include <bpf/libbpf.h>
+
 #include "record/detach.h"
 #include "record/guardian.h"
+#include "util/array.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -55,7 +57,8 @@ int sb_detach_mark(struct sb_detach *d)
 	return open_fds(&d->before, &d->n_before);
 }
 
-int sb_detach_hold_new(struct sb_detach *d)
+/* Hold a duplicate of every fd opened since sb_detach_mark(). 0 or -errno. */
+static int hold_new(struct sb_detach *d)
 {
 	size_t n, i, cap = d->n;
 	int *now, dup_fd, ret;
@@ -81,11 +84,33 @@ int sb_detach_hold_new(struct sb_detach *d)
 	return ret;
 }
 
+int sb_detach_keep(struct sb_detach *d, struct bpf_link *link)
+{
+	struct bpf_link **links;
+	int ret = hold_new(d);
+
+	if (!ret) {
+		links = realloc(d->links, (d->n_links + 1) * sizeof(*links));
+		if (links) {
+			d->links = links;
+			d->links[d->n_links++] = link;
+			return 0;
+		}
+		ret = -ENOMEM;
+	}
+	bpf_link__destroy(link);
+	return ret;
+}
+
 void sb_detach_release(struct sb_detach *d, struct sb_guardian *g)
 {
-	bool adopted = d->n && !sb_guardian_adopt(g, d->fds, d->n);
+	bool adopted;
 	size_t i;
 
+	for (i = 0; i < d->n_links; i++)
+		bpf_link__destroy(d->links[i]);
+	free(d->links);
+	adopted = d->n && !sb_guardian_adopt(g, d->fds, d->n);
 	for (i = 0; i < d->n; i++)
 		close(d->fds[i]);
 	if (adopted)

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+struct bpf_link;
 struct sb_guardian;
 
 /*
@@ -17,6 +18,8 @@ struct sb_guardian;
  * the recorder has moved on. Without a guardian they are closed here.
  */
 struct sb_detach {
+	struct bpf_link **links;	/* the attachments themselves */
+	size_t n_links;
 	int *fds;		/* duplicates held, close-on-exec */
 	size_t n;
 	int *before;		/* open fds when sb_detach_mark() was called, sorted */
@@ -25,9 +28,15 @@ struct sb_detach {
 
 /* Note the open fds before an attachment. 0 or -errno. */
 int sb_detach_mark(struct sb_detach *d);
-/* Hold a duplicate of every fd opened since sb_detach_mark(). 0 or -errno. */
-int sb_detach_hold_new(struct sb_detach *d);
-/* Let go of every held duplicate: to the guardian g when it takes them, else closed here. */
+/*
+ * Keep link, made since sb_detach_mark(), with a duplicate of every fd it
+ * opened. 0, or -errno with link destroyed.
+ */
+int sb_detach_keep(struct sb_detach *d, struct bpf_link *link);
+/*
+ * Destroy the links kept (cheap: the duplicates still hold each probe), then
+ * let go of the duplicates: to the guardian g when it takes them, else closed here.
+ */
 void sb_detach_release(struct sb_detach *d, struct sb_guardian *g);
 
 #endif

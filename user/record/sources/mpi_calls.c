@@ -28,9 +28,7 @@
 
 struct mpi_calls {
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
-	struct bpf_link **links;
-	size_t n_links;
-	struct sb_detach held;		/* what the links opened, closed by the guardian */
+	struct sb_detach held;		/* the links, and what they opened (detach.h) */
 	int libraries;			/* MPI libraries probed */
 	bool installed_probed;		/* the installed libraries were looked at */
 	bool started;
@@ -50,24 +48,6 @@ static int mpi_configure(void *state, struct sb_source_env *env)
 	return 0;
 }
 
-static int keep(struct mpi_calls *m, struct bpf_link *link)
-{
-	struct bpf_link **links;
-	int ret = sb_detach_hold_new(&m->held);
-
-	if (!ret) {
-		links = realloc(m->links, (m->n_links + 1) * sizeof(*links));
-		if (links) {
-			m->links = links;
-			m->links[m->n_links++] = link;
-			return 0;
-		}
-		ret = -ENOMEM;
-	}
-	bpf_link__destroy(link);
-	return ret;
-}
-
 static int attach_one(struct mpi_calls *m, struct region_bpf *skel, struct bpf_program *prog,
 		      const char *path, uint64_t offset, uint64_t cookie, bool retprobe,
 		      struct sb_error *err)
@@ -84,7 +64,7 @@ static int attach_one(struct mpi_calls *m, struct region_bpf *skel, struct bpf_p
 		return sb_fail(err, errno, "%s: cannot attach to %s: %s", path,
 			       sb_mpi_function((unsigned int)(cookie & SB_MPI_OP_MASK)),
 			       strerror(errno));
-	ret = keep(m, link);
+	ret = sb_detach_keep(&m->held, link);
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
@@ -289,15 +269,8 @@ static int mpi_record(void *state, struct sb_source_env *env, const void *data, 
 static void mpi_detach(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
-	size_t i;
 
-	/* Cheap while the duplicates hold each probe; their release detaches all at once. */
-	for (i = 0; i < m->n_links; i++)
-		bpf_link__destroy(m->links[i]);
 	sb_detach_release(&m->held, env->guardian);
-	free(m->links);
-	m->links = NULL;
-	m->n_links = 0;
 }
 
 static int mpi_losses(void *state, struct sb_source_env *env)
@@ -315,12 +288,8 @@ static int mpi_losses(void *state, struct sb_source_env *env)
 static void mpi_free(void *state)
 {
 	struct mpi_calls *m = state;
-	size_t i;
 
-	for (i = 0; i < m->n_links; i++)
-		bpf_link__destroy(m->links[i]);
 	sb_detach_release(&m->held, NULL);
-	free(m->links);
 	if (m->started)
 		sb_hashmap_free(&m->files);
 }

@@ -308,20 +308,27 @@ static char *read_environ(pid_t pid, size_t *len)
 	return buf;
 }
 
+int sb_mpi_claim_of(pid_t pid, struct sb_mpi_claim *out)
+{
+	size_t len;
+	char *env = read_environ(pid, &len);
+	int found;
+
+	if (!env)
+		return -1;
+	found = sb_mpi_env_parse(env, len, out);
+	free(env);
+	return found;
+}
+
 /* What pid's own environment says; a process that names no rank (any longer) has no claim. */
 static int read_claim(struct sb_mpi_ranks *s, pid_t pid)
 {
 	struct sb_mpi_claim c = { .var = NO_CLAIM };
-	size_t len;
-	char *env = read_environ(pid, &len);
+	int found = sb_mpi_claim_of(pid, &c);
 
-	if (!env)
+	if (found < 0 || (!found && !sb_hashmap_get(&s->index_of, pid, 0)))
 		return 0;
-	if (!sb_mpi_env_parse(env, len, &c) && !sb_hashmap_get(&s->index_of, pid, 0)) {
-		free(env);
-		return 0;
-	}
-	free(env);
 	return sb_mpi_ranks_claim(s, pid, &c);
 }
 

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/hashmap.h"
 
@@ -39,6 +40,9 @@ const char *sb_mpi_var_name(enum sb_mpi_var var);
  * size is given and valid) wins. 1 when found, 0 when not.
  */
 int sb_mpi_env_parse(const char *env, size_t n, struct sb_mpi_claim *out);
+
+/* The claim in the environment pid was given at its last exec: 1, 0 when none, -1 unreadable. */
+int sb_mpi_claim_of(pid_t pid, struct sb_mpi_claim *out);
 
 /* A claim as the state keeps it, with the order the recorder first saw it. */
 struct sb_mpi_seen {
