@@ -93,13 +93,29 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-/* Key: stack id. Value: the instruction pointers (user or kernel) of a stack. */
+/*
+ * Key: a 64-bit hash of a stack. Value: its instruction pointers (user or
+ * kernel). Not a stack-trace map: that one keeps a single stack per bucket and
+ * refuses (or, asked to, overwrites) a different stack that hashes to a taken
+ * bucket, so a sample silently lost its stack once a few thousand stacks were
+ * known. A hash map chains. Preallocated, as the stack-trace map was: one
+ * allocated on demand fails in bursts of new stacks (its per-CPU caches are
+ * refilled later, from irq_work), which lost stacks at a context switch.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SB_MAX_STACKS);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, SB_MAX_STACK_DEPTH * sizeof(__u64));
+	__type(key, __u64);
+	__type(value, struct sb_stack_ips);
 } stacks SEC(".maps");
+
+/* Room for the stack being taken: too large for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sb_stack_ips);
+} stack_scratch SEC(".maps");
 
 /* Key: (thread, stacks, region path). Value: CPU samples. Read by user space at the end. */
 struct {
@@ -488,6 +504,37 @@ static __always_inline void add_offcpu(struct sb_thread_state *th, __u32 tgid, _
 		count(SB_CNT_LOST_SAMPLES, 1);
 }
 
+/*
+ * The current user (BPF_F_USER_STACK) or kernel stack, kept in the stacks map;
+ * returns its key, 0 when there is none or no room (counted).
+ */
+static __always_inline __u64 take_stack(void *ctx, __u64 flags)
+{
+	__u64 h = 0xcbf29ce484222325ULL ^ flags;	/* FNV-1a; user and kernel stacks apart */
+	struct sb_stack_ips *s;
+	__u32 zero = 0;
+	long n;
+	int i;
+
+	s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!s)
+		return 0;
+	/* The kernel zeroes what it does not fill: the hash reads up to the first 0. */
+	n = bpf_get_stack(ctx, s->ip, sizeof(s->ip), flags);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < SB_MAX_STACK_DEPTH && s->ip[i]; i++)
+		h = (h ^ s->ip[i]) * 0x100000001b3ULL;
+	h = h ?: 1;
+	if (bpf_map_lookup_elem(&stacks, &h))
+		return h;
+	if (bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST) && !bpf_map_lookup_elem(&stacks, &h)) {
+		count(SB_CNT_LOST_STACKS, 1);
+		return 0;
+	}
+	return h;
+}
+
 /* A CPU sample: counted per (thread, stacks, region path) in the kernel, never sent one by one. */
 SEC("?perf_event")	/* loaded only when the sampler asks for it */
 int on_sample(struct bpf_perf_event_data *ctx)
@@ -503,8 +550,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	key.tgid = tgid;
 	key.tid = tid;
 	key.path = th ? innermost_path(th) : 0;
-	key.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	key.kstack = kernel_stacks ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+	key.ustack = take_stack(ctx, BPF_F_USER_STACK);
+	key.kstack = kernel_stacks ? take_stack(ctx, 0) : 0;
 	n = bpf_map_lookup_elem(&cpu_samples, &key);
 	if (n) {
 		__sync_fetch_and_add(n, 1);
@@ -554,8 +601,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			th->off_since = now;
 			if (offcpu_stacks) {
 				/* prev is still current here: these are its stacks. */
-				th->off_ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-				th->off_kstack = bpf_get_stackid(ctx, &stacks, 0);
+				th->off_ustack = take_stack(ctx, BPF_F_USER_STACK);
+				th->off_kstack = take_stack(ctx, 0);
 				th->off_path = innermost_path(th);
 			}
 		}

@@ -15,6 +15,11 @@
 #define SB_RINGBUF_MIN (4u << 20)
 #define SB_RINGBUF_MAX (64u << 20)
 #define SB_MAX_STACK_DEPTH 127	/* the kernel's PERF_MAX_STACK_DEPTH */
+
+/* Value of the stacks map: instruction pointers, zero after the last. */
+struct sb_stack_ips {
+	__u64 ip[SB_MAX_STACK_DEPTH];
+};
 #define SB_MAX_STACKS 16384
 #define SB_MAX_SAMPLE_KEYS 65536
 #define SB_PATH_SEED 0x9e3779b97f4a7c15ULL	/* path hash of "outside every region" is 0 */
@@ -54,6 +59,7 @@ enum sb_counter {
 	SB_CNT_THREADS_FULL,	/* calls not recorded: the thread table had no slot for their thread */
 	SB_CNT_LOST_SAMPLES,	/* samples or off-CPU intervals the aggregation maps had no room for */
 	SB_CNT_MPI_UNMATCHED,	/* MPI returns without their entry (tracing began inside the call) */
+	SB_CNT_LOST_STACKS,	/* stacks the stack table had no room for (their samples are kept) */
 	SB_CNT_MAX,
 };
 
@@ -160,8 +166,8 @@ struct sb_thread_state {
 	__u64 off_since;	/* 0 while on-CPU */
 	__u64 cpu_ns;
 	__u64 offcpu_ns;
-	__s32 off_ustack;	/* where it blocked, for off-CPU stacks */
-	__s32 off_kstack;
+	__u64 off_ustack;	/* where it blocked, for off-CPU stacks (stacks map keys) */
+	__u64 off_kstack;
 	__u64 off_path;
 	struct sb_frame frames[SB_MAX_DEPTH];
 };
@@ -170,8 +176,8 @@ struct sb_thread_state {
 struct sb_sample_key {
 	__u32 tgid;
 	__u32 tid;
-	__s32 ustack;		/* stack map id, <0 when none */
-	__s32 kstack;
+	__u64 ustack;		/* stacks map key, 0 when none */
+	__u64 kstack;
 	__u64 path;		/* path hash of the innermost open region, 0 outside */
 };
 

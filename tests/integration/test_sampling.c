@@ -1,4 +1,6 @@
 /* Integration: sample the hotspots app with real BPF and check where the samples land. */
+#include <inttypes.h>
+
 #include "harness.h"
 
 /* Share of kind-weighted samples of path `region` whose stack holds `function` (leaf if leaf_only). */
@@ -82,6 +84,43 @@ static void test_samples_land_in_each_regions_hot_function(void **state)
 	assert_in_range(total, 250 * MS, 600 * MS);
 	assert_int_equal(meta_int(&p, "sample_frequency_hz"), 999);
 	assert_int_equal(meta_int(&p, "lost_samples"), 0);
+	assert_int_equal(meta_int(&p, "lost_stacks"), 0);
+	sb_profile_free(&p);
+}
+
+/*
+ * Thousands of distinct stacks each keep their own: a table that holds one
+ * stack per hash bucket (a BPF stack-trace map) drops a few percent of them.
+ */
+static void test_every_sample_keeps_its_stack_among_thousands(void **state)
+{
+	const struct sb_samples *s;
+	uint64_t total = 0, stackless = 0;
+	struct sb_profile p;
+	char out[300];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--sample=999",
+			 "-o", (char *)tmp_file("stacks.h5", out, sizeof(out)), "--", NULL, NULL };
+	char path[512];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	argv[7] = (char *)app_path("many_stacks", path, sizeof(path));
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	s = &p.samples;
+	for (i = 0; i < s->n_samples; i++) {
+		if (s->samples[i].kind != SB_SAMPLE_CPU || s->samples[i].path < 0)
+			continue;
+		total += s->samples[i].count;
+		stackless += s->samples[i].ustack < 0 ? s->samples[i].count : 0;
+	}
+	print_message("%" PRIu64 " samples in walk, %zu stacks, %" PRIu64 " without stack\n",
+		      total, s->n_stacks, stackless);
+	assert_true(total >= 1000);
+	assert_true(s->n_stacks >= 500);
+	assert_true(stackless * 200 <= total);
+	assert_int_equal(meta_int(&p, "lost_stacks"), 0);
 	sb_profile_free(&p);
 }
 
@@ -89,6 +128,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_samples_land_in_each_regions_hot_function),
+		cmocka_unit_test(test_every_sample_keeps_its_stack_among_thousands),
 	};
 
 	return cmocka_run_group_tests_name("sampling", tests, setup_tmp, teardown_tmp);

@@ -35,6 +35,8 @@ const struct sb_health_key sb_health_keys[] = {
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",
 	  "the sample maps were full; sampled shares are undercounted" },
+	{ "lost_stacks", "stacks were lost", "stacks lost",
+	  "the stack table was full; those samples are counted without their stack" },
 	{ "mpi_calls_open_at_start", "MPI calls were open when recording attached",
 	  "MPI open at start",
 	  "they began before -p attached (or their thread had no slot), so only their "

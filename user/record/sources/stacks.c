@@ -135,23 +135,24 @@ static int tracing_frames(struct builder *b, const uint64_t *ips)
 }
 
 /*
- * The model id of a kernel stack id as seen by process tgid; -1 when the kernel
- * lost it, or when memory ran out (the sample then simply has no stack).
+ * The model id of the stack the kernel keeps under key, as seen by process
+ * tgid; -1 when the kernel kept none (no stack, or no room: counted there),
+ * or when memory ran out (the sample then simply has no stack).
  */
-static int64_t stack_id(struct builder *b, uint32_t tgid, bool kernel, int32_t kid)
+static int64_t stack_id(struct builder *b, uint32_t tgid, bool kernel, uint64_t key)
 {
 	uint64_t space = kernel ? KERNEL_TGID : tgid, *known, ips[SB_MAX_STACK_DEPTH];
 	struct sb_samples *o = b->out;
 	struct sb_stack *stacks;
 	uint64_t first = o->n_stack_frames;
-	__u32 key = (__u32)kid;
 	int i, ret;
 
-	if (kid < 0)
+	if (!key)
 		return -1;
 	known = sb_hashmap_get(&b->st->stack_of, space, key);
 	if (known)
 		return (int64_t)*known;
+	_Static_assert(sizeof(ips) == sizeof(struct sb_stack_ips), "the stacks map's value");
 	memset(ips, 0, sizeof(ips));
 	if (bpf_map_lookup_elem(b->stacks_fd, &key, ips))
 		return -1;
@@ -272,7 +273,9 @@ static int stacks_losses(void *state, struct sb_source_env *env)
 {
 	(void)state;
 	return sb_profile_set_int(&env->coll->prof, "lost_samples",
-				  (int64_t)env->counters[SB_CNT_LOST_SAMPLES]);
+				  (int64_t)env->counters[SB_CNT_LOST_SAMPLES]) ?:
+	       sb_profile_set_int(&env->coll->prof, "lost_stacks",
+				  (int64_t)env->counters[SB_CNT_LOST_STACKS]);
 }
 
 static void stacks_free(void *state)
