@@ -141,7 +141,8 @@ static void test_bounds_are_what_causality_allows(void **state)
 
 	(void)state;
 	assert_int_equal(sb_shift_bounds(ref, 3, q, 3, &b), 0);
-	/* First barrier: [100 - 1140, 150 - 1090]; last: [500 - 1530, 510 - 1505]; init's counts differ. */
+	/* First barrier: [100 - 1140, 150 - 1090]; last: [500 - 1530, 510 - 1505]. */
+	/* Init is no witness: its counts differ. */
 	assert_int_equal(b.witnesses, 2);
 	assert_int_equal(b.lo, -1030);
 	assert_int_equal(b.hi, -995);
@@ -227,12 +228,13 @@ static void test_rank_times_are_init_exit_and_finalize_entry(void **state)
  * One rank of a run on a node whose monotonic clock reads skew more than
  * node A's, its realtime offset reading wrong by err. On A's clock: rank 0
  * is in the barrier over [100, 160], rank 1 over [140, 150]; in init over
- * [40, 50] and [0, 51].
+ * [40, 50] and [late, late + 51].
  */
 static void write_node(const char *path, uint32_t rank, int64_t skew, int64_t err,
-		       const char *boot)
+		       const char *boot, int64_t late)
 {
-	int64_t bar[] = { rank ? 140 : 100, rank ? 150 : 160 }, init[] = { rank ? 0 : 40, rank ? 51 : 50 };
+	int64_t bar[] = { rank ? 140 : 100, rank ? 150 : 160 };
+	int64_t init[] = { rank ? late : 40, rank ? late + 51 : 50 };
 	struct sb_error e = { .msg = "" };
 	struct sb_thread th = { rank, 0, 100 + rank, skew, -1, -1, "main" };
 	struct sb_profile p;
@@ -254,16 +256,16 @@ static void write_node(const char *path, uint32_t rank, int64_t skew, int64_t er
 	sb_profile_free(&p);
 }
 
-static int64_t merged_shift(int64_t err, const char *method)
+static int64_t merged_shift_late(int64_t err, int64_t late, const char *method, FILE *note)
 {
 	const char *in[] = { tmp_path("a.h5"), tmp_path("b.h5") };
 	struct sb_error e = { .msg = "" };
 	struct sb_profile p;
 	int64_t shift;
 
-	write_node(in[0], 0, 0, 0, "boot-a");
-	write_node(in[1], 1, 7000000, err, "boot-b");
-	if (sb_merge(in, 2, tmp_path("m.h5"), NULL, &e))
+	write_node(in[0], 0, 0, 0, "boot-a", 0);
+	write_node(in[1], 1, 7000000, err, "boot-b", late);
+	if (sb_merge(in, 2, tmp_path("m.h5"), note, &e))
 		fail_msg("%s", e.msg);
 	assert_int_equal(sb_h5_read(tmp_path("m.h5"), &p, &e), 0);
 	shift = sb_profile_meta(&p, "merge_clock_shift_ns_1")->i;
@@ -271,6 +273,11 @@ static int64_t merged_shift(int64_t err, const char *method)
 	expect_has(sb_profile_meta(&p, "merge_inputs")->s, "\"clock_witnesses\": 2");
 	sb_profile_free(&p);
 	return shift;
+}
+
+static int64_t merged_shift(int64_t err, const char *method)
+{
+	return merged_shift_late(err, 0, method, NULL);
 }
 
 /*
@@ -287,6 +294,25 @@ static void test_merge_moves_a_wrong_estimate_into_the_bounds(void **state)
 	assert_int_equal(merged_shift(-5000000, "lower collective bound"), -7000000 - 11);
 }
 
+/*
+ * Rank 1 in init from 1000 (A's clock) after rank 0 left it at 50, yet in the
+ * barrier with it: no shift obeys both. The estimate is kept, and said so.
+ */
+static void test_contradicting_collectives_keep_the_estimate(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *note = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(note);
+	assert_int_equal(merged_shift_late(5000000, 1000, "contradict", note), -7000000 + 5000000);
+	fclose(note);
+	expect_has(text, "b.h5: its MPI collectives and those of");
+	expect_has(text, "allow no common clock shift (-7000050 > -7000950 ns)");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_moves_to_the_nearest_bound),
 		cmocka_unit_test(test_rank_times_are_init_exit_and_finalize_entry),
 		cmocka_unit_test(test_merge_moves_a_wrong_estimate_into_the_bounds),
+		cmocka_unit_test(test_contradicting_collectives_keep_the_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
