@@ -281,6 +281,7 @@ static void test_shifted_node_merges_back_exactly(void **state)
 	assert_string_equal(meta_text(&pm, "merge_clock_method_1"),
 			    "realtime offsets, within the collective bounds");
 	assert_int_equal(pm.n_events, pr.n_events);
+	assert_string_equal(meta_text(&pm, "mpi_rank_times"), meta_text(&pr, "mpi_rank_times"));
 	for (i = 0; i < pr.n_pairs; i++) {
 		q = &pr.pairs[i];
 		t = must_pair(&pm, pr.regions[q->region].name, q->rank);

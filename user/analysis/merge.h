@@ -55,7 +55,8 @@ int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input
 /*
  * out's metadata from the inputs: the first input's, with start and end
  * spanning all (shifted), mpi_size the largest (at least out's rank count),
- * num_nodes the distinct host names, loss counters summed, and a record of
+ * num_nodes the distinct host names, loss counters summed, mpi_rank_times
+ * of every rank (when an input has it), and a record of
  * the inputs: merge_inputs (JSON list: file, host, ranks, clock method,
  * estimate, bounds, shift), merge_clock_shift_ns_<i> and merge_clock_method.
  * 0 or -ENOMEM.

@@ -7,6 +7,7 @@
 
 #include "analysis/merge.h"
 #include "model/health.h"
+#include "model/mpi_sync.h"
 #include "util/text_format.h"
 
 static bool meta_int(const struct sb_profile *p, const char *key, int64_t *v)
@@ -261,6 +262,23 @@ static int copy_meta(struct sb_profile *out, const struct sb_profile *p)
 	return ret;
 }
 
+/* Every rank's MPI_Init exit and MPI_Finalize entry, from out's (moved) index rows. */
+static int rank_times(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
+{
+	char *json;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n && !sb_profile_meta(&in[i].p, SB_META_MPI_RANK_TIMES); i++)
+		;
+	if (i == n)
+		return 0;
+	json = sb_mpi_rank_times_json(out);
+	ret = json ? sb_profile_set_str(out, SB_META_MPI_RANK_TIMES, json) : -ENOMEM;
+	free(json);
+	return ret;
+}
+
 int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
 {
 	char key[64], *json;
@@ -270,6 +288,7 @@ int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, s
 	ret = copy_meta(out, &in[0].p);
 	ret |= span(out, in, n);
 	ret |= sizes(out, in, n);
+	ret |= rank_times(out, in, n);
 	for (i = 0; i < n; i++) {
 		snprintf(key, sizeof(key), "merge_clock_shift_ns_%zu", i);
 		ret |= sb_profile_set_int(out, key, in[i].shift);
