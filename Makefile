@@ -85,6 +85,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
 
 -include tests/apps/apps.mk
+-include tests/tools/tools.mk
 -include tests/fuzz/fuzz.mk
 -include user/render/html/html.mk
 -include tests/bench/bench.mk

@@ -43,6 +43,16 @@ static inline const char *app_path(const char *app, char *buf, size_t size)
 	return buf;
 }
 
+/* A test tool (tests/tools/NAME.c): built beside the tests, in $SCOPE_BPF's build folder. */
+static inline const char *tool_path(const char *name, char *buf, size_t size)
+{
+	const char *bin = scope_bin(), *slash = strrchr(bin, '/');
+
+	snprintf(buf, size, "%.*s/tests/%s", slash ? (int)(slash - bin) : 1, slash ? bin : ".",
+		 name);
+	return buf;
+}
+
 /* Loading BPF needs root here; under CI a skip would hide a broken feature, so it fails. */
 static inline void require_bpf(void)
 {

@@ -7,6 +7,9 @@
 #include "io/h5write.h"
 
 #define SHIFT 5000000000LL	/* the second node's clock, 5 s behind the first's */
+#define NODE_D 3000000000000LL	/* sb_shift_clock's node: its clock reads 3000 s more */
+#define NTP_E (20 * MS)		/* that node's realtime offset, this far wrong */
+#define SYNC_TOL (4 * MS)	/* a barrier's exits after its last entry, on a loaded machine */
 
 /*
  * Replace attribute key of /metadata in the HDF5 file at path with v of type t.
@@ -184,6 +187,157 @@ static void test_two_recordings_merge(void **state)
 	sb_profile_free(&pm);
 }
 
+/* record -- mpiexec -n 4 mpi_ranks: rank 0 comes to the barrier 30 ms after the others. */
+static void record_mpi_ranks(const char *out)
+{
+	char app[300];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", (char *)out, "--", "mpiexec",
+			 "-n", "4", (char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
+
+	assert_int_equal(run(argv), 0);
+}
+
+/* sb_shift_clock --ranks RANKS --shift D --skew E IN OUT: as recorded on another node. */
+static void shift_clock(const char *in, const char *out, const char *ranks, int64_t d, int64_t e)
+{
+	char tool[300], ds[32], es[32];
+	char *argv[] = { (char *)tool_path("sb_shift_clock", tool, sizeof(tool)), "--ranks",
+			 (char *)ranks, "--shift", ds, "--skew", es, (char *)in, (char *)out, NULL };
+
+	snprintf(ds, sizeof(ds), "%lld", (long long)d);
+	snprintf(es, sizeof(es), "%lld", (long long)e);
+	assert_int_equal(run(argv), 0);
+}
+
+/* The MPI region of rank that starts with op ("mpi:barrier "). */
+static const struct sb_pair *mpi_pair(const struct sb_profile *p, const char *op, uint32_t rank)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].rank == rank && !strncmp(p->regions[p->pairs[i].region].name, op,
+							  strlen(op)))
+			return &p->pairs[i];
+	fail_msg("rank %u has no %s call", rank, op);
+	return NULL;
+}
+
+static const char *meta_text(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	if (!m || m->is_int || !m->s)
+		fail_msg("no text metadata %s", key);
+	return m->s;
+}
+
+/* Each rank's MPI_Init exit and MPI_Finalize entry, as its calls say, in the metadata. */
+static void test_recording_marks_mpi_init_and_finalize(void **state)
+{
+	const struct sb_pair *init, *fin;
+	char out[300], want[200];
+	struct sb_profile p;
+	uint32_t r;
+
+	(void)state;
+	require_bpf();
+	record_mpi_ranks(tmp_file("marks.h5", out, sizeof(out)));
+	load_profile(out, &p);
+	for (r = 0; r < 4; r++) {
+		init = mpi_pair(&p, "mpi:init", r);
+		fin = mpi_pair(&p, "mpi:finalize ", r);
+		assert_true(init->stats.start_minimum + init->stats.first < fin->stats.start_minimum);
+		snprintf(want, sizeof(want),
+			 "{\"rank\": %u, \"init_exit_ns\": %lld, \"finalize_entry_ns\": %lld}", r,
+			 (long long)(init->stats.start_minimum + init->stats.first),
+			 (long long)fin->stats.start_minimum);
+		if (!strstr(meta_text(&p, "mpi_rank_times"), want))
+			fail_msg("missing %s in %s", want, meta_text(&p, "mpi_rank_times"));
+	}
+	sb_profile_free(&p);
+}
+
+/*
+ * One run split as two nodes would have recorded it: ranks 1-3 here, rank 0
+ * on a node whose clock reads NODE_D more. Merged, every call is back where
+ * it was, to the nanosecond, and the collectives agreed with the offsets.
+ */
+static void test_shifted_node_merges_back_exactly(void **state)
+{
+	char run_h5[300], a[300], b[300], m[300];
+	struct sb_profile pr, pm;
+	const struct sb_pair *q, *t;
+	size_t i, k;
+
+	(void)state;
+	require_bpf();
+	record_mpi_ranks(tmp_file("run.h5", run_h5, sizeof(run_h5)));
+	shift_clock(run_h5, tmp_file("a.h5", a, sizeof(a)), "1-3", 0, 0);
+	shift_clock(run_h5, tmp_file("b.h5", b, sizeof(b)), "0", NODE_D, 0);
+	assert_int_equal(merge(a, b, tmp_file("m.h5", m, sizeof(m))), 0);
+	load_profile(run_h5, &pr);
+	load_profile(m, &pm);
+	assert_int_equal(meta_int(&pm, "merge_clock_shift_ns_1"), -NODE_D);
+	assert_string_equal(meta_text(&pm, "merge_clock_method_1"),
+			    "realtime offsets, within the collective bounds");
+	assert_int_equal(pm.n_events, pr.n_events);
+	assert_string_equal(meta_text(&pm, "mpi_rank_times"), meta_text(&pr, "mpi_rank_times"));
+	for (i = 0; i < pr.n_pairs; i++) {
+		q = &pr.pairs[i];
+		t = must_pair(&pm, pr.regions[q->region].name, q->rank);
+		assert_int_equal(t->count, q->count);
+		for (k = 0; k < q->count; k++) {
+			assert_int_equal(pm.events[t->offset + k].start, pr.events[q->offset + k].start);
+			assert_int_equal(pm.events[t->offset + k].end, pr.events[q->offset + k].end);
+		}
+	}
+	sb_profile_free(&pr);
+	sb_profile_free(&pm);
+}
+
+/* The clock_estimate_ns of input i in merge_inputs. */
+static int64_t estimate_of(const struct sb_profile *p, int i)
+{
+	const char *at = meta_text(p, "merge_inputs");
+
+	for (; i >= 0 && at; i--)
+		at = strstr(at + 1, "\"clock_estimate_ns\": ");
+	assert_non_null(at);
+	return strtoll(at + strlen("\"clock_estimate_ns\": "), NULL, 10);
+}
+
+/*
+ * The same, with rank 0's node's realtime offset NTP_E wrong: the offsets
+ * alone would put its calls NTP_E late; rank 0 came to the barrier last, so
+ * the others cannot have left it before it came, and its barrier exit lands
+ * within SYNC_TOL of where it was.
+ */
+static void test_wrong_realtime_offset_is_refined_by_collectives(void **state)
+{
+	char run_h5[300], a[300], b[300], m[300];
+	struct sb_profile pr, pm;
+	int64_t was, now;
+
+	(void)state;
+	require_bpf();
+	record_mpi_ranks(tmp_file("ntp.h5", run_h5, sizeof(run_h5)));
+	shift_clock(run_h5, tmp_file("ntp_a.h5", a, sizeof(a)), "1-3", 0, 0);
+	shift_clock(run_h5, tmp_file("ntp_b.h5", b, sizeof(b)), "0", NODE_D, NTP_E);
+	assert_int_equal(merge(a, b, tmp_file("ntp_m.h5", m, sizeof(m))), 0);
+	load_profile(run_h5, &pr);
+	load_profile(m, &pm);
+	/* Unrefined, every call of rank 0 would be NTP_E off. */
+	assert_int_equal(estimate_of(&pm, 1), -NODE_D + NTP_E);
+	assert_non_null(strstr(meta_text(&pm, "merge_clock_method_1"), "upper collective bound"));
+	was = mpi_pair(&pr, "mpi:barrier ", 0)->stats.end_maximum;
+	now = mpi_pair(&pm, "mpi:barrier ", 0)->stats.end_maximum;
+	if (llabs(now - was) > SYNC_TOL)
+		fail_msg("rank 0 left the barrier %lld ns from where it did", (long long)(now - was));
+	assert_int_equal(now - was, meta_int(&pm, "merge_clock_shift_ns_1") + NODE_D);
+	sb_profile_free(&pr);
+	sb_profile_free(&pm);
+}
+
 /* Two runs that are both rank 0: refused, naming both files, nothing written. */
 static void test_conflicting_ranks_are_refused(void **state)
 {
@@ -207,6 +361,9 @@ int main(void)
 		cmocka_unit_test(test_output_name_is_expanded),
 		cmocka_unit_test(test_recording_reads_the_clocks),
 		cmocka_unit_test(test_two_recordings_merge),
+		cmocka_unit_test(test_recording_marks_mpi_init_and_finalize),
+		cmocka_unit_test(test_shifted_node_merges_back_exactly),
+		cmocka_unit_test(test_wrong_realtime_offset_is_refined_by_collectives),
 		cmocka_unit_test(test_conflicting_ranks_are_refused),
 	};
 

@@ -4,6 +4,7 @@
  * stream from each input's /events to the output in the writer's chunks.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +439,23 @@ static ssize_t merge_read(struct sb_event_stream *s, struct sb_event *rows, size
 
 /* ---- the whole merge ---- */
 
+/* Every input on the first one's clock; a note for bounds that could not be used. */
+static int align_clocks(struct sb_merge_input *in, size_t n, FILE *note, struct sb_error *err)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		ret = sb_merge_clock_shift(&in[0], &in[i], err);
+		if (!ret && in[i].contradicts && note)
+			fprintf(note, "scope-bpf merge: note: %s: its MPI collectives and those of %s "
+				"allow no common clock shift (%" PRId64 " > %" PRId64 " ns); kept %"
+				PRId64 " ns from the realtime offsets\n", in[i].path, in[0].path,
+				in[i].bounds.lo, in[i].bounds.hi, in[i].shift);
+	}
+	return ret;
+}
+
 static int merge_write(struct sb_merge_input *in, size_t n, const char *output, FILE *note,
 		       struct sb_error *err)
 {
@@ -477,8 +495,8 @@ int sb_merge(const char *const *inputs, size_t n, const char *output, FILE *note
 		: sb_fail(err, EINVAL, "%s: no profiles to merge", output);
 	if (!ret)
 		ret = check_ranks(in, n, err);
-	for (i = 0; i < n && !ret; i++)
-		ret = sb_merge_clock_shift(&in[0], &in[i], err);
+	if (!ret)
+		ret = align_clocks(in, n, note, err);
 	if (!ret)
 		ret = merge_write(in, n, output, note, err);
 	for (i = 0; i < n; i++)

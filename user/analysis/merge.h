@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/merge_clock.h"
 #include "util/error.h"
 #include "model/model.h"
 
@@ -29,6 +30,9 @@ struct sb_merge_input {
 	struct sb_profile p;	/* read lean: events left on disk */
 	int64_t shift;		/* added to every timestamp: the first input's clock */
 	const char *clock;	/* how shift was found, for the metadata */
+	int64_t estimate;	/* the realtime offsets' shift, before refinement */
+	struct sb_shift_bounds bounds;	/* what its collectives allow */
+	bool contradicts;	/* the bounds contradicted each other: not refined */
 };
 
 /* The metadata keys a recording writes for this (record/recorder.c). */
@@ -40,8 +44,10 @@ struct sb_merge_input {
  * The shift that puts q's CLOCK_MONOTONIC times on ref's, into q->shift and
  * q->clock: 0 when both come from the same boot of one machine (one clock);
  * else the difference of their CLOCK_REALTIME - CLOCK_MONOTONIC offsets, each
- * the mean of its start and end readings; 0 and "unknown" when either lacks
- * them. -EINVAL with err set when the offsets are out of range.
+ * the mean of its start and end readings (none when either lacks them),
+ * refined by the blocking collectives both files saw (sb_shift_refine()).
+ * -EINVAL with err set when the offsets or the collectives' times are out of
+ * range, -ENOMEM.
  */
 int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input *q,
 			 struct sb_error *err);
@@ -49,8 +55,10 @@ int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input
 /*
  * out's metadata from the inputs: the first input's, with start and end
  * spanning all (shifted), mpi_size the largest (at least out's rank count),
- * num_nodes the distinct host names, loss counters summed, and a record of
- * the inputs: merge_inputs (JSON list) and merge_clock_shift_ns_<i>.
+ * num_nodes the distinct host names, loss counters summed, mpi_rank_times
+ * of every rank (when an input has it), and a record of
+ * the inputs: merge_inputs (JSON list: file, host, ranks, clock method,
+ * estimate, bounds, shift), merge_clock_shift_ns_<i> and merge_clock_method.
  * 0 or -ENOMEM.
  */
 int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, size_t n);

@@ -7,6 +7,7 @@
 
 #include "analysis/merge.h"
 #include "model/health.h"
+#include "model/mpi_sync.h"
 #include "util/text_format.h"
 
 static bool meta_int(const struct sb_profile *p, const char *key, int64_t *v)
@@ -41,6 +42,30 @@ static int clock_offset(const struct sb_merge_input *in, int64_t *off, struct sb
 	return 0;
 }
 
+/* Bound q's shift by the collectives ref and q both saw, then refine q->estimate by them. */
+static int refine(const struct sb_merge_input *ref, struct sb_merge_input *q, bool known,
+		  struct sb_error *err)
+{
+	struct sb_sync_call *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	int ret;
+
+	ret = sb_sync_calls(&ref->p, &a, &na);
+	if (!ret)
+		ret = sb_sync_calls(&q->p, &b, &nb);
+	if (!ret)
+		ret = sb_shift_bounds(a, na, b, nb, &q->bounds);
+	free(a);
+	free(b);
+	if (ret == -ERANGE)
+		return sb_fail(err, EINVAL, "%s: the times of its MPI collectives and those of %s "
+			       "are too far apart to be one run's", q->path, ref->path);
+	if (ret)
+		return sb_fail(err, -ret, "%s: %s", q->path, strerror(-ret));
+	q->contradicts = sb_shift_refine(q->estimate, known, &q->bounds, &q->shift, &q->clock);
+	return 0;
+}
+
 int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input *q,
 			 struct sb_error *err)
 {
@@ -49,7 +74,9 @@ int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input
 	int64_t off_ref, off_q;
 	int ret;
 
-	q->shift = 0;
+	q->shift = q->estimate = 0;
+	q->bounds = (struct sb_shift_bounds){ INT64_MIN, INT64_MAX, 0 };
+	q->contradicts = false;
 	if (ref == q) {
 		q->clock = "reference";
 		return 0;
@@ -61,13 +88,12 @@ int sb_merge_clock_shift(const struct sb_merge_input *ref, struct sb_merge_input
 	}
 	ret = clock_offset(ref, &off_ref, err);
 	if (ret <= 0 && !(ret = clock_offset(q, &off_q, err)) &&
-	    __builtin_sub_overflow(off_q, off_ref, &q->shift))
+	    __builtin_sub_overflow(off_q, off_ref, &q->estimate))
 		ret = sb_fail(err, EINVAL, "%s: clock offset %" PRId64 " is out of range",
 			      q->path, off_q);
 	if (ret < 0)
 		return ret;
-	q->clock = ret ? "unknown" : "realtime offsets";
-	return 0;
+	return refine(ref, q, ret == 0, err);
 }
 
 /* The earliest start and latest end of all inputs, on the first one's clock. */
@@ -160,7 +186,32 @@ static void print_ranks(FILE *f, const struct sb_profile *p)
 	free(has);
 }
 
-/* merge_inputs: [{"file", "hostname", "ranks", "clock", "clock_shift_ns"}, ...]. */
+/* A bound of the shift, null when there is none. */
+static void print_bound(FILE *f, const struct sb_shift_bounds *b, int64_t v, int64_t none)
+{
+	if (b->witnesses && v != none)
+		fprintf(f, "%" PRId64, v);
+	else
+		fputs("null", f);
+}
+
+/* The clock fields of one input in merge_inputs. */
+static void print_clock(FILE *f, const struct sb_merge_input *in)
+{
+	fputs(", \"clock\": ", f);
+	format_json_string(f, in->clock);
+	fprintf(f, ", \"clock_estimate_ns\": %" PRId64 ", \"clock_bounds_ns\": [", in->estimate);
+	print_bound(f, &in->bounds, in->bounds.lo, INT64_MIN);
+	fputs(", ", f);
+	print_bound(f, &in->bounds, in->bounds.hi, INT64_MAX);
+	fprintf(f, "], \"clock_witnesses\": %u, \"clock_shift_ns\": %" PRId64 "}",
+		in->bounds.witnesses, in->shift);
+}
+
+/*
+ * merge_inputs: [{"file", "hostname", "ranks", "clock", "clock_estimate_ns",
+ * "clock_bounds_ns", "clock_witnesses", "clock_shift_ns"}, ...].
+ */
 static char *inputs_json(const struct sb_merge_input *in, size_t n)
 {
 	char *buf = NULL;
@@ -187,9 +238,7 @@ static char *inputs_json(const struct sb_merge_input *in, size_t n)
 		}
 		format_json_string(f, rbuf ? rbuf : "");
 		free(rbuf);
-		fputs(", \"clock\": ", f);
-		format_json_string(f, in[i].clock);
-		fprintf(f, ", \"clock_shift_ns\": %" PRId64 "}", in[i].shift);
+		print_clock(f, &in[i]);
 	}
 	fputc(']', f);
 	if (fclose(f)) {
@@ -213,6 +262,23 @@ static int copy_meta(struct sb_profile *out, const struct sb_profile *p)
 	return ret;
 }
 
+/* Every rank's MPI_Init exit and MPI_Finalize entry, from out's (moved) index rows. */
+static int rank_times(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
+{
+	char *json;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n && !sb_profile_meta(&in[i].p, SB_META_MPI_RANK_TIMES); i++)
+		;
+	if (i == n)
+		return 0;
+	json = sb_mpi_rank_times_json(out);
+	ret = json ? sb_profile_set_str(out, SB_META_MPI_RANK_TIMES, json) : -ENOMEM;
+	free(json);
+	return ret;
+}
+
 int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
 {
 	char key[64], *json;
@@ -222,13 +288,18 @@ int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, s
 	ret = copy_meta(out, &in[0].p);
 	ret |= span(out, in, n);
 	ret |= sizes(out, in, n);
+	ret |= rank_times(out, in, n);
 	for (i = 0; i < n; i++) {
 		snprintf(key, sizeof(key), "merge_clock_shift_ns_%zu", i);
 		ret |= sb_profile_set_int(out, key, in[i].shift);
+		snprintf(key, sizeof(key), "merge_clock_method_%zu", i);
+		ret |= sb_profile_set_str(out, key, in[i].clock);
 	}
 	ret |= sb_profile_set_str(out, "merge_clock_method",
 				  "CLOCK_REALTIME - CLOCK_MONOTONIC, mean of start and end; "
-				  "0 within one boot; not refined by collective calls");
+				  "0 within one boot; moved to the nearest bound that blocking "
+				  "collectives on COMM_WORLD, MPI_Init and MPI_Finalize allow "
+				  "(docs/MPI.md)");
 	json = inputs_json(in, n);
 	ret |= json ? sb_profile_set_str(out, "merge_inputs", json) : -ENOMEM;
 	free(json);

@@ -254,7 +254,9 @@ static void test_merge_metadata_records_inputs(void **state)
 	assert_int_equal(meta_int(&p, "merge_clock_shift_ns_1"), SKEW);
 	expect_has(meta_str(&p, "merge_inputs"),
 		   "\"ranks\": \"1\", \"clock\": \"realtime offsets\", "
-		   "\"clock_shift_ns\": 123456789}");
+		   "\"clock_estimate_ns\": 123456789, \"clock_bounds_ns\": [null, null], "
+		   "\"clock_witnesses\": 0, \"clock_shift_ns\": 123456789}");
+	expect_has(meta_str(&p, "merge_clock_method_1"), "realtime offsets");
 	expect_has(meta_str(&p, "merge_inputs"), "\"hostname\": \"nodeB.cluster\"");
 	sb_profile_free(&p);
 }

@@ -17,6 +17,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "model/mpi_sync.h"
 #include "record/detach.h"
 #include "record/guardian.h"
 #include "record/maps.h"
@@ -266,6 +267,21 @@ static int mpi_record(void *state, struct sb_source_env *env, const void *data, 
 	return sb_collector_add_region(env->coll, e.name_hash, name, file, -1, tags);
 }
 
+/* Each rank's leaving MPI_Init and entering MPI_Finalize: the clock marks merge reads. */
+static int mpi_contribute(void *state, struct sb_source_env *env)
+{
+	struct mpi_calls *m = state;
+	char *json;
+	int ret;
+
+	if (!m->libraries)
+		return 0;
+	json = sb_mpi_rank_times_json(&env->coll->prof);
+	ret = json ? sb_profile_set_str(&env->coll->prof, SB_META_MPI_RANK_TIMES, json) : -ENOMEM;
+	free(json);
+	return ret ? -ENOMEM : 0;
+}
+
 static void mpi_detach(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
@@ -303,6 +319,7 @@ const struct sb_source_ops sb_mpi_calls_source = {
 	.process = mpi_process,
 	.record_type = SB_EV_MPI,
 	.record = mpi_record,
+	.contribute = mpi_contribute,
 	.detach = mpi_detach,
 	.losses = mpi_losses,
 	.free = mpi_free,
