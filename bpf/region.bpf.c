@@ -134,18 +134,22 @@ struct {
 /*
  * record -a. Key: an executable file. Value: enum sb_exe_verdict, written by
  * user space when it first saw a process exec it. A file not in the map is
- * asked about once.
+ * asked about once; LRU: a verdict evicted costs one more stop, never a miss.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, SB_MAX_PROCS);
 	__type(key, struct sb_file_key);
 	__type(value, __u32);
 } exe_verdicts SEC(".maps");
 
-/* record -a. Key: tgid held at a candidate sync. Value: the file it exec'd. Deleted by user space. */
+/*
+ * record -a. Key: tgid held at a candidate sync. Value: the file it exec'd.
+ * User space deletes what it read; LRU, so entries of syncs that were never
+ * sent (a full ring) cannot fill it.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, SB_MAX_PROCS);
 	__type(key, __u32);
 	__type(value, struct sb_file_key);

@@ -1,4 +1,4 @@
-/* DT_NEEDED entries with libelf; every size comes from the untrusted file and is checked by libelf. */
+/* DT_NEEDED entries with libelf; the file is untrusted: libelf checks every size it reads. */
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>

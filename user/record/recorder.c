@@ -55,6 +55,7 @@ struct recorder {
 	struct sb_guardian guardian;	/* resumes held processes if this one dies */
 	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
 	struct sb_syswide sys;	/* -a: which processes are traced */
+	struct sb_stops_shared shared;	/* other recorders that may hold our processes */
 	bool stopping;		/* recording ended: syncs are only answered, not attached */
 	bool shared_tty;	/* the target may write to our terminal */
 	bool root_exited;
@@ -299,7 +300,7 @@ static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 		sb_guardian_heartbeat(r->env.skel);
 	}
 	if (stop_seq)
-		sb_stops_resume(bpf_map__fd(r->env.skel->maps.stops), pid, stop_seq);
+		sb_stops_resume(&r->shared, pid, stop_seq);
 }
 
 static void on_fork(void *ctx, pid_t parent, pid_t child)
@@ -403,8 +404,12 @@ static void attach_running(struct recorder *r)
 
 	for (i = 0; pids && i < n; i++) {
 		struct sb_proc_change ch = { .what = SB_PROC_START, .pid = pids[i] };
+		__u32 key = (__u32)pids[i];
+		struct sb_proc known;
 
-		if (trace_process(r, pids[i], 0))
+		/* Traced at the first look, or forked by a traced process since. */
+		if (!bpf_map_lookup_elem(bpf_map__fd(r->env.skel->maps.procs), &key, &known) ||
+		    trace_process(r, pids[i], 0))
 			continue;
 		sb_syswide_traced(&r->sys);
 		if (sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
@@ -857,6 +862,7 @@ static int run(struct recorder *r)
 	r->coll.on_sync = on_sync;
 	r->coll.on_fork = on_fork;
 	r->coll.sync_ctx = r;
+	sb_stops_shared_init(&r->shared, bpf_map__fd(r->env.skel->maps.stops));
 	r->rb = ring_buffer__new(bpf_map__fd(r->env.skel->maps.events), on_record, r, NULL);
 	if (!r->rb) {
 		record_say("cannot open the ring buffer: %s", strerror(errno));
@@ -953,6 +959,7 @@ int sb_record(const struct record_opts *o)
 out:
 	recorder_close(&r);
 	sb_syswide_free(&r.sys);
+	sb_stops_shared_free(&r.shared);
 	sb_collector_free(&r.coll);
 	sb_stdout_profile_end(&r.to_stdout);
 	free(output);
