@@ -270,9 +270,42 @@ static void test_rank_filters_merge_to_one_profile(void **state)
 	sb_profile_free(&p);
 }
 
+/* The command line's mistakes: exit status 2 and a message that names the option. */
+static void expect_usage_error(const char *msg, ...)
+{
+	char *argv[16], buf[8192];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	va_start(ap, msg);
+	while (n < 15 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 2);
+	read_stderr(buf, sizeof(buf));
+	if (!strstr(buf, msg))
+		fail_msg("stderr '%s' does not say '%s'", buf, msg);
+}
+
+static void test_bad_command_lines(void **state)
+{
+	(void)state;
+	expect_usage_error("give either -a or -p PID, not both", "-a", "-p", "1", NULL);
+	expect_usage_error("give no command", "-a", "--", "/bin/true", NULL);
+	expect_usage_error("--ranks: 'x' is not a rank list like 0-3,7", "-a", "--ranks", "x",
+			   NULL);
+	expect_usage_error("--exe /nonexistent: No such file or directory", "-a", "--exe",
+			   "/nonexistent", NULL);
+	expect_usage_error("%r under -a names the ranks of --ranks", "-a", "-o", "p.%r.h5", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_job_recorded_from_outside),
 		cmocka_unit_test(test_comm_filter),
 		cmocka_unit_test(test_rank_filters_merge_to_one_profile),
