@@ -22,6 +22,10 @@ const volatile bool sleepable = false;	/* the marker programs were loaded sleepa
 const volatile bool kernel_stacks = false;	/* CPU samples take the kernel stack too */
 const volatile bool offcpu_stacks = false;	/* record where traced threads block */
 const volatile __u64 offcpu_min_ns = 0;	/* shorter blocks are not worth a stack */
+/* record -a: an untraced process that execs may be traced (exe_verdicts says whether). */
+const volatile bool trace_all = false;
+/* record -a --comm: only processes with this name are considered ("" = any). */
+const volatile char comm_filter[SB_COMM_LEN] = {};
 
 /*
  * Written by user space while the programs run: recording begins when it is set
@@ -142,6 +146,30 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sb_stop);
 } stops SEC(".maps");
+
+/*
+ * record -a. Key: an executable file. Value: enum sb_exe_verdict, written by
+ * user space when it first saw a process exec it. A file not in the map is
+ * asked about once; LRU: a verdict evicted costs one more stop, never a miss.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MAX_PROCS);
+	__type(key, struct sb_file_key);
+	__type(value, __u32);
+} exe_verdicts SEC(".maps");
+
+/*
+ * record -a. Key: tgid held at a candidate sync. Value: the file it exec'd.
+ * User space deletes what it read; LRU, so entries of syncs that were never
+ * sent (a full ring) cannot fill it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct sb_file_key);
+} exec_files SEC(".maps");
 
 /* One all-zero thread state to insert from: too big for the BPF stack. Never written. */
 struct {
@@ -705,8 +733,50 @@ static __always_inline void sync_process(__u32 tgid, __u32 reason)
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }
 
+static __always_inline bool comm_wanted(struct task_struct *p)
+{
+	char comm[SB_COMM_LEN];
+	int i;
+
+	if (!comm_filter[0])
+		return true;
+	if (bpf_probe_read_kernel(comm, sizeof(comm), p->comm))
+		return false;
+	for (i = 0; i < SB_COMM_LEN; i++) {
+		if (comm[i] != comm_filter[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/*
+ * record -a: an untraced process exec'd. A file user space said never to
+ * trace costs a lookup; any other holds the process at a candidate sync, the
+ * file it runs noted for user space, which decides (and traces it) before it
+ * runs a single instruction of the new image.
+ */
+static __always_inline void exec_candidate(struct task_struct *p, struct linux_binprm *bprm,
+					   __u32 tgid)
+{
+	struct sb_file_key key = {};
+	__u32 *verdict;
+
+	if (!comm_wanted(p))
+		return;
+	key.dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
+	key.ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
+	verdict = bpf_map_lookup_elem(&exe_verdicts, &key);
+	if (verdict && *verdict == SB_EXE_NEVER)
+		return;
+	if (bpf_map_update_elem(&exec_files, &tgid, &key, BPF_ANY))
+		return;
+	sync_process(tgid, SB_SYNC_CANDIDATE);
+}
+
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p)
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = p->tgid, tid = p->pid;
 	struct sb_thread_state *th;
@@ -715,8 +785,11 @@ int BPF_PROG(on_exec, struct task_struct *p)
 	if (!recording)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (!proc)
+	if (!proc) {
+		if (trace_all)
+			exec_candidate(p, bprm, tgid);
 		return 0;
+	}
 	proc->gen++;
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && th->depth) {

@@ -46,6 +46,19 @@ enum sb_event_type {
 enum sb_sync_reason {
 	SB_SYNC_EXEC = 1,
 	SB_SYNC_DLOPEN,
+	SB_SYNC_CANDIDATE,	/* record -a: an untraced process exec'd a file that may be traced */
+};
+
+/* Key of the exe_verdicts and exec_files maps (record -a): a file as the kernel names it. */
+struct sb_file_key {
+	__u64 dev;		/* the superblock's s_dev, the kernel's encoding */
+	__u64 ino;
+};
+
+/* Value of the exe_verdicts map: what record -a does when a process execs that file. */
+enum sb_exe_verdict {
+	SB_EXE_NEVER = 1,	/* not traced, never stopped for again */
+	SB_EXE_ASK,		/* stop and ask the recorder each time: whether may depend on the process */
 };
 
 /* Indexes of the per-CPU counters map. */

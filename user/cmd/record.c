@@ -9,15 +9,20 @@ int cmd_record(int argc, char **argv)
 {
 	struct sb_error err = { { 0 } };
 	struct record_opts o;
+	int ret;
 
 	if (record_parse_args(argc, argv, &o, &err)) {
+		record_opts_free(&o);
 		record_say("%s", err.msg);
 		record_usage(stderr);
 		return SB_EXIT_USAGE;
 	}
 	if (o.help) {
+		record_opts_free(&o);
 		record_usage(stdout);
 		return 0;
 	}
-	return sb_record(&o);
+	ret = sb_record(&o);
+	record_opts_free(&o);
+	return ret;
 }

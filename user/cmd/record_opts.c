@@ -6,24 +6,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "analysis/filter.h"
 #include "cmd/record_opts.h"
+#include "region.h"
 
 void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: scope-bpf record [OPTIONS] -- CMD [ARGS...]\n"
 		"       scope-bpf record [OPTIONS] -p PID\n"
+		"       scope-bpf record [OPTIONS] -a [--exe PATH] [--comm NAME] [--ranks LIST]\n"
 		"\n"
 		"Trace the scope_bpf regions of a command (from its first instruction, with its\n"
-		"child processes) or of a running process and its descendants, and write an\n"
-		"HDF5 profile.\n"
+		"child processes), of a running process and its descendants, or of every\n"
+		"process of this machine that runs them or an MPI library (-a: one recorder per\n"
+		"node of a job, docs/MPI.md), and write an HDF5 profile.\n"
 		"\n"
 		"  -p, --pid PID          attach to a running process\n"
+		"  -a, --all              system-wide: every process, running or started later,\n"
+		"                         whose executable has scope_bpf probes or needs an MPI\n"
+		"                         library (launchers and shells are left out)\n"
+		"      --exe PATH         -a: only processes running this file (same inode),\n"
+		"                         whatever it contains\n"
+		"      --comm NAME        -a: only processes of this name (its first 15 bytes)\n"
+		"      --ranks LIST       -a: only these MPI ranks, e.g. 0-3,7 (from each process's\n"
+		"                         launcher variables; a process without a rank is left out)\n"
+		"      --until-idle       -a: stop once every traced process has ended\n"
 		"  -o, --output FILE      profile to write (default scope-bpf.h5); - for standard\n"
 		"                         output (a launched command's output then goes to stderr);\n"
 		"                         %%h short host name, %%p this recorder's pid, %%r the MPI\n"
 		"                         rank of -p's process or of the command, from the\n"
-		"                         launcher's variables (x when none), %%%% a %%\n"
+		"                         launcher's variables (x when none), under -a the\n"
+		"                         --ranks LIST as written (needs --ranks), %%%% a %%\n"
 		"  -d, --duration SECS    stop recording after SECS seconds\n"
 		"      --sample[=HZ]      sample stacks HZ times a second per CPU (default %d)\n"
 		"      --kernel-stacks    samples take kernel stacks too\n"
@@ -41,8 +57,9 @@ void record_usage(FILE *f)
 		"Under sudo the command runs as the user who ran sudo (their uid, gid, groups,\n"
 		"HOME, USER and LOGNAME), not as root, and the profile belongs to that user.\n"
 		"\n"
-		"Recording stops on Ctrl-C, SIGTERM, the duration, or the target's exit; what\n"
-		"was collected is always written. With a command, exits with its status.\n",
+		"Recording stops on Ctrl-C, SIGTERM, the duration, or the target's exit (-a:\n"
+		"--until-idle); what was collected is always written. With a command, exits\n"
+		"with its status. -a says \"scope-bpf: recording\" on stderr once it traces.\n",
 		SB_DEFAULT_SAMPLE_HZ);
 }
 
@@ -96,10 +113,98 @@ static int parse_duration(const char *s, double *d, struct sb_error *err)
 	return 0;
 }
 
+static int parse_exe(const char *s, const char **exe, struct sb_error *err)
+{
+	struct stat st;
+
+	if (stat(s, &st))
+		return sb_fail(err, EINVAL, "--exe %s: %s", s, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return sb_fail(err, EINVAL, "--exe %s: not a regular file", s);
+	*exe = s;
+	return 0;
+}
+
+static int parse_comm(const char *s, const char **comm, struct sb_error *err)
+{
+	if (!*s)
+		return sb_fail(err, EINVAL, "--comm: empty process name");
+	if (strlen(s) >= SB_COMM_LEN)
+		return sb_fail(err, EINVAL, "--comm %s: process names are at most %d bytes (the "
+			       "kernel's comm)", s, SB_COMM_LEN - 1);
+	*comm = s;
+	return 0;
+}
+
+static int parse_ranks(const char *s, struct record_opts *o, struct sb_error *err)
+{
+	struct sb_error why = { { 0 } };
+	int e;
+
+	free(o->ranks);
+	o->ranks = NULL;
+	e = sb_rank_list_parse(s, &o->ranks, &o->n_ranks, &why);
+	if (e)
+		return sb_fail(err, -e, "--ranks: %s", why.msg);
+	o->ranks_arg = s;
+	return 0;
+}
+
+/* Whether tmpl asks for %r (and not a literal "%%r"). */
+static bool wants_rank(const char *tmpl)
+{
+	const char *s;
+
+	for (s = tmpl; *s; s++) {
+		if (*s != '%' || !s[1])
+			continue;
+		if (s[1] == 'r')
+			return true;
+		s++;
+	}
+	return false;
+}
+
+/* -a's own options and its conflicts. */
+static int check_all(const struct record_opts *o, struct sb_error *err)
+{
+	if (!o->all) {
+		if (o->exe || o->comm || o->ranks_arg || o->until_idle)
+			return sb_fail(err, EINVAL, "%s: only with -a",
+				       o->exe ? "--exe" : o->comm ? "--comm" :
+				       o->ranks_arg ? "--ranks" : "--until-idle");
+		return 0;
+	}
+	if (o->pid)
+		return sb_fail(err, EINVAL, "give either -a or -p PID, not both");
+	if (o->cmd)
+		return sb_fail(err, EINVAL, "-a records what already runs or starts on this "
+			       "machine: give no command (%s)", o->cmd[0]);
+	if (o->user || o->as_root)
+		return sb_fail(err, EINVAL, "%s: only for a command, not with -a",
+			       o->user ? "--user" : "--as-root");
+	if (!o->ranks_arg && wants_rank(o->output))
+		return sb_fail(err, EINVAL, "-o %s: %%r under -a names the ranks of --ranks; give "
+			       "--ranks, or use %%h for one file per node", o->output);
+	return 0;
+}
+
+void record_opts_free(struct record_opts *o)
+{
+	free(o->ranks);
+	o->ranks = NULL;
+	o->n_ranks = 0;
+}
+
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err)
 {
 	static const struct option longs[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "exe", required_argument, NULL, 'E' },
+		{ "comm", required_argument, NULL, 'C' },
+		{ "ranks", required_argument, NULL, 'r' },
+		{ "until-idle", no_argument, NULL, 'W' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "sample", optional_argument, NULL, 'S' },
@@ -123,11 +228,26 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 	optind = 0;
 	opterr = 0;
 	/* '+': stop at the command, so its own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+:p:o:d:qvh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:o:d:qvh", longs, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'p':
 			ret = parse_pid(optarg, &o->pid, err);
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'E':
+			ret = parse_exe(optarg, &o->exe, err);
+			break;
+		case 'C':
+			ret = parse_comm(optarg, &o->comm, err);
+			break;
+		case 'r':
+			ret = parse_ranks(optarg, o, err);
+			break;
+		case 'W':
+			o->until_idle = true;
 			break;
 		case 'o':
 			if (!*optarg)
@@ -187,10 +307,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	ret = check_all(o, err);
+	if (ret)
+		return ret;
 	if (o->pid && o->cmd)
 		return sb_fail(err, EINVAL, "give either -p PID or a command, not both");
-	if (!o->pid && !o->cmd)
-		return sb_fail(err, EINVAL, "nothing to record: give -p PID or -- CMD");
+	if (!o->pid && !o->cmd && !o->all)
+		return sb_fail(err, EINVAL, "nothing to record: give -p PID, -- CMD or -a");
 	if (mpi_given && o->no_mpi)
 		return sb_fail(err, EINVAL, "give either --mpi or --no-mpi, not both");
 	if (o->user && o->as_root)

@@ -13,6 +13,13 @@
 
 struct record_opts {
 	pid_t pid;		/* -p: attach to this process and its descendants */
+	bool all;		/* -a: every process that runs scope_bpf probes or MPI (syswide.c) */
+	const char *exe;	/* --exe PATH (-a): only processes running this file */
+	const char *comm;	/* --comm NAME (-a): only processes of this name */
+	bool until_idle;	/* --until-idle (-a): stop once every traced process ended */
+	const char *ranks_arg;	/* --ranks LIST (-a), as written */
+	uint32_t *ranks;	/* its ranks, sorted, no repeats (malloc'd: record_opts_free) */
+	size_t n_ranks;
 	char **cmd;		/* -- CMD ARGS: launch this (NULL-terminated) */
 	const char *output;	/* -o, default scope-bpf.h5 */
 	double duration;	/* -d seconds, 0 = until the target ends or a signal */
@@ -32,5 +39,7 @@ struct record_opts {
 /* 0 on success, -EINVAL with err->msg naming the option and the problem. */
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err);
 void record_usage(FILE *f);
+/* What record_parse_args allocated. */
+void record_opts_free(struct record_opts *o);
 
 #endif

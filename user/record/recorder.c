@@ -30,6 +30,8 @@
 #include "record/sources/regions.h"
 #include "record/sources/sources.h"
 #include "record/stdout_profile.h"
+#include "record/stops_shared.h"
+#include "record/syswide.h"
 #include "record/sysinfo.h"
 #include "region.h"
 #include "region.skel.h"
@@ -52,6 +54,8 @@ struct recorder {
 	pid_t root;
 	struct sb_guardian guardian;	/* resumes held processes if this one dies */
 	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
+	struct sb_syswide sys;	/* -a: which processes are traced */
+	struct sb_stops_shared shared;	/* other recorders that may hold our processes */
 	bool stopping;		/* recording ended: syncs are only answered, not attached */
 	bool shared_tty;	/* the target may write to our terminal */
 	bool root_exited;
@@ -199,6 +203,7 @@ static int load_programs(struct recorder *r)
 	int err;
 
 	r->env.skel->rodata->stop_on_sync = true;
+	sb_syswide_configure(&r->o, r->env.skel);
 	size_ring_buffer(r->env.skel);
 	err = sb_sources_configure(&r->sources);
 	return err ? err : load_marker_programs(r);
@@ -259,24 +264,43 @@ static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
 	return sb_collector_add_process(&r->coll, pid, ppid, now_ns());
 }
 
+/* -a: an untraced process exec'd and is held: whether it is one of ours, and if so trace it. */
+static bool candidate_traced(struct recorder *r, pid_t pid)
+{
+	int ret;
+
+	if (!sb_syswide_exec(&r->sys, pid))
+		return false;
+	ret = trace_process(r, pid, 0);
+	if (ret) {
+		if (r->o.verbose)
+			record_say("process %d: cannot trace it: %s", (int)pid, strerror(-ret));
+		return false;
+	}
+	sb_syswide_traced(&r->sys);
+	if (r->o.verbose)
+		record_say("process %d: traced", (int)pid);
+	return true;
+}
+
 /* A traced process exec'd or loaded objects and may be stopped: attach, then let it go. */
 static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 {
 	struct sb_proc_change ch = { .what = SB_PROC_SYNC, .pid = pid };
 	struct recorder *r = ctx;
 	struct sb_error err = { { 0 } };
+	bool ours = reason != SB_SYNC_CANDIDATE;
 
-	(void)reason;
 	/* Once recording has ended a queued sync is only answered: the probes are going. */
 	if (!r->stopping) {
-		if (sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
+		if (!ours)
+			ours = candidate_traced(r, pid);
+		if (ours && sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
 			record_say("%s", err.msg);
 		sb_guardian_heartbeat(r->env.skel);
 	}
-	if (stop_seq) {
-		kill(pid, SIGCONT);
-		sb_stops_done(bpf_map__fd(r->env.skel->maps.stops), (uint32_t)pid, stop_seq);
-	}
+	if (stop_seq)
+		sb_stops_resume(&r->shared, pid, stop_seq);
 }
 
 static void on_fork(void *ctx, pid_t parent, pid_t child)
@@ -368,6 +392,52 @@ static int start_pid(struct recorder *r)
 	 */
 	begin_recording(r);
 	attach_tree(r, &err);
+	return 0;
+}
+
+/* -a: trace what runs now and qualifies; every pid is looked at again once recording. */
+static void attach_running(struct recorder *r)
+{
+	struct sb_error err = { { 0 } };
+	size_t n, i;
+	pid_t *pids = sb_syswide_scan(&r->sys, &n);
+
+	for (i = 0; pids && i < n; i++) {
+		struct sb_proc_change ch = { .what = SB_PROC_START, .pid = pids[i] };
+		__u32 key = (__u32)pids[i];
+		struct sb_proc known;
+
+		/* Traced at the first look, or forked by a traced process since. */
+		if (!bpf_map_lookup_elem(bpf_map__fd(r->env.skel->maps.procs), &key, &known) ||
+		    trace_process(r, pids[i], 0))
+			continue;
+		sb_syswide_traced(&r->sys);
+		if (sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
+			record_say("%s", err.msg);
+	}
+	free(pids);
+}
+
+/*
+ * -a: the running processes, then recording for every probe at once; what
+ * exec'd meanwhile is found by a second look, what execs later is held at
+ * its exec. The line on stderr says the recorder is ready (scripts wait for it).
+ */
+static int start_all(struct recorder *r)
+{
+	struct sb_error err = { { 0 } };
+
+	if (sb_syswide_init(&r->sys, &r->o, r->env.skel, &err)) {
+		record_say("%s", err.msg);
+		return SB_EXIT_USAGE;
+	}
+	r->root = getpid();
+	attach_running(r);
+	begin_recording(r);
+	attach_running(r);
+	if (!r->o.quiet)
+		fprintf(stderr, "scope-bpf: recording system-wide, %d processes traced so far\n",
+			r->sys.traced);
 	return 0;
 }
 
@@ -484,6 +554,8 @@ static bool root_done(struct recorder *r)
 {
 	int status;
 
+	if (r->o.all)
+		return r->o.until_idle && sb_syswide_idle(&r->sys);
 	if (r->o.cmd) {
 		if (waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
 			r->root_exited = true;
@@ -609,6 +681,10 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_start_ns",
 				  r->clock_offset_start);
 	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_end_ns", r->clock_offset_end);
+	if (r->o.all)
+		ret |= sb_profile_set_str(p, "record_scope", "system-wide");
+	if (r->o.ranks_arg)
+		ret |= sb_profile_set_str(p, "record_ranks", r->o.ranks_arg);
 	/* A source that knows the world size (MPI) has said it; else every rank is one process. */
 	if (!sb_profile_meta(p, "mpi_size"))
 		ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
@@ -695,7 +771,11 @@ static int finish(struct recorder *r)
 		record_say("spill: %llu calls sorted in %u runs, %u merge passes",
 			   (unsigned long long)sb_spill_count(r->coll.spill),
 			   sb_spill_runs(r->coll.spill), sb_spill_merge_passes(r->coll.spill));
-	if (!r->coll.calls && !sb_regions_probe_files(&r->sources) && !r->o.quiet)
+	if (r->o.all && !r->sys.traced && !r->o.quiet)
+		record_say("no process was traced: none ran a file with scope_bpf probes or an MPI "
+			   "library%s", r->o.exe || r->o.comm || r->o.ranks ? " and matched the filters" :
+			   "");
+	else if (!r->coll.calls && !sb_regions_probe_files(&r->sources) && !r->o.quiet)
 		record_say("no scope_bpf probes were found in the command or its children; mark "
 		    "regions with include/scope_bpf.h (see docs/MARKERS.md)");
 	return 0;
@@ -782,6 +862,7 @@ static int run(struct recorder *r)
 	r->coll.on_sync = on_sync;
 	r->coll.on_fork = on_fork;
 	r->coll.sync_ctx = r;
+	sb_stops_shared_init(&r->shared, bpf_map__fd(r->env.skel->maps.stops));
 	r->rb = ring_buffer__new(bpf_map__fd(r->env.skel->maps.events), on_record, r, NULL);
 	if (!r->rb) {
 		record_say("cannot open the ring buffer: %s", strerror(errno));
@@ -792,7 +873,7 @@ static int run(struct recorder *r)
 		record_say("interrupted before the command started");
 		return 128 + stop_signal;
 	}
-	ret = r->o.cmd ? start_cmd(r) : start_pid(r);
+	ret = r->o.cmd ? start_cmd(r) : r->o.all ? start_all(r) : start_pid(r);
 	if (ret)
 		return ret;
 	record_loop(r);
@@ -816,12 +897,19 @@ static int run(struct recorder *r)
  */
 static int expand_output(struct recorder *r, char **path, struct sb_error *err)
 {
+	char *tmpl = NULL;
 	struct utsname u;
+	int ret;
 
 	if (uname(&u))
 		snprintf(u.nodename, sizeof(u.nodename), "localhost");
-	return sb_outpath_expand(r->o.output, u.nodename, getpid(),
-				 sb_outpath_rank_of(r->o.pid ? r->o.pid : getpid()), path, err);
+	/* -a: %r is the --ranks list (record_opts.c refuses %r without it). */
+	if (r->o.all && r->o.ranks_arg && sb_syswide_output(r->o.output, r->o.ranks_arg, &tmpl))
+		return -ENOMEM;
+	ret = sb_outpath_expand(tmpl ? tmpl : r->o.output, u.nodename, getpid(),
+				sb_outpath_rank_of(r->o.pid ? r->o.pid : getpid()), path, err);
+	free(tmpl);
+	return ret;
 }
 
 int sb_record(const struct record_opts *o)
@@ -870,6 +958,8 @@ int sb_record(const struct record_opts *o)
 	}
 out:
 	recorder_close(&r);
+	sb_syswide_free(&r.sys);
+	sb_stops_shared_free(&r.shared);
 	sb_collector_free(&r.coll);
 	sb_stdout_profile_end(&r.to_stdout);
 	free(output);

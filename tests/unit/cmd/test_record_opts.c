@@ -64,6 +64,7 @@ static void expect_error(char **argv, int argc, const char *msg)
 	struct record_opts o;
 
 	assert_int_equal(record_parse_args(argc, argv, &o, &err), -EINVAL);
+	record_opts_free(&o);
 	if (!strstr(err.msg, msg))
 		fail_msg("error '%s' does not say '%s'", err.msg, msg);
 }
@@ -193,6 +194,93 @@ static void test_mpi_options(void **state)
 	assert_non_null(strstr(err.msg, "--no-mpi"));
 }
 
+static void test_system_wide(void **state)
+{
+	char *argv[] = { "record", "-a", "--exe", "/bin/sh", "--comm", "app", "--ranks", "3,0-1",
+			 "--until-idle", "-o", "prof.%h.%r.h5", NULL };
+	char *plain[] = { "record", "--all", "-d", "5", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(argv), argv, &o, &err), 0);
+	assert_true(o.all);
+	assert_true(o.until_idle);
+	assert_string_equal(o.exe, "/bin/sh");
+	assert_string_equal(o.comm, "app");
+	assert_string_equal(o.ranks_arg, "3,0-1");
+	/* The list is parsed as report's --ranks: sorted, no repeats. */
+	assert_int_equal(o.n_ranks, 3);
+	assert_int_equal(o.ranks[0], 0);
+	assert_int_equal(o.ranks[1], 1);
+	assert_int_equal(o.ranks[2], 3);
+	assert_null(o.cmd);
+	assert_int_equal(o.pid, 0);
+	record_opts_free(&o);
+	assert_null(o.ranks);
+
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_true(o.all);
+	assert_false(o.until_idle);
+	assert_null(o.exe);
+	assert_null(o.ranks);
+	record_opts_free(&o);
+}
+
+static void test_system_wide_bad_input(void **state)
+{
+	char *with_pid[] = { "record", "-a", "-p", "1", NULL };
+	char *pid_first[] = { "record", "-p", "1", "-a", NULL };
+	char *with_cmd[] = { "record", "-a", "--", "./app", NULL };
+	char *bad_ranks[] = { "record", "-a", "--ranks", "x", NULL };
+	char *backwards[] = { "record", "-a", "--ranks", "3-1", NULL };
+	char *no_exe[] = { "record", "-a", "--exe", "/nonexistent/app", NULL };
+	char *dir_exe[] = { "record", "-a", "--exe", "/", NULL };
+	char *long_comm[] = { "record", "-a", "--comm", "a_name_longer_than_15", NULL };
+	char *empty_comm[] = { "record", "-a", "--comm", "", NULL };
+	char *no_all[] = { "record", "--until-idle", "-p", "1", NULL };
+	char *ranks_no_all[] = { "record", "--ranks", "0", "--", "./app", NULL };
+	char *user[] = { "record", "-a", "--user", "nobody", NULL };
+	char *rank_name[] = { "record", "-a", "-o", "p.%r.h5", NULL };
+	char *literal[] = { "record", "-a", "-o", "p.%%r.h5", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	expect_error(with_pid, ARGC(with_pid), "give either -a or -p PID, not both");
+	expect_error(pid_first, ARGC(pid_first), "give either -a or -p PID, not both");
+	expect_error(with_cmd, ARGC(with_cmd), "give no command (./app)");
+	expect_error(bad_ranks, ARGC(bad_ranks), "--ranks: 'x' is not a rank list like 0-3,7");
+	expect_error(backwards, ARGC(backwards), "runs backwards");
+	expect_error(no_exe, ARGC(no_exe), "--exe /nonexistent/app: No such file or directory");
+	expect_error(dir_exe, ARGC(dir_exe), "--exe /: not a regular file");
+	expect_error(long_comm, ARGC(long_comm), "at most 15 bytes");
+	expect_error(empty_comm, ARGC(empty_comm), "--comm: empty process name");
+	expect_error(no_all, ARGC(no_all), "--until-idle: only with -a");
+	expect_error(ranks_no_all, ARGC(ranks_no_all), "--ranks: only with -a");
+	expect_error(user, ARGC(user), "--user: only for a command, not with -a");
+	expect_error(rank_name, ARGC(rank_name), "%r under -a names the ranks of --ranks");
+	/* %%r is a literal %r, not the rank. */
+	assert_int_equal(record_parse_args(ARGC(literal), literal, &o, &err), 0);
+	record_opts_free(&o);
+}
+
+static void test_usage_names_system_wide(void **state)
+{
+	char buf[8192] = { 0 };
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	(void)state;
+	assert_non_null(f);
+	record_usage(f);
+	fclose(f);
+	assert_non_null(strstr(buf, "-a, --all"));
+	assert_non_null(strstr(buf, "--exe PATH"));
+	assert_non_null(strstr(buf, "--comm NAME"));
+	assert_non_null(strstr(buf, "--ranks LIST"));
+	assert_non_null(strstr(buf, "--until-idle"));
+}
+
 static void test_help(void **state)
 {
 	char *argv[] = { "record", "--help", NULL };
@@ -214,6 +302,9 @@ int main(void)
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_mpi_options),
+		cmocka_unit_test(test_system_wide),
+		cmocka_unit_test(test_system_wide_bad_input),
+		cmocka_unit_test(test_usage_names_system_wide),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),
 	};

@@ -216,7 +216,8 @@ static int mpi_start(void *state, struct sb_source_env *env, struct sb_error *er
 	(void)err;
 	sb_hashmap_init(&m->files);
 	m->started = true;
-	if (sb_mpi_launcher(env->opts->cmd))
+	/* -a: ranks of any job may start; their libraries are probed before they run. */
+	if (sb_mpi_launcher(env->opts->cmd) || env->opts->all)
 		attach_installed(m, env);
 	return 0;
 }

@@ -1,0 +1,315 @@
+/*
+ * Integration: record -a, the recorder a job's launcher starts once per node.
+ * Recorders started before the job trace its ranks from their first
+ * instruction and leave the launchers alone; rank filters split one run
+ * between recorders, and their files merged equal one recorder's profile.
+ */
+#include <stdbool.h>
+
+#include "harness.h"
+
+#define RANKS 4
+#define READY_MS 60000
+#define IDLE_MS 120000
+/* tests/apps/mpi_calls.c, per rank: MPI calls (test_mpi_calls.c) and user regions. */
+#define MPI_CALLS_PER_RANK 24
+#define USER_CALLS_PER_RANK 6	/* exchange 3, shift, reduce, nonblocking */
+
+struct recorder {
+	pid_t pid;
+	char err[300];
+};
+
+/* Whether the file holds the line the recorder says once it traces. */
+static bool says_ready(const char *path)
+{
+	char buf[65536];
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	return strstr(buf, "scope-bpf: recording system-wide") != NULL;
+}
+
+/* scope-bpf record -a --until-idle -o out, extra options (NULL-terminated), in the background. */
+static void start_recorder(struct recorder *r, const char *name, const char *out, ...)
+{
+	char *argv[32];
+	int n = 0, waited;
+	va_list ap;
+
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-a";
+	argv[n++] = "--until-idle";
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	va_start(ap, out);
+	while (n < 31 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	tmp_file(name, r->err, sizeof(r->err));
+	r->pid = spawn(argv, r->err, NULL);
+	assert_true(r->pid > 0);
+	for (waited = 0; !says_ready(r->err); waited += 20) {
+		if (waited > READY_MS || waitpid(r->pid, NULL, WNOHANG) == r->pid)
+			fail_msg("the recorder did not start (%s)", r->err);
+		sleep_ms(20);
+	}
+}
+
+/* The recorder ends by itself once the traced processes did: its exit status. */
+static int wait_idle(struct recorder *r)
+{
+	int waited, st;
+
+	for (waited = 0; waited < IDLE_MS; waited += 20) {
+		if (waitpid(r->pid, &st, WNOHANG) == r->pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		sleep_ms(20);
+	}
+	kill(r->pid, SIGKILL);
+	waitpid(r->pid, NULL, 0);
+	fail_msg("the recorder did not stop once the job ended (%s)", r->err);
+	return -1;
+}
+
+static int run_job(const char *app_name)
+{
+	char app[512];
+	char *argv[] = { "/usr/bin/env", "mpiexec", "-n", "4",
+			 (char *)app_path(app_name, app, sizeof(app)), NULL };
+	char err[300];
+
+	return wait_status(spawn(argv, tmp_file("job.txt", err, sizeof(err)), NULL));
+}
+
+static uint64_t calls_on(const struct sb_profile *p, uint32_t rank, bool mpi)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].rank == rank &&
+		    !strncmp(p->regions[p->pairs[i].region].name, "mpi:", 4) == mpi)
+			n += p->pairs[i].count;
+	return n;
+}
+
+/* Rank r's sends go to (r+1)%4: the profile's rank is the MPI rank. */
+static void check_mpi_rank(const struct sb_profile *p, uint32_t rank)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name),
+		 "mpi:send kind=point-to-point bytes=800 peer=%u root=-1 tag=7 comm=%d",
+		 (rank + 1) % RANKS, 0x44000000);
+	assert_int_equal(must_pair(p, name, rank)->count, 3);
+}
+
+/* Only the app's processes, no launcher, no helper; every one a rank. */
+static void check_only_app(const struct sb_profile *p, const char *app)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_processes; i++) {
+		if (!strstr(p->processes[i].command, app))
+			fail_msg("process %lld (%s) was traced", (long long)p->processes[i].pid,
+				 p->processes[i].command);
+	}
+}
+
+static void test_job_recorded_from_outside(void **state)
+{
+	struct recorder r;
+	struct sb_profile p;
+	char out[300], app[512];
+	uint32_t rank;
+
+	(void)state;
+	require_bpf();
+	start_recorder(&r, "a.err", tmp_file("a.h5", out, sizeof(out)), "--exe",
+		       app_path("mpi_calls", app, sizeof(app)), NULL);
+	assert_int_equal(run_job("mpi_calls"), 0);
+	assert_int_equal(wait_idle(&r), 0);
+	load_profile(out, &p);
+	assert_int_equal(p.n_processes, RANKS);
+	check_only_app(&p, "mpi_calls");
+	assert_int_equal(meta_int(&p, "mpi_size"), RANKS);
+	for (rank = 0; rank < RANKS; rank++) {
+		assert_int_equal(calls_on(&p, rank, true), MPI_CALLS_PER_RANK);
+		assert_int_equal(calls_on(&p, rank, false), USER_CALLS_PER_RANK);
+		check_mpi_rank(&p, rank);
+	}
+	sb_profile_free(&p);
+}
+
+/*
+ * A copy of an app under a name no other process on this machine has (other
+ * test runs may be running the apps at the same time): its comm.
+ */
+static const char *private_copy(const char *app_name, char *path, size_t size, char *comm,
+				size_t comm_size)
+{
+	char app[512], cmd[1200];
+
+	snprintf(comm, comm_size, "sb%d", (int)getpid());
+	tmp_file(comm, path, size);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", app_path(app_name, app, sizeof(app)), path);
+	assert_int_equal(system(cmd), 0);
+	return path;
+}
+
+/* --comm: a process with probes under another name runs first, and is not traced. */
+static void test_comm_filter(void **state)
+{
+	char out[300], app[512], err[300], nested[512], comm[16];
+	char *other[] = { (char *)app_path("count", app, sizeof(app)), "50", NULL };
+	char *wanted[] = { NULL, NULL };
+	struct recorder r;
+	struct sb_profile p;
+
+	(void)state;
+	require_bpf();
+	wanted[0] = (char *)private_copy("nested", nested, sizeof(nested), comm, sizeof(comm));
+	start_recorder(&r, "c.err", tmp_file("c.h5", out, sizeof(out)), "--comm", comm, NULL);
+	assert_int_equal(wait_status(spawn(other, tmp_file("o.txt", err, sizeof(err)), NULL)), 0);
+	assert_int_equal(wait_status(spawn(wanted, tmp_file("n.txt", err, sizeof(err)), NULL)), 0);
+	assert_int_equal(wait_idle(&r), 0);
+	load_profile(out, &p);
+	assert_int_equal(p.n_processes, 1);
+	check_only_app(&p, comm);
+	assert_int_equal(must_pair(&p, "a", 0)->count, 5);
+	assert_int_equal(must_pair(&p, "c", 0)->count, 30);
+	assert_null(find_pair(&p, "tick", 0));
+	sb_profile_free(&p);
+}
+
+/*
+ * Merge the files of recorders that split the ranks between them. The one
+ * place to apply a known clock offset to b before merging (a test of merge's
+ * clock alignment can shift b here).
+ */
+static int merge_parts(const char *a, const char *b, const char *out)
+{
+	char *argv[] = { (char *)scope_bin(), "merge", (char *)a, (char *)b, "-o", (char *)out,
+			 NULL };
+
+	return run(argv);
+}
+
+static int64_t pair_time(const struct sb_profile *p, const struct sb_pair *pair)
+{
+	int64_t t = 0;
+	size_t i;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++)
+		t += p->events[i].end - p->events[i].start;
+	return t;
+}
+
+/* Same ranks, same regions per rank with the same calls; times within tolerance. */
+static void check_same_profile(const struct sb_profile *merged, const struct sb_profile *one)
+{
+	const struct sb_pair *q;
+	int64_t a, b;
+	size_t i;
+
+	assert_int_equal(merged->n_pairs, one->n_pairs);
+	for (i = 0; i < one->n_pairs; i++) {
+		const struct sb_pair *pair = &one->pairs[i];
+		const char *name = one->regions[pair->region].name;
+
+		q = find_pair(merged, name, pair->rank);
+		if (!q)
+			fail_msg("rank %u: region '%s' missing from the merged profile", pair->rank,
+				 name);
+		assert_int_equal(q->count, pair->count);
+		a = pair_time(merged, q);
+		b = pair_time(one, pair);
+		/* The same calls, timed by two recorders' probes: close, not equal. */
+		if (llabs(a - b) > b / 2 + 20 * MS)
+			fail_msg("rank %u '%s': %lld ns merged, %lld ns in one", pair->rank, name,
+				 (long long)a, (long long)b);
+	}
+}
+
+static void test_rank_filters_merge_to_one_profile(void **state)
+{
+	struct recorder lo, hi, all;
+	struct sb_profile m, p;
+	char a[300], b[300], c[300], out[300], app[512];
+	uint32_t rank;
+
+	(void)state;
+	require_bpf();
+	app_path("mpi_calls", app, sizeof(app));
+	start_recorder(&lo, "lo.err", tmp_file("lo.%r.h5", a, sizeof(a)), "--exe", app, "--ranks",
+		       "0,1", NULL);
+	start_recorder(&hi, "hi.err", tmp_file("hi.h5", b, sizeof(b)), "--exe", app, "--ranks",
+		       "2-3", NULL);
+	start_recorder(&all, "all.err", tmp_file("all.h5", c, sizeof(c)), "--exe", app, NULL);
+	assert_int_equal(run_job("mpi_calls"), 0);
+	assert_int_equal(wait_idle(&lo), 0);
+	assert_int_equal(wait_idle(&hi), 0);
+	assert_int_equal(wait_idle(&all), 0);
+	/* %r under -a is the --ranks list. */
+	tmp_file("lo.0,1.h5", a, sizeof(a));
+	assert_int_equal(merge_parts(a, b, tmp_file("m.h5", out, sizeof(out))), 0);
+	load_profile(out, &m);
+	load_profile(c, &p);
+	for (rank = 0; rank < RANKS; rank++)
+		check_mpi_rank(&m, rank);
+	check_same_profile(&m, &p);
+	sb_profile_free(&m);
+	sb_profile_free(&p);
+}
+
+/* The command line's mistakes: exit status 2 and a message that names the option. */
+static void expect_usage_error(const char *msg, ...)
+{
+	char *argv[16], buf[8192];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	va_start(ap, msg);
+	while (n < 15 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 2);
+	read_stderr(buf, sizeof(buf));
+	if (!strstr(buf, msg))
+		fail_msg("stderr '%s' does not say '%s'", buf, msg);
+}
+
+static void test_bad_command_lines(void **state)
+{
+	(void)state;
+	expect_usage_error("give either -a or -p PID, not both", "-a", "-p", "1", NULL);
+	expect_usage_error("give no command", "-a", "--", "/bin/true", NULL);
+	expect_usage_error("--ranks: 'x' is not a rank list like 0-3,7", "-a", "--ranks", "x",
+			   NULL);
+	expect_usage_error("--exe /nonexistent: No such file or directory", "-a", "--exe",
+			   "/nonexistent", NULL);
+	expect_usage_error("%r under -a names the ranks of --ranks", "-a", "-o", "p.%r.h5", NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_command_lines),
+		cmocka_unit_test(test_job_recorded_from_outside),
+		cmocka_unit_test(test_comm_filter),
+		cmocka_unit_test(test_rank_filters_merge_to_one_profile),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
