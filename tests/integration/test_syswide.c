@@ -190,17 +190,34 @@ static void test_comm_filter(void **state)
 	sb_profile_free(&p);
 }
 
+#define NODE_D 3000000000000LL	/* b as if recorded on a node whose clock reads 3000 s more */
+
 /*
- * Merge the files of recorders that split the ranks between them. The one
- * place to apply a known clock offset to b before merging (a test of merge's
- * clock alignment can shift b here).
+ * Merge the files of recorders that split the ranks between them, b first
+ * moved to another node's clock by a known offset (sb_shift_clock): merge
+ * must put it back on a's clock.
  */
 static int merge_parts(const char *a, const char *b, const char *out)
 {
-	char *argv[] = { (char *)scope_bin(), "merge", (char *)a, (char *)b, "-o", (char *)out,
-			 NULL };
+	char tool[300], d[32], moved[300];
+	char *shift[] = { (char *)tool_path("sb_shift_clock", tool, sizeof(tool)), "--shift", d,
+			  (char *)b, (char *)tmp_file("moved.h5", moved, sizeof(moved)), NULL };
+	char *argv[] = { (char *)scope_bin(), "merge", (char *)a, moved, "-o", (char *)out, NULL };
 
+	snprintf(d, sizeof(d), "%lld", NODE_D);
+	assert_int_equal(run(shift), 0);
 	return run(argv);
+}
+
+/* When a region's first call on a rank began. */
+static int64_t pair_start(const struct sb_profile *p, const struct sb_pair *pair)
+{
+	int64_t t = INT64_MAX;
+	size_t i;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++)
+		t = p->events[i].start < t ? p->events[i].start : t;
+	return t;
 }
 
 static int64_t pair_time(const struct sb_profile *p, const struct sb_pair *pair)
@@ -236,6 +253,12 @@ static void check_same_profile(const struct sb_profile *merged, const struct sb_
 		if (llabs(a - b) > b / 2 + 20 * MS)
 			fail_msg("rank %u '%s': %lld ns merged, %lld ns in one", pair->rank, name,
 				 (long long)a, (long long)b);
+		/* On one clock: the moved file's calls back where they happened. */
+		a = pair_start(merged, q);
+		b = pair_start(one, pair);
+		if (llabs(a - b) > 20 * MS)
+			fail_msg("rank %u '%s': first call at %lld ns merged, %lld ns in one",
+				 pair->rank, name, (long long)a, (long long)b);
 	}
 }
 
