@@ -68,6 +68,22 @@ static int attach_one(struct mpi_calls *m, struct region_bpf *skel, struct bpf_p
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
+/*
+ * Polling calls only when asked for; MPI_Comm_rank and MPI_Comm_size only
+ * where a communicator handle says which one it is (MPICH's are ints; Open
+ * MPI's are pointers the kernel side cannot name).
+ */
+static bool wanted_op(const struct record_opts *o, const struct sb_mpi_lib *lib, unsigned int op)
+{
+	if (!lib->offset[op])
+		return false;
+	if (op >= SB_MPI_TEST)
+		return o->mpi_all;
+	if (op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE)
+		return lib->abi & SB_MPI_ABI_MPICH;
+	return true;
+}
+
 static int attach_probes(struct mpi_calls *m, struct sb_source_env *env, const char *path,
 			 const struct sb_mpi_lib *lib, struct sb_error *err)
 {
@@ -76,7 +92,7 @@ static int attach_probes(struct mpi_calls *m, struct sb_source_env *env, const c
 	int ret = 0;
 
 	for (op = 0; op < SB_MPI_N_OPS && !ret; op++) {
-		if (!lib->offset[op] || (op >= SB_MPI_TEST && !env->opts->mpi_all))
+		if (!wanted_op(env->opts, lib, op))
 			continue;
 		/* The return first: an entry whose return is not probed would leave its frame open. */
 		ret = attach_one(m, skel, skel->progs.mpi_exit, path, lib->offset[op], op | lib->abi, true,
