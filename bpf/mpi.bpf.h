@@ -176,14 +176,17 @@ static __always_inline bool mpi_find_request(__u32 tgid, __u64 addr, __u32 abi, 
 }
 
 /* Where the requests of a wait differ, the wait's value is -1 (unknown). */
-static __always_inline __s32 mpi_same(__s32 a, __s32 b)
+static __always_inline __s64 mpi_same(__s64 a, __s64 b)
 {
 	return a == b ? a : -1;
 }
 
-/* A wait is described by the calls that started its requests: bytes summed, the rest shared. */
+/*
+ * A wait is described by the calls that started its requests: bytes summed
+ * where it completes them all (sum), else shared like the rest.
+ */
 static __always_inline void mpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r,
-					    bool first)
+					    bool first, bool sum)
 {
 	if (first) {
 		e->bytes = r->bytes;
@@ -194,7 +197,10 @@ static __always_inline void mpi_add_request(struct sb_mpi_event *e, const struct
 		e->request = (__s32)r->op;
 		return;
 	}
-	e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
+	if (!sum)
+		e->bytes = mpi_same(e->bytes, r->bytes);
+	else
+		e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
 	e->peer = mpi_same(e->peer, r->peer);
 	e->root = mpi_same(e->root, r->root);
 	e->tag = mpi_same(e->tag, r->tag);
@@ -221,7 +227,7 @@ static __always_inline void mpi_read_requests(const __u64 *a, __u32 abi, __u32 t
 			break;
 		if (!mpi_find_request(tgid, a[1] + (__u64)i * mpi_handle_size(abi), abi, take, &r))
 			continue;
-		mpi_add_request(e, &r, first);
+		mpi_add_request(e, &r, first, take);
 		first = false;
 	}
 	if (n > SB_MPI_WAITALL_MAX)
@@ -529,7 +535,7 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tg
 		switch (op) {
 		case SB_MPI_WAIT:
 			if (mpi_find_request(tgid, a[0], abi, true, &r))
-				mpi_add_request(e, &r, true);
+				mpi_add_request(e, &r, true, true);
 			break;
 		case SB_MPI_WAITALL:
 			mpi_read_requests(a, abi, tgid, true, e);
@@ -614,25 +620,54 @@ static __always_inline void mpi_describe(const struct sb_mpi_event *call)
 	bpf_map_update_elem(&mpi_names, &call->name_hash, &one, BPF_ANY);
 }
 
+/*
+ * A call the library makes inside a traced MPI call (ROMIO's file I/O calls
+ * MPI_Allreduce, MPI_Bcast, ... through their exported names) is part of
+ * that call, as PMPI tools see it: not a region. It counts as overflow, which
+ * its return unwinds without touching the stack.
+ */
+static __always_inline bool mpi_internal(__u32 tid)
+{
+	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
+	__u32 d;
+
+	if (!th)
+		return false;
+	d = th->depth;
+	/* Beyond the stack, push_frame counts it as overflow. */
+	if (th->overflow || !d || d > SB_MAX_DEPTH ||
+	    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site != SB_MPI_SITE)
+		return false;
+	th->overflow++;
+	return true;
+}
+
 SEC("?uprobe")	/* loaded only when MPI calls are traced */
 int mpi_enter(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u32 tgid = id >> 32, tid = (__u32)id, cookie, op;
 	struct mpi_pending pending = { .call = { .type = SB_EV_MPI } };
 	struct sb_mpi_event *call = &pending.call;
 	struct sb_proc *proc;
+	bool learns;
 
 	if (!recording)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	mpi_read(ctx, (__u32)bpf_get_attach_cookie(ctx), tgid, &pending);
+	cookie = (__u32)bpf_get_attach_cookie(ctx);
+	op = cookie & SB_MPI_OP_MASK;
+	learns = op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE;
+	/* Its return pops no frame and so must not count as overflow. */
+	if (!learns && mpi_internal(tid))
+		return 0;
+	mpi_read(ctx, cookie, tgid, &pending);
 	/* What the return reads: written by the call. */
 	if (pending.request)
 		bpf_map_update_elem(&mpi_pending, &tid, &pending, BPF_ANY);
-	if (call->op == SB_MPI_COMM_RANK || call->op == SB_MPI_COMM_SIZE)
+	if (learns)
 		return 0;	/* no region */
 	call->name_hash = mpi_hash(call);
 	mpi_describe(call);
