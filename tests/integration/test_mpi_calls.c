@@ -6,6 +6,8 @@
  */
 #include "harness.h"
 
+#include "analysis/mpi.h"
+
 #define RANKS 4
 /* 3 send, 3 recv, sendrecv, 2 allreduce, reduce, gather, 3 isend, 3 irecv, 2 wait,
  * 2 waitall, barrier, init, finalize */
@@ -379,6 +381,28 @@ static void check_one_sided_and_io(const struct sb_profile *p, uint32_t rank)
 	expect(p, rank, 1, "io", "mpi:file_read_all %s bytes=16 peer=-1 %s comm=-1", coll, none);
 }
 
+/* The communication matrix is what mpi_ops sent: bsend, rsend, issend, send, isend to next. */
+static void check_matrix(const struct sb_profile *p)
+{
+	struct sb_error err = { { 0 } };
+	struct sb_mpi_report r;
+	uint32_t from, to;
+
+	assert_int_equal(sb_mpi_report_build(&r, p, &err), 0);
+	assert_int_equal(r.n_ranks, RANKS);
+	for (from = 0; from < RANKS; from++) {
+		for (to = 0; to < RANKS; to++) {
+			size_t cell = from * RANKS + to;
+			bool next = to == (from + 1) % RANKS, prev = to == (from + RANKS - 1) % RANKS;
+
+			assert_int_equal(r.matrix_bytes[cell], next ? 16 + 16 + 12 + 4 + 32 :
+								  prev ? 32 : 0);
+			assert_int_equal(r.matrix_msgs[cell], next ? 5 : prev ? 1 : 0);
+		}
+	}
+	sb_mpi_report_free(&r);
+}
+
 /*
  * Every operation beyond mpi_calls: its name, kind, bytes, peer and root, in
  * its user region; the calls ROMIO makes inside file I/O are not counted.
@@ -422,6 +446,7 @@ static void test_more_operations(void **state)
 		check_collectives(&p, rank);
 		check_one_sided_and_io(&p, rank);
 	}
+	check_matrix(&p);
 	assert_int_equal(meta_int(&p, "lost_events"), 0);
 	assert_int_equal(meta_int(&p, "depth_overflow_calls"), 0);
 	sb_profile_free(&p);
