@@ -39,13 +39,28 @@ struct {
 	__type(value, struct mpi_request);
 } mpi_requests SEC(".maps");
 
-/* A non-blocking call in progress on a thread: where its request handle will be written. */
+/*
+ * A call in progress on a thread whose return probe reads what it wrote:
+ * a request started (request: its MPI_Request *), the requests MPI_Waitany or
+ * MPI_Waitsome completed (request: the array; out: the index or the count;
+ * indices: MPI_Waitsome's), a rank or size learned (request: the int *).
+ */
 struct mpi_pending {
-	__u64 request;		/* the MPI_Request * argument */
+	__u64 request;
+	__u64 out;
+	__u64 indices;
 	struct sb_mpi_event call;
 };
 
-/* Key: tid. Value: its MPI_Isend/MPI_Irecv between entry and return. */
+/* Key: (process, communicator). Value: its rank and size there, as the process asked. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MPI_MAX_COMMS);
+	__type(key, struct sb_mpi_comm_key);
+	__type(value, struct sb_mpi_comm_info);
+} mpi_comms SEC(".maps");
+
+/* Key: tid. Value: its call between entry and return (struct mpi_pending). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SB_MAX_THREADS);
@@ -90,16 +105,21 @@ static __always_inline __s32 mpi_int(const __u64 *a, int n)
 	return (__s32)mpi_arg(a, n);
 }
 
-/* count x size of the datatype handle in argument type_arg; -1 when unknown. */
-static __always_inline __s64 mpi_bytes(const __u64 *a, __u32 abi, int count_arg, int type_arg)
+/* n elements of the datatype handle type; -1 when either is unknown. */
+static __always_inline __s64 mpi_times(__s64 n, __u64 type, __u32 abi)
 {
-	__s32 n = mpi_int(a, count_arg);
 	__s64 size;
 
 	if (!(abi & SB_MPI_ABI_MPICH) || n < 0)
 		return -1;
-	size = sb_mpich_type_size((__u32)mpi_arg(a, type_arg));
+	size = sb_mpich_type_size((__u32)type);
 	return size < 0 ? -1 : n * size;
+}
+
+/* count x size of the datatype handle in argument type_arg; -1 when unknown. */
+static __always_inline __s64 mpi_bytes(const __u64 *a, __u32 abi, int count_arg, int type_arg)
+{
+	return mpi_times(mpi_int(a, count_arg), mpi_arg(a, type_arg), abi);
 }
 
 /* A collective's bytes from its send side, or its receive side where the send side is unused. */
@@ -127,8 +147,18 @@ static __always_inline __u64 mpi_handle(__u64 addr, __u32 abi)
 	return h;
 }
 
-/* The call that started the request kept at addr, taken out of the map: a wait completes it. */
-static __always_inline bool mpi_take_request(__u32 tgid, __u64 addr, __u32 abi,
+/* The size of a request handle in the library's encoding. */
+static __always_inline __u64 mpi_handle_size(__u32 abi)
+{
+	return abi & SB_MPI_ABI_MPICH ? 4 : 8;
+}
+
+/*
+ * The call that started the request kept at addr, if the handle there is
+ * still the one it wrote; taken out of the map when take (a wait completes
+ * it), else left for the wait that will.
+ */
+static __always_inline bool mpi_find_request(__u32 tgid, __u64 addr, __u32 abi, bool take,
 					     struct sb_mpi_event *out)
 {
 	struct sb_mpi_request_key key = { .tgid = tgid, .addr = addr };
@@ -140,41 +170,52 @@ static __always_inline bool mpi_take_request(__u32 tgid, __u64 addr, __u32 abi,
 	same = started->handle == mpi_handle(addr, abi);
 	if (same)
 		*out = started->call;
-	bpf_map_delete_elem(&mpi_requests, &key);
+	if (take)
+		bpf_map_delete_elem(&mpi_requests, &key);
 	return same;
 }
 
 /* Where the requests of a wait differ, the wait's value is -1 (unknown). */
-static __always_inline __s32 mpi_same(__s32 a, __s32 b)
+static __always_inline __s64 mpi_same(__s64 a, __s64 b)
 {
 	return a == b ? a : -1;
 }
 
-/* A wait is described by the calls that started its requests: bytes summed, the rest shared. */
+/*
+ * A wait is described by the calls that started its requests: bytes summed
+ * where it completes them all (sum), else shared like the rest.
+ */
 static __always_inline void mpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r,
-					    bool first)
+					    bool first, bool sum)
 {
 	if (first) {
 		e->bytes = r->bytes;
 		e->peer = r->peer;
+		e->root = r->root;
 		e->tag = r->tag;
 		e->comm = r->comm;
 		e->request = (__s32)r->op;
 		return;
 	}
-	e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
+	if (!sum)
+		e->bytes = mpi_same(e->bytes, r->bytes);
+	else
+		e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
 	e->peer = mpi_same(e->peer, r->peer);
+	e->root = mpi_same(e->root, r->root);
 	e->tag = mpi_same(e->tag, r->tag);
 	e->comm = mpi_same(e->comm, r->comm);
 	e->request = mpi_same(e->request, (__s32)r->op);
 }
 
 /*
- * MPI_Waitall: the first SB_MPI_WAITALL_MAX requests; unknown ones (null,
- * started before tracing) add nothing. More than that: bytes unknown.
+ * A wait on an array of requests: the first SB_MPI_WAITALL_MAX; unknown ones
+ * (null, started before tracing) add nothing. More than that: bytes unknown.
+ * MPI_Waitall completes them all (take); MPI_Waitany and MPI_Waitsome leave
+ * them for their return, which knows which ones completed.
  */
-static __always_inline void mpi_read_waitall(const __u64 *a, __u32 abi, __u32 tgid,
-					     struct sb_mpi_event *e)
+static __always_inline void mpi_read_requests(const __u64 *a, __u32 abi, __u32 tgid, bool take,
+					      struct sb_mpi_event *e)
 {
 	__s32 n = mpi_int(a, 1);
 	struct sb_mpi_event r;
@@ -184,103 +225,354 @@ static __always_inline void mpi_read_waitall(const __u64 *a, __u32 abi, __u32 tg
 	for (i = 0; i < SB_MPI_WAITALL_MAX; i++) {
 		if (i >= n)
 			break;
-		if (!mpi_take_request(tgid, a[1] + (__u64)i * (abi & SB_MPI_ABI_MPICH ? 4 : 8), abi,
-				      &r))
+		if (!mpi_find_request(tgid, a[1] + (__u64)i * mpi_handle_size(abi), abi, take, &r))
 			continue;
-		mpi_add_request(e, &r, first);
+		mpi_add_request(e, &r, first, take);
 		first = false;
 	}
 	if (n > SB_MPI_WAITALL_MAX)
 		e->bytes = -1;
 }
 
+/* What process tgid learned of comm; NULL when it never asked. */
+static __always_inline struct sb_mpi_comm_info *mpi_comm_info(__u32 tgid, __s32 comm)
+{
+	struct sb_mpi_comm_key key = { .tgid = tgid, .comm = comm };
+
+	return comm == -1 ? NULL : bpf_map_lookup_elem(&mpi_comms, &key);
+}
+
+/* The sum of counts[0..n), n at most SB_MPI_COUNTS_MAX, in a few reads; -1 when unreadable. */
+static __always_inline __s64 mpi_sum_counts(__u64 counts, __s32 n)
+{
+	__s32 chunk[16];
+	__s64 sum = 0;
+	__u32 len;
+	int c, i;
+
+	if (n <= 0 || n > SB_MPI_COUNTS_MAX)
+		return -1;
+	for (c = 0; c < SB_MPI_COUNTS_MAX / 16; c++) {
+		if (c * 16 >= n)
+			break;
+		len = (__u32)(n - c * 16);
+		if (len > 16)
+			len = 16;
+		if (bpf_probe_read_user(chunk, len * sizeof(chunk[0]), (void *)(counts + c * 64)))
+			return -1;
+		for (i = 0; i < 16; i++) {
+			if ((__u32)i >= len)
+				break;
+			if (chunk[i] < 0)
+				return -1;
+			sum += chunk[i];
+		}
+	}
+	return sum;
+}
+
+/*
+ * A v collective's bytes from its counts array (argument counts_arg) of the
+ * datatype in type_arg: the whole array summed (all) over the communicator's
+ * size, or this process's own entry; -1 when the process never asked the
+ * communicator's size (or rank) or it is larger than SB_MPI_COUNTS_MAX.
+ */
+static __always_inline __s64 mpi_counts_bytes(const __u64 *a, __u32 abi, __u32 tgid, __s32 comm,
+					      int counts_arg, int type_arg, bool all)
+{
+	struct sb_mpi_comm_info *info = mpi_comm_info(tgid, comm);
+	__s32 own = 0;
+
+	if (!info)
+		return -1;
+	if (all)
+		return mpi_times(mpi_sum_counts(mpi_arg(a, counts_arg), info->size),
+				 mpi_arg(a, type_arg), abi);
+	if (info->rank < 0 ||
+	    bpf_probe_read_user(&own, sizeof(own),
+				(void *)(mpi_arg(a, counts_arg) + (__u64)info->rank * 4)))
+		return -1;
+	return mpi_times(own, mpi_arg(a, type_arg), abi);
+}
+
+/* MPI_Reduce_scatter_block's bytes: what this process puts in, recvcount x the comm's size. */
+static __always_inline __s64 mpi_block_bytes(const __u64 *a, __u32 abi, __u32 tgid, __s32 comm)
+{
+	struct sb_mpi_comm_info *info = mpi_comm_info(tgid, comm);
+	__s32 n = mpi_int(a, 3);
+
+	if (!info || info->size <= 0 || n < 0)
+		return -1;
+	return mpi_times((__s64)n * info->size, mpi_arg(a, 4), abi);
+}
+
+/* Point-to-point: buffer, count, type, rank, tag, communicator in comm_arg. */
+static __always_inline void mpi_read_p2p(const __u64 *a, __u32 abi, int comm_arg,
+					 struct sb_mpi_event *e)
+{
+	e->bytes = mpi_bytes(a, abi, 2, 3);
+	e->peer = mpi_int(a, 4);
+	e->tag = mpi_int(a, 5);
+	e->comm = mpi_comm(a, abi, comm_arg);
+}
+
+/* Reductions: send buffer, receive buffer, count, type, op, [root,] communicator. */
+static __always_inline void mpi_read_reduction(const __u64 *a, __u32 abi, bool rooted,
+					       struct sb_mpi_event *e)
+{
+	e->bytes = mpi_bytes(a, abi, 3, 4);
+	if (rooted)
+		e->root = mpi_int(a, 6);
+	e->comm = mpi_comm(a, abi, rooted ? 7 : 6);
+}
+
+/* The collectives, blocking or not: the request is the argument after the communicator. */
+static __always_inline void mpi_read_collective(const __u64 *a, __u32 abi, __u32 tgid,
+						__u32 op, struct sb_mpi_event *e)
+{
+	switch (op) {
+	case SB_MPI_BARRIER:
+	case SB_MPI_IBARRIER:
+		e->bytes = 0;
+		e->comm = mpi_comm(a, abi, 1);
+		break;
+	case SB_MPI_BCAST:
+	case SB_MPI_IBCAST:
+		e->bytes = mpi_bytes(a, abi, 2, 3);
+		e->root = mpi_int(a, 4);
+		e->comm = mpi_comm(a, abi, 5);
+		break;
+	case SB_MPI_REDUCE:
+	case SB_MPI_IREDUCE:
+		mpi_read_reduction(a, abi, true, e);
+		break;
+	case SB_MPI_ALLREDUCE:
+	case SB_MPI_IALLREDUCE:
+	case SB_MPI_SCAN:
+	case SB_MPI_EXSCAN:
+		mpi_read_reduction(a, abi, false, e);
+		break;
+	case SB_MPI_GATHER:
+	case SB_MPI_IGATHER:
+		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 1) == SB_MPI_IN_PLACE);
+		e->root = mpi_int(a, 7);
+		e->comm = mpi_comm(a, abi, 8);
+		break;
+	case SB_MPI_SCATTER:
+	case SB_MPI_ISCATTER:
+		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 4) != SB_MPI_IN_PLACE);
+		e->root = mpi_int(a, 7);
+		e->comm = mpi_comm(a, abi, 8);
+		break;
+	case SB_MPI_ALLGATHER:
+	case SB_MPI_IALLGATHER:
+	case SB_MPI_ALLTOALL:
+	case SB_MPI_IALLTOALL:
+		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 1) == SB_MPI_IN_PLACE);
+		e->comm = mpi_comm(a, abi, 7);
+		break;
+	case SB_MPI_GATHERV:	/* the send count; in place at the root: its own receive count */
+		e->root = mpi_int(a, 8);
+		e->comm = mpi_comm(a, abi, 9);
+		e->bytes = mpi_arg(a, 1) == SB_MPI_IN_PLACE ?
+			   mpi_counts_bytes(a, abi, tgid, e->comm, 5, 7, false) :
+			   mpi_bytes(a, abi, 2, 3);
+		break;
+	case SB_MPI_SCATTERV:	/* the receive count; in place at the root: its own send count */
+		e->root = mpi_int(a, 8);
+		e->comm = mpi_comm(a, abi, 9);
+		e->bytes = mpi_arg(a, 5) == SB_MPI_IN_PLACE ?
+			   mpi_counts_bytes(a, abi, tgid, e->comm, 2, 4, false) :
+			   mpi_bytes(a, abi, 6, 7);
+		break;
+	case SB_MPI_ALLGATHERV:
+		e->comm = mpi_comm(a, abi, 8);
+		e->bytes = mpi_arg(a, 1) == SB_MPI_IN_PLACE ?
+			   mpi_counts_bytes(a, abi, tgid, e->comm, 5, 7, false) :
+			   mpi_bytes(a, abi, 2, 3);
+		break;
+	case SB_MPI_ALLTOALLV:	/* all it sends: the send counts summed */
+		e->comm = mpi_comm(a, abi, 9);
+		e->bytes = mpi_arg(a, 1) == SB_MPI_IN_PLACE ?
+			   mpi_counts_bytes(a, abi, tgid, e->comm, 6, 8, true) :
+			   mpi_counts_bytes(a, abi, tgid, e->comm, 2, 4, true);
+		break;
+	case SB_MPI_REDUCE_SCATTER:	/* all it puts in: the receive counts summed */
+		e->comm = mpi_comm(a, abi, 6);
+		e->bytes = mpi_counts_bytes(a, abi, tgid, e->comm, 3, 4, true);
+		break;
+	case SB_MPI_REDUCE_SCATTER_BLOCK:
+		e->comm = mpi_comm(a, abi, 6);
+		e->bytes = mpi_block_bytes(a, abi, tgid, e->comm);
+		break;
+	}
+}
+
+/* One-sided communication: the window is no communicator (comm -1); peers are window ranks. */
+static __always_inline void mpi_read_one_sided(const __u64 *a, __u32 abi, __u32 op,
+					       struct sb_mpi_event *e)
+{
+	switch (op) {
+	case SB_MPI_WIN_CREATE:		/* bytes: the window's size */
+		e->bytes = (__s64)mpi_arg(a, 2);
+		e->comm = mpi_comm(a, abi, 5);
+		break;
+	case SB_MPI_WIN_ALLOCATE:
+		e->bytes = (__s64)mpi_arg(a, 1);
+		e->comm = mpi_comm(a, abi, 4);
+		break;
+	case SB_MPI_PUT:
+	case SB_MPI_GET:
+	case SB_MPI_ACCUMULATE:
+		e->bytes = mpi_bytes(a, abi, 2, 3);
+		e->peer = mpi_int(a, 4);
+		break;
+	case SB_MPI_WIN_LOCK:
+		e->bytes = 0;
+		e->peer = mpi_int(a, 2);
+		break;
+	case SB_MPI_WIN_UNLOCK:
+	case SB_MPI_WIN_FLUSH:
+		e->bytes = 0;
+		e->peer = mpi_int(a, 1);
+		break;
+	case SB_MPI_WIN_FREE:
+	case SB_MPI_WIN_FENCE:
+	case SB_MPI_WIN_LOCK_ALL:
+	case SB_MPI_WIN_UNLOCK_ALL:
+	case SB_MPI_WIN_FLUSH_ALL:
+		e->bytes = 0;
+		break;
+	}
+}
+
+/* File I/O: count x datatype, after the offset in the _at calls; no communicator. */
+static __always_inline void mpi_read_file(const __u64 *a, __u32 abi, __u32 op,
+					  struct sb_mpi_event *e)
+{
+	switch (op) {
+	case SB_MPI_FILE_OPEN:
+		e->bytes = 0;
+		e->comm = mpi_comm(a, abi, 1);
+		break;
+	case SB_MPI_FILE_CLOSE:
+		e->bytes = 0;
+		break;
+	case SB_MPI_FILE_READ:
+	case SB_MPI_FILE_WRITE:
+	case SB_MPI_FILE_READ_ALL:
+	case SB_MPI_FILE_WRITE_ALL:
+		e->bytes = mpi_bytes(a, abi, 3, 4);
+		break;
+	case SB_MPI_FILE_READ_AT:
+	case SB_MPI_FILE_WRITE_AT:
+	case SB_MPI_FILE_READ_AT_ALL:
+	case SB_MPI_FILE_WRITE_AT_ALL:
+		e->bytes = mpi_bytes(a, abi, 4, 5);
+		break;
+	}
+}
+
+/* Where a call that starts a request has its MPI_Request *: the last argument. */
+static __always_inline int mpi_request_arg(__u32 op)
+{
+	switch (op) {
+	case SB_MPI_IBARRIER:
+		return 2;
+	case SB_MPI_IBCAST:
+		return 6;
+	case SB_MPI_IREDUCE:
+	case SB_MPI_IALLGATHER:
+	case SB_MPI_IALLTOALL:
+		return 8;
+	case SB_MPI_IGATHER:
+	case SB_MPI_ISCATTER:
+		return 9;
+	default:	/* the sends and MPI_Irecv, MPI_Iallreduce */
+		return 7;
+	}
+}
+
+static __always_inline bool mpi_starts_request(__u32 op)
+{
+	return op >= SB_MPI_ISEND && op <= SB_MPI_IALLTOALL;
+}
+
 /* The arguments of one call, as docs/MPI.md describes them per operation. */
 static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tgid,
-				     struct sb_mpi_event *e, __u64 *request)
+				     struct mpi_pending *pending)
 {
-	__u32 abi = cookie & ~SB_MPI_OP_MASK;
+	struct sb_mpi_event *e = &pending->call;
+	__u32 abi = cookie & ~SB_MPI_OP_MASK, op = cookie & SB_MPI_OP_MASK;
 	__u64 a[SB_MPI_MAX_ARGS];
 	struct sb_mpi_event r;
 
 	mpi_args(ctx, a);
-	e->op = cookie & SB_MPI_OP_MASK;
+	e->op = op;
 	e->bytes = -1;
 	e->peer = -1;
 	e->root = -1;
 	e->tag = -1;
 	e->comm = -1;
 	e->request = -1;
-	*request = 0;
-	switch (e->op) {
-	case SB_MPI_ISEND:
-	case SB_MPI_IRECV:
-		*request = a[6];
-		/* fallthrough: the arguments of MPI_Send and MPI_Recv */
-	case SB_MPI_SEND:
-	case SB_MPI_SSEND:
-	case SB_MPI_RECV:
-	case SB_MPI_SENDRECV:
-		e->bytes = mpi_bytes(a, abi, 2, 3);
-		e->peer = mpi_int(a, 4);
-		e->tag = mpi_int(a, 5);
-		e->comm = mpi_comm(a, abi, e->op == SB_MPI_SENDRECV ? 11 : 6);
-		break;
-	case SB_MPI_BARRIER:
-		e->bytes = 0;
-		e->comm = mpi_comm(a, abi, 1);
-		break;
-	case SB_MPI_BCAST:
-		e->bytes = mpi_bytes(a, abi, 2, 3);
-		e->root = mpi_int(a, 4);
-		e->comm = mpi_comm(a, abi, 5);
-		break;
-	case SB_MPI_REDUCE:
-		e->bytes = mpi_bytes(a, abi, 3, 4);
-		e->root = mpi_int(a, 6);
-		e->comm = mpi_comm(a, abi, 7);
-		break;
-	case SB_MPI_ALLREDUCE:
-		e->bytes = mpi_bytes(a, abi, 3, 4);
-		e->comm = mpi_comm(a, abi, 6);
-		break;
-	case SB_MPI_GATHER:
-		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 1) == SB_MPI_IN_PLACE);
-		e->root = mpi_int(a, 7);
-		e->comm = mpi_comm(a, abi, 8);
-		break;
-	case SB_MPI_SCATTER:
-		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 4) != SB_MPI_IN_PLACE);
-		e->root = mpi_int(a, 7);
-		e->comm = mpi_comm(a, abi, 8);
-		break;
-	case SB_MPI_ALLGATHER:
-	case SB_MPI_ALLTOALL:
-		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 1) == SB_MPI_IN_PLACE);
-		e->comm = mpi_comm(a, abi, 7);
-		break;
-	case SB_MPI_WAIT:
-		if (mpi_take_request(tgid, a[0], abi, &r))
-			mpi_add_request(e, &r, true);
-		break;
-	case SB_MPI_WAITALL:
-		mpi_read_waitall(a, abi, tgid, e);
-		break;
-	case SB_MPI_IPROBE:
-		e->peer = mpi_int(a, 1);
-		e->tag = mpi_int(a, 2);
-		e->comm = mpi_comm(a, abi, 3);
-		break;
-	case SB_MPI_TEST:	/* a test may not complete its request: it stays for the wait */
-	case SB_MPI_TESTALL:
-	case SB_MPI_TESTANY:
-	case SB_MPI_TESTSOME:
-	case SB_MPI_WTIME:
-		break;
-	default:	/* init, init_thread, finalize: collective over COMM_WORLD */
-		e->bytes = 0;
-		if (abi & SB_MPI_ABI_MPICH)
-			e->comm = SB_MPICH_COMM_WORLD;
-		break;
+	if (mpi_starts_request(op))
+		pending->request = mpi_arg(a, mpi_request_arg(op));
+	if (op <= SB_MPI_PROBE || (op >= SB_MPI_ISEND && op <= SB_MPI_IRECV)) {
+		if (op == SB_MPI_PROBE) {
+			e->peer = mpi_int(a, 1);
+			e->tag = mpi_int(a, 2);
+			e->comm = mpi_comm(a, abi, 3);
+		} else {
+			mpi_read_p2p(a, abi, op == SB_MPI_SENDRECV ? 11 : 6, e);
+		}
+	} else if (op <= SB_MPI_EXSCAN || (op >= SB_MPI_IBARRIER && op <= SB_MPI_IALLTOALL)) {
+		mpi_read_collective(a, abi, tgid, op, e);
+	} else if (op >= SB_MPI_WIN_CREATE && op <= SB_MPI_WIN_FLUSH_ALL) {
+		mpi_read_one_sided(a, abi, op, e);
+	} else if (op >= SB_MPI_FILE_OPEN && op <= SB_MPI_FILE_WRITE_AT_ALL) {
+		mpi_read_file(a, abi, op, e);
+	} else {
+		switch (op) {
+		case SB_MPI_WAIT:
+			if (mpi_find_request(tgid, a[0], abi, true, &r))
+				mpi_add_request(e, &r, true, true);
+			break;
+		case SB_MPI_WAITALL:
+			mpi_read_requests(a, abi, tgid, true, e);
+			break;
+		case SB_MPI_WAITANY:	/* one completes: a value only where all agree */
+			mpi_read_requests(a, abi, tgid, false, e);
+			pending->request = mpi_arg(a, 2);
+			pending->out = mpi_arg(a, 3);
+			break;
+		case SB_MPI_WAITSOME:	/* some complete: how many bytes is unknown */
+			mpi_read_requests(a, abi, tgid, false, e);
+			if (mpi_int(a, 1) != 1)
+				e->bytes = -1;
+			pending->request = mpi_arg(a, 2);
+			pending->out = mpi_arg(a, 3);
+			pending->indices = mpi_arg(a, 4);
+			break;
+		case SB_MPI_COMM_RANK:
+		case SB_MPI_COMM_SIZE:
+			e->comm = mpi_comm(a, abi, 1);
+			pending->request = mpi_arg(a, 2);
+			break;
+		case SB_MPI_IPROBE:
+			e->peer = mpi_int(a, 1);
+			e->tag = mpi_int(a, 2);
+			e->comm = mpi_comm(a, abi, 3);
+			break;
+		case SB_MPI_INIT:	/* collective over COMM_WORLD */
+		case SB_MPI_INIT_THREAD:
+		case SB_MPI_FINALIZE:
+			e->bytes = 0;
+			if (abi & SB_MPI_ABI_MPICH)
+				e->comm = SB_MPICH_COMM_WORLD;
+			break;
+		default:	/* the polling calls: a test may not complete its request */
+			break;
+		}
 	}
 	/* MPI_ANY_SOURCE, MPI_PROC_NULL and the like are no rank. */
 	if (e->peer < 0)
@@ -328,26 +620,57 @@ static __always_inline void mpi_describe(const struct sb_mpi_event *call)
 	bpf_map_update_elem(&mpi_names, &call->name_hash, &one, BPF_ANY);
 }
 
+/*
+ * A call the library makes inside a traced MPI call (ROMIO's file I/O calls
+ * MPI_Allreduce, MPI_Bcast, ... through their exported names) is part of
+ * that call, as PMPI tools see it: not a region. It counts as overflow, which
+ * its return unwinds without touching the stack.
+ */
+static __always_inline bool mpi_internal(__u32 tid)
+{
+	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
+	__u32 d;
+
+	if (!th)
+		return false;
+	d = th->depth;
+	/* Beyond the stack, push_frame counts it as overflow. */
+	if (th->overflow || !d || d > SB_MAX_DEPTH ||
+	    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site != SB_MPI_SITE)
+		return false;
+	th->overflow++;
+	return true;
+}
+
 SEC("?uprobe")	/* loaded only when MPI calls are traced */
 int mpi_enter(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u32 tgid = id >> 32, tid = (__u32)id, cookie, op;
 	struct mpi_pending pending = { .call = { .type = SB_EV_MPI } };
 	struct sb_mpi_event *call = &pending.call;
 	struct sb_proc *proc;
+	bool learns;
 
 	if (!recording)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	mpi_read(ctx, (__u32)bpf_get_attach_cookie(ctx), tgid, call, &pending.request);
-	call->name_hash = mpi_hash(call);
-	mpi_describe(call);
-	/* A non-blocking call's request handle is known at its return. */
+	cookie = (__u32)bpf_get_attach_cookie(ctx);
+	op = cookie & SB_MPI_OP_MASK;
+	learns = op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE;
+	/* Its return pops no frame and so must not count as overflow. */
+	if (!learns && mpi_internal(tid))
+		return 0;
+	mpi_read(ctx, cookie, tgid, &pending);
+	/* What the return reads: written by the call. */
 	if (pending.request)
 		bpf_map_update_elem(&mpi_pending, &tid, &pending, BPF_ANY);
+	if (learns)
+		return 0;	/* no region */
+	call->name_hash = mpi_hash(call);
+	mpi_describe(call);
 	/* Pushed even when undescribed, so the return closes this frame and no other. */
 	push_frame(proc, tgid, tid, call->name_hash, SB_MPI_SITE, now);
 	return 0;
@@ -366,35 +689,133 @@ static __always_inline int find_mpi_frame(struct sb_thread_state *th)
 	return -1;
 }
 
-/* MPI_Isend/MPI_Irecv returned: remember which call its request handle stands for. */
-static __always_inline void mpi_started(__u32 tgid, __u32 tid, __u32 abi)
+/* The call of op in progress on tid, taken out of the map; false when none. */
+static __always_inline bool mpi_take_pending(__u32 tid, __u32 op, struct mpi_pending *out)
 {
 	struct mpi_pending *p = bpf_map_lookup_elem(&mpi_pending, &tid);
-	struct sb_mpi_request_key key = { .tgid = tgid };
-	struct mpi_request r;
 
 	if (!p)
-		return;
-	key.addr = p->request;
+		return false;
+	*out = *p;
+	bpf_map_delete_elem(&mpi_pending, &tid);
+	return out->call.op == op;
+}
+
+/* A call that starts a request returned: remember which call its request handle stands for. */
+static __always_inline void mpi_started(__u32 tgid, __u32 abi, const struct mpi_pending *p)
+{
+	struct sb_mpi_request_key key = { .tgid = tgid, .addr = p->request };
+	struct mpi_request r;
+
 	r.handle = mpi_handle(p->request, abi);
 	r.call = p->call;
 	bpf_map_update_elem(&mpi_requests, &key, &r, BPF_ANY);
-	bpf_map_delete_elem(&mpi_pending, &tid);
+}
+
+/* The request at index i of the array at base completed: forget it. */
+static __always_inline void mpi_forget(__u32 tgid, __u32 abi, __u64 base, __s32 i)
+{
+	struct sb_mpi_request_key key = { .tgid = tgid };
+
+	if (i < 0)
+		return;		/* MPI_UNDEFINED: none was active */
+	key.addr = base + (__u64)i * mpi_handle_size(abi);
+	bpf_map_delete_elem(&mpi_requests, &key);
+}
+
+/* MPI_Waitany or MPI_Waitsome returned: the requests it names are complete. */
+static __always_inline void mpi_completed(__u32 tgid, __u32 abi, const struct mpi_pending *p)
+{
+	__s32 n = 0, idx[SB_MPI_WAITALL_MAX];
+	int i;
+
+	if (bpf_probe_read_user(&n, sizeof(n), (void *)p->out))
+		return;
+	if (p->call.op == SB_MPI_WAITANY) {
+		mpi_forget(tgid, abi, p->request, n);
+		return;
+	}
+	if (n <= 0)
+		return;
+	if (n > SB_MPI_WAITALL_MAX)
+		n = SB_MPI_WAITALL_MAX;
+	if (bpf_probe_read_user(idx, n * sizeof(idx[0]), (void *)p->indices))
+		return;
+	for (i = 0; i < SB_MPI_WAITALL_MAX; i++) {
+		if (i >= n)
+			break;
+		mpi_forget(tgid, abi, p->request, idx[i]);
+	}
+}
+
+/* MPI_Comm_rank or MPI_Comm_size returned: keep it; a new rank in COMM_WORLD goes to user space. */
+static __always_inline void mpi_learned(__u32 tgid, const struct mpi_pending *p)
+{
+	struct sb_mpi_comm_key key = { .tgid = tgid, .comm = p->call.comm };
+	struct sb_mpi_comm_info info = { .rank = -1, .size = -1 }, *old;
+	struct sb_mpi_rank_event *e;
+	__s32 v;
+
+	if (key.comm == -1 || bpf_probe_read_user(&v, sizeof(v), (void *)p->request) || v < 0)
+		return;
+	old = bpf_map_lookup_elem(&mpi_comms, &key);
+	if (old)
+		info = *old;
+	if (p->call.op == SB_MPI_COMM_RANK) {
+		if (info.rank == v)
+			return;
+		info.rank = v;
+	} else {
+		if (info.size == v)
+			return;
+		info.size = v;
+	}
+	bpf_map_update_elem(&mpi_comms, &key, &info, BPF_ANY);
+	if (key.comm != SB_MPICH_COMM_WORLD)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	*e = (struct sb_mpi_rank_event){ .type = SB_EV_MPI_RANK, .tgid = tgid, .rank = info.rank,
+					 .size = info.size };
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
+/* What the return of op reads from what the call wrote. */
+static __always_inline void mpi_returned(__u32 tgid, __u32 tid, __u32 op, __u32 abi)
+{
+	struct mpi_pending p;
+
+	if (!mpi_starts_request(op) && op != SB_MPI_WAITANY && op != SB_MPI_WAITSOME &&
+	    op != SB_MPI_COMM_RANK && op != SB_MPI_COMM_SIZE)
+		return;
+	if (!mpi_take_pending(tid, op, &p))
+		return;
+	if (mpi_starts_request(op))
+		mpi_started(tgid, abi, &p);
+	else if (op == SB_MPI_WAITANY || op == SB_MPI_WAITSOME)
+		mpi_completed(tgid, abi, &p);
+	else
+		mpi_learned(tgid, &p);
 }
 
 SEC("?uretprobe")
 int mpi_exit(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u32 tgid = id >> 32, tid = (__u32)id, cookie;
+	__u32 tgid = id >> 32, tid = (__u32)id, cookie, op;
 	struct sb_thread_state *th;
 	int i;
 
 	if (!recording || !bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
 	cookie = (__u32)bpf_get_attach_cookie(ctx);
-	if ((cookie & SB_MPI_OP_MASK) == SB_MPI_ISEND || (cookie & SB_MPI_OP_MASK) == SB_MPI_IRECV)
-		mpi_started(tgid, tid, cookie & ~SB_MPI_OP_MASK);
+	op = cookie & SB_MPI_OP_MASK;
+	mpi_returned(tgid, tid, op, cookie & ~SB_MPI_OP_MASK);
+	if (op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE)
+		return 0;	/* no region */
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && th->overflow) {
 		th->overflow--;

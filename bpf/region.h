@@ -41,6 +41,7 @@ enum sb_event_type {
 	SB_EV_SYNC,		/* a traced process exec'd or loaded objects: attach, then SIGCONT */
 	SB_EV_UNMATCHED,	/* a region end without its begin: the call was open when tracing began */
 	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
+	SB_EV_MPI_RANK,		/* a process learned its rank or size in MPI_COMM_WORLD */
 };
 
 enum sb_sync_reason {
@@ -207,23 +208,72 @@ struct sb_offcpu_value {
 enum sb_mpi_op {
 	SB_MPI_SEND,
 	SB_MPI_SSEND,
+	SB_MPI_BSEND,
+	SB_MPI_RSEND,
 	SB_MPI_RECV,
 	SB_MPI_SENDRECV,
+	SB_MPI_PROBE,
 	SB_MPI_BARRIER,
 	SB_MPI_BCAST,
 	SB_MPI_REDUCE,
 	SB_MPI_ALLREDUCE,
 	SB_MPI_GATHER,
+	SB_MPI_GATHERV,
 	SB_MPI_SCATTER,
+	SB_MPI_SCATTERV,
 	SB_MPI_ALLGATHER,
+	SB_MPI_ALLGATHERV,
 	SB_MPI_ALLTOALL,
+	SB_MPI_ALLTOALLV,
+	SB_MPI_REDUCE_SCATTER,
+	SB_MPI_REDUCE_SCATTER_BLOCK,
+	SB_MPI_SCAN,
+	SB_MPI_EXSCAN,
 	SB_MPI_INIT,
 	SB_MPI_INIT_THREAD,
 	SB_MPI_FINALIZE,
-	SB_MPI_ISEND,
+	SB_MPI_WIN_CREATE,
+	SB_MPI_WIN_ALLOCATE,
+	SB_MPI_WIN_FREE,
+	SB_MPI_PUT,
+	SB_MPI_GET,
+	SB_MPI_ACCUMULATE,
+	SB_MPI_WIN_FENCE,
+	SB_MPI_WIN_LOCK,
+	SB_MPI_WIN_UNLOCK,
+	SB_MPI_WIN_LOCK_ALL,
+	SB_MPI_WIN_UNLOCK_ALL,
+	SB_MPI_WIN_FLUSH,
+	SB_MPI_WIN_FLUSH_ALL,
+	SB_MPI_FILE_OPEN,
+	SB_MPI_FILE_CLOSE,
+	SB_MPI_FILE_READ,
+	SB_MPI_FILE_WRITE,
+	SB_MPI_FILE_READ_AT,
+	SB_MPI_FILE_WRITE_AT,
+	SB_MPI_FILE_READ_ALL,
+	SB_MPI_FILE_WRITE_ALL,
+	SB_MPI_FILE_READ_AT_ALL,
+	SB_MPI_FILE_WRITE_AT_ALL,
+	SB_MPI_ISEND,		/* from here to SB_MPI_IALLTOALL: calls that start a request */
+	SB_MPI_ISSEND,
+	SB_MPI_IBSEND,
+	SB_MPI_IRSEND,
 	SB_MPI_IRECV,
+	SB_MPI_IBARRIER,
+	SB_MPI_IBCAST,
+	SB_MPI_IREDUCE,
+	SB_MPI_IALLREDUCE,
+	SB_MPI_IGATHER,
+	SB_MPI_ISCATTER,
+	SB_MPI_IALLGATHER,
+	SB_MPI_IALLTOALL,
 	SB_MPI_WAIT,
 	SB_MPI_WAITALL,
+	SB_MPI_WAITANY,
+	SB_MPI_WAITSOME,
+	SB_MPI_COMM_RANK,	/* no region: the rank (and size) the process learns */
+	SB_MPI_COMM_SIZE,
 	SB_MPI_TEST,		/* from here: polling calls, probed only with --mpi=all */
 	SB_MPI_TESTALL,
 	SB_MPI_TESTANY,
@@ -239,6 +289,8 @@ enum sb_mpi_op {
 #define SB_MPI_SEED 0x6d70692d63616c6cULL	/* "mpi-call": MPI name hashes */
 #define SB_MPI_MAX_REQUESTS 65536	/* open non-blocking requests remembered, all processes */
 #define SB_MPI_WAITALL_MAX 16		/* requests of one MPI_Waitall looked up */
+#define SB_MPI_COUNTS_MAX 64		/* counts of a v collective summed: larger comms are -1 */
+#define SB_MPI_MAX_COMMS 65536		/* communicators whose rank or size a process asked */
 
 /* The first call of an operation with these arguments; later ones carry only name_hash. */
 struct sb_mpi_event {
@@ -263,6 +315,25 @@ struct sb_mpi_request_key {
 	__u32 tgid;
 	__u32 pad;
 	__u64 addr;
+};
+
+/* What a process learned of a communicator from MPI_Comm_rank and MPI_Comm_size; -1 not yet. */
+struct sb_mpi_comm_key {
+	__u32 tgid;
+	__s32 comm;
+};
+
+struct sb_mpi_comm_info {
+	__s32 rank;
+	__s32 size;
+};
+
+/* Sent when a process's rank or size in MPI_COMM_WORLD is new or changed. */
+struct sb_mpi_rank_event {
+	__u32 type;
+	__u32 tgid;
+	__s32 rank;		/* -1 until MPI_Comm_rank returned */
+	__s32 size;		/* -1 until MPI_Comm_size returned */
 };
 
 /*

@@ -18,6 +18,7 @@
 #   BENCH_COMPUTE_N=300000000	steps of work per sampled run, BENCH_COMPUTE_REPS=10 (e)
 #   BENCH_REPORT_CALLS=10000000	calls in the generated profile that report and export read (f)
 #   BENCH_DETACH_ROUNDS=3		recordings of many_sites for the detach timing (g)
+#   BENCH_MPI_ROUNDS=5		rounds of (h), BENCH_MPI_N=10000 round trips, BENCH_MPI_M=20000 regions
 
 set -u
 
@@ -38,6 +39,9 @@ report_calls=${BENCH_REPORT_CALLS:-10000000}
 report_goal_s=2
 report_goal_kib=$((512 * 1024))
 detach_rounds=${BENCH_DETACH_ROUNDS:-3}
+mpi_rounds=${BENCH_MPI_ROUNDS:-5}
+mpi_n=${BENCH_MPI_N:-10000}
+mpi_m=${BENCH_MPI_M:-20000}
 
 die()
 {
@@ -328,6 +332,33 @@ for ((r = 0; r < detach_rounds; r++)); do
 done
 rm -f "$tmp/g.h5"
 
+# (h) A traced MPI call: an 8-byte ping-pong between 2 ranks (4 MPI calls per
+# round trip), untraced, recorded with --no-mpi (the recorder there, MPI calls
+# not probed) and recorded; in the same processes, rank 0 times empty marked
+# regions, so an MPI call's cost is set against two marker events of the same
+# run. Fastest of all rounds per case, cases interleaved.
+mpiexec=$(command -v mpiexec)
+declare -A pp mk
+if [ -n "$mpiexec" ] && [ -x "$bin/mpi_pingpong" ]; then
+	echo "(h) MPI ping-pong: $mpi_rounds rounds x 3 cases, $mpi_n round trips, $mpi_m regions"
+	for ((r = 0; r < mpi_rounds; r++)); do
+		for c in none nompi sb; do
+			case $c in
+			none) cmd=() ;;
+			nompi) cmd=("$sb" record -q --no-mpi -o "$tmp/h.h5" --) ;;
+			sb) cmd=("$sb" record -q -o "$tmp/h.h5" --) ;;
+			esac
+			out=$(runloop "${cmd[@]}" "$mpiexec" -n 2 "$bin/mpi_pingpong" "$mpi_n" \
+				"$mpi_m" 3) || exit 1
+			pp[$c]=$(min "${pp[$c]:-}" "$(field pp_ns "$out")")
+			mk[$c]=$(min "${mk[$c]:-}" "$(field mk_ns "$out")")
+		done
+	done
+	rm -f "$tmp/h.h5"
+	mpi_call_ns=$(calc 0 "(${pp[sb]} - ${pp[nompi]}) / (4 * $mpi_n)")
+	region_ns=$(calc 0 "(${mk[sb]} - ${mk[none]}) / $mpi_m")
+fi
+
 echo
 echo "Results ($(($(date +%s) - start)) s, load at the end $(loadavg); figures are relative to this run)"
 row "measure" "value" "goal" "verdict / detail"
@@ -408,4 +439,15 @@ row "(g) record returns after the target, ms" "$ret_ms" "< 1000" \
 	"$(verdict "$ret_ms < 1000"); 80 probes, profile written"
 row "(g) all 80 probes gone after the target, ms" "$gone_ms" "-" \
 	"closed by the guardian, one grace period each"
-
+if [ -n "${mpi_call_ns:-}" ]; then
+	row "(h) ping-pong round trip, us, untraced | traced" \
+		"$(calc 2 "${pp[none]} / $mpi_n / 1000") | $(calc 2 "${pp[sb]} / $mpi_n / 1000")" "-" \
+		"traced / untraced: $(calc 2 "${pp[sb]} / ${pp[none]}") x (8 bytes, 2 ranks)"
+	row "(h) traced MPI call, ns" "$mpi_call_ns" "-" \
+		"(recorded - recorded --no-mpi) / (4 calls x round trips)"
+	row "(h) traced region (2 marker events), ns" "$region_ns" "-" "same processes, rank 0"
+	row "(h) MPI call / 2 marker events" "$(calc 2 "$mpi_call_ns / $region_ns")" "<= 1" \
+		"$(verdict "$mpi_call_ns <= $region_ns")"
+else
+	row "(h) traced MPI call" "-" "-" "skipped: no mpiexec or no mpicc"
+fi

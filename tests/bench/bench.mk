@@ -5,15 +5,26 @@
 # programs of bpf/bench_empty.bpf.c on its probes; peakrss reports a
 # command's peak RSS; compute_loop is fixed work for the sampling overhead;
 # gen_profile writes the large profile that report and export are timed on;
-# many_sites has 80 probes for the detach timing. All go to
-# $(BUILD)/bench and are built only for bench.
+# many_sites has 80 probes for the detach timing; mpi_pingpong (built with
+# mpicc, where MPI is installed) times traced MPI calls against markers. All
+# go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
 	gen_profile many_sites)
 
+# The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
+ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
+BENCH_BINS += $(BUILD)/bench/mpi_pingpong
+endif
+
 bench: $(BENCH_BINS)
+
+$(BUILD)/bench/mpi_pingpong: tests/bench/mpi_pingpong.c include/scope_bpf.h
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(BENCH_CFLAGS) $< -o $@
 
 $(BUILD)/bench/marker_loop: tests/bench/marker_loop.c include/scope_bpf.h
 	$(call msg,BENCH,$@)

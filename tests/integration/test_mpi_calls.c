@@ -1,14 +1,19 @@
 /*
- * Integration: record `mpiexec -n 4 mpi_calls` and check every MPI call the app
- * makes (tests/apps/mpi_calls.c) is one region call, named per the grammar,
- * with its bytes, peer, root and tag, nested in the user region around it.
+ * Integration: record `mpiexec -n 4 mpi_calls` (and mpi_ops) and check every
+ * MPI call the app makes (tests/apps/mpi_calls.c, mpi_ops.c) is one region
+ * call, named per the grammar, with its bytes, peer, root and tag, nested in
+ * the user region around it.
  */
 #include "harness.h"
+
+#include "analysis/mpi.h"
 
 #define RANKS 4
 /* 3 send, 3 recv, sendrecv, 2 allreduce, reduce, gather, 3 isend, 3 irecv, 2 wait,
  * 2 waitall, barrier, init, finalize */
 #define MPI_CALLS_PER_RANK 24
+/* mpi_ops: p2p 12, any 8, icoll 8, vcoll 10, rma 16, io 10, init, finalize */
+#define MPI_OPS_PER_RANK 66
 #define WORLD 0x44000000	/* MPICH's MPI_COMM_WORLD, as the comm= value */
 
 struct mpi_name {
@@ -50,7 +55,7 @@ static void check_tags(const struct sb_region *r, const struct mpi_name *m)
 	assert_string_equal(r->tags, want);
 }
 
-static int record_mpi(const char *out, const char *mpi)
+static int record_app_mpi(const char *out, const char *mpi, const char *name, const char *arg)
 {
 	char app[512], *argv[16];
 	int n = 0;
@@ -65,9 +70,15 @@ static int record_mpi(const char *out, const char *mpi)
 	argv[n++] = "mpiexec";
 	argv[n++] = "-n";
 	argv[n++] = "4";
-	argv[n++] = (char *)app_path("mpi_calls", app, sizeof(app));
+	argv[n++] = (char *)app_path(name, app, sizeof(app));
+	argv[n++] = (char *)arg;
 	argv[n] = NULL;
 	return run(argv);
+}
+
+static int record_mpi(const char *out, const char *mpi)
+{
+	return record_app_mpi(out, mpi, "mpi_calls", NULL);
 }
 
 /* The MPI rank behind a profile rank: its sends go to (r+1)%4. */
@@ -250,12 +261,204 @@ static void test_mpi_all_adds_polling_calls(void **state)
 	sb_profile_free(&p);
 }
 
+/* The calls of the regions whose name starts with prefix on a rank, all nested in parent. */
+static uint64_t calls_prefixed(const struct sb_profile *p, uint32_t rank, const char *prefix,
+			       const char *parent)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++) {
+		const char *name = p->regions[p->pairs[i].region].name;
+
+		if (p->pairs[i].rank == rank && !strncmp(name, prefix, strlen(prefix)))
+			n += calls_in(p, rank, name, parent);
+	}
+	return n;
+}
+
+static void check_p2p_and_waits(const struct sb_profile *p, uint32_t rank)
+{
+	int next = ((int)rank + 1) % RANKS, prev = ((int)rank + RANKS - 1) % RANKS;
+	const char *p2p = "kind=point-to-point";
+
+	expect(p, rank, 1, "p2p", "mpi:bsend %s bytes=16 peer=%d root=-1 tag=21 comm=%d", p2p, next,
+	       WORLD);
+	expect(p, rank, 1, "p2p", "mpi:rsend %s bytes=16 peer=%d root=-1 tag=22 comm=%d", p2p, next,
+	       WORLD);
+	expect(p, rank, 1, "p2p", "mpi:issend %s bytes=12 peer=%d root=-1 tag=23 comm=%d", p2p,
+	       next, WORLD);
+	expect(p, rank, 1, "p2p",
+	       "mpi:wait kind=wait bytes=12 peer=%d root=-1 tag=23 comm=%d request=issend", next,
+	       WORLD);
+	expect(p, rank, 1, "p2p", "mpi:probe %s bytes=-1 peer=%d root=-1 tag=24 comm=%d", p2p, prev,
+	       WORLD);
+	/* The first MPI_Waitany has both receives: peers differ, bytes agree, not summed. */
+	expect(p, rank, 1, "any",
+	       "mpi:waitany kind=wait bytes=32 peer=-1 root=-1 tag=31 comm=%d request=irecv", WORLD);
+	assert_int_equal(calls_prefixed(p, rank, "mpi:waitany kind=wait bytes=32 peer=", "any"), 2);
+	expect(p, rank, 1, "any",
+	       "mpi:waitsome kind=wait bytes=32 peer=%d root=-1 tag=31 comm=%d request=isend", next,
+	       WORLD);
+	expect(p, rank, 1, "any",
+	       "mpi:waitsome kind=wait bytes=32 peer=%d root=-1 tag=31 comm=%d request=isend", prev,
+	       WORLD);
+}
+
+static void check_collectives(const struct sb_profile *p, uint32_t rank)
+{
+	const char *coll = "kind=collective";
+	long long mine = 4 * ((long long)rank + 1);
+
+	expect(p, rank, 1, "icoll", "mpi:ibarrier %s bytes=0 peer=-1 root=-1 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "icoll",
+	       "mpi:wait kind=wait bytes=0 peer=-1 root=-1 tag=-1 comm=%d request=ibarrier", WORLD);
+	expect(p, rank, 1, "icoll", "mpi:ibcast %s bytes=64 peer=-1 root=0 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "icoll",
+	       "mpi:wait kind=wait bytes=64 peer=-1 root=0 tag=-1 comm=%d request=ibcast", WORLD);
+	expect(p, rank, 1, "icoll", "mpi:iallreduce %s bytes=8 peer=-1 root=-1 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "icoll",
+	       "mpi:wait kind=wait bytes=8 peer=-1 root=-1 tag=-1 comm=%d request=iallreduce", WORLD);
+	expect(p, rank, 1, "icoll", "mpi:ireduce %s bytes=8 peer=-1 root=3 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "icoll",
+	       "mpi:wait kind=wait bytes=8 peer=-1 root=3 tag=-1 comm=%d request=ireduce", WORLD);
+	/* v collectives: the rank's own counts; whole arrays over the size it asked. */
+	expect(p, rank, 1, "vcoll", "mpi:gatherv %s bytes=%lld peer=-1 root=0 tag=-1 comm=%d", coll,
+	       mine, WORLD);
+	expect(p, rank, 1, "vcoll", "mpi:scatterv %s bytes=%lld peer=-1 root=1 tag=-1 comm=%d", coll,
+	       mine, WORLD);
+	/* In place: its own entry of the receive counts, the same bytes. */
+	expect(p, rank, 2, "vcoll", "mpi:allgatherv %s bytes=%lld peer=-1 root=-1 tag=-1 comm=%d",
+	       coll, mine, WORLD);
+	expect(p, rank, 1, "vcoll", "mpi:alltoallv %s bytes=40 peer=-1 root=-1 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "vcoll",
+	       "mpi:reduce_scatter %s bytes=80 peer=-1 root=-1 tag=-1 comm=%d", coll, WORLD);
+	expect(p, rank, 1, "vcoll",
+	       "mpi:reduce_scatter_block %s bytes=32 peer=-1 root=-1 tag=-1 comm=%d", coll, WORLD);
+	expect(p, rank, 1, "vcoll", "mpi:scan %s bytes=4 peer=-1 root=-1 tag=-1 comm=%d", coll,
+	       WORLD);
+	expect(p, rank, 1, "vcoll", "mpi:exscan %s bytes=4 peer=-1 root=-1 tag=-1 comm=%d", coll,
+	       WORLD);
+	/* A communicator whose size the app never asked: unknown. */
+	assert_int_equal(calls_prefixed(p, rank, "mpi:alltoallv kind=collective bytes=-1 peer=-1 "
+					 "root=-1 tag=-1 comm=", "vcoll"), 1);
+}
+
+static void check_one_sided_and_io(const struct sb_profile *p, uint32_t rank)
+{
+	int next = ((int)rank + 1) % RANKS, prev = ((int)rank + RANKS - 1) % RANKS;
+	const char *p2p = "kind=point-to-point", *coll = "kind=collective", *none = "root=-1 tag=-1";
+
+	expect(p, rank, 1, "rma", "mpi:win_create %s bytes=64 peer=-1 %s comm=%d", coll, none, WORLD);
+	expect(p, rank, 1, "rma", "mpi:win_allocate %s bytes=32 peer=-1 %s comm=%d", coll, none,
+	       WORLD);
+	expect(p, rank, 2, "rma", "mpi:win_free %s bytes=0 peer=-1 %s comm=-1", coll, none);
+	expect(p, rank, 2, "rma", "mpi:win_fence %s bytes=0 peer=-1 %s comm=-1", coll, none);
+	expect(p, rank, 1, "rma", "mpi:put %s bytes=8 peer=%d %s comm=-1", p2p, next, none);
+	expect(p, rank, 1, "rma", "mpi:put %s bytes=4 peer=%d %s comm=-1", p2p, next, none);
+	expect(p, rank, 1, "rma", "mpi:get %s bytes=8 peer=%d %s comm=-1", p2p, prev, none);
+	expect(p, rank, 1, "rma", "mpi:accumulate %s bytes=4 peer=0 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "rma", "mpi:win_lock %s bytes=0 peer=0 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "rma", "mpi:win_unlock %s bytes=0 peer=0 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "rma", "mpi:win_flush %s bytes=0 peer=%d %s comm=-1", p2p, next, none);
+	expect(p, rank, 1, "rma", "mpi:win_lock_all %s bytes=0 peer=-1 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "rma", "mpi:win_unlock_all %s bytes=0 peer=-1 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "rma", "mpi:win_flush_all %s bytes=0 peer=-1 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "io", "mpi:file_open %s bytes=0 peer=-1 %s comm=%d", coll, none, WORLD);
+	expect(p, rank, 1, "io", "mpi:file_close %s bytes=0 peer=-1 %s comm=-1", coll, none);
+	expect(p, rank, 1, "io", "mpi:file_write_at %s bytes=64 peer=-1 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "io", "mpi:file_read_at %s bytes=64 peer=-1 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "io", "mpi:file_write_at_all %s bytes=64 peer=-1 %s comm=-1", coll, none);
+	expect(p, rank, 1, "io", "mpi:file_read_at_all %s bytes=64 peer=-1 %s comm=-1", coll, none);
+	expect(p, rank, 1, "io", "mpi:file_write %s bytes=32 peer=-1 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "io", "mpi:file_read %s bytes=32 peer=-1 %s comm=-1", p2p, none);
+	expect(p, rank, 1, "io", "mpi:file_write_all %s bytes=16 peer=-1 %s comm=-1", coll, none);
+	expect(p, rank, 1, "io", "mpi:file_read_all %s bytes=16 peer=-1 %s comm=-1", coll, none);
+}
+
+/* The communication matrix is what mpi_ops sent: bsend, rsend, issend, send, isend to next. */
+static void check_matrix(const struct sb_profile *p)
+{
+	struct sb_error err = { { 0 } };
+	struct sb_mpi_report r;
+	uint32_t from, to;
+
+	assert_int_equal(sb_mpi_report_build(&r, p, &err), 0);
+	assert_int_equal(r.n_ranks, RANKS);
+	for (from = 0; from < RANKS; from++) {
+		for (to = 0; to < RANKS; to++) {
+			size_t cell = from * RANKS + to;
+			bool next = to == (from + 1) % RANKS, prev = to == (from + RANKS - 1) % RANKS;
+
+			assert_int_equal(r.matrix_bytes[cell], next ? 16 + 16 + 12 + 4 + 32 :
+								  prev ? 32 : 0);
+			assert_int_equal(r.matrix_msgs[cell], next ? 5 : prev ? 1 : 0);
+		}
+	}
+	sb_mpi_report_free(&r);
+}
+
+/*
+ * Every operation beyond mpi_calls: its name, kind, bytes, peer and root, in
+ * its user region; the calls ROMIO makes inside file I/O are not counted.
+ */
+static void test_more_operations(void **state)
+{
+	uint64_t mpi_calls[RANKS] = { 0 };
+	char out[300], data[300];
+	struct sb_profile p;
+	struct mpi_name m;
+	uint32_t rank;
+	size_t i, e;
+
+	(void)state;
+	require_bpf();
+	tmp_file("mpi_ops.dat", data, sizeof(data));
+	assert_int_equal(record_app_mpi(tmp_file("mpi_ops.h5", out, sizeof(out)), "--mpi",
+					"mpi_ops", data), 0);
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), RANKS);
+	for (i = 0; i < p.n_pairs; i++) {
+		const char *name = p.regions[p.pairs[i].region].name;
+
+		if (strncmp(name, "mpi:", 4))
+			continue;
+		if (!parse_mpi(name, &m))
+			fail_msg("'%s' does not parse with the grammar", name);
+		check_tags(&p.regions[p.pairs[i].region], &m);
+		mpi_calls[p.pairs[i].rank] += p.pairs[i].count;
+		/* No MPI call inside another: the library's own calls are its caller's. */
+		for (e = p.pairs[i].offset; e < p.pairs[i].offset + p.pairs[i].count; e++) {
+			const char *parent = parent_region(&p, p.pairs[i].rank, &p.events[e]);
+
+			if (parent && !strncmp(parent, "mpi:", 4))
+				fail_msg("'%s' inside '%s'", name, parent);
+		}
+	}
+	for (rank = 0; rank < RANKS; rank++) {
+		assert_int_equal(mpi_calls[rank], MPI_OPS_PER_RANK);
+		check_p2p_and_waits(&p, rank);
+		check_collectives(&p, rank);
+		check_one_sided_and_io(&p, rank);
+	}
+	check_matrix(&p);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_int_equal(meta_int(&p, "depth_overflow_calls"), 0);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_call_is_a_region),
 		cmocka_unit_test(test_no_mpi_records_only_user_regions),
 		cmocka_unit_test(test_mpi_all_adds_polling_calls),
+		cmocka_unit_test(test_more_operations),
 	};
 
 	return cmocka_run_group_tests_name("mpi_calls", tests, setup_tmp, teardown_tmp);

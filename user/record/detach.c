@@ -102,6 +102,18 @@ int sb_detach_keep(struct sb_detach *d, struct bpf_link *link)
 	return ret;
 }
 
+int sb_detach_keep_fd(struct sb_detach *d, int fd)
+{
+	size_t cap = d->n;
+
+	if (sb_array_reserve((void **)&d->fds, &cap, d->n + 1, sizeof(*d->fds))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	d->fds[d->n++] = fd;
+	return 0;
+}
+
 void sb_detach_release(struct sb_detach *d, struct sb_guardian *g)
 {
 	bool adopted;

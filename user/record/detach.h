@@ -33,6 +33,9 @@ int sb_detach_mark(struct sb_detach *d);
  * opened. 0, or -errno with link destroyed.
  */
 int sb_detach_keep(struct sb_detach *d, struct bpf_link *link);
+/* Keep a link that is a bare fd (no struct bpf_link): it is let go as the duplicates are. */
+int sb_detach_keep_fd(struct sb_detach *d, int fd);
+
 /*
  * Destroy the links kept (cheap: the duplicates still hold each probe), then
  * let go of the duplicates: to the guardian g when it takes them, else closed here.

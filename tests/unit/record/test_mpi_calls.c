@@ -17,6 +17,7 @@
 #include "record/sources/mpi_calls.h"
 #include "record/sources/mpi_lib.h"
 #include "record/sources/mpi_names.h"
+#include "record/sources/mpi_uprobe_multi.h"
 
 #if defined(__aarch64__)
 #define LIBDIR "/usr/lib/aarch64-linux-gnu"
@@ -96,6 +97,42 @@ static void test_wait_names_its_request(void **state)
 	assert_int_equal(sb_mpi_format(&e, name, sizeof(name), tags, sizeof(tags)), 0);
 	assert_null(strstr(name, "request="));
 	assert_null(strstr(tags, "mpi.request"));
+}
+
+/* The grammar's three kinds only: one-sided and file calls by who takes part. */
+static void test_one_sided_and_file_kinds(void **state)
+{
+	static const struct {
+		unsigned int op;
+		const char *name, *kind;
+	} want[] = {
+		{ SB_MPI_PUT, "put", "point-to-point" },
+		{ SB_MPI_WIN_FENCE, "win_fence", "collective" },
+		{ SB_MPI_WIN_CREATE, "win_create", "collective" },
+		{ SB_MPI_WIN_LOCK_ALL, "win_lock_all", "point-to-point" },
+		{ SB_MPI_FILE_WRITE_AT, "file_write_at", "point-to-point" },
+		{ SB_MPI_FILE_READ_AT_ALL, "file_read_at_all", "collective" },
+		{ SB_MPI_IBCAST, "ibcast", "collective" },
+		{ SB_MPI_ALLTOALLV, "alltoallv", "collective" },
+		{ SB_MPI_WAITSOME, "waitsome", "wait" },
+		{ SB_MPI_ISSEND, "issend", "point-to-point" },
+	};
+	struct sb_mpi_event e = { .type = SB_EV_MPI, .bytes = 8, .peer = 1, .root = -1, .tag = -1,
+				  .comm = -1, .request = SB_MPI_IBCAST };
+	char name[SB_NAME_MAX], tags[SB_MPI_TAGS_MAX], expect[SB_NAME_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		e.op = want[i].op;
+		assert_string_equal(sb_mpi_op_name(e.op), want[i].name);
+		assert_string_equal(sb_mpi_kind(e.op), want[i].kind);
+		assert_int_equal(sb_mpi_format(&e, name, sizeof(name), tags, sizeof(tags)), 0);
+		snprintf(expect, sizeof(expect),
+			 "mpi:%s kind=%s bytes=8 peer=1 root=-1 tag=-1 comm=-1%s", want[i].name,
+			 want[i].kind, strcmp(want[i].kind, "wait") ? "" : " request=ibcast");
+		assert_string_equal(name, expect);
+	}
 }
 
 static void test_bad_operation_and_small_buffers(void **state)
@@ -184,6 +221,19 @@ static void test_non_mpi_file_is_not_a_library(void **state)
 	assert_int_equal(sb_mpi_lib_read("/nonexistent/libmpich.so", &lib), -ENOENT);
 }
 
+/* A uprobe multi link names what it could not do (where the kernel and privileges allow one). */
+static void test_uprobe_multi_link_errors(void **state)
+{
+	uint64_t offset = 0x1000, cookie = 0;
+
+	(void)state;
+	if (!sb_uprobe_multi_supported())
+		skip();
+	/* No program: refused before the file is looked at. */
+	assert_int_equal(sb_uprobe_multi_link(-1, "/nonexistent/libmpich.so", &offset, &cookie, 1,
+					      false), -EBADF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,12 +241,14 @@ int main(void)
 		cmocka_unit_test(test_send_name_and_tags),
 		cmocka_unit_test(test_collectives_and_init_are_collective),
 		cmocka_unit_test(test_wait_names_its_request),
+		cmocka_unit_test(test_one_sided_and_file_kinds),
 		cmocka_unit_test(test_bad_operation_and_small_buffers),
 		cmocka_unit_test(test_every_operation_is_named),
 		cmocka_unit_test(test_library_names),
 		cmocka_unit_test(test_launchers),
 		cmocka_unit_test(test_mpich_library_one_probe_per_address),
 		cmocka_unit_test(test_non_mpi_file_is_not_a_library),
+		cmocka_unit_test(test_uprobe_multi_link_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -187,6 +187,47 @@ static void test_conflicts_go_to_the_first_claim_of_the_best_variable(void **sta
 	sb_mpi_ranks_free(&s);
 }
 
+/* What a process learned from MPI_Comm_rank beats its environment, and conflicts go its way. */
+static void test_a_learned_rank_beats_the_environment(void **state)
+{
+	static const uint32_t tgids[] = { 10, 11, 12, 99 };
+	struct sb_mpi_ranks s = { 0 };
+	uint32_t ranks[4];
+
+	(void)state;
+	claim(&s, 10, 0, 3, SB_MPI_PMI);
+	claim(&s, 11, 0, 3, SB_MPI_PMI);	/* wrong: it is rank 1 */
+	claim(&s, 12, 2, 3, SB_MPI_PMI);
+	assert_int_equal(sb_mpi_ranks_learned(&s, 11, 1, 3), 0);
+	assert_int_equal(sb_mpi_ranks_learned(&s, 10, 0, -1), 0);
+	assert_int_equal(sb_mpi_rank_rule(&s, tgids, 4, ranks), 0);
+	assert_int_equal(ranks[0], 0);
+	assert_int_equal(ranks[1], 1);
+	assert_int_equal(ranks[2], 2);
+	assert_int_equal(ranks[3], 3);
+	/* A size learned beyond the claims': helpers come after it. */
+	assert_int_equal(sb_mpi_ranks_learned(&s, 12, -1, 5), 0);
+	assert_int_equal(s.seen[2].own_rank, -1);
+	assert_int_equal(sb_mpi_rank_rule(&s, tgids, 4, ranks), 0);
+	assert_int_equal(ranks[3], 5);
+	sb_mpi_ranks_free(&s);
+}
+
+/* Without any environment claim (a singleton run, MPI_Init alone), the learned rank counts. */
+static void test_a_learned_rank_without_environment(void **state)
+{
+	static const uint32_t tgids[] = { 30, 20 };
+	struct sb_mpi_ranks s = { 0 };
+	uint32_t ranks[2];
+
+	(void)state;
+	assert_int_equal(sb_mpi_ranks_learned(&s, 20, 0, 1), 0);
+	assert_int_equal(sb_mpi_rank_rule(&s, tgids, 2, ranks), 0);
+	assert_int_equal(ranks[1], 0);
+	assert_int_equal(ranks[0], 1);
+	sb_mpi_ranks_free(&s);
+}
+
 static void test_mpi_libraries_are_known_by_their_file_name(void **state)
 {
 	char name[16], version[32];
@@ -261,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_ranks_are_the_mpi_ranks_and_launchers_come_after),
 		cmocka_unit_test(test_launchers_come_after_the_world_size),
 		cmocka_unit_test(test_conflicts_go_to_the_first_claim_of_the_best_variable),
+		cmocka_unit_test(test_a_learned_rank_beats_the_environment),
+		cmocka_unit_test(test_a_learned_rank_without_environment),
 		cmocka_unit_test(test_mpi_libraries_are_known_by_their_file_name),
 		cmocka_unit_test(test_the_source_sets_the_rule_children_inherit_and_metadata),
 	};

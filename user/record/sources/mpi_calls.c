@@ -24,6 +24,7 @@
 #include "record/sources/mpi_calls.h"
 #include "record/sources/mpi_lib.h"
 #include "record/sources/mpi_names.h"
+#include "record/sources/mpi_uprobe_multi.h"
 #include "record/sources/sources.h"
 #include "region.skel.h"
 
@@ -33,6 +34,7 @@ struct mpi_calls {
 	int libraries;			/* MPI libraries probed */
 	bool installed_probed;		/* the installed libraries were looked at */
 	bool started;
+	bool multi;			/* one uprobe multi link per library and direction */
 };
 
 static bool mpi_wanted(const struct record_opts *o)
@@ -42,9 +44,15 @@ static bool mpi_wanted(const struct record_opts *o)
 
 static int mpi_configure(void *state, struct sb_source_env *env)
 {
-	(void)state;
-	if (bpf_program__set_autoload(env->skel->progs.mpi_enter, true) ||
-	    bpf_program__set_autoload(env->skel->progs.mpi_exit, true))
+	struct mpi_calls *m = state;
+	struct bpf_program *enter = env->skel->progs.mpi_enter, *exit = env->skel->progs.mpi_exit;
+
+	if (bpf_program__set_autoload(enter, true) || bpf_program__set_autoload(exit, true))
+		return -EINVAL;
+	m->multi = sb_uprobe_multi_supported();
+	if (m->multi &&
+	    (bpf_program__set_expected_attach_type(enter, SB_TRACE_UPROBE_MULTI) ||
+	     bpf_program__set_expected_attach_type(exit, SB_TRACE_UPROBE_MULTI)))
 		return -EINVAL;
 	return 0;
 }
@@ -69,15 +77,66 @@ static int attach_one(struct mpi_calls *m, struct region_bpf *skel, struct bpf_p
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
+/*
+ * Polling calls only when asked for; MPI_Comm_rank and MPI_Comm_size only
+ * where a communicator handle says which one it is (MPICH's are ints; Open
+ * MPI's are pointers the kernel side cannot name).
+ */
+static bool wanted_op(const struct record_opts *o, const struct sb_mpi_lib *lib, unsigned int op)
+{
+	if (!lib->offset[op])
+		return false;
+	if (op >= SB_MPI_TEST)
+		return o->mpi_all;
+	if (op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE)
+		return lib->abi & SB_MPI_ABI_MPICH;
+	return true;
+}
+
+/* One link for all of the functions, entries or returns; the fd is let go with the rest. */
+static int attach_multi(struct mpi_calls *m, struct region_bpf *skel, struct bpf_program *prog,
+			const char *path, const uint64_t *offsets, const uint64_t *cookies,
+			uint32_t n, bool retprobe, struct sb_error *err)
+{
+	int fd, ret = sb_detach_mark(&m->held);
+
+	if (ret)
+		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
+	sb_guardian_busy(skel, 1000000000ULL);
+	fd = sb_uprobe_multi_link(bpf_program__fd(prog), path, offsets, cookies, n, retprobe);
+	if (fd < 0)
+		return sb_fail(err, -fd, "%s: cannot attach to %u MPI functions: %s", path, n,
+			       strerror(-fd));
+	ret = sb_detach_keep_fd(&m->held, fd);
+	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
+}
+
 static int attach_probes(struct mpi_calls *m, struct sb_source_env *env, const char *path,
 			 const struct sb_mpi_lib *lib, struct sb_error *err)
 {
+	uint64_t offsets[SB_MPI_N_OPS], cookies[SB_MPI_N_OPS];
 	struct region_bpf *skel = env->skel;
+	uint32_t n = 0;
 	unsigned int op;
 	int ret = 0;
 
+	if (m->multi) {
+		for (op = 0; op < SB_MPI_N_OPS; op++) {
+			if (!wanted_op(env->opts, lib, op))
+				continue;
+			offsets[n] = lib->offset[op];
+			cookies[n++] = op | lib->abi;
+		}
+		if (!n)
+			return 0;
+		/* The returns first: an entry whose return is not probed would leave its frame open. */
+		ret = attach_multi(m, skel, skel->progs.mpi_exit, path, offsets, cookies, n, true,
+				   err);
+		return ret ?: attach_multi(m, skel, skel->progs.mpi_enter, path, offsets, cookies, n,
+					   false, err);
+	}
 	for (op = 0; op < SB_MPI_N_OPS && !ret; op++) {
-		if (!lib->offset[op] || (op >= SB_MPI_TEST && !env->opts->mpi_all))
+		if (!wanted_op(env->opts, lib, op))
 			continue;
 		/* The return first: an entry whose return is not probed would leave its frame open. */
 		ret = attach_one(m, skel, skel->progs.mpi_exit, path, lib->offset[op], op | lib->abi, true,

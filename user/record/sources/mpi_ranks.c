@@ -110,22 +110,45 @@ int sb_mpi_env_parse(const char *env, size_t n, struct sb_mpi_claim *out)
 	return 0;
 }
 
-int sb_mpi_ranks_claim(struct sb_mpi_ranks *s, uint32_t tgid, const struct sb_mpi_claim *c)
+/* tgid's entry, made (with no claim and nothing learned) when it has none; NULL: -ENOMEM. */
+static struct sb_mpi_seen *seen_of(struct sb_mpi_ranks *s, uint32_t tgid)
 {
 	uint64_t *at = sb_hashmap_get(&s->index_of, tgid, 0);
 	struct sb_mpi_seen *seen;
 
-	if (at) {
-		s->seen[*at].claim = *c;
-		return 0;
-	}
+	if (at)
+		return &s->seen[*at];
 	seen = realloc(s->seen, (s->n_seen + 1) * sizeof(*seen));
 	if (!seen)
-		return -ENOMEM;
+		return NULL;
 	s->seen = seen;
 	if (sb_hashmap_put(&s->index_of, tgid, 0, s->n_seen))
+		return NULL;
+	seen[s->n_seen] = (struct sb_mpi_seen){ .tgid = tgid, .claim = { .var = NO_CLAIM },
+						.own_rank = -1, .own_size = -1 };
+	return &seen[s->n_seen++];
+}
+
+int sb_mpi_ranks_claim(struct sb_mpi_ranks *s, uint32_t tgid, const struct sb_mpi_claim *c)
+{
+	struct sb_mpi_seen *seen = seen_of(s, tgid);
+
+	if (!seen)
 		return -ENOMEM;
-	seen[s->n_seen++] = (struct sb_mpi_seen){ .tgid = tgid, .claim = *c };
+	seen->claim = *c;
+	return 0;
+}
+
+int sb_mpi_ranks_learned(struct sb_mpi_ranks *s, uint32_t tgid, int32_t rank, int32_t size)
+{
+	struct sb_mpi_seen *seen = seen_of(s, tgid);
+
+	if (!seen)
+		return -ENOMEM;
+	if (rank >= 0 && (uint32_t)rank < SB_MAX_RANK)
+		seen->own_rank = rank;
+	if (size > 0 && (uint32_t)size <= SB_MAX_RANK)
+		seen->own_size = size;
 	return 0;
 }
 
@@ -141,27 +164,39 @@ static enum sb_mpi_var ranks_var(const struct sb_mpi_ranks *s)
 	return best;
 }
 
-/* The world size by the claims of that variable: the largest size given, or highest rank + 1. */
+static uint32_t at_least(uint32_t size, uint32_t n)
+{
+	return n > size ? n : size;
+}
+
+/*
+ * The world size: the largest any process learned from MPI_Comm_size, size
+ * given by var or rank + 1 of the rank it goes by.
+ */
 static uint32_t world_size(const struct sb_mpi_ranks *s, enum sb_mpi_var var)
 {
 	uint32_t size = 0;
 	size_t i;
 
 	for (i = 0; i < s->n_seen; i++) {
-		const struct sb_mpi_claim *c = &s->seen[i].claim;
+		const struct sb_mpi_seen *seen = &s->seen[i];
+		const struct sb_mpi_claim *c = &seen->claim;
 
-		if (c->var != var)
+		if (seen->own_size > 0)
+			size = at_least(size, (uint32_t)seen->own_size);
+		if (seen->own_rank >= 0)
+			size = at_least(size, (uint32_t)seen->own_rank + 1);
+		if (var == NO_CLAIM || c->var != var)
 			continue;
-		if (c->size > size)
-			size = c->size;
-		if (c->rank + 1 > size)
-			size = c->rank + 1;
+		size = at_least(size, c->size);
+		size = at_least(size, c->rank + 1);
 	}
 	return size;
 }
 
 struct candidate {
 	uint32_t rank;
+	bool learned;		/* from MPI_Comm_rank, not the environment */
 	size_t seen;		/* order of the claim */
 	size_t i;		/* index in tgids */
 };
@@ -172,14 +207,20 @@ static int cmp_candidate(const void *a, const void *b)
 
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
+	if (x->learned != y->learned)
+		return x->learned ? -1 : 1;
 	return x->seen < y->seen ? -1 : x->seen > y->seen;
 }
 
-/* The processes of tgids that claim a rank by var, by rank and then order of claim. */
+/*
+ * The processes of tgids that learned their rank or claim one by var, by
+ * rank, those that learned it first, then order of claim.
+ */
 static struct candidate *candidates(const struct sb_mpi_ranks *s, enum sb_mpi_var var,
 				    const uint32_t *tgids, size_t n, size_t *n_cand)
 {
 	struct candidate *cand = calloc(n + 1, sizeof(*cand));
+	const struct sb_mpi_seen *seen;
 	size_t i;
 
 	*n_cand = 0;
@@ -188,8 +229,13 @@ static struct candidate *candidates(const struct sb_mpi_ranks *s, enum sb_mpi_va
 	for (i = 0; i < n; i++) {
 		uint64_t *at = sb_hashmap_get(&s->index_of, tgids[i], 0);
 
-		if (at && var != NO_CLAIM && s->seen[*at].claim.var == var)
-			cand[(*n_cand)++] = (struct candidate){ s->seen[*at].claim.rank, *at, i };
+		if (!at)
+			continue;
+		seen = &s->seen[*at];
+		if (seen->own_rank >= 0)
+			cand[(*n_cand)++] = (struct candidate){ (uint32_t)seen->own_rank, true, *at, i };
+		else if (var != NO_CLAIM && seen->claim.var == var)
+			cand[(*n_cand)++] = (struct candidate){ seen->claim.rank, false, *at, i };
 	}
 	qsort(cand, *n_cand, sizeof(*cand), cmp_candidate);
 	return cand;
@@ -199,7 +245,7 @@ int sb_mpi_rank_rule(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks
 {
 	struct sb_mpi_ranks *s = ctx;
 	enum sb_mpi_var var = ranks_var(s);
-	uint64_t next = var == NO_CLAIM ? 0 : world_size(s, var);
+	uint64_t next = world_size(s, var);
 	struct candidate *cand;
 	bool *ranked;
 	size_t n_cand, i;
@@ -364,16 +410,73 @@ static int ranks_process(void *state, struct sb_source_env *env, const struct sb
 	return ret ? sb_fail(err, -ret, "process %d: MPI rank: out of memory", (int)ch->pid) : 0;
 }
 
+/* A process learned its rank in COMM_WORLD (mpi.bpf.h, after MPI_Comm_rank or _size returned). */
+static int ranks_record(void *state, struct sb_source_env *env, const void *data, size_t size)
+{
+	struct sb_mpi_rank_event e;
+
+	(void)env;
+	if (size < sizeof(e))
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	return sb_mpi_ranks_learned(state, e.tgid, e.rank, e.size);
+}
+
+/*
+ * How many processes that learned their rank had the environment's rank by
+ * var (agree) or another one; each disagreement is told on stderr (the
+ * profile goes by what the process learned).
+ */
+static uint32_t count_learned(const struct sb_mpi_ranks *s, enum sb_mpi_var var, bool agree,
+			      bool quiet)
+{
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; i < s->n_seen; i++) {
+		const struct sb_mpi_seen *seen = &s->seen[i];
+
+		if (seen->own_rank < 0 || var == NO_CLAIM || seen->claim.var != var ||
+		    (seen->claim.rank == (uint32_t)seen->own_rank) != agree)
+			continue;
+		n++;
+		if (!agree && !quiet)
+			fprintf(stderr, "scope-bpf: warning: process %u: %s says rank %u, "
+				"MPI_Comm_rank says %d: the profile uses %d\n", seen->tgid,
+				sb_mpi_var_name(var), seen->claim.rank, seen->own_rank,
+				seen->own_rank);
+	}
+	return n;
+}
+
+static bool any_learned(const struct sb_mpi_ranks *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_seen; i++)
+		if (s->seen[i].own_rank >= 0)
+			return true;
+	return false;
+}
+
 static int ranks_contribute(void *state, struct sb_source_env *env)
 {
 	struct sb_mpi_ranks *s = state;
 	struct sb_profile *p = &env->coll->prof;
 	enum sb_mpi_var var = ranks_var(s);
+	bool learned = any_learned(s), quiet = env->opts && env->opts->quiet;
 	int ret = 0;
 
-	if (var != NO_CLAIM) {
+	if (var != NO_CLAIM || learned) {
 		ret |= sb_profile_set_int(p, "mpi_size", world_size(s, var));
-		ret |= sb_profile_set_str(p, "mpi_rank_source", sb_mpi_var_name(var));
+		ret |= sb_profile_set_str(p, "mpi_rank_source",
+					  var != NO_CLAIM ? sb_mpi_var_name(var) : "MPI_Comm_rank");
+	}
+	if (learned) {
+		ret |= sb_profile_set_int(p, "mpi_ranks_confirmed",
+					  count_learned(s, var, true, quiet));
+		ret |= sb_profile_set_int(p, "mpi_ranks_disagreeing",
+					  count_learned(s, var, false, quiet));
 	}
 	if (s->library[0]) {
 		ret |= sb_profile_set_str(p, "mpi_library", s->library);
@@ -402,6 +505,8 @@ const struct sb_source_ops sb_mpi_ranks_source = {
 	.state_size = sizeof(struct sb_mpi_ranks),
 	.start = ranks_start,
 	.process = ranks_process,
+	.record_type = SB_EV_MPI_RANK,
+	.record = ranks_record,
 	.contribute = ranks_contribute,
 	.free = ranks_free,
 };

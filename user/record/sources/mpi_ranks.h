@@ -44,10 +44,16 @@ int sb_mpi_env_parse(const char *env, size_t n, struct sb_mpi_claim *out);
 /* The claim in the environment pid was given at its last exec: 1, 0 when none, -1 unreadable. */
 int sb_mpi_claim_of(pid_t pid, struct sb_mpi_claim *out);
 
-/* A claim as the state keeps it, with the order the recorder first saw it. */
+/*
+ * A claim as the state keeps it, with the order the recorder first saw it,
+ * and what the process itself learned from MPI_Comm_rank and MPI_Comm_size
+ * on MPI_COMM_WORLD (-1: it did not ask while traced).
+ */
 struct sb_mpi_seen {
 	uint32_t tgid;
 	struct sb_mpi_claim claim;
+	int32_t own_rank;
+	int32_t own_size;
 };
 
 /* The source's state. */
@@ -64,9 +70,17 @@ struct sb_mpi_ranks {
 int sb_mpi_ranks_claim(struct sb_mpi_ranks *s, uint32_t tgid, const struct sb_mpi_claim *c);
 
 /*
+ * Note what tgid learned of MPI_COMM_WORLD (rank, size; -1 not asked), as its
+ * MPI_Comm_rank and MPI_Comm_size returned. 0 or -ENOMEM.
+ */
+int sb_mpi_ranks_learned(struct sb_mpi_ranks *s, uint32_t tgid, int32_t rank, int32_t size);
+
+/*
  * The rank rule (sb_rank_rule_fn, ctx = struct sb_mpi_ranks): a process that
- * claims an MPI rank gets it; when several claim one rank, the claim from the
- * earlier variable of enum sb_mpi_var wins, then the earlier claim. Every
+ * learned its rank from MPI_Comm_rank gets it, whatever its environment says;
+ * else a process that claims an MPI rank gets it; when several have one
+ * rank, the one that learned it wins, then the claim from the earlier
+ * variable of enum sb_mpi_var, then the earlier claim. Every
  * other process (no claim, or a lost one) is numbered after the MPI ranks and
  * the world size, in order of its first completed call. Without any claim it
  * is exactly sb_rank_by_first_call.
