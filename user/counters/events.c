@@ -69,19 +69,20 @@ int sb_counter_set_add(struct sb_counter_set *set, const struct sb_counter_event
 
 int sb_counter_set_parse(struct sb_counter_set *set, const char *list, struct sb_error *err)
 {
-	char *copy = strdup(list), *save = NULL, *name;
+	char *copy = strdup(list), *rest = copy, *name;
 	struct sb_counter_event ev;
 	int ret = 0;
 
 	if (!copy)
 		return sb_fail(err, ENOMEM, "event list: out of memory");
-	for (name = strtok_r(copy, ",", &save); name && !ret; name = strtok_r(NULL, ",", &save)) {
-		ret = sb_counter_event_resolve(name, &ev, err);
+	while (!ret && (name = strsep(&rest, ","))) {
+		if (!*name)
+			ret = sb_fail(err, EINVAL, "-e '%s': an empty event name", list);
+		else
+			ret = sb_counter_event_resolve(name, &ev, err);
 		if (!ret)
 			ret = sb_counter_set_add(set, &ev, err);
 	}
-	if (!ret && !set->n)
-		ret = sb_fail(err, EINVAL, "-e: no event named in '%s'", list);
 	free(copy);
 	return ret;
 }
