@@ -138,7 +138,7 @@ static int count_event(struct parser *p, const struct eventset_line *e)
 /* Resolve the counted counters, note the others; the formulas' names in that order. */
 static int program_eventset(struct parser *p)
 {
-	unsigned int i, pass;
+	unsigned int i, pass, line = p->line;
 	const char *why, *spelling;
 	int ret = 0;
 
@@ -157,6 +157,7 @@ static int program_eventset(struct parser *p)
 			p->names[p->n_names++] = e->counter;
 		}
 	}
+	p->line = line;
 	return ret;
 }
 
