@@ -121,7 +121,7 @@ static void list_one(FILE *f, const char *dir, const char *file)
 		fprintf(f, "  %-18s (not usable here: %s)\n", name, err.msg);
 	} else {
 		fprintf(f, "  %-18s %s%s\n", name, g.description ? g.description : "",
-			g.n_skipped ? " [some counters uncore/energy: not per thread]" : "");
+			g.n_skipped ? " [some counters not counted per thread]" : "");
 		sb_likwid_group_free(&g);
 	}
 	free(name);
