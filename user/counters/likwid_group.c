@@ -81,7 +81,7 @@ static const char *uncountable(const char *counter)
 {
 	size_t base = strcspn(counter, ":");
 
-	if ((!strncmp(counter, "FIXC", 4) || !strncmp(counter, "PMC", 3)) &&
+	if ((!strncmp(counter, "FIXC", 4) || !strncmp(counter, "PMC", 3)) && base > 3 &&
 	    isdigit((unsigned char)counter[base - 1]))
 		return NULL;
 	if (base == 5 && (!strncmp(counter, "APERF", 5) || !strncmp(counter, "MPERF", 5) ||
@@ -173,11 +173,13 @@ static char *split_metric(char *s)
 	size_t lens[256];
 	int n = 0, k;
 
-	while (*q && n < 256) {
+	for (;;) {
 		while (isspace((unsigned char)*q))
 			q++;
 		if (!*q)
 			break;
+		if (n == 256)
+			return NULL;
 		words[n] = q;
 		while (*q && !isspace((unsigned char)*q))
 			q++;

@@ -377,6 +377,19 @@ static void test_errors_name_the_file_and_line(void **state)
 			   "test/BAD.txt:2: counter option MATCH0=0x1 is not supported");
 }
 
+/* A metric line of more words than the splitter keeps is refused, not cut. */
+static void test_a_metric_line_of_too_many_words_is_an_error(void **state)
+{
+	char text[2048] = "EVENTSET\nFIXC0 INSTR_RETIRED_ANY\nMETRICS\n";
+	int i;
+
+	(void)state;
+	for (i = 0; i < 300; i++)
+		strcat(text, "w ");
+	strcat(text, "FIXC0\n");
+	expect_parse_error(text, "test/BAD.txt:4: expected 'NAME FORMULA'");
+}
+
 static void test_unknown_event_names_the_event_and_the_pmu(void **state)
 {
 	(void)state;
@@ -505,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_mem_keeps_core_metrics_and_leaves_uncore_ones_without_value),
 		cmocka_unit_test(test_clock_energy_counters_are_skipped_with_a_note),
 		cmocka_unit_test(test_errors_name_the_file_and_line),
+		cmocka_unit_test(test_a_metric_line_of_too_many_words_is_an_error),
 		cmocka_unit_test(test_unknown_event_names_the_event_and_the_pmu),
 		cmocka_unit_test(test_metric_names_keep_spaces_and_formulas_may_hold_them),
 		cmocka_unit_test(test_arch_is_picked_from_cpuid_as_likwid_picks_it),
