@@ -59,6 +59,26 @@ static const struct name_map name_map[] = {
 	{ "skylake skylakeX CLX", "UOPS_ISSUED_USED_CYCLES", "UOPS_ISSUED:ANY:c=1" },
 	{ "skylake skylakeX CLX", "UOPS_RETIRED_USED_CYCLES", "UOPS_RETIRED:ALL:c=1" },
 
+	/* Intel raw configs: umask << 8 | event code, from Intel's event tables */
+	{ "sandybridge sandybridgeEP ivybridge ivybridgeEP haswell haswellEP broadwell broadwellD "
+	  "broadwellEP", "L1D_M_EVICT", "r451" },
+	{ "sandybridge sandybridgeEP ivybridge ivybridgeEP haswell haswellEP broadwell broadwellD "
+	  "broadwellEP ICL ICX TGL RKL", "L2_TRANS_ALL_REQUESTS", "r80f0" },
+	{ "ICL ICX TGL RKL", "L2_TRANS_L1D_WB", "r10f0" },
+	{ "sandybridge sandybridgeEP ivybridge ivybridgeEP", "FP_COMP_OPS_EXE_SSE_FP_SCALAR_DOUBLE",
+	  "FP_COMP_OPS_EXE:SSE_SCALAR_DOUBLE" },
+	{ "sandybridge sandybridgeEP ivybridge ivybridgeEP", "FP_COMP_OPS_EXE_SSE_FP_PACKED_SINGLE",
+	  "FP_COMP_OPS_EXE:SSE_PACKED_SINGLE" },
+	{ "sandybridge sandybridgeEP ivybridge ivybridgeEP haswell haswellEP",
+	  "MEM_UOPS_RETIRED_LOADS", "MEM_UOPS_RETIRED:ALL_LOADS" },
+	{ "sandybridge sandybridgeEP ivybridge ivybridgeEP haswell haswellEP",
+	  "MEM_UOPS_RETIRED_STORES", "MEM_UOPS_RETIRED:ALL_STORES" },
+	{ "broadwell broadwellD broadwellEP", "MEM_UOPS_RETIRED_LOADS_ALL",
+	  "MEM_UOPS_RETIRED:ALL_LOADS" },
+	{ "broadwell broadwellD broadwellEP", "MEM_UOPS_RETIRED_STORES_ALL",
+	  "MEM_UOPS_RETIRED:ALL_STORES" },
+	{ "sandybridge sandybridgeEP", "L2_LINES_IN_ALL", "L2_LINES_IN:ANY" },
+
 	/* AMD raw configs: umask << 8 | event code (LIKWID's perfmon_zen*_events tables) */
 	{ "zen zen2 zen3", "CPU_CLOCKS_UNHALTED", "CYCLES_NOT_IN_HALT" },
 	{ "zen zen2 zen3", "RETIRED_BRANCH_INSTR", "RETIRED_BRANCH_INSTRUCTIONS" },

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -172,6 +173,38 @@ static void test_skylake_and_zen_groups_resolve_to_perf_encodings(void **state)
 		n_files += check_arch(archs[i], true, &n_failed);
 	assert_int_equal(n_failed, 3);	/* skylake/PORT_USAGE, zen3/L2CACHE, zen3/L3CACHE */
 	assert_true(n_files >= 80);
+}
+
+/* The groups people read most, on every Intel core since Sandy Bridge. */
+static void test_main_intel_groups_resolve_since_sandy_bridge(void **state)
+{
+	static const char *const archs[] = {
+		"sandybridge", "sandybridgeEP", "ivybridge", "ivybridgeEP", "haswell", "haswellEP",
+		"broadwell", "broadwellD", "broadwellEP", "skylake", "skylakeX", "CLX", "ICL", "ICX",
+		"TGL", "RKL",
+	};
+	static const char *const groups[] = {
+		"FLOPS_DP", "FLOPS_SP", "L2", "L3", "MEM", "CLOCK", "BRANCH", "DATA",
+	};
+	unsigned int a, i, n = 0;
+	char path[512];
+
+	(void)state;
+	for (a = 0; a < sizeof(archs) / sizeof(archs[0]); a++) {
+		for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+			struct sb_likwid_group g;
+			struct sb_error err = { "" };
+
+			snprintf(path, sizeof(path), "%s/%s/%s.txt", ROOT, archs[a], groups[i]);
+			if (access(path, R_OK))
+				continue;
+			if (sb_likwid_group_load_arch(archs[a], groups[i], &g, &err))
+				fail_msg("%s", err.msg);
+			sb_likwid_group_free(&g);
+			n++;
+		}
+	}
+	assert_true(n >= 100);
 }
 
 static void load(const char *arch, const char *name, struct sb_likwid_group *g)
@@ -512,6 +545,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_x86_group_file_parses_or_fails_for_its_documented_reason),
 		cmocka_unit_test(test_skylake_and_zen_groups_resolve_to_perf_encodings),
+		cmocka_unit_test(test_main_intel_groups_resolve_since_sandy_bridge),
 		cmocka_unit_test(test_flops_dp_metrics_match_hand_computed_values),
 		cmocka_unit_test(test_zen_flops_dp_skips_merge_and_reads_one_flops_counter),
 		cmocka_unit_test(test_l2_metrics_match_hand_computed_values),
