@@ -3,6 +3,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/record_opts.h"
+#include "counters/events.h"
+#include "counters/likwid.h"
 #include "record/recorder.h"
 
 int cmd_record(int argc, char **argv)
@@ -22,7 +24,12 @@ int cmd_record(int argc, char **argv)
 		record_usage(stdout);
 		return 0;
 	}
-	ret = sb_record(&o);
+	if (o.list_events)
+		ret = sb_counter_list_events(stdout) ? 1 : 0;
+	else if (o.list_groups)
+		ret = sb_likwid_list_groups(stdout) ? 1 : 0;
+	else
+		ret = sb_record(&o);
 	record_opts_free(&o);
 	return ret;
 }

@@ -52,6 +52,8 @@ void record_usage(FILE *f)
 		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
+		"      --list-events      the counter events this machine has (docs/COUNTERS.md)\n"
+		"      --list-groups      this CPU's LIKWID groups (docs/COUNTERS.md)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Under sudo the command runs as the user who ran sudo (their uid, gid, groups,\n"
@@ -196,6 +198,9 @@ void record_opts_free(struct record_opts *o)
 	o->n_ranks = 0;
 }
 
+/* long-only options: codes past any character */
+enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS };
+
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err)
 {
 	static const struct option longs[] = {
@@ -218,6 +223,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+		{ "list-groups", no_argument, NULL, OPT_LIST_GROUPS },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool mpi_given = false;
@@ -296,6 +303,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case 'h':
 			o->help = true;
+			return 0;
+		case OPT_LIST_EVENTS:
+			o->list_events = true;
+			return 0;
+		case OPT_LIST_GROUPS:
+			o->list_groups = true;
 			return 0;
 		case ':':
 			return sb_fail(err, EINVAL, "%s: needs a value", argv[optind - 1]);
