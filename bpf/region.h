@@ -36,6 +36,7 @@ enum sb_event_type {
 	SB_EV_SYNC,		/* a traced process exec'd or loaded objects: attach, then SIGCONT */
 	SB_EV_UNMATCHED,	/* a region end without its begin: the call was open when tracing began */
 	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
+	SB_EV_OMP,		/* an OpenMP region kind, first use (bpf/omp.h) */
 };
 
 enum sb_sync_reason {
