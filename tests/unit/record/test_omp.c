@@ -188,6 +188,15 @@ static void test_unreadable_file(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/* This test does not link libgomp; a missing file needs nothing. */
+static void test_needs_libgomp(void **state)
+{
+	(void)state;
+	assert_false(sb_omp_needs_libgomp("/proc/self/exe"));
+	assert_false(sb_omp_needs_libgomp("/nonexistent/app"));
+	assert_false(sb_omp_needs_libgomp(LIBGOMP));
+}
+
 static void test_library_names(void **state)
 {
 	(void)state;
@@ -207,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_libgomp_entry_points),
 		cmocka_unit_test(test_outlined_bodies),
 		cmocka_unit_test(test_unreadable_file),
+		cmocka_unit_test(test_needs_libgomp),
 		cmocka_unit_test(test_library_names),
 	};
 

@@ -30,7 +30,6 @@ struct omp {
 	struct sb_detach held;		/* the links, and what they opened (detach.h) */
 	int libraries;			/* libgomp files probed */
 	int bodies;			/* outlined bodies probed */
-	bool installed_probed;		/* the installed libgomp was looked at */
 	bool started;
 };
 
@@ -123,11 +122,24 @@ static int attach_file(struct omp *o, struct sb_source_env *env, const char *pat
 	return 0;
 }
 
-/*
- * Under an MPI launcher the installed libgomp is probed before any rank
- * exists, as mpi_calls.c does for the MPI libraries: a rank is then not
- * held while its probes go on.
- */
+/* Probe the file at path once (not fatal: a process that maps it is tried again). */
+static void attach_early(struct omp *o, struct sb_source_env *env, const char *path,
+			 bool library)
+{
+	struct sb_error err = { { 0 } };
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    sb_hashmap_get(&o->files, st.st_dev, st.st_ino))
+		return;
+	if (attach_file(o, env, path, path, library, &err)) {
+		if (env->opts->verbose)
+			fprintf(stderr, "scope-bpf: %s\n", err.msg);
+		return;
+	}
+	sb_hashmap_put(&o->files, st.st_dev, st.st_ino, 1);
+}
+
 static const char *const installed[] = {
 	"/usr/lib/*/libgomp.so.*", "/usr/lib64/libgomp.so.*", "/usr/lib/libgomp.so.*",
 	"/usr/local/lib*/libgomp.so.*",
@@ -135,44 +147,62 @@ static const char *const installed[] = {
 
 static void attach_installed(struct omp *o, struct sb_source_env *env)
 {
-	struct sb_error err = { { 0 } };
-	struct stat st;
 	glob_t found;
 	size_t i, j;
 
-	if (o->installed_probed)
-		return;
-	o->installed_probed = true;
 	for (i = 0; i < sizeof(installed) / sizeof(installed[0]); i++) {
 		if (glob(installed[i], 0, NULL, &found))
 			continue;
-		for (j = 0; j < found.gl_pathc; j++) {
-			if (stat(found.gl_pathv[j], &st) || !S_ISREG(st.st_mode) ||
-			    sb_hashmap_get(&o->files, st.st_dev, st.st_ino))
-				continue;
-			/* Not fatal: a process that maps it is tried again. */
-			if (attach_file(o, env, found.gl_pathv[j], found.gl_pathv[j], true, &err)) {
-				if (env->opts->verbose)
-					fprintf(stderr, "scope-bpf: %s\n", err.msg);
-				err.msg[0] = 0;
-				continue;
-			}
-			if (sb_hashmap_put(&o->files, st.st_dev, st.st_ino, 1))
-				break;
-		}
+		for (j = 0; j < found.gl_pathc; j++)
+			attach_early(o, env, found.gl_pathv[j], true);
 		globfree(&found);
 	}
 }
 
+/* The command's executable, as execvp will find it; false when it is not found. */
+static bool command_path(const char *cmd, char *path, size_t size)
+{
+	const char *dirs = getenv("PATH"), *end;
+	int n;
+
+	if (strchr(cmd, '/'))
+		return snprintf(path, size, "%s", cmd) < (int)size;
+	for (; dirs && *dirs; dirs = *end ? end + 1 : end) {
+		end = strchrnul(dirs, ':');
+		n = snprintf(path, size, "%.*s/%s", (int)(end - dirs), end == dirs ? "." : dirs,
+			     cmd);
+		if (n < (int)size && !access(path, X_OK))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Probes go on before the command runs where it is known to come: the
+ * installed libgomp under an MPI launcher (as mpi_calls.c does for the MPI
+ * libraries) or when the command needs libgomp, and then the command's own
+ * bodies. Attaching takes up to a few hundred milliseconds per probe on a
+ * loaded machine; done at the command's exec, that would hold it, and the
+ * guardian lets a process go that is held too long (docs/DESIGN.md).
+ */
 static int omp_start(void *state, struct sb_source_env *env, struct sb_error *err)
 {
+	char exe[4096];
 	struct omp *o = state;
 
 	(void)err;
 	sb_hashmap_init(&o->files);
 	o->started = true;
-	if (sb_mpi_launcher(env->opts->cmd))
+	if (!env->opts->cmd)
+		return 0;
+	if (sb_mpi_launcher(env->opts->cmd)) {
 		attach_installed(o, env);
+		return 0;
+	}
+	if (command_path(env->opts->cmd[0], exe, sizeof(exe)) && sb_omp_needs_libgomp(exe)) {
+		attach_installed(o, env);
+		attach_early(o, env, exe, false);
+	}
 	return 0;
 }
 

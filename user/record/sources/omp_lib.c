@@ -116,6 +116,50 @@ static int read_symbols(Elf *elf, bool library, struct sb_omp_probes *found)
 	return 0;
 }
 
+static bool needs_libgomp(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	GElf_Dyn dyn;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC || !shdr.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		n = data ? shdr.sh_size / shdr.sh_entsize : 0;
+		for (i = 0; i < n && gelf_getdyn(data, (int)i, &dyn); i++) {
+			if (dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
+			if (name && sb_omp_lib_name(name))
+				return true;
+		}
+	}
+	return false;
+}
+
+bool sb_omp_needs_libgomp(const char *path)
+{
+	bool needs = false;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		needs = needs_libgomp(elf);
+	elf_end(elf);
+	close(fd);
+	return needs;
+}
+
 int sb_omp_read(const char *path, bool library,
 		int (*fn)(const struct sb_omp_probe *p, void *ctx), void *ctx)
 {

@@ -15,6 +15,9 @@ struct sb_omp_probe {
 /* Whether a mapped file's name says it is gcc's OpenMP runtime (libgomp.so*). */
 bool sb_omp_lib_name(const char *path);
 
+/* Whether the ELF file at path needs libgomp (DT_NEEDED): it is started with it mapped. */
+bool sb_omp_needs_libgomp(const char *path);
+
 /*
  * The probes of the file at path, one per address: libgomp's exported entry
  * points (.dynsym) when library, else the outlined bodies in its .symtab

@@ -1,0 +1,186 @@
+/*
+ * Integration: record tests/apps/omp_solve (gcc -fopenmp, libgomp) and check
+ * every thread of its teams has its own OpenMP regions without any marker in
+ * them: each runs every parallel body (omp:implicit_task) and waits at every
+ * explicit barrier (omp:barrier); the main thread's forks (omp:parallel) and
+ * joins (omp:join) nest in the user region "solve" around them, and each
+ * region's own time is its time less its children's.
+ */
+#include "harness.h"
+
+#define SOLVES 5
+#define THREADS 4
+#define BODIES (2 * SOLVES)	/* two parallel regions per solve */
+#define MAX_THREADS 64
+
+/* Calls of one region per thread index, and their time. */
+struct per_thread {
+	uint64_t calls[MAX_THREADS];
+	int64_t ns[MAX_THREADS];
+	int threads;		/* threads with at least one call */
+};
+
+/* Calls of region name on rank 0 per thread; each one's parent must be parent (NULL: any). */
+static void count_calls(const struct sb_profile *p, const char *name, const char *parent,
+			struct per_thread *t)
+{
+	const struct sb_pair *pair = find_pair(p, name, 0);
+	const struct sb_event *e;
+	const char *got;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (!pair)
+		return;
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		e = &p->events[i];
+		assert_true(e->thread >= 0 && e->thread < MAX_THREADS);
+		got = parent_region(p, 0, e);
+		if (parent)
+			assert_string_equal(got ? got : "(top level)", parent);
+		if (!t->calls[e->thread])
+			t->threads++;
+		t->calls[e->thread]++;
+		t->ns[e->thread] += e->end - e->start;
+	}
+}
+
+/* The thread that ran "solve": the one that forks. */
+static int64_t main_thread(const struct sb_profile *p)
+{
+	const struct sb_pair *solve = must_pair(p, "solve", 0);
+
+	assert_int_equal(solve->count, SOLVES);
+	return p->events[solve->offset].thread;
+}
+
+/* A region's exclusive time is its total less that of the calls directly inside it. */
+static void check_exclusive(const struct sb_profile *p, const char *name, const char *const *kids,
+			    int64_t thread)
+{
+	const struct sb_pair *pair = must_pair(p, name, 0);
+	struct per_thread t;
+	int64_t children = 0;
+
+	for (; *kids; kids++) {
+		count_calls(p, *kids, NULL, &t);
+		children += t.ns[thread];
+	}
+	assert_true(children > 0);
+	assert_true(pair->stats.total >= children);
+	assert_int_equal(pair->exclusive_total, pair->stats.total - children);
+}
+
+static void record_solve(const char *name, char *out, size_t size, struct sb_profile *p)
+{
+	assert_int_equal(record_app(tmp_file(name, out, size), "omp_solve", NULL), 0);
+	load_profile(out, p);
+	assert_int_equal(sb_profile_rank_count(p), 1);
+}
+
+static void test_every_thread_has_its_regions(void **state)
+{
+	static const char *const in_solve[] = { "omp:parallel", NULL };
+	static const char *const in_fork[] = { "omp:implicit_task", "omp:join", NULL };
+	struct per_thread tasks, barriers, forks, joins;
+	struct sb_profile p;
+	int64_t master, th;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	record_solve("omp.h5", out, sizeof(out), &p);
+	master = main_thread(&p);
+
+	/* Every thread of the team runs each parallel body once: lanes without markers. */
+	count_calls(&p, "omp:implicit_task", NULL, &tasks);
+	assert_int_equal(tasks.threads, THREADS);
+	count_calls(&p, "omp:barrier", "omp:implicit_task", &barriers);
+	assert_int_equal(barriers.threads, THREADS);
+	for (th = 0; th < MAX_THREADS; th++) {
+		if (!tasks.calls[th])
+			continue;
+		assert_int_equal(tasks.calls[th], BODIES);
+		assert_int_equal(barriers.calls[th], SOLVES);
+	}
+
+	/* The main thread forks and joins inside "solve". */
+	count_calls(&p, "omp:parallel", "solve", &forks);
+	assert_int_equal(forks.threads, 1);
+	assert_int_equal(forks.calls[master], BODIES);
+	count_calls(&p, "omp:join", "omp:parallel", &joins);
+	assert_int_equal(joins.threads, 1);
+	assert_int_equal(joins.calls[master], BODIES);
+	assert_int_equal(tasks.calls[master], BODIES);
+
+	check_exclusive(&p, "solve", in_solve, master);
+	check_exclusive(&p, "omp:parallel", in_fork, master);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_int_equal(meta_int(&p, "omp_bodies_traced"), 2);
+	sb_profile_free(&p);
+}
+
+/* The workers' bodies are at the top of their lanes, the main thread's inside its fork. */
+static void test_bodies_nest_where_they_run(void **state)
+{
+	const struct sb_pair *pair;
+	const struct sb_event *e;
+	struct sb_profile p;
+	const char *parent;
+	int64_t master;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	record_solve("omp_nest.h5", out, sizeof(out), &p);
+	master = main_thread(&p);
+	pair = must_pair(&p, "omp:implicit_task", 0);
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		e = &p.events[i];
+		parent = parent_region(&p, 0, e);
+		if (e->thread == master)
+			assert_string_equal(parent ? parent : "(top level)", "omp:parallel");
+		else
+			assert_null(parent);
+	}
+	sb_profile_free(&p);
+}
+
+static void test_no_omp_records_only_user_regions(void **state)
+{
+	char out[300], app[512], *argv[16];
+	struct sb_profile p;
+	int n = 0;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "--no-omp";
+	argv[n++] = "-o";
+	argv[n++] = (char *)tmp_file("no_omp.h5", out, sizeof(out));
+	argv[n++] = "--";
+	argv[n++] = (char *)app_path("omp_solve", app, sizeof(app));
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	for (i = 0; i < p.n_regions; i++)
+		assert_true(strncmp(p.regions[i].name, "omp:", 4) != 0);
+	assert_int_equal(must_pair(&p, "solve", 0)->count, SOLVES);
+	assert_null(sb_profile_meta(&p, "omp_bodies_traced"));
+	sb_profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_thread_has_its_regions),
+		cmocka_unit_test(test_bodies_nest_where_they_run),
+		cmocka_unit_test(test_no_omp_records_only_user_regions),
+	};
+
+	return cmocka_run_group_tests_name("omp", tests, setup_tmp, teardown_tmp);
+}
