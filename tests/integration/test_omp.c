@@ -174,12 +174,66 @@ static void test_no_omp_records_only_user_regions(void **state)
 	sb_profile_free(&p);
 }
 
+/* Per-rank lanes of a hybrid job: tests/apps/mpi_omp, 2 ranks of 2 threads, 3 steps. */
+static void check_hybrid_rank(const struct sb_profile *p, uint32_t rank)
+{
+	const struct sb_pair *pair = must_pair(p, "omp:implicit_task", rank);
+	uint64_t per_thread[MAX_THREADS] = { 0 };
+	const struct sb_pair *fork;
+	int threads = 0;
+	size_t i;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		assert_true(p->events[i].thread >= 0 && p->events[i].thread < MAX_THREADS);
+		if (!per_thread[p->events[i].thread]++)
+			threads++;
+	}
+	assert_int_equal(threads, 2);
+	for (i = 0; i < MAX_THREADS; i++)
+		assert_true(per_thread[i] == 0 || per_thread[i] == 3);
+	fork = must_pair(p, "omp:parallel", rank);
+	assert_int_equal(fork->count, 3);
+	for (i = fork->offset; i < fork->offset + fork->count; i++)
+		assert_string_equal(parent_region(p, rank, &p->events[i]), "step");
+	assert_int_equal(must_pair(p, "mpi:allreduce kind=collective bytes=8 peer=-1 root=-1 tag=-1 "
+				   "comm=1140850688", rank)->count, 3);
+}
+
+static void test_hybrid_mpi_openmp(void **state)
+{
+	char out[300], app[512], *argv[16];
+	struct sb_profile p;
+	int n = 0;
+
+	(void)state;
+	require_bpf();
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)tmp_file("hybrid.h5", out, sizeof(out));
+	argv[n++] = "--";
+	argv[n++] = "mpiexec";
+	argv[n++] = "-n";
+	argv[n++] = "2";
+	argv[n++] = (char *)app_path("mpi_omp", app, sizeof(app));
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), 2);
+	check_hybrid_rank(&p, 0);
+	check_hybrid_rank(&p, 1);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_thread_has_its_regions),
 		cmocka_unit_test(test_bodies_nest_where_they_run),
 		cmocka_unit_test(test_no_omp_records_only_user_regions),
+		cmocka_unit_test(test_hybrid_mpi_openmp),
 	};
 
 	return cmocka_run_group_tests_name("omp", tests, setup_tmp, teardown_tmp);
