@@ -174,6 +174,52 @@ static void test_no_omp_records_only_user_regions(void **state)
 	sb_profile_free(&p);
 }
 
+/* Each region on rank 0: calls, and their parents are one of parents (NULL-terminated). */
+static uint64_t calls_under(const struct sb_profile *p, const char *name,
+			    const char *const *parents)
+{
+	const struct sb_pair *pair = must_pair(p, name, 0);
+	const char *const *q;
+	const char *got;
+	size_t i;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		got = parent_region(p, 0, &p->events[i]);
+		for (q = parents; *q && (!got || strcmp(got, *q)); q++)
+			;
+		if (!*q)
+			fail_msg("%s inside %s", name, got ? got : "nothing");
+	}
+	return pair->count;
+}
+
+/* Task bodies are told from parallel bodies by the call that started them. */
+static void test_tasks_are_not_implicit_tasks(void **state)
+{
+	static const char *const waits[] = { "omp:taskwait", "omp:barrier", NULL };
+	static const char *const in_body[] = { "omp:implicit_task", NULL };
+	static const char *const in_fork[] = { "omp:parallel", NULL };
+	static const char *const in_user[] = { "tasks", NULL };
+	struct per_thread tasks;
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("omp_tasks.h5", out, sizeof(out)), "omp_tasks", NULL),
+			 0);
+	load_profile(out, &p);
+	assert_int_equal(calls_under(&p, "omp:task", waits), 8);
+	count_calls(&p, "omp:implicit_task", NULL, &tasks);
+	assert_int_equal(tasks.threads, 3);
+	assert_int_equal(must_pair(&p, "omp:implicit_task", 0)->count, 3);
+	assert_int_equal(calls_under(&p, "omp:taskwait", in_body), 1);
+	assert_int_equal(calls_under(&p, "omp:critical_wait", in_body), 3);
+	assert_int_equal(calls_under(&p, "omp:parallel", in_user), 1);
+	assert_int_equal(calls_under(&p, "omp:join", in_fork), 1);
+	sb_profile_free(&p);
+}
+
 /* Per-rank lanes of a hybrid job: tests/apps/mpi_omp, 2 ranks of 2 threads, 3 steps. */
 static void check_hybrid_rank(const struct sb_profile *p, uint32_t rank)
 {
@@ -232,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_thread_has_its_regions),
 		cmocka_unit_test(test_bodies_nest_where_they_run),
+		cmocka_unit_test(test_tasks_are_not_implicit_tasks),
 		cmocka_unit_test(test_no_omp_records_only_user_regions),
 		cmocka_unit_test(test_hybrid_mpi_openmp),
 	};

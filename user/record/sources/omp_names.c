@@ -18,7 +18,7 @@ static const struct omp_region regions[SB_OMP_N_REGIONS] = {
 	[SB_OMP_JOIN] = { "omp:join", "omp,omp.kind:barrier_implicit_parallel" },
 	[SB_OMP_BARRIER] = { "omp:barrier", "omp,omp.kind:barrier" },
 	[SB_OMP_TASKWAIT] = { "omp:taskwait", "omp,omp.kind:taskwait" },
-	[SB_OMP_CRITICAL] = { "omp:critical", "omp,omp.kind:critical" },
+	[SB_OMP_CRITICAL] = { "omp:critical_wait", "omp,omp.kind:critical_wait" },
 };
 
 const char *sb_omp_region_name(unsigned int op)
