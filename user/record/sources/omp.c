@@ -19,7 +19,6 @@
 #include "record/detach.h"
 #include "record/guardian.h"
 #include "record/maps.h"
-#include "record/sources/mpi_calls.h"
 #include "record/sources/omp_lib.h"
 #include "record/sources/omp_names.h"
 #include "record/sources/sources.h"
@@ -178,29 +177,28 @@ static bool command_path(const char *cmd, char *path, size_t size)
 }
 
 /*
- * Probes go on before the command runs where it is known to come: the
- * installed libgomp under an MPI launcher (as mpi_calls.c does for the MPI
- * libraries) or when the command needs libgomp, and then the command's own
- * bodies. Attaching takes up to a few hundred milliseconds per probe on a
- * loaded machine; done at the command's exec, that would hold it, and the
- * guardian lets a process go that is held too long (docs/DESIGN.md).
+ * Probes go on before the command runs where it is known to need libgomp:
+ * the command, or a program among its arguments (`mpiexec -n 4 ./app`,
+ * `env ... ./app`), is linked with it. Then the installed libgomp and that
+ * program's bodies are probed first. Attaching takes up to a few hundred
+ * milliseconds per probe on a loaded machine; done at the program's first
+ * sync, that would hold it, and the guardian lets a process go that is
+ * held too long (docs/DESIGN.md). Recordings of other programs pay nothing.
  */
 static int omp_start(void *state, struct sb_source_env *env, struct sb_error *err)
 {
-	char exe[4096];
+	char *const *arg = env->opts->cmd;
 	struct omp *o = state;
+	char exe[4096];
 
 	(void)err;
 	sb_hashmap_init(&o->files);
 	o->started = true;
-	if (!env->opts->cmd)
-		return 0;
-	if (sb_mpi_launcher(env->opts->cmd)) {
-		attach_installed(o, env);
-		return 0;
-	}
-	if (command_path(env->opts->cmd[0], exe, sizeof(exe)) && sb_omp_needs_libgomp(exe)) {
-		attach_installed(o, env);
+	for (; arg && *arg; arg++) {
+		if (!command_path(*arg, exe, sizeof(exe)) || !sb_omp_needs_libgomp(exe))
+			continue;
+		if (!o->libraries)
+			attach_installed(o, env);
 		attach_early(o, env, exe, false);
 	}
 	return 0;
