@@ -245,6 +245,26 @@ static void check_hybrid_rank(const struct sb_profile *p, uint32_t rank)
 				   "comm=1140850688", rank)->count, 3);
 }
 
+/*
+ * The program mpiexec runs needs libgomp: libgomp and the program's bodies
+ * are probed before it starts, not while its ranks are held (-v says when).
+ */
+static void check_probed_before_ranks(void)
+{
+	static char err[1 << 18];
+	const char *lib, *bodies, *rank;
+
+	read_stderr(err, sizeof(err));
+	lib = strstr(err, " OpenMP entry points in ");
+	bodies = strstr(err, "traced 1 OpenMP bodies in ");
+	rank = strstr(err, "/mpi_omp (pid ");
+	assert_non_null(lib);
+	assert_non_null(bodies);
+	assert_non_null(rank);
+	assert_true(lib < rank);
+	assert_true(bodies < rank);
+}
+
 static void test_hybrid_mpi_openmp(void **state)
 {
 	char out[300], app[512], *argv[16];
@@ -255,7 +275,7 @@ static void test_hybrid_mpi_openmp(void **state)
 	require_bpf();
 	argv[n++] = (char *)scope_bin();
 	argv[n++] = "record";
-	argv[n++] = "-q";
+	argv[n++] = "-v";
 	argv[n++] = "-o";
 	argv[n++] = (char *)tmp_file("hybrid.h5", out, sizeof(out));
 	argv[n++] = "--";
@@ -265,6 +285,7 @@ static void test_hybrid_mpi_openmp(void **state)
 	argv[n++] = (char *)app_path("mpi_omp", app, sizeof(app));
 	argv[n] = NULL;
 	assert_int_equal(run(argv), 0);
+	check_probed_before_ranks();
 	load_profile(out, &p);
 	assert_int_equal(sb_profile_rank_count(&p), 2);
 	check_hybrid_rank(&p, 0);
