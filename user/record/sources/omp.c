@@ -1,9 +1,9 @@
 /*
- * OpenMP regions of gcc's libgomp: when a traced process maps libgomp, entry
- * and return probes go on its entry points (omp_names.c), and on the bodies
- * gcc outlined in every object the process maps (`f._omp_fn.N`), once per
- * file for every process (pid -1, filtered in the kernel like the marker
- * probes). The kernel side (bpf/omp.bpf.h) opens a frame per construct on
+ * OpenMP regions of gcc's libgomp: when a traced process maps libgomp (or,
+ * earlier, when the command is known to need it), entry and return probes go
+ * on its entry points (omp_names.c), and on the bodies gcc outlined in every
+ * object the process maps (`f._omp_fn.N`), once per file for every process
+ * (pid -1, filtered in the kernel like the marker probes). The kernel side (bpf/omp.bpf.h) opens a frame per construct on
  * the thread's region stack; this source names the regions. docs/OPENMP.md.
  */
 #include <errno.h>
@@ -121,7 +121,11 @@ static int attach_file(struct omp *o, struct sb_source_env *env, const char *pat
 	return 0;
 }
 
-/* Probe the file at path once (not fatal: a process that maps it is tried again). */
+/*
+ * Probe the file at path once, before any process runs it. Not fatal: the
+ * process then runs without those probes. Never tried again, as the ones
+ * attached before a failure would be doubled.
+ */
 static void attach_early(struct omp *o, struct sb_source_env *env, const char *path,
 			 bool library)
 {
@@ -129,14 +133,11 @@ static void attach_early(struct omp *o, struct sb_source_env *env, const char *p
 	struct stat st;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-	    sb_hashmap_get(&o->files, st.st_dev, st.st_ino))
+	    sb_hashmap_get(&o->files, st.st_dev, st.st_ino) ||
+	    sb_hashmap_put(&o->files, st.st_dev, st.st_ino, 1))
 		return;
-	if (attach_file(o, env, path, path, library, &err)) {
-		if (env->opts->verbose)
-			fprintf(stderr, "scope-bpf: %s\n", err.msg);
-		return;
-	}
-	sb_hashmap_put(&o->files, st.st_dev, st.st_ino, 1);
+	if (attach_file(o, env, path, path, library, &err) && env->opts->verbose)
+		fprintf(stderr, "scope-bpf: %s\n", err.msg);
 }
 
 static const char *const installed[] = {
@@ -168,8 +169,11 @@ static bool command_path(const char *cmd, char *path, size_t size)
 		return snprintf(path, size, "%s", cmd) < (int)size;
 	for (; dirs && *dirs; dirs = *end ? end + 1 : end) {
 		end = strchrnul(dirs, ':');
-		n = snprintf(path, size, "%.*s/%s", (int)(end - dirs), end == dirs ? "." : dirs,
-			     cmd);
+		/* An empty entry is the current directory. */
+		if (end == dirs)
+			n = snprintf(path, size, "./%s", cmd);
+		else
+			n = snprintf(path, size, "%.*s/%s", (int)(end - dirs), dirs, cmd);
 		if (n < (int)size && !access(path, X_OK))
 			return true;
 	}
