@@ -5,12 +5,14 @@
  * libgomp and on this test's own outlined-looking functions.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -197,6 +199,42 @@ static void test_needs_libgomp(void **state)
 	assert_false(sb_omp_needs_libgomp(LIBGOMP));
 }
 
+/* A name with a slash as it is; else the first executable match in $PATH, "" being ".". */
+static void test_program_path(void **state)
+{
+	char dir[] = "/tmp/test_omp.XXXXXX", prog[64], path[128], *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	fd = open(prog, O_WRONLY | O_CREAT, 0755);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chdir(dir), 0);
+	assert_true(sb_omp_program_path("./anything", path, sizeof(path)));
+	assert_string_equal(path, "./anything");
+	setenv("PATH", "/nonexistent::/also-not", 1);
+	assert_true(sb_omp_program_path("prog", path, sizeof(path)));
+	assert_string_equal(path, "./prog");
+	assert_false(sb_omp_program_path("missing", path, sizeof(path)));
+	snprintf(path, sizeof(path), "/nonexistent:%s", dir);
+	setenv("PATH", path, 1);
+	assert_true(sb_omp_program_path("prog", path, sizeof(path)));
+	assert_string_equal(path, prog);
+	/* Too long for the buffer: not found rather than cut. */
+	assert_false(sb_omp_program_path("prog", path, 8));
+	unsetenv("PATH");
+	assert_false(sb_omp_program_path("prog", path, sizeof(path)));
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	unlink(prog);
+	assert_int_equal(chdir("/"), 0);
+	rmdir(dir);
+}
+
 static void test_library_names(void **state)
 {
 	(void)state;
@@ -217,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_outlined_bodies),
 		cmocka_unit_test(test_unreadable_file),
 		cmocka_unit_test(test_needs_libgomp),
+		cmocka_unit_test(test_program_path),
 		cmocka_unit_test(test_library_names),
 	};
 

@@ -159,27 +159,6 @@ static void attach_installed(struct omp *o, struct sb_source_env *env)
 	}
 }
 
-/* The command's executable, as execvp will find it; false when it is not found. */
-static bool command_path(const char *cmd, char *path, size_t size)
-{
-	const char *dirs = getenv("PATH"), *end;
-	int n;
-
-	if (strchr(cmd, '/'))
-		return snprintf(path, size, "%s", cmd) < (int)size;
-	for (; dirs && *dirs; dirs = *end ? end + 1 : end) {
-		end = strchrnul(dirs, ':');
-		/* An empty entry is the current directory. */
-		if (end == dirs)
-			n = snprintf(path, size, "./%s", cmd);
-		else
-			n = snprintf(path, size, "%.*s/%s", (int)(end - dirs), dirs, cmd);
-		if (n < (int)size && !access(path, X_OK))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Probes go on before the command runs where it is known to need libgomp:
  * the command, or a program among its arguments (`mpiexec -n 4 ./app`,
@@ -199,7 +178,7 @@ static int omp_start(void *state, struct sb_source_env *env, struct sb_error *er
 	sb_hashmap_init(&o->files);
 	o->started = true;
 	for (; arg && *arg; arg++) {
-		if (!command_path(*arg, exe, sizeof(exe)) || !sb_omp_needs_libgomp(exe))
+		if (!sb_omp_program_path(*arg, exe, sizeof(exe)) || !sb_omp_needs_libgomp(exe))
 			continue;
 		if (!o->libraries)
 			attach_installed(o, env);

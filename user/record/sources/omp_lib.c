@@ -1,8 +1,12 @@
-/* Reads an ELF file's symbols with libelf; the file is untrusted, so every size is checked. */
+/*
+ * Where the OpenMP probes go: the programs a command will run, and their ELF
+ * symbols, read with libelf (the files are untrusted: every size is checked).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,6 +118,26 @@ static int read_symbols(Elf *elf, bool library, struct sb_omp_probes *found)
 		return 0;
 	}
 	return 0;
+}
+
+bool sb_omp_program_path(const char *cmd, char *path, size_t size)
+{
+	const char *dirs = getenv("PATH"), *end;
+	int n;
+
+	if (strchr(cmd, '/'))
+		return snprintf(path, size, "%s", cmd) < (int)size;
+	for (; dirs && *dirs; dirs = *end ? end + 1 : end) {
+		end = strchrnul(dirs, ':');
+		/* An empty entry is the current directory. */
+		if (end == dirs)
+			n = snprintf(path, size, "./%s", cmd);
+		else
+			n = snprintf(path, size, "%.*s/%s", (int)(end - dirs), dirs, cmd);
+		if (n < (int)size && !access(path, X_OK))
+			return true;
+	}
+	return false;
 }
 
 static bool needs_libgomp(Elf *elf)

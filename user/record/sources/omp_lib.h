@@ -15,6 +15,12 @@ struct sb_omp_probe {
 /* Whether a mapped file's name says it is gcc's OpenMP runtime (libgomp.so*). */
 bool sb_omp_lib_name(const char *path);
 
+/*
+ * The file a command name runs, as execvp finds it: a name with a slash as it
+ * is, else the first executable one in $PATH. False when there is none.
+ */
+bool sb_omp_program_path(const char *cmd, char *path, size_t size);
+
 /* Whether the ELF file at path needs libgomp (DT_NEEDED): it is started with it mapped. */
 bool sb_omp_needs_libgomp(const char *path);
 
