@@ -220,6 +220,59 @@ static void test_tasks_are_not_implicit_tasks(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * LLVM's runtime, through the OMPT tool (ompt/): the same app, the same names.
+ * libomp 14 reports the barrier that ends a parallel region as a plain
+ * implicit barrier (OpenMP 5.0), a later one as the join (5.1): either way
+ * every thread waits SOLVES explicit and BODIES region-end barriers.
+ */
+static void test_llvm_runtime_through_ompt(void **state)
+{
+	char out[300], app[512], tool[512], env[600], *argv[16], *slash;
+	struct per_thread tasks, barriers, joins, forks;
+	struct sb_profile p;
+	int64_t master, th;
+	int n = 0;
+
+	(void)state;
+	require_bpf();
+	app_path("omp_solve_llvm", app, sizeof(app));
+	if (!realpath(scope_bin(), tool) || access(app, X_OK))
+		skip();	/* built only where LLVM's omp-tools.h is */
+	slash = strrchr(tool, '/');
+	snprintf(slash + 1, sizeof(tool) - (size_t)(slash + 1 - tool), "libscope_bpf_ompt.so");
+	snprintf(env, sizeof(env), "OMP_TOOL_LIBRARIES=%s", tool);
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)tmp_file("llvm.h5", out, sizeof(out));
+	argv[n++] = "--";
+	argv[n++] = "env";
+	argv[n++] = env;
+	argv[n++] = app;
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	master = main_thread(&p);
+	count_calls(&p, "omp:implicit_task", NULL, &tasks);
+	assert_int_equal(tasks.threads, THREADS);
+	count_calls(&p, "omp:barrier", "omp:implicit_task", &barriers);
+	count_calls(&p, "omp:join", "omp:implicit_task", &joins);
+	for (th = 0; th < MAX_THREADS; th++) {
+		if (!tasks.calls[th])
+			continue;
+		assert_int_equal(tasks.calls[th], BODIES);
+		assert_true(barriers.calls[th] >= SOLVES);
+		assert_int_equal(barriers.calls[th] + joins.calls[th], SOLVES + BODIES);
+	}
+	count_calls(&p, "omp:parallel", "solve", &forks);
+	assert_int_equal(forks.threads, 1);
+	assert_int_equal(forks.calls[master], BODIES);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	sb_profile_free(&p);
+}
+
 /* Per-rank lanes of a hybrid job: tests/apps/mpi_omp, 2 ranks of 2 threads, 3 steps. */
 static void check_hybrid_rank(const struct sb_profile *p, uint32_t rank)
 {
@@ -302,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_tasks_are_not_implicit_tasks),
 		cmocka_unit_test(test_no_omp_records_only_user_regions),
 		cmocka_unit_test(test_hybrid_mpi_openmp),
+		cmocka_unit_test(test_llvm_runtime_through_ompt),
 	};
 
 	return cmocka_run_group_tests_name("omp", tests, setup_tmp, teardown_tmp);
