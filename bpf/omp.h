@@ -19,7 +19,7 @@ enum sb_omp_op {
 	SB_OMP_JOIN,		/* the encountering thread, its body done, waits for the team */
 	SB_OMP_BARRIER,		/* GOMP_barrier and the ends of worksharing constructs */
 	SB_OMP_TASKWAIT,	/* GOMP_taskwait* */
-	SB_OMP_CRITICAL,	/* GOMP_critical_start, GOMP_critical_name_start: waiting to enter */
+	SB_OMP_CRITICAL,	/* GOMP_critical_start, GOMP_critical_name_start: waiting */
 	SB_OMP_N_REGIONS,
 	/* Probe only: GOMP_task, GOMP_taskloop*: their first argument is a task body. */
 	SB_OMP_SPAWN = SB_OMP_N_REGIONS,

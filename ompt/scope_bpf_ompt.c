@@ -53,7 +53,8 @@ static void barrier(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint)
 {
 	if (kind == ompt_sync_region_barrier_implicit_parallel) {
 		if (endpoint == ompt_scope_begin)
-			SCOPE_BPF_BEGIN_TAGGED("omp:join", "omp,omp.kind:barrier_implicit_parallel");
+			SCOPE_BPF_BEGIN_TAGGED("omp:join",
+					       "omp,omp.kind:barrier_implicit_parallel");
 		else
 			SCOPE_BPF_END("omp:join");
 	} else if (endpoint == ompt_scope_begin) {

@@ -294,8 +294,8 @@ static void check_hybrid_rank(const struct sb_profile *p, uint32_t rank)
 	assert_int_equal(fork->count, 3);
 	for (i = fork->offset; i < fork->offset + fork->count; i++)
 		assert_string_equal(parent_region(p, rank, &p->events[i]), "step");
-	assert_int_equal(must_pair(p, "mpi:allreduce kind=collective bytes=8 peer=-1 root=-1 tag=-1 "
-				   "comm=1140850688", rank)->count, 3);
+	assert_int_equal(must_pair(p, "mpi:allreduce kind=collective bytes=8 peer=-1 root=-1 "
+				   "tag=-1 comm=1140850688", rank)->count, 3);
 }
 
 /*

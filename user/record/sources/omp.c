@@ -3,8 +3,9 @@
  * earlier, when the command is known to need it), entry and return probes go
  * on its entry points (omp_names.c), and on the bodies gcc outlined in every
  * object the process maps (`f._omp_fn.N`), once per file for every process
- * (pid -1, filtered in the kernel like the marker probes). The kernel side (bpf/omp.bpf.h) opens a frame per construct on
- * the thread's region stack; this source names the regions. docs/OPENMP.md.
+ * (pid -1, filtered in the kernel like the marker probes). The kernel side
+ * (bpf/omp.bpf.h) opens a frame per construct on the thread's region stack;
+ * this source names the regions. docs/OPENMP.md.
  */
 #include <errno.h>
 #include <fcntl.h>
