@@ -80,6 +80,25 @@ static __always_inline void omp_push(struct sb_proc *proc, __u32 tgid, __u32 tid
 	push_frame(proc, tgid, tid, sb_omp_name_hash(op), SB_OMP_SITE_TAG | cookie, now);
 }
 
+static __always_inline __u32 omp_frame_op(const struct sb_frame *f)
+{
+	return (f->site & SB_OMP_SITE_TAG) ? (__u32)(f->site & SB_OMP_OP_MASK) : SB_OMP_N_REGIONS;
+}
+
+/* A body starts on a thread that waited for its team (host teams run one after another). */
+static __always_inline void omp_end_join(__u32 tgid, __u32 tid, __u64 now)
+{
+	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
+	__u32 d;
+
+	if (!th || th->overflow)
+		return;
+	d = th->depth;
+	if (d > 0 && d <= SB_MAX_DEPTH &&
+	    omp_frame_op(&th->frames[(d - 1) & (SB_MAX_DEPTH - 1)]) == SB_OMP_JOIN)
+		pop_frame(th, tgid, tid, (int)d - 1, now);
+}
+
 SEC("?uprobe")	/* loaded only when OpenMP regions are traced */
 int omp_enter(struct pt_regs *ctx)
 {
@@ -109,6 +128,7 @@ int omp_enter(struct pt_regs *ctx)
 		if (body < 0)
 			return 0;
 		op = (__u32)body;
+		omp_end_join(tgid, tid, now);
 		break;
 	}
 	if (op >= SB_OMP_N_REGIONS)
@@ -128,11 +148,6 @@ static __always_inline int find_site_frame(struct sb_thread_state *th, __u64 sit
 			return i;
 	}
 	return -1;
-}
-
-static __always_inline __u32 omp_frame_op(const struct sb_frame *f)
-{
-	return (f->site & SB_OMP_SITE_TAG) ? (__u32)(f->site & SB_OMP_OP_MASK) : SB_OMP_N_REGIONS;
 }
 
 SEC("?uretprobe")

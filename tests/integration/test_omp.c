@@ -198,11 +198,16 @@ static void test_tasks_are_not_implicit_tasks(void **state)
 {
 	static const char *const waits[] = { "omp:taskwait", "omp:barrier", NULL };
 	static const char *const in_body[] = { "omp:implicit_task", NULL };
-	static const char *const in_fork[] = { "omp:parallel", NULL };
+	static const char *const in_fork[] = { "omp:parallel", "omp:teams", NULL };
 	static const char *const in_user[] = { "tasks", NULL };
+	static const char *const in_teams_region[] = { "teams", NULL };
+	const struct sb_pair *bodies;
 	struct per_thread tasks;
 	struct sb_profile p;
+	uint64_t in_teams = 0;
+	const char *parent;
 	char out[300];
+	size_t i;
 
 	(void)state;
 	require_bpf();
@@ -212,11 +217,22 @@ static void test_tasks_are_not_implicit_tasks(void **state)
 	assert_int_equal(calls_under(&p, "omp:task", waits), 8);
 	count_calls(&p, "omp:implicit_task", NULL, &tasks);
 	assert_int_equal(tasks.threads, 3);
-	assert_int_equal(must_pair(&p, "omp:implicit_task", 0)->count, 3);
+	/* 3 threads' parallel bodies, and 2 host teams one after another on the main thread. */
+	bodies = must_pair(&p, "omp:implicit_task", 0);
+	assert_int_equal(bodies->count, 3 + 2);
+	for (i = bodies->offset; i < bodies->offset + bodies->count; i++) {
+		parent = parent_region(&p, 0, &p.events[i]);
+		if (parent && !strcmp(parent, "omp:teams"))
+			in_teams++;
+		/* A body is never inside the wait before it: the next team ended that wait. */
+		assert_true(!parent || strcmp(parent, "omp:join"));
+	}
+	assert_int_equal(in_teams, 2);
 	assert_int_equal(calls_under(&p, "omp:taskwait", in_body), 1);
 	assert_int_equal(calls_under(&p, "omp:critical_wait", in_body), 3);
 	assert_int_equal(calls_under(&p, "omp:parallel", in_user), 1);
-	assert_int_equal(calls_under(&p, "omp:join", in_fork), 1);
+	assert_int_equal(calls_under(&p, "omp:join", in_fork), 1 + 2);
+	assert_int_equal(calls_under(&p, "omp:teams", in_teams_region), 1);
 	sb_profile_free(&p);
 }
 
