@@ -42,6 +42,7 @@ enum sb_event_type {
 	SB_EV_UNMATCHED,	/* a region end without its begin: the call was open when tracing began */
 	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
 	SB_EV_MPI_RANK,		/* a process learned its rank or size in MPI_COMM_WORLD */
+	SB_EV_OMP,		/* an OpenMP region kind, first use (bpf/omp.h) */
 };
 
 enum sb_sync_reason {

@@ -30,6 +30,15 @@ $(BUILD)/apps/mpi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
 
+# The hybrid MPI + OpenMP app.
+$(BUILD)/apps/mpi_omp: APPS_CFLAGS += -fopenmp
+
+# OpenMP test apps (omp_*.c) use gcc's libgomp.
+$(BUILD)/apps/omp_%: tests/apps/omp_%.c $(APPS_DEPS)
+	$(call msg,OMPAPP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -fopenmp $< $(APPS_LIBS) -o $@
+
 $(BUILD)/apps/%: tests/apps/%.c $(APPS_DEPS)
 	$(call msg,APP,$@)
 	$(Q)mkdir -p $(dir $@)

@@ -50,6 +50,8 @@ void record_usage(FILE *f)
 		"      --mpi[=all]        time every MPI call as a region (the default); =all:\n"
 		"                         polling calls too (MPI_Test*, MPI_Iprobe, MPI_Wtime)\n"
 		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
+		"      --no-omp           do not time OpenMP constructs of gcc's libgomp\n"
+		"                         (parallel regions per thread, barriers: docs/OPENMP.md)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"      --list-events      the counter events this machine has (docs/COUNTERS.md)\n"
@@ -219,6 +221,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "user", required_argument, NULL, 'U' },
 		{ "as-root", no_argument, NULL, 'R' },
 		{ "no-mpi", no_argument, NULL, 'N' },
+		{ "no-omp", no_argument, NULL, 'P' },
 		{ "mpi", optional_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -288,6 +291,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case 'N':
 			o->no_mpi = true;
+			break;
+		case 'P':
+			o->no_omp = true;
 			break;
 		case 'I':
 			if (optarg && strcmp(optarg, "all"))

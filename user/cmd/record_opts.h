@@ -29,6 +29,7 @@ struct record_opts {
 	uint64_t offcpu_min_ns;	/* --offcpu-min-us */
 	const char *user;	/* --user: run the command as this user */
 	bool no_mpi;		/* --no-mpi: MPI calls are not regions */
+	bool no_omp;		/* --no-omp: OpenMP constructs are not regions */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
 	bool quiet;

@@ -279,6 +279,30 @@ static void test_usage_names_system_wide(void **state)
 	assert_non_null(strstr(buf, "--comm NAME"));
 	assert_non_null(strstr(buf, "--ranks LIST"));
 	assert_non_null(strstr(buf, "--until-idle"));
+
+/* --no-omp turns OpenMP regions off and nothing else; they are on by default. */
+static void test_no_omp(void **state)
+{
+	char *off[] = { "record", "--no-omp", "./app", NULL };
+	char *plain[] = { "record", "./app", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(off), off, &o, &err), 0);
+	assert_true(o.no_omp);
+	assert_false(o.no_mpi);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_false(o.no_omp);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	record_usage(f);
+	fclose(f);
+	assert_non_null(strstr(text, "--no-omp"));
+	free(text);
 }
 
 static void test_help(void **state)
@@ -323,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide),
 		cmocka_unit_test(test_system_wide_bad_input),
 		cmocka_unit_test(test_usage_names_system_wide),
+		cmocka_unit_test(test_no_omp),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),
 	};

@@ -1,0 +1,405 @@
+/*
+ * Integration: record tests/apps/omp_solve (gcc -fopenmp, libgomp) and check
+ * every thread of its teams has its own OpenMP regions without any marker in
+ * them: each runs every parallel body (omp:implicit_task) and waits at every
+ * explicit barrier (omp:barrier); the main thread's forks (omp:parallel) and
+ * joins (omp:join) nest in the user region "solve" around them, and each
+ * region's own time is its time less its children's.
+ */
+#include <sys/prctl.h>
+
+#include "harness.h"
+
+#define SOLVES 5
+#define THREADS 4
+#define BODIES (2 * SOLVES)	/* two parallel regions per solve */
+#define MAX_THREADS 64
+
+/* Calls of one region per thread index, and their time. */
+struct per_thread {
+	uint64_t calls[MAX_THREADS];
+	int64_t ns[MAX_THREADS];
+	int threads;		/* threads with at least one call */
+};
+
+/* Calls of region name on rank 0 per thread; each one's parent must be parent (NULL: any). */
+static void count_calls(const struct sb_profile *p, const char *name, const char *parent,
+			struct per_thread *t)
+{
+	const struct sb_pair *pair = find_pair(p, name, 0);
+	const struct sb_event *e;
+	const char *got;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (!pair)
+		return;
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		e = &p->events[i];
+		assert_true(e->thread >= 0 && e->thread < MAX_THREADS);
+		got = parent_region(p, 0, e);
+		if (parent)
+			assert_string_equal(got ? got : "(top level)", parent);
+		if (!t->calls[e->thread])
+			t->threads++;
+		t->calls[e->thread]++;
+		t->ns[e->thread] += e->end - e->start;
+	}
+}
+
+/* The thread that ran "solve": the one that forks. */
+static int64_t main_thread(const struct sb_profile *p)
+{
+	const struct sb_pair *solve = must_pair(p, "solve", 0);
+
+	assert_int_equal(solve->count, SOLVES);
+	return p->events[solve->offset].thread;
+}
+
+/* A region's exclusive time is its total less that of the calls directly inside it. */
+static void check_exclusive(const struct sb_profile *p, const char *name, const char *const *kids,
+			    int64_t thread)
+{
+	const struct sb_pair *pair = must_pair(p, name, 0);
+	struct per_thread t;
+	int64_t children = 0;
+
+	for (; *kids; kids++) {
+		count_calls(p, *kids, NULL, &t);
+		children += t.ns[thread];
+	}
+	assert_true(children > 0);
+	assert_true(pair->stats.total >= children);
+	assert_int_equal(pair->exclusive_total, pair->stats.total - children);
+}
+
+static void record_solve(const char *name, char *out, size_t size, struct sb_profile *p)
+{
+	assert_int_equal(record_app(tmp_file(name, out, size), "omp_solve", NULL), 0);
+	load_profile(out, p);
+	assert_int_equal(sb_profile_rank_count(p), 1);
+}
+
+static void test_every_thread_has_its_regions(void **state)
+{
+	static const char *const in_solve[] = { "omp:parallel", NULL };
+	static const char *const in_fork[] = { "omp:implicit_task", "omp:join", NULL };
+	struct per_thread tasks, barriers, forks, joins;
+	struct sb_profile p;
+	int64_t master, th;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	record_solve("omp.h5", out, sizeof(out), &p);
+	master = main_thread(&p);
+
+	/* Every thread of the team runs each parallel body once: lanes without markers. */
+	count_calls(&p, "omp:implicit_task", NULL, &tasks);
+	assert_int_equal(tasks.threads, THREADS);
+	count_calls(&p, "omp:barrier", "omp:implicit_task", &barriers);
+	assert_int_equal(barriers.threads, THREADS);
+	for (th = 0; th < MAX_THREADS; th++) {
+		if (!tasks.calls[th])
+			continue;
+		assert_int_equal(tasks.calls[th], BODIES);
+		assert_int_equal(barriers.calls[th], SOLVES);
+	}
+
+	/* The main thread forks and joins inside "solve". */
+	count_calls(&p, "omp:parallel", "solve", &forks);
+	assert_int_equal(forks.threads, 1);
+	assert_int_equal(forks.calls[master], BODIES);
+	count_calls(&p, "omp:join", "omp:parallel", &joins);
+	assert_int_equal(joins.threads, 1);
+	assert_int_equal(joins.calls[master], BODIES);
+	assert_int_equal(tasks.calls[master], BODIES);
+
+	check_exclusive(&p, "solve", in_solve, master);
+	check_exclusive(&p, "omp:parallel", in_fork, master);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_int_equal(meta_int(&p, "omp_bodies_traced"), 2);
+	sb_profile_free(&p);
+}
+
+/* The workers' bodies are at the top of their lanes, the main thread's inside its fork. */
+static void test_bodies_nest_where_they_run(void **state)
+{
+	const struct sb_pair *pair;
+	const struct sb_event *e;
+	struct sb_profile p;
+	const char *parent;
+	int64_t master;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	record_solve("omp_nest.h5", out, sizeof(out), &p);
+	master = main_thread(&p);
+	pair = must_pair(&p, "omp:implicit_task", 0);
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		e = &p.events[i];
+		parent = parent_region(&p, 0, e);
+		if (e->thread == master)
+			assert_string_equal(parent ? parent : "(top level)", "omp:parallel");
+		else
+			assert_null(parent);
+	}
+	sb_profile_free(&p);
+}
+
+static void test_no_omp_records_only_user_regions(void **state)
+{
+	char out[300], app[512], *argv[16];
+	struct sb_profile p;
+	int n = 0;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "--no-omp";
+	argv[n++] = "-o";
+	argv[n++] = (char *)tmp_file("no_omp.h5", out, sizeof(out));
+	argv[n++] = "--";
+	argv[n++] = (char *)app_path("omp_solve", app, sizeof(app));
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	for (i = 0; i < p.n_regions; i++)
+		assert_true(strncmp(p.regions[i].name, "omp:", 4) != 0);
+	assert_int_equal(must_pair(&p, "solve", 0)->count, SOLVES);
+	assert_null(sb_profile_meta(&p, "omp_bodies_traced"));
+	sb_profile_free(&p);
+}
+
+/* Each region on rank 0: calls, and their parents are one of parents (NULL-terminated). */
+static uint64_t calls_under(const struct sb_profile *p, const char *name,
+			    const char *const *parents)
+{
+	const struct sb_pair *pair = must_pair(p, name, 0);
+	const char *const *q;
+	const char *got;
+	size_t i;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		got = parent_region(p, 0, &p->events[i]);
+		for (q = parents; *q && (!got || strcmp(got, *q)); q++)
+			;
+		if (!*q)
+			fail_msg("%s inside %s", name, got ? got : "nothing");
+	}
+	return pair->count;
+}
+
+/* Task bodies are told from parallel bodies by the call that started them. */
+static void test_tasks_are_not_implicit_tasks(void **state)
+{
+	static const char *const waits[] = { "omp:taskwait", "omp:barrier", NULL };
+	static const char *const in_body[] = { "omp:implicit_task", NULL };
+	static const char *const in_fork[] = { "omp:parallel", "omp:teams", NULL };
+	static const char *const in_user[] = { "tasks", NULL };
+	static const char *const in_teams_region[] = { "teams", NULL };
+	const struct sb_pair *bodies;
+	struct per_thread tasks;
+	struct sb_profile p;
+	uint64_t in_teams = 0;
+	const char *parent;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("omp_tasks.h5", out, sizeof(out)), "omp_tasks", NULL),
+			 0);
+	load_profile(out, &p);
+	assert_int_equal(calls_under(&p, "omp:task", waits), 8);
+	count_calls(&p, "omp:implicit_task", NULL, &tasks);
+	assert_int_equal(tasks.threads, 3);
+	/* 3 threads' parallel bodies, and 2 host teams one after another on the main thread. */
+	bodies = must_pair(&p, "omp:implicit_task", 0);
+	assert_int_equal(bodies->count, 3 + 2);
+	for (i = bodies->offset; i < bodies->offset + bodies->count; i++) {
+		parent = parent_region(&p, 0, &p.events[i]);
+		if (parent && !strcmp(parent, "omp:teams"))
+			in_teams++;
+		/* A body is never inside the wait before it: the next team ended that wait. */
+		assert_true(!parent || strcmp(parent, "omp:join"));
+	}
+	assert_int_equal(in_teams, 2);
+	assert_int_equal(calls_under(&p, "omp:taskwait", in_body), 1);
+	assert_int_equal(calls_under(&p, "omp:critical_wait", in_body), 3);
+	assert_int_equal(calls_under(&p, "omp:parallel", in_user), 1);
+	assert_int_equal(calls_under(&p, "omp:join", in_fork), 1 + 2);
+	assert_int_equal(calls_under(&p, "omp:teams", in_teams_region), 1);
+	sb_profile_free(&p);
+}
+
+/*
+ * LLVM's runtime, through the OMPT tool (ompt/): the same app, the same names.
+ * libomp 14 reports the barrier that ends a parallel region as a plain
+ * implicit barrier (OpenMP 5.0), a later one as the join (5.1): either way
+ * every thread waits SOLVES explicit and BODIES region-end barriers.
+ */
+static void test_llvm_runtime_through_ompt(void **state)
+{
+	char out[300], app[512], tool[512], env[600], *argv[16], *slash;
+	struct per_thread tasks, barriers, joins, forks;
+	struct sb_profile p;
+	int64_t master, th;
+	int n = 0;
+
+	(void)state;
+	require_bpf();
+	app_path("omp_solve_llvm", app, sizeof(app));
+	if (!realpath(scope_bin(), tool) || access(app, X_OK))
+		skip();	/* built only where LLVM's omp-tools.h is */
+	slash = strrchr(tool, '/');
+	snprintf(slash + 1, sizeof(tool) - (size_t)(slash + 1 - tool), "libscope_bpf_ompt.so");
+	snprintf(env, sizeof(env), "OMP_TOOL_LIBRARIES=%s", tool);
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)tmp_file("llvm.h5", out, sizeof(out));
+	argv[n++] = "--";
+	argv[n++] = "env";
+	argv[n++] = env;
+	argv[n++] = app;
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	master = main_thread(&p);
+	count_calls(&p, "omp:implicit_task", NULL, &tasks);
+	assert_int_equal(tasks.threads, THREADS);
+	count_calls(&p, "omp:barrier", "omp:implicit_task", &barriers);
+	count_calls(&p, "omp:join", "omp:implicit_task", &joins);
+	for (th = 0; th < MAX_THREADS; th++) {
+		if (!tasks.calls[th])
+			continue;
+		assert_int_equal(tasks.calls[th], BODIES);
+		assert_true(barriers.calls[th] >= SOLVES);
+		assert_int_equal(barriers.calls[th] + joins.calls[th], SOLVES + BODIES);
+	}
+	count_calls(&p, "omp:parallel", "solve", &forks);
+	assert_int_equal(forks.threads, 1);
+	assert_int_equal(forks.calls[master], BODIES);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	sb_profile_free(&p);
+}
+
+/* Per-rank lanes of a hybrid job: tests/apps/mpi_omp, 2 ranks of 2 threads, 3 steps. */
+static void check_hybrid_rank(const struct sb_profile *p, uint32_t rank)
+{
+	const struct sb_pair *pair = must_pair(p, "omp:implicit_task", rank);
+	uint64_t per_thread[MAX_THREADS] = { 0 };
+	const struct sb_pair *fork;
+	int threads = 0;
+	size_t i;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		assert_true(p->events[i].thread >= 0 && p->events[i].thread < MAX_THREADS);
+		if (!per_thread[p->events[i].thread]++)
+			threads++;
+	}
+	assert_int_equal(threads, 2);
+	for (i = 0; i < MAX_THREADS; i++)
+		assert_true(per_thread[i] == 0 || per_thread[i] == 3);
+	fork = must_pair(p, "omp:parallel", rank);
+	assert_int_equal(fork->count, 3);
+	for (i = fork->offset; i < fork->offset + fork->count; i++)
+		assert_string_equal(parent_region(p, rank, &p->events[i]), "step");
+	assert_int_equal(must_pair(p, "mpi:allreduce kind=collective bytes=8 peer=-1 root=-1 "
+				   "tag=-1 comm=1140850688", rank)->count, 3);
+}
+
+/*
+ * The program mpiexec runs needs libgomp: libgomp and the program's bodies
+ * are probed before it starts, not while its ranks are held (-v says when).
+ */
+static void check_probed_before_ranks(void)
+{
+	static char err[1 << 18];
+	const char *lib, *bodies, *rank;
+
+	read_stderr(err, sizeof(err));
+	lib = strstr(err, " OpenMP entry points in ");
+	bodies = strstr(err, "traced 1 OpenMP bodies in ");
+	rank = strstr(err, "/mpi_omp (pid ");
+	assert_non_null(lib);
+	assert_non_null(bodies);
+	assert_non_null(rank);
+	assert_true(lib < rank);
+	assert_true(bodies < rank);
+}
+
+static void test_hybrid_mpi_openmp(void **state)
+{
+	char out[300], app[512], *argv[16];
+	struct sb_profile p;
+	int n = 0;
+
+	(void)state;
+	require_bpf();
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-v";
+	argv[n++] = "-o";
+	argv[n++] = (char *)tmp_file("hybrid.h5", out, sizeof(out));
+	argv[n++] = "--";
+	argv[n++] = "mpiexec";
+	argv[n++] = "-n";
+	argv[n++] = "2";
+	argv[n++] = (char *)app_path("mpi_omp", app, sizeof(app));
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 0);
+	check_probed_before_ranks();
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), 2);
+	check_hybrid_rank(&p, 0);
+	check_hybrid_rank(&p, 1);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	sb_profile_free(&p);
+}
+
+/*
+ * Each recording leaves its guardian closing the probes it attached (about 100
+ * for the hybrid run: seconds of the kernel's uprobe lock on a loaded machine,
+ * docs/DESIGN.md). This process adopts them (subreaper) and waits for them
+ * after each test, so that no later recording, here or in the next test
+ * program, queues behind them with its process held.
+ */
+static int reap_guardians(void **state)
+{
+	pid_t pid;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 600; i++) {
+		pid = waitpid(-1, NULL, WNOHANG);
+		if (pid < 0 && errno != EINTR)
+			return 0;	/* none left */
+		if (pid == 0)
+			sleep_ms(100);
+	}
+	return -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_every_thread_has_its_regions, reap_guardians),
+		cmocka_unit_test_teardown(test_bodies_nest_where_they_run, reap_guardians),
+		cmocka_unit_test_teardown(test_tasks_are_not_implicit_tasks, reap_guardians),
+		cmocka_unit_test_teardown(test_no_omp_records_only_user_regions, reap_guardians),
+		cmocka_unit_test_teardown(test_hybrid_mpi_openmp, reap_guardians),
+		cmocka_unit_test_teardown(test_llvm_runtime_through_ompt, reap_guardians),
+	};
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return 1;
+	return cmocka_run_group_tests_name("omp", tests, setup_tmp, teardown_tmp);
+}
