@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,6 +54,7 @@ struct recorder {
 	struct sb_source_env env;	/* what the sources see; env.skel is the BPF object */
 	struct sb_child child;
 	pid_t root;
+	int root_pidfd;		/* -p: readable once the process has exited, reaped or not */
 	struct sb_guardian guardian;	/* resumes held processes if this one dies */
 	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
 	struct sb_syswide sys;	/* -a: which processes are traced */
@@ -371,6 +374,11 @@ static int start_pid(struct recorder *r)
 	}
 	sb_process_name(r->o.pid, name, sizeof(name));
 	r->root = r->o.pid;
+	/*
+	 * Its exit is seen even when it happens before the recording flag is on
+	 * and its parent never reaps it: a zombie still answers kill(pid, 0).
+	 */
+	r->root_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
 	ret = attach_tree(r, &err);
 	if (ret < 0) {
 		if (kill(r->o.pid, 0) && errno == ESRCH)
@@ -550,6 +558,13 @@ static bool target_shares_tty(struct recorder *r)
 	return same_tty(r->o.pid, STDOUT_FILENO, tty) || same_tty(r->o.pid, STDERR_FILENO, tty);
 }
 
+static bool root_pidfd_readable(const struct recorder *r)
+{
+	struct pollfd p = { .fd = r->root_pidfd, .events = POLLIN };
+
+	return r->root_pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
 static bool root_done(struct recorder *r)
 {
 	int status;
@@ -563,6 +578,8 @@ static bool root_done(struct recorder *r)
 		}
 		return r->root_exited;
 	}
+	if (root_pidfd_readable(r))
+		return true;
 	return sb_collector_process_ended(&r->coll, r->root) || (kill(r->root, 0) && errno == ESRCH);
 }
 
@@ -837,6 +854,9 @@ static void recorder_close(struct recorder *r)
 	r->rb = NULL;
 	region_bpf__destroy(r->env.skel);
 	r->env.skel = NULL;
+	if (r->root_pidfd >= 0)
+		close(r->root_pidfd);
+	r->root_pidfd = -1;
 }
 
 /* Before the sources' hooks, which may set the collector's rank rule. 0, or 1 after saying why. */
@@ -922,6 +942,7 @@ int sb_record(const struct record_opts *o)
 	memset(&r, 0, sizeof(r));
 	r.o = *o;
 	r.guardian.sock = -1;
+	r.root_pidfd = -1;
 	r.to_stdout.out_fd = -1;
 	r.env = (struct sb_source_env){ .opts = &r.o, .coll = &r.coll, .guardian = &r.guardian };
 	if (sb_sources_open(&r.sources, sb_source_table, sb_source_table_len, &r.env)) {
