@@ -22,8 +22,12 @@ $(BUILD)/apps/libuser $(BUILD)/apps/hotspots: $(BUILD)/apps/%: tests/apps/%.c $(
 # forker exec's count from its own directory.
 $(BUILD)/apps/forker: | $(BUILD)/apps/count
 
-# MPI test apps (mpi_*.c) are built with MPICH's compiler wrapper.
-MPICC ?= mpicc
+# MPI test apps (mpi_*.c) are built with MPICH's compiler wrapper, named as
+# such: Debian's alternatives point plain `mpicc` at Open MPI's once both are
+# installed. Without mpicc.mpich (MPICH from elsewhere), plain mpicc.
+ifeq ($(origin MPICC),undefined)
+MPICC := $(if $(shell command -v mpicc.mpich 2>/dev/null),mpicc.mpich,mpicc)
+endif
 
 $(BUILD)/apps/mpi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(call msg,MPIAPP,$@)
