@@ -34,6 +34,16 @@ $(BUILD)/apps/mpi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
 
+# Open MPI builds of two of them (ompi_calls, ompi_ranks), for
+# tests/integration/test_ompi.c: Debian's Open MPI by its own wrapper's name.
+MPICC_OMPI ?= mpicc.openmpi
+APP_BINS += $(BUILD)/apps/ompi_calls $(BUILD)/apps/ompi_ranks
+
+$(BUILD)/apps/ompi_%: tests/apps/mpi_%.c $(APPS_DEPS)
+	$(call msg,OMPIAPP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(MPICC_OMPI) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
+
 # The hybrid MPI + OpenMP app.
 $(BUILD)/apps/mpi_omp: APPS_CFLAGS += -fopenmp
 
