@@ -34,10 +34,10 @@ $(BUILD)/apps/mpi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
 
-# Open MPI builds of two of them (ompi_calls, ompi_ranks), for
+# Open MPI builds of three of them (ompi_calls, ompi_ranks, ompi_types), for
 # tests/integration/test_ompi.c: Debian's Open MPI by its own wrapper's name.
 MPICC_OMPI ?= mpicc.openmpi
-APP_BINS += $(BUILD)/apps/ompi_calls $(BUILD)/apps/ompi_ranks
+APP_BINS += $(BUILD)/apps/ompi_calls $(BUILD)/apps/ompi_ranks $(BUILD)/apps/ompi_types
 
 $(BUILD)/apps/ompi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(call msg,OMPIAPP,$@)

@@ -3,9 +3,10 @@
  * mpiexec.openmpi). tests/apps/mpi_ranks.c and mpi_calls.c built with
  * mpicc.openmpi (ompi_ranks, ompi_calls): the profile's ranks are the MPI
  * ranks and the launcher is none; every MPI call is a region named by the
- * grammar with its bytes (from Open MPI's datatype objects), peer, root and
- * tag, comm -1 (Open MPI's communicators are pointers), nested in its user
- * region; record -a beside a job traces its ranks only.
+ * grammar with its bytes (from Open MPI's datatype objects, derived and pair
+ * types too: mpi_types.c), peer, root and tag, comm -1 (Open MPI's
+ * communicators are pointers), nested in its user region; record -a beside a
+ * job traces its ranks only.
  */
 #include <stdbool.h>
 
@@ -27,12 +28,12 @@
  */
 static const char *const job_options[] = {
 	"--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,vader",
-	"--mca", "btl_vader_single_copy_mechanism", "none", "-n", "4",
+	"--mca", "btl_vader_single_copy_mechanism", "none", "-n",
 };
 #define JOB_OPTIONS (sizeof(job_options) / sizeof(job_options[0]))
 
-/* The end of argv from n on: the launcher, its options and app (a buffer of 512). */
-static int add_job(char **argv, int n, const char *app, char *path)
+/* The end of argv from n on: the launcher, its options, ranks and app (a buffer of 512). */
+static int add_job(char **argv, int n, const char *ranks, const char *app, char *path)
 {
 	size_t i;
 
@@ -42,13 +43,14 @@ static int add_job(char **argv, int n, const char *app, char *path)
 	argv[n++] = OMPIEXEC;
 	for (i = 0; i < JOB_OPTIONS; i++)
 		argv[n++] = (char *)job_options[i];
+	argv[n++] = (char *)ranks;
 	argv[n++] = (char *)app_path(app, path, 512);
 	argv[n] = NULL;
 	return n;
 }
 
-/* scope-bpf record -q -o out -- mpiexec.openmpi ... APPS/app */
-static void record_job(const char *out, const char *app)
+/* scope-bpf record -q -o out -- mpiexec.openmpi ... -n ranks APPS/app */
+static void record_job(const char *out, const char *ranks, const char *app)
 {
 	char *argv[32], path[512];
 	int n = 0;
@@ -59,7 +61,7 @@ static void record_job(const char *out, const char *app)
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;
 	argv[n++] = "--";
-	add_job(argv, n, app, path);
+	add_job(argv, n, ranks, app, path);
 	assert_int_equal(run(argv), 0);
 }
 
@@ -84,7 +86,7 @@ static void test_ranks_are_mpi_ranks(void **state)
 
 	(void)state;
 	require_bpf();
-	record_job(tmp_file("ranks.h5", out, sizeof(out)), "ompi_ranks");
+	record_job(tmp_file("ranks.h5", out, sizeof(out)), "4", "ompi_ranks");
 	load_profile(out, &p);
 	/* Higher ranks call first: numbering by first call would get these backwards. */
 	for (r = 0; r < RANKS; r++) {
@@ -214,7 +216,7 @@ static void test_every_call_is_a_region(void **state)
 
 	(void)state;
 	require_bpf();
-	record_job(tmp_file("calls.h5", out, sizeof(out)), "ompi_calls");
+	record_job(tmp_file("calls.h5", out, sizeof(out)), "4", "ompi_calls");
 	load_profile(out, &p);
 	assert_int_equal(sb_profile_rank_count(&p), RANKS);
 	for (rank = 0; rank < RANKS; rank++)
@@ -231,6 +233,31 @@ static void test_every_call_is_a_region(void **state)
 			    "\"mpi.communicator:-1\"]");
 	assert_int_equal(meta_int(&p, "lost_events"), 0);
 	assert_int_equal(meta_int(&p, "mpi_calls_open_at_start"), 0);
+	sb_profile_free(&p);
+}
+
+/*
+ * Sizes are read from the datatype object a handle points to: a derived type
+ * (3 doubles: 24 bytes) and a pair type (MPI_DOUBLE_INT: 12) count as
+ * MPI_Type_size says, and an in-place allgather counts its receive side.
+ */
+static void test_datatype_sizes_from_objects(void **state)
+{
+	const char *coll = "kind=collective", *p2p = "kind=point-to-point";
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	record_job(tmp_file("types.h5", out, sizeof(out)), "2", "ompi_types");
+	load_profile(out, &p);
+	assert_int_equal(sb_profile_rank_count(&p), 2);
+	expect(&p, 0, 1, NULL, "mpi:send %s bytes=48 peer=1 root=-1 tag=21 comm=-1", p2p);
+	expect(&p, 0, 1, NULL, "mpi:send %s bytes=60 peer=1 root=-1 tag=22 comm=-1", p2p);
+	expect(&p, 1, 1, NULL, "mpi:recv %s bytes=48 peer=0 root=-1 tag=21 comm=-1", p2p);
+	expect(&p, 1, 1, NULL, "mpi:recv %s bytes=60 peer=0 root=-1 tag=22 comm=-1", p2p);
+	expect(&p, 0, 1, NULL, "mpi:allgather %s bytes=8 peer=-1 root=-1 tag=-1 comm=-1", coll);
+	expect(&p, 1, 1, NULL, "mpi:allgather %s bytes=8 peer=-1 root=-1 tag=-1 comm=-1", coll);
 	sb_profile_free(&p);
 }
 
@@ -280,7 +307,7 @@ static void test_job_recorded_from_outside(void **state)
 
 	(void)state;
 	require_bpf();
-	add_job(job, 1, "ompi_calls", path);
+	add_job(job, 1, "4", "ompi_calls", path);
 	tmp_file("syswide.h5", out, sizeof(out));
 	recorder = spawn(rec, tmp_file("recorder.txt", err, sizeof(err)), NULL);
 	assert_true(recorder > 0);
@@ -309,6 +336,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranks_are_mpi_ranks),
 		cmocka_unit_test(test_every_call_is_a_region),
+		cmocka_unit_test(test_datatype_sizes_from_objects),
 		cmocka_unit_test(test_job_recorded_from_outside),
 	};
 
