@@ -279,6 +279,7 @@ static void test_usage_names_system_wide(void **state)
 	assert_non_null(strstr(buf, "--comm NAME"));
 	assert_non_null(strstr(buf, "--ranks LIST"));
 	assert_non_null(strstr(buf, "--until-idle"));
+}
 
 /* --no-omp turns OpenMP regions off and nothing else; they are on by default. */
 static void test_no_omp(void **state)
