@@ -41,6 +41,8 @@ APP_BINS += $(BUILD)/apps/ompi_calls $(BUILD)/apps/ompi_ranks $(BUILD)/apps/ompi
 
 $(BUILD)/apps/ompi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(call msg,OMPIAPP,$@)
+	$(Q)command -v $(MPICC_OMPI) >/dev/null || { echo "$@: $(MPICC_OMPI) not found:" \
+		"install Debian's openmpi-bin and libopenmpi-dev (tools/install-deps.sh)" >&2; exit 1; }
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC_OMPI) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
 
