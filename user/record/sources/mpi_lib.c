@@ -15,7 +15,7 @@
 /*
  * Open MPI's datatype handles point to objects whose size field (a size_t)
  * sits after a 16-byte object header and 8 bytes of flags, id and bitset
- * (opal_datatype_t, Open MPI 1.x to 5.x). A library is trusted with that only
+ * (opal_datatype_t in Open MPI 4.1). A library is trusted with that only
  * where its own predefined datatypes, as initialized in its file, hold there
  * the sizes these types have on every 64-bit Linux ABI; one whose size is not
  * its alignment (double complex) tells size from alignment. A debug build
