@@ -10,7 +10,9 @@
 #define SB_MPI_BPF_H
 
 #define SB_MPI_MAX_NAMES 65536
-#define SB_MPI_IN_PLACE ((__u64)-1)	/* MPICH's MPI_IN_PLACE; Open MPI's sizes are unknown anyway */
+#define SB_MPICH_IN_PLACE ((__u64)-1)	/* MPICH's MPI_IN_PLACE */
+#define SB_OMPI_IN_PLACE 1		/* Open MPI's */
+#define SB_OMPI_TYPE_SIZE_MAX (1ULL << 32)	/* a bigger "size" is no datatype's: unknown */
 #define SB_MPICH_COMM_WORLD 0x44000000	/* MPICH's mpi.h */
 
 /* Key: an MPI name hash. Value: unused. Hashes described to user space; LRU: an evicted one
@@ -105,15 +107,44 @@ static __always_inline __s32 mpi_int(const __u64 *a, int n)
 	return (__s32)mpi_arg(a, n);
 }
 
+/*
+ * An Open MPI datatype's size: the handle is the object's address, its size
+ * at the offset the library's own predefined datatypes showed (any
+ * datatype, derived ones too: what MPI_Type_size says); -1 when unknown.
+ */
+static __always_inline __s64 mpi_ompi_type_size(__u64 type, __u32 abi)
+{
+	__u32 at = (abi >> SB_MPI_ABI_TYPE_SIZE_SHIFT) & SB_MPI_ABI_TYPE_SIZE_MAX;
+	__u64 size;
+
+	if (!(abi & SB_MPI_ABI_OMPI) || !at ||
+	    bpf_probe_read_user(&size, sizeof(size), (void *)(type + at)) ||
+	    size > SB_OMPI_TYPE_SIZE_MAX)
+		return -1;
+	return (__s64)size;
+}
+
 /* n elements of the datatype handle type; -1 when either is unknown. */
 static __always_inline __s64 mpi_times(__s64 n, __u64 type, __u32 abi)
 {
 	__s64 size;
 
-	if (!(abi & SB_MPI_ABI_MPICH) || n < 0)
+	if (n < 0)
 		return -1;
-	size = sb_mpich_type_size((__u32)type);
-	return size < 0 ? -1 : n * size;
+	if (abi & SB_MPI_ABI_MPICH)
+		size = sb_mpich_type_size((__u32)type);
+	else
+		size = mpi_ompi_type_size(type, abi);
+	/* A product beyond 63 bits (summed counts of a huge type) is unknown, not wrapped. */
+	if (size < 0 || (size && (__u64)n > (__u64)0x7fffffffffffffffULL / (__u64)size))
+		return -1;
+	return n * size;
+}
+
+/* Whether buffer argument n is MPI_IN_PLACE. */
+static __always_inline bool mpi_in_place(const __u64 *a, __u32 abi, int n)
+{
+	return mpi_arg(a, n) == (abi & SB_MPI_ABI_OMPI ? SB_OMPI_IN_PLACE : SB_MPICH_IN_PLACE);
 }
 
 /* count x size of the datatype handle in argument type_arg; -1 when unknown. */
@@ -354,13 +385,13 @@ static __always_inline void mpi_read_collective(const __u64 *a, __u32 abi, __u32
 		break;
 	case SB_MPI_GATHER:
 	case SB_MPI_IGATHER:
-		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 1) == SB_MPI_IN_PLACE);
+		e->bytes = mpi_side_bytes(a, abi, mpi_in_place(a, abi, 1));
 		e->root = mpi_int(a, 7);
 		e->comm = mpi_comm(a, abi, 8);
 		break;
 	case SB_MPI_SCATTER:
 	case SB_MPI_ISCATTER:
-		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 4) != SB_MPI_IN_PLACE);
+		e->bytes = mpi_side_bytes(a, abi, !mpi_in_place(a, abi, 4));
 		e->root = mpi_int(a, 7);
 		e->comm = mpi_comm(a, abi, 8);
 		break;
@@ -368,32 +399,32 @@ static __always_inline void mpi_read_collective(const __u64 *a, __u32 abi, __u32
 	case SB_MPI_IALLGATHER:
 	case SB_MPI_ALLTOALL:
 	case SB_MPI_IALLTOALL:
-		e->bytes = mpi_side_bytes(a, abi, mpi_arg(a, 1) == SB_MPI_IN_PLACE);
+		e->bytes = mpi_side_bytes(a, abi, mpi_in_place(a, abi, 1));
 		e->comm = mpi_comm(a, abi, 7);
 		break;
 	case SB_MPI_GATHERV:	/* the send count; in place at the root: its own receive count */
 		e->root = mpi_int(a, 8);
 		e->comm = mpi_comm(a, abi, 9);
-		e->bytes = mpi_arg(a, 1) == SB_MPI_IN_PLACE ?
+		e->bytes = mpi_in_place(a, abi, 1) ?
 			   mpi_counts_bytes(a, abi, tgid, e->comm, 5, 7, false) :
 			   mpi_bytes(a, abi, 2, 3);
 		break;
 	case SB_MPI_SCATTERV:	/* the receive count; in place at the root: its own send count */
 		e->root = mpi_int(a, 8);
 		e->comm = mpi_comm(a, abi, 9);
-		e->bytes = mpi_arg(a, 5) == SB_MPI_IN_PLACE ?
+		e->bytes = mpi_in_place(a, abi, 5) ?
 			   mpi_counts_bytes(a, abi, tgid, e->comm, 2, 4, false) :
 			   mpi_bytes(a, abi, 6, 7);
 		break;
 	case SB_MPI_ALLGATHERV:
 		e->comm = mpi_comm(a, abi, 8);
-		e->bytes = mpi_arg(a, 1) == SB_MPI_IN_PLACE ?
+		e->bytes = mpi_in_place(a, abi, 1) ?
 			   mpi_counts_bytes(a, abi, tgid, e->comm, 5, 7, false) :
 			   mpi_bytes(a, abi, 2, 3);
 		break;
 	case SB_MPI_ALLTOALLV:	/* all it sends: the send counts summed */
 		e->comm = mpi_comm(a, abi, 9);
-		e->bytes = mpi_arg(a, 1) == SB_MPI_IN_PLACE ?
+		e->bytes = mpi_in_place(a, abi, 1) ?
 			   mpi_counts_bytes(a, abi, tgid, e->comm, 6, 8, true) :
 			   mpi_counts_bytes(a, abi, tgid, e->comm, 2, 4, true);
 		break;

@@ -286,6 +286,14 @@ enum sb_mpi_op {
 
 #define SB_MPI_OP_MASK 0xffu
 #define SB_MPI_ABI_MPICH 0x100u	/* int handles; builtin datatypes encode their size */
+#define SB_MPI_ABI_OMPI 0x200u	/* Open MPI: pointer handles, MPI_IN_PLACE is (void *)1 */
+/*
+ * Open MPI: where in a datatype object its size (bytes, a size_t) is, bits
+ * 16-23 of the encoding; 0: sizes unknown. user/record/sources/mpi_lib.c
+ * finds it in the library's own predefined datatypes.
+ */
+#define SB_MPI_ABI_TYPE_SIZE_SHIFT 16
+#define SB_MPI_ABI_TYPE_SIZE_MAX 0xffu
 #define SB_MPI_SITE 1		/* the site of an MPI call's frame: never a descriptor address */
 #define SB_MPI_SEED 0x6d70692d63616c6cULL	/* "mpi-call": MPI name hashes */
 #define SB_MPI_MAX_REQUESTS 65536	/* open non-blocking requests remembered, all processes */

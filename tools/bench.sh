@@ -337,7 +337,9 @@ rm -f "$tmp/g.h5"
 # not probed) and recorded; in the same processes, rank 0 times empty marked
 # regions, so an MPI call's cost is set against two marker events of the same
 # run. Fastest of all rounds per case, cases interleaved.
-mpiexec=$(command -v mpiexec)
+# MPICH's launcher, as mpi_pingpong was built with MPICH's mpicc (apps.mk):
+# plain mpiexec may be Open MPI's once both are installed.
+mpiexec=$(command -v mpiexec.mpich || command -v mpiexec)
 declare -A pp mk
 if [ -n "$mpiexec" ] && [ -x "$bin/mpi_pingpong" ]; then
 	echo "(h) MPI ping-pong: $mpi_rounds rounds x 3 cases, $mpi_n round trips, $mpi_m regions"

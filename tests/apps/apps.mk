@@ -22,13 +22,29 @@ $(BUILD)/apps/libuser $(BUILD)/apps/hotspots: $(BUILD)/apps/%: tests/apps/%.c $(
 # forker exec's count from its own directory.
 $(BUILD)/apps/forker: | $(BUILD)/apps/count
 
-# MPI test apps (mpi_*.c) are built with MPICH's compiler wrapper.
-MPICC ?= mpicc
+# MPI test apps (mpi_*.c) are built with MPICH's compiler wrapper, named as
+# such: Debian's alternatives point plain `mpicc` at Open MPI's once both are
+# installed. Without mpicc.mpich (MPICH from elsewhere), plain mpicc.
+ifeq ($(origin MPICC),undefined)
+MPICC := $(if $(shell command -v mpicc.mpich 2>/dev/null),mpicc.mpich,mpicc)
+endif
 
 $(BUILD)/apps/mpi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(call msg,MPIAPP,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
+
+# Open MPI builds of three of them (ompi_calls, ompi_ranks, ompi_types), for
+# tests/integration/test_ompi.c: Debian's Open MPI by its own wrapper's name.
+MPICC_OMPI ?= mpicc.openmpi
+APP_BINS += $(BUILD)/apps/ompi_calls $(BUILD)/apps/ompi_ranks $(BUILD)/apps/ompi_types
+
+$(BUILD)/apps/ompi_%: tests/apps/mpi_%.c $(APPS_DEPS)
+	$(call msg,OMPIAPP,$@)
+	$(Q)command -v $(MPICC_OMPI) >/dev/null || { echo "$@: $(MPICC_OMPI) not found:" \
+		"install Debian's openmpi-bin and libopenmpi-dev (tools/install-deps.sh)" >&2; exit 1; }
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(MPICC_OMPI) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
 
 # The hybrid MPI + OpenMP app.
 $(BUILD)/apps/mpi_omp: APPS_CFLAGS += -fopenmp

@@ -6,7 +6,8 @@
 # command's peak RSS; compute_loop is fixed work for the sampling overhead;
 # gen_profile writes the large profile that report and export are timed on;
 # many_sites has 80 probes for the detach timing; mpi_pingpong (built with
-# mpicc, where MPI is installed) times traced MPI calls against markers. All
+# MPICH's $(MPICC), tests/apps/apps.mk, where MPI is installed) times traced
+# MPI calls against markers. All
 # go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude

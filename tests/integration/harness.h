@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -51,6 +52,37 @@ static inline const char *tool_path(const char *name, char *buf, size_t size)
 	snprintf(buf, size, "%.*s/tests/%s", slash ? (int)(slash - bin) : 1, slash ? bin : ".",
 		 name);
 	return buf;
+}
+
+/* Whether PATH has an executable named name (as execvp would find it). */
+static inline bool in_path(const char *name)
+{
+	const char *path = env_or("PATH", "/usr/bin:/bin"), *end;
+	char file[512];
+
+	for (; *path; path = *end ? end + 1 : end) {
+		end = strchrnul(path, ':');
+		snprintf(file, sizeof(file), "%.*s/%s", (int)(end - path), path, name);
+		if (!access(file, X_OK))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * MPICH's launcher by its own name, never plain `mpiexec`: Debian's
+ * alternatives point that at Open MPI's as soon as Open MPI is installed too,
+ * which would turn every MPICH test into an Open MPI one. $MPIEXEC_MPICH
+ * names another (e.g. MPICH installed elsewhere).
+ */
+static inline const char *mpiexec_mpich(void)
+{
+	const char *name = env_or("MPIEXEC_MPICH", "mpiexec.mpich");
+
+	if (!in_path(name))
+		fail_msg("%s not found in PATH: install Debian's mpich (tools/install-deps.sh) "
+			 "or set MPIEXEC_MPICH", name);
+	return name;
 }
 
 /* Loading BPF needs root here; under CI a skip would hide a broken feature, so it fails. */

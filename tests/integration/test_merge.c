@@ -191,8 +191,9 @@ static void test_two_recordings_merge(void **state)
 static void record_mpi_ranks(const char *out)
 {
 	char app[300];
-	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", (char *)out, "--", "mpiexec",
-			 "-n", "4", (char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", (char *)out, "--",
+			 (char *)mpiexec_mpich(), "-n", "4",
+			 (char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
 
 	assert_int_equal(run(argv), 0);
 }

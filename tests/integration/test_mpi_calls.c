@@ -67,7 +67,7 @@ static int record_app_mpi(const char *out, const char *mpi, const char *name, co
 	argv[n++] = (char *)out;
 	argv[n++] = (char *)mpi;
 	argv[n++] = "--";
-	argv[n++] = "mpiexec";
+	argv[n++] = (char *)mpiexec_mpich();
 	argv[n++] = "-n";
 	argv[n++] = "4";
 	argv[n++] = (char *)app_path(name, app, sizeof(app));

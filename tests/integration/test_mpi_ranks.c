@@ -28,8 +28,8 @@ static void test_ranks_are_mpi_ranks(void **state)
 	const struct sb_process *launcher, *proxy;
 	struct sb_profile p;
 	char out[300], app[512];
-	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", out, "--", "mpiexec", "-n", "4",
-			 (char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", out, "--",
+			 (char *)mpiexec_mpich(), "-n", "4", (char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
 	uint32_t r;
 
 	(void)state;
@@ -71,8 +71,8 @@ static void test_ranks_are_mpi_ranks(void **state)
 static void test_the_rank_a_process_learned_wins(void **state)
 {
 	char out[300], app[512], err[300], line[512];
-	char *argv[] = { (char *)scope_bin(), "record", "-o", out, "--", "mpiexec", "-n", "2",
-			 "env", "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=2",
+	char *argv[] = { (char *)scope_bin(), "record", "-o", out, "--",
+			 (char *)mpiexec_mpich(), "-n", "2", "env", "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=2",
 			 (char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
 	struct sb_profile p;
 	bool warned = false;
@@ -128,7 +128,7 @@ static pid_t rank_pid(const char *dir, int rank)
 static void test_attach_to_one_rank(void **state)
 {
 	char out[300], app[512], dir[300], stop[320], pidstr[16];
-	char *job[] = { "/usr/bin/env", "mpiexec", "-n", "4",
+	char *job[] = { "/usr/bin/env", (char *)mpiexec_mpich(), "-n", "4",
 			(char *)app_path("mpi_attach", app, sizeof(app)), dir, NULL };
 	char *rec[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o",
 			(char *)tmp_file("attach.h5", out, sizeof(out)), NULL };

@@ -350,7 +350,7 @@ static void test_hybrid_mpi_openmp(void **state)
 	argv[n++] = "-o";
 	argv[n++] = (char *)tmp_file("hybrid.h5", out, sizeof(out));
 	argv[n++] = "--";
-	argv[n++] = "mpiexec";
+	argv[n++] = (char *)mpiexec_mpich();
 	argv[n++] = "-n";
 	argv[n++] = "2";
 	argv[n++] = (char *)app_path("mpi_omp", app, sizeof(app));

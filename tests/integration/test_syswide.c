@@ -82,7 +82,7 @@ static int wait_idle(struct recorder *r)
 static int run_job(const char *app_name)
 {
 	char app[512];
-	char *argv[] = { "/usr/bin/env", "mpiexec", "-n", "4",
+	char *argv[] = { "/usr/bin/env", (char *)mpiexec_mpich(), "-n", "4",
 			 (char *)app_path(app_name, app, sizeof(app)), NULL };
 	char err[300], said[4096] = "";
 	int waited, st;

@@ -203,12 +203,38 @@ static void test_mpich_library_one_probe_per_address(void **state)
 		skip();
 	assert_int_equal(sb_mpi_lib_read(path, &lib), 1);
 	assert_int_equal(lib.abi, SB_MPI_ABI_MPICH);
+	assert_true(sb_mpi_lib_sizes_known(&lib));
 	assert_int_equal(lib.n_probes, SB_MPI_N_OPS);
 	for (i = 0; i < SB_MPI_N_OPS; i++) {
 		assert_true(lib.offset[i] != 0);
 		for (j = 0; j < i; j++)
 			assert_true(lib.offset[i] != lib.offset[j]);
 	}
+}
+
+/*
+ * The installed Open MPI (Debian's, tools/install-deps.sh): pointer handles,
+ * its datatype objects' size field found where its predefined types say.
+ */
+static void test_ompi_library_sizes_found(void **state)
+{
+	const char *path = getenv("SB_TEST_LIBMPI");
+	const char *ci = getenv("CI");
+	struct sb_mpi_lib lib;
+
+	(void)state;
+	if (!path)
+		path = LIBDIR "/libmpi.so.40";
+	if (access(path, R_OK)) {
+		if (ci && !strcmp(ci, "true"))
+			fail_msg("%s: Open MPI is not installed (tools/install-deps.sh)", path);
+		skip();
+	}
+	assert_int_equal(sb_mpi_lib_read(path, &lib), 1);
+	assert_int_equal(lib.abi, SB_MPI_ABI_OMPI | 24 << SB_MPI_ABI_TYPE_SIZE_SHIFT);
+	assert_true(sb_mpi_lib_sizes_known(&lib));
+	assert_true(lib.offset[SB_MPI_SEND] != 0);
+	assert_true(lib.offset[SB_MPI_WAITALL] != 0);
 }
 
 static void test_non_mpi_file_is_not_a_library(void **state)
@@ -247,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_library_names),
 		cmocka_unit_test(test_launchers),
 		cmocka_unit_test(test_mpich_library_one_probe_per_address),
+		cmocka_unit_test(test_ompi_library_sizes_found),
 		cmocka_unit_test(test_non_mpi_file_is_not_a_library),
 		cmocka_unit_test(test_uprobe_multi_link_errors),
 	};

@@ -169,7 +169,7 @@ static int attach_file(struct mpi_calls *m, struct sb_source_env *env, const cha
 	m->libraries++;
 	if (env->opts->verbose)
 		fprintf(stderr, "scope-bpf: traced %d MPI functions in %s%s\n", lib.n_probes, name,
-			lib.abi & SB_MPI_ABI_MPICH ? "" : ", datatype sizes unknown");
+			sb_mpi_lib_sizes_known(&lib) ? "" : ", datatype sizes unknown");
 	return 1;
 }
 

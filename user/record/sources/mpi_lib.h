@@ -9,7 +9,7 @@
 #include "region.h"
 
 struct sb_mpi_lib {
-	uint32_t abi;			/* SB_MPI_ABI_MPICH, or 0: handles not decoded */
+	uint32_t abi;			/* SB_MPI_ABI_MPICH or SB_MPI_ABI_OMPI (| where sizes are) */
 	uint64_t offset[SB_MPI_N_OPS];	/* file offset of each operation's code, 0: not probed */
 	int n_probes;			/* operations with an offset */
 };
@@ -25,5 +25,8 @@ bool sb_mpi_lib_name(const char *path);
  * other file, -errno when it cannot be read.
  */
 int sb_mpi_lib_read(const char *path, struct sb_mpi_lib *lib);
+
+/* Whether the library's datatype handles give their sizes (MPICH's builtins, Open MPI's). */
+bool sb_mpi_lib_sizes_known(const struct sb_mpi_lib *lib);
 
 #endif
