@@ -24,6 +24,12 @@ const volatile bool offcpu_stacks = false;	/* record where traced threads block 
 const volatile __u64 offcpu_min_ns = 0;	/* shorter blocks are not worth a stack */
 /* record -a: an untraced process that execs may be traced (exe_verdicts says whether). */
 const volatile bool trace_all = false;
+/*
+ * record -a --exe: that file's inode number. A file with another is never held;
+ * one with the same (on another file system, perhaps) is judged by user space.
+ * Not the device too: stat's and the superblock's differ on some file systems.
+ */
+const volatile __u64 exe_ino = 0;
 /* record -a --comm: only processes with this name are considered ("" = any). */
 const volatile char comm_filter[SB_COMM_LEN] = {};
 
@@ -769,7 +775,7 @@ static __always_inline void exec_candidate(struct task_struct *p, struct linux_b
 	key.dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
 	key.ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
 	verdict = bpf_map_lookup_elem(&exe_verdicts, &key);
-	if (verdict && *verdict == SB_EXE_NEVER)
+	if (verdict ? *verdict == SB_EXE_NEVER : exe_ino && key.ino != exe_ino)
 		return;
 	if (bpf_map_update_elem(&exec_files, &tgid, &key, BPF_ANY))
 		return;

@@ -20,19 +20,25 @@ struct recorder {
 	char err[300];
 };
 
+/* Whether a line of the file holds text (-v writes thousands of lines: read them all). */
+static bool file_says(const char *path, const char *text)
+{
+	char line[4096];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	fclose(f);
+	return found;
+}
+
 /* Whether the file holds the line the recorder says once it traces. */
 static bool says_ready(const char *path)
 {
-	char buf[65536];
-	size_t n = 0;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	return strstr(buf, "scope-bpf: recording system-wide") != NULL;
+	return file_says(path, "scope-bpf: recording system-wide");
 }
 
 /* scope-bpf record -a --until-idle -o out, extra options (NULL-terminated), in the background. */
@@ -210,6 +216,62 @@ static void test_comm_filter(void **state)
 	sb_profile_free(&p);
 }
 
+/* A copy of an app under its own name in the test's folder: a file no recorder has judged. */
+static const char *fresh_copy(const char *app_name, const char *name, char *path, size_t size)
+{
+	char app[512], cmd[1200];
+
+	tmp_file(name, path, size);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", app_path(app_name, app, sizeof(app)), path);
+	assert_int_equal(system(cmd), 0);
+	return path;
+}
+
+/* Whether the recorder's stderr says pid was held at its exec. */
+static bool said_held(const char *err_path, pid_t pid)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "process %d: held at its exec", (int)pid);
+	return file_says(err_path, line);
+}
+
+/*
+ * -a --exe holds no other program at its exec, not even once: the kernel
+ * knows the file's inode. Without --exe, a file never seen is held once.
+ */
+static void test_exe_holds_no_other_program(void **state)
+{
+	char out[300], err[300], other[512], wanted[512];
+	char *run_other[] = { other, NULL };
+	char *run_wanted[] = { wanted, NULL };
+	struct recorder r;
+	pid_t pid;
+
+	(void)state;
+	require_bpf();
+	fresh_copy("nomarkers", "other_a", other, sizeof(other));
+	fresh_copy("nested", "wanted", wanted, sizeof(wanted));
+	start_recorder(&r, "e.err", tmp_file("e.h5", out, sizeof(out)), "-v", "--exe", wanted,
+		       NULL);
+	pid = spawn(run_other, tmp_file("o.txt", err, sizeof(err)), NULL);
+	assert_int_equal(wait_status(pid), 0);
+	assert_int_equal(wait_status(spawn(run_wanted, tmp_file("w.txt", err, sizeof(err)), NULL)),
+			 0);
+	assert_int_equal(wait_idle(&r), 0);
+	assert_false(said_held(r.err, pid));
+
+	/* The same, not named: held once while the recorder reads it. */
+	fresh_copy("nomarkers", "other_b", other, sizeof(other));
+	start_recorder(&r, "f.err", tmp_file("f.h5", out, sizeof(out)), "-v", "--comm", "other_b",
+		       NULL);
+	pid = spawn(run_other, tmp_file("o.txt", err, sizeof(err)), NULL);
+	assert_int_equal(wait_status(pid), 0);
+	kill(r.pid, SIGINT);
+	wait_status(r.pid);
+	assert_true(said_held(r.err, pid));
+}
+
 #define NODE_D 3000000000000LL	/* b as if recorded on a node whose clock reads 3000 s more */
 
 /*
@@ -351,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_job_recorded_from_outside),
 		cmocka_unit_test(test_comm_filter),
+		cmocka_unit_test(test_exe_holds_no_other_program),
 		cmocka_unit_test(test_rank_filters_merge_to_one_profile),
 	};
 

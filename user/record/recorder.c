@@ -272,8 +272,11 @@ static bool candidate_traced(struct recorder *r, pid_t pid)
 {
 	int ret;
 
-	if (!sb_syswide_exec(&r->sys, pid))
+	if (!sb_syswide_exec(&r->sys, pid)) {
+		if (r->o.verbose)
+			record_say("process %d: held at its exec, not traced", (int)pid);
 		return false;
+	}
 	ret = trace_process(r, pid, 0);
 	if (ret) {
 		if (r->o.verbose)

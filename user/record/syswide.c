@@ -33,7 +33,12 @@ static const char *const helpers[] = {
 
 void sb_syswide_configure(const struct record_opts *o, struct region_bpf *skel)
 {
+	struct stat st;
+
 	skel->rodata->trace_all = o->all;
+	/* A file that cannot be read now is refused by sb_syswide_init. */
+	if (o->all && o->exe && !stat(o->exe, &st))
+		skel->rodata->exe_ino = st.st_ino;
 	if (o->comm)
 		snprintf((char *)skel->rodata->comm_filter, sizeof(skel->rodata->comm_filter), "%s",
 			 o->comm);
