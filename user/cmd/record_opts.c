@@ -34,6 +34,8 @@ void record_usage(FILE *f)
 		"      --mpi[=all]        time every MPI call as a region (the default); =all:\n"
 		"                         polling calls too (MPI_Test*, MPI_Iprobe, MPI_Wtime)\n"
 		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
+		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
+		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"  -h, --help             this text\n"
@@ -96,6 +98,20 @@ static int parse_duration(const char *s, double *d, struct sb_error *err)
 	return 0;
 }
 
+/* Before anything is recorded: an event this machine cannot count is a usage error. */
+static int check_counters(const struct record_opts *o, struct sb_error *err)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < o->counters.n; i++) {
+		ret = sb_counter_event_check(&o->counters.ev[i], err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err)
 {
 	static const struct option longs[] = {
@@ -110,6 +126,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "as-root", no_argument, NULL, 'R' },
 		{ "no-mpi", no_argument, NULL, 'N' },
 		{ "mpi", optional_argument, NULL, 'I' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,7 +140,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 	optind = 0;
 	opterr = 0;
 	/* '+': stop at the command, so its own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+:p:o:d:qvh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:d:e:qvh", longs, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'p':
@@ -168,6 +185,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			o->mpi_all = optarg != NULL;
 			mpi_given = true;
 			break;
+		case 'e':
+			ret = sb_counter_set_parse(&o->counters, optarg, err);
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -200,5 +220,5 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			       o->user ? "--user" : "--as-root");
 	if (o->kernel_stacks && !o->sample_hz)
 		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
-	return 0;
+	return check_counters(o, err);
 }

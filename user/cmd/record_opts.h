@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "counters/events.h"
 #include "util/error.h"
 
 #define SB_DEFAULT_SAMPLE_HZ 99	/* not 100: avoids lockstep with timer-driven work */
@@ -24,6 +25,8 @@ struct record_opts {
 	bool no_mpi;		/* --no-mpi: MPI calls are not regions */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
+	/* -e: events counted per thread, read at every region boundary (docs/COUNTERS.md) */
+	struct sb_counter_set counters;
 	bool quiet;
 	bool verbose;
 	bool help;

@@ -52,7 +52,7 @@ enum sb_column {
 	SB_COL_GPU = SB_COL_METRIC(SB_METRIC_GPU),
 	SB_COL_OFFCPU = SB_COL_METRIC(SB_METRIC_OFFCPU),
 	/* start and end, which every file has: named only to ask a streaming reader for them */
-	SB_COL_TIMES = 1 << 8,
+	SB_COL_TIMES = 1 << 30,
 };
 
 /* One event row; id columns a file lacks read as -1, metric columns as their missing value. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <linux/types.h>
 
+#include "counters/events.h"
 #include "record/collect.h"
 #include "region.h"
 #include "util/utf8.h"
@@ -20,14 +21,35 @@
 /*
  * The per-call metric columns the kernel's call record carries, one spill slot
  * each, in slot order: a column the kernel measures adds its row here (and one
- * to SB_SPILL_METRICS). The recording has these columns and no other.
+ * to SB_SPILL_METRICS). The counter slots follow (COUNTER_SLOT): a recording
+ * has these columns, and as many counter columns as it counts events.
  */
+#define N_CALL_COLUMNS 1
 static const struct {
 	unsigned id;		/* enum sb_metric */
 	size_t offset;		/* of its __u64 in struct sb_call_event */
-} call_columns[SB_SPILL_METRICS] = {
+} call_columns[N_CALL_COLUMNS] = {
 	{ SB_METRIC_OFFCPU, offsetof(struct sb_call_event, offcpu_ns) },
 };
+
+/* Spill slot of counter column id - SB_METRIC_COUNTER (inclusive slots, then exclusive). */
+#define COUNTER_SLOT(k) (N_CALL_COLUMNS + (k))
+
+_Static_assert(SB_SPILL_METRICS == N_CALL_COLUMNS + 2 * SB_COUNTER_SLOTS, "spill slots");
+_Static_assert(SB_CTR_MAX == SB_COUNTER_SLOTS && SB_CTR_MAX == SB_MAX_COUNTERS,
+	       "one counter column per event a recording counts");
+
+/* A call's counts: each the kernel's delta, or -1 (unknown) without a record or a reading. */
+static void copy_counters(struct sb_spill_rec *rec, const struct sb_call_ctr_event *ctr)
+{
+	int k;
+
+	for (k = 0; k < SB_CTR_MAX; k++) {
+		rec->metric[COUNTER_SLOT(k)] = ctr && ctr->incl[k] >= 0 ? ctr->incl[k] : -1;
+		rec->metric[COUNTER_SLOT(SB_CTR_MAX + k)] = ctr && ctr->excl[k] >= 0 ?
+			ctr->excl[k] : -1;
+	}
+}
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
 {
@@ -330,7 +352,8 @@ static ssize_t pair_of(struct sb_collector *c, uint32_t slot, uint32_t region)
  * dlopen) or image (exec) while its calls are still in the ring buffer. The
  * kernel sends a site's record before the first call that uses it.
  */
-static int on_call(struct sb_collector *c, const struct sb_call_event *e)
+static int on_call(struct sb_collector *c, const struct sb_call_event *e,
+		   const struct sb_call_ctr_event *ctr)
 {
 	uint64_t *region = sb_hashmap_get(&c->region_of, e->name_hash, 0);
 	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
@@ -376,10 +399,11 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
 				     .end = end, .call_id = e->call_id,
 				     .parent_id = e->parent_id };
-	for (k = 0; k < SB_SPILL_METRICS; k++) {
+	for (k = 0; k < N_CALL_COLUMNS; k++) {
 		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
 		rec.metric[k] = (int64_t)value;
 	}
+	copy_counters(&rec, ctr);
 	ret = sb_spill_add(c->spill, &rec);
 	if (ret)
 		return ret;
@@ -461,6 +485,7 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 		uint32_t type;
 		struct sb_unmatched_event unmatched;
 		struct sb_call_event call;
+		struct sb_call_ctr_event call_ctr;
 		struct sb_site_event site;
 		struct sb_thread_event thread;
 		struct sb_proc_event proc;
@@ -471,7 +496,8 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 	memcpy(&e, data, size);
 	switch (e.type) {
 	case SB_EV_CALL:
-		return size < sizeof(e.call) ? 0 : on_call(c, &e.call);
+		return size < sizeof(e.call) ? 0 :
+			on_call(c, &e.call, size >= sizeof(e.call_ctr) ? &e.call_ctr : NULL);
 	case SB_EV_SITE:
 		return size < sizeof(e.site) ? 0 : on_site(c, &e.site);
 	case SB_EV_THREAD_EXIT:
@@ -736,8 +762,11 @@ int sb_collector_finish(struct sb_collector *c)
 		return ret;
 	c->prof.n_events = c->calls;
 	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
-	for (i = 0; i < SB_SPILL_METRICS; i++)
+	for (i = 0; i < N_CALL_COLUMNS; i++)
 		c->prof.columns |= SB_COL_METRIC(call_columns[i].id);
+	for (i = 0; i < c->n_counters && i < SB_CTR_MAX; i++)
+		c->prof.columns |= SB_COL_METRIC(SB_METRIC_COUNTER + i) |
+				   SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + i);
 	return sb_spill_sort(c->spill);
 }
 
@@ -821,8 +850,10 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[slot], (uint64_t)r->parent_id) ?
 		r->parent_id : -1;
 	memcpy(e->metric, c->blank_metric, sizeof(e->metric));
-	for (k = 0; k < SB_SPILL_METRICS; k++)
+	for (k = 0; k < N_CALL_COLUMNS; k++)
 		e->metric[call_columns[k].id] = r->metric[k];
+	for (k = 0; k < 2 * SB_CTR_MAX; k++)
+		e->metric[SB_METRIC_COUNTER + k] = r->metric[COUNTER_SLOT(k)];
 }
 
 static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)

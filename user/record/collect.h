@@ -69,6 +69,7 @@ struct sb_collector {
 	sb_rank_rule_fn rank_rule;	/* sb_rank_by_first_call unless a source sets one */
 	void *rank_rule_ctx;
 	int rank_rule_error;		/* why the rule's numbering was refused, 0 if it was not */
+	unsigned n_counters;		/* events each call record counts (record -e): their columns */
 	uint64_t calls;
 	uint64_t dropped_calls;		/* records without a known name, or invalid */
 	/* Ends without a begin: calls already open when their thread's tracing began. */
