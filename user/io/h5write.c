@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/h5counters.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
 #include "util/utf8.h"
@@ -591,7 +592,7 @@ static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const stru
 
 /* Pull exactly p->n_events rows from the stream, one bounded chunk at a time. */
 static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
-			 const struct event_cols *d)
+			 const struct event_cols *d, struct sb_counter_totals *totals)
 {
 	struct sb_event *rows;
 	uint64_t done = 0;
@@ -617,6 +618,8 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 				      p->n_events);
 		else
 			ret = write_chunk(w, d, rows, done, (size_t)got);
+		if (!ret)
+			sb_counter_totals_add(totals, p, rows, (size_t)got);
 		done += got > 0 ? (uint64_t)got : 0;
 	}
 	/* More rows than announced means the index does not describe them: refuse. */
@@ -634,13 +637,19 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 	return ret;
 }
 
+/* The events, and the counter totals per region summed from them on the way. */
 static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
 {
+	struct sb_counter_totals totals;
 	struct event_cols ec;
 	hid_t *d = ec.d;
 	char name[64];
 	int i, ret = 0;
 
+	if (sb_counter_totals_init(&totals, p)) {
+		sb_counter_totals_free(&totals);
+		return nomem(w);
+	}
 	ec.n = sb_h5_event_columns(ec.col);
 	for (i = 0; i < ec.n; i++)
 		d[i] = H5I_INVALID_HID;
@@ -655,10 +664,13 @@ static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_
 			ret = h5fail(w, name);
 	}
 	if (!ret)
-		ret = stream_events(w, p, s, &ec);
+		ret = stream_events(w, p, s, &ec, &totals);
 	for (i = 0; i < ec.n; i++)
 		if (d[i] >= 0 && H5Dclose(d[i]) < 0 && !ret)
 			ret = h5fail(w, ec.col[i].name);
+	if (!ret)
+		ret = sb_h5_write_perf_events(w->file, w->path, p, &totals, w->err);
+	sb_counter_totals_free(&totals);
 	return ret;
 }
 

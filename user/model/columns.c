@@ -9,11 +9,12 @@
 #define COUNTER(i)								\
 	[SB_METRIC_COUNTER + (i)] = { .name = "counter_" #i, .json_name = "counter_" #i,	\
 				      .short_name = "ctr" #i, .unit = "", .missing = -1,	\
-				      .sparse = true },				\
+				      .sparse = true, .listed_when_recorded = true },	\
 	[SB_METRIC_COUNTER_EXCL + (i)] = { .name = "counter_excl_" #i,		\
 					   .json_name = "counter_excl_" #i,		\
 					   .short_name = "ctr" #i "_excl", .unit = "",	\
-					   .missing = -1, .sparse = true }
+					   .missing = -1, .sparse = true,		\
+					   .listed_when_recorded = true }
 
 /* A new per-call column: an id in enum sb_metric and its row here. */
 static const struct sb_column_def columns[SB_N_METRICS] = {

@@ -45,6 +45,11 @@ struct sb_column_def {
 	 * show only values >= 0. Otherwise every call has one, shown as is.
 	 */
 	bool sparse;
+	/*
+	 * Tables with a fixed header (CSV) list the column only when the
+	 * profile has it: what it counts is the recording's (counter slots).
+	 */
+	bool listed_when_recorded;
 };
 
 /* The registration of column id < SB_N_METRICS. */

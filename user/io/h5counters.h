@@ -1,0 +1,45 @@
+/*
+ * Counter totals per region in scope-profiler's layout (FORMAT.md,
+ * /rank<N>/perf_events/<region>/), summed from the per-call counter columns
+ * while the events stream to the file.
+ */
+#ifndef SB_H5COUNTERS_H
+#define SB_H5COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "model/model.h"
+#include "util/error.h"
+
+struct sb_counter_totals {
+	unsigned n;			/* counter columns the profile has: 0 = nothing to write */
+	char *names[SB_COUNTER_SLOTS];	/* metadata counter_events, else counter_<i> */
+	uint64_t *sum;			/* [pair * n + i]: the pair's calls' inclusive counts */
+	uint64_t *unknown;		/* [pair]: calls with an unknown count */
+	size_t pair;			/* the pair the next streamed row belongs to */
+	uint64_t row;			/* the next streamed row's index */
+};
+
+/* Counter columns i < n of the profile (its leading counter slots); their names. */
+int sb_counter_totals_init(struct sb_counter_totals *t, const struct sb_profile *p);
+
+/* Rows [t->row, t->row + n) of the events in file order. */
+void sb_counter_totals_add(struct sb_counter_totals *t, const struct sb_profile *p,
+			   const struct sb_event *rows, size_t n);
+
+/*
+ * /rank<N>/perf_events/<region>/ for every index row: attributes calls
+ * (int64) and event_names (strings), dataset values (uint64), the sums of
+ * the calls' inclusive counts (unknown ones left out). A region name HDF5
+ * cannot take as a group name ('/', ".") is left out. 0 or -errno with
+ * "path: cause" in err.
+ */
+int sb_h5_write_perf_events(hid_t file, const char *path, const struct sb_profile *p,
+			    const struct sb_counter_totals *t, struct sb_error *err);
+
+void sb_counter_totals_free(struct sb_counter_totals *t);
+
+#endif
