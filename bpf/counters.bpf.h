@@ -47,28 +47,20 @@ struct {
 
 /*
  * Event k of a thread, scaled by enabled / running time when the kernel
- * multiplexed it (16-bit fixed point: no floating point here). False when it
- * cannot be read or never ran.
+ * multiplexed it. False when it cannot be read or never ran.
  */
-static __always_inline bool ctr_read(__u32 slot, __u32 k, __u64 *v)
+static __always_inline bool ctr_read(void *events, __u32 slot, __u32 k, __u64 *v)
 {
 	struct bpf_perf_event_value pv;
-	__u32 zero = 0;
-	void *events;
-	__u64 ratio;
 
-	events = bpf_map_lookup_elem(&ctr_outer, &zero);
-	if (!events || bpf_perf_event_read_value(events, slot * SB_CTR_MAX + k, &pv, sizeof(pv)))
+	if (bpf_perf_event_read_value(events, slot * SB_CTR_MAX + k, &pv, sizeof(pv)))
 		return false;
-	if (pv.running >= pv.enabled) {
-		*v = pv.counter;
-		return true;
+	if (pv.running < pv.enabled) {
+		ctr_multiplexed = 1;
+		if (!pv.running)
+			return false;
 	}
-	ctr_multiplexed = 1;
-	if (!pv.running)
-		return false;
-	ratio = (pv.enabled << 16) / pv.running;
-	*v = (pv.counter >> 16) * ratio + (((pv.counter & 0xffff) * ratio) >> 16);
+	*v = sb_ctr_scale(pv.counter, pv.enabled, pv.running);
 	return true;
 }
 
@@ -80,16 +72,18 @@ static __always_inline bool ctr_read(__u32 slot, __u32 k, __u64 *v)
 __noinline int ctr_push_frame(__u32 tid, __u32 d)
 {
 	struct sb_ctr_thread *ct = bpf_map_lookup_elem(&ctr_threads, &tid);
+	__u32 zero = 0, k;
 	__u8 known = 0;
-	__u32 k;
+	void *events;
 	__u64 v;
 
-	if (!ct)
+	events = bpf_map_lookup_elem(&ctr_outer, &zero);
+	if (!ct || !events)
 		return 0;
 	d &= SB_MAX_DEPTH - 1;
 	for (k = 0; k < SB_CTR_MAX; k++) {
 		ct->child[d][k] = 0;
-		if (k < n_counters && ctr_read(ct->slot, k, &v)) {
+		if (k < n_counters && ctr_read(events, ct->slot, k, &v)) {
 			ct->start[d][k] = v;
 			known |= 1 << k;
 		}
@@ -106,22 +100,22 @@ __noinline int ctr_push_frame(__u32 tid, __u32 d)
 __noinline int ctr_pop_frame(__u32 tid, __u32 d)
 {
 	struct sb_ctr_thread *ct = bpf_map_lookup_elem(&ctr_threads, &tid);
-	__u64 v, delta, child;
-	__u32 k;
+	__u32 zero = 0, k;
+	void *events;
+	__u64 v, delta;
 
-	if (!ct)
+	events = bpf_map_lookup_elem(&ctr_outer, &zero);
+	if (!ct || !events)
 		return 0;
 	d &= SB_MAX_DEPTH - 1;
 	for (k = 0; k < SB_CTR_MAX; k++) {
 		ct->last_incl[k] = SB_CTR_UNKNOWN;
 		ct->last_excl[k] = SB_CTR_UNKNOWN;
-		if (k >= n_counters || !(ct->known[d] & (1 << k)) || !ctr_read(ct->slot, k, &v))
+		if (k >= n_counters || !(ct->known[d] & (1 << k)) || !ctr_read(events, ct->slot, k, &v))
 			continue;
-		/* Scaled readings of a multiplexed event may step back: no negative counts. */
-		delta = v > ct->start[d][k] ? v - ct->start[d][k] : 0;
-		child = ct->child[d][k];
+		delta = sb_ctr_delta(ct->start[d][k], v);
 		ct->last_incl[k] = delta;
-		ct->last_excl[k] = delta > child ? delta - child : 0;
+		ct->last_excl[k] = sb_ctr_exclusive(delta, ct->child[d][k]);
 		if (d > 0)
 			ct->child[(d - 1) & (SB_MAX_DEPTH - 1)][k] += delta;
 	}

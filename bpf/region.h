@@ -97,6 +97,33 @@ struct sb_call_event {
 #define SB_CTR_MAX_THREADS 1024	/* threads counted at once */
 #define SB_CTR_UNKNOWN (-1LL)	/* the call began before its thread had counters */
 
+/*
+ * A reading of an event the kernel multiplexed (it ran for running of the
+ * enabled ns), scaled to the whole time: 16-bit fixed point, as the BPF side
+ * has no floating point. running >= enabled: the count as is.
+ */
+static inline __u64 sb_ctr_scale(__u64 counter, __u64 enabled, __u64 running)
+{
+	__u64 ratio;
+
+	if (running >= enabled || !running)
+		return counter;
+	ratio = (enabled << 16) / running;
+	return (counter >> 16) * ratio + (((counter & 0xffff) * ratio) >> 16);
+}
+
+/* A call's count from its entry and exit readings: scaled readings may step back, never below 0. */
+static inline __u64 sb_ctr_delta(__u64 start, __u64 end)
+{
+	return end > start ? end - start : 0;
+}
+
+/* A call's own count: its inclusive count less its direct children's, never below 0. */
+static inline __u64 sb_ctr_exclusive(__u64 inclusive, __u64 children)
+{
+	return inclusive > children ? inclusive - children : 0;
+}
+
 /* A call record when counters are on: the deltas follow the call. */
 struct sb_call_ctr_event {
 	struct sb_call_event call;
