@@ -227,6 +227,25 @@ static void note_dropped(FILE *note, unsigned dropped)
  * is all or nothing); a sparse metric (GPU time) when any has it, the others'
  * calls reading as "no value", which that column allows.
  */
+/* The counter slots of every input that has them count the same events (metadata counter_events). */
+static bool same_counters(const struct sb_merge_input *in, size_t n)
+{
+	const struct sb_meta *first = NULL, *m;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(in[i].p.columns & SB_COL_METRIC(SB_METRIC_COUNTER)))
+			continue;
+		m = sb_profile_meta(&in[i].p, "counter_events");
+		if (!m || m->is_int || !m->s)
+			return false;
+		if (first && strcmp(first->s, m->s))
+			return false;
+		first = m;
+	}
+	return true;
+}
+
 static unsigned merge_columns(const struct sb_merge_input *in, size_t n, FILE *note)
 {
 	unsigned all = ~0u, any = 0, sparse = 0, cols;
@@ -241,6 +260,10 @@ static unsigned merge_columns(const struct sb_merge_input *in, size_t n, FILE *n
 		if (sb_column(id)->sparse)
 			sparse |= SB_COL_METRIC(id);
 	cols = n ? (all | (any & sparse)) : 0;
+	/* Slot i of inputs that counted different events is no one column. */
+	if (!same_counters(in, n))
+		for (id = SB_METRIC_COUNTER; id < SB_N_METRICS; id++)
+			cols &= ~SB_COL_METRIC(id);
 	if (note && (any & ~cols))
 		note_dropped(note, any & ~cols);
 	return cols;
