@@ -12,6 +12,12 @@
 
 /* Events per thread; 0 = no counters: every hook returns before a map lookup. */
 const volatile __u32 n_counters = 0;
+/*
+ * Bit k: event k may be multiplexed (a hardware event), so its readings need
+ * the enabled and running times. Software events always run: a plain read,
+ * which skips computing those times, is enough.
+ */
+const volatile __u32 ctr_timed = 0;
 /* Set when a reading ran for less time than it was enabled: the values are scaled. */
 volatile __u32 ctr_multiplexed = 0;
 
@@ -52,7 +58,16 @@ struct {
 static __always_inline bool ctr_read(void *events, __u32 slot, __u32 k, __u64 *v)
 {
 	struct bpf_perf_event_value pv;
+	__u64 plain;
 
+	if (!(ctr_timed & (1 << k))) {
+		/* Errors come back as -errno in the value itself. */
+		plain = bpf_perf_event_read(events, slot * SB_CTR_MAX + k);
+		if ((__s64)plain < 0 && (__s64)plain >= -4095)
+			return false;
+		*v = plain;
+		return true;
+	}
 	if (bpf_perf_event_read_value(events, slot * SB_CTR_MAX + k, &pv, sizeof(pv)))
 		return false;
 	if (pv.running < pv.enabled) {

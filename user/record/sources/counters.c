@@ -49,9 +49,14 @@ static int counters_configure(void *state, struct sb_source_env *env)
 {
 	struct counters *c = state;
 
+	unsigned int k;
+
 	c->set = &env->opts->counters;
 	env->coll->n_counters = c->set->n;
 	env->skel->rodata->n_counters = c->set->n;
+	for (k = 0; k < c->set->n; k++)
+		if (c->set->ev[k].hardware)
+			env->skel->rodata->ctr_timed |= 1u << k;
 	return bpf_map__set_max_entries(env->skel->maps.ctr_threads, SB_CTR_MAX_THREADS);
 }
 
