@@ -4,7 +4,7 @@ set -e
 
 PKGS="make gcc g++ clang libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils procps util-linux
-chromium libxml2-utils libclang-rt-14-dev mpich libmpich-dev"
+chromium libxml2-utils libclang-rt-14-dev mpich libmpich-dev libpfm4-dev likwid"
 
 missing=""
 for p in $PKGS; do

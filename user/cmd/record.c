@@ -3,6 +3,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/record_opts.h"
+#include "counters/events.h"
+#include "counters/likwid.h"
 #include "record/recorder.h"
 
 int cmd_record(int argc, char **argv)
@@ -19,5 +21,9 @@ int cmd_record(int argc, char **argv)
 		record_usage(stdout);
 		return 0;
 	}
+	if (o.list_events)
+		return sb_counter_list_events(stdout) ? 1 : 0;
+	if (o.list_groups)
+		return sb_likwid_list_groups(stdout) ? 1 : 0;
 	return sb_record(&o);
 }

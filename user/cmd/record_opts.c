@@ -38,6 +38,8 @@ void record_usage(FILE *f)
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
+		"      --list-events      the counter events this machine has (docs/COUNTERS.md)\n"
+		"      --list-groups      this CPU's LIKWID groups (docs/COUNTERS.md)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Under sudo the command runs as the user who ran sudo (their uid, gid, groups,\n"
@@ -98,6 +100,9 @@ static int parse_duration(const char *s, double *d, struct sb_error *err)
 	return 0;
 }
 
+/* long-only options: codes past any character */
+enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS };
+
 /* Before anything is recorded: an event this machine cannot count is a usage error. */
 static int check_counters(const struct record_opts *o, struct sb_error *err)
 {
@@ -130,6 +135,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+		{ "list-groups", no_argument, NULL, OPT_LIST_GROUPS },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool mpi_given = false;
@@ -196,6 +203,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case 'h':
 			o->help = true;
+			return 0;
+		case OPT_LIST_EVENTS:
+			o->list_events = true;
+			return 0;
+		case OPT_LIST_GROUPS:
+			o->list_groups = true;
 			return 0;
 		case ':':
 			return sb_fail(err, EINVAL, "%s: needs a value", argv[optind - 1]);

@@ -30,6 +30,8 @@ struct record_opts {
 	bool quiet;
 	bool verbose;
 	bool help;
+	bool list_events;	/* --list-events: print the counter events this machine has, record nothing */
+	bool list_groups;	/* --list-groups: print this CPU's LIKWID groups, record nothing */
 };
 
 /* 0 on success, -EINVAL with err->msg naming the option and the problem. */

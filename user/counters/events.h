@@ -34,7 +34,11 @@ struct sb_counter_set {
  */
 int sb_counter_set_parse(struct sb_counter_set *set, const char *list, struct sb_error *err);
 
-/* Resolve one name into ev (generic, raw, or libpfm4); -ENOENT when unknown. */
+/* Append ev to set; a name already there or more than SB_MAX_COUNTERS is an error naming it. */
+int sb_counter_set_add(struct sb_counter_set *set, const struct sb_counter_event *ev,
+		       struct sb_error *err);
+
+/* Resolve one name into ev (generic, raw, msr/NAME/, or libpfm4); -ENOENT when unknown. */
 int sb_counter_event_resolve(const char *name, struct sb_counter_event *ev, struct sb_error *err);
 
 /*

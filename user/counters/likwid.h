@@ -7,18 +7,21 @@
 #ifndef SB_COUNTERS_LIKWID_H
 #define SB_COUNTERS_LIKWID_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "counters/events.h"
 #include "util/error.h"
 
 #define SB_LIKWID_MAX_METRICS 32
+#define SB_LIKWID_MAX_SKIPPED 96	/* uncore groups list up to ~40 box counters */
 
 struct sb_likwid_expr;	/* a compiled formula */
 
 struct sb_likwid_metric {
 	char *name;			/* e.g. "DP [MFLOP/s]" */
 	struct sb_likwid_expr *expr;
+	bool uncounted;			/* reads a skipped counter: always NaN */
 };
 
 struct sb_likwid_group {
@@ -30,6 +33,13 @@ struct sb_likwid_group {
 	struct sb_counter_set events;
 	struct sb_likwid_metric metrics[SB_LIKWID_MAX_METRICS];
 	unsigned int n_metrics;
+	/*
+	 * EVENTSET counters not counted per thread, each "COUNTER EVENT: why"
+	 * (uncore and energy counters count a socket; AMD's MERGE perf does
+	 * itself); metrics reading them are uncounted.
+	 */
+	char *skipped[SB_LIKWID_MAX_SKIPPED];
+	unsigned int n_skipped;
 };
 
 /*
@@ -43,6 +53,22 @@ int sb_likwid_group_load(const char *name, struct sb_likwid_group *g, struct sb_
 /* Parse a group file's text (for tests and for sb_likwid_group_load). */
 int sb_likwid_group_parse(const char *text, const char *name, struct sb_likwid_group *g,
 			  struct sb_error *err);
+
+/*
+ * As sb_likwid_group_parse for the groups of arch (a perfgroups directory:
+ * events resolve through that arch's libpfm4 PMU even on another CPU);
+ * arch NULL checks the syntax and formulas only and leaves events unresolved
+ * (names only). origin names the text in errors ("skylake/L2.txt:12: ...").
+ */
+int sb_likwid_group_parse_arch(const char *text, const char *origin, const char *arch,
+			       struct sb_likwid_group *g, struct sb_error *err);
+
+/* As sb_likwid_group_load for the perfgroups directory arch (e.g. "skylake"). */
+int sb_likwid_group_load_arch(const char *arch, const char *name, struct sb_likwid_group *g,
+			      struct sb_error *err);
+
+/* One line per skipped counter and the metrics left without a value ("note: ..."). */
+void sb_likwid_group_notes(const struct sb_likwid_group *g, FILE *f);
 
 void sb_likwid_group_free(struct sb_likwid_group *g);
 

@@ -56,14 +56,11 @@ static void expect_error(char *list, const char *needle)
 		fail_msg("'%s' not in '%s'", needle, err.msg);
 }
 
-static void test_bad_lists(void **state)
+/* Names and lists are the resolver's (tests/unit/counters); here: a bad one stops record. */
+static void test_bad_list_is_a_usage_error(void **state)
 {
 	(void)state;
-	expect_error("page-faults,no-such-event", "'no-such-event'");
-	expect_error("page-faults,page-faults", "given twice");
-	expect_error("page-faults,,task-clock", "empty");
-	expect_error("page-faults,context-switches,cpu-migrations,task-clock,cpu-clock,"
-		     "minor-faults,major-faults,cycles,instructions", "more than 8");
+	expect_error("page-faults,no-such-event", "no-such-event");
 }
 
 /* A hardware event this machine cannot count is refused at parse time, before recording. */
@@ -85,7 +82,7 @@ static void test_hardware_event_checked(void **state)
 		return;
 	}
 	assert_true(record_parse_args(ARGC(argv), argv, &o, &err) < 0);
-	assert_non_null(strstr(err.msg, "'cycles'"));
+	assert_non_null(strstr(err.msg, "cycles"));
 	assert_non_null(strstr(err.msg, "software events"));
 }
 
@@ -94,7 +91,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events_in_order_over_several_options),
 		cmocka_unit_test(test_no_events_by_default),
-		cmocka_unit_test(test_bad_lists),
+		cmocka_unit_test(test_bad_list_is_a_usage_error),
 		cmocka_unit_test(test_hardware_event_checked),
 	};
 

@@ -204,6 +204,23 @@ static void test_help(void **state)
 	assert_true(o.help);
 }
 
+/* The lists need no command: they record nothing. */
+static void test_list_events_and_groups_need_no_command(void **state)
+{
+	char *events[] = { "record", "--list-events", NULL };
+	char *groups[] = { "record", "-q", "--list-groups", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(events), events, &o, &err), 0);
+	assert_true(o.list_events);
+	assert_false(o.list_groups);
+	assert_int_equal(record_parse_args(ARGC(groups), groups, &o, &err), 0);
+	assert_true(o.list_groups);
+	assert_false(o.list_events);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_list_events_and_groups_need_no_command),
 		cmocka_unit_test(test_mpi_options),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),
