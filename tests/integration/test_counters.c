@@ -181,6 +181,18 @@ static void test_hardware_counts_with_pmu(void **state)
 	assert_true(incl(e, 0) > 2000);
 	assert_true(incl(only_call(&p, "empty"), 0) < incl(e, 0));
 	sb_profile_free(&p);
+	/* A LIKWID group's events, named in the metadata with the group. */
+	{
+		char path[512];
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-g", "CLOCK", "-o", out, "--",
+				 (char *)app_path("counting", path, sizeof(path)), NULL };
+
+		assert_int_equal(run(argv), 0);
+	}
+	load_profile(out, &p);
+	assert_string_equal(sb_profile_meta(&p, "counter_group")->s, "CLOCK");
+	assert_true(incl(only_call(&p, "faults"), 0) > 0);
+	sb_profile_free(&p);
 }
 
 /* -p on a running process: its threads, alive before attach, are counted from /proc. */

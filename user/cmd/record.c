@@ -11,10 +11,12 @@ int cmd_record(int argc, char **argv)
 {
 	struct sb_error err = { { 0 } };
 	struct record_opts o;
+	int ret;
 
 	if (record_parse_args(argc, argv, &o, &err)) {
 		record_say("%s", err.msg);
 		record_usage(stderr);
+		record_opts_free(&o);
 		return SB_EXIT_USAGE;
 	}
 	if (o.help) {
@@ -25,5 +27,7 @@ int cmd_record(int argc, char **argv)
 		return sb_counter_list_events(stdout) ? 1 : 0;
 	if (o.list_groups)
 		return sb_likwid_list_groups(stdout) ? 1 : 0;
-	return sb_record(&o);
+	ret = sb_record(&o);
+	record_opts_free(&o);
+	return ret;
 }

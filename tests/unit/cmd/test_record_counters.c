@@ -86,6 +86,41 @@ static void test_hardware_event_checked(void **state)
 	assert_non_null(strstr(err.msg, "software events"));
 }
 
+static void test_group_option(void **state)
+{
+	char *unknown[] = { "record", "-g", "NO_SUCH_GROUP", "--", "./app", NULL };
+	char *both[] = { "record", "-e", "page-faults", "-g", "CLOCK", "--", "./app", NULL };
+	char *clock[] = { "record", "--group", "CLOCK", "--", "./app", NULL };
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1 };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+	int fd, ret;
+
+	(void)state;
+	assert_true(record_parse_args(ARGC(unknown), unknown, &o, &err) < 0);
+	assert_non_null(strstr(err.msg, "NO_SUCH_GROUP"));
+	assert_null(o.group);
+	assert_true(record_parse_args(ARGC(both), both, &o, &err) < 0);
+	assert_non_null(strstr(err.msg, "either -e LIST or -g GROUP"));
+	record_opts_free(&o);
+	/* CLOCK's events are hardware ones: counted where a PMU is, refused before recording where not. */
+	ret = record_parse_args(ARGC(clock), clock, &o, &err);
+	fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		assert_int_equal(ret, 0);
+		assert_non_null(o.group);
+		assert_string_equal(o.group->name, "CLOCK");
+		assert_int_equal(o.counters.n, o.group->events.n);
+	} else {
+		assert_true(ret < 0);
+		assert_non_null(strstr(err.msg, "software events"));
+	}
+	record_opts_free(&o);
+	assert_null(o.group);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +128,7 @@ int main(void)
 		cmocka_unit_test(test_no_events_by_default),
 		cmocka_unit_test(test_bad_list_is_a_usage_error),
 		cmocka_unit_test(test_hardware_event_checked),
+		cmocka_unit_test(test_group_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

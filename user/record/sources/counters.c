@@ -218,6 +218,24 @@ static void counters_stop(void *state, struct sb_source_env *env)
 	c->multiplexed = env->skel->bss->ctr_multiplexed;
 }
 
+/* -g: which group, from which perfgroups directory, and the LIKWID counter of each event. */
+static int group_metadata(struct sb_profile *p, const struct sb_likwid_group *g)
+{
+	char list[SB_MAX_COUNTERS * 16];
+	size_t len = 0;
+	unsigned int i;
+	int ret;
+
+	list[0] = 0;
+	for (i = 0; i < g->events.n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? "," : "",
+					g->counter_names[i] ? g->counter_names[i] : "");
+	ret = sb_profile_set_str(p, "counter_group", g->name);
+	ret |= sb_profile_set_str(p, "counter_group_arch", g->arch ? g->arch : "");
+	ret |= sb_profile_set_str(p, "counter_group_counters", list);
+	return ret;
+}
+
 static int counters_contribute(void *state, struct sb_source_env *env)
 {
 	struct sb_profile *p = &env->coll->prof;
@@ -227,6 +245,8 @@ static int counters_contribute(void *state, struct sb_source_env *env)
 
 	sb_counter_names(c->set, names, sizeof(names));
 	ret = sb_profile_set_str(p, "counter_events", names);
+	if (env->opts->group)
+		ret |= group_metadata(p, env->opts->group);
 	ret |= sb_profile_set_int(p, "counter_multiplexed", c->multiplexed);
 	ret |= sb_profile_set_int(p, "counter_threads", (int64_t)c->counted);
 	ret |= sb_profile_set_int(p, "counter_threads_uncounted", (int64_t)c->uncounted);
