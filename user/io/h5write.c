@@ -618,8 +618,8 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 				      p->n_events);
 		else
 			ret = write_chunk(w, d, rows, done, (size_t)got);
-		if (!ret)
-			sb_counter_totals_add(totals, p, rows, (size_t)got);
+		if (!ret && sb_counter_totals_add(totals, p, rows, (size_t)got))
+			ret = nomem(w);
 		done += got > 0 ? (uint64_t)got : 0;
 	}
 	/* More rows than announced means the index does not describe them: refuse. */
@@ -670,6 +670,8 @@ static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_
 			ret = h5fail(w, ec.col[i].name);
 	if (!ret)
 		ret = sb_h5_write_perf_events(w->file, w->path, p, &totals, w->err);
+	if (!ret)
+		ret = sb_h5_write_likwid(w->file, w->path, p, &totals, w->err);
 	sb_counter_totals_free(&totals);
 	return ret;
 }

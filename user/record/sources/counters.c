@@ -218,6 +218,42 @@ static void counters_stop(void *state, struct sb_source_env *env)
 	c->multiplexed = env->skel->bss->ctr_multiplexed;
 }
 
+/*
+ * The CPU's nominal clock, LIKWID's 1 / inverseClock: the base frequency where
+ * cpufreq says it, else the highest, else what /proc/cpuinfo says now. 0 unknown.
+ */
+static int64_t cpu_clock_hz(void)
+{
+	static const char *const khz[] = {
+		"/sys/devices/system/cpu/cpu0/cpufreq/base_frequency",
+		"/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
+	};
+	char line[256];
+	double mhz = 0;
+	long long v;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(khz) / sizeof(khz[0]); i++) {
+		f = fopen(khz[i], "r");
+		v = 0;
+		if (f && fscanf(f, "%lld", &v) != 1)
+			v = 0;
+		if (f)
+			fclose(f);
+		if (v > 0)
+			return v * 1000;
+	}
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && !mhz && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "cpu MHz", 7) && sscanf(strchr(line, ':') ? strchr(line, ':') + 1 :
+							   "", "%lf", &mhz) != 1)
+			mhz = 0;
+	if (f)
+		fclose(f);
+	return (int64_t)(mhz * 1e6);
+}
+
 /* -g: which group, from which perfgroups directory, and the LIKWID counter of each event. */
 static int group_metadata(struct sb_profile *p, const struct sb_likwid_group *g)
 {
@@ -233,6 +269,8 @@ static int group_metadata(struct sb_profile *p, const struct sb_likwid_group *g)
 	ret = sb_profile_set_str(p, "counter_group", g->name);
 	ret |= sb_profile_set_str(p, "counter_group_arch", g->arch ? g->arch : "");
 	ret |= sb_profile_set_str(p, "counter_group_counters", list);
+	if (cpu_clock_hz() > 0)
+		ret |= sb_profile_set_int(p, "cpu_clock_hz", cpu_clock_hz());
 	return ret;
 }
 
