@@ -14,7 +14,8 @@
  * Every thread waits 200 ms before its first region, so a tracer that opens
  * its counters when it first sees it runs is ready.
  * `counting loop SECS` instead runs two threads, each calling "tick" (100
- * pages) every 10 ms for SECS seconds, for tracers that attach with -p.
+ * pages) every 10 ms for SECS seconds, for tracers that attach with -p; it
+ * prints "ready" once both run.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -114,6 +115,9 @@ static int loop(double secs)
 	for (i = 0; i < 2; i++)
 		if (pthread_create(&t[i], NULL, ticker, &secs))
 			return 1;
+	/* For a tracer that attaches: the threads run. */
+	printf("ready\n");
+	fflush(stdout);
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	return 0;

@@ -198,18 +198,26 @@ static void test_hardware_counts_with_pmu(void **state)
 /* -p on a running process: its threads, alive before attach, are counted from /proc. */
 static void test_attach_counts_running_threads(void **state)
 {
-	char path[512], out[300], pidstr[16];
+	char path[512], out[300], pidstr[16], line[64];
 	char *app[] = { (char *)app_path("counting", path, sizeof(path)), "loop", "4", NULL };
 	const struct sb_pair *q;
 	int64_t threads[2] = { -1, -1 }, v;
 	size_t known = 0, i;
 	struct sb_profile p;
+	int fd = -1;
 	pid_t pid;
+	FILE *f;
 
 	(void)state;
 	require_bpf();
-	pid = spawn(app, NULL, NULL);
-	sleep_ms(300);
+	pid = spawn(app, NULL, &fd);
+	/* Attach once it runs its threads: on a busy machine it may not even have exec'd yet. */
+	f = fdopen(fd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "ready\n");
+	fclose(f);
+	sleep_ms(100);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	{
 		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-e", "page-faults",
@@ -236,6 +244,82 @@ static void test_attach_counts_running_threads(void **state)
 	assert_true(threads[1] >= 0);
 	assert_true(known >= 50);
 	assert_true(known + 2 >= q->count);
+	sb_profile_free(&p);
+}
+
+/* report --counters and diff --metric on a real recording, as a user runs them. */
+static void test_report_and_diff_by_counts(void **state)
+{
+	char out[300], csv[300], line[512], *p;
+	long long incl, own;
+	bool seen = false;
+	FILE *f;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_counting(tmp_file("r.h5", out, sizeof(out)), EVENTS), 0);
+	{
+		char *argv[] = { (char *)scope_bin(), "report", "--counters", "-f", "csv", "-o",
+				 (char *)tmp_file("r.csv", csv, sizeof(csv)), out, NULL };
+
+		assert_int_equal(run(argv), 0);
+	}
+	f = fopen(csv, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "region,calls,unknown_calls,page-faults,own page-faults,"
+			    "context-switches,own context-switches,cpu-migrations,"
+			    "own cpu-migrations\n");
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "outer,1,0,", 10))
+			continue;
+		p = line + 10;
+		assert_int_equal(sscanf(p, "%lld,%lld", &incl, &own), 2);
+		assert_about(incl, 400, "report: outer");
+		assert_about(own, 100, "report: own outer");
+		seen = true;
+	}
+	fclose(f);
+	assert_true(seen);
+	{
+		char *same[] = { (char *)scope_bin(), "diff", "-m", "page-faults", "-o", "/dev/null",
+				 out, out, NULL };
+		char *absent[] = { (char *)scope_bin(), "diff", "-m", "task-clock", "-o",
+				   "/dev/null", out, out, NULL };
+
+		assert_int_equal(run(same), 0);
+		assert_int_equal(run(absent), 2);
+	}
+}
+
+/* MPI calls are frames on the same stacks: counted like regions, inside the regions around them. */
+static void test_mpi_calls_counted(void **state)
+{
+	char out[300], app[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-e", "task-clock", "-o",
+			 (char *)tmp_file("mpi.h5", out, sizeof(out)), "--", "mpiexec", "-n", "4",
+			 (char *)app_path("mpi_calls", app, sizeof(app)), NULL };
+	const struct sb_event *e;
+	size_t known = 0, i, k;
+	struct sb_profile p;
+	const char *name;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	for (k = 0; k < p.n_pairs; k++) {
+		name = p.regions[p.pairs[k].region].name;
+		for (i = 0; i < p.pairs[k].count; i++) {
+			e = &p.events[p.pairs[k].offset + i];
+			if (incl(e, 0) < 0)
+				continue;
+			assert_true(excl(e, 0) <= incl(e, 0));
+			known += !strncmp(name, "mpi:", 4) && strncmp(name, "mpi:init", 8);
+		}
+	}
+	/* Past MPI_Init every MPI call of the ranks has its count. */
+	assert_true(known >= 20);
 	sb_profile_free(&p);
 }
 
@@ -268,6 +352,8 @@ int main(void)
 		cmocka_unit_test(test_hardware_event_without_pmu),
 		cmocka_unit_test(test_hardware_counts_with_pmu),
 		cmocka_unit_test(test_attach_counts_running_threads),
+		cmocka_unit_test(test_report_and_diff_by_counts),
+		cmocka_unit_test(test_mpi_calls_counted),
 		cmocka_unit_test(test_no_counters_no_columns),
 	};
 
