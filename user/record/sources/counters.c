@@ -30,7 +30,6 @@ _Static_assert(SB_CTR_MAX == SB_MAX_COUNTERS, "a thread's slot holds every event
 struct counters {
 	const struct sb_counter_set *set;
 	int *fds;			/* [slot * SB_CTR_MAX + k], -1 closed */
-	uint32_t *slot_tid;		/* slot -> tid, 0 free */
 	uint32_t next_free;		/* slots below it were handed out once */
 	uint32_t *free_list;		/* slots given back by exited threads */
 	uint32_t n_free;
@@ -68,9 +67,8 @@ static int counters_start(void *state, struct sb_source_env *env, struct sb_erro
 	(void)env;
 	sb_hashmap_init(&c->slot_of);
 	c->fds = malloc(SB_CTR_MAX_THREADS * SB_CTR_MAX * sizeof(*c->fds));
-	c->slot_tid = calloc(SB_CTR_MAX_THREADS, sizeof(*c->slot_tid));
 	c->free_list = calloc(SB_CTR_MAX_THREADS, sizeof(*c->free_list));
-	if (!c->fds || !c->slot_tid || !c->free_list)
+	if (!c->fds || !c->free_list)
 		return sb_fail(err, ENOMEM, "counters: out of memory");
 	for (i = 0; i < SB_CTR_MAX_THREADS * SB_CTR_MAX; i++)
 		c->fds[i] = -1;
@@ -87,14 +85,20 @@ static int open_event(const struct sb_counter_event *ev, pid_t tid)
 	return (int)syscall(__NR_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void close_slot(struct counters *c, uint32_t slot)
+/* The slot's events closed and out of the array, which holds them as long as they are in it. */
+static void close_slot(struct counters *c, struct sb_source_env *env, uint32_t slot)
 {
 	int *fd = &c->fds[slot * SB_CTR_MAX];
+	uint32_t idx;
 	unsigned int k;
 
 	for (k = 0; k < SB_CTR_MAX; k++) {
-		if (fd[k] >= 0)
-			close(fd[k]);
+		if (fd[k] < 0)
+			continue;
+		idx = slot * SB_CTR_MAX + k;
+		if (env)
+			bpf_map_delete_elem(bpf_map__fd(env->skel->maps.ctr_events), &idx);
+		close(fd[k]);
 		fd[k] = -1;
 	}
 }
@@ -139,14 +143,13 @@ static int open_thread(struct counters *c, struct sb_source_env *env, uint32_t t
 	blank.slot = (uint32_t)slot;
 	if (bpf_map_update_elem(bpf_map__fd(env->skel->maps.ctr_threads), &key, &blank, BPF_ANY))
 		goto fail;
-	c->slot_tid[slot] = tid;
 	c->counted++;
 	return sb_hashmap_put(&c->slot_of, tid, 0, (uint64_t)slot + 1);
 fail:
 	gone = errno == ESRCH;
 	if (fd >= 0 && c->fds[idx] != fd)
 		close(fd);
-	close_slot(c, (uint32_t)slot);
+	close_slot(c, env, (uint32_t)slot);
 	c->free_list[c->n_free++] = (uint32_t)slot;
 	if (!gone)
 		c->uncounted++;
@@ -164,8 +167,7 @@ static void close_thread(struct counters *c, struct sb_source_env *env, uint32_t
 	slot = (uint32_t)(*known - 1);
 	*known = 0;
 	bpf_map_delete_elem(bpf_map__fd(env->skel->maps.ctr_threads), &key);
-	close_slot(c, slot);
-	c->slot_tid[slot] = 0;
+	close_slot(c, env, slot);
 	c->free_list[c->n_free++] = slot;
 }
 
@@ -298,9 +300,8 @@ static void counters_free(void *state)
 
 	if (c->fds)
 		for (s = 0; s < c->next_free; s++)
-			close_slot(c, s);
+			close_slot(c, NULL, s);
 	free(c->fds);
-	free(c->slot_tid);
 	free(c->free_list);
 	sb_hashmap_free(&c->slot_of);
 }
