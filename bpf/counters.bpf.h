@@ -126,7 +126,8 @@ __noinline int ctr_pop_frame(__u32 tid, __u32 d)
 	for (k = 0; k < SB_CTR_MAX; k++) {
 		ct->last_incl[k] = SB_CTR_UNKNOWN;
 		ct->last_excl[k] = SB_CTR_UNKNOWN;
-		if (k >= n_counters || !(ct->known[d] & (1 << k)) || !ctr_read(events, ct->slot, k, &v))
+		if (k >= n_counters || !(ct->known[d] & (1 << k)) ||
+		    !ctr_read(events, ct->slot, k, &v))
 			continue;
 		delta = sb_ctr_delta(ct->start[d][k], v);
 		ct->last_incl[k] = delta;

@@ -41,7 +41,7 @@ enum sb_event_type {
 	SB_EV_SYNC,		/* a traced process exec'd or loaded objects: attach, then SIGCONT */
 	SB_EV_UNMATCHED,	/* a region end without its begin: the call was open when tracing began */
 	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
-	SB_EV_CTR_THREAD = 100,	/* counters: a traced thread appeared or ended (bpf/counters.bpf.h) */
+	SB_EV_CTR_THREAD = 100,	/* counters: a thread appeared or ended (bpf/counters.bpf.h) */
 };
 
 enum sb_sync_reason {
@@ -127,11 +127,11 @@ static inline __u64 sb_ctr_exclusive(__u64 inclusive, __u64 children)
 /* A call record when counters are on: the deltas follow the call. */
 struct sb_call_ctr_event {
 	struct sb_call_event call;
-	__s64 incl[SB_CTR_MAX];	/* counts inside the call, children included; SB_CTR_UNKNOWN */
+	__s64 incl[SB_CTR_MAX];	/* the call's counts, children included; SB_CTR_UNKNOWN */
 	__s64 excl[SB_CTR_MAX];	/* the same less the direct children's inclusive counts */
 };
 
-/* Value of the ctr_threads map (key: tid): a counted thread's slot and its open frames' readings. */
+/* Value of the ctr_threads map (key: tid): a thread's slot and its open frames' readings. */
 struct sb_ctr_thread {
 	__u32 slot;		/* set by user space when it opened the thread's events */
 	__u32 pad;
