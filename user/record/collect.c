@@ -21,8 +21,9 @@
 /*
  * The per-call metric columns the kernel's call record carries, one spill slot
  * each, in slot order: a column the kernel measures adds its row here (and one
- * to SB_SPILL_METRICS). The counter slots follow (COUNTER_SLOT): a recording
- * has these columns, and as many counter columns as it counts events.
+ * to SB_SPILL_METRICS). The last slot is the index of the call's counter
+ * values in the counter store (-1 none): a recording has these columns, and
+ * as many counter columns as it counts events.
  */
 #define N_CALL_COLUMNS 1
 static const struct {
@@ -32,23 +33,30 @@ static const struct {
 	{ SB_METRIC_OFFCPU, offsetof(struct sb_call_event, offcpu_ns) },
 };
 
-/* Spill slot of counter column id - SB_METRIC_COUNTER (inclusive slots, then exclusive). */
-#define COUNTER_SLOT(k) (N_CALL_COLUMNS + (k))
+#define COUNTS_SLOT N_CALL_COLUMNS
 
-_Static_assert(SB_SPILL_METRICS == N_CALL_COLUMNS + 2 * SB_COUNTER_SLOTS, "spill slots");
-_Static_assert(SB_CTR_MAX == SB_COUNTER_SLOTS && SB_CTR_MAX == SB_MAX_COUNTERS,
-	       "one counter column per event a recording counts");
+_Static_assert(SB_SPILL_METRICS == N_CALL_COLUMNS + 1, "spill slots");
+_Static_assert(SB_CTR_MAX == SB_COUNTER_SLOTS && SB_CTR_MAX == SB_MAX_COUNTERS &&
+	       SB_CTR_VALUES == 2 * SB_CTR_MAX, "one counter column per event a recording counts");
 
-/* A call's counts: each the kernel's delta, or -1 (unknown) without a record or a reading. */
-static void copy_counters(struct sb_spill_rec *rec, const struct sb_call_ctr_event *ctr)
+/*
+ * A call's counts (each the kernel's delta, or -1 unknown) into the store, its
+ * index into the spilled record; none without a record's counts.
+ */
+static int store_counts(struct sb_collector *c, struct sb_spill_rec *rec,
+			const struct sb_call_ctr_event *ctr)
 {
+	int64_t v[SB_CTR_VALUES];
 	int k;
 
+	rec->metric[COUNTS_SLOT] = -1;
+	if (!ctr || !c->n_counters)
+		return 0;
 	for (k = 0; k < SB_CTR_MAX; k++) {
-		rec->metric[COUNTER_SLOT(k)] = ctr && ctr->incl[k] >= 0 ? ctr->incl[k] : -1;
-		rec->metric[COUNTER_SLOT(SB_CTR_MAX + k)] = ctr && ctr->excl[k] >= 0 ?
-			ctr->excl[k] : -1;
+		v[k] = ctr->incl[k] >= 0 ? ctr->incl[k] : -1;
+		v[SB_CTR_MAX + k] = ctr->excl[k] >= 0 ? ctr->excl[k] : -1;
 	}
+	return sb_ctr_store_add(&c->counts, v, &rec->metric[COUNTS_SLOT]);
 }
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
@@ -68,6 +76,8 @@ int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_
 	sb_hashmap_init(&c->path_of);
 	c->rank_rule = sb_rank_by_first_call;
 	sb_metrics_blank(c->blank_metric);
+	if (sb_ctr_store_init(&c->counts, spill_dir))
+		return -ENOMEM;
 	c->spill = sb_spill_new(spill_dir, mem_budget);
 	return c->spill ? 0 : -errno;
 }
@@ -101,6 +111,7 @@ void sb_collector_free(struct sb_collector *c)
 	free(c->names);
 	if (c->spill)
 		sb_spill_free(c->spill);
+	sb_ctr_store_free(&c->counts);
 	sb_profile_free(&c->prof);
 	memset(c, 0, sizeof(*c));
 }
@@ -403,8 +414,9 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
 		rec.metric[k] = (int64_t)value;
 	}
-	copy_counters(&rec, ctr);
-	ret = sb_spill_add(c->spill, &rec);
+	ret = store_counts(c, &rec, ctr);
+	if (!ret)
+		ret = sb_spill_add(c->spill, &rec);
 	if (ret)
 		return ret;
 	c->calls++;
@@ -767,7 +779,8 @@ int sb_collector_finish(struct sb_collector *c)
 	for (i = 0; i < c->n_counters && i < SB_CTR_MAX; i++)
 		c->prof.columns |= SB_COL_METRIC(SB_METRIC_COUNTER + i) |
 				   SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + i);
-	return sb_spill_sort(c->spill);
+	ret = sb_ctr_store_finish(&c->counts);
+	return ret ? ret : sb_spill_sort(c->spill);
 }
 
 int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, uint64_t name_hash)
@@ -838,6 +851,7 @@ int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t 
 
 static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struct sb_event *e)
 {
+	const int64_t *counts;
 	uint32_t slot = c->pair_slot[r->pair];
 	uint64_t *t = sb_hashmap_get(&c->thread_of, c->slot_tgid[slot], r->tid);
 	int k;
@@ -852,8 +866,9 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 	memcpy(e->metric, c->blank_metric, sizeof(e->metric));
 	for (k = 0; k < N_CALL_COLUMNS; k++)
 		e->metric[call_columns[k].id] = r->metric[k];
-	for (k = 0; k < 2 * SB_CTR_MAX; k++)
-		e->metric[SB_METRIC_COUNTER + k] = r->metric[COUNTER_SLOT(k)];
+	counts = sb_ctr_store_get(&c->counts, r->metric[COUNTS_SLOT]);
+	if (counts)
+		memcpy(&e->metric[SB_METRIC_COUNTER], counts, SB_CTR_VALUES * sizeof(*counts));
 }
 
 static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)

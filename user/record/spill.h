@@ -6,15 +6,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "model/columns.h"
-
 /*
  * Metric slots of a spilled call: one per column the kernel's call record
- * measures (the collector's call_columns, then the counter slots), not one
- * per registered column, so the records stay as small as what a recording
- * can fill.
+ * measures (the collector's call_columns), then the index of its counter
+ * values (record/ctr_store.h), not one per registered column, so the records
+ * stay as small as what a recording can fill.
  */
-#define SB_SPILL_METRICS (1 + 2 * SB_COUNTER_SLOTS)
+#define SB_SPILL_METRICS 2
 
 /* What the collector knows per completed call, written to disk as is. */
 struct sb_spill_rec {
