@@ -9,14 +9,14 @@
 #define EVENTS "page-faults,context-switches,cpu-migrations"
 enum { FAULTS, SWITCHES, MIGRATIONS };
 
-static int64_t incl(const struct sb_event *e, int k)
+static int64_t incl_of(const struct sb_profile *p, const struct sb_event *e, int k)
 {
-	return e->metric[SB_METRIC_COUNTER + k];
+	return sb_event_metric(p, e, SB_METRIC_COUNTER + (unsigned)k);
 }
 
-static int64_t excl(const struct sb_event *e, int k)
+static int64_t excl_of(const struct sb_profile *p, const struct sb_event *e, int k)
 {
-	return e->metric[SB_METRIC_COUNTER_EXCL + k];
+	return sb_event_metric(p, e, SB_METRIC_COUNTER_EXCL + (unsigned)k);
 }
 
 /* The only call of region on rank 0. */
@@ -63,31 +63,31 @@ static void test_software_counts_per_call(void **state)
 	assert_true(p.columns & SB_COL_METRIC(SB_METRIC_COUNTER + MIGRATIONS));
 	assert_false(p.columns & SB_COL_METRIC(SB_METRIC_COUNTER + MIGRATIONS + 1));
 
-	assert_about(incl(only_call(&p, "faults"), FAULTS), 2000, "faults: page-faults");
+	assert_about(incl_of(&p, only_call(&p, "faults"), FAULTS), 2000, "faults: page-faults");
 	e = only_call(&p, "sleeps");
-	assert_true(incl(e, SWITCHES) >= 20);
-	assert_true(incl(e, FAULTS) <= 2);
+	assert_true(incl_of(&p, e, SWITCHES) >= 20);
+	assert_true(incl_of(&p, e, FAULTS) <= 2);
 	e = only_call(&p, "empty");
-	assert_in_range(incl(e, FAULTS), 0, 1);
-	assert_in_range(incl(e, SWITCHES), 0, 1);
-	assert_in_range(incl(e, MIGRATIONS), 0, 1);
+	assert_in_range(incl_of(&p, e, FAULTS), 0, 1);
+	assert_in_range(incl_of(&p, e, SWITCHES), 0, 1);
+	assert_in_range(incl_of(&p, e, MIGRATIONS), 0, 1);
 	/* Inclusive counts the child, exclusive leaves it out. */
 	e = only_call(&p, "outer");
-	assert_about(incl(e, FAULTS), 400, "outer: page-faults");
-	assert_about(excl(e, FAULTS), 100, "outer: own page-faults");
+	assert_about(incl_of(&p, e, FAULTS), 400, "outer: page-faults");
+	assert_about(excl_of(&p, e, FAULTS), 100, "outer: own page-faults");
 	e = only_call(&p, "inner");
-	assert_about(incl(e, FAULTS), 300, "inner: page-faults");
-	assert_int_equal(excl(e, FAULTS), incl(e, FAULTS));
+	assert_about(incl_of(&p, e, FAULTS), 300, "inner: page-faults");
+	assert_int_equal(excl_of(&p, e, FAULTS), incl_of(&p, e, FAULTS));
 	/* Moved between CPUs inside the call: the thread's count, not a CPU's. */
 	e = only_call(&p, "migrate");
-	assert_about(incl(e, FAULTS), 1500, "migrate: page-faults");
+	assert_about(incl_of(&p, e, FAULTS), 1500, "migrate: page-faults");
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
-		assert_true(incl(e, MIGRATIONS) >= 1);
+		assert_true(incl_of(&p, e, MIGRATIONS) >= 1);
 	/* Two threads at once, each its own work only. */
 	e = only_call(&p, "work_a");
-	assert_about(incl(e, FAULTS), 1000, "work_a: page-faults");
+	assert_about(incl_of(&p, e, FAULTS), 1000, "work_a: page-faults");
 	assert_int_not_equal(e->thread, only_call(&p, "work_b")->thread);
-	assert_about(incl(only_call(&p, "work_b"), FAULTS), 3000, "work_b: page-faults");
+	assert_about(incl_of(&p, only_call(&p, "work_b"), FAULTS), 3000, "work_b: page-faults");
 	sb_profile_free(&p);
 }
 
@@ -178,8 +178,8 @@ static void test_hardware_counts_with_pmu(void **state)
 	load_profile(out, &p);
 	e = only_call(&p, "faults");
 	/* 2000 pages touched: a few instructions each, in user space and the fault handler. */
-	assert_true(incl(e, 0) > 2000);
-	assert_true(incl(only_call(&p, "empty"), 0) < incl(e, 0));
+	assert_true(incl_of(&p, e, 0) > 2000);
+	assert_true(incl_of(&p, only_call(&p, "empty"), 0) < incl_of(&p, e, 0));
 	sb_profile_free(&p);
 	/* A LIKWID group's events, named in the metadata with the group. */
 	{
@@ -191,7 +191,7 @@ static void test_hardware_counts_with_pmu(void **state)
 	}
 	load_profile(out, &p);
 	assert_string_equal(sb_profile_meta(&p, "counter_group")->s, "CLOCK");
-	assert_true(incl(only_call(&p, "faults"), 0) > 0);
+	assert_true(incl_of(&p, only_call(&p, "faults"), 0) > 0);
 	sb_profile_free(&p);
 }
 
@@ -230,7 +230,7 @@ static void test_attach_counts_running_threads(void **state)
 	load_profile(out, &p);
 	q = must_pair(&p, "tick", 0);
 	for (i = q->offset; i < q->offset + q->count; i++) {
-		v = incl(&p.events[i], 0);
+		v = incl_of(&p, &p.events[i], 0);
 		if (v < 0)
 			continue;
 		known++;
@@ -312,9 +312,9 @@ static void test_mpi_calls_counted(void **state)
 		name = p.regions[p.pairs[k].region].name;
 		for (i = 0; i < p.pairs[k].count; i++) {
 			e = &p.events[p.pairs[k].offset + i];
-			if (incl(e, 0) < 0)
+			if (incl_of(&p, e, 0) < 0)
 				continue;
-			assert_true(excl(e, 0) <= incl(e, 0));
+			assert_true(excl_of(&p, e, 0) <= incl_of(&p, e, 0));
 			known += !strncmp(name, "mpi:", 4) && strncmp(name, "mpi:init", 8);
 		}
 	}

@@ -69,20 +69,20 @@ static void take_ratios(struct sb_counter_report *r)
 	}
 }
 
-static void add_call(struct sb_counter_report *r, struct sb_counter_row *row,
-		     const struct sb_event *e)
+/* One call's counter row (model.h): r->n inclusive counts, then r->n exclusive ones. */
+static void add_call(struct sb_counter_report *r, struct sb_counter_row *row, const int64_t *counts)
 {
 	unsigned i;
 	int64_t v;
 
 	row->calls++;
-	if (e->metric[SB_METRIC_COUNTER] < 0)
+	if (counts[0] < 0)
 		row->unknown++;
 	for (i = 0; i < r->n; i++) {
-		v = e->metric[SB_METRIC_COUNTER + i];
+		v = counts[i];
 		if (v > 0)
 			row->incl[i] += (uint64_t)v;
-		v = e->metric[SB_METRIC_COUNTER_EXCL + i];
+		v = counts[r->n + i];
 		if (v > 0)
 			row->excl[i] += (uint64_t)v;
 	}
@@ -105,9 +105,8 @@ int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile
 	uint64_t j;
 
 	memset(r, 0, sizeof(*r));
-	while (r->n < SB_COUNTER_SLOTS && (p->columns & SB_COL_METRIC(SB_METRIC_COUNTER + r->n)))
-		r->n++;
-	if (!r->n)
+	r->n = sb_profile_counter_slots(p);
+	if (!r->n || !p->counters)
 		return sb_fail(err, EINVAL, "no counters in this profile (record them with -e)");
 	if (take_names(r, p))
 		return -ENOMEM;
@@ -122,7 +121,8 @@ int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile
 		if (rank >= 0 && q->rank != (uint64_t)rank)
 			continue;
 		for (j = 0; j < q->count; j++)
-			add_call(r, &r->rows[q->region], &p->events[q->offset + j]);
+			add_call(r, &r->rows[q->region],
+				 &p->counters[(q->offset + j) * sb_counter_stride(r->n)]);
 	}
 	for (i = 0; i < p->n_regions; i++)
 		if (r->rows[i].calls)

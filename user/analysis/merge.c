@@ -390,31 +390,42 @@ struct merge_stream {
 	struct sb_error err;		/* why reading an input failed, naming it */
 };
 
-/* An input whose reader kept its events (schema 1, rows out of event order). */
-static ssize_t read_held(struct merge_stream *m, struct sb_event *rows, size_t max)
+/*
+ * An input whose reader kept its events (schema 1, rows out of event order).
+ * Its counter rows, if any, have the output's layout: inputs agree on columns.
+ */
+static ssize_t read_held(struct merge_stream *m, struct sb_event *rows, int64_t *counters,
+			 size_t max)
 {
 	const struct sb_profile *p = &m->in[m->cur].p;
 	size_t k = p->n_events - m->next < max ? p->n_events - m->next : max;
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(p)), i;
 
 	memcpy(rows, p->events + m->next, k * sizeof(*rows));
+	if (counters && p->counters)
+		memcpy(counters, p->counters + m->next * stride, k * stride * sizeof(*counters));
+	else
+		for (i = 0; counters && i < k * stride; i++)
+			counters[i] = -1;
 	m->next += k;
 	return (ssize_t)k;
 }
 
-static ssize_t read_input(struct merge_stream *m, struct sb_event *rows, size_t max)
+static ssize_t read_input(struct merge_stream *m, struct sb_event *rows, int64_t *counters,
+			  size_t max)
 {
 	struct sb_merge_input *in = &m->in[m->cur];
 	int ret;
 
 	if (in->p.events)
-		return read_held(m, rows, max);
+		return read_held(m, rows, counters, max);
 	if (!m->s) {
 		sb_h5_source_init(&m->src, in->path, &in->p);
 		ret = m->src.base.open(&m->src.base, m->mask, &m->s, &m->err);
 		if (ret)
 			return ret;
 	}
-	return m->s->read(m->s, rows, max);
+	return m->s->read(m->s, rows, counters, max);
 }
 
 static void next_input(struct merge_stream *m)
@@ -439,14 +450,15 @@ static int shift_rows(struct merge_stream *m, struct sb_event *rows, size_t k)
 	return 0;
 }
 
-static ssize_t merge_read(struct sb_event_stream *s, struct sb_event *rows, size_t max)
+static ssize_t merge_read(struct sb_event_stream *s, struct sb_event *rows, int64_t *counters,
+			  size_t max)
 {
 	struct merge_stream *m = (struct merge_stream *)s;
 	ssize_t got = 0;
 	int ret;
 
 	while (m->cur < m->n) {
-		got = read_input(m, rows, max);
+		got = read_input(m, rows, counters, max);
 		if (got < 0 && !m->err.msg[0])
 			sb_fail(&m->err, (int)-got, "%s: cannot read events: %s",
 				m->in[m->cur].path, strerror((int)-got));

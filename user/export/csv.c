@@ -70,7 +70,7 @@ static int64_t metric_total(const struct sb_profile *p, const struct sb_pair *q,
 	uint64_t i;
 
 	for (i = 0; i < q->count; i++) {
-		v = p->events[q->offset + i].metric[id];
+		v = sb_event_metric(p, &p->events[q->offset + i], id);
 		if (v > 0)
 			sum += v;
 	}
@@ -132,7 +132,7 @@ static void put_call(struct csv *c, const struct sb_pair *q, const struct sb_eve
 		id = sb_column_export_id(k);
 		if (!sb_export_lists_metric(c->p, id))
 			continue;
-		put_opt(o, sb_export_shows_metric(c->p, id, e), e->metric[id]);
+		put_opt(o, sb_export_shows_metric(c->p, id, e), sb_event_metric(c->p, e, id));
 	}
 	/* calls .. source_line summarize regions. */
 	sb_out_str(o, ",,,,,,,,\n");

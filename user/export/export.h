@@ -80,13 +80,14 @@ static inline bool sb_export_lists_metric(const struct sb_profile *p, unsigned i
 }
 
 /*
- * Whether exports show metric column id for event e: the profile has the
- * column and, for a sparse one, the call has a value.
+ * Whether exports show metric column id for event e (in p->events): the
+ * profile has the column and, for a sparse one, the call has a value.
  */
 static inline bool sb_export_shows_metric(const struct sb_profile *p, unsigned id,
 					  const struct sb_event *e)
 {
-	return (p->columns & SB_COL_METRIC(id)) && (!sb_column(id)->sparse || e->metric[id] >= 0);
+	return (p->columns & SB_COL_METRIC(id)) && (!sb_column(id)->sparse ||
+						  sb_event_metric(p, e, id) >= 0);
 }
 
 #define SB_WALK_ALL INT64_MIN	/* walk every thread of the rank */

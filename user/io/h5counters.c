@@ -32,8 +32,7 @@ int sb_counter_totals_init(struct sb_counter_totals *t, const struct sb_profile 
 	unsigned i;
 
 	memset(t, 0, sizeof(*t));
-	while (t->n < SB_COUNTER_SLOTS && (p->columns & SB_COL_METRIC(SB_METRIC_COUNTER + t->n)))
-		t->n++;
+	t->n = sb_profile_counter_slots(p);
 	if (!t->n)
 		return 0;
 	for (i = 0; i < t->n; i++) {
@@ -76,7 +75,8 @@ static struct sb_counter_thread *thread_acc(struct sb_counter_totals *t, size_t 
 	return &t->threads[t->n_threads++];
 }
 
-static int add_thread_row(struct sb_counter_totals *t, const struct sb_event *e)
+static int add_thread_row(struct sb_counter_totals *t, const struct sb_event *e,
+			  const int64_t *counts)
 {
 	struct sb_counter_thread *a = thread_acc(t, t->pair, e->thread);
 	unsigned i;
@@ -86,14 +86,15 @@ static int add_thread_row(struct sb_counter_totals *t, const struct sb_event *e)
 	a->calls++;
 	a->ns += e->end - e->start;
 	for (i = 0; i < t->n; i++)
-		if (e->metric[SB_METRIC_COUNTER + i] >= 0)
-			a->counts[i] += (double)e->metric[SB_METRIC_COUNTER + i];
+		if (counts[i] >= 0)
+			a->counts[i] += (double)counts[i];
 	return 0;
 }
 
 int sb_counter_totals_add(struct sb_counter_totals *t, const struct sb_profile *p,
-			  const struct sb_event *rows, size_t n)
+			  const struct sb_event *rows, const int64_t *counters, size_t n)
 {
+	const int64_t *counts;
 	const struct sb_pair *q;
 	size_t r;
 	unsigned i;
@@ -106,14 +107,15 @@ int sb_counter_totals_add(struct sb_counter_totals *t, const struct sb_profile *
 		q = t->pair < p->n_pairs ? &p->pairs[t->pair] : NULL;
 		if (!q || t->row < q->offset)
 			continue;
+		counts = counters + r * sb_counter_stride(t->n);
 		for (i = 0; i < t->n; i++) {
-			v = rows[r].metric[SB_METRIC_COUNTER + i];
+			v = counts[i];
 			if (v >= 0)
 				t->sum[t->pair * t->n + i] += (uint64_t)v;
 			else if (!i)
 				t->unknown[t->pair]++;
 		}
-		if (t->per_thread && add_thread_row(t, &rows[r]))
+		if (t->per_thread && add_thread_row(t, &rows[r], counts))
 			return -ENOMEM;
 	}
 	return 0;

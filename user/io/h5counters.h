@@ -41,9 +41,12 @@ struct sb_counter_totals {
 /* Counter columns i < n of the profile (its leading counter slots); their names. */
 int sb_counter_totals_init(struct sb_counter_totals *t, const struct sb_profile *p);
 
-/* Rows [t->row, t->row + n) of the events in file order; 0 or -ENOMEM. */
+/*
+ * Rows [t->row, t->row + n) of the events in file order, with their counter
+ * rows (model.h; may be NULL when t->n is 0); 0 or -ENOMEM.
+ */
 int sb_counter_totals_add(struct sb_counter_totals *t, const struct sb_profile *p,
-			  const struct sb_event *rows, size_t n);
+			  const struct sb_event *rows, const int64_t *counters, size_t n);
 
 /*
  * /rank<N>/perf_events/<region>/ for every index row: attributes calls

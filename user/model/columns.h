@@ -13,7 +13,7 @@
 /* Counter columns per kind: counters/events.h's SB_MAX_COUNTERS (checked there). */
 #define SB_COUNTER_SLOTS 8
 
-/* Column ids: the index of each in the events' metric arrays, and file order. */
+/* Column ids, in file order. */
 enum sb_metric {
 	SB_METRIC_GPU,		/* GPU time of the call */
 	SB_METRIC_OFFCPU,	/* time the call's thread was off-CPU inside it, children included */
@@ -25,6 +25,11 @@ enum sb_metric {
 	SB_METRIC_COUNTER,
 	SB_METRIC_COUNTER_EXCL = SB_METRIC_COUNTER + SB_COUNTER_SLOTS,
 	SB_N_METRICS = SB_METRIC_COUNTER_EXCL + SB_COUNTER_SLOTS,
+	/*
+	 * Ids below this one are kept in each event row (struct sb_event);
+	 * counter columns out of line, only when recorded (model.h).
+	 */
+	SB_N_ROW_METRICS = SB_METRIC_COUNTER,
 };
 
 /* The bit of a metric column in sb_profile.columns (after the id columns, before SB_COL_TIMES). */

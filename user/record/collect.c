@@ -851,7 +851,6 @@ int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t 
 
 static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struct sb_event *e)
 {
-	const int64_t *counts;
 	uint32_t slot = c->pair_slot[r->pair];
 	uint64_t *t = sb_hashmap_get(&c->thread_of, c->slot_tgid[slot], r->tid);
 	int k;
@@ -866,22 +865,36 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 	memcpy(e->metric, c->blank_metric, sizeof(e->metric));
 	for (k = 0; k < N_CALL_COLUMNS; k++)
 		e->metric[call_columns[k].id] = r->metric[k];
-	counts = sb_ctr_store_get(&c->counts, r->metric[COUNTS_SLOT]);
-	if (counts)
-		memcpy(&e->metric[SB_METRIC_COUNTER], counts, SB_CTR_VALUES * sizeof(*counts));
 }
 
-static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
+/* A call's counter row (model.h: n inclusive, then n exclusive), -1 where it has no counts. */
+static void to_counters(struct sb_collector *c, const struct sb_spill_rec *r, int64_t *row)
+{
+	const int64_t *counts = sb_ctr_store_get(&c->counts, r->metric[COUNTS_SLOT]);
+	unsigned n = sb_profile_counter_slots(&c->prof), i;
+
+	for (i = 0; i < n; i++) {
+		row[i] = counts ? counts[i] : -1;
+		row[n + i] = counts ? counts[SB_CTR_MAX + i] : -1;
+	}
+}
+
+static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, int64_t *counters,
+			   size_t max)
 {
 	struct sb_collect_stream *s = (struct sb_collect_stream *)base;
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(&s->c->prof));
 	struct sb_spill_rec recs[256];
 	ssize_t n, i;
 
 	if (max > sizeof(recs) / sizeof(recs[0]))
 		max = sizeof(recs) / sizeof(recs[0]);
 	n = sb_spill_read(s->c->spill, recs, max);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		to_event(s->c, &recs[i], &rows[i]);
+		if (counters)
+			to_counters(s->c, &recs[i], counters + i * stride);
+	}
 	return n;
 }
 

@@ -39,11 +39,15 @@ static void build(struct sb_profile *p, const char *events)
 		e.start = 10 * (int64_t)i;
 		e.end = e.start + 5;
 		e.thread = 0;
-		for (k = 0; k < 4; k++)
-			e.metric[SB_METRIC_COUNTER + k] = e.metric[SB_METRIC_COUNTER_EXCL + k] =
-				calls[i].v[k];
-		e.metric[SB_METRIC_COUNTER_EXCL] = calls[i].own0;
 		fx_add_call(p, calls[i].region, calls[i].rank, &e);
+	}
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		for (k = 0; k < 4; k++) {
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER + k, calls[i].v[k]);
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + k, calls[i].v[k]);
+		}
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL, calls[i].own0);
 	}
 	assert_int_equal(sb_profile_set_str(p, "counter_events", events), 0);
 }

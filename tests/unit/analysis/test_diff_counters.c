@@ -21,9 +21,12 @@ static void build(struct sb_profile *p, const char *events, int slot, int64_t v0
 		e.start = 10 * i;
 		e.end = e.start + 5;
 		e.thread = 0;
-		e.metric[SB_METRIC_COUNTER + slot] = i ? v1 : v0;
-		e.metric[SB_METRIC_COUNTER + !slot] = 999;
 		fx_add_call(p, 0, 0, &e);
+	}
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < 2; i++) {
+		sb_event_set_metric(p, (size_t)i, SB_METRIC_COUNTER + (unsigned)slot, i ? v1 : v0);
+		sb_event_set_metric(p, (size_t)i, SB_METRIC_COUNTER + (unsigned)!slot, 999);
 	}
 	assert_int_equal(sb_profile_set_str(p, "counter_events", events), 0);
 }

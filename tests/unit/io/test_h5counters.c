@@ -29,11 +29,14 @@ static void build(struct sb_profile *p)
 		e.start = 10 * (int64_t)i;
 		e.end = e.start + 5;
 		e.thread = 0;
-		e.metric[SB_METRIC_COUNTER] = calls[i].faults;
-		e.metric[SB_METRIC_COUNTER + 1] = calls[i].switches;
-		e.metric[SB_METRIC_COUNTER_EXCL] = calls[i].faults;
-		e.metric[SB_METRIC_COUNTER_EXCL + 1] = calls[i].switches;
 		fx_add_call(p, calls[i].region, calls[i].rank, &e);
+	}
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER, calls[i].faults);
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER + 1, calls[i].switches);
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL, calls[i].faults);
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + 1, calls[i].switches);
 	}
 	assert_int_equal(sb_profile_set_str(p, "counter_events", "page-faults,context-switches"),
 			 0);
@@ -134,9 +137,9 @@ static void test_columns_read_back(void **state)
 		fail_msg("%s", err.msg);
 	assert_true(p.columns & SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + 1));
 	assert_false(p.columns & SB_COL_METRIC(SB_METRIC_COUNTER + 2));
-	assert_int_equal(p.events[0].metric[SB_METRIC_COUNTER], 10);
-	assert_int_equal(p.events[2].metric[SB_METRIC_COUNTER], -1);
-	assert_int_equal(p.events[2].metric[SB_METRIC_COUNTER + 2], -1);
+	assert_int_equal(sb_event_metric(&p, &p.events[0], SB_METRIC_COUNTER), 10);
+	assert_int_equal(sb_event_metric(&p, &p.events[2], SB_METRIC_COUNTER), -1);
+	assert_int_equal(sb_event_metric(&p, &p.events[2], SB_METRIC_COUNTER + 2), -1);
 	sb_profile_free(&p);
 }
 
@@ -184,11 +187,14 @@ static void build_clock(struct sb_profile *p)
 		e.start = 10000000 * (int64_t)i;
 		e.end = e.start + calls[i].ns;
 		e.thread = calls[i].thread;
-		for (k = 0; k < 4; k++)
-			e.metric[SB_METRIC_COUNTER + k] = e.metric[SB_METRIC_COUNTER_EXCL + k] =
-				calls[i].v[k];
 		fx_add_call(p, calls[i].region, 0, &e);
 	}
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		for (k = 0; k < 4; k++) {
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER + k, calls[i].v[k]);
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + k, calls[i].v[k]);
+		}
 	assert_int_equal(sb_profile_set_str(p, "counter_events", "ACTUAL_CPU_CLOCK,MAX_CPU_CLOCK,"
 					    "RETIRED_INSTRUCTIONS,CPU_CLOCKS_UNHALTED"), 0);
 	assert_int_equal(sb_profile_set_str(p, "counter_group", "CLOCK"), 0);

@@ -69,6 +69,7 @@ static void test_records_with_counts(void **state)
 	struct sb_collect_stream s;
 	struct sb_collector c;
 	struct sb_event rows[4];
+	int64_t counts[4][4];	/* two slots: inclusive 0, 1, exclusive 0, 1 */
 	ssize_t n;
 
 	(void)state;
@@ -91,14 +92,16 @@ static void test_records_with_counts(void **state)
 	assert_true(c.prof.columns & SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + 1));
 	assert_false(c.prof.columns & SB_COL_METRIC(SB_METRIC_COUNTER + 2));
 	sb_collector_stream(&c, &s);
-	n = s.base.read(&s.base, rows, 4);
+	assert_int_equal(sb_counter_stride(sb_profile_counter_slots(&c.prof)), 4);
+	n = s.base.read(&s.base, rows, &counts[0][0], 4);
 	assert_int_equal(n, 3);
-	assert_int_equal(rows[0].metric[SB_METRIC_COUNTER], 40);
-	assert_int_equal(rows[0].metric[SB_METRIC_COUNTER_EXCL], 30);
-	assert_int_equal(rows[0].metric[SB_METRIC_COUNTER + 1], 0);
-	assert_int_equal(rows[1].metric[SB_METRIC_COUNTER], -1);
-	assert_int_equal(rows[1].metric[SB_METRIC_COUNTER_EXCL + 1], -1);
-	assert_int_equal(rows[2].metric[SB_METRIC_COUNTER], -1);
+	assert_int_equal(counts[0][0], 40);
+	assert_int_equal(counts[0][2], 30);
+	assert_int_equal(counts[0][1], 0);
+	assert_int_equal(counts[0][3], 0);
+	assert_int_equal(counts[1][0], -1);
+	assert_int_equal(counts[1][3], -1);
+	assert_int_equal(counts[2][0], -1);
 	sb_collector_free(&c);
 }
 

@@ -14,17 +14,18 @@ static void make_profile(struct sb_profile *p, const char *events)
 	size_t i;
 
 	fx_call_tree(p, calls, 2, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID);
-	for (i = 0; i < p->n_events; i++) {
-		p->events[i].metric[SB_METRIC_COUNTER] = i ? 300 : 1000;	/* solve, main */
-		p->events[i].metric[SB_METRIC_COUNTER + 1] = i ? 600 : 2000;
-		p->events[i].metric[SB_METRIC_COUNTER_EXCL] = i ? 300 : 700;
-		p->events[i].metric[SB_METRIC_COUNTER_EXCL + 1] = i ? 600 : 1400;
-	}
 	if (!events)
 		return;
 	p->columns |= SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER + 1) |
 		      SB_COL_METRIC(SB_METRIC_COUNTER_EXCL) |
 		      SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + 1);
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < p->n_events; i++) {
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER, i ? 300 : 1000);	/* solve, main */
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER + 1, i ? 600 : 2000);
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL, i ? 300 : 700);
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + 1, i ? 600 : 1400);
+	}
 	assert_int_equal(sb_profile_set_str(p, "counter_events", events), 0);
 }
 
