@@ -4,6 +4,7 @@
 #include "fixtures.h"
 
 #include "analysis/counters.h"
+#include "cmd/commands.h"
 #include "render/counters_report.h"
 
 /* instructions, cycles, cache-references, cache-misses: slot values per call. */
@@ -153,6 +154,37 @@ static void test_renderings(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * The counters' way through a file: written beside the events, read back
+ * out of line, and moved with their calls when a filter drops regions.
+ */
+static void test_command_reads_counters_back_from_a_file(void **state)
+{
+	char *all[] = { "report", "--counters", "-f", "csv", "--rank", "0", "-o",
+			tmp_path("all.csv"), tmp_path("c.h5"), NULL };
+	char *io[] = { "report", "--counters", "-f", "csv", "--exclude", "solve", "-o",
+		       tmp_path("io.csv"), tmp_path("c.h5"), NULL };
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	char *text;
+
+	(void)state;
+	build(&p, "instructions,cycles,cache-references,cache-misses");
+	assert_int_equal(fx_write_h5(tmp_path("c.h5"), &p, &err), 0);
+	sb_profile_free(&p);
+	assert_int_equal(cmd_report(9, all), 0);
+	text = slurp(tmp_path("all.csv"));
+	expect_has(text, "solve,3,1,4000,3600,1500,");
+	expect_has(text, "io,1,0,400,400,400,400,0,0,0,0,");
+	free(text);
+	/* io's calls move to the front: their counts with them, not solve's. */
+	assert_int_equal(cmd_report(9, io), 0);
+	text = slurp(tmp_path("io.csv"));
+	expect_has(text, "io,1,0,400,400,400,400,0,0,0,0,");
+	assert_null(strstr(text, "solve"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_no_ratio_without_both_events),
 		cmocka_unit_test(test_profile_without_counters),
 		cmocka_unit_test(test_renderings),
+		cmocka_unit_test(test_command_reads_counters_back_from_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
