@@ -46,17 +46,18 @@ _Static_assert(SB_CTR_MAX == SB_COUNTER_SLOTS && SB_CTR_MAX == SB_MAX_COUNTERS &
 static int store_counts(struct sb_collector *c, struct sb_spill_rec *rec,
 			const struct sb_call_ctr_event *ctr)
 {
+	unsigned n = c->n_counters < SB_CTR_MAX ? c->n_counters : SB_CTR_MAX, k;
 	int64_t v[SB_CTR_VALUES];
-	int k;
 
 	rec->metric[COUNTS_SLOT] = -1;
-	if (!ctr || !c->n_counters)
+	if (!ctr || !n)
 		return 0;
-	for (k = 0; k < SB_CTR_MAX; k++) {
+	/* As the profile's counter rows lay them out (model.h): only the events counted. */
+	for (k = 0; k < n; k++) {
 		v[k] = ctr->incl[k] >= 0 ? ctr->incl[k] : -1;
-		v[SB_CTR_MAX + k] = ctr->excl[k] >= 0 ? ctr->excl[k] : -1;
+		v[n + k] = ctr->excl[k] >= 0 ? ctr->excl[k] : -1;
 	}
-	return sb_ctr_store_add(&c->counts, v, &rec->metric[COUNTS_SLOT]);
+	return sb_ctr_store_add(&c->counts, v, sb_counter_stride(n), &rec->metric[COUNTS_SLOT]);
 }
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
@@ -868,15 +869,18 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 }
 
 /* A call's counter row (model.h: n inclusive, then n exclusive), -1 where it has no counts. */
-static void to_counters(struct sb_collector *c, const struct sb_spill_rec *r, int64_t *row)
+static void to_counters(struct sb_collector *c, const struct sb_spill_rec *r, int64_t *row,
+			size_t stride)
 {
 	const int64_t *counts = sb_ctr_store_get(&c->counts, r->metric[COUNTS_SLOT]);
-	unsigned n = sb_profile_counter_slots(&c->prof), i;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		row[i] = counts ? counts[i] : -1;
-		row[n + i] = counts ? counts[SB_CTR_MAX + i] : -1;
+	if (counts) {
+		memcpy(row, counts, stride * sizeof(*row));
+		return;
 	}
+	for (i = 0; i < stride; i++)
+		row[i] = -1;
 }
 
 static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, int64_t *counters,
@@ -893,7 +897,7 @@ static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, 
 	for (i = 0; i < n; i++) {
 		to_event(s->c, &recs[i], &rows[i]);
 		if (counters)
-			to_counters(s->c, &recs[i], counters + i * stride);
+			to_counters(s->c, &recs[i], counters + i * stride, stride);
 	}
 	return n;
 }

@@ -8,7 +8,11 @@
 #include "io/tmpfile.h"
 #include "record/ctr_store.h"
 
-#define CALL_BYTES (SB_CTR_VALUES * sizeof(int64_t))
+/* Bytes of one call's values. */
+static size_t call_bytes(const struct sb_ctr_store *s)
+{
+	return s->width * sizeof(int64_t);
+}
 
 int sb_ctr_store_init(struct sb_ctr_store *s, const char *dir)
 {
@@ -21,8 +25,8 @@ int sb_ctr_store_init(struct sb_ctr_store *s, const char *dir)
 static int flush(struct sb_ctr_store *s)
 {
 	const char *p = (const char *)s->buf;
-	size_t len = s->n_buf * CALL_BYTES;
-	off_t off = (off_t)((s->n - s->n_buf) * CALL_BYTES);
+	size_t len = s->n_buf * call_bytes(s);
+	off_t off = (off_t)((s->n - s->n_buf) * call_bytes(s));
 	ssize_t w;
 
 	if (s->fd < 0) {
@@ -44,13 +48,17 @@ static int flush(struct sb_ctr_store *s)
 	return 0;
 }
 
-int sb_ctr_store_add(struct sb_ctr_store *s, const int64_t *values, int64_t *index)
+int sb_ctr_store_add(struct sb_ctr_store *s, const int64_t *values, size_t width,
+		     int64_t *index)
 {
 	if (s->error)
 		return s->error;
+	if (!width || width > SB_CTR_VALUES || (s->width && width != s->width))
+		return -EINVAL;
+	s->width = width;
 	if (s->n_buf == SB_CTR_STORE_BUF && flush(s))
 		return s->error;
-	memcpy(s->buf[s->n_buf++], values, CALL_BYTES);
+	memcpy(&s->buf[s->n_buf++ * width], values, call_bytes(s));
 	*index = (int64_t)s->n++;
 	return 0;
 }
@@ -63,16 +71,16 @@ int sb_ctr_store_finish(struct sb_ctr_store *s)
 		return s->error;
 	/* Everything still in the buffer: read it there. */
 	if (s->fd < 0) {
-		s->map = (const int64_t (*)[SB_CTR_VALUES])s->buf;
+		s->map = s->buf;
 		return 0;
 	}
 	if (s->n_buf && flush(s))
 		return s->error;
-	m = mmap(NULL, s->n * CALL_BYTES, PROT_READ, MAP_PRIVATE, s->fd, 0);
+	m = mmap(NULL, s->n * call_bytes(s), PROT_READ, MAP_PRIVATE, s->fd, 0);
 	if (m == MAP_FAILED)
 		return s->error = -errno;
 	s->map = m;
-	s->map_len = s->n * CALL_BYTES;
+	s->map_len = s->n * call_bytes(s);
 	return 0;
 }
 
@@ -80,7 +88,7 @@ const int64_t *sb_ctr_store_get(const struct sb_ctr_store *s, int64_t index)
 {
 	if (!s->map || index < 0 || (uint64_t)index >= s->n)
 		return NULL;
-	return s->map[index];
+	return &s->map[(uint64_t)index * s->width];
 }
 
 void sb_ctr_store_free(struct sb_ctr_store *s)
@@ -94,5 +102,5 @@ void sb_ctr_store_free(struct sb_ctr_store *s)
 	s->fd = -1;
 	s->map = NULL;
 	s->map_len = 0;
-	s->n = s->n_buf = 0;
+	s->n = s->n_buf = s->width = 0;
 }

@@ -13,30 +13,36 @@
 
 #include "model/columns.h"
 
-#define SB_CTR_VALUES (2 * SB_COUNTER_SLOTS)	/* a call's inclusive, then exclusive counts */
+#define SB_CTR_VALUES (2 * SB_COUNTER_SLOTS)	/* most values of a call: 8 inclusive, 8 exclusive */
 #define SB_CTR_STORE_BUF 512			/* calls buffered before a write */
 
 struct sb_ctr_store {
 	char *dir;		/* the spill's folder, for the file */
 	int fd;			/* -1 until the buffer first overflows */
-	int64_t buf[SB_CTR_STORE_BUF][SB_CTR_VALUES];
+	int64_t buf[SB_CTR_STORE_BUF * SB_CTR_VALUES];
+	size_t width;		/* values per call, set by the first add; 0 before */
 	size_t n_buf;
 	uint64_t n;		/* calls stored */
 	int error;		/* sticky: a write failed */
-	const int64_t (*map)[SB_CTR_VALUES];	/* after finish: every call's values */
+	const int64_t *map;	/* after finish: every call's values */
 	size_t map_len;		/* bytes mapped, 0 when the values stayed in buf */
 };
 
 /* 0 or -ENOMEM. */
 int sb_ctr_store_init(struct sb_ctr_store *s, const char *dir);
 
-/* Append one call's values; its index in *index. 0 or a negative errno (ENOSPC, ...). */
-int sb_ctr_store_add(struct sb_ctr_store *s, const int64_t *values, int64_t *index);
+/*
+ * Append one call's width values (1..SB_CTR_VALUES, what the recording counts:
+ * every call the same); its index in *index. 0 or a negative errno (ENOSPC,
+ * EINVAL for a width not the first call's).
+ */
+int sb_ctr_store_add(struct sb_ctr_store *s, const int64_t *values, size_t width,
+		     int64_t *index);
 
 /* Done adding: the values become readable. 0 or a negative errno. */
 int sb_ctr_store_finish(struct sb_ctr_store *s);
 
-/* After finish: the values of call index, NULL when there is no such call. */
+/* After finish: the width values of call index, NULL when there is no such call. */
 const int64_t *sb_ctr_store_get(const struct sb_ctr_store *s, int64_t index);
 
 void sb_ctr_store_free(struct sb_ctr_store *s);

@@ -24,7 +24,7 @@ static void test_values_back_by_index(void **state)
 	assert_int_equal(sb_ctr_store_init(&s, tmp_dir), 0);
 	for (i = 0; i < n; i++) {
 		values_of(i, v);
-		assert_int_equal(sb_ctr_store_add(&s, v, &index), 0);
+		assert_int_equal(sb_ctr_store_add(&s, v, SB_CTR_VALUES, &index), 0);
 		assert_int_equal(index, i);
 	}
 	assert_int_equal(sb_ctr_store_finish(&s), 0);
@@ -51,7 +51,7 @@ static void test_few_calls_stay_in_memory(void **state)
 	(void)state;
 	assert_int_equal(sb_ctr_store_init(&s, "/nonexistent/scope-bpf"), 0);
 	values_of(1, v);
-	assert_int_equal(sb_ctr_store_add(&s, v, &index), 0);
+	assert_int_equal(sb_ctr_store_add(&s, v, SB_CTR_VALUES, &index), 0);
 	assert_int_equal(sb_ctr_store_finish(&s), 0);
 	assert_memory_equal(sb_ctr_store_get(&s, 0), v, sizeof(v));
 	sb_ctr_store_free(&s);
@@ -67,10 +67,33 @@ static void test_unusable_folder_is_an_error(void **state)
 	(void)state;
 	assert_int_equal(sb_ctr_store_init(&s, "/nonexistent/scope-bpf"), 0);
 	for (i = 0; i <= SB_CTR_STORE_BUF && !ret; i++)
-		ret = sb_ctr_store_add(&s, v, &index);
+		ret = sb_ctr_store_add(&s, v, SB_CTR_VALUES, &index);
 	assert_int_equal(ret, -ENOENT);
-	assert_int_equal(sb_ctr_store_add(&s, v, &index), -ENOENT);
+	assert_int_equal(sb_ctr_store_add(&s, v, SB_CTR_VALUES, &index), -ENOENT);
 	assert_int_equal(sb_ctr_store_finish(&s), -ENOENT);
+	sb_ctr_store_free(&s);
+}
+
+/* Two events counted: four values a call, in the buffer and in the file; no other width. */
+static void test_a_call_takes_only_its_values(void **state)
+{
+	int64_t v[SB_CTR_VALUES], index;
+	struct sb_ctr_store s;
+	uint64_t i, n = 2 * SB_CTR_STORE_BUF + 3;
+
+	(void)state;
+	assert_int_equal(sb_ctr_store_init(&s, tmp_dir), 0);
+	for (i = 0; i < n; i++) {
+		values_of(i, v);
+		assert_int_equal(sb_ctr_store_add(&s, v, 4, &index), 0);
+	}
+	assert_int_equal(sb_ctr_store_add(&s, v, SB_CTR_VALUES, &index), -EINVAL);
+	assert_int_equal(sb_ctr_store_finish(&s), 0);
+	assert_int_equal(s.map_len, n * 4 * sizeof(int64_t));
+	for (i = 0; i < n; i++) {
+		values_of(i, v);
+		assert_memory_equal(sb_ctr_store_get(&s, (int64_t)i), v, 4 * sizeof(*v));
+	}
 	sb_ctr_store_free(&s);
 }
 
@@ -78,6 +101,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_back_by_index),
+		cmocka_unit_test(test_a_call_takes_only_its_values),
 		cmocka_unit_test(test_few_calls_stay_in_memory),
 		cmocka_unit_test(test_unusable_folder_is_an_error),
 	};
