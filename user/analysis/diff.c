@@ -296,7 +296,8 @@ static int64_t pair_counts(const struct sb_profile *p, const struct sb_pair *q, 
 	uint64_t i;
 
 	for (i = 0; i < q->count && q->offset + i < p->n_events; i++) {
-		v = sb_event_metric(p, &p->events[q->offset + i], SB_METRIC_COUNTER + (unsigned)slot);
+		v = sb_event_metric(p, &p->events[q->offset + i],
+				    SB_METRIC_COUNTER + (unsigned)slot);
 		if (v > 0)
 			sum = add_sat(sum, v);
 	}

@@ -558,7 +558,7 @@ static int write_index(struct sb_h5w *w, const struct sb_profile *p)
 struct event_cols {
 	struct sb_h5_event_column col[SB_H5_MAX_EVENT_COLUMNS];
 	hid_t d[SB_H5_MAX_EVENT_COLUMNS];
-	unsigned slots;			/* counter slots: the counter rows' layout (model.h) */
+	unsigned slots;			/* counter slots: the counter rows' layout */
 	size_t stride;
 	int n;
 };

@@ -354,8 +354,9 @@ static void append_counters(struct sb_read_group *g, const struct sb_read_calls 
 		row = &g->counters[(g->n + i) * stride];
 		for (id = SB_N_ROW_METRICS; id < SB_N_METRICS; id++) {
 			pos = sb_counter_pos(slots, id);
-			if (pos < stride)
-				row[pos] = c->metric[id] ? c->metric[id][i] : sb_column(id)->missing;
+			if (pos >= stride)
+				continue;
+			row[pos] = c->metric[id] ? c->metric[id][i] : sb_column(id)->missing;
 		}
 	}
 }

@@ -249,7 +249,8 @@ static int64_t *counter_of(const struct sb_profile *p, size_t i, unsigned id)
 {
 	unsigned slots = sb_profile_counter_slots(p);
 
-	if (!p->counters || !(p->columns & SB_COL_METRIC(id)) || sb_counter_pos(slots, id) >= 2 * slots)
+	if (!p->counters || !(p->columns & SB_COL_METRIC(id)) ||
+	    sb_counter_pos(slots, id) >= sb_counter_stride(slots))
 		return NULL;
 	return &p->counters[i * sb_counter_stride(slots) + sb_counter_pos(slots, id)];
 }

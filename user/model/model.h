@@ -138,7 +138,7 @@ struct sb_profile {
 	unsigned columns;		/* enum sb_column bits */
 	struct sb_event *events;	/* NULL when streamed, not held */
 	size_t n_events;
-	int64_t *counters;		/* counter rows (above) when events are held and counted */
+	int64_t *counters;		/* counter rows (above): events held and counted */
 	struct sb_process *processes;
 	size_t n_processes;
 	struct sb_meta *meta;

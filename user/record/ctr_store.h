@@ -13,7 +13,7 @@
 
 #include "model/columns.h"
 
-#define SB_CTR_VALUES (2 * SB_COUNTER_SLOTS)	/* most values of a call: 8 inclusive, 8 exclusive */
+#define SB_CTR_VALUES (2 * SB_COUNTER_SLOTS)	/* most values a call has: 8 incl., 8 excl. */
 #define SB_CTR_STORE_BUF 512			/* calls buffered before a write */
 
 struct sb_ctr_store {

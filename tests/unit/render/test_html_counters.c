@@ -21,7 +21,8 @@ static void make_profile(struct sb_profile *p, const char *events)
 		      SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + 1);
 	assert_int_equal(sb_profile_alloc_counters(p), 0);
 	for (i = 0; i < p->n_events; i++) {
-		sb_event_set_metric(p, i, SB_METRIC_COUNTER, i ? 300 : 1000);	/* solve, main */
+		/* solve, main */
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER, i ? 300 : 1000);
 		sb_event_set_metric(p, i, SB_METRIC_COUNTER + 1, i ? 600 : 2000);
 		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL, i ? 300 : 700);
 		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + 1, i ? 600 : 1400);
