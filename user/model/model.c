@@ -207,6 +207,9 @@ uint32_t sb_profile_rank_count(const struct sb_profile *p)
 	return n;
 }
 
+/* What every command holding events pays per call: counters live out of line (COUNTERS.md). */
+_Static_assert(sizeof(struct sb_event) == 56, "an event row: 5 ids and times, GPU, off-CPU");
+
 void sb_event_blank(struct sb_event *e)
 {
 	unsigned id;
