@@ -200,6 +200,8 @@ static __always_inline __u64 submit_flags(void)
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+#include "counters.bpf.h"
+
 /* The thread's state, created when missing; NULL when the table is full. */
 static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid, __u64 now)
 {
@@ -218,6 +220,7 @@ static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid,
 	if (th && !th->first_ns) {
 		th->tgid = tgid;
 		th->first_ns = now;
+		ctr_thread_note(tgid, tid, 0);
 	}
 	return th;
 }
@@ -352,6 +355,8 @@ static __always_inline bool push_frame(struct sb_proc *proc, __u32 tgid, __u32 t
 	f->child_ns = 0;
 	f->offcpu_ns = 0;
 	th->depth = d + 1;
+	if (n_counters)
+		ctr_push_frame(tid, d);
 	/* Last, so the time spent above is not charged to the region. */
 	f->start = bpf_ktime_get_ns();
 	return true;
@@ -395,8 +400,14 @@ static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __
 {
 	struct sb_frame *f = &th->frames[i & (SB_MAX_DEPTH - 1)];
 	struct sb_call_event *e;
+	int counted = 0;
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (n_counters)
+		counted = ctr_pop_frame(tid, i);
+	if (n_counters)
+		e = bpf_ringbuf_reserve(&events, sizeof(struct sb_call_ctr_event), 0);
+	else
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SB_CNT_LOST_CALLS, 1);
 		return;
@@ -415,6 +426,8 @@ static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __
 	e->path_hash = f->path_hash;
 	e->parent_path = i > 0 ? th->frames[(i - 1) & (SB_MAX_DEPTH - 1)].path_hash : 0;
 	e->name_hash = f->name_hash;
+	if (n_counters)
+		ctr_fill((struct sb_call_ctr_event *)e, tid, counted);
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
@@ -863,6 +876,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		emit_thread_exit(th, tid, now);
 		bpf_map_delete_elem(&threads, &tid);
 	}
+	ctr_thread_note(tgid, tid, 1);
 	bpf_map_delete_elem(&mpi_pending, &tid);
 	if (BPF_CORE_READ(p, signal, live.counter) == 0) {
 		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));

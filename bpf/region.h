@@ -43,6 +43,7 @@ enum sb_event_type {
 	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
 	SB_EV_MPI_RANK,		/* a process learned its rank or size in MPI_COMM_WORLD */
 	SB_EV_OMP,		/* an OpenMP region kind, first use (bpf/omp.h) */
+	SB_EV_CTR_THREAD = 100,	/* counters: a thread appeared or ended (bpf/counters.bpf.h) */
 };
 
 enum sb_sync_reason {
@@ -100,6 +101,68 @@ struct sb_call_event {
 	__u64 path_hash;	/* the call's region path, as samples name it */
 	__u64 parent_path;	/* the enclosing path's hash, 0 at top level */
 	__u64 name_hash;
+};
+
+/*
+ * Counters (record -e/-g, bpf/counters.bpf.h): events per recording, each
+ * read at every region entry and exit; a thread's counters sit in perf-event
+ * array slots [slot * SB_CTR_MAX, slot * SB_CTR_MAX + SB_CTR_MAX).
+ */
+#define SB_CTR_MAX 8
+#define SB_CTR_MAX_THREADS 1024	/* threads counted at once */
+#define SB_CTR_UNKNOWN (-1LL)	/* the call began before its thread had counters */
+
+/*
+ * A reading of an event the kernel multiplexed (it ran for running of the
+ * enabled ns), scaled to the whole time: 16-bit fixed point, as the BPF side
+ * has no floating point. running >= enabled: the count as is.
+ */
+static inline __u64 sb_ctr_scale(__u64 counter, __u64 enabled, __u64 running)
+{
+	__u64 ratio;
+
+	if (running >= enabled || !running)
+		return counter;
+	ratio = (enabled << 16) / running;
+	return (counter >> 16) * ratio + (((counter & 0xffff) * ratio) >> 16);
+}
+
+/* A call's count from its entry and exit readings: scaled readings may step back, never below 0. */
+static inline __u64 sb_ctr_delta(__u64 start, __u64 end)
+{
+	return end > start ? end - start : 0;
+}
+
+/* A call's own count: its inclusive count less its direct children's, never below 0. */
+static inline __u64 sb_ctr_exclusive(__u64 inclusive, __u64 children)
+{
+	return inclusive > children ? inclusive - children : 0;
+}
+
+/* A call record when counters are on: the deltas follow the call. */
+struct sb_call_ctr_event {
+	struct sb_call_event call;
+	__s64 incl[SB_CTR_MAX];	/* the call's counts, children included; SB_CTR_UNKNOWN */
+	__s64 excl[SB_CTR_MAX];	/* the same less the direct children's inclusive counts */
+};
+
+/* Value of the ctr_threads map (key: tid): a thread's slot and its open frames' readings. */
+struct sb_ctr_thread {
+	__u32 slot;		/* set by user space when it opened the thread's events */
+	__u32 pad;
+	__u8 known[SB_MAX_DEPTH];	/* of frame d: bit k = event k was read at its entry */
+	__u64 start[SB_MAX_DEPTH][SB_CTR_MAX];
+	__u64 child[SB_MAX_DEPTH][SB_CTR_MAX];
+	__s64 last_incl[SB_CTR_MAX];	/* the last popped call's counts, for its record */
+	__s64 last_excl[SB_CTR_MAX];
+};
+
+/* SB_EV_CTR_THREAD: user space opens (or, at exit, closes) the thread's counters. */
+struct sb_ctr_thread_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
+	__u32 exited;
 };
 
 /* An end whose begin this thread's stack does not hold: attached (or forked) inside the region. */

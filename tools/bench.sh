@@ -19,6 +19,7 @@
 #   BENCH_REPORT_CALLS=10000000	calls in the generated profile that report and export read (f)
 #   BENCH_DETACH_ROUNDS=3		recordings of many_sites for the detach timing (g)
 #   BENCH_MPI_ROUNDS=5		rounds of (h), BENCH_MPI_N=10000 round trips, BENCH_MPI_M=20000 regions
+#   (i) counters reuses BENCH_TRACE_N, BENCH_TRACE_REPS and BENCH_B_ROUNDS
 
 set -u
 
@@ -360,6 +361,44 @@ if [ -n "$mpiexec" ] && [ -x "$bin/mpi_pingpong" ]; then
 	mpi_call_ns=$(calc 0 "(${pp[sb]} - ${pp[nompi]}) / (4 * $mpi_n)")
 	region_ns=$(calc 0 "(${mk[sb]} - ${mk[none]}) / $mpi_m")
 fi
+# (i) Counters (record -e): a traced region's cost with 1 and 4 software
+# counters read at every boundary, against the same recording without. The
+# three cases run back to back in rotating order each round; per event is the
+# loop thread's CPU time over the untraced loop of (b), and the median of the
+# rounds' ratios decides.
+ctr_one=task-clock
+ctr_four=task-clock,page-faults,context-switches,cpu-migrations
+echo "(i) counters: $b_rounds rounds x 3 cases x $trace_reps loops of $trace_n regions"
+declare -A hcpu hbest
+declare -a h_ratio1 h_ratio4
+for ((r = 0; r < b_rounds; r++)); do
+	case $((r % 3)) in
+	0) order="c0 c1 c4" ;;
+	1) order="c1 c4 c0" ;;
+	*) order="c4 c0 c1" ;;
+	esac
+	for c in $order; do
+		case $c in
+		c0) ev_opt=() ;;
+		c1) ev_opt=(-e "$ctr_one") ;;
+		*) ev_opt=(-e "$ctr_four") ;;
+		esac
+		out=$(runloop "$sb" record -q "${ev_opt[@]}" -o "$tmp/h.h5" -- "$bin/marker_loop" \
+			"$trace_n" "$trace_reps") || exit 1
+		hcpu[$c]=$(field cpu_ns "$out")
+		hbest[$c]=$(min "${hbest[$c]:-}" "${hcpu[$c]}")
+	done
+	h_ratio1+=("$(calc 4 "(${hcpu[c1]} - ${cpu[base]}) / (${hcpu[c0]} - ${cpu[base]})")")
+	h_ratio4+=("$(calc 4 "(${hcpu[c4]} - ${cpu[base]}) / (${hcpu[c0]} - ${cpu[base]})")")
+done
+rm -f "$tmp/h.h5"
+median_of()
+{
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+h_median1=$(median_of "${h_ratio1[@]}")
+h_median4=$(median_of "${h_ratio4[@]}")
 
 echo
 echo "Results ($(($(date +%s) - start)) s, load at the end $(loadavg); figures are relative to this run)"
@@ -453,3 +492,17 @@ if [ -n "${mpi_call_ns:-}" ]; then
 else
 	row "(h) traced MPI call" "-" "-" "skipped: no mpiexec or no mpicc"
 fi
+for c in c0 c1 c4; do
+	case $c in
+	c0) what="no counters" ;;
+	c1) what="1 counter ($ctr_one)" ;;
+	*) what="4 software counters" ;;
+	esac
+	row "(i) $what, ns/event, cpu" "$(calc 0 "(${hbest[$c]} - ${cpu[base]}) / $events")" "-" \
+		"fastest round"
+done
+row "(i) 1 counter / none, paired, cpu" "$(calc 2 "$h_median1")" "-" \
+	"median of $b_rounds rounds"
+row "(i) 4 counters / none, paired, cpu" "$(calc 2 "$h_median4")" "<= 1.30" \
+	"$(verdict "$h_median4 <= 1.30"); median of $b_rounds rounds"
+

@@ -125,13 +125,16 @@ static void call_of(const struct gen *g, size_t i, uint64_t k, uint64_t *s, size
 	*t = (uint32_t)(k % THREADS);
 }
 
-static ssize_t gen_read(struct sb_event_stream *st, struct sb_event *rows, size_t max)
+static ssize_t gen_read(struct sb_event_stream *st, struct sb_event *rows, int64_t *counters,
+			size_t max)
 {
 	struct gen *g = (struct gen *)st;
 	uint64_t count, s;
 	struct inst in;
 	size_t n = 0, p;
 	uint32_t t, r;
+
+	(void)counters;	/* the profile has no counter columns */
 
 	while (n < max && g->pair < RANKS * P) {
 		count = (uint64_t)g->n_pos[g->pair] * THREADS * g->steps;

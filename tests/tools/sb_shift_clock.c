@@ -231,12 +231,16 @@ struct held_events {
 	size_t next;
 };
 
-static ssize_t held_read(struct sb_event_stream *s, struct sb_event *rows, size_t max)
+static ssize_t held_read(struct sb_event_stream *s, struct sb_event *rows, int64_t *counters,
+			 size_t max)
 {
 	struct held_events *h = (struct held_events *)s;
 	size_t k = h->p->n_events - h->next < max ? h->p->n_events - h->next : max;
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(h->p)), i;
 
 	memcpy(rows, h->p->events + h->next, k * sizeof(*rows));
+	for (i = 0; counters && i < k * stride; i++)
+		counters[i] = h->p->counters ? h->p->counters[h->next * stride + i] : -1;
 	h->next += k;
 	return (ssize_t)k;
 }

@@ -14,14 +14,17 @@ struct sb_array_stream {
 };
 
 static inline ssize_t sb_array_read(struct sb_event_stream *base, struct sb_event *rows,
-				    size_t max)
+				    int64_t *counters, size_t max)
 {
 	struct sb_array_stream *s = (struct sb_array_stream *)base;
 	size_t n = s->p->n_events - s->next;
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(s->p)), i;
 
 	if (n > max)
 		n = max;
 	memcpy(rows, s->p->events + s->next, n * sizeof(*rows));
+	for (i = 0; counters && i < n * stride; i++)
+		counters[i] = s->p->counters ? s->p->counters[s->next * stride + i] : -1;
 	s->next += n;
 	return (ssize_t)n;
 }

@@ -70,7 +70,7 @@ static int walk(struct sbuild *b, unsigned mask, row_fn fn)
 		free(rows);
 		return r;
 	}
-	while (!r && (got = s->read(s, rows, CHUNK)) > 0) {
+	while (!r && (got = s->read(s, rows, NULL, CHUNK)) > 0) {
 		for (i = 0; i < (size_t)got && !r; i++, seen++) {
 			while (!left && pair < p->n_pairs)
 				left = p->pairs[pair++].count;

@@ -27,13 +27,15 @@ static const char *const metric_names[] = {
 	[SB_DIFF_AVG] = "avg",
 	[SB_DIFF_P95] = "p95",
 	[SB_DIFF_CALLS] = "calls",
+	[SB_DIFF_COUNTER] = "counter",
 };
 
 int sb_diff_metric_parse(const char *s, enum sb_diff_metric *m)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(metric_names) / sizeof(metric_names[0]); i++) {
+	/* An event is named by itself, never as "counter". */
+	for (i = 0; i < SB_DIFF_COUNTER; i++) {
 		if (!strcmp(s, metric_names[i])) {
 			*m = (enum sb_diff_metric)i;
 			return 0;
@@ -94,6 +96,8 @@ int64_t sb_diff_value(const struct sb_diff_side *s, enum sb_diff_metric metric)
 		return s->p95;
 	case SB_DIFF_CALLS:
 		return s->calls > INT64_MAX ? INT64_MAX : (int64_t)s->calls;
+	case SB_DIFF_COUNTER:
+		return s->counter;
 	default:
 		return s->total;
 	}
@@ -274,20 +278,38 @@ static uint64_t per_rank_u64(uint64_t v, uint32_t n)
 	return v / n + (v % n >= n - n / 2);
 }
 
-/* Calls and total as per-rank averages; avg and p95 stay per call. */
+/* Calls, total and counts as per-rank averages; avg and p95 stay per call. */
 static void average(struct sb_diff_side *s, uint32_t ranks)
 {
 	s->calls = per_rank_u64(s->calls, ranks);
+	if (s->counter != SB_DIFF_UNKNOWN)
+		s->counter = (int64_t)per_rank_u64((uint64_t)s->counter, ranks);
 	/* Durations of a corrupt file can sum below 0: divide the magnitude. */
 	s->total = s->total >= 0 ? (int64_t)per_rank_u64((uint64_t)s->total, ranks) :
 		   -(int64_t)per_rank_u64(0 - (uint64_t)s->total, ranks);
 }
 
+/* Counter slot slot's known counts of the calls of pair q. */
+static int64_t pair_counts(const struct sb_profile *p, const struct sb_pair *q, int slot)
+{
+	int64_t sum = 0, v;
+	uint64_t i;
+
+	for (i = 0; i < q->count && q->offset + i < p->n_events; i++) {
+		v = sb_event_metric(p, &p->events[q->offset + i],
+				    SB_METRIC_COUNTER + (unsigned)slot);
+		if (v > 0)
+			sum = add_sat(sum, v);
+	}
+	return sum;
+}
+
 /*
  * Every distinct region name of p with its calls, total, avg and p95 over all
- * ranks; calls and total then divided by ranks (1: summed).
+ * ranks, and the counts of counter slot slot (-1: none); calls, total and
+ * counts then divided by ranks (1: summed).
  */
-static int build_table(const struct sb_profile *p, struct table *t, uint32_t ranks)
+static int build_table(const struct sb_profile *p, struct table *t, uint32_t ranks, int slot)
 {
 	struct sb_diff_side *s;
 	size_t *entry_of, i;
@@ -307,12 +329,16 @@ static int build_table(const struct sb_profile *p, struct table *t, uint32_t ran
 		s = &t->e[entry_of[p->pairs[i].region]].side;
 		s->calls += p->pairs[i].count;
 		s->total = add_sat(s->total, p->pairs[i].stats.total);
+		if (slot >= 0 && p->events)
+			s->counter = add_sat(s->counter, pair_counts(p, &p->pairs[i], slot));
 	}
 	for (i = 0; i < t->n; i++) {
 		s = &t->e[i].side;
 		s->avg = s->calls ? s->total / (int64_t)s->calls : 0;
 		/* No calls: 0 like every other metric; otherwise unknown until the events say. */
 		s->p95 = s->calls ? SB_DIFF_UNKNOWN : 0;
+		if (slot < 0 || (!p->events && s->calls))
+			s->counter = SB_DIFF_UNKNOWN;
 	}
 	/* p95 sizes its buffer by the calls: it runs before they become averages. */
 	if (p->events)
@@ -433,19 +459,18 @@ int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb
 				   metric, max_regression);
 }
 
-int sb_diff_build_ranks(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
-			uint32_t ranks_a, uint32_t ranks_b, enum sb_diff_metric metric,
-			int64_t max_regression)
+/* d is set up (metric, gate, ranks): its rows, with counter slots slot_a and slot_b (-1 none). */
+static int build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+		 int slot_a, int slot_b)
 {
+	enum sb_diff_metric metric = d->metric;
 	struct table ta = { 0 }, tb = { 0 };
 	int r;
 
-	*d = (struct sb_diff){ .metric = metric, .max_regression = max_regression,
-			       .ranks_a = ranks_a, .ranks_b = ranks_b };
 	d->per_rank = d->ranks_a != d->ranks_b;
-	r = build_table(a, &ta, d->per_rank ? d->ranks_a : 1);
+	r = build_table(a, &ta, d->per_rank ? d->ranks_a : 1, slot_a);
 	if (!r)
-		r = build_table(b, &tb, d->per_rank ? d->ranks_b : 1);
+		r = build_table(b, &tb, d->per_rank ? d->ranks_b : 1, slot_b);
 	if (r)
 		goto out;
 	d->rows = calloc(ta.n + 1, sizeof(*d->rows));
@@ -463,6 +488,57 @@ out:
 	free(ta.e);
 	free(tb.e);
 	return r;
+}
+
+int sb_diff_build_ranks(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+			uint32_t ranks_a, uint32_t ranks_b, enum sb_diff_metric metric,
+			int64_t max_regression)
+{
+	*d = (struct sb_diff){ .metric = metric, .max_regression = max_regression,
+			       .ranks_a = ranks_a, .ranks_b = ranks_b };
+	return build(d, a, b, -1, -1);
+}
+
+/* The counter slot of event in p (metadata counter_events and its columns), -1 when none. */
+static int counter_slot(const struct sb_profile *p, const char *event, const char **events)
+{
+	const struct sb_meta *m = sb_profile_meta(p, "counter_events");
+	const char *s = m && !m->is_int && m->s ? m->s : "";
+	size_t len = strlen(event);
+	int slot;
+
+	*events = *s ? s : "none";
+	for (slot = 0; slot < SB_COUNTER_SLOTS && *s; slot++) {
+		if (!strncmp(s, event, len) && (s[len] == ',' || !s[len]))
+			return p->columns & SB_COL_METRIC(SB_METRIC_COUNTER + slot) ? slot : -1;
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		s++;
+	}
+	return -1;
+}
+
+int sb_diff_build_counter(struct sb_diff *d, const struct sb_profile *a,
+			  const struct sb_profile *b, uint32_t ranks_a, uint32_t ranks_b,
+			  const char *event, int64_t max_regression, struct sb_error *err)
+{
+	const char *events_a, *events_b;
+	int slot_a = counter_slot(a, event, &events_a), slot_b = counter_slot(b, event, &events_b);
+
+	*d = (struct sb_diff){ .metric = SB_DIFF_COUNTER, .event = event,
+			       .max_regression = max_regression, .ranks_a = ranks_a,
+			       .ranks_b = ranks_b };
+	if (slot_a < 0 || slot_b < 0)
+		return sb_fail(err, EINVAL, "--metric %s: not a metric (total, avg, p95, calls) "
+			       "nor an event %s counted (its counters: %s)", event,
+			       slot_a < 0 ? "A" : "B", slot_a < 0 ? events_a : events_b);
+	return build(d, a, b, slot_a, slot_b);
+}
+
+const char *sb_diff_label(const struct sb_diff *d)
+{
+	return d->metric == SB_DIFF_COUNTER && d->event ? d->event : sb_diff_metric_name(d->metric);
 }
 
 void sb_diff_free(struct sb_diff *d)

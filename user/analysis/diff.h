@@ -19,6 +19,7 @@ enum sb_diff_metric {
 	SB_DIFF_AVG,		/* total / calls, rounded down */
 	SB_DIFF_P95,		/* nearest-rank 95th percentile of call durations */
 	SB_DIFF_CALLS,		/* number of completed calls */
+	SB_DIFF_COUNTER,	/* an event's counts (record -e): the sum of the calls' counts */
 };
 
 /*
@@ -31,6 +32,7 @@ struct sb_diff_side {
 	int64_t total;
 	int64_t avg;
 	int64_t p95;		/* SB_DIFF_UNKNOWN when the events were not loaded */
+	int64_t counter;	/* SB_DIFF_COUNTER: the event's counts, unknown ones left out */
 };
 
 struct sb_diff_row {
@@ -45,6 +47,7 @@ struct sb_diff_row {
 
 struct sb_diff {
 	enum sb_diff_metric metric;
+	const char *event;	/* SB_DIFF_COUNTER: the event's name */
 	int64_t max_regression;	/* millionths of a percent, or SB_DIFF_NO_GATE */
 	struct sb_diff_row *rows;	/* regions in both, by |delta| descending, then name */
 	size_t n_rows;
@@ -75,7 +78,18 @@ int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb
 int sb_diff_build_ranks(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
 			uint32_t ranks_a, uint32_t ranks_b, enum sb_diff_metric metric,
 			int64_t max_regression);
+/*
+ * The same judged by event's counts (SB_DIFF_COUNTER): the sums of each
+ * region's calls' counts, children included. -EINVAL, with the profile
+ * ("A" or "B") and its events in err, when one of them did not count it.
+ */
+int sb_diff_build_counter(struct sb_diff *d, const struct sb_profile *a,
+			  const struct sb_profile *b, uint32_t ranks_a, uint32_t ranks_b,
+			  const char *event, int64_t max_regression, struct sb_error *err);
 void sb_diff_free(struct sb_diff *d);
+
+/* What d is judged by: the metric's name, or the event's. */
+const char *sb_diff_label(const struct sb_diff *d);
 
 /* The metric's value of one side. */
 int64_t sb_diff_value(const struct sb_diff_side *s, enum sb_diff_metric metric);

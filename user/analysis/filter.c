@@ -183,6 +183,7 @@ static int check_ranks(const struct sb_filter *f, const struct sb_profile *p,
 /* Move the kept pairs' events to the front, in order; drops parent ids when a region went. */
 static void keep_pairs(const struct sb_filter *f, struct sb_profile *p)
 {
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(p));
 	bool region_gone = false;
 	size_t i, k = 0, e = 0;
 
@@ -197,6 +198,9 @@ static void keep_pairs(const struct sb_filter *f, struct sb_profile *p)
 		}
 		if (p->events && pr.count)
 			memmove(&p->events[e], &p->events[pr.offset], pr.count * sizeof(*p->events));
+		if (p->counters && pr.count)
+			memmove(&p->counters[e * stride], &p->counters[pr.offset * stride],
+				pr.count * stride * sizeof(*p->counters));
 		pr.offset = e;
 		e += pr.count;
 		p->pairs[k++] = pr;

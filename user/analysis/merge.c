@@ -227,6 +227,25 @@ static void note_dropped(FILE *note, unsigned dropped)
  * is all or nothing); a sparse metric (GPU time) when any has it, the others'
  * calls reading as "no value", which that column allows.
  */
+/* The counter slots of every input that has them count the same events (metadata counter_events). */
+static bool same_counters(const struct sb_merge_input *in, size_t n)
+{
+	const struct sb_meta *first = NULL, *m;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(in[i].p.columns & SB_COL_METRIC(SB_METRIC_COUNTER)))
+			continue;
+		m = sb_profile_meta(&in[i].p, "counter_events");
+		if (!m || m->is_int || !m->s)
+			return false;
+		if (first && strcmp(first->s, m->s))
+			return false;
+		first = m;
+	}
+	return true;
+}
+
 static unsigned merge_columns(const struct sb_merge_input *in, size_t n, FILE *note)
 {
 	unsigned all = ~0u, any = 0, sparse = 0, cols;
@@ -241,6 +260,10 @@ static unsigned merge_columns(const struct sb_merge_input *in, size_t n, FILE *n
 		if (sb_column(id)->sparse)
 			sparse |= SB_COL_METRIC(id);
 	cols = n ? (all | (any & sparse)) : 0;
+	/* Slot i of inputs that counted different events is no one column. */
+	if (!same_counters(in, n))
+		for (id = SB_METRIC_COUNTER; id < SB_N_METRICS; id++)
+			cols &= ~SB_COL_METRIC(id);
 	if (note && (any & ~cols))
 		note_dropped(note, any & ~cols);
 	return cols;
@@ -367,31 +390,42 @@ struct merge_stream {
 	struct sb_error err;		/* why reading an input failed, naming it */
 };
 
-/* An input whose reader kept its events (schema 1, rows out of event order). */
-static ssize_t read_held(struct merge_stream *m, struct sb_event *rows, size_t max)
+/*
+ * An input whose reader kept its events (schema 1, rows out of event order).
+ * Its counter rows, if any, have the output's layout: inputs agree on columns.
+ */
+static ssize_t read_held(struct merge_stream *m, struct sb_event *rows, int64_t *counters,
+			 size_t max)
 {
 	const struct sb_profile *p = &m->in[m->cur].p;
 	size_t k = p->n_events - m->next < max ? p->n_events - m->next : max;
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(p)), i;
 
 	memcpy(rows, p->events + m->next, k * sizeof(*rows));
+	if (counters && p->counters)
+		memcpy(counters, p->counters + m->next * stride, k * stride * sizeof(*counters));
+	else
+		for (i = 0; counters && i < k * stride; i++)
+			counters[i] = -1;
 	m->next += k;
 	return (ssize_t)k;
 }
 
-static ssize_t read_input(struct merge_stream *m, struct sb_event *rows, size_t max)
+static ssize_t read_input(struct merge_stream *m, struct sb_event *rows, int64_t *counters,
+			  size_t max)
 {
 	struct sb_merge_input *in = &m->in[m->cur];
 	int ret;
 
 	if (in->p.events)
-		return read_held(m, rows, max);
+		return read_held(m, rows, counters, max);
 	if (!m->s) {
 		sb_h5_source_init(&m->src, in->path, &in->p);
 		ret = m->src.base.open(&m->src.base, m->mask, &m->s, &m->err);
 		if (ret)
 			return ret;
 	}
-	return m->s->read(m->s, rows, max);
+	return m->s->read(m->s, rows, counters, max);
 }
 
 static void next_input(struct merge_stream *m)
@@ -416,14 +450,15 @@ static int shift_rows(struct merge_stream *m, struct sb_event *rows, size_t k)
 	return 0;
 }
 
-static ssize_t merge_read(struct sb_event_stream *s, struct sb_event *rows, size_t max)
+static ssize_t merge_read(struct sb_event_stream *s, struct sb_event *rows, int64_t *counters,
+			  size_t max)
 {
 	struct merge_stream *m = (struct merge_stream *)s;
 	ssize_t got = 0;
 	int ret;
 
 	while (m->cur < m->n) {
-		got = read_input(m, rows, max);
+		got = read_input(m, rows, counters, max);
 		if (got < 0 && !m->err.msg[0])
 			sb_fail(&m->err, (int)-got, "%s: cannot read events: %s",
 				m->in[m->cur].path, strerror((int)-got));

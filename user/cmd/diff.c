@@ -30,7 +30,8 @@ static void usage(FILE *f)
 	      "Compare profile B with the baseline A, region by region (matched by name,\n"
 	      "summed over all ranks).\n"
 	      "\n"
-	      "  -m, --metric M           order and judge by total (default), avg, p95 or calls\n"
+	      "  -m, --metric M           order and judge by total (default), avg, p95, calls,\n"
+	      "                           or the counts of an event both recorded (record -e)\n"
 	      "      --max-regression PCT exit 1 when a region in both got slower than A by\n"
 	      "                           more than PCT percent in the metric\n"
 	      "  -f, --format FMT         text (default) or json\n"
@@ -58,9 +59,15 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		return r;
 	switch (c) {
 	case 'm':
-		if (sb_diff_metric_parse(optarg, &o->metric))
-			return sb_fail(err, EINVAL, "--metric: '%s' is not one of %s", optarg,
-				       "total, avg, p95, calls");
+		/* Anything else names an event; the profiles say whether they counted it. */
+		o->event = NULL;
+		if (sb_diff_metric_parse(optarg, &o->metric)) {
+			if (!*optarg || strchr(optarg, ','))
+				return sb_fail(err, EINVAL, "--metric: '%s' is not one of %s", optarg,
+					       "total, avg, p95, calls, or one event");
+			o->metric = SB_DIFF_COUNTER;
+			o->event = optarg;
+		}
 		return 0;
 	case OPT_MAX_REGRESSION:
 		if (sb_diff_pct_parse(optarg, &o->max_regression))
@@ -132,7 +139,7 @@ static void metric_cell(char *buf, size_t n, int64_t v, enum sb_diff_metric m)
 {
 	if (v == SB_DIFF_UNKNOWN)
 		snprintf(buf, n, "-");
-	else if (m == SB_DIFF_CALLS)
+	else if (m == SB_DIFF_CALLS || m == SB_DIFF_COUNTER)
 		snprintf(buf, n, "%" PRId64, v);
 	else
 		format_ns(buf, n, v);
@@ -278,7 +285,7 @@ static void text_regressions(FILE *f, const struct sb_diff *d)
 	size_t i;
 
 	limit_str(limit, sizeof(limit), d->max_regression);
-	fprintf(f, "\nregressions over %s%% in %s: ", limit, sb_diff_metric_name(d->metric));
+	fprintf(f, "\nregressions over %s%% in %s: ", limit, sb_diff_label(d));
 	if (!d->n_regressions) {
 		fputs("none\n", f);
 		return;
@@ -310,7 +317,7 @@ static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profil
 		fprintf(f, "ranks  A has %u, B has %u: calls and total are per-rank averages\n",
 			d->ranks_a, d->ranks_b);
 	fprintf(f, "metric %s: regions in both, largest change first\n\n",
-		sb_diff_metric_name(d->metric));
+		sb_diff_label(d));
 	if (d->n_rows)
 		text_rows(f, d);
 	else
@@ -339,6 +346,11 @@ static void json_side(FILE *f, const struct sb_diff_side *s)
 	json_i64(f, "avg_ns", s->avg);
 	fputs(", ", f);
 	json_i64(f, "p95_ns", s->p95);
+	/* --metric EVENT: the event's counts; absent for the time metrics. */
+	if (s->counter != SB_DIFF_UNKNOWN) {
+		fputs(", ", f);
+		json_i64(f, "counts", s->counter);
+	}
 	fputc('}', f);
 }
 
@@ -430,7 +442,8 @@ static void render_json(FILE *f, const struct sb_diff *d, const struct sb_profil
 	fprintf(f, ",\n \"ranks_a\": %u, \"ranks_b\": %u, \"per_rank\": %s", d->ranks_a,
 		d->ranks_b, d->per_rank ? "true" : "false");
 	fprintf(f, ",\n \"metric\": \"%s\", \"delta_unit\": \"%s\", \"max_regression_percent\": ",
-		sb_diff_metric_name(d->metric), d->metric == SB_DIFF_CALLS ? "calls" : "ns");
+		sb_diff_label(d), d->metric == SB_DIFF_CALLS ? "calls" :
+		d->metric == SB_DIFF_COUNTER ? "count" : "ns");
 	if (d->max_regression == SB_DIFF_NO_GATE) {
 		fputs("null", f);
 	} else {
@@ -483,7 +496,7 @@ static void say_regressions(const struct sb_diff *d)
 	limit_str(limit, sizeof(limit), d->max_regression);
 	fprintf(stderr, "scope-bpf diff: %zu %s slower by more than %s%% in %s:",
 		d->n_regressions, format_plural(d->n_regressions, "region", "regions"), limit,
-		sb_diff_metric_name(d->metric));
+		sb_diff_label(d));
 	for (i = 0; i < d->n_rows; i++) {
 		if (!d->rows[i].regression)
 			continue;
@@ -495,15 +508,22 @@ static void say_regressions(const struct sb_diff *d)
 static int diff_profiles(const struct diff_opts *o, const struct sb_profile *pa,
 			 const struct sb_profile *pb)
 {
+	uint32_t ranks_a = sb_report_ranks_shown(pa, -1, &o->filter);
+	uint32_t ranks_b = sb_report_ranks_shown(pb, -1, &o->filter);
+	struct sb_error err = { .msg = "" };
 	struct sb_diff d;
 	int r;
 
-	if (sb_diff_build_ranks(&d, pa, pb, sb_report_ranks_shown(pa, -1, &o->filter),
-				sb_report_ranks_shown(pb, -1, &o->filter), o->metric,
-				o->max_regression)) {
+	if (o->metric == SB_DIFF_COUNTER)
+		r = sb_diff_build_counter(&d, pa, pb, ranks_a, ranks_b, o->event, o->max_regression,
+					  &err);
+	else
+		r = sb_diff_build_ranks(&d, pa, pb, ranks_a, ranks_b, o->metric,
+					o->max_regression);
+	if (r) {
 		sb_diff_free(&d);
-		fprintf(stderr, "scope-bpf diff: %s\n", strerror(ENOMEM));
-		return 1;
+		fprintf(stderr, "scope-bpf diff: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		return r == -EINVAL ? SB_EXIT_USAGE : 1;
 	}
 	/* On stderr too: a JSON consumer or a CI log must not miss it. */
 	if (d.per_rank)

@@ -12,6 +12,7 @@
 
 struct diff_opts {
 	enum sb_diff_metric metric;
+	const char *event;	/* --metric EVENT: a counter event (SB_DIFF_COUNTER) */
 	int64_t max_regression;	/* SB_DIFF_NO_GATE or millionths of a percent */
 	const char *max_regression_arg;	/* as the user wrote it, for messages */
 	enum sb_report_format format;	/* text or json */

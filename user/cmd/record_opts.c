@@ -52,6 +52,9 @@ void record_usage(FILE *f)
 		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
 		"      --no-omp           do not time OpenMP constructs of gcc's libgomp\n"
 		"                         (parallel regions per thread, barriers: docs/OPENMP.md)\n"
+		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
+		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
+		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
 		"  -q, --quiet            no status line, no summary\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"      --list-events      the counter events this machine has (docs/COUNTERS.md)\n"
@@ -193,15 +196,45 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 	return 0;
 }
 
-void record_opts_free(struct record_opts *o)
-{
-	free(o->ranks);
-	o->ranks = NULL;
-	o->n_ranks = 0;
-}
-
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS };
+
+/* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
+static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
+{
+	int ret;
+
+	if (o->counters.n)
+		return sb_fail(err, EINVAL, "give either -e LIST or -g GROUP, not both");
+	o->group = calloc(1, sizeof(*o->group));
+	if (!o->group)
+		return sb_fail(err, ENOMEM, "-g %s: out of memory", name);
+	ret = sb_likwid_group_load(name, o->group, err);
+	if (ret) {
+		free(o->group);
+		o->group = NULL;
+		return ret;
+	}
+	if (!o->group->events.n)
+		return sb_fail(err, EINVAL, "-g %s: no event of the group is counted per thread",
+			       name);
+	o->counters = o->group->events;
+	return 0;
+}
+
+/* Before anything is recorded: an event this machine cannot count is a usage error. */
+static int check_counters(const struct record_opts *o, struct sb_error *err)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < o->counters.n; i++) {
+		ret = sb_counter_event_check(&o->counters.ev[i], err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err)
 {
@@ -223,6 +256,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "no-mpi", no_argument, NULL, 'N' },
 		{ "no-omp", no_argument, NULL, 'P' },
 		{ "mpi", optional_argument, NULL, 'I' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "group", required_argument, NULL, 'g' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -230,6 +265,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "list-groups", no_argument, NULL, OPT_LIST_GROUPS },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *group = NULL;
 	bool mpi_given = false;
 	int c, ret;
 
@@ -238,7 +274,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 	optind = 0;
 	opterr = 0;
 	/* '+': stop at the command, so its own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+:ap:o:d:qvh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:o:d:e:g:qvh", longs, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'p':
@@ -301,6 +337,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			o->mpi_all = optarg != NULL;
 			mpi_given = true;
 			break;
+		case 'e':
+			ret = sb_counter_set_parse(&o->counters, optarg, err);
+			break;
+		case 'g':
+			group = optarg;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -342,5 +384,21 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			       o->user ? "--user" : "--as-root");
 	if (o->kernel_stacks && !o->sample_hz)
 		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
-	return 0;
+	if (group) {
+		ret = load_group(o, group, err);
+		if (ret)
+			return ret;
+	}
+	return check_counters(o, err);
+}
+
+void record_opts_free(struct record_opts *o)
+{
+	free(o->ranks);
+	o->ranks = NULL;
+	o->n_ranks = 0;
+	if (o->group)
+		sb_likwid_group_free(o->group);
+	free(o->group);
+	o->group = NULL;
 }

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "counters/events.h"
+#include "counters/likwid.h"
 #include "util/error.h"
 
 #define SB_DEFAULT_SAMPLE_HZ 99	/* not 100: avoids lockstep with timer-driven work */
@@ -32,6 +34,9 @@ struct record_opts {
 	bool no_omp;		/* --no-omp: OpenMP constructs are not regions */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
+	/* -e, or -g's events: counted per thread, read at every region boundary (docs/COUNTERS.md) */
+	struct sb_counter_set counters;
+	struct sb_likwid_group *group;	/* -g: the LIKWID group loaded; record_opts_free() frees it */
 	bool quiet;
 	bool verbose;
 	bool help;
@@ -42,7 +47,7 @@ struct record_opts {
 /* 0 on success, -EINVAL with err->msg naming the option and the problem. */
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err);
 void record_usage(FILE *f);
-/* What record_parse_args allocated. */
+/* What parsing allocated (the --ranks list, the -g group); o stays parseable. */
 void record_opts_free(struct record_opts *o);
 
 #endif

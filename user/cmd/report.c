@@ -15,11 +15,12 @@
 #include "io/profile_read.h"
 #include "render/mpi_report.h"
 #include "render/report.h"
+#include "render/counters_report.h"
 #include "render/samples_report.h"
 #include "analysis/samples_report.h"
 
 /* Long-only options get values past any character. */
-enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI };
+enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -32,6 +33,7 @@ static const struct option long_opts[] = {
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "mpi", no_argument, NULL, OPT_MPI },
+	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -59,6 +61,9 @@ static void usage(FILE *f)
 	      "      --mpi           the MPI calls instead: per operation and region, per\n"
 	      "                      rank, each region's imbalance across ranks, and the\n"
 	      "                      communication matrix (CSV: the matrix alone)\n"
+	      "      --counters      the counters recorded with record -e instead: per region\n"
+	      "                      the calls' totals and own counts, IPC and miss ratios\n"
+	      "                      when their events were counted (docs/COUNTERS.md)\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "total, avg, min and max are times of the calls on each call path (--flat:\n"
@@ -146,6 +151,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case OPT_MPI:
 		o->mpi = true;
 		return 0;
+	case OPT_COUNTERS:
+		o->counters = true;
+		return 0;
 	case OPT_TOP:
 		if (parse_top(optarg, &o->top))
 			return sb_fail(err, EINVAL, "--top: '%s' is not a count from 1", optarg);
@@ -178,6 +186,9 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 	if (o->mpi && (o->html || o->samples))
 		return sb_fail(err, EINVAL, "--mpi: not available with %s",
 			       o->html ? "--html (the page has the matrix)" : "--samples");
+	if (o->counters && (o->html || o->samples || o->mpi))
+		return sb_fail(err, EINVAL, "--counters: not available with %s",
+			       o->html ? "--html" : o->samples ? "--samples" : "--mpi");
 	if (o->mpi && o->rank >= 0)
 		return sb_fail(err, EINVAL, "--rank: --mpi takes its ranks from --ranks LIST");
 	if (o->rank >= 0 && o->filter.ranks)
@@ -303,7 +314,7 @@ static int report_lean(const struct report_opts *o)
 	int r;
 
 	/* A filter needs the events in memory: it moves and drops them. */
-	if (o->samples || o->html || o->mpi || sb_filter_active(&o->filter) ||
+	if (o->samples || o->html || o->mpi || o->counters || sb_filter_active(&o->filter) ||
 	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
 	if (fmt == SB_FMT_SPT) {
@@ -358,6 +369,31 @@ static int report_mpi(const struct report_opts *o, const struct sb_profile *p)
 	return sb_output_close(&out, r, "report");
 }
 
+/* The counters of p per region to o->output or stdout; the exit status. */
+static int report_counters(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_counter_report c;
+	struct sb_output out;
+	int r;
+
+	r = sb_counter_report_build(&c, p, o->rank, &err);
+	if (r) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path,
+			err.msg[0] ? err.msg : strerror(-r));
+		sb_counter_report_free(&c);
+		return r == -EINVAL ? SB_EXIT_USAGE : 1;
+	}
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		sb_counter_report_free(&c);
+		return 1;
+	}
+	r = sb_counter_report_render(out.f, p, &c, o);
+	sb_counter_report_free(&c);
+	return sb_output_close(&out, r, "report");
+}
+
 /* Read the profile whole, filter it and report it; the exit status. */
 static int report_whole(const struct report_opts *o)
 {
@@ -371,6 +407,8 @@ static int report_whole(const struct report_opts *o)
 		r = sb_filter_profile("report", o->path, &o->filter, &p);
 	if (!r && o->mpi)
 		r = report_mpi(o, &p);
+	else if (!r && o->counters)
+		r = report_counters(o, &p);
 	else if (!r)
 		r = o->samples ? write_report(o, &p, NULL) : report_profile(o, &p);
 	sb_profile_free(&p);

@@ -401,7 +401,7 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 	}
 	for (k = 0; k < c->n_metrics; k++) {
 		id = c->metrics[k].id;
-		v = e->metric[id];
+		v = sb_event_metric(c->p, e, id);
 		if (v < 0 && sb_column(id)->sparse)
 			continue;
 		sb_out_str(&c->o, sep);

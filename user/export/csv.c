@@ -48,13 +48,16 @@ static char *csv_field(const char *s)
 	return buf;
 }
 
-static void put_header(struct sb_out *o)
+static void put_header(struct sb_out *o, const struct sb_profile *p)
 {
-	unsigned k;
+	unsigned k, id;
 
 	sb_out_str(o, header_ids);
 	for (k = 0; k < SB_N_METRICS; k++) {
-		sb_out_str(o, sb_column(sb_column_export_id(k))->short_name);
+		id = sb_column_export_id(k);
+		if (!sb_export_lists_metric(p, id))
+			continue;
+		sb_out_str(o, sb_column(id)->short_name);
 		sb_out_char(o, ',');
 	}
 	sb_out_str(o, header_summary);
@@ -67,7 +70,7 @@ static int64_t metric_total(const struct sb_profile *p, const struct sb_pair *q,
 	uint64_t i;
 
 	for (i = 0; i < q->count; i++) {
-		v = p->events[q->offset + i].metric[id];
+		v = sb_event_metric(p, &p->events[q->offset + i], id);
 		if (v > 0)
 			sum += v;
 	}
@@ -88,6 +91,8 @@ static void put_region(struct csv *c, const struct sb_pair *q)
 	sb_out_str(o, ",,,,,");
 	for (k = 0; k < SB_N_METRICS; k++) {
 		id = sb_column_export_id(k);
+		if (!sb_export_lists_metric(c->p, id))
+			continue;
 		put_opt(o, cols & SB_COL_METRIC(id),
 			cols & SB_COL_METRIC(id) ? metric_total(c->p, q, id) : 0);
 	}
@@ -125,7 +130,9 @@ static void put_call(struct csv *c, const struct sb_pair *q, const struct sb_eve
 	put_opt(o, cols & SB_COL_PARENT_ID, e->parent_id);
 	for (k = 0; k < SB_N_METRICS; k++) {
 		id = sb_column_export_id(k);
-		put_opt(o, sb_export_shows_metric(c->p, id, e), e->metric[id]);
+		if (!sb_export_lists_metric(c->p, id))
+			continue;
+		put_opt(o, sb_export_shows_metric(c->p, id, e), sb_event_metric(c->p, e, id));
 	}
 	/* calls .. source_line summarize regions. */
 	sb_out_str(o, ",,,,,,,,\n");
@@ -174,7 +181,7 @@ int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err)
 	r = csv_init(&c);
 	if (!r) {
 		sb_out_init(&c.o, f);
-		put_header(&c.o);
+		put_header(&c.o, c.p);
 		for (i = 0; i < p->n_pairs; i++)
 			put_region(&c, &p->pairs[i]);
 		for (i = 0; i < p->n_pairs; i++)

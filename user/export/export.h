@@ -73,14 +73,21 @@ static inline int64_t sb_event_thread(const struct sb_profile *p, const struct s
 	return p->columns & SB_COL_THREAD ? e->thread : 0;
 }
 
+/* Whether a table with a fixed header (CSV) has a field for metric column id. */
+static inline bool sb_export_lists_metric(const struct sb_profile *p, unsigned id)
+{
+	return !sb_column(id)->listed_when_recorded || (p->columns & SB_COL_METRIC(id));
+}
+
 /*
- * Whether exports show metric column id for event e: the profile has the
- * column and, for a sparse one, the call has a value.
+ * Whether exports show metric column id for event e (in p->events): the
+ * profile has the column and, for a sparse one, the call has a value.
  */
 static inline bool sb_export_shows_metric(const struct sb_profile *p, unsigned id,
 					  const struct sb_event *e)
 {
-	return (p->columns & SB_COL_METRIC(id)) && (!sb_column(id)->sparse || e->metric[id] >= 0);
+	return (p->columns & SB_COL_METRIC(id)) && (!sb_column(id)->sparse ||
+						  sb_event_metric(p, e, id) >= 0);
 }
 
 #define SB_WALK_ALL INT64_MIN	/* walk every thread of the rank */

@@ -33,6 +33,23 @@ static void put_list(struct sb_out *o, const struct sb_profile *p, const struct 
 	sb_out_char(o, ']');
 }
 
+/* ,"key":[v,v,...] over the pair's calls: metric column id. */
+static void put_metric_list(struct sb_out *o, const struct sb_profile *p, const struct sb_pair *q,
+			    unsigned id)
+{
+	uint64_t i;
+
+	sb_out_str(o, ",\"");
+	sb_out_str(o, sb_column(id)->json_name);
+	sb_out_str(o, "\":[");
+	for (i = 0; i < q->count; i++) {
+		if (i)
+			sb_out_char(o, ',');
+		sb_out_i64(o, sb_event_metric(p, &p->events[q->offset + i], id));
+	}
+	sb_out_char(o, ']');
+}
+
 static int put_tags(struct sb_out *o, const char *json)
 {
 	char **tags;
@@ -97,8 +114,7 @@ static int put_region(struct sb_out *o, const struct sb_profile *p, const struct
 			put_list(o, p, q, optional[i].key, optional[i].off);
 	for (id = 0; id < SB_N_METRICS; id++)
 		if (p->columns & SB_COL_METRIC(id))
-			put_list(o, p, q, sb_column(id)->json_name,
-				 offsetof(struct sb_event, metric) + id * sizeof(int64_t));
+			put_metric_list(o, p, q, id);
 	if (q->exclusive_total >= 0) {
 		sb_out_str(o, ",\"exclusive_total_ns\":");
 		sb_out_i64(o, q->exclusive_total);

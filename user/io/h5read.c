@@ -688,6 +688,34 @@ static int check_event_cols(struct h5r *r, uint64_t n)
 	return 0;
 }
 
+/* The counter columns into counter rows (model.h), when the file has any. */
+static int read_counters(struct h5r *r, uint64_t n)
+{
+	const struct sb_h5_event_column *ec;
+	struct sb_profile *p = r->p;
+	unsigned slots = sb_profile_counter_slots(p), pos;
+	size_t stride = sb_counter_stride(slots);
+	char what[64];
+	int k, ret = 0;
+
+	if (!slots)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*p->counters) / stride || sb_profile_alloc_counters(p))
+		return nomem(r);
+	for (k = 0; k < r->n_cols && ret >= 0; k++) {
+		ec = &r->cols[k];
+		if (ec->counter_id < 0 || !(p->columns & ec->bit))
+			continue;
+		pos = sb_counter_pos(slots, (unsigned)ec->counter_id);
+		if (pos >= stride)
+			continue;
+		snprintf(what, sizeof(what), "/events/%s", ec->name);
+		ret = load_ints(r, what, true, n, H5T_NATIVE_INT64, p->counters,
+				stride * sizeof(*p->counters), pos * sizeof(*p->counters));
+	}
+	return ret < 0 ? ret : 0;
+}
+
 static int read_events(struct h5r *r)
 {
 	const struct sb_h5_event_column *ec;
@@ -731,12 +759,17 @@ static int read_events(struct h5r *r)
 		if (!ec->bit)
 			continue;
 		snprintf(what, sizeof(what), "/events/%s", ec->name);
+		if (ec->counter_id >= 0) {
+			if (exists(r->file, what))
+				p->columns |= ec->bit;
+			continue;
+		}
 		ret = load_ints(r, what, false, n, H5T_NATIVE_INT64, p->events, sizeof(*p->events),
 				ec->offset);
 		if (ret > 0)
 			p->columns |= ec->bit;
 	}
-	return ret < 0 ? ret : 0;
+	return ret < 0 ? ret : read_counters(r, n);
 }
 
 static int read_columnar(struct h5r *r)
@@ -1467,39 +1500,56 @@ static int decode_rows(struct h5_events *e, struct sb_event *rows, size_t n)
 	return 0;
 }
 
-static int read_rows(struct h5_events *e, int k, struct sb_event *rows, size_t n)
+/* Column k of the next n events, into rows or, a counter column, into counter rows. */
+static int read_rows(struct h5_events *e, int k, struct sb_event *rows, int64_t *counters,
+		     size_t n)
 {
+	const struct sb_h5_event_column *ec = &e->r->cols[k];
+	unsigned slots = sb_profile_counter_slots(e->r->p);
 	hsize_t start = e->next, count = n;
+	void *buf = rows;
 	hid_t ms, fs;
 	herr_t rc = -1;
-	char buf[64];
+	char buf_name[64];
 
-	ms = sb_h5_field_space(n, sizeof(*rows), e->r->cols[k].offset, sizeof(int64_t));
+	if (ec->counter_id < 0) {
+		ms = sb_h5_field_space(n, sizeof(*rows), ec->offset, sizeof(int64_t));
+	} else {
+		ms = sb_h5_field_space(n, sb_counter_stride(slots) * sizeof(*counters),
+				       sb_counter_pos(slots, (unsigned)ec->counter_id) *
+				       sizeof(*counters), sizeof(*counters));
+		buf = counters;
+	}
 	fs = H5Dget_space(e->d[k]);
 	if (ms >= 0 && fs >= 0 &&
 	    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
-		rc = H5Dread(e->d[k], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, rows);
+		rc = H5Dread(e->d[k], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf);
 	if (ms >= 0)
 		H5Sclose(ms);
 	if (fs >= 0)
 		H5Sclose(fs);
 	if (rc < 0)
-		return corrupt(e->r, "cannot read %s", event_col_name(e->r, k, buf, sizeof(buf)));
+		return corrupt(e->r, "cannot read %s",
+			       event_col_name(e->r, k, buf_name, sizeof(buf_name)));
 	return 0;
 }
 
-static ssize_t events_read(struct sb_event_stream *s, struct sb_event *rows, size_t max)
+static ssize_t events_read(struct sb_event_stream *s, struct sb_event *rows, int64_t *counters,
+			   size_t max)
 {
 	struct h5_events *e = (struct h5_events *)s;
 	uint64_t left = e->r->p->n_events - e->next;
 	size_t n = left < max ? (size_t)left : max, i;
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(e->r->p));
 	int k, ret = 0;
 
 	for (i = 0; i < n; i++)
 		rows[i] = e->r->blank;
+	for (i = 0; counters && i < n * stride; i++)
+		counters[i] = -1;
 	for (k = 0; k < e->r->n_cols && !ret && n; k++)
-		if (e->d[k] >= 0)
-			ret = read_rows(e, k, rows, n);
+		if (e->d[k] >= 0 && (e->r->cols[k].counter_id < 0 || counters))
+			ret = read_rows(e, k, rows, counters, n);
 	if (!ret && e->r->schema == 3 && (e->mask & SB_COL_TIMES))
 		ret = decode_rows(e, rows, n);
 	if (ret)
@@ -1555,7 +1605,7 @@ static int check_streamed(struct h5r *r)
 		free(rows);
 		return ret;
 	}
-	while (!ret && (got = events_read(&e.base, rows, EVENT_CHUNK)) > 0) {
+	while (!ret && (got = events_read(&e.base, rows, NULL, EVENT_CHUNK)) > 0) {
 		for (i = 0; i < (size_t)got && !ret; i++, idx++) {
 			while (!left && row < p->n_pairs) {
 				left = p->pairs[row].count;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/h5counters.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
 #include "util/utf8.h"
@@ -16,16 +17,16 @@
 /* Rows per event write: bounds memory however long the trace is. */
 #define EVENT_CHUNK 65536
 
-_Static_assert(sizeof(struct sb_event) == (SB_H5_N_ID_COLUMNS + SB_N_METRICS) * sizeof(int64_t),
+_Static_assert(sizeof(struct sb_event) == (SB_H5_N_ID_COLUMNS + SB_N_ROW_METRICS) * sizeof(int64_t),
 	       "sb_event: packed int64 columns");
 _Static_assert(sizeof(struct sb_h5_stats) == 11 * 8, "sb_h5_stats must be packed");
 
 static const struct sb_h5_event_column id_columns[SB_H5_N_ID_COLUMNS] = {
-	{ "start_times", 0, offsetof(struct sb_event, start) },
-	{ "end_times", 0, offsetof(struct sb_event, end) },
-	{ "thread_ids", SB_COL_THREAD, offsetof(struct sb_event, thread) },
-	{ "call_ids", SB_COL_CALL_ID, offsetof(struct sb_event, call_id) },
-	{ "parent_ids", SB_COL_PARENT_ID, offsetof(struct sb_event, parent_id) },
+	{ "start_times", 0, offsetof(struct sb_event, start), -1 },
+	{ "end_times", 0, offsetof(struct sb_event, end), -1 },
+	{ "thread_ids", SB_COL_THREAD, offsetof(struct sb_event, thread), -1 },
+	{ "call_ids", SB_COL_CALL_ID, offsetof(struct sb_event, call_id), -1 },
+	{ "parent_ids", SB_COL_PARENT_ID, offsetof(struct sb_event, parent_id), -1 },
 };
 
 int sb_h5_event_columns(struct sb_h5_event_column *cols)
@@ -34,10 +35,13 @@ int sb_h5_event_columns(struct sb_h5_event_column *cols)
 
 	memcpy(cols, id_columns, sizeof(id_columns));
 	for (id = 0; id < SB_N_METRICS; id++)
-		cols[SB_H5_N_ID_COLUMNS + id] = (struct sb_h5_event_column){
-			sb_column(id)->name, SB_COL_METRIC(id),
-			offsetof(struct sb_event, metric) + id * sizeof(int64_t)
-		};
+		cols[SB_H5_N_ID_COLUMNS + id] = id < SB_N_ROW_METRICS ?
+			(struct sb_h5_event_column){
+				sb_column(id)->name, SB_COL_METRIC(id),
+				offsetof(struct sb_event, metric) + id * sizeof(int64_t), -1
+			} :
+			(struct sb_h5_event_column){ sb_column(id)->name, SB_COL_METRIC(id), 0,
+						     (int)id };
 	return SB_H5_N_ID_COLUMNS + SB_N_METRICS;
 }
 
@@ -554,16 +558,19 @@ static int write_index(struct sb_h5w *w, const struct sb_profile *p)
 struct event_cols {
 	struct sb_h5_event_column col[SB_H5_MAX_EVENT_COLUMNS];
 	hid_t d[SB_H5_MAX_EVENT_COLUMNS];
+	unsigned slots;			/* counter slots: the counter rows' layout */
+	size_t stride;
 	int n;
 };
 
 /* Rows [first, first + n) of every open event column from one chunk of the stream. */
 static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const struct sb_event *rows,
-		       uint64_t first, size_t n)
+		       const int64_t *counters, uint64_t first, size_t n)
 {
 	const struct sb_h5_event_column *c;
 	const hid_t *d = ec->d;
 	hsize_t start = first, count = n;
+	const void *buf;
 	hid_t ms, fs;
 	herr_t rc;
 	int i;
@@ -572,12 +579,20 @@ static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const stru
 		if (d[i] < 0)
 			continue;
 		c = &ec->col[i];
-		ms = sb_h5_field_space(n, sizeof(*rows), c->offset, sizeof(int64_t));
+		if (c->counter_id < 0) {
+			ms = sb_h5_field_space(n, sizeof(*rows), c->offset, sizeof(int64_t));
+			buf = rows;
+		} else {
+			ms = sb_h5_field_space(n, ec->stride * sizeof(*counters),
+					       sb_counter_pos(ec->slots, (unsigned)c->counter_id) *
+					       sizeof(*counters), sizeof(*counters));
+			buf = counters;
+		}
 		fs = H5Dget_space(d[i]);
 		rc = -1;
 		if (ms >= 0 && fs >= 0 &&
 		    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
-			rc = H5Dwrite(d[i], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, rows);
+			rc = H5Dwrite(d[i], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf);
 		if (ms >= 0)
 			H5Sclose(ms);
 		if (fs >= 0)
@@ -591,9 +606,10 @@ static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const stru
 
 /* Pull exactly p->n_events rows from the stream, one bounded chunk at a time. */
 static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
-			 const struct event_cols *d)
+			 const struct event_cols *d, struct sb_counter_totals *totals)
 {
 	struct sb_event *rows;
+	int64_t *counters = NULL;
 	uint64_t done = 0;
 	size_t want;
 	ssize_t got;
@@ -603,11 +619,16 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 		return p->n_events ? sb_fail(w->err, EINVAL, "%s: no event stream for %zu events",
 					     w->path, p->n_events) : 0;
 	rows = malloc(EVENT_CHUNK * sizeof(*rows));
-	if (!rows)
+	if (d->stride)
+		counters = malloc(EVENT_CHUNK * d->stride * sizeof(*counters));
+	if (!rows || (d->stride && !counters)) {
+		free(rows);
+		free(counters);
 		return nomem(w);
+	}
 	while (done < p->n_events && !ret) {
 		want = p->n_events - done < EVENT_CHUNK ? p->n_events - done : EVENT_CHUNK;
-		got = s->read(s, rows, want);
+		got = s->read(s, rows, counters, want);
 		if (got < 0)
 			ret = sb_fail(w->err, (int)got, "%s: cannot read events: %s", w->path,
 				      strerror((int)-got));
@@ -616,12 +637,14 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 				      w->path, (unsigned long long)(done + (got > 0 ? got : 0)),
 				      p->n_events);
 		else
-			ret = write_chunk(w, d, rows, done, (size_t)got);
+			ret = write_chunk(w, d, rows, counters, done, (size_t)got);
+		if (!ret && sb_counter_totals_add(totals, p, rows, counters, (size_t)got))
+			ret = nomem(w);
 		done += got > 0 ? (uint64_t)got : 0;
 	}
 	/* More rows than announced means the index does not describe them: refuse. */
 	if (!ret) {
-		got = s->read(s, rows, 1);
+		got = s->read(s, rows, counters, 1);
 		if (got > 0)
 			ret = sb_fail(w->err, EIO,
 				      "%s: event stream delivered more than %zu events", w->path,
@@ -631,17 +654,26 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 				      strerror((int)-got));
 	}
 	free(rows);
+	free(counters);
 	return ret;
 }
 
+/* The events, and the counter totals per region summed from them on the way. */
 static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s)
 {
+	struct sb_counter_totals totals;
 	struct event_cols ec;
 	hid_t *d = ec.d;
 	char name[64];
 	int i, ret = 0;
 
+	if (sb_counter_totals_init(&totals, p)) {
+		sb_counter_totals_free(&totals);
+		return nomem(w);
+	}
 	ec.n = sb_h5_event_columns(ec.col);
+	ec.slots = sb_profile_counter_slots(p);
+	ec.stride = sb_counter_stride(ec.slots);
 	for (i = 0; i < ec.n; i++)
 		d[i] = H5I_INVALID_HID;
 	ret = make_group(w, "events");
@@ -649,16 +681,25 @@ static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_
 		/* Columns not recorded are left out, never filled with placeholders. */
 		if (ec.col[i].bit && !(p->columns & ec.col[i].bit))
 			continue;
+		/* An exclusive counter column without its inclusive one has no place in a row. */
+		if (ec.col[i].counter_id >= 0 &&
+		    sb_counter_pos(ec.slots, (unsigned)ec.col[i].counter_id) >= ec.stride)
+			continue;
 		snprintf(name, sizeof(name), "events/%s", ec.col[i].name);
 		d[i] = create_column(w, name, H5T_STD_I64LE, p->n_events);
 		if (d[i] < 0)
 			ret = h5fail(w, name);
 	}
 	if (!ret)
-		ret = stream_events(w, p, s, &ec);
+		ret = stream_events(w, p, s, &ec, &totals);
 	for (i = 0; i < ec.n; i++)
 		if (d[i] >= 0 && H5Dclose(d[i]) < 0 && !ret)
 			ret = h5fail(w, ec.col[i].name);
+	if (!ret)
+		ret = sb_h5_write_perf_events(w->file, w->path, p, &totals, w->err);
+	if (!ret)
+		ret = sb_h5_write_likwid(w->file, w->path, p, &totals, w->err);
+	sb_counter_totals_free(&totals);
 	return ret;
 }
 

@@ -33,6 +33,7 @@ struct sb_h5_event_column {
 	const char *name;
 	unsigned bit;
 	size_t offset;		/* of the int64_t field in struct sb_event */
+	int counter_id;		/* counter column: its id (values in counter rows); else -1 */
 };
 
 /* start, end, thread, call and parent ids; then the metric columns. */

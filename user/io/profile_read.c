@@ -159,6 +159,7 @@ struct sb_read_group {
 	uint32_t rank;
 	uint32_t region;
 	struct sb_event *calls;	/* NULL when lean */
+	int64_t *counters;	/* their counter rows (model.h), when the file has counters */
 	uint64_t n;
 	uint64_t cap;
 	struct sb_stats stats;	/* lean: summed as calls are added */
@@ -205,8 +206,10 @@ void sb_read_build_free(struct sb_read_build *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->n_groups; i++)
+	for (i = 0; i < b->n_groups; i++) {
 		free(b->groups[i].calls);
+		free(b->groups[i].counters);
+	}
 	free(b->groups);
 	sb_hashmap_free(&b->names);
 	sb_hashmap_free(&b->index);
@@ -313,33 +316,70 @@ static int64_t column(const int64_t *v, uint64_t i)
 	return v ? v[i] : -1;
 }
 
-static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c)
+/* Room for n calls in g, and their counter rows of stride values. */
+static int reserve_calls(struct sb_read_group *g, uint64_t n, size_t stride)
 {
-	int64_t blank[SB_N_METRICS];
+	uint64_t cap = g->cap ? g->cap : 16;
+	int64_t *ctr;
+	void *q;
+
+	if (n <= g->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	q = realloc(g->calls, cap * sizeof(*g->calls));
+	if (!q)
+		return -ENOMEM;
+	g->calls = q;
+	if (stride) {
+		ctr = realloc(g->counters, cap * stride * sizeof(*ctr));
+		if (!ctr)
+			return -ENOMEM;
+		g->counters = ctr;
+	}
+	g->cap = cap;
+	return 0;
+}
+
+/* The calls' counter rows (model.h) from the file's counter columns. */
+static void append_counters(struct sb_read_group *g, const struct sb_read_calls *c,
+			    unsigned slots)
+{
+	size_t stride = sb_counter_stride(slots);
+	int64_t *row;
+	unsigned id, pos;
+	uint64_t i;
+
+	for (i = 0; i < c->n; i++) {
+		row = &g->counters[(g->n + i) * stride];
+		for (id = SB_N_ROW_METRICS; id < SB_N_METRICS; id++) {
+			pos = sb_counter_pos(slots, id);
+			if (pos >= stride)
+				continue;
+			row[pos] = c->metric[id] ? c->metric[id][i] : sb_column(id)->missing;
+		}
+	}
+}
+
+static int append_calls(struct sb_read_group *g, const struct sb_read_calls *c, unsigned slots)
+{
 	struct sb_event *q;
-	uint64_t cap, i;
+	uint64_t i;
 	unsigned id;
 
-	if (g->n + c->n > g->cap) {
-		cap = g->cap ? g->cap : 16;
-		while (cap < g->n + c->n)
-			cap *= 2;
-		q = realloc(g->calls, cap * sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		g->calls = q;
-		g->cap = cap;
-	}
-	sb_metrics_blank(blank);
+	if (reserve_calls(g, g->n + c->n, sb_counter_stride(slots)))
+		return -ENOMEM;
 	for (i = 0; i < c->n; i++) {
 		q = &g->calls[g->n + i];
 		*q = (struct sb_event){ .start = c->starts[i], .end = c->ends[i],
 					.thread = column(c->threads, i),
 					.call_id = column(c->call_ids, i),
 					.parent_id = column(c->parent_ids, i) };
-		for (id = 0; id < SB_N_METRICS; id++)
-			q->metric[id] = c->metric[id] ? c->metric[id][i] : blank[id];
+		for (id = 0; id < SB_N_ROW_METRICS; id++)
+			q->metric[id] = c->metric[id] ? c->metric[id][i] : sb_column(id)->missing;
 	}
+	if (slots)
+		append_counters(g, c, slots);
 	g->n += c->n;
 	return 0;
 }
@@ -375,6 +415,16 @@ static unsigned columns_of(const struct sb_read_calls *c)
 	return cols;
 }
 
+/* How many counter slots c lists (its leading inclusive counter columns). */
+static unsigned counter_slots(const struct sb_read_calls *c)
+{
+	unsigned n = 0;
+
+	while (n < SB_COUNTER_SLOTS && c->metric[SB_METRIC_COUNTER + n])
+		n++;
+	return n;
+}
+
 int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, char *why,
 		      size_t len)
 {
@@ -392,8 +442,9 @@ int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, ch
 	if (c->n > SB_READ_MAX_EVENTS - b->n_events)
 		return sb_bad(why, len, "more than %llu calls", SB_READ_MAX_EVENTS);
 	/* Held twice at the peak: as listed, then laid out. Refused before, not after, paging. */
-	if (!b->lean && sb_read_check_fits(b->n_events + c->n, 2 * sizeof(struct sb_event), "calls",
-					   why, len))
+	if (!b->lean && sb_read_check_fits(b->n_events + c->n, 2 * (sizeof(struct sb_event) +
+					   sb_counter_stride(counter_slots(c)) * sizeof(int64_t)),
+					   "calls", why, len))
 		return -EINVAL;
 	/* Everything later computes durations and sums them: both must be computable. */
 	for (i = 0; i < c->n; i++) {
@@ -421,16 +472,18 @@ int sb_read_build_add(struct sb_read_build *b, const struct sb_read_calls *c, ch
 	if (b->lean) {
 		if (count_calls(g, c, why, len))
 			return -EINVAL;
-	} else if (append_calls(g, c)) {
+	} else if (append_calls(g, c, sb_profile_counter_slots(b->p))) {
 		return -ENOMEM;
 	}
 	b->n_events += c->n;
 	return 0;
 }
 
-static int cmp_call(const void *a, const void *b)
+/* Indexes into a group's calls (the argument), by the calls' start. */
+static int cmp_call(const void *a, const void *b, void *arg)
 {
-	const struct sb_event *x = a, *y = b;
+	const struct sb_event *calls = arg;
+	const struct sb_event *x = &calls[*(const uint64_t *)a], *y = &calls[*(const uint64_t *)b];
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -443,26 +496,42 @@ static int lay_out(struct sb_read_build *b, struct sb_read_group *g, char *why, 
 {
 	struct sb_profile *p = b->p;
 	struct sb_pair *q = &p->pairs[p->n_pairs];
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(p));
 	char name[SB_READ_PRINTABLE];
+	const struct sb_event *e;
 	int64_t total = 0;
-	uint64_t k;
+	uint64_t k, *order;
 
-	qsort(g->calls, g->n, sizeof(*g->calls), cmp_call);
+	/* Sorted through indexes: a call's counter row moves with it. */
+	order = malloc((g->n ? g->n : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (k = 0; k < g->n; k++)
+		order[k] = k;
+	qsort_r(order, g->n, sizeof(*order), cmp_call, g->calls);
 	*q = (struct sb_pair){ g->region, g->rank, p->n_events, g->n, -1, { 0 } };
 	sb_stats_init(&q->stats);
 	for (k = 0; k < g->n; k++) {
-		if (__builtin_add_overflow(total, g->calls[k].end - g->calls[k].start, &total))
+		e = &g->calls[order[k]];
+		if (__builtin_add_overflow(total, e->end - e->start, &total)) {
+			free(order);
 			return sb_bad(why, len, "region '%s' on rank %u: total time overflows",
 				      sb_read_printable(p->regions[g->region].name, name,
 							sizeof(name)), g->rank);
-		p->events[p->n_events++] = g->calls[k];
-		sb_stats_add(&q->stats, g->calls[k].start, g->calls[k].end,
-			     g->calls[k].metric[SB_METRIC_GPU]);
+		}
+		if (stride)
+			memcpy(&p->counters[p->n_events * stride], &g->counters[order[k] * stride],
+			       stride * sizeof(*p->counters));
+		p->events[p->n_events++] = *e;
+		sb_stats_add(&q->stats, e->start, e->end, e->metric[SB_METRIC_GPU]);
 	}
+	free(order);
 	p->n_pairs++;
 	/* The group is in the model now: give its memory back before the next one. */
 	free(g->calls);
+	free(g->counters);
 	g->calls = NULL;
+	g->counters = NULL;
 	return 0;
 }
 
@@ -493,6 +562,9 @@ int sb_read_build_finish(struct sb_read_build *b, char *why, size_t len)
 	if (!b->lean)
 		p->events = malloc((b->n_events ? b->n_events : 1) * sizeof(*p->events));
 	if ((!b->lean && !p->events) || !p->pairs)
+		return -ENOMEM;
+	p->n_events = b->n_events;
+	if (!b->lean && sb_profile_counter_slots(p) && sb_profile_alloc_counters(p))
 		return -ENOMEM;
 	p->n_events = 0;
 	p->n_pairs = 0;

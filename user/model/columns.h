@@ -10,11 +10,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Column ids: the index of each in the events' metric arrays, and file order. */
+/* Counter columns per kind: counters/events.h's SB_MAX_COUNTERS (checked there). */
+#define SB_COUNTER_SLOTS 8
+
+/* Column ids, in file order. */
 enum sb_metric {
 	SB_METRIC_GPU,		/* GPU time of the call */
 	SB_METRIC_OFFCPU,	/* time the call's thread was off-CPU inside it, children included */
-	SB_N_METRICS,
+	/*
+	 * Counter slots (record -e/-g): slot i counts the recording's i-th event
+	 * (metadata counter_events), inclusive of the call's children, then the
+	 * same slots exclusive of them. -1 = unknown (the thread had no counter).
+	 */
+	SB_METRIC_COUNTER,
+	SB_METRIC_COUNTER_EXCL = SB_METRIC_COUNTER + SB_COUNTER_SLOTS,
+	SB_N_METRICS = SB_METRIC_COUNTER_EXCL + SB_COUNTER_SLOTS,
+	/*
+	 * Ids below this one are kept in each event row (struct sb_event);
+	 * counter columns out of line, only when recorded (model.h).
+	 */
+	SB_N_ROW_METRICS = SB_METRIC_COUNTER,
 };
 
 /* The bit of a metric column in sb_profile.columns (after the id columns, before SB_COL_TIMES). */
@@ -35,6 +50,11 @@ struct sb_column_def {
 	 * show only values >= 0. Otherwise every call has one, shown as is.
 	 */
 	bool sparse;
+	/*
+	 * Tables with a fixed header (CSV) list the column only when the
+	 * profile has it: what it counts is the recording's (counter slots).
+	 */
+	bool listed_when_recorded;
 };
 
 /* The registration of column id < SB_N_METRICS. */

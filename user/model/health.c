@@ -10,7 +10,7 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-/* The recorder's sources write these (record/sources/regions.c, stacks.c, mpi_calls.c); files from other tools have none. */
+/* The recorder's sources write these (record/sources/regions.c, stacks.c, mpi_calls.c, counters.c); files from other tools have none. */
 const struct sb_health_key sb_health_keys[] = {
 	{ "lost_events", "events were lost", "lost",
 	  "the ring buffer was full (calls came faster than the recorder read them); "
@@ -41,6 +41,9 @@ const struct sb_health_key sb_health_keys[] = {
 	  "MPI open at start",
 	  "they began before -p attached (or their thread had no slot), so only their "
 	  "returns were seen and they are not in the tree" },
+	{ "counter_threads_uncounted", "threads got no counters", "uncounted threads",
+	  "more than " XSTR(SB_CTR_MAX_THREADS) " threads were counted at once, or their events "
+	  "could not be opened; their calls' counts are unknown" },
 };
 
 const size_t sb_health_n_keys = sizeof(sb_health_keys) / sizeof(sb_health_keys[0]);

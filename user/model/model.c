@@ -56,6 +56,7 @@ void sb_profile_free(struct sb_profile *p)
 	free(p->pairs);
 	free(p->threads);
 	free(p->events);
+	free(p->counters);
 	sb_samples_free(&p->samples);
 	free(p->processes);
 	free(p->meta);
@@ -206,8 +207,76 @@ uint32_t sb_profile_rank_count(const struct sb_profile *p)
 	return n;
 }
 
+/* What every command holding events pays per call: counters live out of line (COUNTERS.md). */
+_Static_assert(sizeof(struct sb_event) == 56, "an event row: 5 ids and times, GPU, off-CPU");
+
 void sb_event_blank(struct sb_event *e)
 {
+	unsigned id;
+
 	*e = (struct sb_event){ .thread = -1, .call_id = -1, .parent_id = -1 };
-	sb_metrics_blank(e->metric);
+	for (id = 0; id < SB_N_ROW_METRICS; id++)
+		e->metric[id] = sb_column(id)->missing;
+}
+
+unsigned sb_profile_counter_slots(const struct sb_profile *p)
+{
+	unsigned n = 0;
+
+	while (n < SB_COUNTER_SLOTS && (p->columns & SB_COL_METRIC(SB_METRIC_COUNTER + n)))
+		n++;
+	return n;
+}
+
+unsigned sb_counter_pos(unsigned slots, unsigned id)
+{
+	return id < SB_METRIC_COUNTER_EXCL ? id - SB_METRIC_COUNTER :
+					     slots + id - SB_METRIC_COUNTER_EXCL;
+}
+
+int sb_profile_alloc_counters(struct sb_profile *p)
+{
+	size_t i, n = p->n_events * sb_counter_stride(sb_profile_counter_slots(p));
+
+	free(p->counters);
+	p->counters = malloc((n ? n : 1) * sizeof(*p->counters));
+	if (!p->counters)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		p->counters[i] = -1;
+	return 0;
+}
+
+/* Event i's value of counter column id, or NULL when the profile holds none. */
+static int64_t *counter_of(const struct sb_profile *p, size_t i, unsigned id)
+{
+	unsigned slots = sb_profile_counter_slots(p);
+
+	if (!p->counters || !(p->columns & SB_COL_METRIC(id)) ||
+	    sb_counter_pos(slots, id) >= sb_counter_stride(slots))
+		return NULL;
+	return &p->counters[i * sb_counter_stride(slots) + sb_counter_pos(slots, id)];
+}
+
+int64_t sb_event_metric(const struct sb_profile *p, const struct sb_event *e, unsigned id)
+{
+	const int64_t *v;
+
+	if (id < SB_N_ROW_METRICS)
+		return e->metric[id];
+	v = counter_of(p, (size_t)(e - p->events), id);
+	return v ? *v : sb_column(id)->missing;
+}
+
+void sb_event_set_metric(struct sb_profile *p, size_t i, unsigned id, int64_t v)
+{
+	int64_t *c;
+
+	if (id < SB_N_ROW_METRICS) {
+		p->events[i].metric[id] = v;
+		return;
+	}
+	c = counter_of(p, i, id);
+	if (c)
+		*c = v;
 }

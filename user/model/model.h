@@ -52,7 +52,7 @@ enum sb_column {
 	SB_COL_GPU = SB_COL_METRIC(SB_METRIC_GPU),
 	SB_COL_OFFCPU = SB_COL_METRIC(SB_METRIC_OFFCPU),
 	/* start and end, which every file has: named only to ask a streaming reader for them */
-	SB_COL_TIMES = 1 << 8,
+	SB_COL_TIMES = 1 << 30,
 };
 
 /* One event row; id columns a file lacks read as -1, metric columns as their missing value. */
@@ -62,11 +62,45 @@ struct sb_event {
 	int64_t thread;
 	int64_t call_id;
 	int64_t parent_id;
-	int64_t metric[SB_N_METRICS];	/* by column id, enum sb_metric */
+	int64_t metric[SB_N_ROW_METRICS];	/* by column id below SB_N_ROW_METRICS */
 };
 
 /* An event with nothing recorded: times 0, ids -1, metrics missing. */
 void sb_event_blank(struct sb_event *e);
+
+struct sb_profile;
+
+/*
+ * Counter values live out of line (docs/COUNTERS.md), so that a profile
+ * without counters holds rows of 56 bytes: a profile with n counter slots
+ * (SB_COL_METRIC(SB_METRIC_COUNTER + i) for i < n, each with its exclusive
+ * column) holds n_events rows of 2n int64 values, the inclusive slots then
+ * the exclusive ones, row i for event i.
+ */
+
+/* How many counter slots the profile's columns have (0..SB_COUNTER_SLOTS). */
+unsigned sb_profile_counter_slots(const struct sb_profile *p);
+
+/* Values per counter row: 2 * slots. */
+static inline size_t sb_counter_stride(unsigned slots)
+{
+	return 2 * (size_t)slots;
+}
+
+/* Where column id (a counter column) sits in a counter row of a profile with slots slots. */
+unsigned sb_counter_pos(unsigned slots, unsigned id);
+
+/* The counter rows for the profile's events, all unknown (-1); 0 or -ENOMEM. */
+int sb_profile_alloc_counters(struct sb_profile *p);
+
+/*
+ * The value of column id for event e, which lies in p->events when id is a
+ * counter column; the column's missing value when the profile lacks it.
+ */
+int64_t sb_event_metric(const struct sb_profile *p, const struct sb_event *e, unsigned id);
+
+/* Set the value of column id for event i; a counter column needs the counter rows. */
+void sb_event_set_metric(struct sb_profile *p, size_t i, unsigned id, int64_t v);
 
 /* One traced process (scope-bpf extension, /scope_bpf/processes). */
 struct sb_process {
@@ -104,6 +138,7 @@ struct sb_profile {
 	unsigned columns;		/* enum sb_column bits */
 	struct sb_event *events;	/* NULL when streamed, not held */
 	size_t n_events;
+	int64_t *counters;		/* counter rows (above): events held and counted */
 	struct sb_process *processes;
 	size_t n_processes;
 	struct sb_meta *meta;
@@ -117,7 +152,12 @@ struct sb_profile {
  * of rows stored in rows (0 at the end) or a negative errno.
  */
 struct sb_event_stream {
-	ssize_t (*read)(struct sb_event_stream *s, struct sb_event *rows, size_t max);
+	/*
+	 * counters, unless NULL, receives the rows' counter values: max counter
+	 * rows of the profile's stride (above), all -1 where the source has none.
+	 */
+	ssize_t (*read)(struct sb_event_stream *s, struct sb_event *rows, int64_t *counters,
+			size_t max);
 };
 
 struct sb_error;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <linux/types.h>
 
+#include "counters/events.h"
 #include "record/collect.h"
 #include "region.h"
 #include "util/utf8.h"
@@ -20,14 +21,44 @@
 /*
  * The per-call metric columns the kernel's call record carries, one spill slot
  * each, in slot order: a column the kernel measures adds its row here (and one
- * to SB_SPILL_METRICS). The recording has these columns and no other.
+ * to SB_SPILL_METRICS). The last slot is the index of the call's counter
+ * values in the counter store (-1 none): a recording has these columns, and
+ * as many counter columns as it counts events.
  */
+#define N_CALL_COLUMNS 1
 static const struct {
 	unsigned id;		/* enum sb_metric */
 	size_t offset;		/* of its __u64 in struct sb_call_event */
-} call_columns[SB_SPILL_METRICS] = {
+} call_columns[N_CALL_COLUMNS] = {
 	{ SB_METRIC_OFFCPU, offsetof(struct sb_call_event, offcpu_ns) },
 };
+
+#define COUNTS_SLOT N_CALL_COLUMNS
+
+_Static_assert(SB_SPILL_METRICS == N_CALL_COLUMNS + 1, "spill slots");
+_Static_assert(SB_CTR_MAX == SB_COUNTER_SLOTS && SB_CTR_MAX == SB_MAX_COUNTERS &&
+	       SB_CTR_VALUES == 2 * SB_CTR_MAX, "one counter column per event a recording counts");
+
+/*
+ * A call's counts (each the kernel's delta, or -1 unknown) into the store, its
+ * index into the spilled record; none without a record's counts.
+ */
+static int store_counts(struct sb_collector *c, struct sb_spill_rec *rec,
+			const struct sb_call_ctr_event *ctr)
+{
+	unsigned n = c->n_counters < SB_CTR_MAX ? c->n_counters : SB_CTR_MAX, k;
+	int64_t v[SB_CTR_VALUES];
+
+	rec->metric[COUNTS_SLOT] = -1;
+	if (!ctr || !n)
+		return 0;
+	/* As the profile's counter rows lay them out (model.h): only the events counted. */
+	for (k = 0; k < n; k++) {
+		v[k] = ctr->incl[k] >= 0 ? ctr->incl[k] : -1;
+		v[n + k] = ctr->excl[k] >= 0 ? ctr->excl[k] : -1;
+	}
+	return sb_ctr_store_add(&c->counts, v, sb_counter_stride(n), &rec->metric[COUNTS_SLOT]);
+}
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget)
 {
@@ -46,6 +77,8 @@ int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_
 	sb_hashmap_init(&c->path_of);
 	c->rank_rule = sb_rank_by_first_call;
 	sb_metrics_blank(c->blank_metric);
+	if (sb_ctr_store_init(&c->counts, spill_dir))
+		return -ENOMEM;
 	c->spill = sb_spill_new(spill_dir, mem_budget);
 	return c->spill ? 0 : -errno;
 }
@@ -79,6 +112,7 @@ void sb_collector_free(struct sb_collector *c)
 	free(c->names);
 	if (c->spill)
 		sb_spill_free(c->spill);
+	sb_ctr_store_free(&c->counts);
 	sb_profile_free(&c->prof);
 	memset(c, 0, sizeof(*c));
 }
@@ -330,7 +364,8 @@ static ssize_t pair_of(struct sb_collector *c, uint32_t slot, uint32_t region)
  * dlopen) or image (exec) while its calls are still in the ring buffer. The
  * kernel sends a site's record before the first call that uses it.
  */
-static int on_call(struct sb_collector *c, const struct sb_call_event *e)
+static int on_call(struct sb_collector *c, const struct sb_call_event *e,
+		   const struct sb_call_ctr_event *ctr)
 {
 	uint64_t *region = sb_hashmap_get(&c->region_of, e->name_hash, 0);
 	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
@@ -376,11 +411,13 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e)
 	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
 				     .end = end, .call_id = e->call_id,
 				     .parent_id = e->parent_id };
-	for (k = 0; k < SB_SPILL_METRICS; k++) {
+	for (k = 0; k < N_CALL_COLUMNS; k++) {
 		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
 		rec.metric[k] = (int64_t)value;
 	}
-	ret = sb_spill_add(c->spill, &rec);
+	ret = store_counts(c, &rec, ctr);
+	if (!ret)
+		ret = sb_spill_add(c->spill, &rec);
 	if (ret)
 		return ret;
 	c->calls++;
@@ -461,6 +498,7 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 		uint32_t type;
 		struct sb_unmatched_event unmatched;
 		struct sb_call_event call;
+		struct sb_call_ctr_event call_ctr;
 		struct sb_site_event site;
 		struct sb_thread_event thread;
 		struct sb_proc_event proc;
@@ -471,7 +509,8 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 	memcpy(&e, data, size);
 	switch (e.type) {
 	case SB_EV_CALL:
-		return size < sizeof(e.call) ? 0 : on_call(c, &e.call);
+		return size < sizeof(e.call) ? 0 :
+			on_call(c, &e.call, size >= sizeof(e.call_ctr) ? &e.call_ctr : NULL);
 	case SB_EV_SITE:
 		return size < sizeof(e.site) ? 0 : on_site(c, &e.site);
 	case SB_EV_THREAD_EXIT:
@@ -736,9 +775,13 @@ int sb_collector_finish(struct sb_collector *c)
 		return ret;
 	c->prof.n_events = c->calls;
 	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
-	for (i = 0; i < SB_SPILL_METRICS; i++)
+	for (i = 0; i < N_CALL_COLUMNS; i++)
 		c->prof.columns |= SB_COL_METRIC(call_columns[i].id);
-	return sb_spill_sort(c->spill);
+	for (i = 0; i < c->n_counters && i < SB_CTR_MAX; i++)
+		c->prof.columns |= SB_COL_METRIC(SB_METRIC_COUNTER + i) |
+				   SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + i);
+	ret = sb_ctr_store_finish(&c->counts);
+	return ret ? ret : sb_spill_sort(c->spill);
 }
 
 int sb_collector_path(struct sb_collector *c, uint64_t path, uint64_t parent, uint64_t name_hash)
@@ -821,21 +864,41 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[slot], (uint64_t)r->parent_id) ?
 		r->parent_id : -1;
 	memcpy(e->metric, c->blank_metric, sizeof(e->metric));
-	for (k = 0; k < SB_SPILL_METRICS; k++)
+	for (k = 0; k < N_CALL_COLUMNS; k++)
 		e->metric[call_columns[k].id] = r->metric[k];
 }
 
-static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
+/* A call's counter row (model.h: n inclusive, then n exclusive), -1 where it has no counts. */
+static void to_counters(struct sb_collector *c, const struct sb_spill_rec *r, int64_t *row,
+			size_t stride)
+{
+	const int64_t *counts = sb_ctr_store_get(&c->counts, r->metric[COUNTS_SLOT]);
+	size_t i;
+
+	if (counts) {
+		memcpy(row, counts, stride * sizeof(*row));
+		return;
+	}
+	for (i = 0; i < stride; i++)
+		row[i] = -1;
+}
+
+static ssize_t stream_read(struct sb_event_stream *base, struct sb_event *rows, int64_t *counters,
+			   size_t max)
 {
 	struct sb_collect_stream *s = (struct sb_collect_stream *)base;
+	size_t stride = sb_counter_stride(sb_profile_counter_slots(&s->c->prof));
 	struct sb_spill_rec recs[256];
 	ssize_t n, i;
 
 	if (max > sizeof(recs) / sizeof(recs[0]))
 		max = sizeof(recs) / sizeof(recs[0]);
 	n = sb_spill_read(s->c->spill, recs, max);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		to_event(s->c, &recs[i], &rows[i]);
+		if (counters)
+			to_counters(s->c, &recs[i], counters + i * stride, stride);
+	}
 	return n;
 }
 

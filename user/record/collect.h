@@ -8,6 +8,7 @@
 
 #include "util/hashmap.h"
 #include "model/model.h"
+#include "record/ctr_store.h"
 #include "record/spill.h"
 
 /* What the collector knows of a thread until the thread table is built. */
@@ -69,6 +70,8 @@ struct sb_collector {
 	sb_rank_rule_fn rank_rule;	/* sb_rank_by_first_call unless a source sets one */
 	void *rank_rule_ctx;
 	int rank_rule_error;		/* why the rule's numbering was refused, 0 if it was not */
+	unsigned n_counters;		/* events each call record counts (record -e): their columns */
+	struct sb_ctr_store counts;	/* the calls' counter values; spilled calls hold an index */
 	uint64_t calls;
 	uint64_t dropped_calls;		/* records without a known name, or invalid */
 	/* Ends without a begin: calls already open when their thread's tracing began. */

@@ -8,10 +8,11 @@
 
 /*
  * Metric slots of a spilled call: one per column the kernel's call record
- * measures (the collector's call_columns), not one per registered column, so
- * the records stay as small as what a recording can fill.
+ * measures (the collector's call_columns), then the index of its counter
+ * values (record/ctr_store.h), not one per registered column, so the records
+ * stay as small as what a recording can fill.
  */
-#define SB_SPILL_METRICS 1
+#define SB_SPILL_METRICS 2
 
 /* What the collector knows per completed call, written to disk as is. */
 struct sb_spill_rec {

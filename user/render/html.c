@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/counters.h"
 #include "analysis/mpi.h"
 #include "util/text_format.h"
 #include "model/health.h"
@@ -722,6 +723,61 @@ static int data_mpi(FILE *j, const struct sb_profile *p)
 	return 0;
 }
 
+/* A ratio's value, null when undefined. */
+static void json_ratio(FILE *j, double v)
+{
+	if (isnan(v))
+		fputs("null", j);
+	else
+		fprintf(j, "%.6g", v);
+}
+
+/* Only profiles with counter columns get the key, and the page its Counters table. */
+static int data_counters(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
+{
+	const struct sb_counter_row *row;
+	struct sb_counter_report c;
+	unsigned i;
+	size_t k;
+
+	if (!p->events || !(p->columns & SB_COL_METRIC(SB_METRIC_COUNTER)))
+		return 0;
+	if (sb_counter_report_build(&c, p, o->rank, NULL)) {
+		sb_counter_report_free(&c);
+		return -ENOMEM;
+	}
+	fputs(",\n\"counters\": {\"events\": [", j);
+	for (i = 0; i < c.n; i++) {
+		fputs(i ? ", " : "", j);
+		format_json_string(j, c.names[i]);
+	}
+	fputs("], \"ratios\": [", j);
+	for (i = 0; i < c.n_ratios; i++) {
+		fputs(i ? ", " : "", j);
+		format_json_string(j, c.ratios[i].name);
+	}
+	fputs("], \"rows\": [", j);
+	for (k = 0; k < c.n_rows; k++) {
+		row = &c.rows[k];
+		fprintf(j, "%s[%u, %" PRIu64 ", %" PRIu64 ", [", k ? ",\n " : "\n ", row->region,
+			row->calls, row->unknown);
+		for (i = 0; i < c.n; i++)
+			fprintf(j, "%s%" PRIu64, i ? ", " : "", row->incl[i]);
+		fputs("], [", j);
+		for (i = 0; i < c.n; i++)
+			fprintf(j, "%s%" PRIu64, i ? ", " : "", row->excl[i]);
+		fputs("], [", j);
+		for (i = 0; i < c.n_ratios; i++) {
+			fputs(i ? ", " : "", j);
+			json_ratio(j, sb_counter_ratio_value(&c, i, row));
+		}
+		fputs("]]", j);
+	}
+	fputs("]}", j);
+	sb_counter_report_free(&c);
+	return 0;
+}
+
 static int write_data(FILE *j, const struct sb_profile *p, const struct sb_calltree *t,
 		      const struct sb_html_opts *o)
 {
@@ -739,6 +795,8 @@ static int write_data(FILE *j, const struct sb_profile *p, const struct sb_callt
 		r = data_samples(j, p, o);
 	if (!r)
 		r = data_mpi(j, p);
+	if (!r)
+		r = data_counters(j, p, o);
 	fputs("}\n", j);
 	return r;
 }

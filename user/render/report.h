@@ -30,6 +30,7 @@ struct report_opts {
 	unsigned top;		/* --top N: functions per region path */
 	struct sb_filter filter;	/* --ranks, --include, --exclude */
 	bool mpi;		/* --mpi: MPI calls, imbalance and the communication matrix */
+	bool counters;		/* --counters: counter totals and ratios per region */
 	bool help;
 };
 

@@ -347,6 +347,50 @@ static void test_columns_not_in_every_input(void **state)
 	sb_profile_free(&p);
 }
 
+/* A rank whose calls counted one event (record -e events), 7 each. */
+static void write_counting_rank(const char *path, const struct rank_spec *r, const char *events)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	size_t i;
+
+	build_rank(&p, r);
+	p.columns |= SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER_EXCL);
+	assert_int_equal(sb_profile_alloc_counters(&p), 0);
+	for (i = 0; i < p.n_events; i++) {
+		sb_event_set_metric(&p, i, SB_METRIC_COUNTER, 7);
+		sb_event_set_metric(&p, i, SB_METRIC_COUNTER_EXCL, 7);
+	}
+	assert_int_equal(sb_profile_set_str(&p, "counter_events", events), 0);
+	if (fx_write_h5(path, &p, &err))
+		fail_msg("%s", err.msg);
+	sb_profile_free(&p);
+}
+
+/* Counter slots merge when every input counted the same events, and are left out when not. */
+static void test_counter_columns_only_for_the_same_events(void **state)
+{
+	const char *same[] = { tmp_path("ca.h5"), tmp_path("cb.h5") };
+	const char *other[] = { tmp_path("ca.h5"), tmp_path("cc.h5") };
+	struct sb_profile p;
+
+	(void)state;
+	write_counting_rank(same[0], &spec_a, "page-faults");
+	write_counting_rank(same[1], &spec_b, "page-faults");
+	write_counting_rank(other[1], &spec_b, "context-switches");
+	merge_ok(same, 2, tmp_path("csame.h5"));
+	read_merged(tmp_path("csame.h5"), &p);
+	assert_true(p.columns & SB_COL_METRIC(SB_METRIC_COUNTER));
+	assert_int_equal(sb_event_metric(&p, &p.events[find_pair(&p, 1, "solve")->offset],
+					 SB_METRIC_COUNTER), 7);
+	sb_profile_free(&p);
+	merge_ok(other, 2, tmp_path("cother.h5"));
+	read_merged(tmp_path("cother.h5"), &p);
+	assert_false(p.columns & SB_COL_METRIC(SB_METRIC_COUNTER));
+	assert_false(p.columns & SB_COL_METRIC(SB_METRIC_COUNTER_EXCL));
+	sb_profile_free(&p);
+}
+
 /* scope-profiler's schema 1: /rank0/regions/solve/{start_times,end_times}, no root attribute. */
 static void write_schema1(const char *path)
 {
@@ -422,11 +466,13 @@ static void gen_event(uint64_t j, struct sb_event *e)
 				.parent_id = -1, .metric = { -1, -1 } };
 }
 
-static ssize_t gen_read(struct sb_event_stream *s, struct sb_event *rows, size_t max)
+static ssize_t gen_read(struct sb_event_stream *s, struct sb_event *rows, int64_t *counters,
+			size_t max)
 {
 	struct gen_stream *g = (struct gen_stream *)s;
 	size_t i;
 
+	(void)counters;	/* no counter columns */
 	for (i = 0; i < max && g->next < BIG_CALLS; i++)
 		gen_event(g->next++, &rows[i]);
 	return (ssize_t)i;
@@ -520,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_command_usage),
 		cmocka_unit_test(test_schema1_input_is_merged),
 		cmocka_unit_test(test_columns_not_in_every_input),
+		cmocka_unit_test(test_counter_columns_only_for_the_same_events),
 		cmocka_unit_test(test_big_merge_in_bounded_memory),
 	};
 

@@ -247,11 +247,13 @@ struct gen_stream {
 	size_t next, total;	/* total: how many it delivers, whatever was announced */
 };
 
-static ssize_t gen_read(struct sb_event_stream *base, struct sb_event *rows, size_t max)
+static ssize_t gen_read(struct sb_event_stream *base, struct sb_event *rows, int64_t *counters,
+			size_t max)
 {
 	struct gen_stream *s = (struct gen_stream *)base;
 	size_t n = s->total - s->next, i;
 
+	(void)counters;	/* no counter columns */
 	if (n > max)
 		n = max;
 	if (n > 40000)

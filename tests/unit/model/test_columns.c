@@ -46,10 +46,12 @@ static void build_all_columns(struct sb_profile *p)
 		e.start = 100 * (int64_t)i;
 		e.end = e.start + 50;
 		e.thread = 0;
-		for (id = 0; id < SB_N_METRICS; id++)
-			e.metric[id] = value_of(id, i);
 		fx_add_call(p, 0, 0, &e);
 	}
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < N_CALLS; i++)
+		for (id = 0; id < SB_N_METRICS; id++)
+			sb_event_set_metric(p, i, id, value_of(id, i));
 }
 
 static void expect_values(const struct sb_profile *p)
@@ -61,16 +63,18 @@ static void expect_values(const struct sb_profile *p)
 	for (id = 0; id < SB_N_METRICS; id++) {
 		assert_true(p->columns & SB_COL_METRIC(id));
 		for (i = 0; i < N_CALLS; i++)
-			assert_int_equal(p->events[i].metric[id], value_of(id, i));
+			assert_int_equal(sb_event_metric(p, &p->events[i], id), value_of(id, i));
 	}
 }
 
 static void test_registry_bits_names_and_blank_event(void **state)
 {
 	unsigned id, k, other, seen = 0;
+	struct sb_profile p;
 	struct sb_event e;
 
 	(void)state;
+	sb_profile_init(&p);
 	assert_int_equal(SB_COL_GPU, SB_COL_METRIC(SB_METRIC_GPU));
 	assert_int_equal(SB_COL_OFFCPU, SB_COL_METRIC(SB_METRIC_OFFCPU));
 	sb_event_blank(&e);
@@ -79,7 +83,8 @@ static void test_registry_bits_names_and_blank_event(void **state)
 	for (id = 0; id < SB_N_METRICS; id++) {
 		assert_int_equal(SB_COL_METRIC(id) & (SB_COL_THREAD | SB_COL_CALL_ID |
 						      SB_COL_PARENT_ID | SB_COL_TIMES), 0);
-		assert_int_equal(e.metric[id], sb_column(id)->missing);
+		/* A profile without the column: its missing value, counters included. */
+		assert_int_equal(sb_event_metric(&p, &e, id), sb_column(id)->missing);
 		assert_non_null(sb_column(id)->unit);
 		for (other = 0; other < id; other++) {
 			assert_string_not_equal(sb_column(id)->name, sb_column(other)->name);
@@ -94,6 +99,71 @@ static void test_registry_bits_names_and_blank_event(void **state)
 		assert_int_equal(seen & 1u << k, 0);
 		seen |= 1u << k;
 	}
+}
+
+/*
+ * An event row is what it was before counters: counter values live out of
+ * line, so profiles without counters pay nothing for them (COUNTERS.md).
+ */
+static void test_event_rows_keep_their_size_without_counters(void **state)
+{
+	const char *path = tmp_path("plain.h5");
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p, q;
+	struct sb_event e;
+
+	(void)state;
+	assert_int_equal(sizeof(struct sb_event), 7 * sizeof(int64_t));
+	fx_call_tree(&p, NULL, 0, SB_COL_THREAD | SB_COL_OFFCPU);
+	assert_int_equal(sb_profile_add_region(&p, "work", "w.c", 3, "[]"), 0);
+	sb_event_blank(&e);
+	e.end = 5;
+	e.thread = 0;
+	e.metric[SB_METRIC_OFFCPU] = 2;
+	fx_add_call(&p, 0, 0, &e);
+	assert_int_equal(fx_write_h5(path, &p, &err), 0);
+	assert_int_equal(sb_h5_read(path, &q, &err), 0);
+	assert_int_equal(q.n_events, 1);
+	assert_null(q.counters);
+	assert_int_equal(sb_profile_counter_slots(&q), 0);
+	assert_int_equal(sb_event_metric(&q, &q.events[0], SB_METRIC_OFFCPU), 2);
+	assert_int_equal(sb_event_metric(&q, &q.events[0], SB_METRIC_COUNTER), -1);
+	sb_profile_free(&q);
+	sb_profile_free(&p);
+}
+
+/* Two of the eight slots: each event's counter row holds four values, in that order. */
+static void test_counter_rows_hold_only_the_recorded_slots(void **state)
+{
+	struct sb_profile p;
+	struct sb_event e;
+	size_t i;
+
+	(void)state;
+	fx_call_tree(&p, NULL, 0, SB_COL_THREAD);
+	assert_int_equal(sb_profile_add_region(&p, "work", "w.c", 3, "[]"), 0);
+	p.columns |= SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER + 1) |
+		     SB_COL_METRIC(SB_METRIC_COUNTER_EXCL) |
+		     SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + 1);
+	for (i = 0; i < 2; i++) {
+		sb_event_blank(&e);
+		e.start = 10 * (int64_t)i;
+		e.end = e.start + 5;
+		e.thread = 0;
+		fx_add_call(&p, 0, 0, &e);
+	}
+	assert_int_equal(sb_profile_counter_slots(&p), 2);
+	assert_int_equal(sb_profile_alloc_counters(&p), 0);
+	assert_int_equal(sb_event_metric(&p, &p.events[1], SB_METRIC_COUNTER + 1), -1);
+	sb_event_set_metric(&p, 1, SB_METRIC_COUNTER + 1, 11);
+	sb_event_set_metric(&p, 1, SB_METRIC_COUNTER_EXCL, 12);
+	sb_event_set_metric(&p, 1, SB_METRIC_COUNTER + 2, 99);	/* not recorded: ignored */
+	assert_int_equal(p.counters[4 + 1], 11);
+	assert_int_equal(p.counters[4 + 2], 12);
+	assert_int_equal(sb_event_metric(&p, &p.events[1], SB_METRIC_COUNTER_EXCL), 12);
+	assert_int_equal(sb_event_metric(&p, &p.events[1], SB_METRIC_COUNTER + 2), -1);
+	assert_int_equal(sb_event_metric(&p, &p.events[0], SB_METRIC_COUNTER + 1), -1);
+	sb_profile_free(&p);
 }
 
 static void test_every_column_reaches_the_file_and_comes_back(void **state)
@@ -182,7 +252,7 @@ static void test_kernel_measured_columns_reach_events_through_the_spill(void **s
 	assert_int_equal(sb_collector_finish(&c), 0);
 	assert_int_equal(c.prof.columns & (SB_COL_GPU | SB_COL_OFFCPU), SB_COL_OFFCPU);
 	sb_collector_stream(&c, &s);
-	assert_int_equal(s.base.read(&s.base, rows, 3), 3);
+	assert_int_equal(s.base.read(&s.base, rows, NULL, 3), 3);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(rows[i].start, 10 * i);
 		assert_int_equal(rows[i].metric[SB_METRIC_OFFCPU], 3 + i);
@@ -195,6 +265,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry_bits_names_and_blank_event),
+		cmocka_unit_test(test_event_rows_keep_their_size_without_counters),
+		cmocka_unit_test(test_counter_rows_hold_only_the_recorded_slots),
 		cmocka_unit_test(test_every_column_reaches_the_file_and_comes_back),
 		cmocka_unit_test(test_every_column_survives_json_and_names_a_csv_field),
 		cmocka_unit_test(test_kernel_measured_columns_reach_events_through_the_spill),

@@ -45,7 +45,7 @@ static void drain(struct sb_collector *c, struct sb_event *rows, size_t max, siz
 	ssize_t got;
 
 	sb_collector_stream(c, &s);
-	while ((got = s.base.read(&s.base, rows + n, max - n)) > 0)
+	while ((got = s.base.read(&s.base, rows + n, NULL, max - n)) > 0)
 		n += (size_t)got;
 	assert_int_equal(got, 0);
 	assert_int_equal(n, expect);

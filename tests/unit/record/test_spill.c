@@ -26,6 +26,8 @@
 #define TMPDIR "/tmp"
 #define KiB 1024UL
 #define MiB (1024UL * KiB)
+/* A budget that holds as many records as b held when records had one metric slot (48 bytes). */
+#define RECS_OF(b) ((b) / 48 * sizeof(struct sb_spill_rec))
 
 /* An order-independent fingerprint of a multiset of records. */
 struct digest {
@@ -180,7 +182,7 @@ static void test_unusable_dir_reports_errno(void **state)
 
 static void test_many_runs_merge_in_one_pass(void **state)
 {
-	struct sb_spill *s = sb_spill_new(TMPDIR, 256 * KiB);
+	struct sb_spill *s = sb_spill_new(TMPDIR, RECS_OF(256 * KiB));
 	struct digest d = { 0 };
 
 	(void)state;
@@ -264,7 +266,7 @@ static void test_sorted_and_reversed_input(void **state)
 static void test_odd_batches_from_memory_and_disk(void **state)
 {
 	static const size_t odd[] = { 1, 7, 1000 };
-	size_t budgets[] = { 4 * MiB, 64 * KiB };
+	size_t budgets[] = { RECS_OF(4 * MiB), RECS_OF(64 * KiB) };
 
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {

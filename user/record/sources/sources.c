@@ -12,6 +12,7 @@ const struct sb_source_ops *const sb_source_table[] = {
 	&sb_omp_source,
 	&sb_sampler_source,
 	&sb_offcpu_source,
+	&sb_counters_source,
 	&sb_stacks_source,
 	&sb_mpi_ranks_source,
 };

@@ -1,0 +1,156 @@
+/* `report --counters` as text, JSON and CSV. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "render/counters_report.h"
+#include "util/text_format.h"
+
+static int width_of(const char *name)
+{
+	int n = (int)strlen(name);
+
+	return n > 12 ? n : 12;
+}
+
+static void text_ratio(FILE *f, const struct sb_counter_report *r, unsigned k,
+		       const struct sb_counter_row *row)
+{
+	double v = sb_counter_ratio_value(r, k, row);
+	int w = width_of(r->ratios[k].name);
+
+	if (isnan(v))
+		fprintf(f, " %*s", w, "-");
+	else
+		fprintf(f, " %*.*f", w, r->ratios[k].percent ? 1 : 2, v);
+}
+
+static void render_text(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r)
+{
+	const struct sb_counter_row *row;
+	char own[SB_EVENT_NAME_LEN + 8];
+	unsigned i, k;
+	size_t j;
+
+	fputs("counters per region: the calls' counts (children included) and own counts (less\n"
+	      "the regions called inside); unknown: calls begun before their thread had counters\n",
+	      f);
+	fprintf(f, "%8s %8s", "calls", "unknown");
+	for (i = 0; i < r->n; i++) {
+		snprintf(own, sizeof(own), "own %s", r->names[i]);
+		fprintf(f, " %*s %*s", width_of(r->names[i]), r->names[i], width_of(own), own);
+	}
+	for (k = 0; k < r->n_ratios; k++)
+		fprintf(f, " %*s", width_of(r->ratios[k].name), r->ratios[k].name);
+	fputs("  region\n", f);
+	for (j = 0; j < r->n_rows; j++) {
+		row = &r->rows[j];
+		fprintf(f, "%8" PRIu64 " %8" PRIu64, row->calls, row->unknown);
+		for (i = 0; i < r->n; i++) {
+			snprintf(own, sizeof(own), "own %s", r->names[i]);
+			fprintf(f, " %*" PRIu64 " %*" PRIu64, width_of(r->names[i]), row->incl[i],
+				width_of(own), row->excl[i]);
+		}
+		for (k = 0; k < r->n_ratios; k++)
+			text_ratio(f, r, k, row);
+		fprintf(f, "  %s\n", p->regions[row->region].name);
+	}
+}
+
+static void json_number(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static void render_json(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r,
+			const struct report_opts *o)
+{
+	const struct sb_counter_row *row;
+	unsigned i, k;
+	size_t j;
+
+	fputs("{\"file\":", f);
+	format_json_string(f, o->path ? o->path : "");
+	fputs(",\"events\":[", f);
+	for (i = 0; i < r->n; i++) {
+		fputs(i ? "," : "", f);
+		format_json_string(f, r->names[i]);
+	}
+	fputs("],\"regions\":[", f);
+	for (j = 0; j < r->n_rows; j++) {
+		row = &r->rows[j];
+		fputs(j ? ",\n{\"region\":" : "\n{\"region\":", f);
+		format_json_string(f, p->regions[row->region].name);
+		fprintf(f, ",\"calls\":%" PRIu64 ",\"unknown_calls\":%" PRIu64 ",\"counters\":{",
+			row->calls, row->unknown);
+		for (i = 0; i < r->n; i++) {
+			fputs(i ? "," : "", f);
+			format_json_string(f, r->names[i]);
+			fprintf(f, ":{\"total\":%" PRIu64 ",\"own\":%" PRIu64 "}", row->incl[i],
+				row->excl[i]);
+		}
+		fputs("},\"ratios\":{", f);
+		for (k = 0; k < r->n_ratios; k++) {
+			fputs(k ? "," : "", f);
+			format_json_string(f, r->ratios[k].name);
+			fputc(':', f);
+			json_number(f, sb_counter_ratio_value(r, k, row));
+		}
+		fputs("}}", f);
+	}
+	fputs("\n]}\n", f);
+}
+
+static void render_csv(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r)
+{
+	const struct sb_counter_row *row;
+	char own[SB_EVENT_NAME_LEN + 8];
+	unsigned i, k;
+	size_t j;
+	double v;
+
+	fputs("region,calls,unknown_calls", f);
+	for (i = 0; i < r->n; i++) {
+		fputc(',', f);
+		format_csv_field(f, r->names[i]);
+		snprintf(own, sizeof(own), "own %s", r->names[i]);
+		fputc(',', f);
+		format_csv_field(f, own);
+	}
+	for (k = 0; k < r->n_ratios; k++) {
+		fputc(',', f);
+		format_csv_field(f, r->ratios[k].name);
+	}
+	fputc('\n', f);
+	for (j = 0; j < r->n_rows; j++) {
+		row = &r->rows[j];
+		format_csv_field(f, p->regions[row->region].name);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, row->calls, row->unknown);
+		for (i = 0; i < r->n; i++)
+			fprintf(f, ",%" PRIu64 ",%" PRIu64, row->incl[i], row->excl[i]);
+		for (k = 0; k < r->n_ratios; k++) {
+			v = sb_counter_ratio_value(r, k, row);
+			if (isnan(v))
+				fputc(',', f);
+			else
+				fprintf(f, ",%.6g", v);
+		}
+		fputc('\n', f);
+	}
+}
+
+int sb_counter_report_render(FILE *f, const struct sb_profile *p,
+			     const struct sb_counter_report *r, const struct report_opts *o)
+{
+	if (o->format == SB_REPORT_JSON)
+		render_json(f, p, r, o);
+	else if (o->format == SB_REPORT_CSV)
+		render_csv(f, p, r);
+	else
+		render_text(f, p, r);
+	return ferror(f) ? -EIO : 0;
+}
