@@ -47,6 +47,48 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+bool sb_status_stop_pending(const char *status)
+{
+	static const char *const masks[] = { "\nSigPnd:", "\nShdPnd:" };
+	unsigned long long mask;
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		p = strstr(status, masks[i]);
+		if (p && sscanf(p + strlen(masks[i]), "%llx", &mask) == 1 &&
+		    mask & (1ULL << (SIGSTOP - 1)))
+			return true;
+	}
+	return false;
+}
+
+static bool stop_pending(pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return sb_status_stop_pending(buf);
+}
+
+/*
+ * Stopped, or about to be: a SIGSTOP sent at an exec is acted on only when
+ * the process next runs, which on a busy machine can be well after its stop
+ * is released. Not resumed then, it would stop for good with nobody to wake it.
+ */
+static bool held(pid_t pid)
+{
+	return sb_process_state(pid) == 'T' || stop_pending(pid);
+}
+
 int sb_stops_release(int stops_fd, uint64_t min_age_ns)
 {
 	__u32 keys[SB_MAX_PROCS], key, *prev = NULL;
@@ -64,7 +106,7 @@ int sb_stops_release(int stops_fd, uint64_t min_age_ns)
 		if (bpf_map_lookup_elem(stops_fd, &keys[i], &st) ||
 		    (min_age_ns && now - st.time < min_age_ns))
 			continue;
-		if (sb_process_state((pid_t)keys[i]) == 'T' && !kill((pid_t)keys[i], SIGCONT))
+		if (held((pid_t)keys[i]) && !kill((pid_t)keys[i], SIGCONT))
 			resumed++;
 		bpf_map_delete_elem(stops_fd, &keys[i]);
 	}
@@ -210,6 +252,8 @@ static void guardian_main(const struct watch *w)
 		if (recorder_stalled(w))
 			sb_stops_release(w->stops_fd, SB_STOP_TIMEOUT_NS);
 	}
+	/* First the held processes, then the links: closing many takes seconds. */
+	resumed += sb_stops_release(w->stops_fd, 0);
 	close_adopted(&adopted);
 	for (i = 0; i < sizeof(final_sweeps_ms) / sizeof(final_sweeps_ms[0]); i++) {
 		sleep_ms(final_sweeps_ms[i]);

@@ -2,6 +2,7 @@
 #ifndef SB_GUARDIAN_H
 #define SB_GUARDIAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,9 @@ void sb_guardian_release(struct sb_guardian *g);
  * least min_age_ns) and forget their stops. Returns how many were resumed.
  */
 int sb_stops_release(int stops_fd, uint64_t min_age_ns);
+
+/* Whether a /proc/PID/status text shows SIGSTOP sent and not yet acted on. */
+bool sb_status_stop_pending(const char *status);
 
 /* The recorder resumed tgid after the stop numbered seq: forget it unless a newer one came. */
 void sb_stops_done(int stops_fd, uint32_t tgid, uint32_t seq);
