@@ -1,4 +1,6 @@
 /* Integration: `report --html` pages load in headless Chromium without errors and show the profile. */
+#include <sys/stat.h>
+
 #include "harness.h"
 #include "io/h5write.h"
 #include "unit/array_stream.h"
@@ -163,6 +165,46 @@ static const struct {
 	{ EVIL, 1, 300000, 500000, 7, 5, 0 },
 };
 
+/*
+ * Every call counted by a LIKWID group of the test's own (SCOPE_BPF_LIKWID_GROUPS)
+ * with a FLOP rate and a memory bandwidth, so the page draws its roofline.
+ */
+static void count_flops(struct sb_profile *p)
+{
+	static const char group[] = "EVENTSET\nPMC0 FP_ARITH_INST_RETIRED_SCALAR_DOUBLE\n"
+		"PMC1 L1D_REPLACEMENT\n\nMETRICS\nDP [MFLOP/s] 1.0E-06*PMC0/time\n"
+		"Memory bandwidth [MBytes/s] 1.0E-06*PMC1*64.0/time\n";
+	char dir[300], path[400];
+	unsigned k;
+	size_t i;
+	FILE *f;
+
+	tmp_file("groups", dir, sizeof(dir));
+	assert_int_equal(setenv("SCOPE_BPF_LIKWID_GROUPS", dir, 1), 0);
+	strcat(dir, "/skylake");
+	assert_int_equal(mkdir(tmp_file("groups", path, sizeof(path)), 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/ROOF.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(group, f);
+	assert_int_equal(fclose(f), 0);
+	for (k = 0; k < 2; k++)
+		p->columns |= SB_COL_METRIC(SB_METRIC_COUNTER + k) |
+			      SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + k);
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < p->n_events; i++)
+		for (k = 0; k < 2; k++) {
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER + k, k ? 100000 : 1000000);
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + k, k ? 100000 : 1000000);
+		}
+	assert_int_equal(sb_profile_set_str(p, "counter_events",
+					    "FP_ARITH_INST_RETIRED_SCALAR_DOUBLE,L1D_REPLACEMENT"), 0);
+	assert_int_equal(sb_profile_set_str(p, "counter_group", "ROOF"), 0);
+	assert_int_equal(sb_profile_set_str(p, "counter_group_arch", "skylake"), 0);
+	assert_int_equal(sb_profile_set_str(p, "counter_group_counters", "PMC0,PMC1"), 0);
+}
+
 static void write_profile(const char *path)
 {
 	size_t n = sizeof(calls) / sizeof(calls[0]), i;
@@ -203,6 +245,7 @@ static void write_profile(const char *path)
 	}
 	assert_int_equal(sb_profile_set_int(&p, "start_time_ns", 0), 0);
 	assert_int_equal(sb_profile_set_int(&p, "finalize_time_ns", 1000000), 0);
+	count_flops(&p);
 	sb_array_stream_init(&s, &p);
 	if (sb_h5_write(path, &p, &s.base, &err))
 		fail_msg("writing %s: %s", path, err.msg);
@@ -211,7 +254,8 @@ static void write_profile(const char *path)
 
 static void report_html(const char *h5, const char *html)
 {
-	char *argv[] = { (char *)scope_bin(), "report", "--html", (char *)html, (char *)h5, NULL };
+	char *argv[] = { (char *)scope_bin(), "report", "--html", (char *)html, "--peak-gflops",
+			 "50", "--peak-gbs", "20", (char *)h5, NULL };
 	char err[2048];
 	int st = run(argv);
 
@@ -242,6 +286,8 @@ static void test_page_renders_without_errors_and_escapes_names(void **state)
 	/* The canvases drew every call (7) and every call path under "all calls" (1 + 3). */
 	expect_attr(dom, "timeline-canvas", "data-drawn=\"7\"");
 	expect_attr(dom, "flame-canvas", "data-drawn=\"4\"");
+	/* The roofline drew a point per region (the group's FLOP rate and bandwidth). */
+	expect_attr(dom, "roofline-chart", "data-drawn=\"3\"");
 	free(dom);
 }
 

@@ -1,6 +1,7 @@
 /* scope-bpf report: read a profile, build its call tree, print it as text, JSON, CSV or HTML. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,8 @@
 #include "analysis/samples_report.h"
 
 /* Long-only options get values past any character. */
-enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS };
+enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
+       OPT_PEAK_GFLOPS, OPT_PEAK_GBS };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -34,6 +36,8 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "mpi", no_argument, NULL, OPT_MPI },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
+	{ "peak-gflops", required_argument, NULL, OPT_PEAK_GFLOPS },
+	{ "peak-gbs", required_argument, NULL, OPT_PEAK_GBS },
 	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -64,6 +68,9 @@ static void usage(FILE *f)
 	      "      --counters      the counters recorded with record -e instead: per region\n"
 	      "                      the calls' totals and own counts, IPC and miss ratios\n"
 	      "                      when their events were counted (docs/COUNTERS.md)\n"
+	      "      --peak-gflops X, --peak-gbs Y\n"
+	      "                      the machine's peak GFLOP/s and GB/s, drawn as ceilings\n"
+	      "                      on the HTML page's roofline (docs/HTML.md)\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
 	      "total, avg, min and max are times of the calls on each call path (--flat:\n"
@@ -98,6 +105,18 @@ static int parse_top(const char *s, unsigned *top)
 	if (errno || end == s || *end || v < 1 || v > 1000000)
 		return -EINVAL;
 	*top = (unsigned)v;
+	return 0;
+}
+
+/* A ceiling: a finite number above 0. */
+static int parse_peak(const char *opt, const char *s, double *v, struct sb_error *err)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || *v <= 0)
+		return sb_fail(err, EINVAL, "%s: '%s' is not a number above 0", opt, s);
 	return 0;
 }
 
@@ -154,6 +173,10 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case OPT_COUNTERS:
 		o->counters = true;
 		return 0;
+	case OPT_PEAK_GFLOPS:
+		return parse_peak("--peak-gflops", optarg, &o->peak_gflops, err);
+	case OPT_PEAK_GBS:
+		return parse_peak("--peak-gbs", optarg, &o->peak_gbs, err);
 	case OPT_TOP:
 		if (parse_top(optarg, &o->top))
 			return sb_fail(err, EINVAL, "--top: '%s' is not a count from 1", optarg);
@@ -189,6 +212,9 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 	if (o->counters && (o->html || o->samples || o->mpi))
 		return sb_fail(err, EINVAL, "--counters: not available with %s",
 			       o->html ? "--html" : o->samples ? "--samples" : "--mpi");
+	if ((o->peak_gflops > 0 || o->peak_gbs > 0) && !o->html)
+		return sb_fail(err, EINVAL, "--%s: only for the roofline of --html",
+			       o->peak_gflops > 0 ? "peak-gflops" : "peak-gbs");
 	if (o->mpi && o->rank >= 0)
 		return sb_fail(err, EINVAL, "--rank: --mpi takes its ranks from --ranks LIST");
 	if (o->rank >= 0 && o->filter.ranks)
@@ -229,7 +255,8 @@ static int write_report(const struct report_opts *o, const struct sb_profile *p,
 static int write_html(const struct report_opts *o, const struct sb_profile *p,
 		      const struct sb_calltree *t)
 {
-	struct sb_html_opts ho = { .title = o->path, .rank = o->rank, .filter = &o->filter };
+	struct sb_html_opts ho = { .title = o->path, .rank = o->rank, .filter = &o->filter,
+				   .peak_gflops = o->peak_gflops, .peak_gbs = o->peak_gbs };
 	struct sb_error err = { .msg = "" };
 	struct sb_output out;
 	int r;

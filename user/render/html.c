@@ -8,6 +8,7 @@
 
 #include "analysis/counters.h"
 #include "analysis/mpi.h"
+#include "analysis/roofline.h"
 #include "util/text_format.h"
 #include "model/health.h"
 #include "render/html.h"
@@ -778,6 +779,44 @@ static int data_counters(FILE *j, const struct sb_profile *p, const struct sb_ht
 	return 0;
 }
 
+/* A ceiling the user gave, null when none. */
+static void json_peak(FILE *j, double v)
+{
+	json_ratio(j, v > 0 ? v : NAN);
+}
+
+/* Only a LIKWID group's recording with a FLOP rate and a bandwidth gets the key (the Roofline). */
+static int data_roofline(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
+{
+	const struct sb_roofline_point *pt;
+	struct sb_roofline r;
+	size_t k;
+
+	if (sb_roofline_build(&r, p, o->rank)) {
+		sb_roofline_free(&r);
+		return -ENOMEM;
+	}
+	if (!r.available)
+		return 0;
+	fputs(",\n\"roofline\": {\"flop_metric\": ", j);
+	format_json_string(j, r.flop_metric);
+	fputs(", \"bandwidth_metric\": ", j);
+	format_json_string(j, r.bw_metric);
+	fputs(", \"peak_gflops\": ", j);
+	json_peak(j, o->peak_gflops);
+	fputs(", \"peak_gbs\": ", j);
+	json_peak(j, o->peak_gbs);
+	fputs(", \"points\": [", j);
+	for (k = 0; k < r.n_points; k++) {
+		pt = &r.points[k];
+		fprintf(j, "%s[%u, %.6g, %.6g, %.6g]", k ? ",\n " : "\n ", pt->region, pt->gflops,
+			pt->gbs, pt->intensity);
+	}
+	fputs("]}", j);
+	sb_roofline_free(&r);
+	return 0;
+}
+
 static int write_data(FILE *j, const struct sb_profile *p, const struct sb_calltree *t,
 		      const struct sb_html_opts *o)
 {
@@ -797,6 +836,8 @@ static int write_data(FILE *j, const struct sb_profile *p, const struct sb_callt
 		r = data_mpi(j, p);
 	if (!r)
 		r = data_counters(j, p, o);
+	if (!r)
+		r = data_roofline(j, p, o);
 	fputs("}\n", j);
 	return r;
 }

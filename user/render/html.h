@@ -22,6 +22,8 @@ struct sb_html_opts {
 	int64_t rank;		/* only this rank's calls on the timeline; -1 for all */
 	const struct sb_filter *filter;	/* what --ranks etc. left in the profile; NULL: none */
 	size_t max_calls;	/* keep the longest calls past this many; 0 = SB_HTML_MAX_CALLS */
+	double peak_gflops;	/* the roofline's ceilings as the user gave them; 0 = none */
+	double peak_gbs;
 };
 
 /*

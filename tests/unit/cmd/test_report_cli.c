@@ -532,6 +532,25 @@ static void test_dash_output_is_standard_output_everywhere(void **state)
 	free(out);
 }
 
+/* The roofline's ceilings: numbers above 0, and only for the HTML page that draws them. */
+static void test_peak_options(void **state)
+{
+	char *ok[] = { "report", "--html", "p.html", "--peak-gflops", "1.5e3", "--peak-gbs", "204.8",
+		       "prof.h5" };
+	char *zero[] = { "report", "--html", "p.html", "--peak-gbs", "0", "prof.h5" };
+	char *word[] = { "report", "--html", "p.html", "--peak-gflops", "fast", "prof.h5" };
+	char *text[] = { "report", "--peak-gflops", "100", "prof.h5" };
+	struct sb_error err;
+	struct report_opts o;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(ok), ok, &o, &err), 0);
+	assert_true(o.peak_gflops == 1500 && o.peak_gbs == 204.8);
+	expect_error(ARGC(zero), zero, "--peak-gbs: '0' is not a number above 0");
+	expect_error(ARGC(word), word, "--peak-gflops: 'fast'");
+	expect_error(ARGC(text), text, "--peak-gflops: only for the roofline of --html");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_csv_leaves_unknown_values_empty),
 		cmocka_unit_test(test_format_names_parse),
 		cmocka_unit_test(test_dash_output_is_standard_output_everywhere),
+		cmocka_unit_test(test_peak_options),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
