@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/elf_syms.h"
 #include "record/sources/mpi_lib.h"
 #include "record/sources/mpi_names.h"
 
@@ -62,23 +63,25 @@ static void note_ompi_type(struct symbols *s, const char *name, const GElf_Sym *
 	}
 }
 
-static void note_symbol(struct symbols *s, const char *name, const GElf_Sym *sym)
+static int note_symbol(Elf *elf, const char *name, const GElf_Sym *sym, void *ctx)
 {
 	bool profiling = !strncmp(name, "PMPI_", 5);
+	struct symbols *s = ctx;
 	const char *fn;
 	unsigned int op;
 
+	(void)elf;
 	if (!strcmp(name, OMPI_WORLD_SYMBOL)) {
 		s->ompi = true;
-		return;
+		return 0;
 	}
 	if (!strncmp(name, "ompi_mpi_", 9)) {
 		note_ompi_type(s, name, sym);
-		return;
+		return 0;
 	}
 	if (sym->st_shndx == SHN_UNDEF || !sym->st_value ||
 	    (GELF_ST_TYPE(sym->st_info) != STT_FUNC && GELF_ST_TYPE(sym->st_info) != STT_GNU_IFUNC))
-		return;
+		return 0;
 	for (op = 0; op < SB_MPI_N_OPS; op++) {
 		fn = sb_mpi_function(op);
 		if (strcmp(name + profiling, fn))
@@ -87,51 +90,7 @@ static void note_symbol(struct symbols *s, const char *name, const GElf_Sym *sym
 			s->pmpi[op] = sym->st_value;
 		else
 			s->mpi[op] = sym->st_value;
-		return;
-	}
-}
-
-static int read_dynsym(Elf *elf, struct symbols *s)
-{
-	Elf_Scn *scn = NULL;
-	const char *name;
-	GElf_Shdr shdr;
-	Elf_Data *data;
-	GElf_Sym sym;
-	size_t i, n;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNSYM || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			return -EINVAL;
-		n = shdr.sh_size / shdr.sh_entsize;
-		for (i = 0; i < n; i++) {
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			if (name)
-				note_symbol(s, name, &sym);
-		}
 		return 0;
-	}
-	return 0;
-}
-
-/* The file offset of an address in a loaded segment; 0 when none holds it. */
-static uint64_t file_offset(Elf *elf, uint64_t addr)
-{
-	size_t i, n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz)
-			return addr - ph.p_vaddr + ph.p_offset;
 	}
 	return 0;
 }
@@ -139,11 +98,11 @@ static uint64_t file_offset(Elf *elf, uint64_t addr)
 /* The size_t at OMPI_TYPE_SIZE_AT in the object sym as the file initializes it; -1: none. */
 static int64_t ompi_initial_size(Elf *elf, const GElf_Sym *sym)
 {
-	uint64_t off = file_offset(elf, sym->st_value), size;
+	uint64_t off = sb_elf_file_offset(elf, sym->st_value), size;
 	Elf_Data *d;
 
 	if (!off || sym->st_size < OMPI_TYPE_SIZE_AT + sizeof(size) ||
-	    !file_offset(elf, sym->st_value + OMPI_TYPE_SIZE_AT + sizeof(size) - 1))
+	    !sb_elf_file_offset(elf, sym->st_value + OMPI_TYPE_SIZE_AT + sizeof(size) - 1))
 		return -1;
 	d = elf_getdata_rawchunk(elf, (int64_t)(off + OMPI_TYPE_SIZE_AT), sizeof(size),
 				 ELF_T_BYTE);
@@ -182,7 +141,7 @@ static void choose(Elf *elf, const struct symbols *s, struct sb_mpi_lib *lib)
 	unsigned int op;
 
 	for (op = 0; op < SB_MPI_N_OPS; op++) {
-		off = file_offset(elf, s->mpi[op] ? s->mpi[op] : s->pmpi[op]);
+		off = sb_elf_file_offset(elf, s->mpi[op] ? s->mpi[op] : s->pmpi[op]);
 		if (!off || taken(lib, off, op))
 			continue;
 		lib->offset[op] = off;
@@ -205,7 +164,7 @@ int sb_mpi_lib_read(const char *path, struct sb_mpi_lib *lib)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;
-	ret = read_dynsym(elf, &s);
+	ret = sb_elf_each_symbol(elf, SHT_DYNSYM, note_symbol, &s);
 	if (ret || (!s.mpi[SB_MPI_INIT] && !s.pmpi[SB_MPI_INIT]))
 		goto out;
 	lib->abi = s.ompi ? SB_MPI_ABI_OMPI | ompi_type_size_abi(elf, &s) : SB_MPI_ABI_MPICH;

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/elf_needed.h"
+#include "record/elf_syms.h"
 #include "record/sources/omp_lib.h"
 #include "record/sources/omp_names.h"
 #include "util/array.h"
@@ -27,23 +29,6 @@ bool sb_omp_lib_name(const char *path)
 
 	base = base ? base + 1 : path;
 	return !strncmp(base, "libgomp.so", 10);
-}
-
-/* The file offset of an address in a loaded segment; 0 when none holds it. */
-static uint64_t file_offset(Elf *elf, uint64_t addr)
-{
-	size_t i, n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz)
-			return addr - ph.p_vaddr + ph.p_offset;
-	}
-	return 0;
 }
 
 /* The op a symbol is probed as, or -1. */
@@ -75,7 +60,7 @@ static int note_symbol(Elf *elf, const char *name, const GElf_Sym *sym, bool lib
 
 	if (op < 0)
 		return 0;
-	off = file_offset(elf, sym->st_value);
+	off = sb_elf_file_offset(elf, sym->st_value);
 	/* Aliases (GOMP_parallel_loop_nonmonotonic_dynamic is ..._dynamic): one probe. */
 	if (!off || taken(found, off))
 		return 0;
@@ -89,35 +74,16 @@ static int note_symbol(Elf *elf, const char *name, const GElf_Sym *sym, bool lib
 	return 0;
 }
 
-static int read_symbols(Elf *elf, bool library, struct sb_omp_probes *found)
-{
-	Elf32_Word want = library ? SHT_DYNSYM : SHT_SYMTAB;
-	Elf_Scn *scn = NULL;
-	const char *name;
-	GElf_Shdr shdr;
-	Elf_Data *data;
-	GElf_Sym sym;
-	size_t i, n;
-	int ret;
+struct reading {
+	bool library;
+	struct sb_omp_probes *found;
+};
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != want || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			return -EINVAL;
-		n = shdr.sh_size / shdr.sh_entsize;
-		for (i = 0; i < n; i++) {
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			ret = name ? note_symbol(elf, name, &sym, library, found) : 0;
-			if (ret)
-				return ret;
-		}
-		return 0;
-	}
-	return 0;
+static int on_symbol(Elf *elf, const char *name, const GElf_Sym *sym, void *ctx)
+{
+	struct reading *r = ctx;
+
+	return note_symbol(elf, name, sym, r->library, r->found);
 }
 
 bool sb_omp_program_path(const char *cmd, char *path, size_t size)
@@ -140,48 +106,9 @@ bool sb_omp_program_path(const char *cmd, char *path, size_t size)
 	return false;
 }
 
-static bool needs_libgomp(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	const char *name;
-	GElf_Shdr shdr;
-	Elf_Data *data;
-	GElf_Dyn dyn;
-	size_t i, n;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		n = data ? shdr.sh_size / shdr.sh_entsize : 0;
-		for (i = 0; i < n && gelf_getdyn(data, (int)i, &dyn); i++) {
-			if (dyn.d_tag != DT_NEEDED)
-				continue;
-			name = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
-			if (name && sb_omp_lib_name(name))
-				return true;
-		}
-	}
-	return false;
-}
-
 bool sb_omp_needs_libgomp(const char *path)
 {
-	bool needs = false;
-	Elf *elf;
-	int fd;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		needs = needs_libgomp(elf);
-	elf_end(elf);
-	close(fd);
-	return needs;
+	return sb_elf_needs(path, sb_omp_lib_name);
 }
 
 int sb_omp_read(const char *path, bool library,
@@ -199,7 +126,8 @@ int sb_omp_read(const char *path, bool library,
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		ret = read_symbols(elf, library, &found);
+		ret = sb_elf_each_symbol(elf, library ? SHT_DYNSYM : SHT_SYMTAB, on_symbol,
+					 &(struct reading){ library, &found });
 	for (i = 0; i < found.n && !ret; i++)
 		ret = fn(&found.v[i], ctx);
 	free(found.v);

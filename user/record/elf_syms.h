@@ -1,0 +1,21 @@
+/* Symbols and addresses of an ELF file opened with libelf (MPI and OpenMP libraries, programs). */
+#ifndef SB_ELF_SYMS_H
+#define SB_ELF_SYMS_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+
+/*
+ * Call fn for every named symbol of the first section of type (SHT_DYNSYM,
+ * SHT_SYMTAB) until it returns non-zero, which is returned. -EINVAL when that
+ * section's data cannot be read; 0 when the file has no such section.
+ */
+int sb_elf_each_symbol(Elf *elf, Elf32_Word type,
+		       int (*fn)(Elf *elf, const char *name, const GElf_Sym *sym, void *ctx),
+		       void *ctx);
+
+/* The file offset of an address in a loaded segment; 0 when none holds it. */
+uint64_t sb_elf_file_offset(Elf *elf, uint64_t addr);
+
+#endif
