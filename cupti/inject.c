@@ -52,17 +52,29 @@ static bool is_disabled(void)
 	return __atomic_load_n(&disabled, __ATOMIC_ACQUIRE);
 }
 
-/* Turn the library off; only the first failure speaks. */
-static void fail(const char *what, CUptiResult r)
+/*
+ * Turn the library off; only the first failure speaks. No CUPTI call here:
+ * it may run inside CUPTI's own callback. Later buffers are refused.
+ */
+static void fail(const char *what, const char *why)
 {
-	const char *why = "unknown error";
-
 	if (__atomic_exchange_n(&disabled, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (cuptiGetResultString(r, &why) != CUPTI_SUCCESS)
-		why = "unknown error";
 	fprintf(stderr, "scope-bpf: CUPTI %s failed (%s): CUDA activity is not recorded\n",
 		what, why);
+}
+
+static void fail_cupti(const char *what, CUptiResult r)
+{
+	const char *why;
+
+	if (cuptiGetResultString(r, &why) != CUPTI_SUCCESS)
+		why = "unknown error";
+	fail(what, why);
+}
+
+static void disable_kinds(void)
+{
 	for (size_t i = 0; i < sizeof(enabled_kinds) / sizeof(enabled_kinds[0]); i++)
 		cuptiActivityDisable(enabled_kinds[i]);
 }
@@ -91,20 +103,21 @@ static size_t dropped_records(CUcontext ctx, uint32_t stream, uint32_t *context_
 
 	*context_id = 0;
 	if (ctx && (r = cuptiGetContextId(ctx, context_id)) != CUPTI_SUCCESS)
-		fail("cuptiGetContextId", r);
+		fail_cupti("cuptiGetContextId", r);
 	r = cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
 	if (r != CUPTI_SUCCESS)
-		fail("cuptiActivityGetNumDroppedRecords", r);
+		fail_cupti("cuptiActivityGetNumDroppedRecords", r);
 	return dropped;
 }
 
+/* The records in chunks; the last chunk carries what CUPTI dropped. */
 static void walk_buffer(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t valid)
 {
 	const CUpti_Activity *acts[WALK_CHUNK];
 	CUpti_Activity *rec = NULL;
 	CUptiResult r = CUPTI_SUCCESS;
-	uint32_t context_id;
-	size_t dropped, n;
+	uint32_t context_id = 0;
+	size_t dropped = 0, n;
 
 	pthread_mutex_lock(&conv_lock);
 	do {
@@ -114,13 +127,12 @@ static void walk_buffer(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t 
 				break;
 			acts[n] = rec;
 		}
-		sb_cuda_conv_buffer(&conv, acts, n, 0, 0, 0);
+		if (r != CUPTI_SUCCESS)
+			dropped = dropped_records(ctx, stream, &context_id);
+		sb_cuda_conv_buffer(&conv, acts, n, context_id, stream, dropped);
 	} while (r == CUPTI_SUCCESS);
 	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED)
-		fail("cuptiActivityGetNextRecord", r);
-	dropped = dropped_records(ctx, stream, &context_id);
-	if (dropped)
-		sb_cuda_conv_buffer(&conv, NULL, 0, context_id, stream, dropped);
+		fail_cupti("cuptiActivityGetNextRecord", r);
 	pthread_mutex_unlock(&conv_lock);
 }
 
@@ -141,35 +153,64 @@ static void flush_at_exit(void)
 		return;
 	r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (r != CUPTI_SUCCESS)
-		fail("cuptiActivityFlushAll", r);
+		fail_cupti("cuptiActivityFlushAll", r);
 }
 
-static bool start(void)
+/* The records' layouts are those of the CUPTI we were built with: same major version. */
+static bool same_cupti(void)
 {
-	static const struct sb_cuda_sink probes = { probe_batch, probe_name, NULL };
+	uint32_t version = 0;
+	CUptiResult r = cuptiGetVersion(&version);
+
+	if (r != CUPTI_SUCCESS) {
+		fail_cupti("cuptiGetVersion", r);
+		return false;
+	}
+	if (version / 10000 != CUPTI_API_VERSION / 10000) {
+		fail("version check", "records of another CUPTI major version");
+		return false;
+	}
+	return true;
+}
+
+static bool enable(void)
+{
 	CUptiResult r;
 
-	sb_cuda_conv_init(&conv, &probes);
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
-		fail("cuptiActivityRegisterCallbacks", r);
+		fail_cupti("cuptiActivityRegisterCallbacks", r);
 		return false;
 	}
 	/* Before any kind is enabled, or early records keep CUPTI's own clock. */
 	r = cuptiActivityRegisterTimestampCallback(monotonic_ns);
 	if (r != CUPTI_SUCCESS) {
-		fail("cuptiActivityRegisterTimestampCallback", r);
+		fail_cupti("cuptiActivityRegisterTimestampCallback", r);
 		return false;
 	}
 	for (size_t i = 0; i < sizeof(enabled_kinds) / sizeof(enabled_kinds[0]); i++) {
 		r = cuptiActivityEnable(enabled_kinds[i]);
 		if (r != CUPTI_SUCCESS) {
-			fail("cuptiActivityEnable", r);
+			fail_cupti("cuptiActivityEnable", r);
 			return false;
 		}
 	}
 	if (atexit(flush_at_exit)) {
-		fail("flush at exit (atexit)", CUPTI_ERROR_UNKNOWN);
+		fail("flush at exit (atexit)", "no room for the handler");
+		return false;
+	}
+	return true;
+}
+
+static bool start(void)
+{
+	static const struct sb_cuda_sink probes = { probe_batch, probe_name, NULL };
+
+	sb_cuda_conv_init(&conv, &probes);
+	if (!same_cupti())
+		return false;
+	if (!enable()) {
+		disable_kinds();
 		return false;
 	}
 	return true;
