@@ -90,6 +90,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include user/render/html/html.mk
 -include tests/bench/bench.mk
 -include ompt/ompt.mk
+-include cupti/cupti.mk
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

@@ -1,0 +1,55 @@
+/*
+ * CUDA activity as the CUPTI injection library (cupti/) hands it over: the
+ * fixed-size record of one GPU or API activity and the probes that carry
+ * batches of them and the kernel names. Shared with the kernel side and the
+ * recorder (not built yet). docs/CUDA.md.
+ */
+#ifndef SB_CUDA_REC_H
+#define SB_CUDA_REC_H
+
+/* What a record describes. */
+enum sb_cuda_kind {
+	SB_CUDA_KERNEL = 1,	/* a kernel ran: grid, block, name_id */
+	SB_CUDA_MEMCPY,		/* a copy: bytes, copy_kind (CUpti_ActivityMemcpyKind) */
+	SB_CUDA_MEMSET,		/* a memset: bytes, detail = the value */
+	SB_CUDA_RUNTIME,	/* a CUDA runtime API call: tid, detail = its callback id */
+	SB_CUDA_DRIVER,		/* a CUDA driver API call: the same */
+	SB_CUDA_SYNC,		/* a synchronization: detail = CUpti_ActivitySynchronizationType */
+	SB_CUDA_DROPPED,	/* CUPTI dropped records of context, stream: bytes = how many */
+};
+
+/*
+ * One activity, 80 bytes, 8-aligned. Times are CLOCK_MONOTONIC nanoseconds
+ * (the library's timestamp callback). The correlation id ties GPU work to
+ * the runtime or driver call that launched it; name_id to a name sent once
+ * through the name probe.
+ */
+struct sb_cuda_rec {
+	__u16 kind;		/* enum sb_cuda_kind */
+	__u8 copy_kind;		/* memcpy: CUpti_ActivityMemcpyKind */
+	__u8 reserved;		/* 0 */
+	__u32 device;
+	__u32 context;
+	__u32 stream;
+	__u32 correlation;
+	__u32 name_id;		/* kernel: its name's id (> 0); else 0 */
+	__u32 detail;		/* per kind, above */
+	__u32 tid;		/* runtime and driver calls: the calling thread */
+	__u64 start;
+	__u64 end;
+	__u64 bytes;
+	__s32 grid[3];
+	__s32 block[3];
+};
+
+/*
+ * The library's USDT probes (provider scope_bpf_cuda), each with a
+ * semaphore so they cost one load and a branch when nobody traces:
+ *   batch(recs, n)	n struct sb_cuda_rec at recs
+ *   name(id, name)	the NUL-terminated kernel name of name_id id; fired
+ *			once per name, before the first batch that uses it
+ */
+#define SB_CUDA_BATCH_MAX 64	/* records in one batch */
+#define SB_CUDA_NAME_MAX 1024	/* bytes of a name the kernel side copies */
+
+#endif /* SB_CUDA_REC_H */
