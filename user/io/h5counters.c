@@ -126,6 +126,62 @@ static int fail(const char *path, const char *what, struct sb_error *err)
 	return sb_fail(err, EIO, "%s: cannot write %s", path, what);
 }
 
+static int put_str_attr(hid_t obj, const char *key, const char *v)
+{
+	hid_t t = sb_h5_str_type(), s = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
+	int ret = -1;
+
+	if (t >= 0 && s >= 0)
+		a = H5Acreate2(obj, key, t, s, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0 && H5Awrite(a, t, &v) >= 0)
+		ret = 0;
+	if (a >= 0)
+		H5Aclose(a);
+	if (s >= 0)
+		H5Sclose(s);
+	if (t >= 0)
+		H5Tclose(t);
+	return ret;
+}
+
+static int put_i64_attr(hid_t obj, const char *key, int64_t v)
+{
+	hid_t s = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
+	int ret = -1;
+
+	if (s >= 0)
+		a = H5Acreate2(obj, key, H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, &v) >= 0)
+		ret = 0;
+	if (a >= 0)
+		H5Aclose(a);
+	if (s >= 0)
+		H5Sclose(s);
+	return ret;
+}
+
+/* A dataset of cols values (rows < 0) or of rows x cols, from v. */
+static int put_array(hid_t g, const char *name, hid_t ftype, hid_t mtype, long rows, hsize_t cols,
+		     const void *v)
+{
+	hsize_t dims[2] = { rows < 0 ? cols : (hsize_t)rows, cols };
+	int rank = rows < 0 ? 1 : 2;
+	hid_t s, d = H5I_INVALID_HID;
+	int ret = -1;
+
+	s = H5Screate_simple(rank, dims, NULL);
+	if (s >= 0)
+		d = H5Dcreate2(g, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (d >= 0 && (!dims[0] || !dims[rank - 1] ||
+		       H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0))
+		ret = 0;
+	if (d >= 0)
+		H5Dclose(d);
+	if (s >= 0)
+		H5Sclose(s);
+	return ret;
+}
+
 /* A 1-D attribute of variable-length UTF-8 strings. */
 static int put_names_attr(hid_t obj, const char *key, char *const *v, unsigned n)
 {
@@ -143,40 +199,6 @@ static int put_names_attr(hid_t obj, const char *key, char *const *v, unsigned n
 		H5Sclose(s);
 	if (t >= 0)
 		H5Tclose(t);
-	return ret;
-}
-
-static int put_calls_attr(hid_t obj, int64_t calls)
-{
-	hid_t s = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
-	int ret = -1;
-
-	if (s >= 0)
-		a = H5Acreate2(obj, "calls", H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT);
-	if (a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, &calls) >= 0)
-		ret = 0;
-	if (a >= 0)
-		H5Aclose(a);
-	if (s >= 0)
-		H5Sclose(s);
-	return ret;
-}
-
-static int put_values(hid_t g, const uint64_t *v, unsigned n)
-{
-	hsize_t dim = n;
-	hid_t s = H5Screate_simple(1, &dim, NULL), d = H5I_INVALID_HID;
-	int ret = -1;
-
-	if (s >= 0)
-		d = H5Dcreate2(g, "values", H5T_STD_U64LE, s, H5P_DEFAULT, H5P_DEFAULT,
-			       H5P_DEFAULT);
-	if (d >= 0 && H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
-		ret = 0;
-	if (d >= 0)
-		H5Dclose(d);
-	if (s >= 0)
-		H5Sclose(s);
 	return ret;
 }
 
@@ -219,8 +241,9 @@ static int write_pair(hid_t file, const char *path, const struct sb_profile *p,
 		return fail(path, rank, err);
 	g = H5Gcreate2(dir, region, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	H5Gclose(dir);
-	if (g < 0 || put_calls_attr(g, (int64_t)q->count) ||
-	    put_names_attr(g, "event_names", t->names, t->n) || put_values(g, t->sum + k * t->n, t->n))
+	if (g < 0 || put_i64_attr(g, "calls", (int64_t)q->count) ||
+	    put_names_attr(g, "event_names", t->names, t->n) ||
+	    put_array(g, "values", H5T_STD_U64LE, H5T_NATIVE_UINT64, -1, t->n, t->sum + k * t->n))
 		ret = -1;
 	else
 		ret = 0;
@@ -319,62 +342,6 @@ static void likwid_free(struct likwid_out *o)
 		free(o->counter_names[i]);
 	if (o->have_group)
 		sb_likwid_group_free(&o->g);
-}
-
-static int put_str_attr(hid_t obj, const char *key, const char *v)
-{
-	hid_t t = sb_h5_str_type(), s = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
-	int ret = -1;
-
-	if (t >= 0 && s >= 0)
-		a = H5Acreate2(obj, key, t, s, H5P_DEFAULT, H5P_DEFAULT);
-	if (a >= 0 && H5Awrite(a, t, &v) >= 0)
-		ret = 0;
-	if (a >= 0)
-		H5Aclose(a);
-	if (s >= 0)
-		H5Sclose(s);
-	if (t >= 0)
-		H5Tclose(t);
-	return ret;
-}
-
-static int put_i64_attr(hid_t obj, const char *key, int64_t v)
-{
-	hid_t s = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
-	int ret = -1;
-
-	if (s >= 0)
-		a = H5Acreate2(obj, key, H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT);
-	if (a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, &v) >= 0)
-		ret = 0;
-	if (a >= 0)
-		H5Aclose(a);
-	if (s >= 0)
-		H5Sclose(s);
-	return ret;
-}
-
-/* A dataset of cols values (rows < 0) or of rows x cols, from v. */
-static int put_array(hid_t g, const char *name, hid_t ftype, hid_t mtype, long rows, hsize_t cols,
-		     const void *v)
-{
-	hsize_t dims[2] = { rows < 0 ? cols : (hsize_t)rows, cols };
-	int rank = rows < 0 ? 1 : 2;
-	hid_t s, d = H5I_INVALID_HID;
-	int ret = -1;
-
-	s = H5Screate_simple(rank, dims, NULL);
-	if (s >= 0)
-		d = H5Dcreate2(g, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (d >= 0 && (!dims[0] || !dims[rank - 1] ||
-		       H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0))
-		ret = 0;
-	if (d >= 0)
-		H5Dclose(d);
-	if (s >= 0)
-		H5Sclose(s);
-	return ret;
 }
 
 /* The per-thread arrays of one index row's threads th[0..nt). */
