@@ -216,7 +216,8 @@ static struct sb_thread_info *thread_info(struct sb_collector *c, uint32_t tgid,
 	uint64_t *i = sb_hashmap_get(&c->thread_of, tgid, tid);
 	struct sb_thread_info *t;
 
-	if (i)
+	/* After its exit, a tid the kernel hands out again names a new thread. */
+	if (i && c->threads[*i].end_ns < 0)
 		return &c->threads[*i];
 	if (!(c->n_threads & (c->n_threads - 1))) {
 		t = realloc(c->threads, (c->n_threads ? c->n_threads * 2 : 16) * sizeof(*t));
@@ -408,8 +409,8 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 	ret = bitset_set(&c->called[slot], (uint64_t)e->call_id);
 	if (ret)
 		return ret;
-	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .tid = e->tid, .start = start,
-				     .end = end, .call_id = e->call_id,
+	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .thread = (uint32_t)(t - c->threads),
+				     .start = start, .end = end, .call_id = e->call_id,
 				     .parent_id = e->parent_id };
 	for (k = 0; k < N_CALL_COLUMNS; k++) {
 		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
@@ -528,14 +529,17 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
 			      int64_t first_ns, int64_t cpu_ns)
 {
-	struct sb_thread_info *t = thread_info(c, tgid, tid);
+	uint64_t *i = sb_hashmap_get(&c->thread_of, tgid, tid);
+	struct sb_thread_info *t;
 	char path[96];
 	FILE *f;
 
+	/* Begun before that exit: the same thread, and its exit record has the final numbers. */
+	if (i && c->threads[*i].end_ns >= 0 && first_ns <= c->threads[*i].end_ns)
+		return 0;
+	t = thread_info(c, tgid, tid);
 	if (!t)
 		return -ENOMEM;
-	if (t->end_ns >= 0)
-		return 0;
 	if (first_ns > 0 && first_ns < t->first_ns)
 		t->first_ns = first_ns;
 	t->cpu_ns = cpu_ns;
@@ -853,12 +857,11 @@ int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t 
 static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struct sb_event *e)
 {
 	uint32_t slot = c->pair_slot[r->pair];
-	uint64_t *t = sb_hashmap_get(&c->thread_of, c->slot_tgid[slot], r->tid);
 	int k;
 
 	e->start = r->start;
 	e->end = r->end;
-	e->thread = t ? c->threads[*t].row : -1;
+	e->thread = r->thread < c->n_threads ? c->threads[r->thread].row : -1;
 	e->call_id = r->call_id;
 	/* A parent that was never completed (still open, lost, killed) makes this top level. */
 	e->parent_id = r->parent_id >= 0 && bitset_test(&c->called[slot], (uint64_t)r->parent_id) ?

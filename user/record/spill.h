@@ -17,7 +17,7 @@
 /* What the collector knows per completed call, written to disk as is. */
 struct sb_spill_rec {
 	uint32_t pair;		/* index of the (process, region) pair: ranks come later */
-	uint32_t tid;		/* OS thread id */
+	uint32_t thread;	/* the collector's thread entry: a reused tid is another thread */
 	int64_t start;
 	int64_t end;
 	int64_t call_id;

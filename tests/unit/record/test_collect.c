@@ -250,6 +250,30 @@ static const char *meta_str(const struct sb_profile *p, const char *key)
 	return m->s;
 }
 
+/* pid_max wraps: a thread that exits leaves its tid to a later thread of the same process. */
+static void test_a_reused_tid_is_another_thread(void **state)
+{
+	struct sb_event rows[4];
+	struct sb_collector c;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 9, 0x10, "busy", "");
+	call(&c, 9, 10, "busy", 20, 400, 0, -1, 0);
+	thread_exit(&c, 9, 10, 300);
+	call(&c, 9, 10, "busy", 600, 900, 1, -1, 0);
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 10, 550, 7000), 1);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.prof.n_threads, 2);
+	drain(&c, rows, 4, 2);
+	assert_int_not_equal(rows[0].thread, rows[1].thread);
+	assert_int_equal(c.prof.threads[rows[0].thread].cpu_ns, 300);
+	assert_int_equal(c.prof.threads[rows[0].thread].end_ns, 500);
+	assert_int_equal(c.prof.threads[rows[1].thread].cpu_ns, 7000);
+	assert_int_equal(c.prof.threads[rows[1].thread].end_ns, -1);
+	sb_collector_free(&c);
+}
+
 static void test_regions_open_at_start_are_counted_and_named(void **state)
 {
 	struct sb_collector c;
@@ -529,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_refused_calls_are_dropped_and_syncs_still_served),
 		cmocka_unit_test(test_calls_are_named_by_name_hash_not_address),
 		cmocka_unit_test(test_exited_thread_is_not_overwritten_by_a_live_read),
+		cmocka_unit_test(test_a_reused_tid_is_another_thread),
 		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
 		cmocka_unit_test(test_regions_open_at_start_list_is_capped),
 		cmocka_unit_test(test_forked_child_has_its_parents_command),

@@ -46,7 +46,7 @@ static uint64_t mix(uint64_t x)
 
 static void digest_add(struct digest *d, const struct sb_spill_rec *r)
 {
-	uint64_t h = mix(((uint64_t)r->pair << 32) | r->tid);
+	uint64_t h = mix(((uint64_t)r->pair << 32) | r->thread);
 
 	h = mix(h ^ (uint64_t)r->start);
 	h = mix(h ^ (uint64_t)r->end);
@@ -66,7 +66,7 @@ static struct sb_spill_rec gen(uint64_t seed, uint64_t i, uint32_t n_pairs, uint
 
 	return (struct sb_spill_rec){
 		.pair = (uint32_t)(mix(h) % n_pairs),
-		.tid = (uint32_t)(h >> 40),
+		.thread = (uint32_t)(h >> 40),
 		.start = start,
 		.end = start + (int64_t)(h >> 50),
 		.call_id = (int64_t)i,
