@@ -24,6 +24,17 @@ void sb_samples_free(struct sb_samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void sb_cuda_data_free(struct sb_cuda_data *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_names; i++)
+		free(d->names[i]);
+	free(d->names);
+	free(d->acts);
+	memset(d, 0, sizeof(*d));
+}
+
 void sb_profile_init(struct sb_profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -58,6 +69,7 @@ void sb_profile_free(struct sb_profile *p)
 	free(p->events);
 	free(p->counters);
 	sb_samples_free(&p->samples);
+	sb_cuda_data_free(&p->cuda);
 	free(p->processes);
 	free(p->meta);
 	free(p->format);

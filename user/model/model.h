@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "model/columns.h"
+#include "model/cuda.h"
 #include "model/samples.h"
 #include "model/stats.h"
 
@@ -144,6 +145,7 @@ struct sb_profile {
 	struct sb_meta *meta;
 	size_t n_meta;
 	struct sb_samples samples;	/* empty unless sampling was on */
+	struct sb_cuda_data cuda;	/* empty unless CUDA activity was recorded */
 };
 
 /*
