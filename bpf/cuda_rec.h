@@ -1,8 +1,9 @@
 /*
  * CUDA activity as the CUPTI injection library (cupti/) hands it over: the
  * fixed-size record of one GPU or API activity and the probes that carry
- * batches of them and the kernel names. Shared with the kernel side and the
- * recorder (not built yet). docs/CUDA.md.
+ * batches of them and the kernel names, and the ring-buffer records the
+ * kernel side (cuda.bpf.h) makes of them for the recorder
+ * (user/record/sources/cuda.c). docs/CUDA.md.
  */
 #ifndef SB_CUDA_REC_H
 #define SB_CUDA_REC_H
@@ -51,5 +52,30 @@ struct sb_cuda_rec {
  */
 #define SB_CUDA_BATCH_MAX 64	/* records in one batch */
 #define SB_CUDA_NAME_MAX 1024	/* bytes of a name the kernel side copies */
+
+/* The ring-buffer records (type SB_EV_CUDA of region.h), by what they carry. */
+enum sb_cuda_msg {
+	SB_CUDA_MSG_BATCH = 1,
+	SB_CUDA_MSG_NAME,
+};
+
+/* A batch: the header and n records; only those n are in the ring. */
+struct sb_cuda_batch_event {
+	__u32 type;		/* SB_EV_CUDA */
+	__u32 msg;		/* SB_CUDA_MSG_BATCH */
+	__u32 tgid;
+	__u32 n;		/* 1..SB_CUDA_BATCH_MAX */
+	__u64 time;		/* when the probe fired */
+	struct sb_cuda_rec recs[SB_CUDA_BATCH_MAX];
+};
+
+/* A kernel name: as much of it as fit, NUL-terminated. */
+struct sb_cuda_name_event {
+	__u32 type;		/* SB_EV_CUDA */
+	__u32 msg;		/* SB_CUDA_MSG_NAME */
+	__u32 tgid;
+	__u32 id;
+	char name[SB_CUDA_NAME_MAX];
+};
 
 #endif /* SB_CUDA_REC_H */

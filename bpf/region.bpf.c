@@ -528,6 +528,7 @@ int BPF_USDT(region_end, void *site)
 
 #include "mpi.bpf.h"
 #include "omp.bpf.h"
+#include "cuda.bpf.h"
 
 static __always_inline __u64 innermost_path(struct sb_thread_state *th)
 {

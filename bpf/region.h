@@ -44,6 +44,7 @@ enum sb_event_type {
 	SB_EV_MPI_RANK,		/* a process learned its rank or size in MPI_COMM_WORLD */
 	SB_EV_OMP,		/* an OpenMP region kind, first use (bpf/omp.h) */
 	SB_EV_CTR_THREAD = 100,	/* counters: a thread appeared or ended (bpf/counters.bpf.h) */
+	SB_EV_CUDA = 110,	/* CUDA activity from the CUPTI library (bpf/cuda.bpf.h) */
 };
 
 enum sb_sync_reason {
@@ -76,6 +77,7 @@ enum sb_counter {
 	SB_CNT_LOST_SAMPLES,	/* samples or off-CPU intervals the aggregation maps had no room for */
 	SB_CNT_MPI_UNMATCHED,	/* MPI returns without their entry (tracing began inside the call) */
 	SB_CNT_LOST_STACKS,	/* stacks the stack table had no room for (their samples are kept) */
+	SB_CNT_CUDA_LOST,	/* CUDA activity records the ring buffer had no room for, or unreadable */
 	SB_CNT_MAX,
 };
 

@@ -70,6 +70,7 @@ int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_
 	sb_hashmap_init(&c->ranks);
 	sb_hashmap_init(&c->pair_of);
 	sb_hashmap_init(&c->thread_of);
+	sb_hashmap_init(&c->gpu_of);
 	sb_hashmap_init(&c->proc_of);
 	sb_hashmap_init(&c->path_parent);
 	sb_hashmap_init(&c->path_name);
@@ -102,6 +103,8 @@ void sb_collector_free(struct sb_collector *c)
 	sb_hashmap_free(&c->ranks);
 	sb_hashmap_free(&c->pair_of);
 	sb_hashmap_free(&c->thread_of);
+	sb_hashmap_free(&c->gpu_of);
+	free(c->gpu_pair);
 	sb_hashmap_free(&c->proc_of);
 	sb_hashmap_free(&c->path_parent);
 	sb_hashmap_free(&c->path_name);
@@ -869,6 +872,7 @@ static void to_event(struct sb_collector *c, const struct sb_spill_rec *r, struc
 	memcpy(e->metric, c->blank_metric, sizeof(e->metric));
 	for (k = 0; k < N_CALL_COLUMNS; k++)
 		e->metric[call_columns[k].id] = r->metric[k];
+	e->metric[SB_METRIC_GPU] = sb_collector_gpu_ns(c, r->pair, r->call_id);
 }
 
 /* A call's counter row (model.h: n inclusive, then n exclusive), -1 where it has no counts. */

@@ -91,6 +91,9 @@ struct sb_collector {
 	sb_sync_fn on_sync;
 	sb_fork_fn on_fork;
 	void *sync_ctx;
+	/* GPU time of the calls that launched GPU work (collect_gpu.c), once attributed. */
+	struct sb_hashmap gpu_of;	/* (pair, call id) -> GPU ns */
+	bool *gpu_pair;			/* pair -> its calls carry GPU times (all of them) */
 };
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
@@ -149,5 +152,30 @@ struct sb_collect_stream {
 };
 
 void sb_collector_stream(struct sb_collector *c, struct sb_collect_stream *s);
+
+/* GPU work launched by one host API call (record/sources/cuda.c). */
+struct sb_gpu_launch {
+	uint32_t tgid;
+	uint32_t tid;
+	int64_t time;		/* when the launching call began */
+	int64_t gpu_ns;		/* GPU time of what it launched */
+	/* Set by sb_collector_attribute_gpu(): the innermost call open then, -1 when none. */
+	int64_t pair;
+	int64_t call_id;
+	int64_t thread_row;	/* the thread's row in its rank, -1 when unknown */
+};
+
+/*
+ * After sb_collector_finish(), before the events are streamed: give each
+ * launch to the innermost call open on its thread at its time (one pass over
+ * the calls), and each call the GPU time of what it launched. A pair with any
+ * such call then has a GPU time on every call, 0 where it launched nothing
+ * (FORMAT.md: all or nothing per index row), and its gpu_count/gpu_total.
+ * 0 or -errno.
+ */
+int sb_collector_attribute_gpu(struct sb_collector *c, struct sb_gpu_launch *l, size_t n);
+
+/* The GPU time of a call after attribution; -1 when its pair has none. */
+int64_t sb_collector_gpu_ns(const struct sb_collector *c, uint32_t pair, int64_t call_id);
 
 #endif

@@ -583,6 +583,29 @@ ssize_t sb_spill_read(struct sb_spill *s, struct sb_spill_rec *out, size_t max)
 	}
 }
 
+int sb_spill_rewind(struct sb_spill *s)
+{
+	int err;
+
+	if (s->error)
+		return s->error;
+	switch (s->state) {
+	case SPILL_MEMORY:
+		s->next = 0;
+		return 0;
+	case SPILL_MERGING:
+		/* The runs on disk and the last buffer are never changed by a merge that reads them. */
+		merge_free(&s->merge);
+		err = merge_init(&s->merge, s->fd, s->runs, s->n_runs, s->merge_recs / s->n_runs,
+				 s->buf, s->n);
+		if (err)
+			s->error = err;
+		return err;
+	default:
+		return -EINVAL;
+	}
+}
+
 void sb_spill_free(struct sb_spill *s)
 {
 	if (!s)

@@ -58,6 +58,9 @@ int sb_spill_sort(struct sb_spill *s);
  */
 ssize_t sb_spill_read(struct sb_spill *s, struct sb_spill_rec *out, size_t max);
 
+/* After sb_spill_sort(): read from the first record again. 0 or a negative errno. */
+int sb_spill_rewind(struct sb_spill *s);
+
 void sb_spill_free(struct sb_spill *s);
 
 /* For tests and diagnostics: sorted runs written to disk, and merge passes made over them. */

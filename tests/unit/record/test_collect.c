@@ -274,6 +274,89 @@ static void test_a_reused_tid_is_another_thread(void **state)
 	sb_collector_free(&c);
 }
 
+static ssize_t pair_named(const struct sb_collector *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->prof.n_pairs; i++)
+		if (!strcmp(c->prof.regions[c->prof.pairs[i].region].name, name))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* GPU work goes to the innermost call open on the launching thread; its pair gets 0 elsewhere. */
+static void test_gpu_time_goes_to_the_innermost_launching_call(void **state)
+{
+	struct sb_gpu_launch l[] = {
+		{ .tgid = 4, .tid = 10, .time = 300, .gpu_ns = 50 },	/* inner, call 1 */
+		{ .tgid = 4, .tid = 10, .time = 200, .gpu_ns = 20 },	/* inner's first ns */
+		{ .tgid = 4, .tid = 10, .time = 800, .gpu_ns = 7 },	/* outer, between */
+		{ .tgid = 4, .tid = 10, .time = 2000, .gpu_ns = 9 },	/* outside every call */
+		{ .tgid = 4, .tid = 11, .time = 300, .gpu_ns = 5 },	/* its thread made no call */
+		{ .tgid = 4, .tid = 12, .time = 650, .gpu_ns = 3 },	/* other: a thread of its own */
+	};
+	struct sb_collector c;
+	struct sb_event rows[8];
+	ssize_t inner, outer, other;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 4, 0x10, "outer", "");
+	site(&c, 4, 0x20, "inner", "");
+	site(&c, 4, 0x30, "other", "");
+	call(&c, 4, 10, "inner", 200, 500, 1, 0, 0);
+	call(&c, 4, 10, "inner", 600, 700, 2, 0, 0);
+	call(&c, 4, 10, "outer", 100, 1000, 0, -1, 400);
+	call(&c, 4, 12, "other", 600, 700, 3, -1, 0);
+	call(&c, 4, 10, "other", 1100, 1200, 4, -1, 0);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(sb_collector_attribute_gpu(&c, l, 6), 0);
+	inner = pair_named(&c, "inner");
+	outer = pair_named(&c, "outer");
+	other = pair_named(&c, "other");
+	assert_int_equal(l[0].pair, inner);
+	assert_int_equal(l[0].call_id, 1);
+	assert_int_equal(l[1].call_id, 1);
+	assert_int_equal(l[2].pair, outer);
+	assert_int_equal(l[3].pair, -1);
+	assert_int_equal(l[4].pair, -1);
+	assert_int_equal(l[4].thread_row, -1);
+	assert_int_equal(l[5].pair, other);
+	assert_int_equal(l[5].call_id, 3);
+	assert_int_equal(c.prof.pairs[inner].stats.gpu_count, 2);
+	assert_int_equal(c.prof.pairs[inner].stats.gpu_total, 70);
+	assert_int_equal(c.prof.pairs[outer].stats.gpu_total, 7);
+	assert_int_equal(c.prof.pairs[other].stats.gpu_count, 2);
+	assert_true(c.prof.columns & SB_COL_METRIC(SB_METRIC_GPU));
+	drain(&c, rows, 8, 5);
+	/* File order: pairs in order of first call (inner, outer, other), each by start. */
+	assert_int_equal(rows[0].metric[SB_METRIC_GPU], 70);
+	assert_int_equal(rows[1].metric[SB_METRIC_GPU], 0);
+	assert_int_equal(rows[2].metric[SB_METRIC_GPU], 7);
+	assert_int_equal(rows[3].metric[SB_METRIC_GPU], 3);
+	assert_int_equal(rows[4].metric[SB_METRIC_GPU], 0);
+	sb_collector_free(&c);
+}
+
+/* Without launches nothing changes: every call's GPU time is missing. */
+static void test_no_launches_leave_gpu_time_missing(void **state)
+{
+	struct sb_collector c;
+	struct sb_event rows[2];
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 4, 0x10, "outer", "");
+	call(&c, 4, 10, "outer", 100, 1000, 0, -1, 0);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(sb_collector_attribute_gpu(&c, NULL, 0), 0);
+	assert_false(c.prof.columns & SB_COL_METRIC(SB_METRIC_GPU));
+	drain(&c, rows, 2, 1);
+	assert_int_equal(rows[0].metric[SB_METRIC_GPU], -1);
+	assert_int_equal(c.prof.pairs[0].stats.gpu_count, 0);
+	sb_collector_free(&c);
+}
+
 static void test_regions_open_at_start_are_counted_and_named(void **state)
 {
 	struct sb_collector c;
@@ -554,6 +637,8 @@ int main(void)
 		cmocka_unit_test(test_calls_are_named_by_name_hash_not_address),
 		cmocka_unit_test(test_exited_thread_is_not_overwritten_by_a_live_read),
 		cmocka_unit_test(test_a_reused_tid_is_another_thread),
+		cmocka_unit_test(test_gpu_time_goes_to_the_innermost_launching_call),
+		cmocka_unit_test(test_no_launches_leave_gpu_time_missing),
 		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
 		cmocka_unit_test(test_regions_open_at_start_list_is_capped),
 		cmocka_unit_test(test_forked_child_has_its_parents_command),

@@ -196,6 +196,34 @@ static void test_many_runs_merge_in_one_pass(void **state)
 	sb_spill_free(s);
 }
 
+/* A second pass (the GPU attribution's) reads the same records again, from disk and from memory. */
+static void test_rewind_reads_everything_again(void **state)
+{
+	struct sb_spill *disk = sb_spill_new(TMPDIR, RECS_OF(256 * KiB));
+	struct sb_spill *mem = sb_spill_new(TMPDIR, RECS_OF(256 * KiB));
+	struct digest d = { 0 }, m = { 0 };
+	static const size_t odd[] = { 7, 300 };
+
+	(void)state;
+	assert_non_null(disk);
+	assert_non_null(mem);
+	assert_int_equal(sb_spill_rewind(disk), -EINVAL);
+	assert_int_equal(fill(disk, 5, 50000, 20, 1ULL << 40, &d), 0);
+	assert_int_equal(fill(mem, 6, 100, 4, 1000, &m), 0);
+	assert_int_equal(sb_spill_sort(disk), 0);
+	assert_int_equal(sb_spill_sort(mem), 0);
+	assert_true(sb_spill_runs(disk) > 1);
+	assert_int_equal(sb_spill_runs(mem), 0);
+	drain_and_check(disk, odd, 2, &d);
+	assert_int_equal(sb_spill_rewind(disk), 0);
+	drain_and_check(disk, big_batch, 1, &d);
+	drain_and_check(mem, big_batch, 1, &m);
+	assert_int_equal(sb_spill_rewind(mem), 0);
+	drain_and_check(mem, odd, 2, &m);
+	sb_spill_free(disk);
+	sb_spill_free(mem);
+}
+
 static void test_tiny_budget_needs_merge_passes(void **state)
 {
 	struct sb_spill *s = sb_spill_new(TMPDIR, 64 * KiB);
@@ -409,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_unusable_dir_reports_errno),
 		cmocka_unit_test(test_many_runs_merge_in_one_pass),
 		cmocka_unit_test(test_tiny_budget_needs_merge_passes),
+		cmocka_unit_test(test_rewind_reads_everything_again),
 		cmocka_unit_test(test_budget_below_floor_still_sorts),
 		cmocka_unit_test(test_duplicate_starts_ordered_by_call_id),
 		cmocka_unit_test(test_sorted_and_reversed_input),
