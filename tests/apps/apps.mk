@@ -46,6 +46,10 @@ $(BUILD)/apps/ompi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC_OMPI) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
 
+# Fires the CUPTI library's probes with made-up CUDA activity (no toolkit needed).
+$(BUILD)/apps/cuda_synth: APPS_CFLAGS += -Ibpf -Icupti
+$(BUILD)/apps/cuda_synth: bpf/cuda_rec.h cupti/probes.h
+
 # The hybrid MPI + OpenMP app.
 $(BUILD)/apps/mpi_omp: APPS_CFLAGS += -fopenmp
 

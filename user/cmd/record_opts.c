@@ -52,6 +52,9 @@ void record_usage(FILE *f)
 		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
 		"      --no-omp           do not time OpenMP constructs of gcc's libgomp\n"
 		"                         (parallel regions per thread, barriers: docs/OPENMP.md)\n"
+		"      --cuda             record the command's CUDA kernels, copies and\n"
+		"                         synchronizations with CUPTI, GPU time per region\n"
+		"                         (needs a command: docs/CUDA.md)\n"
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
@@ -197,7 +200,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 }
 
 /* long-only options: codes past any character */
-enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS };
+enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -255,6 +258,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "as-root", no_argument, NULL, 'R' },
 		{ "no-mpi", no_argument, NULL, 'N' },
 		{ "no-omp", no_argument, NULL, 'P' },
+		{ "cuda", no_argument, NULL, OPT_CUDA },
 		{ "mpi", optional_argument, NULL, 'I' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "group", required_argument, NULL, 'g' },
@@ -331,6 +335,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case 'P':
 			o->no_omp = true;
 			break;
+		case OPT_CUDA:
+			o->cuda = true;
+			break;
 		case 'I':
 			if (optarg && strcmp(optarg, "all"))
 				return sb_fail(err, EINVAL, "--mpi=%s: not 'all'", optarg);
@@ -382,6 +389,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 	if (o->pid && (o->user || o->as_root))
 		return sb_fail(err, EINVAL, "%s: only for a command, not with -p",
 			       o->user ? "--user" : "--as-root");
+	if (o->cuda && !o->cmd)
+		return sb_fail(err, EINVAL, "--cuda: only for a command: CUPTI is loaded as the "
+			       "program starts; -p and -a record its CUDA calls on the host "
+			       "(docs/CUDA.md)");
 	if (o->kernel_stacks && !o->sample_hz)
 		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
 	if (group) {

@@ -11,16 +11,16 @@
 #define STAPSDT_TYPE 3
 
 /* A note's description: pc, base, semaphore (address-sized each), then provider\0name\0args\0. */
-static int note_is_ours(const char *desc, size_t len, size_t addr_size)
+static int note_is_ours(const char *desc, size_t len, size_t addr_size, const char *provider)
 {
-	size_t skip = 3 * addr_size, plen = strlen(SB_PROVIDER);
+	size_t skip = 3 * addr_size, plen = strlen(provider);
 
 	if (len <= skip + plen)
 		return 0;
-	return !memcmp(desc + skip, SB_PROVIDER, plen + 1);
+	return !memcmp(desc + skip, provider, plen + 1);
 }
 
-static int count_in_section(Elf_Scn *scn, size_t addr_size)
+static int count_in_section(Elf_Scn *scn, size_t addr_size, const char *provider)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t off = 0, name_off, desc_off;
@@ -33,12 +33,13 @@ static int count_in_section(Elf_Scn *scn, size_t addr_size)
 		if (nhdr.n_type != STAPSDT_TYPE || nhdr.n_namesz != 8 ||
 		    memcmp((char *)data->d_buf + name_off, "stapsdt", 8))
 			continue;
-		n += note_is_ours((char *)data->d_buf + desc_off, nhdr.n_descsz, addr_size);
+		n += note_is_ours((char *)data->d_buf + desc_off, nhdr.n_descsz, addr_size,
+				  provider);
 	}
 	return n;
 }
 
-int sb_count_probes(const char *path)
+int sb_count_provider_probes(const char *path, const char *provider)
 {
 	size_t shstrndx, addr_size;
 	Elf_Scn *scn = NULL;
@@ -61,7 +62,7 @@ int sb_count_probes(const char *path)
 			continue;
 		name = elf_strptr(elf, shstrndx, shdr.sh_name);
 		if (name && !strcmp(name, ".note.stapsdt"))
-			n += count_in_section(scn, addr_size);
+			n += count_in_section(scn, addr_size, provider);
 	}
 out:
 	elf_end(elf);

@@ -23,6 +23,7 @@
 #include "io/h5write.h"
 #include "model/health.h"
 #include "record/collect.h"
+#include "record/cuda_env.h"
 #include "record/guardian.h"
 #include "record/launch.h"
 #include "record/outpath.h"
@@ -963,6 +964,11 @@ int sb_record(const struct record_opts *o)
 	}
 	if (output)
 		r.o.output = output;
+	if (r.o.cuda && sb_cuda_env_setup(&err)) {
+		record_say("%s", err.msg);
+		ret = SB_EXIT_USAGE;
+		goto out;
+	}
 	if (!strcmp(r.o.output, "-")) {
 		if (sb_stdout_profile_begin(&r.to_stdout, &err)) {
 			record_say("%s", err.msg);

@@ -306,6 +306,26 @@ static void test_no_omp(void **state)
 	free(text);
 }
 
+/* --cuda needs a command (CUPTI is loaded at its start): -p and -a are refused with the reason. */
+static void test_cuda_needs_a_command(void **state)
+{
+	char *cmd[] = { "record", "--cuda", "--", "./app", NULL };
+	char *pid[] = { "record", "--cuda", "-p", "1", NULL };
+	char *all[] = { "record", "--cuda", "-a", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(cmd), cmd, &o, &err), 0);
+	assert_true(o.cuda);
+	assert_int_equal(record_parse_args(ARGC(pid), pid, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--cuda: only for a command"));
+	assert_non_null(strstr(err.msg, "host"));
+	err.msg[0] = 0;
+	assert_int_equal(record_parse_args(ARGC(all), all, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--cuda"));
+}
+
 static void test_help(void **state)
 {
 	char *argv[] = { "record", "--help", NULL };
@@ -349,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide_bad_input),
 		cmocka_unit_test(test_usage_names_system_wide),
 		cmocka_unit_test(test_no_omp),
+		cmocka_unit_test(test_cuda_needs_a_command),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),
 	};

@@ -1,0 +1,107 @@
+/*
+ * Integration: CUDA activity through the real path without a GPU.
+ * tests/apps/cuda_synth fires the CUPTI library's own probes
+ * (scope_bpf_cuda:name and :batch) with made-up activity of known shape;
+ * the kernel side copies it into the ring buffer, the recorder attributes
+ * each piece of GPU work to the region call that launched it, and the file
+ * has the GPU time per call and per region. Then `--cuda` on a program
+ * that never loads CUDA: it says so and records the rest.
+ */
+#include <sys/stat.h>
+
+#include "harness.h"
+
+#define US 1000
+#define BULK (50 * 64)	/* cuda_synth's batches of driver calls */
+
+static const struct sb_event *call_at(const struct sb_profile *p, const struct sb_pair *pair,
+				      size_t k)
+{
+	assert_true(k < pair->count);
+	return &p->events[pair->offset + k];
+}
+
+static void test_gpu_time_reaches_the_launching_regions(void **state)
+{
+	const struct sb_pair *solve, *step, *worker;
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("synth.h5", out, sizeof(out)), "cuda_synth", NULL), 0);
+	load_profile(out, &p);
+	solve = must_pair(&p, "solve", 0);
+	step = must_pair(&p, "step", 0);
+	worker = must_pair(&p, "worker", 0);
+	assert_true(p.columns & SB_COL_METRIC(SB_METRIC_GPU));
+	/* Each step has what it launched, in start order; the worker thread's launch is its own. */
+	assert_int_equal(step->count, 3);
+	assert_int_equal(call_at(&p, step, 0)->metric[SB_METRIC_GPU], 100 * US);
+	assert_int_equal(call_at(&p, step, 1)->metric[SB_METRIC_GPU], 250 * US);
+	assert_int_equal(call_at(&p, step, 2)->metric[SB_METRIC_GPU], 300 * US);
+	assert_int_equal(step->stats.gpu_count, 3);
+	assert_int_equal(step->stats.gpu_total, 650 * US);
+	assert_int_equal(call_at(&p, worker, 0)->metric[SB_METRIC_GPU], 30 * US);
+	/* solve's own copy only: its steps' kernels are theirs. */
+	assert_int_equal(call_at(&p, solve, 0)->metric[SB_METRIC_GPU], 200 * US);
+	assert_int_equal(solve->stats.gpu_total, 200 * US);
+	assert_int_equal(meta_int(&p, "cuda_processes"), 1);
+	assert_int_equal(meta_int(&p, "cuda_activities"), 16 + BULK);
+	assert_int_equal(meta_int(&p, "cuda_launches"), 7);
+	assert_int_equal(meta_int(&p, "cuda_launches_in_regions"), 6);
+	assert_int_equal(meta_int(&p, "cuda_records_dropped"), 5);
+	assert_int_equal(meta_int(&p, "cuda_records_lost"), 0);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	sb_profile_free(&p);
+}
+
+static bool cupti_library_built(void)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", scope_bin());
+	*strrchr(path, '/') = 0;
+	strncat(path, "/libscope_bpf_cupti.so", sizeof(path) - strlen(path) - 1);
+	return !stat(path, &st);
+}
+
+/* A program that never loads CUDA: one line says so, its regions are recorded. */
+static void test_cuda_on_a_program_without_cuda(void **state)
+{
+	char out[300], app[512], msg[4096];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--cuda", "-o",
+			 (char *)tmp_file("plain.h5", out, sizeof(out)), "--",
+			 (char *)app_path("nested", app, sizeof(app)), NULL };
+	struct sb_profile p;
+	int st;
+
+	(void)state;
+	require_bpf();
+	st = run(argv);
+	read_stderr(msg, sizeof(msg));
+	if (!cupti_library_built()) {
+		/* No toolkit where this was built: refused before anything runs. */
+		assert_int_equal(st, 2);
+		assert_non_null(strstr(msg, "libscope_bpf_cupti.so"));
+		return;
+	}
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(msg, "no traced process loaded the CUDA driver"));
+	load_profile(out, &p);
+	assert_true(p.n_pairs > 0);
+	assert_false(p.columns & SB_COL_METRIC(SB_METRIC_GPU));
+	assert_int_equal(p.cuda.n_acts, 0);
+	sb_profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpu_time_reaches_the_launching_regions),
+		cmocka_unit_test(test_cuda_on_a_program_without_cuda),
+	};
+
+	return cmocka_run_group_tests_name("cuda", tests, setup_tmp, teardown_tmp);
+}
