@@ -17,6 +17,13 @@ enum sb_cuda_kind {
 	SB_CUDA_DRIVER,		/* a CUDA driver API call: the same */
 	SB_CUDA_SYNC,		/* a synchronization: detail = CUpti_ActivitySynchronizationType */
 	SB_CUDA_DROPPED,	/* CUPTI dropped records of context, stream: bytes = how many */
+	SB_CUDA_CLOCK,		/* first of all, when times were offset: detail, bytes = the offset */
+};
+
+/* How the library put CUPTI's times on CLOCK_MONOTONIC. */
+enum sb_cuda_clock {
+	SB_CUDA_CLOCK_CALLBACK = 0,	/* CUPTI read CLOCK_MONOTONIC itself (timestamp callback) */
+	SB_CUDA_CLOCK_OFFSET = 1,	/* callback refused: a measured offset (s64 ns) was added */
 };
 
 /*

@@ -104,6 +104,21 @@ void sb_cuda_conv_init(struct sb_cuda_conv *c, const struct sb_cuda_sink *sink)
 	c->sink = *sink;
 }
 
+void sb_cuda_conv_set_offset(struct sb_cuda_conv *c, __s64 offset_ns)
+{
+	c->clock_offset = offset_ns;
+	c->clock_mode = SB_CUDA_CLOCK_OFFSET;
+}
+
+void sb_cuda_conv_resend_names(struct sb_cuda_conv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->names.cap; i++)
+		if (c->names.slots[i].name)
+			c->sink.name(c->sink.ctx, c->names.slots[i].id, c->names.slots[i].name);
+}
+
 void sb_cuda_conv_free(struct sb_cuda_conv *c)
 {
 	sb_cuda_names_free(&c->names);
@@ -135,9 +150,24 @@ static struct sb_cuda_rec *next_slot(struct sb_cuda_conv *c)
 	return &c->batch[c->n];
 }
 
+/* With an offset, the first record of all says so (else CUPTI's times are CLOCK_MONOTONIC). */
+static void send_clock(struct sb_cuda_conv *c)
+{
+	struct sb_cuda_rec *r = next_slot(c);
+
+	memset(r, 0, sizeof(*r));
+	r->kind = SB_CUDA_CLOCK;
+	r->detail = c->clock_mode;
+	r->bytes = (__u64)c->clock_offset;
+	c->n++;
+	c->clock_sent = true;
+}
+
 void sb_cuda_conv_buffer(struct sb_cuda_conv *c, const CUpti_Activity *const *acts, size_t n,
 			 __u32 context, __u32 stream, size_t dropped)
 {
+	if (c->clock_mode == SB_CUDA_CLOCK_OFFSET && !c->clock_sent)
+		send_clock(c);
 	for (size_t i = 0; i < n; i++) {
 		struct sb_cuda_rec *r = next_slot(c);
 
@@ -145,6 +175,8 @@ void sb_cuda_conv_buffer(struct sb_cuda_conv *c, const CUpti_Activity *const *ac
 			c->stats.skipped++;
 			continue;
 		}
+		r->start += (__u64)c->clock_offset;
+		r->end += (__u64)c->clock_offset;
 		if (r->kind == SB_CUDA_KERNEL)
 			name_kernel(c, ((const CUpti_ActivityKernel10 *)acts[i])->name, r);
 		c->n++;

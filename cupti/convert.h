@@ -32,12 +32,24 @@ struct sb_cuda_conv {
 	struct sb_cuda_sink sink;
 	struct sb_cuda_names names;
 	struct sb_cuda_stats stats;
+	__s64 clock_offset;	/* added to every time: CLOCK_MONOTONIC minus CUPTI's clock */
+	__u32 clock_mode;	/* enum sb_cuda_clock */
+	bool clock_sent;	/* with an offset: the SB_CUDA_CLOCK record went out, first of all */
 	__u32 n;		/* records waiting in batch */
 	struct sb_cuda_rec batch[SB_CUDA_BATCH_MAX];
 };
 
 void sb_cuda_conv_init(struct sb_cuda_conv *c, const struct sb_cuda_sink *sink);
 void sb_cuda_conv_free(struct sb_cuda_conv *c);
+
+/*
+ * CUPTI's times need offset_ns added (its timestamp callback was refused);
+ * before any record is converted. The recorder is told, first of all.
+ */
+void sb_cuda_conv_set_offset(struct sb_cuda_conv *c, __s64 offset_ns);
+
+/* Send every name again: a tracer attached after they first went out. */
+void sb_cuda_conv_resend_names(struct sb_cuda_conv *c);
 
 /* One record without its name id; false for a kind not converted. */
 bool sb_cuda_convert(const CUpti_Activity *act, struct sb_cuda_rec *out);

@@ -7,6 +7,8 @@
  * it off with one line on stderr. docs/CUDA.md.
  */
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -18,6 +20,7 @@ unsigned short scope_bpf_cuda_batch_semaphore;
 unsigned short scope_bpf_cuda_name_semaphore;
 
 #define BUFFER_SIZE (4u << 20)	/* bytes of one CUPTI activity buffer */
+#define FLUSH_PERIOD_NS 200000000L	/* while traced: what waits in CUPTI's buffers goes out */
 #define WALK_CHUNK 256		/* record pointers collected before converting them */
 
 static const CUpti_ActivityKind enabled_kinds[] = {
@@ -32,12 +35,25 @@ static const CUpti_ActivityKind enabled_kinds[] = {
 static pthread_mutex_t conv_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sb_cuda_conv conv;
 static int disabled;		/* read and set atomically: CUPTI's threads and the app's */
+static int exiting;		/* the exit flush has begun: the flusher thread stops */
 
+/*
+ * Under conv_lock (the buffer walk). A tracer that attached since the last
+ * batch (record -p, or a name sent before the recorder was ready) gets every
+ * kernel name again first: names go out only once otherwise.
+ */
 static void probe_batch(void *ctx, const struct sb_cuda_rec *recs, __u32 n)
 {
+	static bool was_traced;
+	bool traced = sb_cuda_traced(&scope_bpf_cuda_batch_semaphore);
+
 	(void)ctx;
-	if (__builtin_expect(sb_cuda_traced(&scope_bpf_cuda_batch_semaphore), 0))
+	if (__builtin_expect(traced, 0)) {
+		if (!was_traced)
+			sb_cuda_conv_resend_names(&conv);
 		SB_CUDA_PROBE(batch, recs, n);
+	}
+	was_traced = traced;
 }
 
 static void probe_name(void *ctx, __u32 id, const char *name)
@@ -149,11 +165,76 @@ static void flush_at_exit(void)
 {
 	CUptiResult r;
 
+	__atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
 	if (is_disabled())
 		return;
 	r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (r != CUPTI_SUCCESS)
 		fail_cupti("cuptiActivityFlushAll", r);
+}
+
+/*
+ * CUPTI hands back a buffer when it is full or flushed: without this, a
+ * recording that ends before the program (-d, Ctrl-C) would miss what waits
+ * in them. Every FLUSH_PERIOD_NS, while a tracer is attached, the completed
+ * records go out; untraced, one load per period.
+ */
+static void *flush_while_traced(void *arg)
+{
+	const struct timespec period = { 0, FLUSH_PERIOD_NS };
+	CUptiResult r;
+
+	for (;;) {
+		nanosleep(&period, NULL);
+		if (is_disabled() || __atomic_load_n(&exiting, __ATOMIC_ACQUIRE))
+			return arg;
+		if (!sb_cuda_traced(&scope_bpf_cuda_batch_semaphore))
+			continue;
+		r = cuptiActivityFlushAll(0);
+		if (r != CUPTI_SUCCESS)
+			fail_cupti("cuptiActivityFlushAll", r);
+	}
+}
+
+/* Not fatal when it cannot start: the exit flush still delivers everything. */
+static void start_flusher(void)
+{
+	sigset_t all, old;
+	pthread_t t;
+
+	/* The application's signals are not for this thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&t, NULL, flush_while_traced, NULL))
+		pthread_detach(t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * CUPTI refused to read CLOCK_MONOTONIC itself: its own clock then, moved by
+ * the offset measured here (the tightest of a few readings between two of
+ * ours). The recorder is told, so the file says which it was.
+ */
+static bool use_measured_offset(CUptiResult refused)
+{
+	uint64_t t0, t1, cupti, best = UINT64_MAX;
+	int64_t offset = 0;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		t0 = monotonic_ns();
+		if (cuptiGetTimestamp(&cupti) != CUPTI_SUCCESS) {
+			fail_cupti("cuptiActivityRegisterTimestampCallback", refused);
+			return false;
+		}
+		t1 = monotonic_ns();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			offset = (int64_t)(t0 + (t1 - t0) / 2) - (int64_t)cupti;
+		}
+	}
+	sb_cuda_conv_set_offset(&conv, offset);
+	return true;
 }
 
 /* The records' layouts are those of the CUPTI we were built with: same major version. */
@@ -184,10 +265,8 @@ static bool enable(void)
 	}
 	/* Before any kind is enabled, or early records keep CUPTI's own clock. */
 	r = cuptiActivityRegisterTimestampCallback(monotonic_ns);
-	if (r != CUPTI_SUCCESS) {
-		fail_cupti("cuptiActivityRegisterTimestampCallback", r);
+	if (r != CUPTI_SUCCESS && !use_measured_offset(r))
 		return false;
-	}
 	for (size_t i = 0; i < sizeof(enabled_kinds) / sizeof(enabled_kinds[0]); i++) {
 		r = cuptiActivityEnable(enabled_kinds[i]);
 		if (r != CUPTI_SUCCESS) {
@@ -213,6 +292,7 @@ static bool start(void)
 		disable_kinds();
 		return false;
 	}
+	start_flusher();
 	return true;
 }
 

@@ -14,7 +14,9 @@
  *     time; step 1 also launches _Z4axpyPKfPfi, 50 us: step's GPU total 650 us
  *   solve itself copies 4 MiB host to device, 200 us; worker launches
  *     _Z4axpyPKfPfi, 30 us; one launch outside every region, 10 us
- *   one stream synchronization inside solve; CUPTI says it dropped 5 records
+ *   one stream synchronization inside solve; CUPTI says it dropped 5 records;
+ *   the times were offset by -1234 ns (a refused timestamp callback); a name
+ *   is sent twice
  *   BULK_BATCHES full batches of driver API calls outside every region
  * That is 6 GPU activities, 7 launching API calls, 1 sync, 1 more API call
  * for the sync, plus BULK_BATCHES * 64 driver calls.
@@ -166,7 +168,7 @@ static void send_bulk(void)
 
 int main(void)
 {
-	struct sb_cuda_rec *dropped;
+	struct sb_cuda_rec *dropped, *clock;
 
 	if (!sb_cuda_traced(&scope_bpf_cuda_batch_semaphore) ||
 	    !sb_cuda_traced(&scope_bpf_cuda_name_semaphore)) {
@@ -175,12 +177,18 @@ int main(void)
 	}
 	SB_CUDA_PROBE(name, SCALE, "_Z5scalePfi");
 	SB_CUDA_PROBE(name, AXPY, "_Z4axpyPKfPfi");
+	/* The library's timestamp callback was refused: it says so first. */
+	clock = add(SB_CUDA_CLOCK);
+	clock->detail = SB_CUDA_CLOCK_OFFSET;
+	clock->bytes = (__u64)-1234;
 	solve();
 	launch(SCALE, 10 * US);
 	dropped = add(SB_CUDA_DROPPED);
 	dropped->bytes = 5;
 	/* Delivered late and in two batches, as CUPTI hands back its buffers. */
 	SB_CUDA_PROBE(batch, recs, 5);
+	/* Names again, as the library sends them to a tracer that attached late. */
+	SB_CUDA_PROBE(name, AXPY, "_Z4axpyPKfPfi");
 	SB_CUDA_PROBE(batch, recs + 5, n_recs - 5);
 	send_bulk();
 	return 0;

@@ -318,6 +318,43 @@ static void test_buffer_walk_and_dropped(void **state)
 }
 
 /* An empty buffer with nothing dropped sends nothing. */
+/* A refused timestamp callback: every time is offset, and the recorder hears it first of all. */
+static void test_clock_offset_applied_and_announced(void **state)
+{
+	CUpti_ActivityKernel10 k = kernel("_Z6stencilPfS_i", 41, 1000);
+	const void *acts[] = { &k };
+
+	(void)state;
+	sb_cuda_conv_set_offset(&conv, -400);
+	convert(acts, 1, 0);
+	convert(acts, 1, 0);
+	assert_int_equal(cap.n, 3);
+	assert_int_equal(cap.recs[0].kind, SB_CUDA_CLOCK);
+	assert_int_equal(cap.recs[0].detail, SB_CUDA_CLOCK_OFFSET);
+	assert_int_equal((__s64)cap.recs[0].bytes, -400);
+	assert_int_equal(cap.recs[1].kind, SB_CUDA_KERNEL);
+	assert_int_equal(cap.recs[1].start, 600);
+	assert_int_equal(cap.recs[1].end, 1100);
+	assert_int_equal(cap.recs[2].start, 600);
+}
+
+/* A tracer that attaches late gets every name again, each with its id. */
+static void test_names_sent_again(void **state)
+{
+	CUpti_ActivityKernel10 k1 = kernel("_Z6stencilPfS_i", 41, 1000);
+	CUpti_ActivityKernel10 k2 = kernel("_Z4axpyfPf", 42, 2000);
+	const void *acts[] = { &k1, &k2 };
+
+	(void)state;
+	convert(acts, 2, 0);
+	assert_int_equal(cap.n_names, 2);
+	sb_cuda_conv_resend_names(&conv);
+	assert_int_equal(cap.n_names, 4);
+	assert_true((cap.name_ids[2] == 1 && !strcmp(cap.names[2], "_Z6stencilPfS_i")) ||
+		    (cap.name_ids[2] == 2 && !strcmp(cap.names[2], "_Z4axpyfPf")));
+	assert_int_not_equal(cap.name_ids[2], cap.name_ids[3]);
+}
+
 static void test_empty_buffer_sends_nothing(void **state)
 {
 	(void)state;
@@ -368,6 +405,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_kind_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffer_walk_and_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_buffer_sends_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_offset_applied_and_announced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_sent_again, setup, teardown),
 		cmocka_unit_test(test_many_names),
 		cmocka_unit_test(test_record_layout),
 	};

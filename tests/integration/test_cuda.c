@@ -52,6 +52,7 @@ static void test_gpu_time_reaches_the_launching_regions(void **state)
 	assert_int_equal(meta_int(&p, "cuda_launches_in_regions"), 6);
 	assert_int_equal(meta_int(&p, "cuda_records_dropped"), 5);
 	assert_int_equal(meta_int(&p, "cuda_records_lost"), 0);
+	assert_int_equal(meta_int(&p, "cuda_clock_offset_ns"), -1234);
 	assert_int_equal(meta_int(&p, "lost_events"), 0);
 	sb_profile_free(&p);
 }

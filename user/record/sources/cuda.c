@@ -161,6 +161,11 @@ static int cuda_contribute(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_int(p, "cuda_activities", (int64_t)p->cuda.n_acts);
 	ret |= sb_profile_set_int(p, "cuda_launches", (int64_t)c->store.launches);
 	ret |= sb_profile_set_int(p, "cuda_launches_in_regions", (int64_t)c->store.attributed);
+	ret |= sb_profile_set_str(p, "cuda_clock", c->store.clock_offset ?
+				  "CUPTI's clock plus a measured offset (timestamp callback refused)" :
+				  "CLOCK_MONOTONIC (CUPTI timestamp callback)");
+	if (c->store.clock_offset)
+		ret |= sb_profile_set_int(p, "cuda_clock_offset_ns", c->store.clock_offset_ns);
 	return ret ? -ENOMEM : 0;
 }
 

@@ -32,7 +32,13 @@ static int keep_name(struct sb_cuda_store *s, const struct sb_cuda_name_event *e
 {
 	char **names, *name;
 
+	uint64_t *had;
+
 	if (!e->id)
+		return 0;
+	/* The library sends its names again when a tracer attaches late: keep one of each. */
+	had = sb_hashmap_get(&s->name_of, e->tgid, e->id);
+	if (had && !strncmp(s->names[*had], e->name, sizeof(e->name)))
 		return 0;
 	names = realloc(s->names, (s->n_names + 1) * sizeof(*names));
 	if (!names)
@@ -49,8 +55,8 @@ static int keep_name(struct sb_cuda_store *s, const struct sb_cuda_name_event *e
 
 static bool rec_valid(const struct sb_cuda_rec *r)
 {
-	return r->kind >= SB_CUDA_KERNEL && r->kind <= SB_CUDA_DROPPED &&
-	       (r->kind == SB_CUDA_DROPPED || r->end >= r->start);
+	return r->kind >= SB_CUDA_KERNEL && r->kind <= SB_CUDA_CLOCK &&
+	       (r->kind >= SB_CUDA_DROPPED || r->end >= r->start);
 }
 
 static int keep_rec(struct sb_cuda_store *s, uint32_t tgid, const struct sb_cuda_rec *r)
@@ -64,6 +70,11 @@ static int keep_rec(struct sb_cuda_store *s, uint32_t tgid, const struct sb_cuda
 	}
 	if (r->kind == SB_CUDA_DROPPED) {
 		s->dropped += r->bytes;
+		return 0;
+	}
+	if (r->kind == SB_CUDA_CLOCK) {
+		s->clock_offset = r->detail == SB_CUDA_CLOCK_OFFSET;
+		s->clock_offset_ns = (int64_t)r->bytes;
 		return 0;
 	}
 	if (s->n == s->cap) {

@@ -30,6 +30,8 @@ struct sb_cuda_store {
 	uint64_t dropped;	/* records CUPTI itself dropped (it said how many) */
 	uint64_t refused;	/* records malformed, or beyond max */
 	uint64_t unranked;	/* kept, but their process has no rank: not in the profile */
+	bool clock_offset;	/* a library's timestamp callback was refused (SB_CUDA_CLOCK) */
+	int64_t clock_offset_ns;	/* the offset it measured and added, the last one heard */
 	uint64_t launches;	/* API calls that launched GPU work */
 	uint64_t attributed;	/* of those, made inside a region call */
 };
