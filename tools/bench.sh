@@ -20,6 +20,7 @@
 #   BENCH_DETACH_ROUNDS=3		recordings of many_sites for the detach timing (g)
 #   BENCH_MPI_ROUNDS=5		rounds of (h), BENCH_MPI_N=10000 round trips, BENCH_MPI_M=20000 regions
 #   (i) counters reuses BENCH_TRACE_N, BENCH_TRACE_REPS and BENCH_B_ROUNDS
+#   BENCH_CUDA_BATCHES=10000	batches of 64 records per loop of (j), BENCH_CUDA_ROUNDS=3
 
 set -u
 
@@ -43,6 +44,8 @@ detach_rounds=${BENCH_DETACH_ROUNDS:-3}
 mpi_rounds=${BENCH_MPI_ROUNDS:-5}
 mpi_n=${BENCH_MPI_N:-10000}
 mpi_m=${BENCH_MPI_M:-20000}
+cuda_batches=${BENCH_CUDA_BATCHES:-10000}
+cuda_rounds=${BENCH_CUDA_ROUNDS:-3}
 
 die()
 {
@@ -51,7 +54,7 @@ die()
 }
 
 for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss" \
-	"$bin/compute_loop" "$bin/gen_profile" "$bin/many_sites"; do
+	"$bin/compute_loop" "$bin/gen_profile" "$bin/many_sites" "$bin/cuda_handoff"; do
 	[ -x "$f" ] || die "$f is missing: run make bench"
 done
 [ "$(id -u)" = 0 ] || die "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"
@@ -399,6 +402,27 @@ median_of()
 }
 h_median1=$(median_of "${h_ratio1[@]}")
 h_median4=$(median_of "${h_ratio4[@]}")
+# (j) The CUDA hand-off: full batches of CUPTI records through the library's
+# probe, the kernel side and the ring buffer into the recorder, as fast as one
+# thread can fire them (faster than CUPTI delivers), untraced and recorded with
+# --cuda; per record is the firing thread's CPU time, the rate is wall time,
+# and every record must arrive (cuda_activities, cuda_records_lost).
+echo "(j) CUDA hand-off: $cuda_rounds rounds x 2 cases, 3 loops of $cuda_batches batches of 64"
+declare -A cj
+cuda_lost=0 cuda_kept=0
+for ((r = 0; r < cuda_rounds; r++)); do
+	out=$(runloop "$bin/cuda_handoff" "$cuda_batches" 3) || exit 1
+	cj[cpu0]=$(min "${cj[cpu0]:-}" "$(field cpu_ns "$out")")
+	out=$(runloop "$sb" record -q --cuda -o "$tmp/j.h5" -- "$bin/cuda_handoff" "$cuda_batches" 3) ||
+		exit 1
+	cj[cpu]=$(min "${cj[cpu]:-}" "$(field cpu_ns "$out")")
+	cj[wall]=$(min "${cj[wall]:-}" "$(field loop_ns "$out")")
+	meta=$("$sb" inspect "$tmp/j.h5")
+	cuda_lost=$((cuda_lost + $(echo "$meta" | awk '$1 == "cuda_records_lost" { print $2 }')))
+	cuda_kept=$((cuda_kept + $(echo "$meta" | awk '$1 == "cuda_activities" { print $2 }')))
+done
+rm -f "$tmp/j.h5"
+cuda_records=$((cuda_batches * 64))
 
 echo
 echo "Results ($(($(date +%s) - start)) s, load at the end $(loadavg); figures are relative to this run)"
@@ -505,4 +529,9 @@ row "(i) 1 counter / none, paired, cpu" "$(calc 2 "$h_median1")" "-" \
 	"median of $b_rounds rounds"
 row "(i) 4 counters / none, paired, cpu" "$(calc 2 "$h_median4")" "<= 1.30" \
 	"$(verdict "$h_median4 <= 1.30"); median of $b_rounds rounds"
-
+row "(j) CUDA hand-off, ns/record, cpu" \
+	"$(calc 1 "(${cj[cpu]} - ${cj[cpu0]}) / $cuda_records")" "-" \
+	"batches of 64 x 80 bytes, firing thread's CPU time over untraced"
+row "(j) CUDA hand-off, M records/s | lost" \
+	"$(calc 2 "$cuda_records / ${cj[wall]} * 1000") | $cuda_lost" "lost 0" \
+	"$(verdict "$cuda_lost == 0 && $cuda_kept == $cuda_rounds * 3 * $cuda_records"); $cuda_kept of $((cuda_rounds * 3 * cuda_records)) records kept"

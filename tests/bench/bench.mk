@@ -7,13 +7,14 @@
 # gen_profile writes the large profile that report and export are timed on;
 # many_sites has 80 probes for the detach timing; mpi_pingpong (built with
 # MPICH's $(MPICC), tests/apps/apps.mk, where MPI is installed) times traced
-# MPI calls against markers. All
+# MPI calls against markers; cuda_handoff fires the CUPTI library's batch
+# probe with full batches (records/s through the hand-off). All
 # go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
-	gen_profile many_sites)
+	gen_profile many_sites cuda_handoff)
 
 # The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
@@ -61,3 +62,8 @@ $(BUILD)/bench/many_sites: tests/bench/many_sites.c include/scope_bpf.h
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
+
+$(BUILD)/bench/cuda_handoff: tests/bench/cuda_handoff.c bpf/cuda_rec.h cupti/probes.h
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) -Ibpf -Icupti $< -o $@

@@ -38,12 +38,25 @@ static bool cuda_wanted(const struct record_opts *o)
 	return true;
 }
 
+/*
+ * CUPTI hands its buffers back whole, 4 MiB each, and the library sends a
+ * buffer's records in one burst: with --cuda the ring holds several bursts.
+ */
+#define CUDA_RINGBUF (32u << 20)
+
 static int cuda_configure(void *state, struct sb_source_env *env)
 {
+	struct bpf_map *ring = env->skel->maps.events;
+
 	(void)state;
 	if (bpf_program__set_autoload(env->skel->progs.cuda_batch, true) ||
 	    bpf_program__set_autoload(env->skel->progs.cuda_name, true))
 		return -EINVAL;
+	if (env->opts->cuda && bpf_map__max_entries(ring) < CUDA_RINGBUF) {
+		if (bpf_map__set_max_entries(ring, CUDA_RINGBUF))
+			return -EINVAL;
+		env->skel->rodata->wakeup_bytes = CUDA_RINGBUF / 8;
+	}
 	return 0;
 }
 
@@ -92,8 +105,14 @@ static int attach_mapped(struct cuda *c, struct sb_source_env *env, pid_t pid,
 		return 0;
 	sb_guardian_busy(env->skel, 2000000000ULL);
 	ret = attach_probe(c, env->skel->progs.cuda_batch, path, m->path, "batch", err);
-	if (!ret)
+	/* An object that never names kernels (a test, a benchmark) may lack this one. */
+	if (!ret) {
 		ret = attach_probe(c, env->skel->progs.cuda_name, path, m->path, "name", err);
+		if (ret == -ENOENT) {
+			ret = 0;
+			err->msg[0] = 0;
+		}
+	}
 	sb_guardian_heartbeat(env->skel);
 	if (ret)
 		return ret;
