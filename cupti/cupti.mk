@@ -12,19 +12,25 @@ CUPTI_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Ibpf -Icupti -I$(CUDA
 ifneq ($(CUPTI_H),)
 all: $(BUILD)/libscope_bpf_cupti.so
 
-$(BUILD)/libscope_bpf_cupti.so: cupti/inject.c $(CUPTI_SRCS) $(CUPTI_HDRS)
+$(BUILD)/libscope_bpf_cupti.so: cupti/inject.c cupti/dump.c $(CUPTI_SRCS) $(CUPTI_HDRS)
 	$(call msg,LIB,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CUPTI_CFLAGS) -fPIC -shared -fvisibility=hidden $(LDFLAGS) \
-		cupti/inject.c $(CUPTI_SRCS) -L$(CUDA_HOME)/lib64 -lcupti \
+		cupti/inject.c cupti/dump.c $(CUPTI_SRCS) -L$(CUDA_HOME)/lib64 -lcupti \
 		-Wl,-rpath,$(CUDA_HOME)/lib64 -lpthread -o $@
 
-UNIT_BINS += $(BUILD)/tests/cupti/test_cupti_convert $(BUILD)/tests/cupti/test_cupti_inject
+UNIT_BINS += $(BUILD)/tests/cupti/test_cupti_convert $(BUILD)/tests/cupti/test_cupti_inject \
+	$(BUILD)/tests/cupti/test_cupti_dump
 
 $(BUILD)/tests/cupti/test_cupti_convert: tests/cupti/test_cupti_convert.c $(CUPTI_SRCS) $(CUPTI_HDRS)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CUPTI_CFLAGS) $(LDFLAGS) $< $(CUPTI_SRCS) -lcmocka -o $@
+
+$(BUILD)/tests/cupti/test_cupti_dump: tests/cupti/test_cupti_dump.c cupti/dump.c $(CUPTI_HDRS)
+	$(call msg,TEST,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CUPTI_CFLAGS) $(LDFLAGS) $< cupti/dump.c -lcmocka -o $@
 
 $(BUILD)/tests/cupti/test_cupti_inject: tests/cupti/test_cupti_inject.c $(BUILD)/libscope_bpf_cupti.so
 	$(call msg,TEST,$@)

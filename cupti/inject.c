@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "convert.h"
+#include "dump.h"
 #include "probes.h"
 
 unsigned short scope_bpf_cuda_batch_semaphore;
@@ -48,6 +49,7 @@ static void probe_batch(void *ctx, const struct sb_cuda_rec *recs, __u32 n)
 	bool traced = sb_cuda_traced(&scope_bpf_cuda_batch_semaphore);
 
 	(void)ctx;
+	sb_cuda_dump_batch(recs, n);
 	if (__builtin_expect(traced, 0)) {
 		if (!was_traced)
 			sb_cuda_conv_resend_names(&conv);
@@ -59,6 +61,7 @@ static void probe_batch(void *ctx, const struct sb_cuda_rec *recs, __u32 n)
 static void probe_name(void *ctx, __u32 id, const char *name)
 {
 	(void)ctx;
+	sb_cuda_dump_name(id, name);
 	if (__builtin_expect(sb_cuda_traced(&scope_bpf_cuda_name_semaphore), 0))
 		SB_CUDA_PROBE(name, id, name);
 }
@@ -286,6 +289,7 @@ static bool start(void)
 	static const struct sb_cuda_sink probes = { probe_batch, probe_name, NULL };
 
 	sb_cuda_conv_init(&conv, &probes);
+	sb_cuda_dump_open();
 	if (!same_cupti())
 		return false;
 	if (!enable()) {
