@@ -364,8 +364,8 @@ static int render_json(FILE *f, const struct sb_profile *p, const struct sb_call
 		       const struct report_opts *o)
 {
 	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
+	bool first = true, gpu = has_gpu(p);
 	uint32_t *path, i;
-	bool first = true;
 
 	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
 	if (!path)
@@ -376,7 +376,7 @@ static int render_json(FILE *f, const struct sb_profile *p, const struct sb_call
 		fputs(first ? "\n  " : ",\n  ", f);
 		first = false;
 		node_path(t, i, path);
-		json_row(f, t, i, path, base, has_gpu(p));
+		json_row(f, t, i, path, base, gpu);
 	}
 	fputs(first ? "]}\n" : "\n ]}\n", f);
 	free(path);
