@@ -1,4 +1,4 @@
-/* Write and read the CUDA activity of a profile as columns under /scope_bpf/cuda/, trusting nothing read. */
+/* The CUDA activity of a profile as columns under /scope_bpf/cuda/: written, read, never trusted. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

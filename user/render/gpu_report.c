@@ -1,4 +1,4 @@
-/* `report --gpu`: the GPU work of a profile by kernel name, copy direction and memset, as text, JSON and CSV. */
+/* `report --gpu`: GPU work by kernel, copy direction and memset, as text, JSON and CSV. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>

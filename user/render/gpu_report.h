@@ -1,4 +1,4 @@
-/* `report --gpu`: GPU work (kernels, copies, memsets) by name, with the regions that launched it. */
+/* `report --gpu`: kernels, copies and memsets by name, with the regions that launched them. */
 #ifndef SB_RENDER_GPU_REPORT_H
 #define SB_RENDER_GPU_REPORT_H
 

@@ -14,7 +14,7 @@ static const struct fx_call calls[] = {
 	{ "step", 500, 800, 2, 0, 0 },
 };
 
-/* The GPU time of event i, in its column and its index row's summary, as the recorder keeps them. */
+/* The GPU time of event i, in its column and its index row's summary, as recorded. */
 static void set_gpu(struct sb_profile *p, size_t pair, size_t i, int64_t ns)
 {
 	p->events[i].metric[SB_METRIC_GPU] = ns;
