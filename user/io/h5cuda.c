@@ -1,4 +1,4 @@
-/* The CUDA activity of a profile as columns under /scope_bpf/cuda/: written, read, never trusted. */
+/* The CUDA activity of a profile as columns under /scope_bpf/cuda/: written, read, checked. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

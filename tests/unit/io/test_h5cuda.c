@@ -1,4 +1,4 @@
-/* Unit tests of the CUDA activity columns, /scope_bpf/cuda/ (FORMAT.md): round trip, hostile files. */
+/* Unit tests of /scope_bpf/cuda/ (FORMAT.md): round trip, hostile files, no group. */
 #include "fixtures.h"
 
 #include <unistd.h>
