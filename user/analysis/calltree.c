@@ -114,6 +114,7 @@ uint32_t sb_ct_add_node(struct sb_ct_grow *g, uint32_t parent, uint32_t region)
 		.min = INT64_MAX,
 		.max = INT64_MIN,
 		.offcpu = g->offcpu ? 0 : SB_CT_UNKNOWN,
+		.gpu = g->gpu ? 0 : SB_CT_UNKNOWN,
 		.first_start = INT64_MAX,
 	};
 	if (n->depth > t->max_depth)
@@ -373,6 +374,8 @@ void sb_ct_add_call(struct sb_calltree *t, struct sb_ct_node *n, const struct sb
 		n->first_start = ev->start;
 	if (n->offcpu != SB_CT_UNKNOWN && ev->metric[SB_METRIC_OFFCPU] > 0)
 		n->offcpu += ev->metric[SB_METRIC_OFFCPU];
+	if (n->gpu != SB_CT_UNKNOWN && ev->metric[SB_METRIC_GPU] > 0)
+		n->gpu += ev->metric[SB_METRIC_GPU];
 	t->calls++;
 	if (ev->start < t->min_start)
 		t->min_start = ev->start;
@@ -478,6 +481,9 @@ static void add_pair(struct sb_calltree *t, struct sb_ct_node *n, const struct s
 		n->offcpu += offcpu[pr - p->pairs];
 	else if (n->offcpu != SB_CT_UNKNOWN)
 		n->offcpu = p->events ? n->offcpu + pair_offcpu(p, pr) : SB_CT_UNKNOWN;
+	/* The summaries hold it: no events needed. */
+	if (n->gpu != SB_CT_UNKNOWN && s->gpu_count && s->gpu_total > 0)
+		n->gpu += s->gpu_total;
 	t->calls += pr->count;
 	if (s->start_minimum < t->min_start)
 		t->min_start = s->start_minimum;
@@ -602,7 +608,8 @@ out:
 int sb_ct_grow_init(struct sb_ct_grow *g, struct sb_calltree *t, const struct sb_profile *p,
 		    bool flat)
 {
-	*g = (struct sb_ct_grow){ .t = t, .offcpu = p->columns & SB_COL_OFFCPU };
+	*g = (struct sb_ct_grow){ .t = t, .offcpu = p->columns & SB_COL_OFFCPU,
+				  .gpu = p->columns & SB_COL_GPU };
 	sb_hashmap_init(&g->children);
 	memset(t, 0, sizeof(*t));
 	t->p = p;

@@ -42,6 +42,12 @@ struct sb_ct_node {
 	int64_t max;
 	int64_t own;		/* exclusive time; SB_CT_UNKNOWN when flat and not known */
 	int64_t offcpu;		/* SB_CT_UNKNOWN when the profile has no off-CPU column */
+	/*
+	 * GPU time of the work the calls launched themselves (a launch belongs
+	 * to the innermost open call, so children's work is theirs);
+	 * SB_CT_UNKNOWN when the profile has no gpu_durations column.
+	 */
+	int64_t gpu;
 	int64_t first_start;
 };
 

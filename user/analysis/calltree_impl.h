@@ -10,6 +10,7 @@ struct sb_ct_grow {
 	struct sb_calltree *t;
 	uint32_t cap;
 	bool offcpu;			/* the profile has an off-CPU column */
+	bool gpu;			/* the profile has a gpu_durations column */
 	struct sb_hashmap children;
 };
 

@@ -203,8 +203,8 @@ static int build_tree(struct sbuild *b)
 	free(b->region);
 	b->region = NULL;
 	if (!r)
-		r = walk(b, SB_COL_TIMES | SB_COL_CALL_ID | (b->p->columns & SB_COL_OFFCPU),
-			 take_times);
+		r = walk(b, SB_COL_TIMES | SB_COL_CALL_ID |
+				    (b->p->columns & (SB_COL_OFFCPU | SB_COL_GPU)), take_times);
 	if (!r)
 		sb_ct_finish_own(b->g->t);
 	return r;

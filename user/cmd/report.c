@@ -14,6 +14,7 @@
 #include "io/h5read.h"
 #include "render/html.h"
 #include "io/profile_read.h"
+#include "render/gpu_report.h"
 #include "render/mpi_report.h"
 #include "render/report.h"
 #include "render/counters_report.h"
@@ -22,7 +23,7 @@
 
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
-       OPT_PEAK_GFLOPS, OPT_PEAK_GBS };
+       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -36,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "mpi", no_argument, NULL, OPT_MPI },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
+	{ "gpu", no_argument, NULL, OPT_GPU },
 	{ "peak-gflops", required_argument, NULL, OPT_PEAK_GFLOPS },
 	{ "peak-gbs", required_argument, NULL, OPT_PEAK_GBS },
 	SB_FILTER_OPTIONS,
@@ -68,6 +70,10 @@ static void usage(FILE *f)
 	      "      --counters      the counters recorded with record -e instead: per region\n"
 	      "                      the calls' totals and own counts, IPC and miss ratios\n"
 	      "                      when their events were counted (docs/COUNTERS.md)\n"
+	      "      --gpu           the GPU work recorded with record --cuda instead: per\n"
+	      "                      kernel (demangled), copy direction and memset its\n"
+	      "                      calls, total, avg, min and max GPU time, and the\n"
+	      "                      regions that launched it (docs/CUDA.md)\n"
 	      "      --peak-gflops X, --peak-gbs Y\n"
 	      "                      the machine's peak GFLOP/s and GB/s, drawn as ceilings\n"
 	      "                      on the HTML page's roofline (docs/HTML.md)\n"
@@ -78,7 +84,9 @@ static void usage(FILE *f)
 	      "total over rank-seconds, the recording's duration times the ranks shown (a\n"
 	      "region every rank runs throughout reads 100%; threads of one rank in it at\n"
 	      "once still add up); own leaves out the time of the regions called inside;\n"
-	      "off-CPU is the time the thread waited, not ran, inside the calls.\n",
+	      "off-CPU is the time the thread waited, not ran, inside the calls; with GPU\n"
+	      "work recorded, GPU time is that of the work the calls launched themselves\n"
+	      "and GPU share that time over total (above 100%: kernels outlived the calls).\n",
 	      f);
 }
 
@@ -173,6 +181,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case OPT_COUNTERS:
 		o->counters = true;
 		return 0;
+	case OPT_GPU:
+		o->gpu = true;
+		return 0;
 	case OPT_PEAK_GFLOPS:
 		return parse_peak("--peak-gflops", optarg, &o->peak_gflops, err);
 	case OPT_PEAK_GBS:
@@ -212,6 +223,14 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 	if (o->counters && (o->html || o->samples || o->mpi))
 		return sb_fail(err, EINVAL, "--counters: not available with %s",
 			       o->html ? "--html" : o->samples ? "--samples" : "--mpi");
+	if (o->gpu && (o->html || o->samples || o->mpi || o->counters))
+		return sb_fail(err, EINVAL, "--gpu: not available with %s",
+			       o->html ? "--html" : o->samples ? "--samples" :
+			       o->mpi ? "--mpi" : "--counters");
+	/* A filter renumbers the index rows the activities point at. */
+	if (o->gpu && sb_filter_active(&o->filter))
+		return sb_fail(err, EINVAL, "--gpu: not available with --ranks, --include or "
+			       "--exclude (use --rank N)");
 	if ((o->peak_gflops > 0 || o->peak_gbs > 0) && !o->html)
 		return sb_fail(err, EINVAL, "--%s: only for the roofline of --html",
 			       o->peak_gflops > 0 ? "peak-gflops" : "peak-gbs");
@@ -341,7 +360,8 @@ static int report_lean(const struct report_opts *o)
 	int r;
 
 	/* A filter needs the events in memory: it moves and drops them. */
-	if (o->samples || o->html || o->mpi || o->counters || sb_filter_active(&o->filter) ||
+	if (o->samples || o->html || o->mpi || o->counters || o->gpu ||
+	    sb_filter_active(&o->filter) ||
 	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
 	if (fmt == SB_FMT_SPT) {
@@ -396,6 +416,28 @@ static int report_mpi(const struct report_opts *o, const struct sb_profile *p)
 	return sb_output_close(&out, r, "report");
 }
 
+/* The GPU work of p by name to o->output or stdout; the exit status. */
+static int report_gpu(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_gpu_report g;
+	struct sb_output out;
+	int r;
+
+	if (sb_gpu_report_build(&g, p, o->rank, &err)) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
+		return 1;
+	}
+	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		sb_gpu_report_free(&g);
+		return 1;
+	}
+	r = sb_gpu_report_render(out.f, p, &g, o);
+	sb_gpu_report_free(&g);
+	return sb_output_close(&out, r, "report");
+}
+
 /* The counters of p per region to o->output or stdout; the exit status. */
 static int report_counters(const struct report_opts *o, const struct sb_profile *p)
 {
@@ -436,6 +478,8 @@ static int report_whole(const struct report_opts *o)
 		r = report_mpi(o, &p);
 	else if (!r && o->counters)
 		r = report_counters(o, &p);
+	else if (!r && o->gpu)
+		r = report_gpu(o, &p);
 	else if (!r)
 		r = o->samples ? write_report(o, &p, NULL) : report_profile(o, &p);
 	sb_profile_free(&p);

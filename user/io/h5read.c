@@ -9,6 +9,7 @@
 
 #include "io/h5read.h"
 #include "io/profile_read.h"
+#include "io/h5cuda.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
 #include "model/index_rules.h"
@@ -1699,9 +1700,11 @@ static int finish(struct h5r *r)
 		pair_stats(r, i);
 	if (!ret)
 		ret = read_processes(r);
-	/* Last: sample rows are checked against the ranks and threads read above. */
+	/* Last: sample and CUDA rows are checked against the ranks, threads and pairs read above. */
 	if (!ret)
 		ret = sb_h5_read_samples(r->file, r->path, r->p, r->err);
+	if (!ret)
+		ret = sb_h5_read_cuda(r->file, r->path, r->p, r->err);
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "io/h5counters.h"
+#include "io/h5cuda.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
 #include "util/utf8.h"
@@ -816,6 +817,8 @@ static int write_all(struct sb_h5w *w, const struct sb_profile *p, struct sb_eve
 		ret = write_processes(w, p);
 	if (!ret)
 		ret = sb_h5_write_samples(w->file, w->path, p, w->err);
+	if (!ret)
+		ret = sb_h5_write_cuda(w->file, w->path, p, w->err);
 	return ret;
 }
 

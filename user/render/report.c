@@ -9,10 +9,11 @@
 #include "render/report.h"
 
 /* Text table columns before the region name, all right-aligned. */
-enum col { C_CALLS, C_TOTAL, C_AVG, C_MIN, C_MAX, C_PCT, C_OWN, C_OFFCPU, N_COLS };
+enum col { C_CALLS, C_TOTAL, C_AVG, C_MIN, C_MAX, C_PCT, C_OWN, C_OFFCPU, C_GPU, C_GPU_SHARE,
+	   N_COLS };
 
 static const char *const col_titles[N_COLS] = {
-	"calls", "total", "avg", "min", "max", "%rec", "own", "off-CPU",
+	"calls", "total", "avg", "min", "max", "%rec", "own", "off-CPU", "GPU time", "GPU share",
 };
 
 #define CELL_MAX FORMAT_NS_MAX
@@ -62,6 +63,28 @@ uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank,
 	if (rank >= 0)
 		return 1;
 	return f && f->ranks ? (uint32_t)f->n_ranks : sb_profile_rank_count(p);
+}
+
+/*
+ * GPU columns only for a recording with GPU work (record --cuda, or a
+ * scope-profiler file with GPU times): elsewhere they would be all dashes.
+ */
+static bool has_gpu(const struct sb_profile *p)
+{
+	size_t i;
+
+	if (!(p->columns & SB_COL_GPU))
+		return false;
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].stats.gpu_count)
+			return true;
+	return false;
+}
+
+/* GPU time over the calls' inclusive time; above 1 when kernels outlive their launch. */
+static double gpu_share(const struct sb_ct_node *n)
+{
+	return (double)n->gpu / (double)n->total;
 }
 
 static uint32_t ranks_shown(const struct sb_profile *p, const struct report_opts *o)
@@ -116,6 +139,11 @@ static void fill_cells(char cells[N_COLS][CELL_MAX], const struct sb_ct_node *n,
 	format_pct(cells[C_PCT], CELL_MAX, n->total, base);
 	time_cell(cells[C_OWN], n->own);
 	time_cell(cells[C_OFFCPU], n->offcpu);
+	time_cell(cells[C_GPU], n->gpu);
+	if (n->gpu == SB_CT_UNKNOWN)
+		snprintf(cells[C_GPU_SHARE], CELL_MAX, "-");
+	else
+		format_pct(cells[C_GPU_SHARE], CELL_MAX, n->gpu, n->total);
 }
 
 static void text_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
@@ -186,6 +214,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 	char cells[N_COLS][CELL_MAX];
 	size_t width[N_COLS], w;
 	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
+	int n_cols = has_gpu(p) ? N_COLS : C_GPU;
 	unsigned char *more;
 	uint32_t i;
 	int c;
@@ -199,24 +228,24 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 	if (!more)
 		return -ENOMEM;
 	/* First pass: widest cell per column, so every column lines up. */
-	for (c = 0; c < N_COLS; c++)
+	for (c = 0; c < n_cols; c++)
 		width[c] = strlen(col_titles[c]);
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
 		fill_cells(cells, &t->nodes[i], base);
-		for (c = 0; c < N_COLS; c++) {
+		for (c = 0; c < n_cols; c++) {
 			w = format_width(cells[c]);
 			if (w > width[c])
 				width[c] = w;
 		}
 	}
-	for (c = 0; c < N_COLS; c++) {
+	for (c = 0; c < n_cols; c++) {
 		format_right(f, col_titles[c], width[c]);
 		fputs("  ", f);
 	}
 	fputs("region\n", f);
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
 		fill_cells(cells, &t->nodes[i], base);
-		for (c = 0; c < N_COLS; c++) {
+		for (c = 0; c < n_cols; c++) {
 			format_right(f, cells[c], width[c]);
 			fputs("  ", f);
 		}
@@ -298,7 +327,7 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 }
 
 static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
-		     int64_t base)
+		     int64_t base, bool gpu)
 {
 	const struct sb_ct_node *n = &t->nodes[i];
 	uint32_t d;
@@ -321,6 +350,13 @@ static void json_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uin
 	json_time(f, "own_ns", n->own);
 	json_time(f, "offcpu_ns", n->offcpu);
 	json_time(f, "first_start_ns", n->first_start);
+	if (gpu) {
+		json_time(f, "gpu_ns", n->gpu);
+		if (n->gpu != SB_CT_UNKNOWN && n->total > 0)
+			fprintf(f, ", \"gpu_share\": %.4f", gpu_share(n));
+		else
+			fputs(", \"gpu_share\": null", f);
+	}
 	fputc('}', f);
 }
 
@@ -328,8 +364,8 @@ static int render_json(FILE *f, const struct sb_profile *p, const struct sb_call
 		       const struct report_opts *o)
 {
 	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
+	bool first = true, gpu = has_gpu(p);
 	uint32_t *path, i;
-	bool first = true;
 
 	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
 	if (!path)
@@ -340,7 +376,7 @@ static int render_json(FILE *f, const struct sb_profile *p, const struct sb_call
 		fputs(first ? "\n  " : ",\n  ", f);
 		first = false;
 		node_path(t, i, path);
-		json_row(f, t, i, path, base);
+		json_row(f, t, i, path, base, gpu);
 	}
 	fputs(first ? "]}\n" : "\n ]}\n", f);
 	free(path);
@@ -380,7 +416,7 @@ static int csv_path(FILE *f, const struct sb_calltree *t, uint32_t depth, const 
 }
 
 static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint32_t *path,
-		   int64_t base)
+		   int64_t base, bool gpu)
 {
 	const struct sb_ct_node *n = &t->nodes[i];
 
@@ -396,7 +432,14 @@ static int csv_row(FILE *f, const struct sb_calltree *t, uint32_t i, const uint3
 	fputc(',', f);
 	csv_time(f, n->own);
 	csv_time(f, n->offcpu);
-	fprintf(f, "%" PRId64 "\n", n->first_start);
+	fprintf(f, "%" PRId64, n->first_start);
+	if (gpu) {
+		fputc(',', f);
+		csv_time(f, n->gpu);
+		if (n->gpu != SB_CT_UNKNOWN && n->total > 0)
+			fprintf(f, "%.4f", gpu_share(n));
+	}
+	fputc('\n', f);
 	return 0;
 }
 
@@ -404,17 +447,20 @@ static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_callt
 		      const struct report_opts *o)
 {
 	int64_t base = sb_report_pct_base(p, t, ranks_shown(p, o));
+	bool gpu = has_gpu(p);
 	uint32_t *path, i;
 	int r = 0;
 
 	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
 	if (!path)
 		return -ENOMEM;
+	/* The GPU fields go last: readers of the fixed fields keep their positions. */
 	fputs("path,depth,calls,total_ns,avg_ns,min_ns,max_ns,percent,own_ns,offcpu_ns,"
-	      "first_start_ns\n", f);
+	      "first_start_ns", f);
+	fputs(gpu ? ",gpu_ns,gpu_share\n" : "\n", f);
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE && !r; i = sb_calltree_next(t, i)) {
 		node_path(t, i, path);
-		r = csv_row(f, t, i, path, base);
+		r = csv_row(f, t, i, path, base, gpu);
 	}
 	free(path);
 	return r;

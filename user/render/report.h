@@ -31,6 +31,7 @@ struct report_opts {
 	struct sb_filter filter;	/* --ranks, --include, --exclude */
 	bool mpi;		/* --mpi: MPI calls, imbalance and the communication matrix */
 	bool counters;		/* --counters: counter totals and ratios per region */
+	bool gpu;		/* --gpu: kernels, copies and memsets with their launching regions */
 	double peak_gflops;	/* --peak-gflops X: the HTML roofline's compute ceiling; 0 none */
 	double peak_gbs;	/* --peak-gbs Y: its bandwidth ceiling; 0 none */
 	bool help;
