@@ -24,7 +24,7 @@ static __always_inline bool cuda_traced(__u32 tgid)
 	return recording && bpf_map_lookup_elem(&procs, &tgid);
 }
 
-SEC("usdt")
+SEC("?usdt")	/* never sleepable: its batch buffer is per CPU */
 int BPF_USDT(cuda_batch, void *recs, __u64 n)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
@@ -57,7 +57,7 @@ int BPF_USDT(cuda_batch, void *recs, __u64 n)
 	return 0;
 }
 
-SEC("usdt")
+SEC("?usdt")	/* sleepable where the marker programs are (region.bpf.c) */
 int BPF_USDT(cuda_name, __u64 id, const char *name)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -74,7 +74,8 @@ int BPF_USDT(cuda_name, __u64 id, const char *name)
 	e->msg = SB_CUDA_MSG_NAME;
 	e->tgid = tgid;
 	e->id = id;
-	if (bpf_probe_read_user_str(e->name, sizeof(e->name), name) < 0)
+	/* A name the process never read may sit in a page not yet faulted in. */
+	if (read_user_str(e->name, sizeof(e->name), (__u64)name) < 0)
 		e->name[0] = 0;
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;

@@ -187,6 +187,7 @@ static int load_marker_programs(struct recorder *r)
 
 	bpf_program__set_flags(r->env.skel->progs.region_begin, BPF_F_SLEEPABLE);
 	bpf_program__set_flags(r->env.skel->progs.region_end, BPF_F_SLEEPABLE);
+	bpf_program__set_flags(r->env.skel->progs.cuda_name, BPF_F_SLEEPABLE);
 	r->env.skel->rodata->sleepable = true;
 	err = region_bpf__load(r->env.skel);
 	if (!err || err == -EPERM || err == -EACCES)
