@@ -29,7 +29,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Ibpf -Iuser -I$(BUILD) $(PKG_CFLAGS)
-LIBS = $(PKG_LIBS) -lpfm -lz -lm
+LIBS = $(PKG_LIBS) -lpfm -lz -lm -lstdc++
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
