@@ -194,41 +194,47 @@ static const char *sync_kind(int64_t type)
 										 kinds[0];
 }
 
+/* "memcpy HtoD 4 MiB", "memset 512 B": what a copy or memset did, for its slice's name. */
+static void transfer_name(char *buf, size_t n, const struct sb_cuda_activity *a)
+{
+	const char *ck = copy_kind(a->copy_kind);
+	char size[32];
+
+	format_bytes(size, sizeof(size), a->bytes);
+	if (a->kind == SB_CUDA_ACT_MEMSET)
+		snprintf(buf, n, "memset%s", size);
+	else
+		snprintf(buf, n, "memcpy%s%s%s", ck ? " " : "", ck ? ck : "", size);
+}
+
 static void put_name(const struct sb_cuda_trace *g, struct sb_trace_out *t,
 		     const struct sb_cuda_activity *a)
 {
-	char buf[96], size[32];
-	const char *ck, *call;
+	const char *call;
+	char buf[64];
 
-	if (a->kind == SB_CUDA_ACT_KERNEL && a->name >= 0 &&
-	    (size_t)a->name < g->p->cuda.n_names) {
-		sb_out_str(&t->o, g->names[a->name]);
-		return;
-	}
-	format_bytes(size, sizeof(size), a->bytes);
-	ck = copy_kind(a->copy_kind);
-	call = runtime_call(a->detail);
 	switch (a->kind) {
 	case SB_CUDA_ACT_KERNEL:
-		snprintf(buf, sizeof(buf), "kernel");
-		break;
+		if (a->name >= 0 && (size_t)a->name < g->p->cuda.n_names)
+			sb_out_str(&t->o, g->names[a->name]);
+		else
+			sb_out_str(&t->o, "\"kernel\"");
+		return;
 	case SB_CUDA_ACT_MEMCPY:
-		snprintf(buf, sizeof(buf), "memcpy%s%s%s", ck ? " " : "", ck ? ck : "", size);
-		break;
 	case SB_CUDA_ACT_MEMSET:
-		snprintf(buf, sizeof(buf), "memset%s", size);
-		break;
+		transfer_name(buf, sizeof(buf), a);
+		sb_out_json(&t->o, buf);
+		return;
 	case SB_CUDA_ACT_RUNTIME:
-		snprintf(buf, sizeof(buf), "%s", call ? call : "CUDA runtime call");
-		break;
+		call = runtime_call(a->detail);
+		sb_out_json(&t->o, call ? call : "CUDA runtime call");
+		return;
 	case SB_CUDA_ACT_DRIVER:
-		snprintf(buf, sizeof(buf), "CUDA driver call");
-		break;
+		sb_out_str(&t->o, "\"CUDA driver call\"");
+		return;
 	default:
-		snprintf(buf, sizeof(buf), "%s", sync_kind(a->detail));
-		break;
+		sb_out_json(&t->o, sync_kind(a->detail));
 	}
-	sb_out_json(&t->o, buf);
 }
 
 static void put_key(struct sb_out *o, const char *key, int64_t v)

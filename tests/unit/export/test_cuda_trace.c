@@ -323,6 +323,34 @@ static void test_chrome_trace_cuda_calls_on_their_host_threads(void **state)
 	sb_profile_free(&p);
 }
 
+static void test_chrome_trace_names_what_it_cannot_name_plainly(void **state)
+{
+	const struct jv *events;
+	struct sb_profile p;
+	struct jv doc;
+	char *out;
+
+	(void)state;
+	cu_build(&p, true);
+	p.cuda.acts[1].name = -1;		/* a kernel without a name */
+	p.cuda.acts[2].detail = 9999;		/* a runtime call outside the table */
+	p.cuda.acts[3].copy_kind = 42;		/* a copy of unknown kind and size */
+	p.cuda.acts[3].bytes = -1;
+	p.cuda.acts[4].bytes = 3 << 29;		/* 1.5 GiB */
+	p.cuda.acts[6].kind = SB_CUDA_ACT_DRIVER;
+	out = render(&p);
+	json_parse(out, &doc);
+	events = jneed(&doc, "traceEvents", J_ARR);
+	expect_on(slice(events, "kernel"), 1, SB_TRACE_GPU_TID, 260, 400);
+	expect_on(slice(events, "CUDA runtime call"), 1, 4243, 270, 280);
+	expect_on(slice(events, "CUDA driver call"), 2, 5252, 300, 310);
+	assert_null(jget(jneed(slice(events, "memcpy"), "args", J_OBJ), "copy"));
+	slice(events, "memset 1.5 GiB");
+	jv_free(&doc);
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_chrome_trace_origin_moves_back_to_early_gpu_work(void **state)
 {
 	struct sb_profile p;
@@ -407,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_trace_gpu_lanes_hold_kernels_copies_memsets),
 		cmocka_unit_test(test_chrome_trace_flows_tie_each_launch_to_its_gpu_work),
 		cmocka_unit_test(test_chrome_trace_cuda_calls_on_their_host_threads),
+		cmocka_unit_test(test_chrome_trace_names_what_it_cannot_name_plainly),
 		cmocka_unit_test(test_chrome_trace_origin_moves_back_to_early_gpu_work),
 		cmocka_unit_test(test_chrome_trace_without_cuda_is_unchanged),
 	};
