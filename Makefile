@@ -29,7 +29,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Ibpf -Iuser -I$(BUILD) $(PKG_CFLAGS)
-# -lstdc++: libstdc++'s demangler for kernel names (report --gpu).
+# -lstdc++: libstdc++'s demangler for kernel names (util/demangle.c).
 LIBS = $(PKG_LIBS) -lpfm -lz -lm -lstdc++
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

@@ -3,7 +3,9 @@
 
 #include "harness.h"
 #include "io/h5write.h"
+#include "render/html.h"
 #include "unit/array_stream.h"
+#include "unit/cuda_acts.h"
 
 /* Chromium itself can stall on a broken machine; the test must not. */
 #define CHROMIUM_TIMEOUT "60"
@@ -205,34 +207,32 @@ static void count_flops(struct sb_profile *p)
 	assert_int_equal(sb_profile_set_str(p, "counter_group_counters", "PMC0,PMC1"), 0);
 }
 
-static void write_profile(const char *path)
+/* The calls above, two threads of rank 0, no counters. */
+static void build_profile(struct sb_profile *p)
 {
 	size_t n = sizeof(calls) / sizeof(calls[0]), i;
-	struct sb_error err = { .msg = "" };
 	struct sb_thread th = { .rank = 0, .end_ns = -1, .cpu_ns = -1, .name = "worker" };
-	struct sb_array_stream s;
-	struct sb_profile p;
 	struct sb_pair *pr;
 	ssize_t r;
 
-	sb_profile_init(&p);
-	p.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
-	p.events = calloc(8, sizeof(*p.events));
-	p.pairs = calloc(8, sizeof(*p.pairs));
-	assert_true(p.events && p.pairs);
+	sb_profile_init(p);
+	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU;
+	p->events = calloc(8, sizeof(*p->events));
+	p->pairs = calloc(8, sizeof(*p->pairs));
+	assert_true(p->events && p->pairs);
 	for (i = 0; i < n; i++) {
-		r = sb_profile_find_region(&p, calls[i].region);
+		r = sb_profile_find_region(p, calls[i].region);
 		if (r < 0) {
-			r = sb_profile_add_region(&p, calls[i].region, "", -1, "[]");
-			pr = &p.pairs[p.n_pairs++];
-			*pr = (struct sb_pair){ .region = (uint32_t)r, .offset = p.n_events,
+			r = sb_profile_add_region(p, calls[i].region, "", -1, "[]");
+			pr = &p->pairs[p->n_pairs++];
+			*pr = (struct sb_pair){ .region = (uint32_t)r, .offset = p->n_events,
 						.exclusive_total = -1 };
 			sb_stats_init(&pr->stats);
 		}
-		pr = &p.pairs[r];
+		pr = &p->pairs[r];
 		pr->count++;
 		sb_stats_add(&pr->stats, calls[i].start, calls[i].end, -1);
-		p.events[p.n_events++] = (struct sb_event){
+		p->events[p->n_events++] = (struct sb_event){
 			.start = calls[i].start, .end = calls[i].end, .thread = calls[i].thread,
 			.call_id = calls[i].id, .parent_id = calls[i].parent,
 			.metric = { [SB_METRIC_GPU] = -1, [SB_METRIC_OFFCPU] = calls[i].offcpu },
@@ -241,10 +241,19 @@ static void write_profile(const char *path)
 	for (i = 0; i < 2; i++) {
 		th.index = (int64_t)i;
 		th.tid = 100 + (int64_t)i;
-		assert_true(sb_profile_add_thread(&p, &th) >= 0);
+		assert_true(sb_profile_add_thread(p, &th) >= 0);
 	}
-	assert_int_equal(sb_profile_set_int(&p, "start_time_ns", 0), 0);
-	assert_int_equal(sb_profile_set_int(&p, "finalize_time_ns", 1000000), 0);
+	assert_int_equal(sb_profile_set_int(p, "start_time_ns", 0), 0);
+	assert_int_equal(sb_profile_set_int(p, "finalize_time_ns", 1000000), 0);
+}
+
+static void write_profile(const char *path)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_array_stream s;
+	struct sb_profile p;
+
+	build_profile(&p);
 	count_flops(&p);
 	sb_array_stream_init(&s, &p);
 	if (sb_h5_write(path, &p, &s.base, &err))
@@ -291,6 +300,42 @@ static void test_page_renders_without_errors_and_escapes_names(void **state)
 	free(dom);
 }
 
+/* The page of p, written by the library: the HDF5 side of CUDA activity is not needed here. */
+static void write_page(const struct sb_profile *p, const char *path)
+{
+	struct sb_html_opts o = { .title = "gpu", .rank = -1 };
+	struct sb_ct_opts co = { .rank = -1, .sort = SB_CT_SORT_TOTAL };
+	struct sb_error err = { .msg = "" };
+	struct sb_calltree t;
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(sb_calltree_build(&t, p, &co, &err), 0);
+	if (sb_report_html(f, p, &t, &o, &err))
+		fail_msg("HTML report: %s", err.msg);
+	assert_int_equal(fclose(f), 0);
+	sb_calltree_free(&t);
+}
+
+static void test_gpu_lanes_render(void **state)
+{
+	char bin[300], html[300];
+	struct sb_profile p;
+	char *dom;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	build_profile(&p);
+	cu_add_activity(&p);
+	write_page(&p, tmp_file("gpu.html", html, sizeof(html)));
+	sb_profile_free(&p);
+	dom = load_page(bin, html);
+	/* Every call (7) and every kernel, copy and memset (4), each on its lane. */
+	expect_attr(dom, "timeline-canvas", "data-drawn=\"11\"");
+	expect_has(dom, "memcpy</span>", "the timeline's legend");
+	free(dom);
+}
+
 static void test_recorded_nested_app_renders(void **state)
 {
 	const char *regions[] = { "a", "b", "c", "fib", "manual", "tagged" };
@@ -315,6 +360,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_page_renders_without_errors_and_escapes_names,
 						setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_gpu_lanes_render, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
 						teardown_tmp),
 	};

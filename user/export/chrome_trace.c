@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/chrome_trace.h"
 #include "export/export.h"
 #include "util/version.h"
 
@@ -23,7 +24,7 @@ struct track {
 };
 
 struct chrome {
-	struct sb_out o;
+	struct sb_trace_out t;
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	struct track *tracks;	/* parallel to threads.v */
@@ -31,9 +32,8 @@ struct chrome {
 	char **cats;
 	char **sources;
 	struct sb_walk walk;
-	int64_t origin;
+	struct sb_cuda_trace gpu;
 	bool offcpu;
-	bool started;		/* an event was written: the next needs a comma */
 	/* The metric columns the profile has, in export order, with their argument keys. */
 	struct {
 		unsigned id;
@@ -58,25 +58,22 @@ static void metric_keys(struct chrome *c)
 	}
 }
 
-static void put_ts(struct chrome *c, int64_t t)
+void sb_trace_ts(struct sb_trace_out *t, int64_t ns)
 {
 	/* The origin is at or before every start, so the difference fits unsigned. */
-	sb_out_us(&c->o, (uint64_t)t - (uint64_t)c->origin);
+	sb_out_us(&t->o, (uint64_t)ns - (uint64_t)t->origin);
 }
 
-/*
- * Start an event of phase ph on the track of rank and tid. pid is rank + 1:
- * Perfetto takes pid 0 for the kernel's idle process and treats it apart.
- */
-static void begin(struct chrome *c, char ph, uint32_t rank, int64_t tid)
+/* pid is rank + 1: Perfetto takes pid 0 for the kernel's idle process and treats it apart. */
+void sb_trace_begin(struct sb_trace_out *t, char ph, uint32_t rank, int64_t tid)
 {
-	sb_out_str(&c->o, c->started ? ",\n{\"ph\":\"" : "{\"ph\":\"");
-	c->started = true;
-	sb_out_char(&c->o, ph);
-	sb_out_str(&c->o, "\",\"pid\":");
-	sb_out_i64(&c->o, (int64_t)rank + 1);
-	sb_out_str(&c->o, ",\"tid\":");
-	sb_out_i64(&c->o, tid);
+	sb_out_str(&t->o, t->started ? ",\n{\"ph\":\"" : "{\"ph\":\"");
+	t->started = true;
+	sb_out_char(&t->o, ph);
+	sb_out_str(&t->o, "\",\"pid\":");
+	sb_out_i64(&t->o, (int64_t)rank + 1);
+	sb_out_str(&t->o, ",\"tid\":");
+	sb_out_i64(&t->o, tid);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -219,6 +216,7 @@ static void chrome_free(struct chrome *c)
 	free(c->cats);
 	free(c->sources);
 	free(c->tracks);
+	sb_cuda_trace_free(&c->gpu);
 	sb_xthreads_free(&c->threads);
 	sb_walk_free(&c->walk);
 }
@@ -228,7 +226,7 @@ static int chrome_init(struct chrome *c)
 	size_t i;
 	int r;
 
-	c->origin = sb_export_origin(c->p);
+	c->t.origin = sb_cuda_trace_origin(c->p, sb_export_origin(c->p));
 	c->offcpu = c->p->columns & SB_COL_OFFCPU;
 	metric_keys(c);
 	if (sb_xthreads_build(&c->threads, c->p) || sb_walk_init(&c->walk, c->p))
@@ -244,19 +242,19 @@ static int chrome_init(struct chrome *c)
 				return r;
 		}
 	}
-	return region_strings(c);
+	r = region_strings(c);
+	return r ? r : sb_cuda_trace_init(&c->gpu, c->p);
 }
 
-/* A metadata event: args is {"KEY":VALUE} with VALUE already JSON. */
-static void put_meta_event(struct chrome *c, const char *name, uint32_t rank, int64_t tid,
-			   const char *key)
+void sb_trace_meta(struct sb_trace_out *t, const char *name, uint32_t rank, int64_t tid,
+		   const char *key)
 {
-	begin(c, 'M', rank, tid);
-	sb_out_str(&c->o, ",\"name\":\"");
-	sb_out_str(&c->o, name);
-	sb_out_str(&c->o, "\",\"args\":{\"");
-	sb_out_str(&c->o, key);
-	sb_out_str(&c->o, "\":");
+	sb_trace_begin(t, 'M', rank, tid);
+	sb_out_str(&t->o, ",\"name\":\"");
+	sb_out_str(&t->o, name);
+	sb_out_str(&t->o, "\",\"args\":{\"");
+	sb_out_str(&t->o, key);
+	sb_out_str(&t->o, "\":");
 }
 
 /* "rank N (command)" per process, the thread table's names per track, in rank order. */
@@ -277,30 +275,39 @@ static int put_names(struct chrome *c)
 			r = asprintf(&label, "rank %u", rank);
 		if (r < 0)
 			return -ENOMEM;
-		put_meta_event(c, "process_name", rank, 0, "name");
-		sb_out_json(&c->o, label);
+		sb_trace_meta(&c->t, "process_name", rank, 0, "name");
+		sb_out_json(&c->t.o, label);
 		free(label);
-		sb_out_str(&c->o, "}}");
-		put_meta_event(c, "process_sort_index", rank, 0, "sort_index");
-		sb_out_i64(&c->o, rank);
-		sb_out_str(&c->o, "}}");
+		sb_out_str(&c->t.o, "}}");
+		sb_trace_meta(&c->t, "process_sort_index", rank, 0, "sort_index");
+		sb_out_i64(&c->t.o, rank);
+		sb_out_str(&c->t.o, "}}");
 	}
 	for (i = 0; i < c->threads.n; i++) {
 		x = &c->threads.v[i];
-		put_meta_event(c, "thread_name", x->rank, c->tracks[i].tid, "name");
+		sb_trace_meta(&c->t, "thread_name", x->rank, c->tracks[i].tid, "name");
 		if (x->name[0]) {
-			sb_out_json(&c->o, x->name);
+			sb_out_json(&c->t.o, x->name);
 		} else {
-			sb_out_str(&c->o, "\"thread ");
-			sb_out_i64(&c->o, x->thread);
-			sb_out_char(&c->o, '"');
+			sb_out_str(&c->t.o, "\"thread ");
+			sb_out_i64(&c->t.o, x->thread);
+			sb_out_char(&c->t.o, '"');
 		}
-		sb_out_str(&c->o, "}}");
-		put_meta_event(c, "thread_sort_index", x->rank, c->tracks[i].tid, "sort_index");
-		sb_out_i64(&c->o, x->thread);
-		sb_out_str(&c->o, "}}");
+		sb_out_str(&c->t.o, "}}");
+		sb_trace_meta(&c->t, "thread_sort_index", x->rank, c->tracks[i].tid, "sort_index");
+		sb_out_i64(&c->t.o, x->thread);
+		sb_out_str(&c->t.o, "}}");
 	}
+	sb_cuda_trace_names(&c->gpu, &c->t);
 	return 0;
+}
+
+static int64_t host_tid(void *ctx, uint32_t rank, int64_t thread)
+{
+	struct chrome *c = ctx;
+	const struct sb_xthread *x = sb_xthreads_find(&c->threads, rank, thread);
+
+	return x ? c->tracks[x - c->threads.v].tid : -1;
 }
 
 static void put_counter(struct chrome *c, const struct sb_xthread *x, struct track *t,
@@ -309,16 +316,16 @@ static void put_counter(struct chrome *c, const struct sb_xthread *x, struct tra
 	if (share == t->shown)
 		return;
 	t->shown = share;
-	begin(c, 'C', x->rank, t->tid);
-	sb_out_str(&c->o, ",\"ts\":");
-	put_ts(c, ts);
-	sb_out_str(&c->o, ",\"name\":");
-	sb_out_str(&c->o, t->counter);
-	sb_out_str(&c->o, ",\"args\":{\"%\":");
-	sb_out_i64(&c->o, share / 10);
-	sb_out_char(&c->o, '.');
-	sb_out_char(&c->o, (char)('0' + share % 10));
-	sb_out_str(&c->o, "}}");
+	sb_trace_begin(&c->t, 'C', x->rank, t->tid);
+	sb_out_str(&c->t.o, ",\"ts\":");
+	sb_trace_ts(&c->t, ts);
+	sb_out_str(&c->t.o, ",\"name\":");
+	sb_out_str(&c->t.o, t->counter);
+	sb_out_str(&c->t.o, ",\"args\":{\"%\":");
+	sb_out_i64(&c->t.o, share / 10);
+	sb_out_char(&c->t.o, '.');
+	sb_out_char(&c->t.o, (char)('0' + share % 10));
+	sb_out_str(&c->t.o, "}}");
 }
 
 /* Close the calls that ended by time `until`; the counter falls back to the caller's share. */
@@ -378,25 +385,25 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 	const char *sep = "";
 	int64_t v;
 
-	begin(c, 'X', q->rank, tid);
-	sb_out_str(&c->o, ",\"ts\":");
-	put_ts(c, e->start);
-	sb_out_str(&c->o, ",\"dur\":");
-	sb_out_us(&c->o, (uint64_t)e->end - (uint64_t)e->start);
-	sb_out_str(&c->o, ",\"name\":");
-	sb_out_str(&c->o, c->names[q->region]);
-	sb_out_str(&c->o, ",\"cat\":");
-	sb_out_str(&c->o, c->cats[q->region]);
-	sb_out_str(&c->o, ",\"args\":{");
+	sb_trace_begin(&c->t, 'X', q->rank, tid);
+	sb_out_str(&c->t.o, ",\"ts\":");
+	sb_trace_ts(&c->t, e->start);
+	sb_out_str(&c->t.o, ",\"dur\":");
+	sb_out_us(&c->t.o, (uint64_t)e->end - (uint64_t)e->start);
+	sb_out_str(&c->t.o, ",\"name\":");
+	sb_out_str(&c->t.o, c->names[q->region]);
+	sb_out_str(&c->t.o, ",\"cat\":");
+	sb_out_str(&c->t.o, c->cats[q->region]);
+	sb_out_str(&c->t.o, ",\"args\":{");
 	if (cols & SB_COL_CALL_ID) {
-		sb_out_str(&c->o, "\"call_id\":");
-		sb_out_i64(&c->o, e->call_id);
+		sb_out_str(&c->t.o, "\"call_id\":");
+		sb_out_i64(&c->t.o, e->call_id);
 		sep = ",";
 	}
 	if (cols & SB_COL_PARENT_ID) {
-		sb_out_str(&c->o, sep);
-		sb_out_str(&c->o, "\"parent_id\":");
-		sb_out_i64(&c->o, e->parent_id);
+		sb_out_str(&c->t.o, sep);
+		sb_out_str(&c->t.o, "\"parent_id\":");
+		sb_out_i64(&c->t.o, e->parent_id);
 		sep = ",";
 	}
 	for (k = 0; k < c->n_metrics; k++) {
@@ -404,17 +411,17 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 		v = sb_event_metric(c->p, e, id);
 		if (v < 0 && sb_column(id)->sparse)
 			continue;
-		sb_out_str(&c->o, sep);
-		sb_out_str(&c->o, c->metrics[k].key);
-		sb_out_i64(&c->o, v);
+		sb_out_str(&c->t.o, sep);
+		sb_out_str(&c->t.o, c->metrics[k].key);
+		sb_out_i64(&c->t.o, v);
 		sep = ",";
 	}
 	if (c->sources[q->region]) {
-		sb_out_str(&c->o, sep);
-		sb_out_str(&c->o, "\"source\":");
-		sb_out_str(&c->o, c->sources[q->region]);
+		sb_out_str(&c->t.o, sep);
+		sb_out_str(&c->t.o, "\"source\":");
+		sb_out_str(&c->t.o, c->sources[q->region]);
 	}
-	sb_out_str(&c->o, "}}");
+	sb_out_str(&c->t.o, "}}");
 }
 
 /* One rank's calls in start order (threads interleaved, each in nesting order). */
@@ -452,15 +459,15 @@ static int put_rank(struct chrome *c, uint32_t rank)
 
 static void put_metadata(struct chrome *c)
 {
-	sb_out_str(&c->o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{"
+	sb_out_str(&c->t.o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{"
 		   "\"exporter\":\"scope-bpf@" SCOPE_BPF_VERSION "\","
 		   "\"clock\":\"CLOCK_MONOTONIC\",\"ts_origin_ns\":");
-	sb_out_i64(&c->o, c->origin);
-	sb_out_str(&c->o, ",\"source_format\":");
-	sb_out_json(&c->o, c->p->format ? c->p->format : "");
-	sb_out_str(&c->o, ",\"profile\":{");
-	sb_out_meta_members(&c->o, c->p, true);
-	sb_out_str(&c->o, "}}}\n");
+	sb_out_i64(&c->t.o, c->t.origin);
+	sb_out_str(&c->t.o, ",\"source_format\":");
+	sb_out_json(&c->t.o, c->p->format ? c->p->format : "");
+	sb_out_str(&c->t.o, ",\"profile\":{");
+	sb_out_meta_members(&c->t.o, c->p, true);
+	sb_out_str(&c->t.o, "}}}\n");
 }
 
 int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error *err)
@@ -477,14 +484,16 @@ int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error 
 		chrome_free(&c);
 		return sb_fail(err, r, "chrome-trace: out of memory");
 	}
-	sb_out_init(&c.o, f);
-	sb_out_str(&c.o, "{\"traceEvents\":[\n");
+	sb_out_init(&c.t.o, f);
+	sb_out_str(&c.t.o, "{\"traceEvents\":[\n");
 	r = put_names(&c);
 	for (rank = 0; rank < n && !r; rank++)
 		r = put_rank(&c, rank);
-	if (!r)
+	if (!r) {
+		sb_cuda_trace_events(&c.gpu, &c.t, host_tid, &c);
 		put_metadata(&c);
-	sb_out_flush(&c.o);
+	}
+	sb_out_flush(&c.t.o);
 	chrome_free(&c);
 	if (r == -ENOMEM)
 		return sb_fail(err, r, "chrome-trace: out of memory");

@@ -5,24 +5,14 @@
 #include <string.h>
 
 #include "render/gpu_report.h"
+#include "util/demangle.h"
 #include "util/text_format.h"
 
-/* libstdc++'s demangler (cxxabi.h), declared here: its symbol has C linkage. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-char *sb_demangle(const char *name)
+char *sb_gpu_display_name(const char *name)
 {
-	char *d;
-	int status = -1;
+	char *d = sb_demangle(name);
 
-	/* Only Itanium C++ names: a C kernel ("saxpy") is already what the user wrote. */
-	if (!strncmp(name, "_Z", 2)) {
-		d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && !status)
-			return d;
-		free(d);
-	}
-	return strdup(name);
+	return d ? d : strdup(name);
 }
 
 /* CUpti_ActivityMemcpyKind, as the recorder stores it (cupti_activity.h). */
@@ -111,7 +101,7 @@ static int row_name(struct sb_gpu_row *row, const struct sb_profile *p, const st
 {
 	if (it->kind == SB_CUDA_ACT_KERNEL && it->key >= 0) {
 		row->mangled = p->cuda.names[it->key];
-		row->name = sb_demangle(row->mangled ? row->mangled : "");
+		row->name = sb_gpu_display_name(row->mangled ? row->mangled : "");
 	} else if (it->kind == SB_CUDA_ACT_KERNEL) {
 		row->name = strdup("(unnamed kernel)");
 	} else if (it->kind == SB_CUDA_ACT_MEMCPY) {

@@ -52,7 +52,7 @@ void sb_gpu_report_free(struct sb_gpu_report *r);
 int sb_gpu_report_render(FILE *f, const struct sb_profile *p, const struct sb_gpu_report *r,
 			 const struct report_opts *o);
 
-/* A C++ name demangled by libstdc++, or a copy of it as it is; NULL when out of memory. */
-char *sb_demangle(const char *name);
+/* A C++ name demangled (util/demangle.h), or a copy of it as it is; NULL when out of memory. */
+char *sb_gpu_display_name(const char *name);
 
 #endif

@@ -12,6 +12,7 @@
 #include "util/text_format.h"
 #include "model/health.h"
 #include "render/html.h"
+#include "render/html_gpu.h"
 #include "html_page.h"
 #include "render/report.h"
 #include "util/version.h"
@@ -429,12 +430,23 @@ static void data_column(FILE *j, const struct sb_profile *p, const struct sb_htm
 	fputc(']', j);
 }
 
+/* The host calls' time range widened to the GPU work's, which starts and ends on its own. */
+static void span_gpu(struct pick *k, const struct sb_html_gpu *g)
+{
+	if (!g->shown)
+		return;
+	k->t0 = g->t0 < k->t0 ? g->t0 : k->t0;
+	k->t1 = g->t1 > k->t1 ? g->t1 : k->t1;
+}
+
 static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
 {
 	size_t cap = o->max_calls ? o->max_calls : SB_HTML_MAX_CALLS, kept;
+	struct sb_html_gpu gpu;
 	uint64_t *lanes = NULL;
 	struct pick k;
 	ssize_t n_lanes;
+	bool any;
 	int r;
 
 	fputs(",\n\"timeline\": {", j);
@@ -446,12 +458,17 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 	if (r)
 		return r;
 	kept = k.total < cap ? k.total : cap;
-	n_lanes = collect_lanes(p, o, &k, kept, &lanes);
-	if (n_lanes < 0)
+	r = sb_html_gpu_pick(&gpu, p, o->rank, cap);
+	n_lanes = r ? r : collect_lanes(p, o, &k, kept, &lanes);
+	if (n_lanes < 0) {
+		sb_html_gpu_free(&gpu);
 		return (int)n_lanes;
+	}
+	span_gpu(&k, &gpu);
+	any = kept || gpu.shown;
 	fprintf(j, "\"total\": %zu, \"shown\": %zu, \"truncated\": %s, \"t0\": %" PRId64
 		", \"span\": %" PRId64, k.total, kept, kept < k.total ? "true" : "false",
-		kept ? k.t0 : 0, kept ? k.t1 - k.t0 : 0);
+		any ? k.t0 : 0, any ? k.t1 - k.t0 : 0);
 	data_lanes(j, p, lanes, (size_t)n_lanes);
 	data_column(j, p, o, &k, COL_REGION, lanes, (size_t)n_lanes);
 	data_column(j, p, o, &k, COL_LANE, lanes, (size_t)n_lanes);
@@ -459,7 +476,9 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 	data_column(j, p, o, &k, COL_DUR, lanes, (size_t)n_lanes);
 	if (p->columns & SB_COL_OFFCPU)
 		data_column(j, p, o, &k, COL_OFFCPU, lanes, (size_t)n_lanes);
+	sb_html_gpu_write(j, &gpu, k.t0);
 	fputc('}', j);
+	sb_html_gpu_free(&gpu);
 	free(lanes);
 	return 0;
 }

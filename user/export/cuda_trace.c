@@ -1,0 +1,366 @@
+/* The Chrome trace's CUDA part: a lane per device and stream, flows from each launch to its work. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/chrome_trace.h"
+#include "model/cuda.h"
+#include "util/demangle.h"
+
+static int cmp_lane(const void *a, const void *b)
+{
+	const struct sb_gpu_lane *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+static const struct sb_gpu_lane *find_lane(const struct sb_cuda_trace *g,
+					   const struct sb_cuda_activity *a)
+{
+	struct sb_gpu_lane key = { a->rank, a->device, a->stream };
+
+	if (!g->n_lanes)
+		return NULL;
+	return bsearch(&key, g->lanes, g->n_lanes, sizeof(key), cmp_lane);
+}
+
+/* Insert a's lane in order unless it is there: lanes are few, activities many. */
+static int add_lane(struct sb_cuda_trace *g, const struct sb_cuda_activity *a, size_t *cap)
+{
+	struct sb_gpu_lane key = { a->rank, a->device, a->stream }, *v;
+	size_t lo = 0, hi = g->n_lanes, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (cmp_lane(&g->lanes[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->n_lanes && !cmp_lane(&g->lanes[lo], &key))
+		return 0;
+	if (g->n_lanes == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		v = realloc(g->lanes, *cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		g->lanes = v;
+	}
+	memmove(&g->lanes[lo + 1], &g->lanes[lo], (g->n_lanes - lo) * sizeof(key));
+	g->lanes[lo] = key;
+	g->n_lanes++;
+	return 0;
+}
+
+int sb_cuda_trace_init(struct sb_cuda_trace *g, const struct sb_profile *p)
+{
+	const struct sb_cuda_data *d = &p->cuda;
+	size_t i, cap = 0;
+	char *s;
+
+	*g = (struct sb_cuda_trace){ .p = p };
+	for (i = 0; i < d->n_acts; i++)
+		if (sb_cuda_on_gpu(d->acts[i].kind) && add_lane(g, &d->acts[i], &cap))
+			return -ENOMEM;
+	g->names = calloc(d->n_names ? d->n_names : 1, sizeof(*g->names));
+	if (!g->names)
+		return -ENOMEM;
+	for (i = 0; i < d->n_names; i++) {
+		s = sb_demangle(d->names[i]);
+		g->names[i] = sb_json_quote(s ? s : d->names[i] ? d->names[i] : "");
+		free(s);
+		if (!g->names[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void sb_cuda_trace_free(struct sb_cuda_trace *g)
+{
+	size_t i;
+
+	for (i = 0; g->names && i < g->p->cuda.n_names; i++)
+		free(g->names[i]);
+	free(g->names);
+	free(g->lanes);
+}
+
+int64_t sb_cuda_trace_origin(const struct sb_profile *p, int64_t origin)
+{
+	const struct sb_cuda_activity *a;
+	size_t i;
+
+	for (i = 0; i < p->cuda.n_acts; i++) {
+		a = &p->cuda.acts[i];
+		if (a->start < origin)
+			origin = a->start;
+		if (sb_cuda_on_gpu(a->kind) && a->launch_start >= 0 && a->launch_start < origin)
+			origin = a->launch_start;
+	}
+	return origin;
+}
+
+static int64_t lane_tid(const struct sb_cuda_trace *g, const struct sb_gpu_lane *l)
+{
+	return SB_TRACE_GPU_TID + (l - g->lanes);
+}
+
+void sb_cuda_trace_names(const struct sb_cuda_trace *g, struct sb_trace_out *t)
+{
+	const struct sb_gpu_lane *l;
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < g->n_lanes; i++) {
+		l = &g->lanes[i];
+		snprintf(name, sizeof(name), "GPU %lld stream %lld", (long long)l->device,
+			 (long long)l->stream);
+		sb_trace_meta(t, "thread_name", l->rank, lane_tid(g, l), "name");
+		sb_out_json(&t->o, name);
+		sb_out_str(&t->o, "}}");
+		/* After the rank's host threads, whose sort index is their thread row. */
+		sb_trace_meta(t, "thread_sort_index", l->rank, lane_tid(g, l), "sort_index");
+		sb_out_i64(&t->o, lane_tid(g, l));
+		sb_out_str(&t->o, "}}");
+	}
+}
+
+/* CUpti_ActivityMemcpyKind as Nsight Systems writes it; NULL for unknown. */
+static const char *copy_kind(int64_t k)
+{
+	static const char *const kinds[] = {
+		NULL, "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+	};
+
+	return k > 0 && k < (int64_t)(sizeof(kinds) / sizeof(kinds[0])) ? kinds[k] : NULL;
+}
+
+/* " 4 MiB", " 512 B", " 1.5 GiB"; nothing when the size is unknown. */
+static void format_bytes(char *buf, size_t n, int64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	if (bytes < 1024) {
+		snprintf(buf, n, " %lld B", (long long)bytes);
+		return;
+	}
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, " %.4g %s", v, units[u]);
+}
+
+/* The common runtime calls by CUPTI callback id (cupti_runtime_cbid.h); NULL for the rest. */
+static const char *runtime_call(int64_t cbid)
+{
+	switch (cbid) {
+	case 20: return "cudaMalloc";
+	case 22: return "cudaFree";
+	case 31: return "cudaMemcpy";
+	case 32: return "cudaMemcpy2D";
+	case 41: return "cudaMemcpyAsync";
+	case 49: return "cudaMemset";
+	case 51: return "cudaMemsetAsync";
+	case 131: return "cudaStreamSynchronize";
+	case 137: return "cudaEventSynchronize";
+	case 165: return "cudaDeviceSynchronize";
+	case 211: case 214: case 506: return "cudaLaunchKernel";
+	case 430: case 431: return "cudaLaunchKernelExC";
+	default: return NULL;
+	}
+}
+
+/* CUpti_ActivitySynchronizationType. */
+static const char *sync_kind(int64_t type)
+{
+	static const char *const kinds[] = {
+		"synchronize", "synchronize event", "stream wait event", "synchronize stream",
+		"synchronize context",
+	};
+
+	return type > 0 && type < (int64_t)(sizeof(kinds) / sizeof(kinds[0])) ? kinds[type] :
+										 kinds[0];
+}
+
+/* "memcpy HtoD 4 MiB", "memset 512 B": what a copy or memset did, for its slice's name. */
+static void transfer_name(char *buf, size_t n, const struct sb_cuda_activity *a)
+{
+	const char *ck = copy_kind(a->copy_kind);
+	char size[32];
+
+	format_bytes(size, sizeof(size), a->bytes);
+	if (a->kind == SB_CUDA_ACT_MEMSET)
+		snprintf(buf, n, "memset%s", size);
+	else
+		snprintf(buf, n, "memcpy%s%s%s", ck ? " " : "", ck ? ck : "", size);
+}
+
+static void put_name(const struct sb_cuda_trace *g, struct sb_trace_out *t,
+		     const struct sb_cuda_activity *a)
+{
+	const char *call;
+	char buf[64];
+
+	switch (a->kind) {
+	case SB_CUDA_ACT_KERNEL:
+		if (a->name >= 0 && (size_t)a->name < g->p->cuda.n_names)
+			sb_out_str(&t->o, g->names[a->name]);
+		else
+			sb_out_str(&t->o, "\"kernel\"");
+		return;
+	case SB_CUDA_ACT_MEMCPY:
+	case SB_CUDA_ACT_MEMSET:
+		transfer_name(buf, sizeof(buf), a);
+		sb_out_json(&t->o, buf);
+		return;
+	case SB_CUDA_ACT_RUNTIME:
+		call = runtime_call(a->detail);
+		sb_out_json(&t->o, call ? call : "CUDA runtime call");
+		return;
+	case SB_CUDA_ACT_DRIVER:
+		sb_out_str(&t->o, "\"CUDA driver call\"");
+		return;
+	default:
+		sb_out_json(&t->o, sync_kind(a->detail));
+	}
+}
+
+static void put_key(struct sb_out *o, const char *key, int64_t v)
+{
+	sb_out_str(o, key);
+	sb_out_i64(o, v);
+}
+
+static void put_dim3(struct sb_out *o, const char *key, const int32_t *d)
+{
+	sb_out_str(o, key);
+	sb_out_char(o, '[');
+	sb_out_i64(o, d[0]);
+	sb_out_char(o, ',');
+	sb_out_i64(o, d[1]);
+	sb_out_char(o, ',');
+	sb_out_i64(o, d[2]);
+	sb_out_char(o, ']');
+}
+
+/* A complete event from start to end; args are left open for the caller. */
+static void put_slice(const struct sb_cuda_trace *g, struct sb_trace_out *t,
+		      const struct sb_cuda_activity *a, int64_t tid, const char *cat)
+{
+	sb_trace_begin(t, 'X', a->rank, tid);
+	sb_out_str(&t->o, ",\"ts\":");
+	sb_trace_ts(t, a->start);
+	sb_out_str(&t->o, ",\"dur\":");
+	sb_out_us(&t->o, a->end > a->start ? (uint64_t)a->end - (uint64_t)a->start : 0);
+	sb_out_str(&t->o, ",\"name\":");
+	put_name(g, t, a);
+	sb_out_str(&t->o, ",\"cat\":\"");
+	sb_out_str(&t->o, cat);
+	sb_out_str(&t->o, "\",\"args\":{");
+	put_key(&t->o, "\"correlation\":", a->correlation);
+}
+
+/* What GPU work did and which region call launched it. */
+static void put_gpu_args(const struct sb_cuda_trace *g, struct sb_out *o,
+			 const struct sb_cuda_activity *a)
+{
+	const struct sb_profile *p = g->p;
+	const char *ck = copy_kind(a->copy_kind);
+
+	put_key(o, ",\"device\":", a->device);
+	put_key(o, ",\"stream\":", a->stream);
+	if (a->kind == SB_CUDA_ACT_KERNEL) {
+		put_dim3(o, ",\"grid\":", a->grid);
+		put_dim3(o, ",\"block\":", a->block);
+	}
+	if (a->bytes >= 0)
+		put_key(o, ",\"bytes\":", a->bytes);
+	if (ck) {
+		sb_out_str(o, ",\"copy\":\"");
+		sb_out_str(o, ck);
+		sb_out_char(o, '"');
+	}
+	if (a->kind == SB_CUDA_ACT_MEMSET && a->detail >= 0)
+		put_key(o, ",\"value\":", a->detail);
+	if (a->pair >= 0 && (uint64_t)a->pair < p->n_pairs) {
+		sb_out_str(o, ",\"region\":");
+		sb_out_json(o, p->regions[p->pairs[a->pair].region].name);
+	}
+	if (a->call_id >= 0)
+		put_key(o, ",\"call_id\":", a->call_id);
+}
+
+/* The middle of [start, end]: inside the slice, so the flow binds to it and not a neighbour. */
+static int64_t middle(int64_t start, int64_t end)
+{
+	return end > start ? start + (end - start) / 2 : start;
+}
+
+static void put_flow(struct sb_trace_out *t, char ph, uint32_t rank, int64_t tid, int64_t ts,
+		     uint64_t id)
+{
+	sb_trace_begin(t, ph, rank, tid);
+	sb_out_str(&t->o, ph == 'f' ? ",\"bp\":\"e\",\"ts\":" : ",\"ts\":");
+	sb_trace_ts(t, ts);
+	sb_out_str(&t->o, ",\"name\":\"launch\",\"cat\":\"cuda\",\"id\":");
+	sb_out_i64(&t->o, (int64_t)id);
+	sb_out_char(&t->o, '}');
+}
+
+static void put_gpu(const struct sb_cuda_trace *g, struct sb_trace_out *t, size_t i,
+		    int64_t host)
+{
+	const struct sb_cuda_activity *a = &g->p->cuda.acts[i];
+	int64_t tid = lane_tid(g, find_lane(g, a));
+	static const char *const cats[] = { "", "kernel", "memcpy", "memset" };
+
+	put_slice(g, t, a, tid, cats[a->kind]);
+	put_gpu_args(g, &t->o, a);
+	sb_out_str(&t->o, "}}");
+	if (host < 0 || a->launch_start < 0)
+		return;
+	/* The activity's index names the flow: unique in the file, the same in every export. */
+	put_flow(t, 's', a->rank, host, middle(a->launch_start, a->launch_end), i + 1);
+	put_flow(t, 'f', a->rank, tid, middle(a->start, a->end), i + 1);
+}
+
+static void put_host(const struct sb_cuda_trace *g, struct sb_trace_out *t,
+		     const struct sb_cuda_activity *a, int64_t host)
+{
+	put_slice(g, t, a, host, "cuda");
+	if (a->kind == SB_CUDA_ACT_SYNC) {
+		put_key(&t->o, ",\"stream\":", a->stream);
+	} else if (a->detail >= 0) {
+		put_key(&t->o, ",\"cbid\":", a->detail);
+	}
+	sb_out_str(&t->o, "}}");
+}
+
+void sb_cuda_trace_events(const struct sb_cuda_trace *g, struct sb_trace_out *t,
+			  sb_trace_host_tid host_tid, void *ctx)
+{
+	const struct sb_cuda_activity *a;
+	int64_t host;
+	size_t i;
+
+	for (i = 0; i < g->p->cuda.n_acts; i++) {
+		a = &g->p->cuda.acts[i];
+		host = a->thread >= 0 ? host_tid(ctx, a->rank, a->thread) : -1;
+		if (sb_cuda_on_gpu(a->kind))
+			put_gpu(g, t, i, host);
+		else if (a->kind >= SB_CUDA_ACT_RUNTIME && a->kind <= SB_CUDA_ACT_SYNC && host >= 0)
+			put_host(g, t, a, host);
+	}
+}

@@ -1,0 +1,243 @@
+/* The HTML timeline's GPU lanes: kernels, copies and memsets per rank, device and stream. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cuda.h"
+#include "render/html_gpu.h"
+#include "util/demangle.h"
+#include "util/text_format.h"
+
+/* Walks the kept activities in profile order. */
+struct gwalk {
+	const struct sb_html_gpu *g;
+	size_t i;
+	int64_t shorter;
+	size_t ties;
+};
+
+static bool wanted(const struct sb_html_gpu *g, const struct sb_cuda_activity *a)
+{
+	return sb_cuda_on_gpu(a->kind) && (g->rank < 0 || (int64_t)a->rank == g->rank);
+}
+
+static int64_t dur(const struct sb_cuda_activity *a)
+{
+	return a->end > a->start ? a->end - a->start : 0;
+}
+
+static const struct sb_cuda_activity *gwalk_next(struct gwalk *w)
+{
+	const struct sb_cuda_data *d = &w->g->p->cuda;
+	const struct sb_cuda_activity *a;
+
+	while (w->i < d->n_acts) {
+		a = &d->acts[w->i++];
+		if (!wanted(w->g, a) || dur(a) < w->shorter || (dur(a) == w->shorter && !w->ties))
+			continue;
+		if (dur(a) == w->shorter)
+			w->ties--;
+		return a;
+	}
+	return NULL;
+}
+
+static void gwalk_init(struct gwalk *w, const struct sb_html_gpu *g)
+{
+	*w = (struct gwalk){ .g = g, .shorter = g->shorter, .ties = g->ties };
+}
+
+static int cmp_lane(const void *a, const void *b)
+{
+	const struct sb_html_gpu_lane *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* Where a's lane is, or would go, in the sorted lanes. */
+static size_t lane_at(const struct sb_html_gpu *g, const struct sb_cuda_activity *a)
+{
+	struct sb_html_gpu_lane key = { a->rank, a->device, a->stream };
+	size_t lo = 0, hi = g->n_lanes, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (cmp_lane(&g->lanes[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int add_lane(struct sb_html_gpu *g, const struct sb_cuda_activity *a, size_t *cap)
+{
+	struct sb_html_gpu_lane key = { a->rank, a->device, a->stream }, *v;
+	size_t at = lane_at(g, a);
+
+	if (at < g->n_lanes && !cmp_lane(&g->lanes[at], &key))
+		return 0;
+	if (g->n_lanes == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		v = realloc(g->lanes, *cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		g->lanes = v;
+	}
+	memmove(&g->lanes[at + 1], &g->lanes[at], (g->n_lanes - at) * sizeof(key));
+	g->lanes[at] = key;
+	g->n_lanes++;
+	return 0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* Over cap: the duration of the cap-th longest, and how many that long make the cut. */
+static int find_cut(struct sb_html_gpu *g, size_t cap)
+{
+	const struct sb_cuda_activity *a;
+	struct gwalk w;
+	size_t n = 0, i;
+	int64_t *d = malloc(g->total * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	gwalk_init(&w, g);
+	while ((a = gwalk_next(&w)))
+		d[n++] = dur(a);
+	qsort(d, n, sizeof(*d), cmp_desc);
+	g->shorter = d[cap - 1];
+	for (i = cap; i > 0 && d[i - 1] == g->shorter; i--)
+		g->ties++;
+	free(d);
+	return 0;
+}
+
+int sb_html_gpu_pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t rank,
+		     size_t cap)
+{
+	const struct sb_cuda_activity *a;
+	struct gwalk w;
+	size_t i, lanes_cap = 0;
+
+	*g = (struct sb_html_gpu){ .p = p, .rank = rank, .shorter = INT64_MIN,
+				   .t0 = INT64_MAX, .t1 = INT64_MIN };
+	for (i = 0; i < p->cuda.n_acts; i++)
+		g->total += wanted(g, &p->cuda.acts[i]);
+	if (g->total > cap && find_cut(g, cap))
+		return -ENOMEM;
+	gwalk_init(&w, g);
+	while ((a = gwalk_next(&w))) {
+		g->shown++;
+		g->t0 = a->start < g->t0 ? a->start : g->t0;
+		g->t1 = a->end > g->t1 ? a->end : g->t1;
+		if (add_lane(g, a, &lanes_cap))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void sb_html_gpu_free(struct sb_html_gpu *g)
+{
+	free(g->lanes);
+	g->lanes = NULL;
+}
+
+static void write_lanes(FILE *j, const struct sb_html_gpu *g)
+{
+	size_t i;
+
+	fputs("\"lanes\": [", j);
+	for (i = 0; i < g->n_lanes; i++)
+		fprintf(j, "%s{\"rank\": %u, \"device\": %" PRId64 ", \"stream\": %" PRId64 "}",
+			i ? ", " : "", g->lanes[i].rank, g->lanes[i].device, g->lanes[i].stream);
+	fputc(']', j);
+}
+
+/* Kernel names as people read them: demangled where they are C++. */
+static void write_names(FILE *j, const struct sb_cuda_data *d)
+{
+	size_t i;
+	char *s;
+
+	fputs(",\n  \"names\": [", j);
+	for (i = 0; i < d->n_names; i++) {
+		s = sb_demangle(d->names[i]);
+		fputs(i ? ", " : "", j);
+		format_json_string(j, s ? s : d->names[i] ? d->names[i] : "");
+		free(s);
+	}
+	fputc(']', j);
+}
+
+enum gcol { G_LANE, G_KIND, G_START, G_DUR, G_NAME, G_BYTES, G_COPY, G_REGION };
+
+static const char *const gcol_names[] = {
+	"lane", "kind", "start", "dur", "name", "bytes", "copy", "region",
+};
+
+static int64_t column_value(const struct sb_html_gpu *g, const struct sb_cuda_activity *a,
+			    enum gcol c, int64_t t0)
+{
+	const struct sb_profile *p = g->p;
+
+	switch (c) {
+	case G_LANE:
+		return (int64_t)lane_at(g, a);
+	case G_KIND:
+		return a->kind;
+	case G_START:
+		return a->start - t0;
+	case G_DUR:
+		return dur(a);
+	case G_NAME:
+		return a->name >= 0 && (size_t)a->name < p->cuda.n_names ? a->name : -1;
+	case G_BYTES:
+		return a->bytes;
+	case G_COPY:
+		return a->copy_kind;
+	case G_REGION:
+		if (a->pair < 0 || (uint64_t)a->pair >= p->n_pairs)
+			return -1;
+		return p->pairs[a->pair].region;
+	}
+	return -1;
+}
+
+void sb_html_gpu_write(FILE *j, const struct sb_html_gpu *g, int64_t t0)
+{
+	const struct sb_cuda_activity *a;
+	struct gwalk w;
+	unsigned c;
+	bool first;
+
+	if (!g->shown)
+		return;
+	fprintf(j, ",\n \"gpu\": {\"total\": %zu, \"shown\": %zu, \"truncated\": %s, ", g->total,
+		g->shown, g->shown < g->total ? "true" : "false");
+	write_lanes(j, g);
+	write_names(j, &g->p->cuda);
+	for (c = 0; c < sizeof(gcol_names) / sizeof(gcol_names[0]); c++) {
+		fprintf(j, ",\n  \"%s\": [", gcol_names[c]);
+		first = true;
+		gwalk_init(&w, g);
+		while ((a = gwalk_next(&w))) {
+			fprintf(j, first ? "%" PRId64 : ",%" PRId64,
+				column_value(g, a, (enum gcol)c, t0));
+			first = false;
+		}
+		fputc(']', j);
+	}
+	fputc('}', j);
+}
