@@ -10,7 +10,7 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-/* The recorder's sources write these (record/sources/regions.c, stacks.c, mpi_calls.c, counters.c); files from other tools have none. */
+/* The recorder's sources write these (record/sources/regions.c, stacks.c, mpi_calls.c, counters.c, cuda.c); files from other tools have none. */
 const struct sb_health_key sb_health_keys[] = {
 	{ "lost_events", "events were lost", "lost",
 	  "the ring buffer was full (calls came faster than the recorder read them); "
@@ -44,6 +44,15 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "counter_threads_uncounted", "threads got no counters", "uncounted threads",
 	  "more than " XSTR(SB_CTR_MAX_THREADS) " threads were counted at once, or their events "
 	  "could not be opened; their calls' counts are unknown" },
+	{ "cuda_records_lost", "CUDA activity records were lost", "CUDA lost",
+	  "the ring buffer had no room for a burst of CUPTI's records (or they were malformed); "
+	  "GPU times of their regions are undercounted" },
+	{ "cuda_records_dropped", "CUDA activity records were dropped by CUPTI", "CUDA dropped",
+	  "CUPTI ran out of buffer space and said how many it dropped; GPU times of their regions "
+	  "are undercounted" },
+	{ "cuda_activities_unranked", "CUDA activities had no rank", "CUDA unranked",
+	  "their process made no region call, so they are not in the file; mark a region around "
+	  "the CUDA work (docs/CUDA.md)" },
 };
 
 const size_t sb_health_n_keys = sizeof(sb_health_keys) / sizeof(sb_health_keys[0]);
