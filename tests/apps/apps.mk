@@ -76,3 +76,20 @@ $(BUILD)/apps/libplugin_%.so: tests/apps/plugin/plugin.c $(APPS_DEPS)
 	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared -DPLUGIN_REGION='"plugin_$*"' $< -o $@
 
 $(BUILD)/apps/dlplugins: | $(BUILD)/apps/libplugin_a.so $(BUILD)/apps/libplugin_b.so
+
+# CUDA host-probe test apps (cuda_host*.c) call the CUDA runtime: built with
+# the toolkit's headers and libcudart where the toolkit is, left out (with
+# their integration test) elsewhere. No nvcc and no GPU needed.
+CUDA_HOME ?= /usr/local/cuda
+CUDART_H := $(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h)
+CUDA_HOST_APPS := $(filter $(BUILD)/apps/cuda_host%,$(APP_BINS))
+ifeq ($(CUDART_H),)
+APP_BINS := $(filter-out $(CUDA_HOST_APPS),$(APP_BINS))
+INTEG_BINS := $(filter-out $(BUILD)/tests/integration/test_cuda_host,$(INTEG_BINS))
+endif
+
+$(CUDA_HOST_APPS): $(BUILD)/apps/%: tests/apps/%.c $(APPS_DEPS)
+	$(call msg,CUDAAPP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -I$(CUDA_HOME)/include $< -L$(CUDA_HOME)/lib64 -lcudart \
+		-Wl,-rpath,$(CUDA_HOME)/lib64 $(APPS_LIBS) -o $@

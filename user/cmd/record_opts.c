@@ -52,6 +52,8 @@ void record_usage(FILE *f)
 		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
 		"      --no-omp           do not time OpenMP constructs of gcc's libgomp\n"
 		"                         (parallel regions per thread, barriers: docs/OPENMP.md)\n"
+		"      --no-cuda-host     do not time CUDA runtime calls (libcudart) on the host\n"
+		"                         (launches, copies, synchronizations: docs/CUDA.md)\n"
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
@@ -197,7 +199,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 }
 
 /* long-only options: codes past any character */
-enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS };
+enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_NO_CUDA_HOST };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -255,6 +257,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "as-root", no_argument, NULL, 'R' },
 		{ "no-mpi", no_argument, NULL, 'N' },
 		{ "no-omp", no_argument, NULL, 'P' },
+		{ "no-cuda-host", no_argument, NULL, OPT_NO_CUDA_HOST },
 		{ "mpi", optional_argument, NULL, 'I' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "group", required_argument, NULL, 'g' },
@@ -330,6 +333,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case 'P':
 			o->no_omp = true;
+			break;
+		case OPT_NO_CUDA_HOST:
+			o->no_cuda_host = true;
 			break;
 		case 'I':
 			if (optarg && strcmp(optarg, "all"))

@@ -32,6 +32,7 @@ struct record_opts {
 	const char *user;	/* --user: run the command as this user */
 	bool no_mpi;		/* --no-mpi: MPI calls are not regions */
 	bool no_omp;		/* --no-omp: OpenMP constructs are not regions */
+	bool no_cuda_host;	/* --no-cuda-host: CUDA runtime calls are not regions */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
 	/* -e, or -g's events: counted per thread, read at every region boundary (docs/COUNTERS.md) */

@@ -1,0 +1,20 @@
+/* The CUDA runtime's functions probed on the host, found in libcudart's dynamic symbol table. */
+#ifndef SB_CUDA_HOST_LIB_H
+#define SB_CUDA_HOST_LIB_H
+
+#include <stdbool.h>
+
+#include "record/sources/lib_probes.h"
+
+/* Whether a mapped file's name says it is the CUDA runtime (libcudart.so*). */
+bool sb_cuda_host_lib_name(const char *path);
+
+/*
+ * The functions of sb_cuda_host_funcs the library at path exports, one
+ * probe per address (an alias is probed once). Returns 1 for a CUDA runtime
+ * (it exports cudaLaunchKernel), 0 for any other file, -errno when it cannot
+ * be read.
+ */
+int sb_cuda_host_lib_read(const char *path, struct sb_lib_funcs *f);
+
+#endif
