@@ -1,5 +1,6 @@
 /*
- * Integration: record tests/apps/cuda_host.c, launched and with -p, and check
+ * Integration: record tests/apps/cuda_host.c, launched (with libcudart, and
+ * with the runtime linked in) and with -p, and check
  * every CUDA runtime call it makes is one region call, named per
  * docs/CUDA.md's grammar (kernel, grid, block, stream, bytes, copy kind),
  * nested in the user region around it. Built only where the CUDA toolkit is
@@ -91,6 +92,21 @@ static void test_launched_calls_are_regions(void **state)
 	require_bpf();
 	assert_int_equal(record_app(tmp_file("launched.h5", out, sizeof(out)), "cuda_host", NULL),
 			 0);
+	load_profile(out, &p);
+	check_calls(&p);
+	sb_profile_free(&p);
+}
+
+/* A program with the runtime linked in (nvcc's default): its own functions are probed. */
+static void test_linked_in_runtime_calls_are_regions(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("static.h5", out, sizeof(out)), "cuda_host_static",
+				    NULL), 0);
 	load_profile(out, &p);
 	check_calls(&p);
 	sb_profile_free(&p);
@@ -201,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_launched_calls_are_regions),
+		cmocka_unit_test(test_linked_in_runtime_calls_are_regions),
 		cmocka_unit_test(test_attached_calls_are_regions),
 		cmocka_unit_test(test_no_cuda_host_records_only_user_regions),
 	};

@@ -306,6 +306,32 @@ static void test_no_omp(void **state)
 	free(text);
 }
 
+/* --no-cuda-host turns the CUDA runtime probes off and nothing else; they are on by default. */
+static void test_no_cuda_host(void **state)
+{
+	char *off[] = { "record", "--no-cuda-host", "-p", "12", NULL };
+	char *plain[] = { "record", "-p", "12", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(off), off, &o, &err), 0);
+	assert_true(o.no_cuda_host);
+	assert_false(o.no_mpi);
+	assert_false(o.no_omp);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_false(o.no_cuda_host);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	record_usage(f);
+	fclose(f);
+	assert_non_null(strstr(text, "--no-cuda-host"));
+	free(text);
+}
+
 static void test_help(void **state)
 {
 	char *argv[] = { "record", "--help", NULL };
@@ -349,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide_bad_input),
 		cmocka_unit_test(test_usage_names_system_wide),
 		cmocka_unit_test(test_no_omp),
+		cmocka_unit_test(test_no_cuda_host),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),
 	};

@@ -156,9 +156,10 @@ static void test_other_files_are_no_runtime(void **state)
 	struct sb_lib_funcs f;
 
 	(void)state;
-	assert_int_equal(sb_cuda_host_lib_read("/proc/self/exe", &f), 0);
+	assert_int_equal(sb_cuda_host_lib_read("/proc/self/exe", false, &f), 0);
+	assert_int_equal(sb_cuda_host_lib_read("/proc/self/exe", true, &f), 0);
 	assert_int_equal(f.n, 0);
-	assert_int_equal(sb_cuda_host_lib_read("/nonexistent/libcudart.so.13", &f), -ENOENT);
+	assert_int_equal(sb_cuda_host_lib_read("/nonexistent/libcudart.so.13", false, &f), -ENOENT);
 }
 
 /* The toolkit's libcudart (where it is installed): every function found, one probe per address. */
@@ -174,7 +175,7 @@ static void test_installed_runtime_one_probe_per_address(void **state)
 		path = "/usr/local/cuda/lib64/libcudart.so";
 	if (access(path, R_OK))
 		skip();
-	assert_int_equal(sb_cuda_host_lib_read(path, &f), 1);
+	assert_int_equal(sb_cuda_host_lib_read(path, false, &f), 1);
 	assert_int_equal(f.n, sb_cuda_host_n_funcs);
 	for (i = 0; i < f.n; i++) {
 		assert_true(f.offset[i] != 0);

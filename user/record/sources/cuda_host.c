@@ -1,9 +1,10 @@
 /*
  * CUDA runtime calls timed on the host, for processes CUPTI was not injected
  * into (record -p, or a recording without --cuda): when a traced process maps
- * libcudart, entry and return probes go on the functions of its API that
- * launch, copy, set, synchronize, allocate and free (cuda_host_lib.c), once
- * per library file as for MPI (lib_probes.c). The kernel side opens a frame
+ * libcudart, or runs a program with the runtime linked in (nvcc's default),
+ * entry and return probes go on the functions of its API that launch, copy,
+ * set, synchronize, allocate and free (cuda_host_lib.c), once per file as
+ * for MPI (lib_probes.c). The kernel side opens a frame
  * per call on the thread's region stack (bpf/cuda_host.bpf.h) and describes
  * each new (process, operation, arguments) once; this source names that
  * region, a launch by the ELF symbol of its host stub (the kernel's mangled
@@ -14,6 +15,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -27,9 +30,10 @@
 
 struct cuda_host {
 	struct sb_lib_probes probes;	/* on every libcudart looked at */
-	struct sb_source_env *env;	/* for attach_file */
+	struct sb_source_env *env;	/* for attach_runtime */
 	struct sb_symbolizer *sym;	/* the mappings of processes with libcudart: stub names */
 	struct sb_hashmap streams;	/* (tgid, stream) -> its number; (tgid, 0) -> streams so far */
+	struct sb_hashmap programs;	/* (dev, inode) of a program looked at -> 1, 2: runtime in it */
 	bool told;			/* the line on GPU times was printed */
 };
 
@@ -57,17 +61,18 @@ static int cuda_host_start(void *state, struct sb_source_env *env, struct sb_err
 	c->env = env;
 	sb_lib_probes_start(&c->probes);
 	sb_hashmap_init(&c->streams);
+	sb_hashmap_init(&c->programs);
 	return 0;
 }
 
-/* The file at fd_path (name, for the messages): 1 when it is a CUDA runtime, now probed. */
-static int attach_file(void *ctx, const char *fd_path, const char *name, struct sb_error *err)
+/* The file at fd_path (name, for the messages): 1 when it has a CUDA runtime, now probed. */
+static int attach_runtime(struct cuda_host *c, const char *fd_path, const char *name, bool program,
+			  struct sb_error *err)
 {
-	struct cuda_host *c = ctx;
 	struct sb_lib_funcs funcs;
 	int ret;
 
-	ret = sb_cuda_host_lib_read(fd_path, &funcs);
+	ret = sb_cuda_host_lib_read(fd_path, program, &funcs);
 	if (ret <= 0)
 		return ret;
 	ret = sb_lib_probes_attach(&c->probes, c->env->skel, fd_path, &funcs, err);
@@ -80,6 +85,43 @@ static int attach_file(void *ctx, const char *fd_path, const char *name, struct 
 			"times need `scope-bpf record --cuda -- CMD` at launch\n", name);
 	c->told = true;
 	return 1;
+}
+
+static int attach_library(void *ctx, const char *fd_path, const char *name, struct sb_error *err)
+{
+	return attach_runtime(ctx, fd_path, name, false, err);
+}
+
+static int attach_program(void *ctx, const char *fd_path, const char *name, struct sb_error *err)
+{
+	return attach_runtime(ctx, fd_path, name, true, err);
+}
+
+/* Whether the program pid runs has the runtime linked in: looked at, and probed, once per file. */
+static int program_runtime(struct cuda_host *c, pid_t pid, bool *has, struct sb_error *err)
+{
+	char exe[64], name[4096];
+	struct stat st;
+	uint64_t *seen;
+	ssize_t n;
+	int ret;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	if (stat(exe, &st))
+		return sb_fail(err, errno, "process %d: cannot read its executable: %s", (int)pid,
+			       strerror(errno));
+	seen = sb_hashmap_get(&c->programs, st.st_dev, st.st_ino);
+	if (seen) {
+		*has = *seen == 2;
+		return 0;
+	}
+	n = readlink(exe, name, sizeof(name) - 1);
+	name[n > 0 ? n : 0] = 0;
+	ret = sb_lib_probes_file(exe, n > 0 ? name : exe, attach_program, c, err);
+	if (ret < 0)
+		return ret;
+	*has = ret > 0;
+	return sb_hashmap_put(&c->programs, st.st_dev, st.st_ino, *has ? 2 : 1);
 }
 
 static bool maps_runtime(const struct sb_map *maps, size_t n)
@@ -103,6 +145,7 @@ static int cuda_host_process(void *state, struct sb_source_env *env,
 {
 	struct cuda_host *c = state;
 	struct sb_map *maps;
+	bool linked_in;
 	size_t n;
 	int ret;
 
@@ -112,17 +155,20 @@ static int cuda_host_process(void *state, struct sb_source_env *env,
 		sb_sym_fork(c->sym, (uint32_t)ch->parent, (uint32_t)ch->pid);
 		return 0;
 	}
+	ret = program_runtime(c, ch->pid, &linked_in, err);
+	if (ret)
+		return ret;
 	ret = sb_maps_read(ch->pid, &maps, &n);
 	if (ret)
 		return sb_fail(err, ret, "process %d: cannot read its mappings: %s", (int)ch->pid,
 			       strerror(-ret));
-	if (maps_runtime(maps, n))
+	if (linked_in || maps_runtime(maps, n))
 		ret = sb_sym_snapshot(c->sym, (uint32_t)ch->pid, maps, n);
 	sb_maps_free(maps, n);
 	if (ret)
 		return sb_fail(err, ret, "process %d: cannot keep its mappings: %s", (int)ch->pid,
 			       strerror(-ret));
-	return sb_lib_probes_scan(&c->probes, ch->pid, sb_cuda_host_lib_name, attach_file, c, err);
+	return sb_lib_probes_scan(&c->probes, ch->pid, sb_cuda_host_lib_name, attach_library, c, err);
 }
 
 /* A stream's label: the runtime's own handles by name, others numbered per process from 1. */
@@ -195,8 +241,10 @@ static void cuda_host_free(void *state)
 {
 	struct cuda_host *c = state;
 
-	if (c->probes.started)
+	if (c->probes.started) {
 		sb_hashmap_free(&c->streams);
+		sb_hashmap_free(&c->programs);
+	}
 	sb_lib_probes_free(&c->probes);
 	if (c->sym)
 		sb_sym_free(c->sym);

@@ -1,4 +1,4 @@
-/* Reads libcudart's .dynsym with libelf; the file is untrusted, so every size is checked. */
+/* Reads libcudart's .dynsym, or a program's .symtab, with libelf; the file is untrusted. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -56,7 +56,7 @@ static int note_symbol(Elf *elf, const char *name, const GElf_Sym *sym, void *ct
 	return 0;
 }
 
-int sb_cuda_host_lib_read(const char *path, struct sb_lib_funcs *f)
+int sb_cuda_host_lib_read(const char *path, bool program, struct sb_lib_funcs *f)
 {
 	struct reading r = { .f = f };
 	int fd, ret = 0;
@@ -70,7 +70,7 @@ int sb_cuda_host_lib_read(const char *path, struct sb_lib_funcs *f)
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		ret = sb_elf_each_symbol(elf, SHT_DYNSYM, note_symbol, &r);
+		ret = sb_elf_each_symbol(elf, program ? SHT_SYMTAB : SHT_DYNSYM, note_symbol, &r);
 	elf_end(elf);
 	close(fd);
 	if (ret)

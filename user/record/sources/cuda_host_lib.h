@@ -10,11 +10,13 @@
 bool sb_cuda_host_lib_name(const char *path);
 
 /*
- * The functions of sb_cuda_host_funcs the library at path exports, one
- * probe per address (an alias is probed once). Returns 1 for a CUDA runtime
- * (it exports cudaLaunchKernel), 0 for any other file, -errno when it cannot
- * be read.
+ * The functions of sb_cuda_host_funcs in the ELF file at path, one probe per
+ * address (an alias is probed once): those a library exports (.dynsym), or,
+ * in a program, those of the runtime linked into it (.symtab: nvcc links
+ * libcudart_static by default; none when stripped). Returns 1 for a CUDA
+ * runtime (cudaLaunchKernel is there), 0 for any other file, -errno when it
+ * cannot be read.
  */
-int sb_cuda_host_lib_read(const char *path, struct sb_lib_funcs *f);
+int sb_cuda_host_lib_read(const char *path, bool program, struct sb_lib_funcs *f);
 
 #endif
