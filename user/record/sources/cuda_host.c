@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/maps.h"
+#include "record/sources/cuda_host_source.h"
 #include "record/sources/cuda_host_lib.h"
 #include "record/sources/cuda_host_names.h"
 #include "record/sources/lib_probes.h"
@@ -34,6 +35,7 @@ struct cuda_host {
 	struct sb_symbolizer *sym;	/* the mappings of processes with libcudart: stub names */
 	struct sb_hashmap streams;	/* (tgid, stream) -> its number; (tgid, 0) -> streams so far */
 	struct sb_hashmap programs;	/* (dev, inode) of a program looked at -> 1, 2: runtime in it */
+	int runtimes;			/* files with a CUDA runtime probed */
 	bool told;			/* the line on GPU times was printed */
 };
 
@@ -78,6 +80,7 @@ static int attach_runtime(struct cuda_host *c, const char *fd_path, const char *
 	ret = sb_lib_probes_attach(&c->probes, c->env->skel, fd_path, &funcs, err);
 	if (ret)
 		return ret;
+	c->runtimes++;
 	if (c->env->opts->verbose)
 		fprintf(stderr, "scope-bpf: traced %u CUDA runtime functions in %s\n", funcs.n, name);
 	if (!c->told && !c->env->opts->quiet)
@@ -228,6 +231,13 @@ static int cuda_host_record(void *state, struct sb_source_env *env, const void *
 	if (sb_cuda_host_format(&e, kernel, stream, name, sizeof(name), tags, sizeof(tags)))
 		return 0;	/* an operation this recorder does not know: its calls are dropped */
 	return sb_collector_add_region(env->coll, e.name_hash, name, file, -1, tags);
+}
+
+int sb_cuda_host_runtimes(const struct sb_sources *set)
+{
+	const struct cuda_host *c = sb_sources_state(set, &sb_cuda_host_source);
+
+	return c ? c->runtimes : 0;
 }
 
 static void cuda_host_detach(void *state, struct sb_source_env *env)
