@@ -1,8 +1,5 @@
 /* Reads libcudart's .dynsym, or a program's .symtab, with libelf; the file is untrusted. */
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "record/elf_syms.h"
 #include "record/sources/cuda_host_lib.h"
@@ -59,20 +56,10 @@ static int note_symbol(Elf *elf, const char *name, const GElf_Sym *sym, void *ct
 int sb_cuda_host_lib_read(const char *path, bool program, struct sb_lib_funcs *f)
 {
 	struct reading r = { .f = f };
-	int fd, ret = 0;
-	Elf *elf;
+	int ret;
 
 	f->n = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		ret = sb_elf_each_symbol(elf, program ? SHT_SYMTAB : SHT_DYNSYM, note_symbol, &r);
-	elf_end(elf);
-	close(fd);
+	ret = sb_elf_file_symbols(path, program ? SHT_SYMTAB : SHT_DYNSYM, note_symbol, &r);
 	if (ret)
 		return ret;
 	if (!r.runtime)
