@@ -281,55 +281,42 @@ static void test_usage_names_system_wide(void **state)
 	assert_non_null(strstr(buf, "--until-idle"));
 }
 
-/* --no-omp turns OpenMP regions off and nothing else; they are on by default. */
-static void test_no_omp(void **state)
+/* The switch option turns one source off (the bool at field) and no other; on by default. */
+static void check_off_switch(const char *option, size_t field)
 {
-	char *off[] = { "record", "--no-omp", "./app", NULL };
+	char *off[] = { "record", (char *)option, "./app", NULL };
 	char *plain[] = { "record", "./app", NULL };
 	struct sb_error err = { { 0 } };
 	struct record_opts o;
 	char *text = NULL;
 	size_t len = 0;
+	int switched;
 	FILE *f;
 
-	(void)state;
 	assert_int_equal(record_parse_args(ARGC(off), off, &o, &err), 0);
-	assert_true(o.no_omp);
-	assert_false(o.no_mpi);
+	assert_true(*(bool *)((char *)&o + field));
+	switched = o.no_mpi + o.no_omp + o.no_cuda_host;
+	assert_int_equal(switched, 1);
 	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
-	assert_false(o.no_omp);
+	assert_false(*(bool *)((char *)&o + field));
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
 	record_usage(f);
 	fclose(f);
-	assert_non_null(strstr(text, "--no-omp"));
+	assert_non_null(strstr(text, option));
 	free(text);
 }
 
-/* --no-cuda-host turns the CUDA runtime probes off and nothing else; they are on by default. */
+static void test_no_omp(void **state)
+{
+	(void)state;
+	check_off_switch("--no-omp", offsetof(struct record_opts, no_omp));
+}
+
 static void test_no_cuda_host(void **state)
 {
-	char *off[] = { "record", "--no-cuda-host", "-p", "12", NULL };
-	char *plain[] = { "record", "-p", "12", NULL };
-	struct sb_error err = { { 0 } };
-	struct record_opts o;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-
 	(void)state;
-	assert_int_equal(record_parse_args(ARGC(off), off, &o, &err), 0);
-	assert_true(o.no_cuda_host);
-	assert_false(o.no_mpi);
-	assert_false(o.no_omp);
-	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
-	assert_false(o.no_cuda_host);
-	f = open_memstream(&text, &len);
-	assert_non_null(f);
-	record_usage(f);
-	fclose(f);
-	assert_non_null(strstr(text, "--no-cuda-host"));
-	free(text);
+	check_off_switch("--no-cuda-host", offsetof(struct record_opts, no_cuda_host));
 }
 
 static void test_help(void **state)
