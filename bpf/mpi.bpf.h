@@ -24,7 +24,6 @@ struct {
 	__type(value, __u8);
 } mpi_names SEC(".maps");
 
-
 /* A request started and not yet waited for. */
 struct mpi_request {
 	__u64 handle;		/* the handle then at that address: a wait on another one is not this */
