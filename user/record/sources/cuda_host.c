@@ -33,8 +33,8 @@ struct cuda_host {
 	struct sb_lib_probes probes;	/* on every libcudart looked at */
 	struct sb_source_env *env;	/* for attach_runtime */
 	struct sb_symbolizer *sym;	/* the mappings of processes with libcudart: stub names */
-	struct sb_hashmap streams;	/* (tgid, stream) -> its number; (tgid, 0) -> streams so far */
-	struct sb_hashmap programs;	/* (dev, inode) of a program looked at -> 1, 2: runtime in it */
+	struct sb_hashmap streams;	/* (tgid, stream) -> its number; (tgid, 0) -> how many */
+	struct sb_hashmap programs;	/* (dev, inode) of a program looked at -> 2: runtime in it */
 	int runtimes;			/* files with a CUDA runtime probed */
 	bool told;			/* the line on GPU times was printed */
 };

@@ -36,7 +36,10 @@ struct sb_lib_funcs {
 	uint32_t n;
 };
 
-/* Before load: the two programs (SEC("?uprobe"), SEC("?uretprobe")) are loaded, as multi links where the kernel has them. */
+/*
+ * Before load: the entry and return programs (SEC("?uprobe"), SEC("?uretprobe"))
+ * are loaded, as uprobe multi programs where the kernel has those links.
+ */
 int sb_lib_probes_configure(struct sb_lib_probes *lp, struct bpf_program *enter,
 			    struct bpf_program *exit);
 void sb_lib_probes_start(struct sb_lib_probes *lp);
