@@ -34,7 +34,7 @@ struct cuda_host {
 	struct sb_source_env *env;	/* for attach_runtime */
 	struct sb_symbolizer *sym;	/* the mappings of processes with libcudart: stub names */
 	struct sb_hashmap streams;	/* (tgid, stream) -> its number; (tgid, 0) -> how many */
-	struct sb_hashmap programs;	/* (dev, inode) of a program looked at -> 2: runtime in it */
+	struct sb_hashmap programs;	/* (dev, inode) of a program -> 2: runtime in it, 1: none */
 	int runtimes;			/* files with a CUDA runtime probed */
 	bool told;			/* the line on GPU times was printed */
 };
