@@ -38,23 +38,41 @@ int sb_elf_each_symbol(Elf *elf, Elf32_Word type,
 	return 0;
 }
 
+int sb_elf_open(const char *path, Elf **elf, int *fd)
+{
+	*elf = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && elf_kind(*elf) != ELF_K_ELF) {
+		elf_end(*elf);
+		*elf = NULL;
+	}
+	return 0;
+}
+
+void sb_elf_close(Elf *elf, int fd)
+{
+	elf_end(elf);
+	close(fd);
+}
+
 int sb_elf_file_symbols(const char *path, Elf32_Word type,
 			int (*fn)(Elf *elf, const char *name, const GElf_Sym *sym, void *ctx),
 			void *ctx)
 {
-	int fd, ret = 0;
+	int fd, ret;
 	Elf *elf;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
+	ret = sb_elf_open(path, &elf, &fd);
+	if (ret)
+		return ret;
+	if (elf)
 		ret = sb_elf_each_symbol(elf, type, fn, ctx);
-	elf_end(elf);
-	close(fd);
+	sb_elf_close(elf, fd);
 	return ret;
 }
 

@@ -16,6 +16,13 @@ int sb_elf_each_symbol(Elf *elf, Elf32_Word type,
 		       void *ctx);
 
 /*
+ * Open the file at path to read it with libelf: 0 with *elf (NULL when it is
+ * no ELF file) and its descriptor *fd, both for sb_elf_close(); or -errno.
+ */
+int sb_elf_open(const char *path, Elf **elf, int *fd);
+void sb_elf_close(Elf *elf, int fd);
+
+/*
  * sb_elf_each_symbol over the ELF file at path, opened and closed here. 0, fn's
  * first non-zero return, -errno when the file cannot be opened, -EINVAL when
  * it cannot be read; a file that is no ELF file has no symbols (0).
