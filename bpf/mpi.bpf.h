@@ -24,8 +24,6 @@ struct {
 	__type(value, __u8);
 } mpi_names SEC(".maps");
 
-#define SB_MPI_MAX_ARGS 12	/* MPI_Sendrecv's */
-
 /* A request started and not yet waited for. */
 struct mpi_request {
 	__u64 handle;		/* the handle then at that address: a wait on another one is not this */
@@ -69,32 +67,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mpi_pending);
 } mpi_pending SEC(".maps");
-
-/*
- * The integer and pointer arguments at a function's entry, all read at once
- * (the verifier refuses context reads at computed offsets). Beyond the
- * registers (6 on x86-64, 8 on arm64) they are on the stack: above the return
- * address on x86-64, from sp on arm64. A failed stack read gives zeros.
- */
-static __always_inline void mpi_args(struct pt_regs *ctx, __u64 *a)
-{
-	a[0] = PT_REGS_PARM1(ctx);
-	a[1] = PT_REGS_PARM2(ctx);
-	a[2] = PT_REGS_PARM3(ctx);
-	a[3] = PT_REGS_PARM4(ctx);
-	a[4] = PT_REGS_PARM5(ctx);
-#if defined(__TARGET_ARCH_x86)
-	a[5] = ctx->r9;
-	bpf_probe_read_user(&a[6], 6 * sizeof(*a), (void *)(PT_REGS_SP(ctx) + 8));
-#elif defined(__TARGET_ARCH_arm64)
-	a[5] = ((const volatile struct user_pt_regs *)ctx)->regs[5];
-	a[6] = ((const volatile struct user_pt_regs *)ctx)->regs[6];
-	a[7] = ((const volatile struct user_pt_regs *)ctx)->regs[7];
-	bpf_probe_read_user(&a[8], 4 * sizeof(*a), (void *)PT_REGS_SP(ctx));
-#else
-#error "MPI call arguments: only x86-64 and arm64 are supported"
-#endif
-}
 
 /* The n-th argument, from 1 as the MPI standard counts them. */
 static __always_inline __u64 mpi_arg(const __u64 *a, int n)
@@ -535,10 +507,10 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tg
 {
 	struct sb_mpi_event *e = &pending->call;
 	__u32 abi = cookie & ~SB_MPI_OP_MASK, op = cookie & SB_MPI_OP_MASK;
-	__u64 a[SB_MPI_MAX_ARGS];
+	__u64 a[SB_CALL_MAX_ARGS];
 	struct sb_mpi_event r;
 
-	mpi_args(ctx, a);
+	call_args(ctx, a);
 	e->op = op;
 	e->bytes = -1;
 	e->peer = -1;
@@ -612,67 +584,24 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tg
 		e->tag = -1;
 }
 
-static __always_inline __u64 mpi_mix(__u64 h, __u64 v)
-{
-	return (h ^ v) * FNV_PRIME;
-}
-
 /* The call's name hash: its operation and arguments, mixed to the end (splitmix64). */
 static __always_inline __u64 mpi_hash(const struct sb_mpi_event *e)
 {
 	__u64 h = SB_MPI_SEED;
 
-	h = mpi_mix(h, e->op);
-	h = mpi_mix(h, (__u64)e->bytes);
-	h = mpi_mix(h, (__u64)(__u32)e->peer | (__u64)(__u32)e->root << 32);
-	h = mpi_mix(h, (__u64)(__u32)e->tag | (__u64)(__u32)e->comm << 32);
-	h = mpi_mix(h, (__u64)(__u32)e->request);
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
-}
-
-/* Send the call's description the first time its hash is seen; later calls name it by hash. */
-static __always_inline void mpi_describe(const struct sb_mpi_event *call)
-{
-	struct sb_mpi_event *e;
-	__u8 one = 1;
-
-	if (bpf_map_lookup_elem(&mpi_names, &call->name_hash))
-		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		/* Its calls are dropped by the collector (no name) until one is described. */
-		count(SB_CNT_LOST_OTHER, 1);
-		return;
-	}
-	*e = *call;
-	bpf_ringbuf_submit(e, submit_flags());
-	bpf_map_update_elem(&mpi_names, &call->name_hash, &one, BPF_ANY);
+	h = call_mix(h, e->op);
+	h = call_mix(h, (__u64)e->bytes);
+	h = call_mix(h, (__u64)(__u32)e->peer | (__u64)(__u32)e->root << 32);
+	h = call_mix(h, (__u64)(__u32)e->tag | (__u64)(__u32)e->comm << 32);
+	h = call_mix(h, (__u64)(__u32)e->request);
+	return call_hash_end(h);
 }
 
 /*
  * A call the library makes inside a traced MPI call (ROMIO's file I/O calls
  * MPI_Allreduce, MPI_Bcast, ... through their exported names) is part of
- * that call, as PMPI tools see it: not a region. It counts as overflow, which
- * its return unwinds without touching the stack.
+ * that call, as PMPI tools see it: not a region (call_inside).
  */
-static __always_inline bool mpi_internal(__u32 tid)
-{
-	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
-	__u32 d;
-
-	if (!th)
-		return false;
-	d = th->depth;
-	/* Beyond the stack, push_frame counts it as overflow. */
-	if (th->overflow || !d || d > SB_MAX_DEPTH ||
-	    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site != SB_MPI_SITE)
-		return false;
-	th->overflow++;
-	return true;
-}
-
 SEC("?uprobe")	/* loaded only when MPI calls are traced */
 int mpi_enter(struct pt_regs *ctx)
 {
@@ -692,7 +621,7 @@ int mpi_enter(struct pt_regs *ctx)
 	op = cookie & SB_MPI_OP_MASK;
 	learns = op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE;
 	/* Its return pops no frame and so must not count as overflow. */
-	if (!learns && mpi_internal(tid))
+	if (!learns && call_inside(tid, SB_MPI_SITE))
 		return 0;
 	mpi_read(ctx, cookie, tgid, &pending);
 	/* What the return reads: written by the call. */
@@ -701,23 +630,10 @@ int mpi_enter(struct pt_regs *ctx)
 	if (learns)
 		return 0;	/* no region */
 	call->name_hash = mpi_hash(call);
-	mpi_describe(call);
+	describe_once(&mpi_names, call->name_hash, call, sizeof(*call));
 	/* Pushed even when undescribed, so the return closes this frame and no other. */
 	push_frame(proc, tgid, tid, call->name_hash, SB_MPI_SITE, now);
 	return 0;
-}
-
-/* Index of the innermost open MPI call's frame, or -1. */
-static __always_inline int find_mpi_frame(struct sb_thread_state *th)
-{
-	__u32 d = th->depth;
-	int i;
-
-	for (i = SB_MAX_DEPTH - 1; i >= 0; i--) {
-		if ((__u32)i < d && th->frames[i].site == SB_MPI_SITE)
-			return i;
-	}
-	return -1;
 }
 
 /* The call of op in progress on tid, taken out of the map; false when none. */
@@ -852,7 +768,7 @@ int mpi_exit(struct pt_regs *ctx)
 		th->overflow--;
 		return 0;
 	}
-	i = th ? find_mpi_frame(th) : -1;
+	i = th ? find_site_frame(th, SB_MPI_SITE) : -1;
 	if (i < 0) {
 		/* Entered before tracing began (record -p), or its thread had no slot. */
 		count(SB_CNT_MPI_UNMATCHED, 1);

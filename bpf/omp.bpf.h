@@ -137,19 +137,6 @@ int omp_enter(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Index of the innermost open frame with this site, or -1. */
-static __always_inline int find_site_frame(struct sb_thread_state *th, __u64 site)
-{
-	__u32 d = th->depth;
-	int i;
-
-	for (i = SB_MAX_DEPTH - 1; i >= 0; i--) {
-		if ((__u32)i < d && th->frames[i].site == site)
-			return i;
-	}
-	return -1;
-}
-
 SEC("?uretprobe")
 int omp_exit(struct pt_regs *ctx)
 {

@@ -526,9 +526,11 @@ int BPF_USDT(region_end, void *site)
 	return 0;
 }
 
+#include "call_frames.bpf.h"
 #include "mpi.bpf.h"
 #include "omp.bpf.h"
 #include "cuda.bpf.h"
+#include "cuda_host.bpf.h"
 
 static __always_inline __u64 innermost_path(struct sb_thread_state *th)
 {

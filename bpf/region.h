@@ -45,6 +45,7 @@ enum sb_event_type {
 	SB_EV_OMP,		/* an OpenMP region kind, first use (bpf/omp.h) */
 	SB_EV_CTR_THREAD = 100,	/* counters: a thread appeared or ended (bpf/counters.bpf.h) */
 	SB_EV_CUDA = 110,	/* CUDA activity from the CUPTI library (bpf/cuda.bpf.h) */
+	SB_EV_CUDA_HOST = 111,	/* a CUDA runtime call's operation and arguments (bpf/cuda_host.h) */
 };
 
 enum sb_sync_reason {

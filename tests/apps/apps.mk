@@ -80,3 +80,37 @@ $(BUILD)/apps/libplugin_%.so: tests/apps/plugin/plugin.c $(APPS_DEPS)
 	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared -DPLUGIN_REGION='"plugin_$*"' $< -o $@
 
 $(BUILD)/apps/dlplugins: | $(BUILD)/apps/libplugin_a.so $(BUILD)/apps/libplugin_b.so
+
+# CUDA host-probe test apps (cuda_host*.c) call the CUDA runtime: built with
+# the toolkit's headers and libcudart where the toolkit is, left out (with
+# their integration test) elsewhere. No nvcc and no GPU needed.
+# cuda_host_static is cuda_host with the runtime linked in, as nvcc links it;
+# cuda_host_unmarked is cuda_host without markers.
+CUDA_HOME ?= /usr/local/cuda
+CUDART_H := $(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h)
+CUDA_HOST_APPS := $(filter $(BUILD)/apps/cuda_host%,$(APP_BINS))
+ifeq ($(CUDART_H),)
+APP_BINS := $(filter-out $(CUDA_HOST_APPS),$(APP_BINS))
+INTEG_BINS := $(filter-out $(BUILD)/tests/integration/test_cuda_host,$(INTEG_BINS))
+else
+APP_BINS += $(BUILD)/apps/cuda_host_static $(BUILD)/apps/cuda_host_unmarked
+endif
+CUDA_APP_CFLAGS = $(APPS_CFLAGS) -I$(CUDA_HOME)/include
+
+$(CUDA_HOST_APPS): $(BUILD)/apps/%: tests/apps/%.c $(APPS_DEPS)
+	$(call msg,CUDAAPP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CUDA_APP_CFLAGS) $< -L$(CUDA_HOME)/lib64 -lcudart \
+		-Wl,-rpath,$(CUDA_HOME)/lib64 $(APPS_LIBS) -o $@
+
+$(BUILD)/apps/cuda_host_static: tests/apps/cuda_host.c $(APPS_DEPS)
+	$(call msg,CUDAAPP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CUDA_APP_CFLAGS) $< -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt \
+		$(APPS_LIBS) -o $@
+
+$(BUILD)/apps/cuda_host_unmarked: tests/apps/cuda_host.c $(APPS_DEPS)
+	$(call msg,CUDAAPP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CUDA_APP_CFLAGS) -DUNMARKED $< -L$(CUDA_HOME)/lib64 -lcudart \
+		-Wl,-rpath,$(CUDA_HOME)/lib64 $(APPS_LIBS) -o $@

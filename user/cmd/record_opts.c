@@ -55,6 +55,8 @@ void record_usage(FILE *f)
 		"      --cuda             record the command's CUDA kernels, copies and\n"
 		"                         synchronizations with CUPTI, GPU time per region\n"
 		"                         (needs a command: docs/CUDA.md)\n"
+		"      --no-cuda-host     do not time CUDA runtime calls (libcudart) on the host\n"
+		"                         (launches, copies, synchronizations: docs/CUDA.md)\n"
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
@@ -200,7 +202,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 }
 
 /* long-only options: codes past any character */
-enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA };
+enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -259,6 +261,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "no-mpi", no_argument, NULL, 'N' },
 		{ "no-omp", no_argument, NULL, 'P' },
 		{ "cuda", no_argument, NULL, OPT_CUDA },
+		{ "no-cuda-host", no_argument, NULL, OPT_NO_CUDA_HOST },
 		{ "mpi", optional_argument, NULL, 'I' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "group", required_argument, NULL, 'g' },
@@ -337,6 +340,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case OPT_CUDA:
 			o->cuda = true;
+			break;
+		case OPT_NO_CUDA_HOST:
+			o->no_cuda_host = true;
 			break;
 		case 'I':
 			if (optarg && strcmp(optarg, "all"))

@@ -33,6 +33,7 @@ struct record_opts {
 	bool no_mpi;		/* --no-mpi: MPI calls are not regions */
 	bool no_omp;		/* --no-omp: OpenMP constructs are not regions */
 	bool cuda;		/* --cuda: the command's CUDA driver loads the CUPTI library */
+	bool no_cuda_host;	/* --no-cuda-host: CUDA runtime calls are not regions */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
 	/* -e, or -g's events: counted per thread, read at every region boundary (docs/COUNTERS.md) */

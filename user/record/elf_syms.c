@@ -1,6 +1,8 @@
 /* Symbol tables and segments with libelf; the files are untrusted: libelf checks every size. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #include "record/elf_syms.h"
 
@@ -34,6 +36,44 @@ int sb_elf_each_symbol(Elf *elf, Elf32_Word type,
 		return 0;
 	}
 	return 0;
+}
+
+int sb_elf_open(const char *path, Elf **elf, int *fd)
+{
+	*elf = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && elf_kind(*elf) != ELF_K_ELF) {
+		elf_end(*elf);
+		*elf = NULL;
+	}
+	return 0;
+}
+
+void sb_elf_close(Elf *elf, int fd)
+{
+	elf_end(elf);
+	close(fd);
+}
+
+int sb_elf_file_symbols(const char *path, Elf32_Word type,
+			int (*fn)(Elf *elf, const char *name, const GElf_Sym *sym, void *ctx),
+			void *ctx)
+{
+	int fd, ret;
+	Elf *elf;
+
+	ret = sb_elf_open(path, &elf, &fd);
+	if (ret)
+		return ret;
+	if (elf)
+		ret = sb_elf_each_symbol(elf, type, fn, ctx);
+	sb_elf_close(elf, fd);
+	return ret;
 }
 
 uint64_t sb_elf_file_offset(Elf *elf, uint64_t addr)

@@ -30,6 +30,7 @@
 #include "record/recorder.h"
 #include "record/spill.h"
 #include "record/source.h"
+#include "record/sources/cuda_host_source.h"
 #include "record/sources/regions.h"
 #include "record/sources/sources.h"
 #include "record/stdout_profile.h"
@@ -393,9 +394,10 @@ static int start_pid(struct recorder *r)
 				   err.msg[0] ? err.msg : strerror(-ret));
 		return ret == -ENOMEM ? 1 : SB_EXIT_USAGE;
 	}
-	if (!sb_regions_probe_files(&r->sources)) {
+	if (!sb_regions_probe_files(&r->sources) && !sb_cuda_host_runtimes(&r->sources)) {
 		record_say("process %d (%s): no scope_bpf probes in its executable or the libraries it "
-		    "maps; mark regions with include/scope_bpf.h (see docs/MARKERS.md)",
+		    "maps, and no CUDA runtime; mark regions with include/scope_bpf.h (see "
+		    "docs/MARKERS.md)",
 		    (int)r->o.pid, name);
 		return SB_EXIT_USAGE;
 	}

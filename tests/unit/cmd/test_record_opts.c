@@ -281,29 +281,42 @@ static void test_usage_names_system_wide(void **state)
 	assert_non_null(strstr(buf, "--until-idle"));
 }
 
-/* --no-omp turns OpenMP regions off and nothing else; they are on by default. */
-static void test_no_omp(void **state)
+/* The switch option turns one source off (the bool at field) and no other; on by default. */
+static void check_off_switch(const char *option, size_t field)
 {
-	char *off[] = { "record", "--no-omp", "./app", NULL };
+	char *off[] = { "record", (char *)option, "./app", NULL };
 	char *plain[] = { "record", "./app", NULL };
 	struct sb_error err = { { 0 } };
 	struct record_opts o;
 	char *text = NULL;
 	size_t len = 0;
+	int switched;
 	FILE *f;
 
-	(void)state;
 	assert_int_equal(record_parse_args(ARGC(off), off, &o, &err), 0);
-	assert_true(o.no_omp);
-	assert_false(o.no_mpi);
+	assert_true(*(bool *)((char *)&o + field));
+	switched = o.no_mpi + o.no_omp + o.no_cuda_host;
+	assert_int_equal(switched, 1);
 	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
-	assert_false(o.no_omp);
+	assert_false(*(bool *)((char *)&o + field));
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
 	record_usage(f);
 	fclose(f);
-	assert_non_null(strstr(text, "--no-omp"));
+	assert_non_null(strstr(text, option));
 	free(text);
+}
+
+static void test_no_omp(void **state)
+{
+	(void)state;
+	check_off_switch("--no-omp", offsetof(struct record_opts, no_omp));
+}
+
+static void test_no_cuda_host(void **state)
+{
+	(void)state;
+	check_off_switch("--no-cuda-host", offsetof(struct record_opts, no_cuda_host));
 }
 
 /* --cuda needs a command (CUPTI is loaded at its start): -p and -a are refused with the reason. */
@@ -369,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide_bad_input),
 		cmocka_unit_test(test_usage_names_system_wide),
 		cmocka_unit_test(test_no_omp),
+		cmocka_unit_test(test_no_cuda_host),
 		cmocka_unit_test(test_cuda_needs_a_command),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),

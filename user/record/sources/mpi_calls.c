@@ -7,7 +7,6 @@
  * source names that region per scope-profiler's grammar. docs/MPI.md.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,24 +17,21 @@
 #include <bpf/libbpf.h>
 
 #include "model/mpi_sync.h"
-#include "record/detach.h"
-#include "record/guardian.h"
-#include "record/maps.h"
+#include "record/sources/lib_probes.h"
 #include "record/sources/mpi_calls.h"
 #include "record/sources/mpi_lib.h"
 #include "record/sources/mpi_names.h"
-#include "record/sources/mpi_uprobe_multi.h"
 #include "record/sources/sources.h"
 #include "region.skel.h"
 
 struct mpi_calls {
-	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
-	struct sb_detach held;		/* the links, and what they opened (detach.h) */
+	struct sb_lib_probes probes;	/* on every MPI library looked at (lib_probes.h) */
+	struct sb_source_env *env;	/* for attach_file */
 	int libraries;			/* MPI libraries probed */
 	bool installed_probed;		/* the installed libraries were looked at */
-	bool started;
-	bool multi;			/* one uprobe multi link per library and direction */
 };
+
+_Static_assert(SB_MPI_N_OPS <= SB_LIB_MAX_FUNCS, "every MPI function fits one probe list");
 
 static bool mpi_wanted(const struct record_opts *o)
 {
@@ -45,36 +41,9 @@ static bool mpi_wanted(const struct record_opts *o)
 static int mpi_configure(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
-	struct bpf_program *enter = env->skel->progs.mpi_enter, *exit = env->skel->progs.mpi_exit;
 
-	if (bpf_program__set_autoload(enter, true) || bpf_program__set_autoload(exit, true))
-		return -EINVAL;
-	m->multi = sb_uprobe_multi_supported();
-	if (m->multi &&
-	    (bpf_program__set_expected_attach_type(enter, SB_TRACE_UPROBE_MULTI) ||
-	     bpf_program__set_expected_attach_type(exit, SB_TRACE_UPROBE_MULTI)))
-		return -EINVAL;
-	return 0;
-}
-
-static int attach_one(struct mpi_calls *m, struct region_bpf *skel, struct bpf_program *prog,
-		      const char *path, uint64_t offset, uint64_t cookie, bool retprobe,
-		      struct sb_error *err)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie, .retprobe = retprobe);
-	struct bpf_link *link;
-	int ret = sb_detach_mark(&m->held);
-
-	if (ret)
-		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
-	sb_guardian_busy(skel, 1000000000ULL);
-	link = bpf_program__attach_uprobe_opts(prog, -1, path, (size_t)offset, &opts);
-	if (!link)
-		return sb_fail(err, errno, "%s: cannot attach to %s: %s", path,
-			       sb_mpi_function((unsigned int)(cookie & SB_MPI_OP_MASK)),
-			       strerror(errno));
-	ret = sb_detach_keep(&m->held, link);
-	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
+	return sb_lib_probes_configure(&m->probes, env->skel->progs.mpi_enter,
+				       env->skel->progs.mpi_exit);
 }
 
 /*
@@ -93,99 +62,42 @@ static bool wanted_op(const struct record_opts *o, const struct sb_mpi_lib *lib,
 	return true;
 }
 
-/* One link for all of the functions, entries or returns; the fd is let go with the rest. */
-static int attach_multi(struct mpi_calls *m, struct region_bpf *skel, struct bpf_program *prog,
-			const char *path, const uint64_t *offsets, const uint64_t *cookies,
-			uint32_t n, bool retprobe, struct sb_error *err)
+/* The library's functions to probe: one per address, as mpi_lib.c chose them. */
+static void wanted_funcs(const struct record_opts *o, const struct sb_mpi_lib *lib,
+			 struct sb_lib_funcs *f)
 {
-	int fd, ret = sb_detach_mark(&m->held);
-
-	if (ret)
-		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
-	sb_guardian_busy(skel, 1000000000ULL);
-	fd = sb_uprobe_multi_link(bpf_program__fd(prog), path, offsets, cookies, n, retprobe);
-	if (fd < 0)
-		return sb_fail(err, -fd, "%s: cannot attach to %u MPI functions: %s", path, n,
-			       strerror(-fd));
-	ret = sb_detach_keep_fd(&m->held, fd);
-	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
-}
-
-static int attach_probes(struct mpi_calls *m, struct sb_source_env *env, const char *path,
-			 const struct sb_mpi_lib *lib, struct sb_error *err)
-{
-	uint64_t offsets[SB_MPI_N_OPS], cookies[SB_MPI_N_OPS];
-	struct region_bpf *skel = env->skel;
-	uint32_t n = 0;
 	unsigned int op;
-	int ret = 0;
 
-	if (m->multi) {
-		for (op = 0; op < SB_MPI_N_OPS; op++) {
-			if (!wanted_op(env->opts, lib, op))
-				continue;
-			offsets[n] = lib->offset[op];
-			cookies[n++] = op | lib->abi;
-		}
-		if (!n)
-			return 0;
-		/* The returns first: an entry whose return is not probed would leave its frame open. */
-		ret = attach_multi(m, skel, skel->progs.mpi_exit, path, offsets, cookies, n, true,
-				   err);
-		return ret ?: attach_multi(m, skel, skel->progs.mpi_enter, path, offsets, cookies, n,
-					   false, err);
-	}
-	for (op = 0; op < SB_MPI_N_OPS && !ret; op++) {
-		if (!wanted_op(env->opts, lib, op))
+	f->n = 0;
+	for (op = 0; op < SB_MPI_N_OPS; op++) {
+		if (!wanted_op(o, lib, op))
 			continue;
-		/* The return first: an entry whose return is not probed would leave its frame open. */
-		ret = attach_one(m, skel, skel->progs.mpi_exit, path, lib->offset[op], op | lib->abi, true,
-				 err);
-		if (!ret)
-			ret = attach_one(m, skel, skel->progs.mpi_enter, path, lib->offset[op],
-					 op | lib->abi, false, err);
+		f->offset[f->n] = lib->offset[op];
+		f->cookie[f->n] = op | lib->abi;
+		f->name[f->n++] = sb_mpi_function(op);
 	}
-	return ret;
 }
 
-/* Probe the library at path (a name for the messages); 1 when it is an MPI library. */
-static int attach_file(struct mpi_calls *m, struct sb_source_env *env, const char *path,
-		       const char *name, struct sb_error *err)
+/* The file at fd_path (name, for the messages): 1 when it is an MPI library, now probed. */
+static int attach_file(void *ctx, const char *fd_path, const char *name, struct sb_error *err)
 {
-	char fd_path[64];
+	struct mpi_calls *m = ctx;
+	struct sb_lib_funcs funcs;
 	struct sb_mpi_lib lib;
-	int fd, ret;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sb_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
-	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
 	ret = sb_mpi_lib_read(fd_path, &lib);
-	if (ret > 0)
-		ret = attach_probes(m, env, fd_path, &lib, err) ?: 1;
-	close(fd);
 	if (ret <= 0)
 		return ret;
+	wanted_funcs(m->env->opts, &lib, &funcs);
+	ret = sb_lib_probes_attach(&m->probes, m->env->skel, fd_path, &funcs, err);
+	if (ret)
+		return ret;
 	m->libraries++;
-	if (env->opts->verbose)
+	if (m->env->opts->verbose)
 		fprintf(stderr, "scope-bpf: traced %d MPI functions in %s%s\n", lib.n_probes, name,
 			sb_mpi_lib_sizes_known(&lib) ? "" : ", datatype sizes unknown");
 	return 1;
-}
-
-/*
- * Probe the library mapped at `mapped` in pid: opened once through the
- * process's root (other mount namespaces resolve), probed through that
- * descriptor, as the process may be let go while probes go on (they take a
- * while under load: docs/MPI.md) and end before the last one is on.
- */
-static int attach_library(struct mpi_calls *m, struct sb_source_env *env, pid_t pid,
-			  const char *mapped, struct sb_error *err)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, mapped);
-	return attach_file(m, env, path, mapped, err);
 }
 
 /*
@@ -238,7 +150,7 @@ static const char *const installed[] = {
 	"/usr/lib/libmpi*.so.*", "/usr/local/lib/libmpi*.so.*",
 };
 
-static void attach_installed(struct mpi_calls *m, struct sb_source_env *env)
+static void attach_installed(struct mpi_calls *m)
 {
 	struct sb_error err = { { 0 } };
 	struct stat st;
@@ -253,15 +165,16 @@ static void attach_installed(struct mpi_calls *m, struct sb_source_env *env)
 			continue;
 		for (j = 0; j < found.gl_pathc; j++) {
 			if (stat(found.gl_pathv[j], &st) || !S_ISREG(st.st_mode) ||
-			    sb_hashmap_get(&m->files, st.st_dev, st.st_ino))
+			    sb_hashmap_get(&m->probes.files, st.st_dev, st.st_ino))
 				continue;
 			/* Not fatal: a process that maps it is tried again. */
-			if (attach_file(m, env, found.gl_pathv[j], found.gl_pathv[j], &err) < 0) {
-				if (env->opts->verbose)
+			if (sb_lib_probes_file(found.gl_pathv[j], found.gl_pathv[j], attach_file, m,
+					       &err) < 0) {
+				if (m->env->opts->verbose)
 					fprintf(stderr, "scope-bpf: %s\n", err.msg);
 				continue;
 			}
-			if (sb_hashmap_put(&m->files, st.st_dev, st.st_ino, 1))
+			if (sb_lib_probes_new_file(&m->probes, st.st_dev, st.st_ino) < 0)
 				break;
 		}
 		globfree(&found);
@@ -273,11 +186,11 @@ static int mpi_start(void *state, struct sb_source_env *env, struct sb_error *er
 	struct mpi_calls *m = state;
 
 	(void)err;
-	sb_hashmap_init(&m->files);
-	m->started = true;
+	m->env = env;
+	sb_lib_probes_start(&m->probes);
 	/* -a: ranks of any job may start; their libraries are probed before they run. */
 	if (sb_mpi_launcher(env->opts->cmd) || env->opts->all)
-		attach_installed(m, env);
+		attach_installed(m);
 	return 0;
 }
 
@@ -286,30 +199,13 @@ static int mpi_process(void *state, struct sb_source_env *env, const struct sb_p
 		       struct sb_error *err)
 {
 	struct mpi_calls *m = state;
-	struct sb_map *maps;
-	size_t n, i;
-	int ret;
 
+	(void)env;
 	if (ch->what == SB_PROC_FORK)
 		return 0;	/* the child has its parent's probes */
 	if (runs_launcher(ch->pid))
-		attach_installed(m, env);
-	ret = sb_maps_read(ch->pid, &maps, &n);
-	if (ret)
-		return sb_fail(err, ret, "process %d: cannot read its mappings: %s", (int)ch->pid,
-			       strerror(-ret));
-	for (i = 0; i < n && !ret; i++) {
-		if (!maps[i].exec || !sb_mpi_lib_name(maps[i].path) ||
-		    sb_hashmap_get(&m->files, maps[i].dev, maps[i].inode))
-			continue;
-		ret = sb_hashmap_put(&m->files, maps[i].dev, maps[i].inode, 1);
-		if (!ret)
-			ret = attach_library(m, env, ch->pid, maps[i].path, err);
-		if (ret > 0)
-			ret = 0;
-	}
-	sb_maps_free(maps, n);
-	return ret < 0 ? ret : 0;
+		attach_installed(m);
+	return sb_lib_probes_scan(&m->probes, ch->pid, sb_mpi_lib_name, attach_file, m, err);
 }
 
 /* An operation with these arguments, seen for the first time: its region. */
@@ -346,7 +242,7 @@ static void mpi_detach(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
 
-	sb_detach_release(&m->held, env->guardian);
+	sb_lib_probes_release(&m->probes, env->guardian);
 }
 
 static int mpi_losses(void *state, struct sb_source_env *env)
@@ -365,9 +261,7 @@ static void mpi_free(void *state)
 {
 	struct mpi_calls *m = state;
 
-	sb_detach_release(&m->held, NULL);
-	if (m->started)
-		sb_hashmap_free(&m->files);
+	sb_lib_probes_free(&m->probes);
 }
 
 const struct sb_source_ops sb_mpi_calls_source = {

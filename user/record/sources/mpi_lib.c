@@ -1,10 +1,7 @@
 /* Reads an MPI library's .dynsym with libelf; the file is untrusted, so every size is checked. */
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "record/elf_syms.h"
 #include "record/sources/mpi_lib.h"
@@ -156,13 +153,10 @@ int sb_mpi_lib_read(const char *path, struct sb_mpi_lib *lib)
 	Elf *elf;
 
 	memset(lib, 0, sizeof(*lib));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
+	ret = sb_elf_open(path, &elf, &fd);
+	if (ret)
+		return ret;
+	if (!elf)
 		goto out;
 	ret = sb_elf_each_symbol(elf, SHT_DYNSYM, note_symbol, &s);
 	if (ret || (!s.mpi[SB_MPI_INIT] && !s.pmpi[SB_MPI_INIT]))
@@ -171,8 +165,7 @@ int sb_mpi_lib_read(const char *path, struct sb_mpi_lib *lib)
 	choose(elf, &s, lib);
 	ret = 1;
 out:
-	elf_end(elf);
-	close(fd);
+	sb_elf_close(elf, fd);
 	return ret;
 }
 

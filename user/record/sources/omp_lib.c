@@ -3,7 +3,6 @@
  * symbols, read with libelf (the files are untrusted: every size is checked).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -115,23 +114,20 @@ int sb_omp_read(const char *path, bool library,
 		int (*fn)(const struct sb_omp_probe *p, void *ctx), void *ctx)
 {
 	struct sb_omp_probes found = { 0 };
-	int fd, ret = 0;
 	size_t i;
+	int fd, ret;
 	Elf *elf;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
+	ret = sb_elf_open(path, &elf, &fd);
+	if (ret)
+		return ret;
+	if (elf)
 		ret = sb_elf_each_symbol(elf, library ? SHT_DYNSYM : SHT_SYMTAB, on_symbol,
 					 &(struct reading){ library, &found });
+	/* Before the file is closed: the names are its strings. */
 	for (i = 0; i < found.n && !ret; i++)
 		ret = fn(&found.v[i], ctx);
 	free(found.v);
-	elf_end(elf);
-	close(fd);
+	sb_elf_close(elf, fd);
 	return ret;
 }

@@ -11,6 +11,7 @@ const struct sb_source_ops *const sb_source_table[] = {
 	&sb_mpi_calls_source,
 	&sb_omp_source,
 	&sb_cuda_source,
+	&sb_cuda_host_source,
 	&sb_sampler_source,
 	&sb_offcpu_source,
 	&sb_counters_source,

@@ -15,6 +15,7 @@ extern const struct sb_source_ops sb_mpi_calls_source;
 extern const struct sb_source_ops sb_omp_source;
 extern const struct sb_source_ops sb_counters_source;
 extern const struct sb_source_ops sb_cuda_source;
+extern const struct sb_source_ops sb_cuda_host_source;
 
 extern const struct sb_source_ops *const sb_source_table[];
 extern const size_t sb_source_table_len;

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A library's calls as frames on the region stacks, a part of region.bpf.c:
+ * what the sources that probe a library's functions share (MPI calls,
+ * OpenMP constructs, CUDA runtime calls). Each such frame carries a site of
+ * its own that no marker descriptor can have, so a return finds its frame.
+ */
+#ifndef SB_CALL_FRAMES_BPF_H
+#define SB_CALL_FRAMES_BPF_H
+
+#define SB_CALL_MAX_ARGS 12	/* MPI_Sendrecv's */
+
+/*
+ * The integer and pointer arguments at a function's entry, all read at once
+ * (the verifier refuses context reads at computed offsets). Beyond the
+ * registers (6 on x86-64, 8 on arm64) they are on the stack: above the return
+ * address on x86-64, from sp on arm64. A failed stack read gives zeros.
+ */
+static __always_inline void call_args(struct pt_regs *ctx, __u64 *a)
+{
+	a[0] = PT_REGS_PARM1(ctx);
+	a[1] = PT_REGS_PARM2(ctx);
+	a[2] = PT_REGS_PARM3(ctx);
+	a[3] = PT_REGS_PARM4(ctx);
+	a[4] = PT_REGS_PARM5(ctx);
+#if defined(__TARGET_ARCH_x86)
+	a[5] = ctx->r9;
+	bpf_probe_read_user(&a[6], 6 * sizeof(*a), (void *)(PT_REGS_SP(ctx) + 8));
+#elif defined(__TARGET_ARCH_arm64)
+	a[5] = ((const volatile struct user_pt_regs *)ctx)->regs[5];
+	a[6] = ((const volatile struct user_pt_regs *)ctx)->regs[6];
+	a[7] = ((const volatile struct user_pt_regs *)ctx)->regs[7];
+	bpf_probe_read_user(&a[8], 4 * sizeof(*a), (void *)PT_REGS_SP(ctx));
+#else
+#error "library call arguments: only x86-64 and arm64 are supported"
+#endif
+}
+
+/*
+ * A call the library makes inside one of its traced calls (the innermost
+ * open frame is one of site's) is part of that call: not a region. It counts
+ * as overflow, which its return unwinds without touching the stack.
+ */
+static __always_inline bool call_inside(__u32 tid, __u64 site)
+{
+	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
+	__u32 d;
+
+	if (!th)
+		return false;
+	d = th->depth;
+	/* Beyond the stack, push_frame counts it as overflow. */
+	if (th->overflow || !d || d > SB_MAX_DEPTH ||
+	    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site != site)
+		return false;
+	th->overflow++;
+	return true;
+}
+
+/* Index of the innermost open frame with this site, or -1. */
+static __always_inline int find_site_frame(struct sb_thread_state *th, __u64 site)
+{
+	__u32 d = th->depth;
+	int i;
+
+	for (i = SB_MAX_DEPTH - 1; i >= 0; i--) {
+		if ((__u32)i < d && th->frames[i].site == site)
+			return i;
+	}
+	return -1;
+}
+
+static __always_inline __u64 call_mix(__u64 h, __u64 v)
+{
+	return (h ^ v) * FNV_PRIME;
+}
+
+/* A name hash's last step, mixing every bit into every other (splitmix64). */
+static __always_inline __u64 call_hash_end(__u64 h)
+{
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+/*
+ * Send a call's description (size bytes at desc) the first time its name
+ * hash is seen; names is an LRU hash of the hashes described (an evicted one
+ * is described again: the collector keeps the first). A description the ring
+ * buffer had no room for is tried again at the next call; until then the
+ * collector drops the calls it cannot name.
+ */
+static __always_inline void describe_once(void *names, __u64 hash, void *desc, __u64 size)
+{
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(names, &hash))
+		return;
+	if (bpf_ringbuf_output(&events, desc, size, submit_flags())) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	bpf_map_update_elem(names, &hash, &one, BPF_ANY);
+}
+
+#endif
