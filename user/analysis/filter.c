@@ -180,8 +180,11 @@ static int check_ranks(const struct sb_filter *f, const struct sb_profile *p,
 		       have == 1 ? "" : "s");
 }
 
-/* Move the kept pairs' events to the front, in order; drops parent ids when a region went. */
-static void keep_pairs(const struct sb_filter *f, struct sb_profile *p)
+/*
+ * Move the kept pairs' events to the front, in order; drops parent ids when a
+ * region went. to[i] is index row i's new number, -1 when it went.
+ */
+static void keep_pairs(const struct sb_filter *f, struct sb_profile *p, int64_t *to)
 {
 	size_t stride = sb_counter_stride(sb_profile_counter_slots(p));
 	bool region_gone = false;
@@ -190,12 +193,14 @@ static void keep_pairs(const struct sb_filter *f, struct sb_profile *p)
 	for (i = 0; i < p->n_pairs; i++) {
 		struct sb_pair pr = p->pairs[i];
 
+		to[i] = -1;
 		if (!sb_filter_rank(f, pr.rank))
 			continue;
 		if (!sb_filter_region(f, p->regions[pr.region].name)) {
 			region_gone = true;
 			continue;
 		}
+		to[i] = (int64_t)k;
 		if (p->events && pr.count)
 			memmove(&p->events[e], &p->events[pr.offset], pr.count * sizeof(*p->events));
 		if (p->counters && pr.count)
@@ -264,6 +269,37 @@ static void keep_threads(const struct sb_filter *f, struct sb_profile *p)
 	p->n_threads = k;
 }
 
+/*
+ * CUDA activity follows what it points at. All of it goes with its rank. GPU
+ * work goes with the call that launched it, as that call's GPU time leaves the
+ * call tree with it; with --include or --exclude, work launched outside every
+ * region goes too, since no region the filter keeps launched it. Host API calls
+ * and synchronizations point at no call: only --ranks drops them (one that did
+ * point at a call that went would lose the pointer, not itself).
+ */
+static void keep_cuda(const struct sb_filter *f, struct sb_profile *p, const int64_t *to,
+		      size_t n_to)
+{
+	struct sb_cuda_data *d = &p->cuda;
+	bool regions = f->has_include || f->has_exclude;
+	size_t i, k = 0;
+
+	for (i = 0; i < d->n_acts; i++) {
+		struct sb_cuda_activity a = d->acts[i];
+
+		if (!sb_filter_rank(f, a.rank))
+			continue;
+		if (a.pair >= 0 && (uint64_t)a.pair < n_to)
+			a.pair = to[a.pair];
+		if (a.pair < 0 && sb_cuda_on_gpu(a.kind) && (d->acts[i].pair >= 0 || regions))
+			continue;
+		if (a.pair < 0)
+			a.call_id = -1;
+		d->acts[k++] = a;
+	}
+	d->n_acts = k;
+}
+
 /* FNV-1a of a name, to find an earlier region path of the same parent and name. */
 static uint64_t name_hash(const char *s)
 {
@@ -328,6 +364,8 @@ out:
 
 int sb_filter_apply(const struct sb_filter *f, struct sb_profile *p, struct sb_error *err)
 {
+	size_t n_pairs = p->n_pairs;
+	int64_t *to;
 	int r;
 
 	if (!sb_filter_active(f))
@@ -335,7 +373,12 @@ int sb_filter_apply(const struct sb_filter *f, struct sb_profile *p, struct sb_e
 	r = check_ranks(f, p, err);
 	if (r)
 		return r;
-	keep_pairs(f, p);
+	to = malloc((n_pairs ? n_pairs : 1) * sizeof(*to));
+	if (!to)
+		return sb_fail(err, ENOMEM, "filtering the index rows: out of memory");
+	keep_pairs(f, p, to);
+	keep_cuda(f, p, to, n_pairs);
+	free(to);
 	keep_threads(f, p);
 	r = keep_regions(f, p);
 	if (!r)

@@ -42,8 +42,12 @@ bool sb_filter_region(const struct sb_filter *f, const char *name);
  * ranks or of filtered-out regions go with their calls; a kept call inside a
  * filtered-out one moves up to the nearest kept call around it (its parent ids
  * are dropped, so nesting is taken from the times), as samples move to the
- * nearest kept region path. Threads and samples of other ranks go too. Returns
- * 0, -EINVAL with err when the list names a rank p lacks, or -ENOMEM.
+ * nearest kept region path. Threads and samples of other ranks go too. CUDA
+ * activity goes with its rank, GPU work with the call that launched it (and,
+ * with --include/--exclude, when no region launched it); rows are renumbered
+ * in what stays. A p read without its events (report --gpu) is filtered the
+ * same, but its rows' offsets no longer point into the file. Returns 0,
+ * -EINVAL with err when the list names a rank p lacks, or -ENOMEM.
  */
 int sb_filter_apply(const struct sb_filter *f, struct sb_profile *p, struct sb_error *err);
 

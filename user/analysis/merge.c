@@ -57,6 +57,8 @@ static int claim_ranks(const struct sb_merge_input *in, size_t i, uint32_t *owne
 		ret = claim(in, i, owner, p->threads[k].rank, err);
 	for (k = 0; k < p->samples.n_samples && !ret; k++)
 		ret = claim(in, i, owner, p->samples.samples[k].rank, err);
+	for (k = 0; k < p->cuda.n_acts && !ret; k++)
+		ret = claim(in, i, owner, p->cuda.acts[k].rank, err);
 	for (k = 0; k < p->n_processes && !ret; k++)
 		if (p->processes[k].rank >= 0 && p->processes[k].rank < SB_MAX_RANK)
 			ret = claim(in, i, owner, (uint32_t)p->processes[k].rank, err);
@@ -144,16 +146,52 @@ static int64_t shifted(int64_t t, int64_t shift)
 	return t == -1 ? t : t + shift;
 }
 
-static int cmp_offset(const void *a, const void *b)
+/* Appended rows into event order; two at one offset (rows without calls) keep theirs. */
+static int cmp_offset(const void *a, const void *b, void *arg)
 {
-	const struct sb_pair *x = a, *y = b;
+	const struct sb_pair *rows = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
-	return (x->offset > y->offset) - (x->offset < y->offset);
+	if (rows[x].offset != rows[y].offset)
+		return rows[x].offset < rows[y].offset ? -1 : 1;
+	return (x > y) - (x < y);
 }
 
-/* Index rows input after input, as their events will follow each other. */
+/*
+ * A reader may list rows of an in-memory input out of event order: sort them,
+ * and say in at[k] where appended row k went, for the CUDA activity that
+ * points at rows by number.
+ */
+static int order_pairs(struct sb_profile *out, size_t *at)
+{
+	size_t k, n = out->n_pairs, *order = malloc((n ? n : 1) * sizeof(*order));
+	struct sb_pair *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+	if (!order || !sorted) {
+		free(order);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++)
+		order[k] = k;
+	qsort_r(order, n, sizeof(*order), cmp_offset, out->pairs);
+	for (k = 0; k < n; k++) {
+		sorted[k] = out->pairs[order[k]];
+		at[order[k]] = k;
+	}
+	free(out->pairs);
+	out->pairs = sorted;
+	free(order);
+	return 0;
+}
+
+/*
+ * Index rows input after input, as their events will follow each other; *at
+ * (the caller frees it) maps input i's row k, appended at the inputs' earlier
+ * row count + k, to its merged number.
+ */
 static int merge_pairs(struct sb_profile *out, const struct sb_merge_input *in, size_t n,
-		       uint32_t **map)
+		       uint32_t **map, size_t **at)
 {
 	size_t i, k, total = 0;
 	uint64_t base = 0;
@@ -162,7 +200,8 @@ static int merge_pairs(struct sb_profile *out, const struct sb_merge_input *in, 
 	for (i = 0; i < n; i++)
 		total += in[i].p.n_pairs;
 	out->pairs = calloc(total ? total : 1, sizeof(*out->pairs));
-	if (!out->pairs)
+	*at = malloc((total ? total : 1) * sizeof(**at));
+	if (!out->pairs || !*at)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < in[i].p.n_pairs; k++) {
@@ -180,9 +219,7 @@ static int merge_pairs(struct sb_profile *out, const struct sb_merge_input *in, 
 		base += in[i].p.n_events;
 	}
 	out->n_events = base;
-	/* A reader may list rows of an in-memory input out of event order. */
-	qsort(out->pairs, out->n_pairs, sizeof(*out->pairs), cmp_offset);
-	return 0;
+	return order_pairs(out, *at);
 }
 
 static int merge_threads(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
@@ -352,10 +389,11 @@ static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, 
 	return 0;
 }
 
-static int build(struct sb_profile *out, struct sb_merge_input *in, size_t n, FILE *note)
+static int build(struct sb_profile *out, struct sb_merge_input *in, size_t n, FILE *note,
+		 struct sb_error *err)
 {
 	uint32_t **map = calloc(n, sizeof(*map));
-	size_t i;
+	size_t i, *at = NULL;
 	int ret;
 
 	if (!map)
@@ -363,17 +401,20 @@ static int build(struct sb_profile *out, struct sb_merge_input *in, size_t n, FI
 	out->format = strdup("scope-bpf HDF5 (merged)");
 	ret = out->format ? merge_regions(out, in, n, map) : -ENOMEM;
 	if (!ret)
-		ret = merge_pairs(out, in, n, map);
+		ret = merge_pairs(out, in, n, map, &at);
 	if (!ret)
 		ret = merge_threads(out, in, n);
 	if (!ret)
 		ret = merge_samples(&out->samples, in, n);
+	if (!ret)
+		ret = sb_merge_cuda(out, in, n, at, err);
 	if (!ret)
 		ret = sb_merge_metadata(out, in, n);
 	out->columns = merge_columns(in, n, note);
 	for (i = 0; i < n; i++)
 		free(map[i]);
 	free(map);
+	free(at);
 	return ret;
 }
 
@@ -495,13 +536,19 @@ static int merge_write(struct sb_merge_input *in, size_t n, const char *output, 
 		       struct sb_error *err)
 {
 	struct merge_stream m = { .base = { merge_read }, .in = in, .n = n };
+	struct sb_error why = { .msg = "" };
 	struct sb_profile out;
 	int ret;
 
 	sb_profile_init(&out);
-	ret = build(&out, in, n, note);
+	ret = build(&out, in, n, note, &why);
 	if (ret) {
 		sb_profile_free(&out);
+		/* An input's activity that cannot move to the first clock names that input. */
+		if (why.msg[0]) {
+			*err = why;
+			return ret;
+		}
 		return sb_fail(err, -ret, "%s: cannot merge: %s", output, strerror(-ret));
 	}
 	m.mask = SB_COL_TIMES | out.columns;

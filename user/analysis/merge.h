@@ -13,8 +13,9 @@
 /*
  * Merge the HDF5 profiles inputs[0..n) into one written atomically at output:
  * regions unified by name, every input's index rows, events, threads,
- * processes and samples kept, ranks as the inputs numbered them. Every input
- * is put on the first one's clock (sb_merge_clock_shift()). Events are
+ * processes, samples and CUDA activity kept, ranks as the inputs numbered
+ * them. Every input is put on the first one's clock (sb_merge_clock_shift()),
+ * CUDA activity included (sb_merge_cuda()). Events are
  * streamed input after input in bounded chunks: memory grows with index rows,
  * threads and samples, never with calls. Notes on what was adjusted go to
  * note (NULL: none). Returns 0; -EINVAL with "path: cause" in err for an
@@ -34,6 +35,18 @@ struct sb_merge_input {
 	struct sb_shift_bounds bounds;	/* what its collectives allow */
 	bool contradicts;	/* the bounds contradicted each other: not refined */
 };
+
+/*
+ * out->cuda from every input's CUDA activity, once out's index rows are
+ * merged: kernel names unified by content; index rows renumbered through at
+ * (input i's row k is merged row at[the rows of inputs before i + k]); start,
+ * end and launch times moved by the input's shift; ranks, thread rows and
+ * call ids kept (ranks do not meet across inputs); then sorted by rank and
+ * start. 0, -ENOMEM, or -ERANGE with err naming the input whose times
+ * overflow on the first one's clock.
+ */
+int sb_merge_cuda(struct sb_profile *out, const struct sb_merge_input *in, size_t n,
+		  const size_t *at, struct sb_error *err);
 
 /* The metadata keys a recording writes for this (record/recorder.c). */
 #define SB_META_CLOCK_START "clock_realtime_minus_monotonic_start_ns"

@@ -227,10 +227,6 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "--gpu: not available with %s",
 			       o->html ? "--html" : o->samples ? "--samples" :
 			       o->mpi ? "--mpi" : "--counters");
-	/* A filter renumbers the index rows the activities point at. */
-	if (o->gpu && sb_filter_active(&o->filter))
-		return sb_fail(err, EINVAL, "--gpu: not available with --ranks, --include or "
-			       "--exclude (use --rank N)");
 	if ((o->peak_gflops > 0 || o->peak_gbs > 0) && !o->html)
 		return sb_fail(err, EINVAL, "--%s: only for the roofline of --html",
 			       o->peak_gflops > 0 ? "peak-gflops" : "peak-gbs");
@@ -463,13 +459,50 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 	return sb_output_close(&out, r, "report");
 }
 
-/* Read the profile whole, filter it and report it; the exit status. */
+struct gpu_read {
+	const char *path;
+	struct sb_profile *p;
+	struct sb_error *err;
+};
+
+static int gpu_read_lean(void *ctx)
+{
+	struct gpu_read *g = ctx;
+
+	return sb_h5_read_opts(g->path, g->p, SB_H5_READ_LEAN, g->err);
+}
+
+/*
+ * --gpu needs the activity, the index rows and the threads, never a call: an
+ * HDF5 file's events are checked in one pass and left on disk (the filter
+ * renumbers rows without them). Other formats hold no CUDA activity; read
+ * whole, their report says so. As sb_load_profile(): < 0 with why on stderr.
+ */
+static int load_for_gpu(const char *path, struct sb_profile *p)
+{
+	enum sb_format fmt = SB_FMT_UNKNOWN;
+	struct sb_error err = { .msg = "" };
+	int r;
+
+	if (sb_profile_detect(path, &fmt, &err) || fmt != SB_FMT_HDF5)
+		return sb_load_profile("report", path, p);
+	sb_profile_init(p);
+	r = sb_h5_guarded(path, gpu_read_lean, &(struct gpu_read){ path, p, &err });
+	if (r < 0) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		sb_profile_free(p);
+	}
+	return r;
+}
+
+/* Read the profile whole (--gpu: without its calls), filter it and report it; the exit status. */
 static int report_whole(const struct report_opts *o)
 {
 	struct sb_profile p;
 	int r;
 
-	if (sb_load_profile("report", o->path, &p) < 0)
+	r = o->gpu ? load_for_gpu(o->path, &p) : sb_load_profile("report", o->path, &p);
+	if (r < 0)
 		return SB_EXIT_USAGE;
 	r = check_rank(o, &p);
 	if (!r)

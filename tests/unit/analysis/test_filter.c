@@ -13,7 +13,9 @@
 #include "analysis/calltree.h"
 #include "analysis/filter.h"
 #include "cmd/commands.h"
+#include "cuda_fixture.h"
 #include "fixtures.h"
+#include "io/h5cuda.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -273,6 +275,75 @@ static void test_samples_move_to_the_nearest_kept_path(void **state)
 	sb_filter_free(&f);
 }
 
+/*
+ * The activities of cu_build() (cuda_fixture.h) that f keeps, by their
+ * correlation ids, each still pointing at a row of its rank of region
+ * want_region[i] (NULL: -1, no call).
+ */
+static void expect_cuda(const char *ranks, const char *include, const char *exclude,
+			const int64_t *corr, const char *const *want_region, size_t n)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_filter f = { 0 };
+	const struct sb_cuda_activity *a;
+	struct sb_profile p;
+	char why[256];
+	size_t i;
+
+	cu_build(&p, true);
+	if (ranks)
+		assert_int_equal(sb_filter_set_ranks(&f, ranks, &err), 0);
+	if (include)
+		assert_int_equal(sb_filter_set_include(&f, include, &err), 0);
+	if (exclude)
+		assert_int_equal(sb_filter_set_exclude(&f, exclude, &err), 0);
+	assert_int_equal(sb_filter_apply(&f, &p, &err), 0);
+	if (sb_h5_check_cuda(&p, why, sizeof(why)))
+		fail_msg("filtered activity breaks the rules: %s", why);
+	assert_int_equal(p.cuda.n_acts, n);
+	for (i = 0; i < n; i++) {
+		a = &p.cuda.acts[i];
+		assert_int_equal(a->correlation, corr[i]);
+		if (!want_region[i]) {
+			assert_int_equal(a->pair, -1);
+			assert_int_equal(a->call_id, -1);
+			continue;
+		}
+		assert_true(a->pair >= 0 && (size_t)a->pair < p.n_pairs);
+		assert_string_equal(p.regions[p.pairs[a->pair].region].name, want_region[i]);
+		assert_int_equal(p.pairs[a->pair].rank, a->rank);
+		assert_int_not_equal(a->call_id, -1);
+	}
+	/* Thread rows count within a rank: those kept still name a thread of it. */
+	for (i = 0; i < p.cuda.n_acts; i++)
+		assert_true(p.cuda.acts[i].thread < 2);
+	sb_profile_free(&p);
+	sb_filter_free(&f);
+}
+
+/*
+ * cu_build(): rank 0 runs a kernel (correlation 7) and a copy (8) launched in
+ * solve (row 2), a memset outside every region (9), API calls (7, 8) and a
+ * wait (0); rank 1 an API call (3) and a kernel launched in main (row 1).
+ */
+static void test_cuda_activity_follows_its_rank_and_launching_call(void **state)
+{
+	(void)state;
+	/* Rank 1 alone: its main is row 0 now. */
+	expect_cuda("1", NULL, NULL, (int64_t[]){ 3, 3 }, (const char *[]){ NULL, "main" }, 2);
+	/* Rank 0 alone: solve moves up to row 1; work outside every region stays. */
+	expect_cuda("0", NULL, NULL, (int64_t[]){ 7, 7, 8, 8, 9, 0 },
+		    (const char *[]){ NULL, "solve", NULL, "solve", NULL, NULL }, 6);
+	/* Only solve: what main launched goes, and what no region launched; host calls stay. */
+	expect_cuda(NULL, "^solve$", NULL, (int64_t[]){ 7, 7, 8, 8, 0, 3 },
+		    (const char *[]){ NULL, "solve", NULL, "solve", NULL, NULL }, 6);
+	/* Without solve: its kernel and copy go with its calls. */
+	expect_cuda(NULL, NULL, "solve", (int64_t[]){ 7, 8, 0, 3, 3 },
+		    (const char *[]){ NULL, NULL, NULL, NULL, "main" }, 5);
+	expect_cuda("0", "main", NULL, (int64_t[]){ 7, 8, 0 },
+		    (const char *[]){ NULL, NULL, NULL }, 3);
+}
+
 /* Bad --ranks, --include or --exclude: exit 2 from every command that has them. */
 static void test_commands_refuse_bad_filters_with_exit_2(void **state)
 {
@@ -316,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_ranks_alone_keep_parent_ids),
 		cmocka_unit_test(test_a_rank_the_profile_lacks_is_an_error),
 		cmocka_unit_test(test_samples_move_to_the_nearest_kept_path),
+		cmocka_unit_test(test_cuda_activity_follows_its_rank_and_launching_call),
 		cmocka_unit_test(test_commands_refuse_bad_filters_with_exit_2),
 	};
 

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/filter.h"
 #include "export/chrome_trace.h"
 #include "export/export.h"
 #include "util/version.h"
@@ -429,6 +430,73 @@ static void test_chrome_trace_without_cuda_is_unchanged(void **state)
 	sb_profile_free(&p);
 }
 
+/* The X slices named name. */
+static size_t slices(const struct jv *events, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < events->n; i++)
+		n += is(&events->items[i], "X") && !strcmp(jstr(&events->items[i], "name"), name);
+	return n;
+}
+
+/* The trace of cu_build() filtered as export --ranks/--include does it. */
+static char *render_filtered(const char *ranks, const char *include, struct jv *doc)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_filter f = { 0 };
+	struct sb_profile p;
+	char *out;
+
+	cu_build(&p, true);
+	if (ranks)
+		assert_int_equal(sb_filter_set_ranks(&f, ranks, &err), 0);
+	if (include)
+		assert_int_equal(sb_filter_set_include(&f, include, &err), 0);
+	assert_int_equal(sb_filter_apply(&f, &p, &err), 0);
+	out = render(&p);
+	json_parse(out, doc);
+	sb_filter_free(&f);
+	sb_profile_free(&p);
+	return out;
+}
+
+/*
+ * Filtered, the lanes hold what stays and name the launching region through
+ * the renumbered rows: rank 1's main is row 0 after --ranks 1, rank 0's
+ * solve row 0 after --include solve, where main's kernel and the memset no
+ * region launched are gone, and so are their flows.
+ */
+static void test_chrome_trace_of_a_filtered_profile(void **state)
+{
+	struct flow s[8];
+	const struct jv *events;
+	struct jv doc;
+	char *out;
+
+	(void)state;
+	out = render_filtered("1", NULL, &doc);
+	events = jneed(&doc, "traceEvents", J_ARR);
+	assert_string_equal(jstr(jneed(slice(events, "plain_kernel"), "args", J_OBJ), "region"),
+			    "main");
+	assert_int_equal(slices(events, "square(float*, int)"), 0);
+	assert_int_equal(flows(events, "s", s, 8), 1);
+	jv_free(&doc);
+	free(out);
+	out = render_filtered(NULL, "solve", &doc);
+	events = jneed(&doc, "traceEvents", J_ARR);
+	assert_string_equal(jstr(jneed(slice(events, "square(float*, int)"), "args", J_OBJ),
+				 "region"), "solve");
+	assert_string_equal(jstr(jneed(slice(events, "memcpy HtoD 4 MiB"), "args", J_OBJ),
+				 "region"), "solve");
+	assert_int_equal(slices(events, "plain_kernel"), 0);
+	assert_int_equal(slices(events, "memset 512 B"), 0);
+	assert_int_equal(flows(events, "s", s, 8), 2);
+	assert_int_equal(flows(events, "f", s, 8), 2);
+	jv_free(&doc);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_trace_names_what_it_cannot_name_plainly),
 		cmocka_unit_test(test_chrome_trace_origin_moves_back_to_early_gpu_work),
 		cmocka_unit_test(test_chrome_trace_without_cuda_is_unchanged),
+		cmocka_unit_test(test_chrome_trace_of_a_filtered_profile),
 	};
 
 	return cmocka_run_group_tests_name("cuda_trace", tests, NULL, NULL);

@@ -334,7 +334,7 @@ static void test_gpu_option_and_its_conflicts(void **state)
 	char *ok[] = { "report", "--gpu", "--rank", "1", "-f", "csv", "p.h5" };
 	char *mpi[] = { "report", "--gpu", "--mpi", "p.h5" };
 	char *html[] = { "report", "--gpu", "--html", "x.html", "p.h5" };
-	char *ranks[] = { "report", "--gpu", "--ranks", "0", "p.h5" };
+	char *ranks[] = { "report", "--gpu", "--ranks", "0", "--exclude", "x", "p.h5" };
 	struct sb_error err = { .msg = "" };
 	struct report_opts o;
 
@@ -345,7 +345,10 @@ static void test_gpu_option_and_its_conflicts(void **state)
 	assert_int_equal(o.format, SB_REPORT_CSV);
 	expect_usage(ARGC(mpi), mpi, "--gpu: not available with --mpi");
 	expect_usage(ARGC(html), html, "--gpu: not available with --html");
-	expect_usage(ARGC(ranks), ranks, "--gpu: not available with --ranks");
+	/* The filters renumber the rows the activity points at, and it follows. */
+	assert_int_equal(report_parse_args(ARGC(ranks), ranks, &o, &err), 0);
+	assert_true(o.gpu && sb_filter_active(&o.filter));
+	sb_filter_free(&o.filter);
 }
 
 static void build_gpu(struct sb_profile *p)
@@ -378,6 +381,10 @@ static void test_command_shows_gpu_columns_and_table(void **state)
 	char *gpu[] = { "report", "--gpu", "--rank", "0", "-o", tmp_path("out.txt"),
 			tmp_path("gpu.h5") };
 	char *none[] = { "report", "--gpu", "-o", tmp_path("out.txt"), tmp_path("plain.h5") };
+	char *ranks[] = { "report", "--gpu", "--ranks", "1", "-o", tmp_path("out.txt"),
+			  tmp_path("gpu.h5") };
+	char *step[] = { "report", "--gpu", "--include", "^st", "-o", tmp_path("out.txt"),
+			 tmp_path("gpu.h5") };
 	char *out;
 
 	(void)state;
@@ -394,6 +401,23 @@ static void test_command_shows_gpu_columns_and_table(void **state)
 	out = run_report(gpu, ARGC(gpu), 0);
 	expect_has(out, "  axpy(int, float, float const*, float*)\n"
 			"       launched in: step 300 ns (2), main 100 ns (1)\n");
+	free(out);
+	/* Rank 1 alone: its kernel, launched in its main, now index row 0. */
+	out = run_report(ranks, ARGC(ranks), 0);
+	expect_has(out, "GPU       1 activity on the GPU, 1.00 us; 0 CUDA API calls");
+	expect_has(out, "  axpy(int, float, float const*, float*)\n"
+			"       launched in: main 1.00 us (1)\n");
+	assert_null(strstr(out, "HtoD"));
+	free(out);
+	/* step alone: what it launched; main's and no region's work is gone, host calls stay. */
+	out = run_report(step, ARGC(step), 0);
+	expect_has(out, "GPU       4 activities on the GPU, 315 ns; 2 CUDA API calls");
+	expect_has(out, "  axpy(int, float, float const*, float*)\n"
+			"       launched in: step 300 ns (2)\n");
+	expect_has(out, "memset\n       launched in: step 5 ns (1)\n");
+	assert_null(strstr(out, "HtoD"));
+	assert_null(strstr(out, "plain_c_kernel"));
+	assert_null(strstr(out, "outside every region"));
 	free(out);
 	/* As --mpi on a profile without MPI: said in the report, not an error. */
 	out = run_report(none, ARGC(none), 0);
