@@ -39,8 +39,8 @@ const struct sb_export_kind sb_export_kinds[] = {
 	  "toggle when both were recorded)",
 	  sb_export_flamegraph, flamegraph_offcpu, NULL },
 	{ "otf2", "-otf2",
-	  "OTF2 archive for Vampir, Scalasca and Score-P's tools: OUT is a\n"
-	  "new or empty directory, open OUT/traces.otf2",
+	  "OTF2 archive for Vampir, Scalasca, Score-P's tools: a new or\n"
+	  "empty directory OUT; open OUT/traces.otf2",
 	  NULL, NULL, sb_export_otf2 },
 };
 
