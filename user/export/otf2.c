@@ -65,6 +65,67 @@ static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef
 
 static const OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush };
 
+/*
+ * Chunks an event writer holds before libotf2 writes them to its file: its
+ * own pool holds 128 MiB a writer, which for a rank of many threads is more
+ * than the profile. Definitions (O(threads + regions)) are not limited.
+ */
+#define WRITER_CHUNKS 8
+
+struct chunk_pool {
+	size_t n, cap;
+	void **chunk;
+};
+
+/* A chunk for one writer; NULL for an event writer that holds WRITER_CHUNKS: libotf2 flushes. */
+static void *alloc_chunk(void *data, OTF2_FileType type, OTF2_LocationRef loc, void **pool,
+			 uint64_t size)
+{
+	struct chunk_pool *pl = *pool;
+	void **grown, *m;
+
+	(void)data;
+	(void)loc;
+	if (!pl && !(pl = *pool = calloc(1, sizeof(*pl))))
+		return NULL;
+	if (type == OTF2_FILETYPE_EVENTS && pl->n == WRITER_CHUNKS)
+		return NULL;
+	if (pl->n == pl->cap) {
+		grown = realloc(pl->chunk, (pl->cap ? 2 * pl->cap : WRITER_CHUNKS) * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		pl->chunk = grown;
+		pl->cap = pl->cap ? 2 * pl->cap : WRITER_CHUNKS;
+	}
+	m = malloc(size);
+	if (m)
+		pl->chunk[pl->n++] = m;
+	return m;
+}
+
+/* After a flush, or for good when the writer closes (final). */
+static void free_chunks(void *data, OTF2_FileType type, OTF2_LocationRef loc, void **pool,
+			bool final)
+{
+	struct chunk_pool *pl = *pool;
+
+	(void)data;
+	(void)type;
+	(void)loc;
+	if (!pl)
+		return;
+	while (pl->n)
+		free(pl->chunk[--pl->n]);
+	if (final) {
+		free(pl->chunk);
+		free(pl);
+		*pool = NULL;
+	}
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = { .otf2_allocate = alloc_chunk,
+						       .otf2_free_all = free_chunks };
+
 /* ---- metrics ---- */
 
 /* Whether call e has every value of class k. */
@@ -370,6 +431,9 @@ static int open_archive(struct sb_otf2 *c, const char *dir)
 		return sb_otf2_check(c, OTF2_ERROR_INVALID, "archive");
 	r = sb_otf2_check(c, OTF2_Archive_SetFlushCallbacks(c->archive, &flush_callbacks, NULL),
 			  "archive");
+	r = r ? r : sb_otf2_check(c, OTF2_Archive_SetMemoryCallbacks(c->archive,
+								      &memory_callbacks, NULL),
+				  "archive");
 	r = r ? r : sb_otf2_check(c, OTF2_Archive_SetSerialCollectiveCallbacks(c->archive),
 				  "archive");
 	r = r ? r : sb_otf2_check(c, OTF2_Archive_SetCreator(c->archive,
