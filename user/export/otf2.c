@@ -376,8 +376,11 @@ static int prepare(struct sb_otf2 *c)
 
 	if (sb_xthreads_build(&c->threads, p))
 		return sb_fail(c->err, ENOMEM, "out of memory");
-	c->locs = calloc(c->threads.n ? c->threads.n : 1, sizeof(*c->locs));
-	c->ranks = calloc(c->threads.n ? c->threads.n : 1, sizeof(*c->ranks));
+	if (!c->threads.n)
+		return sb_fail(c->err, EINVAL, "the profile has no thread and no call: an OTF2 "
+			       "archive needs one");
+	c->locs = calloc(c->threads.n, sizeof(*c->locs));
+	c->ranks = calloc(c->threads.n, sizeof(*c->ranks));
 	if (!c->locs || !c->ranks)
 		return sb_fail(c->err, ENOMEM, "out of memory");
 	c->first = INT64_MAX;
@@ -393,7 +396,7 @@ static int prepare(struct sb_otf2 *c)
 		if (x->calls && x->last_end > c->last)
 			c->last = x->last_end;
 	}
-	if (c->first > c->last)
+	if (c->first > c->last)	/* threads without calls */
 		c->first = c->last = 0;
 	if (c->first < 0)
 		return sb_fail(c->err, EINVAL, "a call starts at %lld ns: OTF2 has no negative times",

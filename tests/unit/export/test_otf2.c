@@ -26,11 +26,17 @@
 #define BCAST "mpi:bcast kind=collective bytes=64 peer=-1 root=0 tag=-1 comm=1140850688"
 /* Another communicator: its ranks are not COMM_WORLD's, so no message event. */
 #define SEND_SUB "mpi:send kind=point-to-point bytes=8 peer=1 root=-1 tag=3 comm=1140850689"
+/* A non-blocking pair: the receive is written at the wait that completed it. */
+#define ISEND "mpi:isend kind=point-to-point bytes=16 peer=1 root=-1 tag=9 comm=1140850688"
+#define WAIT "mpi:wait kind=wait bytes=16 peer=0 root=-1 tag=9 comm=1140850688 request=irecv"
+/* From MPI_ANY_SOURCE: which send it matched is unknown, so no message event. */
+#define RECV_ANY "mpi:recv kind=point-to-point bytes=8 peer=-1 root=-1 tag=-1 comm=1140850688"
 
-enum { MAIN, SOLVE, WORKER, R_SEND, R_RECV, R_BCAST, R_SEND_SUB, N_REGIONS };
+enum { MAIN, SOLVE, WORKER, R_SEND, R_RECV, R_BCAST, R_SEND_SUB, R_ISEND, R_WAIT, R_RECV_ANY,
+       N_REGIONS };
 
 static const char *const names[N_REGIONS] = { "main", "solve", "worker", SEND, RECV, BCAST,
-					      SEND_SUB };
+					      SEND_SUB, ISEND, WAIT, RECV_ANY };
 
 struct call {
 	unsigned region, rank;
@@ -49,7 +55,8 @@ static const struct call calls[] = {
 	{ WORKER, 0, 1, 150, 950 },  { WORKER, 1, 1, 155, 955 },
 	{ R_SEND, 0, 0, 300, 350 },  { R_RECV, 1, 0, 305, 405 },
 	{ R_BCAST, 0, 0, 700, 800 }, { R_BCAST, 1, 0, 705, 805 },
-	{ R_SEND_SUB, 0, 0, 360, 370 },
+	{ R_SEND_SUB, 0, 0, 360, 370 }, { R_ISEND, 0, 0, 380, 390 },
+	{ R_WAIT, 1, 0, 420, 430 },      { R_RECV_ANY, 1, 0, 440, 450 },
 };
 #define N_CALLS (sizeof(calls) / sizeof(calls[0]))
 
@@ -203,11 +210,11 @@ static void test_enter_leave_per_location_and_nesting(void **state)
 	assert_int_equal(export_to("nest", &p, &err), 0);
 	out = print("nest", "");
 	/* Locations 0-3: rank 0 thread 0, rank 0 thread 1, rank 1 thread 0, rank 1 thread 1. */
-	assert_int_equal(count(out, "ENTER", 0), 6);
-	assert_int_equal(count(out, "LEAVE", 0), 6);
+	assert_int_equal(count(out, "ENTER", 0), 7);
+	assert_int_equal(count(out, "LEAVE", 0), 7);
 	assert_int_equal(count(out, "ENTER", 1), 2);
 	assert_int_equal(count(out, "LEAVE", 1), 2);
-	assert_int_equal(count(out, "ENTER", 2), 5);
+	assert_int_equal(count(out, "ENTER", 2), 7);
 	assert_int_equal(count(out, "ENTER", 3), 2);
 	assert_int_equal(count(out, "ENTER", -1), N_CALLS);
 	assert_int_equal(count(out, "LEAVE", -1), N_CALLS);
@@ -278,13 +285,19 @@ static void test_mpi_messages_and_collectives(void **state)
 	build(&p, false);
 	assert_int_equal(export_to("mpi", &p, &err), 0);
 	out = print("mpi", "");
-	/* The send on COMM_WORLD, not the one on another communicator. */
-	assert_int_equal(count(out, "MPI_SEND", -1), 1);
-	assert_int_equal(count(out, "MPI_SEND", 0), 1);
+	/* The sends on COMM_WORLD, not the one on another communicator. */
+	assert_int_equal(count(out, "MPI_SEND", -1), 2);
+	assert_int_equal(count(out, "MPI_SEND", 0), 2);
 	expect_has(out, "Receiver: 1");
 	expect_has(out, "Tag: 7, Length: 800");
-	assert_int_equal(count(out, "MPI_RECV", 2), 1);
-	expect_has(out, "Sender: 0");
+	expect_has(out, "Tag: 9, Length: 16");
+	/* MPI_Recv and the wait of the MPI_Irecv, at their leaves; not the MPI_ANY_SOURCE one. */
+	assert_int_equal(count(out, "MPI_RECV", -1), 2);
+	assert_int_equal(count(out, "MPI_RECV", 2), 2);
+	expect_has(out, "MPI_RECV                                       2                  405  "
+		   "Sender: 0");
+	expect_has(out, "MPI_RECV                                       2                  430  "
+		   "Sender: 0");
 	assert_int_equal(count(out, "MPI_COLLECTIVE_BEGIN", 0), 1);
 	assert_int_equal(count(out, "MPI_COLLECTIVE_END", 0), 1);
 	assert_int_equal(count(out, "MPI_COLLECTIVE_END", 2), 1);
@@ -362,6 +375,35 @@ static void test_calls_that_do_not_nest_are_left_out(void **state)
 	out = print("overlap", "");
 	assert_int_equal(count(out, "ENTER", -1), N_CALLS - 1);
 	assert_int_equal(count(out, "LEAVE", -1), N_CALLS - 1);
+	free(out);
+	sb_profile_free(&p);
+}
+
+/*
+ * Nothing at all is refused (OTF2 readers need a location); calls without a
+ * thread column are one location per rank.
+ */
+static void test_empty_and_threadless_profiles(void **state)
+{
+	static const struct fx_call tree[] = {
+		{ "main", 10, 100, 1, -1, 0 }, { "inner", 20, 30, 2, 1, 0 },
+	};
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	sb_profile_init(&p);
+	p.events = calloc(1, sizeof(*p.events));
+	assert_int_equal(export_to("nothing", &p, &err), -EINVAL);
+	expect_has(err.msg, "no thread and no call");
+	sb_profile_free(&p);
+	fx_call_tree(&p, tree, 2, SB_COL_CALL_ID | SB_COL_PARENT_ID);
+	assert_int_equal(export_to("threadless", &p, &err), 0);
+	out = print("threadless", "");
+	assert_int_equal(count(out, "ENTER", 0), 2);
+	assert_int_equal(count(out, "LEAVE", 0), 2);
+	assert_null(strstr(out, "METRIC"));
 	free(out);
 	sb_profile_free(&p);
 }
@@ -494,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_mpi_messages_and_collectives),
 		cmocka_unit_test(test_counters_and_offcpu_as_metrics),
 		cmocka_unit_test(test_calls_that_do_not_nest_are_left_out),
+		cmocka_unit_test(test_empty_and_threadless_profiles),
 		cmocka_unit_test(test_bad_input_names_the_cause),
 		cmocka_unit_test(test_command_writes_a_new_or_empty_directory_only),
 		cmocka_unit_test(test_command_bad_profile_exit_2_naming_it),
