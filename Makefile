@@ -9,7 +9,9 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-PKGS := hdf5 libbpf libelf libdw
+# libotf2 (Debian libotf2-trace-dev) for `export otf2`; without it that export says so.
+OTF2_PKG := $(shell pkg-config --exists otf2 2>/dev/null && echo otf2)
+PKGS := hdf5 libbpf libelf libdw $(OTF2_PKG)
 
 ifeq ($(V),1)
 Q :=
@@ -28,7 +30,8 @@ LDFLAGS += $(SAN_FLAGS)
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Ibpf -Iuser -I$(BUILD) $(PKG_CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Ibpf -Iuser -I$(BUILD) $(PKG_CFLAGS) \
+	$(if $(OTF2_PKG),-DSB_HAVE_OTF2)
 # -lstdc++: libstdc++'s demangler for kernel names (util/demangle.c).
 LIBS = $(PKG_LIBS) -lpfm -lz -lm -lstdc++
 

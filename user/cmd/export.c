@@ -7,6 +7,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/outdir.h"
 #include "export/export.h"
 #include "util/text_format.h"
 
@@ -200,21 +201,62 @@ static bool same_file(const char *a, const char *b)
 	return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
-/* Run the exporter; the exit status, after saying what went wrong. */
-static int run_kind(FILE *f, const struct export_opts *o, const struct sb_profile *p)
+/* Say what the exporter's result r means, after it failed or left calls out; the exit status. */
+static int report(const struct export_opts *o, int r, const struct sb_error *err)
 {
-	struct sb_error err = { .msg = "" };
-	int r;
-
-	r = (o->offcpu ? o->kind->write_offcpu : o->kind->write)(f, p, &err);
 	if (r < 0) {
-		fprintf(stderr, "scope-bpf export: %s: %s\n", o->path, err.msg);
+		fprintf(stderr, "scope-bpf export: %s: %s\n", o->path, err->msg);
 		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
 	}
 	if (r > 0)
 		fprintf(stderr, "scope-bpf export: %s: warning: %d %s left out: %s "
 			"a call of the same thread without nesting inside it\n", o->path, r,
 			format_plural(r, "call", "calls"), format_plural(r, "it overlaps", "they overlap"));
+	return 0;
+}
+
+/* Run the exporter; the exit status, after saying what went wrong. */
+static int run_kind(FILE *f, const struct export_opts *o, const struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+
+	return report(o, (o->offcpu ? o->kind->write_offcpu : o->kind->write)(f, p, &err), &err);
+}
+
+/* A kind that writes a directory: into a private one, renamed onto out when done. */
+static int export_dir(const struct export_opts *o, const struct sb_profile *p, const char *out)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_outdir d;
+	int r;
+
+	if (!strcmp(out, "-")) {
+		fprintf(stderr, "scope-bpf export: -o -: %s writes a directory, not a stream; "
+			"name one with -o\n", o->kind->name);
+		return SB_EXIT_USAGE;
+	}
+	r = sb_outdir_open(&d, out, &err);
+	if (r) {
+		fprintf(stderr, "scope-bpf export: %s\n", err.msg);
+		return r == -EEXIST || r == -ENOTDIR ? SB_EXIT_USAGE : 1;
+	}
+	r = o->kind->write_dir(d.tmp, p, &err);
+	if (r == -EIO) {
+		/* The library could not write the archive: the output's fault, not the profile's. */
+		fprintf(stderr, "scope-bpf export: %s: %s\n", out, err.msg);
+		r = 1;
+	} else {
+		r = report(o, r, &err);
+	}
+	if (r) {
+		sb_outdir_abort(&d);
+		return r;
+	}
+	if (sb_outdir_commit(&d, &err)) {
+		fprintf(stderr, "scope-bpf export: %s\n", err.msg);
+		return 1;
+	}
+	fprintf(stderr, "scope-bpf export: wrote %s\n", out);
 	return 0;
 }
 
@@ -239,6 +281,11 @@ static int export_profile(const struct export_opts *o, const struct sb_profile *
 			fprintf(stderr, "scope-bpf export: %s: out of memory\n", o->path);
 			return 1;
 		}
+	}
+	if (o->kind->write_dir) {
+		r = export_dir(o, p, out ? out : "-");
+		free(derived);
+		return r;
 	}
 	if (out && same_file(o->path, out)) {
 		fprintf(stderr, "scope-bpf export: %s: the output %s is the profile itself; "

@@ -24,6 +24,15 @@ int sb_export_json_v1(FILE *f, const struct sb_profile *p, struct sb_error *err)
 int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err);
 
 /*
+ * An OTF2 archive of p in dir, which exists and is empty: dir/traces.otf2
+ * (what Vampir and Scalasca open), traces.def and traces/. Returns as the
+ * others do (calls left out because they do not nest, or -errno with err
+ * set); -EIO when libotf2 failed to write, -ENOTSUP when scope-bpf was
+ * built without it.
+ */
+int sb_export_otf2(const char *dir, const struct sb_profile *p, struct sb_error *err);
+
+/*
  * One KIND of `scope-bpf export`. sb_export_kinds (user/export/kinds.c) is
  * the only list of them: the command's usage, errors and defaults are made
  * from it, so a new exporter is one entry there.
@@ -35,6 +44,8 @@ struct sb_export_kind {
 	int (*write)(FILE *f, const struct sb_profile *p, struct sb_error *err);
 	/* With --offcpu; NULL: the kind has no off-CPU view. */
 	int (*write_offcpu)(FILE *f, const struct sb_profile *p, struct sb_error *err);
+	/* A kind whose output is a directory (OTF2) has this instead of write. */
+	int (*write_dir)(const char *dir, const struct sb_profile *p, struct sb_error *err);
 };
 
 extern const struct sb_export_kind sb_export_kinds[];

@@ -23,21 +23,25 @@ const struct sb_export_kind sb_export_kinds[] = {
 	{ "chrome-trace", ".trace.json",
 	  "Trace Event JSON for ui.perfetto.dev and chrome://tracing:\n"
 	  "one process per rank, one track per thread, off-CPU counters",
-	  sb_export_chrome_trace, NULL },
+	  sb_export_chrome_trace, NULL, NULL },
 	{ "speedscope", ".speedscope.json", "speedscope.app file: one timeline per (rank, thread)",
-	  sb_export_speedscope, NULL },
+	  sb_export_speedscope, NULL, NULL },
 	{ "json", ".json", "scope-profiler JSON v1, for scope-profiler's Python tools",
-	  sb_export_json_v1, NULL },
+	  sb_export_json_v1, NULL, NULL },
 	{ "csv", ".csv", "one summary row per (rank, region), one row per call", sb_export_csv,
-	  NULL },
+	  NULL, NULL },
 	{ "folded", ".folded",
 	  "folded stacks of the samples, region path outermost, for\n"
 	  "flamegraph.pl, inferno or speedscope",
-	  folded_cpu, folded_offcpu },
+	  folded_cpu, folded_offcpu, NULL },
 	{ "flamegraph", ".svg",
 	  "interactive SVG flame graph of the samples (a CPU / off-CPU\n"
 	  "toggle when both were recorded)",
-	  sb_export_flamegraph, flamegraph_offcpu },
+	  sb_export_flamegraph, flamegraph_offcpu, NULL },
+	{ "otf2", "-otf2",
+	  "OTF2 archive for Vampir, Scalasca, Score-P's tools: a new or\n"
+	  "empty directory OUT; open OUT/traces.otf2",
+	  NULL, NULL, sb_export_otf2 },
 };
 
 const size_t sb_export_n_kinds = sizeof(sb_export_kinds) / sizeof(sb_export_kinds[0]);
