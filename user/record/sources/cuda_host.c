@@ -114,9 +114,11 @@ static int program_runtime(struct cuda_host *c, pid_t pid, bool *has, struct sb_
 	int ret;
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-	if (stat(exe, &st))
-		return sb_fail(err, errno, "process %d: cannot read its executable: %s", (int)pid,
-			       strerror(errno));
+	/* Gone, a zombie, or its leader exited: nothing to probe, and no reason to fail the rest. */
+	if (stat(exe, &st)) {
+		*has = false;
+		return 0;
+	}
 	seen = sb_hashmap_get(&c->programs, st.st_dev, st.st_ino);
 	if (seen) {
 		*has = *seen == 2;
