@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/proto_export.h"
 #include "export/samples_export.h"
 
 static int folded_cpu(FILE *f, const struct sb_profile *p, struct sb_error *err)
@@ -38,6 +39,14 @@ const struct sb_export_kind sb_export_kinds[] = {
 	  "interactive SVG flame graph of the samples (a CPU / off-CPU\n"
 	  "toggle when both were recorded)",
 	  sb_export_flamegraph, flamegraph_offcpu },
+	{ "perfetto", ".pftrace",
+	  "Perfetto's own protobuf trace for ui.perfetto.dev: as\n"
+	  "chrome-trace, a tenth of the size",
+	  sb_export_perfetto, NULL },
+	{ "pprof", ".pb.gz",
+	  "gzipped pprof profile of the samples, region path outermost,\n"
+	  "for pprof, go tool pprof, Pyroscope or speedscope",
+	  sb_export_pprof, NULL },
 };
 
 const size_t sb_export_n_kinds = sizeof(sb_export_kinds) / sizeof(sb_export_kinds[0]);
