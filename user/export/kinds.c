@@ -40,8 +40,8 @@ const struct sb_export_kind sb_export_kinds[] = {
 	  "toggle when both were recorded)",
 	  sb_export_flamegraph, flamegraph_offcpu },
 	{ "perfetto", ".pftrace",
-	  "Perfetto's own protobuf trace for ui.perfetto.dev: as\n"
-	  "chrome-trace, a tenth of the size",
+	  "Perfetto's protobuf trace for ui.perfetto.dev: chrome-trace's\n"
+	  "tracks in a fifth of the size",
 	  sb_export_perfetto, NULL },
 	{ "pprof", ".pb.gz",
 	  "gzipped pprof profile of the samples, region path outermost,\n"
