@@ -37,7 +37,8 @@ struct pf {
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	struct pf_thread *t;	/* parallel to threads.v */
-	uint64_t *rank_uuid;
+	uint64_t *rank_uuid;	/* the process track of each rank below n_ranks */
+	uint32_t n_ranks;
 	struct pf_metric metrics[PF_MAX_METRICS];
 	unsigned n_metrics;
 	struct sb_walk walk;
@@ -178,6 +179,17 @@ static int put_counters(struct pf *x, struct pf_thread *t, const char *thread)
 	return 0;
 }
 
+/* "name (tid N)" when the thread table names it, else "thread N"; NULL without memory. */
+static char *thread_label(const struct sb_xthread *th, int32_t tid)
+{
+	char *s;
+
+	if (th->name[0] ? asprintf(&s, "%s (tid %d)", th->name, tid) < 0 :
+			  asprintf(&s, "thread %lld", (long long)th->thread) < 0)
+		return NULL;
+	return s;
+}
+
 /* A thread track per thread under its rank's process, with its counter tracks. */
 static int put_threads(struct pf *x)
 {
@@ -185,15 +197,14 @@ static int put_threads(struct pf *x)
 	Perfetto__Protos__ThreadDescriptor td;
 	const struct sb_xthread *th;
 	int32_t *tids = track_tids(&x->threads);
-	char *name = NULL;
+	char *label;
 	size_t i;
 	int r = tids ? 0 : -ENOMEM;
 
 	for (i = 0; i < x->threads.n && !r; i++) {
 		th = &x->threads.v[i];
-		r = th->name[0] ? asprintf(&name, "%s (tid %d)", th->name, tids[i]) :
-				  asprintf(&name, "thread %lld", (long long)th->thread);
-		if (r < 0) {
+		label = thread_label(th, tids[i]);
+		if (!label) {
 			r = -ENOMEM;
 			break;
 		}
@@ -202,13 +213,14 @@ static int put_threads(struct pf *x)
 		td.has_pid = td.has_tid = true;
 		td.pid = (int32_t)th->rank + 1;
 		td.tid = tids[i];
-		td.thread_name = th->name[0] ? (char *)th->name : name;
-		d.has_parent_uuid = true;
-		d.parent_uuid = x->rank_uuid[th->rank];
+		td.thread_name = th->name[0] ? (char *)th->name : label;
+		/* The thread table may list a rank above every rank with calls. */
+		d.has_parent_uuid = th->rank < x->n_ranks;
+		d.parent_uuid = d.has_parent_uuid ? x->rank_uuid[th->rank] : 0;
 		d.thread = &td;
 		x->t[i].uuid = pf_track(&x->w, &d);
-		r = put_counters(x, &x->t[i], name);
-		free(name);
+		r = put_counters(x, &x->t[i], label);
+		free(label);
 	}
 	free(tids);
 	return r ? r : x->w.err;
@@ -348,6 +360,7 @@ static int pf_write(struct pf *x)
 	struct pf_seq desc = { 0 };
 	int r;
 
+	x->n_ranks = n;
 	find_metrics(x);
 	if (sb_xthreads_build(&x->threads, x->p) || sb_walk_init(&x->walk, x->p))
 		return -ENOMEM;

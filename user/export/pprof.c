@@ -258,19 +258,15 @@ static int sample_space(struct pp *x, size_t *n_rows)
 	return x->samples && x->labels && x->loc_ids && x->values ? 0 : -ENOMEM;
 }
 
-/* Labels rank and thread, so that pprof -tagfocus can pick them. */
-static int sample_labels(struct pp *x, Perftools__Profiles__Sample *sm,
-			 Perftools__Profiles__Label *lb, const struct sb_sample *r)
+/* Labels rank and thread (keys: their string indexes), for pprof -tagfocus and -tagshow. */
+static int sample_labels(Perftools__Profiles__Sample *sm, Perftools__Profiles__Label *lb,
+			 const int64_t keys[2], const struct sb_sample *r)
 {
-	int64_t rank = str(x, "rank"), thread = str(x, "thread");
-
-	if (rank < 0 || thread < 0)
-		return -ENOMEM;
 	lb[0] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-	lb[0].key = rank;
+	lb[0].key = keys[0];
 	lb[0].num = r->rank;
 	lb[1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-	lb[1].key = thread;
+	lb[1].key = keys[1];
 	lb[1].num = r->thread;
 	sm->n_label = r->thread >= 0 ? 2 : 1;
 	sm->label = malloc(2 * sizeof(*sm->label));
@@ -287,7 +283,8 @@ static int samples(struct pp *x)
 	size_t n_rows, i, at = 0, row = 0;
 	Perftools__Profiles__Sample *sm;
 	const struct sb_sample *r;
-	int ret = sample_space(x, &n_rows);
+	int64_t keys[2] = { str(x, "rank"), str(x, "thread") };
+	int ret = keys[0] < 0 || keys[1] < 0 ? -ENOMEM : sample_space(x, &n_rows);
 
 	for (i = 0; i < x->s->n_samples && !ret; i++) {
 		r = &x->s->samples[i];
@@ -303,7 +300,7 @@ static int samples(struct pp *x)
 		sm->value = &x->values[row * 2];
 		sm->value[r->kind == SB_SAMPLE_OFFCPU && n_types == 2] =
 			(int64_t)(r->kind == SB_SAMPLE_CPU ? r->count : r->ns);
-		ret = sample_labels(x, sm, &x->labels[row * 2], r);
+		ret = sample_labels(sm, &x->labels[row * 2], keys, r);
 		row++;
 	}
 	x->prof.n_sample = row;

@@ -408,6 +408,64 @@ static void test_perfetto_leaves_out_calls_that_do_not_nest(void **state)
 	sb_profile_free(&p);
 }
 
+/* A counted event (record -e) is a counter track per thread: the innermost call's count per us. */
+static void test_perfetto_counter_rates_per_thread(void **state)
+{
+	static const struct fx_call tree[] = {
+		{ "a", 100, 300, 1, -1, 0 },
+		{ "b", 150, 250, 2, 1, 0 },
+	};
+	static const int64_t want[][2] = { { 100, 20000 }, { 150, 5000 }, { 250, 20000 },
+					   { 300, 0 } };
+	struct sb_profile p;
+	struct pbt trace;
+	struct replay *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	(void)state;
+	fx_call_tree(&p, tree, 2, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID |
+			 SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER_EXCL));
+	assert_int_equal(sb_profile_alloc_counters(&p), 0);
+	sb_event_set_metric(&p, 0, SB_METRIC_COUNTER, 4000);	/* a: 4000 in 200 ns */
+	sb_event_set_metric(&p, 1, SB_METRIC_COUNTER, 500);	/* b: 500 in 100 ns */
+	assert_int_equal(sb_profile_set_str(&p, "counter_events", "instructions"), 0);
+	decode_trace(&p, "rates.pftrace", &trace, r, 0);
+	assert_int_equal(r->n_counters, 4);
+	assert_string_equal(pbt_str(r->desc[r->counters[0].track], "name"),
+			    "instructions per us app (tid 42)");
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(r->counters[i].ts, want[i][0]);
+		assert_int_equal(r->counters[i].value, want[i][1]);
+	}
+	pbt_free(&trace);
+	free(r);
+	sb_profile_free(&p);
+}
+
+/* A thread-table row of a rank above every rank with calls has a track of its own, unparented. */
+static void test_perfetto_thread_of_a_rank_without_calls(void **state)
+{
+	static const struct fx_call tree[] = { { "a", 100, 300, 1, -1, 0 } };
+	struct sb_thread late = { .rank = 5, .index = 0, .tid = 77, .end_ns = -1, .cpu_ns = -1,
+				  .name = "late" };
+	struct sb_profile p;
+	struct pbt trace;
+	struct replay *r = calloc(1, sizeof(*r));
+	uint64_t t;
+
+	(void)state;
+	fx_call_tree(&p, tree, 1, SB_COL_THREAD | SB_COL_CALL_ID);
+	assert_true(sb_profile_add_thread(&p, &late) >= 0);
+	decode_trace(&p, "late.pftrace", &trace, r, 0);
+	t = find_track(r, 6, 77);
+	assert_true(t > 0);
+	assert_null(pbt_get(r->desc[t], "parent_uuid"));
+	assert_int_equal(r->n_slices, 1);
+	pbt_free(&trace);
+	free(r);
+	sb_profile_free(&p);
+}
+
 /* GPU work on a track per (rank, device, stream) under its rank, kernels by demangled name. */
 static void test_perfetto_gpu_lanes(void **state)
 {
@@ -735,6 +793,8 @@ int main(void)
 		cmocka_unit_test(test_perfetto_slices_are_the_calls_nested),
 		cmocka_unit_test(test_perfetto_offcpu_counter_follows_the_innermost_call),
 		cmocka_unit_test(test_perfetto_leaves_out_calls_that_do_not_nest),
+		cmocka_unit_test(test_perfetto_counter_rates_per_thread),
+		cmocka_unit_test(test_perfetto_thread_of_a_rank_without_calls),
 		cmocka_unit_test(test_perfetto_gpu_lanes),
 		cmocka_unit_test(test_perfetto_empty_profile_decodes),
 		cmocka_unit_test(test_pprof_samples_values_and_types),
