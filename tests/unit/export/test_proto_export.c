@@ -700,6 +700,36 @@ static void test_pprof_samples_values_and_types(void **state)
 	sb_profile_free(&p);
 }
 
+/* Only the kinds the profile has are sample types, each sample's value in its kind's place. */
+static void test_pprof_one_kind_one_sample_type(void **state)
+{
+	const struct pbt *st, *sm;
+	struct sb_profile p;
+	struct pbt prof;
+	int64_t sum = 0;
+	size_t i;
+
+	(void)state;
+	/* Off-CPU rows only: no CPU period, nanoseconds first and alone. */
+	build_samples(&p);
+	memmove(p.samples.samples, &p.samples.samples[3], 2 * sizeof(*p.samples.samples));
+	p.samples.n_samples = 2;
+	decode_profile(&p, &prof);
+	st = nth(&prof, "sample_type", 0);
+	assert_string_equal(string_at(&prof, pbt_int(st, "type", 0)), "off-CPU");
+	assert_null(nth(&prof, "sample_type", 1));
+	assert_int_equal(pbt_int(&prof, "default_sample_type", 0), pbt_int(st, "type", -1));
+	assert_null(pbt_get(&prof, "period_type"));
+	for (i = 0; (sm = nth(&prof, "sample", i)); i++) {
+		assert_null(nth(sm, "value", 1));
+		sum += strtoll(nth(sm, "value", 0)->val, NULL, 10);
+	}
+	assert_int_equal(i, 1);
+	assert_int_equal(sum, 3000);
+	pbt_free(&prof);
+	sb_profile_free(&p);
+}
+
 /* Every id resolves, and each stack reads leaf first with the region path as its outermost frames. */
 static void test_pprof_stacks_end_in_the_region_path(void **state)
 {
@@ -798,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_perfetto_gpu_lanes),
 		cmocka_unit_test(test_perfetto_empty_profile_decodes),
 		cmocka_unit_test(test_pprof_samples_values_and_types),
+		cmocka_unit_test(test_pprof_one_kind_one_sample_type),
 		cmocka_unit_test(test_pprof_stacks_end_in_the_region_path),
 		cmocka_unit_test(test_command_writes_both_kinds),
 	};
