@@ -74,8 +74,6 @@ static void find_metrics(struct pf *x)
 		snprintf(x->metrics[x->n_metrics++].name, sizeof(x->metrics[0].name), "off-CPU %%");
 	}
 	for (i = 0; i < slots; i++) {
-		if (!(x->p->columns & SB_COL_METRIC(SB_METRIC_COUNTER + i)))
-			continue;
 		counter_name(x->p, i, name, sizeof(name));
 		x->metrics[x->n_metrics].id = SB_METRIC_COUNTER + i;
 		snprintf(x->metrics[x->n_metrics++].name, sizeof(x->metrics[0].name), "%s per us",
@@ -87,12 +85,14 @@ static void find_metrics(struct pf *x)
 static int64_t metric_value(const struct pf *x, unsigned k, const struct sb_event *e)
 {
 	int64_t v = sb_event_metric(x->p, e, x->metrics[k].id), dur = e->end - e->start;
+	__int128 rate;
 
 	if (v <= 0 || dur <= 0)
 		return 0;
 	if (x->metrics[k].id == SB_METRIC_OFFCPU)
 		return v >= dur ? 100 : (v * 100 + dur / 2) / dur;
-	return (int64_t)(((__int128)v * 1000 + dur / 2) / dur);
+	rate = ((__int128)v * 1000 + dur / 2) / dur;
+	return rate > INT64_MAX ? INT64_MAX : (int64_t)rate;
 }
 
 static int cmp_i64(const void *a, const void *b)
