@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 /* A field: a message (val NULL, kids its fields in order) or a value as protoc prints it. */
 struct pbt {
@@ -160,6 +161,69 @@ static inline const char *pbt_str(const struct pbt *m, const char *key)
 	const struct pbt *v = pbt_get(m, key);
 
 	return v && v->val ? v->val : NULL;
+}
+
+/* The i-th field key of m (its position among those fields), NULL past the last. */
+static inline const struct pbt *pbt_nth(const struct pbt *m, const char *key, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < m->n; k++)
+		if (!strcmp(m->kids[k].key, key) && !i--)
+			return &m->kids[k];
+	return NULL;
+}
+
+/* The entry of list key whose id is id; fails the test when none is. */
+static inline const struct pbt *pbt_by_id(const struct pbt *m, const char *key, int64_t id)
+{
+	const struct pbt *e;
+	size_t i;
+
+	for (i = 0; (e = pbt_nth(m, key, i)); i++)
+		if (pbt_int(e, "id", 0) == id)
+			return e;
+	fail_msg("%s id %lld does not resolve", key, (long long)id);
+	return NULL;
+}
+
+/* Gunzip file gz into file raw with zlib, as pprof reads its files. */
+static inline void pbt_gunzip(const char *gz, const char *raw)
+{
+	char buf[4096];
+	gzFile in = gzopen(gz, "rb");
+	FILE *out = fopen(raw, "w");
+	int n;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = gzread(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(fwrite(buf, 1, (size_t)n, out), (size_t)n);
+	assert_int_equal(n, 0);
+	assert_int_equal(gzclose(in), Z_OK);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* ---- pprof's Profile ---- */
+
+static inline const char *pprof_string(const struct pbt *prof, int64_t i)
+{
+	const struct pbt *s = pbt_nth(prof, "string_table", (size_t)i);
+
+	if (!s)
+		fail_msg("string index %lld is past the table", (long long)i);
+	return s->val;
+}
+
+/* The function name of location id; its function and mapping must resolve. */
+static inline const char *pprof_location_name(const struct pbt *prof, int64_t id)
+{
+	const struct pbt *loc = pbt_by_id(prof, "location", id), *line = pbt_get(loc, "line");
+	const struct pbt *fn = pbt_by_id(prof, "function", pbt_int(line, "function_id", 0));
+
+	if (pbt_int(loc, "mapping_id", 0))
+		pbt_by_id(prof, "mapping", pbt_int(loc, "mapping_id", 0));
+	return pprof_string(prof, pbt_int(fn, "name", 0));
 }
 
 #endif

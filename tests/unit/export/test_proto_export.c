@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -595,71 +594,13 @@ static void build_samples(struct sb_profile *p)
 	s->samples = fx_copy(rows, sizeof(rows));
 }
 
-/* Gunzip tmp_path(gz) into tmp_path(raw) with zlib, as pprof would read it. */
-static void gunzip(const char *gz, const char *raw)
-{
-	char buf[4096];
-	gzFile in = gzopen(tmp_path(gz), "rb");
-	FILE *out = fopen(tmp_path(raw), "w");
-	int n;
-
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((n = gzread(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(fwrite(buf, 1, (size_t)n, out), (size_t)n);
-	assert_int_equal(n, 0);
-	assert_int_equal(gzclose(in), Z_OK);
-	assert_int_equal(fclose(out), 0);
-}
-
-/* The i-th field key of m (its position among those fields), NULL past the last. */
-static const struct pbt *nth(const struct pbt *m, const char *key, size_t i)
-{
-	size_t k;
-
-	for (k = 0; k < m->n; k++)
-		if (!strcmp(m->kids[k].key, key) && !i--)
-			return &m->kids[k];
-	return NULL;
-}
-
-/* The entry of list key whose id is id; fails the test when none is. */
-static const struct pbt *by_id(const struct pbt *prof, const char *key, int64_t id)
-{
-	const struct pbt *e;
-	size_t i;
-
-	for (i = 0; (e = nth(prof, key, i)); i++)
-		if (pbt_int(e, "id", 0) == id)
-			return e;
-	fail_msg("%s id %lld does not resolve", key, (long long)id);
-	return NULL;
-}
-
-static const char *string_at(const struct pbt *prof, int64_t i)
-{
-	const struct pbt *s = nth(prof, "string_table", (size_t)i);
-
-	if (!s)
-		fail_msg("string index %lld is past the table", (long long)i);
-	return s->val;
-}
-
-/* The function name of location id. */
-static const char *location_name(const struct pbt *prof, int64_t id)
-{
-	const struct pbt *loc = by_id(prof, "location", id), *line = pbt_get(loc, "line");
-	const struct pbt *fn = by_id(prof, "function", pbt_int(line, "function_id", 0));
-
-	if (pbt_int(loc, "mapping_id", 0))
-		by_id(prof, "mapping", pbt_int(loc, "mapping_id", 0));
-	return string_at(prof, pbt_int(fn, "name", 0));
-}
-
 static void decode_profile(const struct sb_profile *p, struct pbt *root)
 {
+	char raw[512];
+
 	export_to(sb_export_pprof, p, "p.pb.gz");
-	gunzip("p.pb.gz", "p.pb");
+	snprintf(raw, sizeof(raw), "%s", tmp_path("p.pb"));
+	pbt_gunzip(tmp_path("p.pb.gz"), raw);
 	pbt_decode(root, "perftools.profiles.Profile", "profile.proto", tmp_path("p.pb"));
 }
 
@@ -674,22 +615,22 @@ static void test_pprof_samples_values_and_types(void **state)
 	(void)state;
 	build_samples(&p);
 	decode_profile(&p, &prof);
-	assert_string_equal(nth(&prof, "string_table", 0)->val, "");
-	st = nth(&prof, "sample_type", 0);
-	assert_string_equal(string_at(&prof, pbt_int(st, "type", 0)), "samples");
-	assert_string_equal(string_at(&prof, pbt_int(st, "unit", 0)), "count");
-	st = nth(&prof, "sample_type", 1);
-	assert_string_equal(string_at(&prof, pbt_int(st, "type", 0)), "off-CPU");
-	assert_string_equal(string_at(&prof, pbt_int(st, "unit", 0)), "nanoseconds");
-	assert_null(nth(&prof, "sample_type", 2));
+	assert_string_equal(pbt_nth(&prof, "string_table", 0)->val, "");
+	st = pbt_nth(&prof, "sample_type", 0);
+	assert_string_equal(pprof_string(&prof, pbt_int(st, "type", 0)), "samples");
+	assert_string_equal(pprof_string(&prof, pbt_int(st, "unit", 0)), "count");
+	st = pbt_nth(&prof, "sample_type", 1);
+	assert_string_equal(pprof_string(&prof, pbt_int(st, "type", 0)), "off-CPU");
+	assert_string_equal(pprof_string(&prof, pbt_int(st, "unit", 0)), "nanoseconds");
+	assert_null(pbt_nth(&prof, "sample_type", 2));
 	st = pbt_get(&prof, "period_type");
-	assert_string_equal(string_at(&prof, pbt_int(st, "type", 0)), "cpu");
+	assert_string_equal(pprof_string(&prof, pbt_int(st, "type", 0)), "cpu");
 	assert_int_equal(pbt_int(&prof, "period", 0), 1000000000 / 999);
-	for (i = 0; (sm = nth(&prof, "sample", i)); i++) {
-		assert_non_null(nth(sm, "value", 1));
-		assert_null(nth(sm, "value", 2));
-		sums[0] += strtoll(nth(sm, "value", 0)->val, NULL, 10);
-		sums[1] += strtoll(nth(sm, "value", 1)->val, NULL, 10);
+	for (i = 0; (sm = pbt_nth(&prof, "sample", i)); i++) {
+		assert_non_null(pbt_nth(sm, "value", 1));
+		assert_null(pbt_nth(sm, "value", 2));
+		sums[0] += strtoll(pbt_nth(sm, "value", 0)->val, NULL, 10);
+		sums[1] += strtoll(pbt_nth(sm, "value", 1)->val, NULL, 10);
 		n++;
 	}
 	/* The rows that weigh something, their counts and nanoseconds. */
@@ -715,14 +656,14 @@ static void test_pprof_one_kind_one_sample_type(void **state)
 	memmove(p.samples.samples, &p.samples.samples[3], 2 * sizeof(*p.samples.samples));
 	p.samples.n_samples = 2;
 	decode_profile(&p, &prof);
-	st = nth(&prof, "sample_type", 0);
-	assert_string_equal(string_at(&prof, pbt_int(st, "type", 0)), "off-CPU");
-	assert_null(nth(&prof, "sample_type", 1));
+	st = pbt_nth(&prof, "sample_type", 0);
+	assert_string_equal(pprof_string(&prof, pbt_int(st, "type", 0)), "off-CPU");
+	assert_null(pbt_nth(&prof, "sample_type", 1));
 	assert_int_equal(pbt_int(&prof, "default_sample_type", 0), pbt_int(st, "type", -1));
 	assert_null(pbt_get(&prof, "period_type"));
-	for (i = 0; (sm = nth(&prof, "sample", i)); i++) {
-		assert_null(nth(sm, "value", 1));
-		sum += strtoll(nth(sm, "value", 0)->val, NULL, 10);
+	for (i = 0; (sm = pbt_nth(&prof, "sample", i)); i++) {
+		assert_null(pbt_nth(sm, "value", 1));
+		sum += strtoll(pbt_nth(sm, "value", 0)->val, NULL, 10);
 	}
 	assert_int_equal(i, 1);
 	assert_int_equal(sum, 3000);
@@ -741,20 +682,20 @@ static void test_pprof_stacks_end_in_the_region_path(void **state)
 	(void)state;
 	build_samples(&p);
 	decode_profile(&p, &prof);
-	for (i = 0; (sm = nth(&prof, "sample", i)); i++) {
+	for (i = 0; (sm = pbt_nth(&prof, "sample", i)); i++) {
 		assert_true(i < 4);
 		for (k = 0; row_frames[i][k]; k++)
-			assert_string_equal(location_name(&prof, strtoll(nth(sm, "location_id", k)->val,
+			assert_string_equal(pprof_location_name(&prof, strtoll(pbt_nth(sm, "location_id", k)->val,
 									  NULL, 10)),
 					    row_frames[i][k]);
-		assert_null(nth(sm, "location_id", k));
-		lb = nth(sm, "label", 0);
-		assert_string_equal(string_at(&prof, pbt_int(lb, "key", 0)), "rank");
+		assert_null(pbt_nth(sm, "location_id", k));
+		lb = pbt_nth(sm, "label", 0);
+		assert_string_equal(pprof_string(&prof, pbt_int(lb, "key", 0)), "rank");
 		assert_int_equal(pbt_int(lb, "num", 0), rows[i].rank);
 	}
 	/* Kernel frames keep their module as mapping. */
-	for (i = 0; (sm = nth(&prof, "mapping", i)); i++)
-		if (!strcmp(string_at(&prof, pbt_int(sm, "filename", 0)), "[kernel]"))
+	for (i = 0; (sm = pbt_nth(&prof, "mapping", i)); i++)
+		if (!strcmp(pprof_string(&prof, pbt_int(sm, "filename", 0)), "[kernel]"))
 			break;
 	assert_non_null(sm);
 	pbt_free(&prof);
