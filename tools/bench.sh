@@ -278,7 +278,7 @@ slowdown()
 	calc 2 "100 * (${t[$2]} - ${t[none]}) / ${t[none]}"
 }
 
-# (f) Reading a large profile: report (tree and flat) and one export, each the
+# (f) Reading a large profile: report (tree and flat) and two exports, each the
 # fastest of $rounds runs, with its peak RSS. The profile is generated, not
 # recorded (tests/bench/gen_profile.c), so its size and shape never vary.
 echo "(f) report and export: $rounds rounds of a generated $report_calls-call profile"
@@ -304,6 +304,9 @@ for ((r = 0; r < rounds; r++)); do
 	# export renames its output into place: a scratch file, never a device.
 	fkeep chrome "$sb" export chrome-trace "$tmp/f.h5" -o "$tmp/f.json"
 	rm -f "$tmp/f.json"
+	fkeep perfetto "$sb" export perfetto "$tmp/f.h5" -o "$tmp/f.pftrace"
+	pf_bytes=$(stat -c %s "$tmp/f.pftrace")
+	rm -f "$tmp/f.pftrace"
 	# merge streams every call through: one input costs what each of many does.
 	fkeep merge "$sb" merge -q "$tmp/f.h5" -o "$tmp/m.h5"
 	rm -f "$tmp/m.h5"
@@ -481,17 +484,21 @@ for hz in 99 999; do
 	row "(e) collector peak RSS at $hz Hz, MiB" "$(calc 1 "${sample_rss[$hz]} / 1024")" "-" \
 		"with --offcpu-stacks"
 done
-for c in tree flat chrome merge; do
+for c in tree flat chrome perfetto merge; do
 	case $c in
 	tree) what="report" ;;
 	flat) what="report --flat" ;;
 	chrome) what="export chrome-trace" ;;
+	perfetto) what="export perfetto" ;;
 	merge) what="merge" ;;
 	esac
 	s=$(calc 2 "${fsec[$c]} / 1000") mib=$(calc 0 "${frss[$c]} / 1024")
 	if [ $c = merge ]; then
 		row "(f) $what, s | peak MiB" "$s | $mib" "disk | 64" \
 			"$(verdict "${frss[$c]} < 64 * 1024"); one $report_calls-call input streamed; dd of the file (fsync): $(calc 2 "${fsec[copy]} / 1000") s"
+	elif [ $c = perfetto ]; then
+		row "(f) $what, s | B/call" "$s | $(calc 1 "$pf_bytes / $report_calls")" "< 10 | 32" \
+			"$(verdict "$s < 10 && $pf_bytes <= 32 * $report_calls"); peak $mib MiB"
 	elif [ $c = chrome ]; then
 		row "(f) $what, s | peak MiB" "$s | $mib" "-" \
 			"$report_calls calls, $(calc 0 "$f_bytes / 1048576") MiB file"

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/proto_export.h"
 #include "export/samples_export.h"
 
 static int folded_cpu(FILE *f, const struct sb_profile *p, struct sb_error *err)
@@ -38,6 +39,14 @@ const struct sb_export_kind sb_export_kinds[] = {
 	  "interactive SVG flame graph of the samples (a CPU / off-CPU\n"
 	  "toggle when both were recorded)",
 	  sb_export_flamegraph, flamegraph_offcpu, NULL },
+	{ "perfetto", ".pftrace",
+	  "Perfetto's protobuf trace for ui.perfetto.dev: chrome-trace's\n"
+	  "tracks in a fifth of the size",
+	  sb_export_perfetto, NULL, NULL },
+	{ "pprof", ".pb.gz",
+	  "gzipped pprof profile of the samples, region path outermost,\n"
+	  "for pprof, go tool pprof, Pyroscope or speedscope",
+	  sb_export_pprof, NULL, NULL },
 	{ "otf2", "-otf2",
 	  "OTF2 archive for Vampir, Scalasca, Score-P's tools: a new or\n"
 	  "empty directory OUT; open OUT/traces.otf2",
