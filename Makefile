@@ -92,6 +92,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include tests/bench/bench.mk
 -include ompt/ompt.mk
 -include cupti/cupti.mk
+-include markers/markers.mk
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

@@ -6,7 +6,8 @@ PKGS="make gcc g++ clang libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils procps util-linux
 chromium libxml2-utils libclang-rt-14-dev mpich libmpich-dev openmpi-bin libopenmpi-dev
 libpfm4-dev likwid
-libgomp1 libomp-14-dev"
+libgomp1 libomp-14-dev
+gfortran python3 cmake"
 
 missing=""
 for p in $PKGS; do
