@@ -109,6 +109,7 @@ static void test_python(void **state)
 	snprintf(lib, sizeof(lib), "%s/libscope_bpf_markers.so.0", build_dir(bin, sizeof(bin)));
 	setenv("SCOPE_BPF_MARKERS_LIB", lib, 1);
 	setenv("PYTHONPATH", "markers", 1);
+	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);	/* no __pycache__ in markers/ */
 	assert_int_equal(run(argv), 0);
 	load_profile(out, &p);
 	expect_calls(&p, "solve", 3, NULL);
