@@ -47,8 +47,8 @@ def _load():
 
 
 def _bind(lib, symbol):
+    # No argtypes: ctypes passes bytes as char * itself, at half the cost.
     fn = getattr(lib, symbol)
-    fn.argtypes = [ctypes.c_char_p]
     fn.restype = None
     return fn
 

@@ -7,14 +7,15 @@
 # The subcommands are the "commands:" list of `BINARY --help`; each page's
 # NAME line is its entry there, SYNOPSIS the "usage:" lines of its --help and
 # DESCRIPTION the rest: running text is filled, indented blocks (option
-# tables, lists) are kept line for line.
+# tables, lists) are kept line for line; characters beyond ASCII become
+# groff's \[uXXXX] escapes.
 set -eu
 
 bin=$1
 out=$2
 mkdir -p "$out"
 version=$("$bin" --version | awk '{ print $NF; exit }')
-commands=$("$bin" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
+commands=$("$bin" --help | awk 'tolower($0) ~ /^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 
 # $1 page name, $2 NAME line's description, $3 SEE ALSO; the help text on stdin.
 to_roff() {
@@ -32,7 +33,7 @@ to_roff() {
 		printf ".SH NAME\n%s \\- %s\n", esc(page), esc(what)
 	}
 	# The "usage:" line and its continuations, up to the first blank line.
-	NR == 1 && sub(/^usage: /, "") { print ".SH SYNOPSIS\n.nf"; synopsis = 1 }
+	NR == 1 && sub(/^[Uu]sage: /, "") { print ".SH SYNOPSIS\n.nf"; synopsis = 1 }
 	synopsis && /^$/ { print ".fi\n.SH DESCRIPTION"; synopsis = 0; para = 0; next }
 	synopsis { sub(/^ +/, ""); print esc($0); next }
 	NR == 1 { print ".SH DESCRIPTION" }
@@ -43,7 +44,7 @@ to_roff() {
 		if (pre || synopsis)
 			print ".fi"
 		printf ".SH SEE ALSO\n%s\n", esc(see)
-	}'
+	}' | perl -CSD -pe 's/([^\x00-\x7f])/sprintf("\\[u%04X]", ord $1)/ge'
 }
 
 all_pages=""
@@ -53,7 +54,7 @@ done
 "$bin" --help | to_roff scope-bpf "trace regions marked in programs with eBPF, and report on them" \
 	"$all_pages" > "$out/scope-bpf.1"
 for c in $commands; do
-	what=$("$bin" --help | awk -v c="$c" '/^commands:/ { on = 1; next }
+	what=$("$bin" --help | awk -v c="$c" 'tolower($0) ~ /^commands:/ { on = 1; next }
 		on && $1 == c { $1 = ""; sub(/^ +/, ""); print; exit }')
 	"$bin" "$c" --help | to_roff "scope-bpf-$c" "$what" "scope-bpf(1)" > "$out/scope-bpf-$c.1"
 done

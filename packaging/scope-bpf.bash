@@ -11,7 +11,7 @@ _scope_bpf()
 	local bin=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} words i
 
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		words=$("$bin" --help 2>/dev/null | awk '/^commands:/ { on = 1; next }
+		words=$("$bin" --help 2>/dev/null | awk 'tolower($0) ~ /^commands:/ { on = 1; next }
 			on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 		COMPREPLY=($(compgen -W "$words --help --version" -- "$cur"))
 		return

@@ -31,7 +31,7 @@ step() {
 step "make install PREFIX=$prefix"
 $make --no-print-directory -s install BUILD="$build" PREFIX="$prefix" > "$tmp/install.log" ||
 	fail "make install failed: $(tail -5 "$tmp/install.log")"
-commands=$("$bin" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
+commands=$("$bin" --help | awk 'tolower($0) ~ /^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 [ -n "$commands" ] || fail "no subcommands in scope-bpf --help"
 for f in bin/scope-bpf include/scope_bpf.h lib/libscope_bpf_markers.so.0 \
 	lib/libscope_bpf_markers.so lib/libscope_bpf_markers.a lib/pkgconfig/scope_bpf.pc \
@@ -49,9 +49,11 @@ for c in "" $commands; do
 	warnings=$(groff -man -ww -z "$page" 2>&1) || fail "$page: groff failed"
 	[ -z "$warnings" ] || fail "$page: groff warns: $warnings"
 	# The page's SYNOPSIS and DESCRIPTION, roff requests and escapes removed.
-	sed -n '/^\.SH \(SYNOPSIS\|DESCRIPTION\)/,/^\.SH SEE ALSO/p' "$page" | grep -v '^\.' | sed -e 's/\\-/-/g' -e 's/\\&//g' -e 's/\\e/\\/g' |
+	sed -n '/^\.SH \(SYNOPSIS\|DESCRIPTION\)/,/^\.SH SEE ALSO/p' "$page" | grep -v '^\.' |
+		sed -e 's/\\-/-/g' -e 's/\\&//g' -e 's/\\e/\\/g' |
+		perl -CSD -pe 's/\\\[u([0-9A-F]+)\]/chr hex $1/ge' |
 		tr -s ' \n' '\n\n' | grep -v '^$' > "$tmp/page.words"
-	"$bin" $c --help | sed 's/^usage: //' | tr -s ' \n' '\n\n' | grep -v '^$' > "$tmp/help.words"
+	"$bin" $c --help | sed 's/^[Uu]sage: //' | tr -s ' \n' '\n\n' | grep -v '^$' > "$tmp/help.words"
 	diff -u "$tmp/help.words" "$tmp/page.words" > "$tmp/words.diff" ||
 		fail "$page differs from scope-bpf${c:+ $c} --help: $(head -20 "$tmp/words.diff")"
 done
