@@ -6,9 +6,14 @@
  * threads in the file, and that no other region was recorded.
  */
 #include <libgen.h>
+#include <linux/types.h>
 
 #include "harness.h"
+#include "region.h"
 #include "scope_bpf.h"
+
+/* The library cuts names where the recorder does, so a cut name is one descriptor. */
+_Static_assert(SCOPE_BPF_NAME_MAX == SB_NAME_MAX - 1, "SCOPE_BPF_NAME_MAX is not the recorder's");
 
 /*
  * The calls of name on rank 0: count of them, each directly inside a region
