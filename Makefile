@@ -1,4 +1,5 @@
 # scope-bpf: one entry point. make | make check | make demo | make bench | make install
+# (make uninstall, make dist: packaging/packaging.mk)
 # V=1 shows the commands. Generated files go to $(BUILD), never beside sources.
 
 BUILD ?= build
@@ -108,6 +109,8 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include tests/bench/bench.mk
 -include ompt/ompt.mk
 -include cupti/cupti.mk
+-include markers/markers.mk
+-include packaging/packaging.mk
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
@@ -125,6 +128,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory asan
 	$(Q)$(MAKE) --no-print-directory integration
+	$(Q)$(MAKE) --no-print-directory packaging-check
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/apps/demo_heat
@@ -136,10 +140,6 @@ header-check:
 
 bench: all
 	$(Q)tools/bench.sh $(BUILD)
-
-install: all
-	install -D -m 0755 $(BUILD)/scope-bpf $(DESTDIR)$(PREFIX)/bin/scope-bpf
-	install -D -m 0644 include/scope_bpf.h $(DESTDIR)$(PREFIX)/include/scope_bpf.h
 
 clean:
 	rm -rf build

@@ -37,9 +37,18 @@
  * probes are not supported: anything but GCC or Clang on 64-bit ELF x86-64
  * or arm64. SCOPE_BPF_ENABLED says which case holds (1: probes emitted).
  *
+ * Markers named at run time (Fortran, Python, any C FFI; link
+ * -lscope_bpf_markers, see pkg-config scope_bpf):
+ *   scope_bpf_begin_named(name); ... scope_bpf_end_named(name);
+ *	The same as SCOPE_BPF_BEGIN/END, with any string: one descriptor per
+ *	distinct name, made when first traced. NULL or "" does nothing; a name
+ *	is cut to SCOPE_BPF_NAME_MAX bytes. The _n forms take a length (no NUL
+ *	needed). Not affected by SCOPE_BPF_DISABLE: they are library calls.
+ *
  * See docs/MARKERS.md.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SCOPE_BPF_SITE_MAGIC 0x53425053u /* "SPBS" */
@@ -59,6 +68,22 @@ struct scope_bpf_site {
 	const char *file;	/* __FILE__ */
 	const char *tags;	/* comma-separated tags ("io,mpi"), or NULL */
 };
+
+/* The longest region name the recorder keeps, in bytes; longer ones are cut. */
+#define SCOPE_BPF_NAME_MAX 127
+/* The most distinct names scope_bpf_begin_named takes; later new ones are not recorded. */
+#define SCOPE_BPF_NAMED_MAX 65536
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+void scope_bpf_begin_named(const char *name);
+void scope_bpf_end_named(const char *name);
+void scope_bpf_begin_named_n(const char *name, size_t len);
+void scope_bpf_end_named_n(const char *name, size_t len);
+#ifdef __cplusplus
+}
+#endif
 
 #if !defined(SCOPE_BPF_DISABLE) && defined(__GNUC__) && defined(__ELF__) && \
 	defined(__LP64__) && (defined(__x86_64__) || defined(__aarch64__))

@@ -7,7 +7,8 @@ libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils procps util-linux
 chromium libxml2-utils libclang-rt-14-dev mpich libmpich-dev openmpi-bin libopenmpi-dev
 libpfm4-dev likwid
 libgomp1 libomp-14-dev
-libotf2-trace-dev otf2-tools libprotobuf-c-dev protobuf-c-compiler protobuf-compiler"
+libotf2-trace-dev otf2-tools libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+gfortran python3 cmake"
 
 missing=""
 for p in $PKGS; do

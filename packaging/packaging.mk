@@ -1,0 +1,71 @@
+# Installing, uninstalling and the release tarball; included by the top-level
+# Makefile. make install [PREFIX=/usr/local] [DESTDIR=...] puts:
+#   bin/scope-bpf, include/scope_bpf.h, lib/libscope_bpf_markers.{so,so.0,a},
+#   lib/scope-bpf/libscope_bpf_{ompt,cupti}.so (where built: ompt/ompt.mk, cupti/cupti.mk),
+#   lib/pkgconfig/scope_bpf.pc, lib/cmake/scope_bpf/ (find_package),
+#   share/scope-bpf/fortran/scope_bpf.f90, the Python module scope_bpf.py
+#   in PYTHONDIR, man pages (share/man/man1) and bash completion.
+# The man pages are made from the built binary's --help (packaging/gen-man.sh).
+
+VERSION := $(shell sed -n 's/.*SCOPE_BPF_VERSION "\(.*\)"/\1/p' user/util/version.h)
+BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR ?= $(PREFIX)/lib
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+PYTHONDIR ?= $(LIBDIR)/python3/dist-packages
+COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+FORTRANDIR := $(DATADIR)/scope-bpf/fortran
+CMAKEDIR := $(LIBDIR)/cmake/scope_bpf
+# Where ompt.mk and cupti.mk install their libraries: record finds them at bin/../lib/scope-bpf.
+HELPERDIR := $(PREFIX)/lib/scope-bpf
+MAN_STAMP := $(BUILD)/man/.made
+
+PACKAGING_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@VERSION@|$(VERSION)|g'
+
+.PHONY: uninstall dist packaging-check
+all: $(MAN_STAMP)
+
+$(MAN_STAMP): $(BUILD)/scope-bpf packaging/gen-man.sh
+	$(call msg,MAN,$(BUILD)/man)
+	$(Q)rm -rf $(BUILD)/man && packaging/gen-man.sh $(BUILD)/scope-bpf $(BUILD)/man && touch $@
+
+install: all
+	install -D -m 0755 $(BUILD)/scope-bpf $(DESTDIR)$(BINDIR)/scope-bpf
+	install -D -m 0644 include/scope_bpf.h $(DESTDIR)$(INCLUDEDIR)/scope_bpf.h
+	install -D -m 0755 $(BUILD)/$(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/$(MARKERS_SONAME)
+	ln -sf $(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.so
+	install -D -m 0644 $(BUILD)/libscope_bpf_markers.a $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.a
+	install -D -m 0644 markers/scope_bpf.f90 $(DESTDIR)$(FORTRANDIR)/scope_bpf.f90
+	mkdir -p $(DESTDIR)$(PYTHONDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(CMAKEDIR)
+	sed 's|^_INSTALLED_LIB = .*|_INSTALLED_LIB = "$(LIBDIR)/$(MARKERS_SONAME)"|' \
+		markers/scope_bpf.py > $(DESTDIR)$(PYTHONDIR)/scope_bpf.py
+	$(PACKAGING_SUBST) packaging/scope_bpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/scope_bpf.pc
+	$(PACKAGING_SUBST) packaging/scope_bpf-config.cmake.in > $(DESTDIR)$(CMAKEDIR)/scope_bpf-config.cmake
+	$(PACKAGING_SUBST) packaging/scope_bpf-config-version.cmake.in \
+		> $(DESTDIR)$(CMAKEDIR)/scope_bpf-config-version.cmake
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(BUILD)/man/*.1
+	install -D -m 0644 packaging/scope-bpf.bash $(DESTDIR)$(COMPLETIONDIR)/scope-bpf
+
+# Removes what install put, and the folders only scope-bpf uses.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/scope-bpf $(DESTDIR)$(INCLUDEDIR)/scope_bpf.h \
+		$(DESTDIR)$(LIBDIR)/$(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.so \
+		$(DESTDIR)$(LIBDIR)/libscope_bpf_markers.a \
+		$(DESTDIR)$(HELPERDIR)/libscope_bpf_cupti.so $(DESTDIR)$(HELPERDIR)/libscope_bpf_ompt.so \
+		$(DESTDIR)$(FORTRANDIR)/scope_bpf.f90 $(DESTDIR)$(PYTHONDIR)/scope_bpf.py \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/scope_bpf.pc \
+		$(DESTDIR)$(CMAKEDIR)/scope_bpf-config.cmake \
+		$(DESTDIR)$(CMAKEDIR)/scope_bpf-config-version.cmake \
+		$(DESTDIR)$(MANDIR)/man1/scope-bpf.1 $(DESTDIR)$(MANDIR)/man1/scope-bpf-*.1 \
+		$(DESTDIR)$(COMPLETIONDIR)/scope-bpf
+	rmdir $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(FORTRANDIR) $(DESTDIR)$(DATADIR)/scope-bpf \
+		$(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+
+dist:
+	$(Q)packaging/dist.sh $(VERSION) $(BUILD) $(BUILD)/scope-bpf-$(VERSION).tar.gz
+
+# Installs into a temporary prefix and builds a CMake and a Makefile project against it.
+packaging-check: all
+	$(Q)tests/packaging/check.sh $(BUILD)
