@@ -177,6 +177,36 @@ struct {
 	__type(value, struct sb_file_key);
 } exec_files SEC(".maps");
 
+/*
+ * The tasks of traced processes, marked when first seen: at their fork, at
+ * their first event, or by user space for the threads a recording starts
+ * with. The scheduler hook asks the two tasks it is handed before anything
+ * else: a task never marked has no storage at all, so an untraced task costs
+ * one load of a field of its task_struct, not two hash lookups in cold maps.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} traced_tasks SEC(".maps");
+
+static __always_inline void mark_task(struct task_struct *t)
+{
+	__u32 *v = bpf_task_storage_get(&traced_tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (v)
+		*v = 1;
+}
+
+/* Through the value, not the pointer: the verifier refuses pointers or'ed together. */
+static __always_inline __u32 task_marked(struct task_struct *t)
+{
+	__u32 *v = bpf_task_storage_get(&traced_tasks, t, 0, 0);
+
+	return v ? *v : 0;
+}
+
 /* One all-zero thread state to insert from: too big for the BPF stack. Never written. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -202,7 +232,7 @@ static __always_inline __u64 submit_flags(void)
 
 #include "counters.bpf.h"
 
-/* The thread's state, created when missing; NULL when the table is full. */
+/* The thread's state, created when missing (now 0: read the clock then); NULL when the table is full. */
 static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid, __u64 now)
 {
 	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
@@ -219,8 +249,11 @@ static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid,
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && !th->first_ns) {
 		th->tgid = tgid;
-		th->first_ns = now;
+		th->first_ns = now ? now : bpf_ktime_get_ns();
 		ctr_thread_note(tgid, tid, 0);
+		/* An event of the thread itself (a probe): from now on its switches count. */
+		if (tid == (__u32)bpf_get_current_pid_tgid())
+			mark_task(bpf_get_current_task_btf());
 	}
 	return th;
 }
@@ -329,17 +362,12 @@ static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __
  * Open a call named h on the thread's stack: false when it is not recorded
  * (no thread slot, or beyond the stack: its end only unwinds the overflow).
  */
-static __always_inline bool push_frame(struct sb_proc *proc, __u32 tgid, __u32 tid, __u64 h,
-				       __u64 site, __u64 now)
+static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_proc *proc,
+					  __u32 tid, __u64 h, __u64 site)
 {
-	struct sb_thread_state *th = thread_get(tid, tgid, now);
 	struct sb_frame *f;
 	__u32 d;
 
-	if (!th) {
-		count(SB_CNT_THREADS_FULL, 1);
-		return false;
-	}
 	d = th->depth;
 	if (d >= SB_MAX_DEPTH || th->overflow) {
 		th->overflow++;
@@ -362,11 +390,47 @@ static __always_inline bool push_frame(struct sb_proc *proc, __u32 tgid, __u32 t
 	return true;
 }
 
+static __always_inline bool push_frame(struct sb_proc *proc, __u32 tgid, __u32 tid, __u64 h,
+				       __u64 site, __u64 now)
+{
+	struct sb_thread_state *th = thread_get(tid, tgid, now);
+
+	if (!th) {
+		count(SB_CNT_THREADS_FULL, 1);
+		return false;
+	}
+	return push_frame_on(th, proc, tid, h, site);
+}
+
+/*
+ * The name hash of the site a begin marker passes. A loop begins the same
+ * region over and over: the thread remembers its last site (in this image of
+ * the process), so most begins need no lookup in the shared sites table.
+ */
+static __always_inline __u64 begin_name_hash(struct sb_thread_state *th, __u32 tgid,
+					     struct sb_proc *proc, __u64 site)
+{
+	__u32 gen = proc->gen;
+	__u64 h;
+
+	if (th->last_site == site && th->last_gen == gen && th->last_hash)
+		return th->last_hash;
+	h = site_name_hash(tgid, proc, site, true);
+	if (h) {
+		th->last_site = site;
+		th->last_gen = gen;
+		th->last_hash = h;
+	}
+	return h;
+}
+
+/* One clock read: the call's start, taken last (a new thread's state reads its own). */
 SEC("usdt")
 int BPF_USDT(region_begin, void *site)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), h;
+	__u64 id = bpf_get_current_pid_tgid(), h;
 	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct sb_thread_state *th;
 	struct sb_proc *proc;
 
 	if (!recording)
@@ -374,9 +438,14 @@ int BPF_USDT(region_begin, void *site)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	h = site_name_hash(tgid, proc, (__u64)site, true);
+	th = thread_get(tid, tgid, 0);
+	if (!th) {
+		count(SB_CNT_THREADS_FULL, 1);
+		return 0;
+	}
+	h = begin_name_hash(th, tgid, proc, (__u64)site);
 	if (h)
-		push_frame(proc, tgid, tid, h, (__u64)site, now);
+		push_frame_on(th, proc, tid, h, (__u64)site);
 	return 0;
 }
 
@@ -482,10 +551,22 @@ int BPF_USDT(region_end, void *site)
 
 	if (!recording)
 		return 0;
+	/*
+	 * Fast path. A thread has state only while it lives in a traced process,
+	 * so the common end, at the top frame's site, needs no lookup of its process.
+	 */
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th && th->tgid == tgid && !th->overflow) {
+		d = th->depth;
+		if (d > 0 && d <= SB_MAX_DEPTH &&
+		    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == (__u64)site) {
+			pop_frame(th, tgid, tid, (int)d - 1, now);
+			return 0;
+		}
+	}
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	th = bpf_map_lookup_elem(&threads, &tid);
 	if (!th) {
 		/*
 		 * A thread traced mid-region may end it before its first context
@@ -504,10 +585,11 @@ int BPF_USDT(region_end, void *site)
 	}
 	d = th->depth;
 	/*
-	 * Fast path: a scoped region ends at the site it began with. One address in
-	 * one process image always names the same region (frames are cleared at
-	 * exec, and an object cannot be unloaded while its scoped region runs), so
-	 * this is the frame the name match would find.
+	 * A scoped region ends at the site it began with (the check above, unless
+	 * the state's process differed). One address in one process image always
+	 * names the same region (frames are cleared at exec, and an object cannot
+	 * be unloaded while its scoped region runs), so this is the frame the name
+	 * match would find.
 	 */
 	if (d > 0 && d <= SB_MAX_DEPTH && th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == (__u64)site) {
 		i = (int)d - 1;
@@ -637,13 +719,17 @@ static __always_inline struct sb_thread_state *switch_thread(struct task_struct 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid, d;
-	__u64 now = bpf_ktime_get_ns(), delta;
+	__u32 prev_ours = task_marked(prev), next_ours = task_marked(next);
+	__u32 prev_tgid, next_tgid, d;
 	struct sb_thread_state *th;
+	__u64 now, delta;
 
-	if (!recording)
+	if ((!prev_ours && !next_ours) || !recording)
 		return 0;
-	if (bpf_map_lookup_elem(&procs, &prev_tgid)) {
+	prev_tgid = prev->tgid;
+	next_tgid = next->tgid;
+	now = bpf_ktime_get_ns();
+	if (prev_ours && bpf_map_lookup_elem(&procs, &prev_tgid)) {
 		th = switch_thread(prev, prev_tgid, now);
 		if (th) {
 			if (th->on_since)
@@ -658,7 +744,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			}
 		}
 	}
-	if (!bpf_map_lookup_elem(&procs, &next_tgid))
+	if (!next_ours || !bpf_map_lookup_elem(&procs, &next_tgid))
 		return 0;
 	th = switch_thread(next, next_tgid, now);
 	if (!th)
@@ -713,7 +799,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct sb_proc fresh = {};
 
-	if (!recording || child->pid != child->tgid || !bpf_map_lookup_elem(&procs, &ptgid))
+	if (!recording || !bpf_map_lookup_elem(&procs, &ptgid))
+		return 0;
+	/* A thread or a process: the scheduler hook follows it from its first switch. */
+	mark_task(child);
+	if (child->pid != child->tgid)
 		return 0;
 	bpf_map_update_elem(&procs, &ctgid, &fresh, BPF_NOEXIST);
 	emit_proc(SB_EV_PROC_FORK, ctgid, ptgid, 0, 0);

@@ -250,6 +250,10 @@ struct sb_thread_state {
 	__u64 off_ustack;	/* where it blocked, for off-CPU stacks (stacks map keys) */
 	__u64 off_kstack;
 	__u64 off_path;
+	__u64 last_site;	/* the site of the thread's last begin, and its name hash */
+	__u64 last_hash;
+	__u32 last_gen;		/* in this image of the process (sb_proc.gen) */
+	__u32 pad2;
 	struct sb_frame frames[SB_MAX_DEPTH];
 };
 

@@ -2,7 +2,9 @@
  * The recorder: load the BPF programs, follow the targets, run the data
  * sources (record/sources/) through their life cycle, write the profile.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
 #include <poll.h>
@@ -259,6 +261,41 @@ static int load_bpf(struct recorder *r)
 	return 0;
 }
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL	/* Linux 6.9: a pidfd for a thread, not only a leader */
+#endif
+
+/*
+ * Mark the threads pid has now as traced for the scheduler hook (the kernel
+ * side's traced_tasks, keyed by pidfd). Best effort: a thread this misses,
+ * or a kernel without thread pidfds, is marked at its first event instead.
+ */
+static void mark_threads(struct recorder *r, pid_t pid)
+{
+	int map = bpf_map__fd(r->env.skel->maps.traced_tasks), fd;
+	struct dirent *d;
+	char path[64];
+	__u32 one = 1;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		fd = (int)syscall(SYS_pidfd_open, atoi(d->d_name), PIDFD_THREAD);
+		if (fd < 0 && atoi(d->d_name) == pid)
+			fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (fd < 0)
+			continue;
+		bpf_map_update_elem(map, &fd, &one, BPF_ANY);
+		close(fd);
+	}
+	closedir(dir);
+}
+
 static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
 {
 	struct sb_proc fresh = { 0 };
@@ -267,6 +304,7 @@ static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
 	if (bpf_map_update_elem(bpf_map__fd(r->env.skel->maps.procs), &key, &fresh, BPF_NOEXIST) &&
 	    errno != EEXIST)
 		return -errno;
+	mark_threads(r, pid);
 	return sb_collector_add_process(&r->coll, pid, ppid, now_ns());
 }
 
