@@ -21,6 +21,7 @@
 #   BENCH_MPI_ROUNDS=5		rounds of (h), BENCH_MPI_N=10000 round trips, BENCH_MPI_M=20000 regions
 #   (i) counters reuses BENCH_TRACE_N, BENCH_TRACE_REPS and BENCH_B_ROUNDS
 #   BENCH_CUDA_BATCHES=10000	batches of 64 records per loop of (j), BENCH_CUDA_ROUNDS=3
+#   (k) program times reuse BENCH_TRACE_N (needs bpftool; kernel.bpf_stats_enabled is restored)
 
 set -u
 
@@ -405,6 +406,44 @@ median_of()
 }
 h_median1=$(median_of "${h_ratio1[@]}")
 h_median4=$(median_of "${h_ratio4[@]}")
+# (k) The kernel side's own time per event, from kernel.bpf_stats_enabled:
+# the marker programs while a loop of (b) is recorded (and the empty programs
+# under the same loop), and the scheduler hook while a command that only
+# sleeps is recorded, so nearly every switch is an untraced task's. A run of
+# a program as the kernel counts it: from its entry to its return.
+prog_ns()
+{
+	bpftool prog show 2>/dev/null | awk -v want="$1" '{
+		name = ""; t = 0; c = 0
+		for (i = 1; i < NF; i++) {
+			if ($i == "name") name = $(i + 1)
+			if ($i == "run_time_ns") t = $(i + 1)
+			if ($i == "run_cnt") c = $(i + 1)
+		}
+		if (name == want && c > 0) { printf "%.0f", t / c; exit }
+	}'
+}
+declare -A kns
+if command -v bpftool >/dev/null; then
+	echo "(k) program time per run (kernel.bpf_stats_enabled)"
+	stats_was=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	"$sb" record -q -o "$tmp/k.h5" -- "$bin/marker_loop" "$trace_n" 60 >/dev/null &
+	sleep 2
+	kns[begin]=$(prog_ns region_begin) kns[end]=$(prog_ns region_end)
+	wait
+	"$bin/empty_tracer" -n "$bin/marker_loop" "$trace_n" 60 >/dev/null &
+	sleep 2
+	kns[empty]=$(prog_ns empty_begin)
+	wait
+	"$sb" record -q -o "$tmp/k.h5" -- sleep 4 2>/dev/null &
+	sleep 3
+	kns[switch]=$(prog_ns on_switch)
+	wait
+	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+	rm -f "$tmp/k.h5"
+fi
+
 # (j) The CUDA hand-off: full batches of CUPTI records through the library's
 # probe, the kernel side and the ring buffer into the recorder, as fast as one
 # thread can fire them (faster than CUPTI delivers), untraced and recorded with
@@ -542,3 +581,14 @@ row "(j) CUDA hand-off, ns/record, cpu" \
 row "(j) CUDA hand-off, M records/s | lost" \
 	"$(calc 2 "$cuda_records / ${cj[wall]} * 1000") | $cuda_lost" "lost 0" \
 	"$(verdict "$cuda_lost == 0 && $cuda_kept == $cuda_rounds * 3 * $cuda_records"); $cuda_kept of $((cuda_rounds * 3 * cuda_records)) records kept"
+if [ -n "${kns[begin]:-}" ] && [ -n "${kns[end]:-}" ]; then
+	per_event=$(calc 0 "(${kns[begin]} + ${kns[end]}) / 2")
+	row "(k) region_begin | region_end, ns/run" "${kns[begin]} | ${kns[end]}" "-" \
+		"the programs' own time, bpf_stats"
+	row "(k) scope-bpf programs, ns/event" "$per_event" "<= 250" \
+		"$(verdict "$per_event <= 250"); empty program ${kns[empty]:-?} ns/run"
+	row "(k) sched_switch hook, untraced tasks, ns/run" "${kns[switch]:--}" "< 150" \
+		"$(verdict "${kns[switch]:-1000000} < 150"); mostly untraced tasks' switches"
+else
+	row "(k) program time per run" "-" "-" "skipped: no bpftool, or no figures"
+fi
