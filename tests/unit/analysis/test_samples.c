@@ -16,6 +16,7 @@
 #include "io/h5read.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
+#include "analysis/frame_names.h"
 #include "analysis/samples_report.h"
 #include "render/samples_report.h"
 #include "fixtures.h"
@@ -760,6 +761,120 @@ static void test_flamegraph_svg(void **state)
 	sb_profile_free(&p);
 }
 
+/* ---- demangled names, marker helpers folded ---- */
+
+static void rename_frame(struct sb_profile *p, unsigned frame, const char *name)
+{
+	free(p->samples.frames[frame].function);
+	p->samples.frames[frame].function = strdup(name);
+}
+
+#define CXX_COMPUTE "_ZN6solver7computeEv"
+#define RUST_WORKER "_ZN4core3fmt5write17h0123456789abcdefE"
+
+static void test_names_demangled(void **state)
+{
+	const struct sb_path_stat *ps;
+	struct sb_sample_stats st;
+	struct sb_profile p;
+	char *s;
+
+	(void)state;
+	build(&p);
+	rename_frame(&p, F_COMPUTE, CXX_COMPUTE);
+	rename_frame(&p, F_WORKER, RUST_WORKER);
+	s = folded(&p, SB_SAMPLE_CPU);
+	assert_non_null(strstr(s, "A;B;_start;__libc_start_main;main;solver::compute() 3\n"));
+	/* Rust's legacy names lose the crate hash too. */
+	assert_non_null(strstr(s, "start_thread;core::fmt::write;read;"));
+	assert_null(strstr(s, "_ZN"));
+	free(s);
+	assert_int_equal(sb_sample_stats_build(&st, &p, SB_SAMPLE_CPU, -1), 0);
+	ps = find_path(&st, P_A);
+	assert_fn(&st, ps, 0, "solver::compute()", 4, 4);
+	sb_sample_stats_free(&st);
+	s = svg(&p, "demangled.svg", SB_SAMPLE_CPU);
+	assert_non_null(strstr(s, "<title>solver::compute()&#10;"));
+	free(s);
+
+	/* --no-demangle: the names as the symbol table has them. */
+	sb_frame_names_set_demangle(false);
+	s = folded(&p, SB_SAMPLE_CPU);
+	sb_frame_names_set_demangle(true);
+	assert_non_null(strstr(s, "main;" CXX_COMPUTE " 3\n"));
+	assert_non_null(strstr(s, "start_thread;" RUST_WORKER ";read;"));
+	free(s);
+	sb_profile_free(&p);
+}
+
+static void test_display_names(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = sb_frame_display_name("_ZN3foo3barE");
+	assert_string_equal(s, "foo::bar");
+	free(s);
+	/* Not a hash: "h" and 16 characters, but not all hex. */
+	s = sb_frame_display_name("_ZN3foo17h0123456789abcdegE");
+	assert_string_equal(s, "foo::h0123456789abcdeg");
+	free(s);
+	/* Rust v0 names stay raw: libstdc++ does not know them. */
+	s = sb_frame_display_name("_RNvCs1234_7mycrate3foo");
+	assert_string_equal(s, "_RNvCs1234_7mycrate3foo");
+	free(s);
+	s = sb_frame_display_name("main");
+	assert_string_equal(s, "main");
+	free(s);
+	assert_true(sb_frame_is_marker_helper("scope_bpf_impl_begin"));
+	assert_true(sb_frame_is_marker_helper("scope_bpf_impl_scope::~scope_bpf_impl_scope()"));
+	assert_true(sb_frame_is_marker_helper("scope_bpf_begin_named"));
+	assert_true(sb_frame_is_marker_helper("scope_bpf_end_named_n"));
+	assert_false(sb_frame_is_marker_helper("scope_bpf_begin_named_x"));
+	assert_false(sb_frame_is_marker_helper("scope_bpf_impl"));
+	assert_false(sb_frame_is_marker_helper("my_scope_bpf_impl_x"));
+}
+
+/*
+ * kernel_x (inlined into compute, the leaf of 7 samples in A;B) becomes a
+ * marker helper: its samples are compute's, in every stack output. The
+ * destructor's mangled name is a helper too, demangled or not.
+ */
+static void test_marker_helpers_folded(void **state)
+{
+	static const char *const helpers[] = { "scope_bpf_impl_begin",
+					       "_ZN20scope_bpf_impl_scopeD2Ev" };
+	const struct sb_path_stat *ps;
+	struct sb_sample_stats st;
+	struct sb_profile p;
+	size_t i, demangle;
+	char *s;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		for (demangle = 0; demangle < 2; demangle++) {
+			build(&p);
+			rename_frame(&p, F_KERNEL_X, helpers[i]);
+			sb_frame_names_set_demangle(demangle);
+			s = folded(&p, SB_SAMPLE_CPU);
+			assert_non_null(strstr(s, "A;B;_start;__libc_start_main;main;compute 10\n"));
+			assert_null(strstr(s, "scope_bpf"));
+			free(s);
+			assert_int_equal(sb_sample_stats_build(&st, &p, SB_SAMPLE_CPU, -1), 0);
+			sb_frame_names_set_demangle(true);
+			ps = find_path(&st, P_AB);
+			assert_fn(&st, ps, 0, "compute", 10, 10);
+			assert_int_equal(ps->n_fns, 4);
+			sb_sample_stats_free(&st);
+			s = svg(&p, "helpers.svg", SB_SAMPLE_CPU);
+			assert_null(strstr(s, "scope_bpf"));
+			assert_non_null(strstr(s, "<title>compute&#10;10 samples, 62.50%</title>"));
+			free(s);
+			sb_profile_free(&p);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +894,9 @@ int main(void)
 		cmocka_unit_test(test_folded_stacks),
 		cmocka_unit_test(test_folded_escapes_and_ranks),
 		cmocka_unit_test(test_flamegraph_svg),
+		cmocka_unit_test(test_names_demangled),
+		cmocka_unit_test(test_display_names),
+		cmocka_unit_test(test_marker_helpers_folded),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
