@@ -702,6 +702,32 @@ static void test_pprof_stacks_end_in_the_region_path(void **state)
 	sb_profile_free(&p);
 }
 
+/* Names demangled, and a marker helper's frame left out: its caller takes its place. */
+static void test_pprof_names_as_users_read_them(void **state)
+{
+	static const char *const want[] = { "solver::compute()", "B", "A" };
+	const struct pbt *sm;
+	struct sb_profile p;
+	struct pbt prof;
+	size_t k;
+
+	(void)state;
+	build_samples(&p);
+	free(p.samples.frames[F_COMPUTE].function);
+	p.samples.frames[F_COMPUTE].function = strdup("_ZN6solver7computeEv");
+	free(p.samples.frames[F_MAIN].function);
+	p.samples.frames[F_MAIN].function = strdup("scope_bpf_impl_begin");
+	decode_profile(&p, &prof);
+	sm = pbt_nth(&prof, "sample", 0);
+	for (k = 0; k < 3; k++)
+		assert_string_equal(pprof_location_name(&prof, strtoll(pbt_nth(sm, "location_id", k)->val,
+								  NULL, 10)),
+				    want[k]);
+	assert_null(pbt_nth(sm, "location_id", k));
+	pbt_free(&prof);
+	sb_profile_free(&p);
+}
+
 /* ---- the command ---- */
 
 /* Run cmd_export with its output captured; returns its status. */
@@ -771,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_pprof_samples_values_and_types),
 		cmocka_unit_test(test_pprof_one_kind_one_sample_type),
 		cmocka_unit_test(test_pprof_stacks_end_in_the_region_path),
+		cmocka_unit_test(test_pprof_names_as_users_read_them),
 		cmocka_unit_test(test_command_writes_both_kinds),
 	};
 
