@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "export/export.h"
 #include "export/samples_export.h"
 #include "io/h5read.h"
 #include "io/h5samples.h"
@@ -20,6 +21,7 @@
 #include "analysis/samples_report.h"
 #include "render/samples_report.h"
 #include "fixtures.h"
+#include "json_check.h"
 
 /* ---- a synthetic profile: regions A and A;B on two threads, with CPU and off-CPU samples ---- */
 
@@ -875,6 +877,106 @@ static void test_marker_helpers_folded(void **state)
 	}
 }
 
+/* ---- speedscope: sampled profiles beside the evented ones ---- */
+
+static char *speedscope(const struct sb_profile *p)
+{
+	struct sb_error err = { { 0 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (sb_export_speedscope(f, p, &err))
+		fail_msg("%s", err.msg);
+	fclose(f);
+	return buf;
+}
+
+/* The weight of samples[i], after checking its frames exist; *path: leading region frames. */
+static int64_t sampled_row(const struct jv *prof, const struct jv *frames, size_t i, size_t *path)
+{
+	const struct jv *stack = &jneed(prof, "samples", J_ARR)->items[i];
+	size_t k;
+
+	assert_int_equal(stack->t, J_ARR);
+	assert_true(stack->n > 0);
+	*path = 0;
+	for (k = 0; k < stack->n; k++) {
+		assert_true(stack->items[k].num >= 0 && stack->items[k].num < frames->n);
+		if (*path == k && stack->items[k].num < 2)	/* regions A and B are frames 0, 1 */
+			(*path)++;
+	}
+	return (int64_t)jneed(prof, "weights", J_ARR)->items[i].num;
+}
+
+/*
+ * Each sampled profile's weights add up to its endValue, and per kind and
+ * region path to what sb_sample_stats sums: the samples themselves.
+ */
+static void test_speedscope_sampled_profiles(void **state)
+{
+	const struct jv *profiles, *frames, *prof;
+	int64_t by_depth[2][3] = { { 0 } }, sum, w;
+	size_t i, k, path, evented = 0, sampled = 0;
+	struct sb_profile p;
+	struct jv doc;
+	bool cpu;
+	char *out;
+
+	(void)state;
+	build(&p);
+	out = speedscope(&p);
+	json_parse(out, &doc);
+	frames = jneed(jneed(&doc, "shared", J_OBJ), "frames", J_ARR);
+	/* Regions keep their frames: the evented and sampled profiles share them. */
+	assert_string_equal(jstr(&frames->items[0], "name"), "A");
+	assert_string_equal(jstr(&frames->items[1], "name"), "B");
+	profiles = jneed(&doc, "profiles", J_ARR);
+	for (i = 0; i < profiles->n; i++) {
+		prof = &profiles->items[i];
+		if (!strcmp(jstr(prof, "type"), "evented")) {
+			assert_int_equal(sampled, 0);	/* evented first: activeProfileIndex 0 */
+			evented++;
+			continue;
+		}
+		assert_string_equal(jstr(prof, "type"), "sampled");
+		sampled++;
+		cpu = !strcmp(jstr(prof, "unit"), "none");
+		assert_true(cpu || !strcmp(jstr(prof, "unit"), "nanoseconds"));
+		assert_int_equal(jneed(prof, "samples", J_ARR)->n, jneed(prof, "weights", J_ARR)->n);
+		for (k = 0, sum = 0; k < jneed(prof, "weights", J_ARR)->n; k++) {
+			w = sampled_row(prof, frames, k, &path);
+			assert_true(w > 0 && path < 3);
+			by_depth[cpu][path] += w;
+			sum += w;
+		}
+		assert_int_equal(jint(prof, "endValue"), sum);
+	}
+	assert_int_equal(evented, 1);
+	/* CPU on both threads of rank 0, off-CPU on both: four sampled profiles. */
+	assert_int_equal(sampled, 4);
+	assert_string_equal(jstr(&profiles->items[1], "name"), "rank 0: main (tid 4242)");
+	/* CPU: 10 in A;B, 4 in A, 2 outside; off-CPU: 3000 in A;B, 500 outside. */
+	assert_int_equal(by_depth[1][2], 10);
+	assert_int_equal(by_depth[1][1], 4);
+	assert_int_equal(by_depth[1][0], 2);
+	assert_int_equal(by_depth[0][2], 3000);
+	assert_int_equal(by_depth[0][1], 0);
+	assert_int_equal(by_depth[0][0], 500);
+	assert_int_equal(by_depth[1][0] + by_depth[1][1] + by_depth[1][2], CPU_TOTAL);
+	expect_has(out, "{\"name\":\"__schedule_[k]\"}");
+	jv_free(&doc);
+	free(out);
+
+	/* Without samples: only the evented profile. */
+	sb_samples_free(&p.samples);
+	out = speedscope(&p);
+	assert_null(strstr(out, "\"sampled\""));
+	free(out);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -897,6 +999,7 @@ int main(void)
 		cmocka_unit_test(test_names_demangled),
 		cmocka_unit_test(test_display_names),
 		cmocka_unit_test(test_marker_helpers_folded),
+		cmocka_unit_test(test_speedscope_sampled_profiles),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
