@@ -158,6 +158,8 @@ static int parse_args(int argc, char **argv, struct export_opts *o, struct sb_er
 	int r;
 
 	*o = (struct export_opts){ 0 };
+	/* Process-wide: each parse starts from the default, --no-demangle turns it off. */
+	sb_frame_names_set_demangle(true);
 	r = sb_parse_options(argc, argv, ":o:h", long_opts, parse_option, o, err);
 	if (r || o->help)
 		return r;

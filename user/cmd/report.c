@@ -212,6 +212,8 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 
 	*o = (struct report_opts){ .sort = SB_CT_SORT_TOTAL, .format = SB_REPORT_TEXT, .rank = -1,
 				   .top = 10 };
+	/* Process-wide: each parse starts from the default, --no-demangle turns it off. */
+	sb_frame_names_set_demangle(true);
 	r = sb_parse_options(argc, argv, ":s:f:o:h", long_opts, parse_option, o, err);
 	if (r || o->help)
 		return r;

@@ -543,6 +543,11 @@ static void test_report_options(void **state)
 	assert_string_equal(err.msg, "--top: '0' is not a count from 1");
 	assert_int_equal(parse(&o, &err, "--samples=gpu", "f.h5", NULL), -EINVAL);
 	assert_string_equal(err.msg, "--samples: 'gpu' is not one of cpu, offcpu");
+	/* --no-demangle holds for the command it is given to, not the next one. */
+	assert_int_equal(parse(&o, &err, "--samples", "--no-demangle", "f.h5"), 0);
+	assert_false(sb_frame_names_demangle());
+	assert_int_equal(parse(&o, &err, "--samples", "f.h5", NULL), 0);
+	assert_true(sb_frame_names_demangle());
 }
 
 static void test_truncation_warning(void **state)

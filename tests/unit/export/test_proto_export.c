@@ -728,6 +728,13 @@ static void test_pprof_names_as_users_read_them(void **state)
 	sb_profile_free(&p);
 }
 
+static void build_mangled(struct sb_profile *p)
+{
+	build_samples(p);
+	free(p->samples.frames[F_COMPUTE].function);
+	p->samples.frames[F_COMPUTE].function = strdup("_ZN6solver7computeEv");
+}
+
 /* ---- the command ---- */
 
 /* Run cmd_export with its output captured; returns its status. */
@@ -783,6 +790,23 @@ static void test_command_writes_both_kinds(void **state)
 	assert_int_equal(access(tmp_path("nosamples.pb.gz"), F_OK), -1);
 }
 
+/* --no-demangle keeps the symbol table's names; the next command demangles again. */
+static void test_command_no_demangle(void **state)
+{
+	char h5[512], out[4096];
+	char *raw[] = { "export", "folded", "--no-demangle", "-o", "-", h5 };
+	char *plain[] = { "export", "folded", "-o", "-", h5 };
+
+	(void)state;
+	snprintf(h5, sizeof(h5), "%s", tmp_path("mangled.h5"));
+	fx_write_built(h5, build_mangled);
+	assert_int_equal(run(ARGC(raw), raw, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, ";main;_ZN6solver7computeEv 6\n"));
+	assert_int_equal(run(ARGC(plain), plain, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, ";main;solver::compute() 6\n"));
+	assert_null(strstr(out, "_ZN"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -799,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_pprof_stacks_end_in_the_region_path),
 		cmocka_unit_test(test_pprof_names_as_users_read_them),
 		cmocka_unit_test(test_command_writes_both_kinds),
+		cmocka_unit_test(test_command_no_demangle),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
