@@ -42,9 +42,10 @@ char *sb_frame_display_name(const char *name)
 
 bool sb_frame_is_marker_helper(const char *name)
 {
+	/* "__scope_bpf_MOD_": gfortran's names of the Fortran module's procedures. */
 	static const char *const entry[] = { "scope_bpf_begin_named", "scope_bpf_end_named",
 					     "scope_bpf_begin_named_n", "scope_bpf_end_named_n",
-					     "scope_bpf_impl_" };
+					     "scope_bpf_impl_", "__scope_bpf_MOD_" };
 	size_t i, n;
 
 	for (i = 0; i < sizeof(entry) / sizeof(entry[0]); i++) {

@@ -22,8 +22,9 @@ char *sb_frame_display_name(const char *name);
 
 /*
  * Whether name (raw or demangled) is one of the markers' own functions: the
- * header's scope_bpf_impl_* helpers and the named-marker library's entry
- * points. Stack outputs fold them into their caller.
+ * header's scope_bpf_impl_* helpers, the named-marker library's entry points
+ * and the Fortran module's procedures. Stack outputs fold them into their
+ * caller.
  */
 bool sb_frame_is_marker_helper(const char *name);
 

@@ -837,6 +837,7 @@ static void test_display_names(void **state)
 	assert_true(sb_frame_is_marker_helper("scope_bpf_impl_scope::~scope_bpf_impl_scope()"));
 	assert_true(sb_frame_is_marker_helper("scope_bpf_begin_named"));
 	assert_true(sb_frame_is_marker_helper("scope_bpf_end_named_n"));
+	assert_true(sb_frame_is_marker_helper("__scope_bpf_MOD_scope_bpf_begin"));
 	assert_false(sb_frame_is_marker_helper("scope_bpf_begin_named_x"));
 	assert_false(sb_frame_is_marker_helper("scope_bpf_impl"));
 	assert_false(sb_frame_is_marker_helper("my_scope_bpf_impl_x"));
