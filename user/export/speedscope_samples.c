@@ -48,6 +48,24 @@ static int map_paths(struct sb_ss_samples *x)
 	return 0;
 }
 
+/* Each function's source file: that of its first frame that names one. */
+static int map_files(struct sb_ss_samples *x)
+{
+	const struct sb_samples *s = samples_of(x);
+	uint32_t k;
+	size_t i;
+
+	x->files = calloc(x->fn.n_real + 1, sizeof(*x->files));
+	if (!x->files)
+		return -ENOMEM;
+	for (i = 0; i < s->n_frames; i++) {
+		k = x->fn.of_frame[i];
+		if (!x->files[k] && s->frames[i].file && s->frames[i].file[0])
+			x->files[k] = s->frames[i].file;
+	}
+	return 0;
+}
+
 int sb_ss_samples_init(struct sb_ss_samples *x, const struct sb_profile *p)
 {
 	const struct sb_samples *s = &p->samples;
@@ -66,7 +84,9 @@ int sb_ss_samples_init(struct sb_ss_samples *x, const struct sb_profile *p)
 		return 0;
 	qsort_r(x->rows, x->n_rows, sizeof(*x->rows), cmp_rows, s->samples);
 	r = sb_fnames_build(&x->fn, s);
-	return r ? r : map_paths(x);
+	if (!r)
+		r = map_paths(x);
+	return r ? r : map_files(x);
 }
 
 void sb_ss_samples_free(struct sb_ss_samples *x)
@@ -74,6 +94,7 @@ void sb_ss_samples_free(struct sb_ss_samples *x)
 	if (x->n_rows)
 		sb_fnames_free(&x->fn);
 	free(x->path_frame);
+	free(x->files);
 	free(x->rows);
 }
 
@@ -108,6 +129,10 @@ int sb_ss_samples_frames(const struct sb_ss_samples *x, struct sb_out *o)
 				return -ENOMEM;
 		} else {
 			sb_out_json(o, x->fn.names[i]);
+		}
+		if (x->files[i]) {
+			sb_out_str(o, ",\"file\":");
+			sb_out_json(o, x->files[i]);
 		}
 		sb_out_char(o, '}');
 	}

@@ -15,6 +15,7 @@ struct sb_ss_samples {
 	struct sb_fnames fn;
 	uint32_t *path_frame;	/* region path id -> frame */
 	uint32_t fn_base;	/* function id k is frame fn_base + k */
+	const char **files;	/* function id -> source file; NULL when unknown */
 	size_t *rows;		/* rows with weight, by rank, thread, kind */
 	size_t n_rows;
 };

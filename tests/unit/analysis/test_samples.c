@@ -972,6 +972,7 @@ static void test_speedscope_sampled_profiles(void **state)
 	assert_int_equal(by_depth[0][0], 500);
 	assert_int_equal(by_depth[1][0] + by_depth[1][1] + by_depth[1][2], CPU_TOTAL);
 	expect_has(out, "{\"name\":\"__schedule_[k]\"}");
+	expect_has(out, "{\"name\":\"compute\",\"file\":\"app.c\"}");
 	jv_free(&doc);
 	free(out);
 
