@@ -737,6 +737,20 @@ static __always_inline struct sb_thread_state *switch_thread(struct task_struct 
 	return thread_get(tid, tgid, now);
 }
 
+/* TASK_STOPPED of include/linux/sched.h: vmlinux.h has no macros. */
+#define SB_TASK_STOPPED 0x4
+
+/*
+ * A thread stopping while a sync of ours holds its process (the stops entry
+ * lives from sync_process until user space lets the process go): the
+ * recorder holding it while probes attach, at exec or dlopen, is not time the
+ * program waited, so its off-CPU clock does not start.
+ */
+static __always_inline bool held_by_us(struct task_struct *t, __u32 tgid)
+{
+	return (t->__state & SB_TASK_STOPPED) && bpf_map_lookup_elem(&stops, &tgid);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -753,11 +767,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (prev_ours && bpf_map_lookup_elem(&procs, &prev_tgid)) {
 		th = switch_thread(prev, prev_tgid, now);
 		if (th) {
+			th->off_since = held_by_us(prev, prev_tgid) ? 0 : now;
 			if (th->on_since)
 				th->cpu_ns += now - th->on_since;
 			th->on_since = 0;
-			th->off_since = now;
-			if (offcpu_stacks) {
+			if (offcpu_stacks && th->off_since) {
 				/* prev is still current here: these are its stacks. */
 				th->off_ustack = take_stack(ctx, BPF_F_USER_STACK);
 				th->off_kstack = take_stack(ctx, 0);

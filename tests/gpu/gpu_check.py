@@ -107,7 +107,9 @@ def cmd_trace(path):
     regions = {}
     for e in events:
         if e.get("cat") == "region" and e.get("ph") == "X":
-            regions[(e["pid"], e["args"]["call_id"])] = e
+            # A region call's own values are in "call": "args" holds only what
+            # every call of the region shares, so that speedscope aggregates them.
+            regions[(e["pid"], e["call"]["call_id"])] = e
     calls = {}
     for e in regions.values():
         calls[e["name"]] = calls.get(e["name"], 0) + 1

@@ -124,10 +124,59 @@ static void test_every_sample_keeps_its_stack_among_thousands(void **state)
 	sb_profile_free(&p);
 }
 
+/* Off-CPU time of samples with `function` in their kernel stack. */
+static uint64_t offcpu_with_kernel_frame(const struct sb_profile *p, const char *function)
+{
+	const struct sb_samples *s = &p->samples;
+	const struct sb_stack *st;
+	uint64_t ns = 0;
+	size_t i, j;
+
+	for (i = 0; i < s->n_samples; i++) {
+		if (s->samples[i].kind != SB_SAMPLE_OFFCPU || s->samples[i].kstack < 0)
+			continue;
+		st = &s->stacks[s->samples[i].kstack];
+		for (j = 0; j < st->depth; j++)
+			if (!strcmp(s->frames[s->stack_frames[st->first + j]].function, function)) {
+				ns += s->samples[i].ns;
+				break;
+			}
+	}
+	return ns;
+}
+
+/*
+ * The recorder stops the command it launches at exec (and at its start-up
+ * dlopen syncs) until the probes are attached: that stop, tens of ms on a busy
+ * machine, is the recorder's, not the command's off-CPU time. Before the
+ * scheduler hook left it out, it showed as do_signal_stop under _start.
+ */
+static void test_startup_stop_is_not_offcpu_time(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--offcpu-stacks",
+			 "-o", (char *)tmp_file("stop.h5", out, sizeof(out)), "--", NULL, "20", NULL };
+	char path[512];
+	uint64_t total;
+
+	(void)state;
+	require_bpf();
+	argv[7] = (char *)app_path("hotspots", path, sizeof(path));
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	/* Off-CPU stacks were recorded: the sleeping region's ~20 ms. */
+	assert_true(share_in(&p, "S", SB_SAMPLE_OFFCPU, "nanosleep", true, &total) >= 0.9);
+	assert_true(total >= 15 * MS);
+	assert_int_equal(offcpu_with_kernel_frame(&p, "do_signal_stop"), 0);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_samples_land_in_each_regions_hot_function),
+		cmocka_unit_test(test_startup_stop_is_not_offcpu_time),
 		cmocka_unit_test(test_every_sample_keeps_its_stack_among_thousands),
 	};
 

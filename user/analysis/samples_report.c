@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/frame_names.h"
 #include "analysis/samples_report.h"
+#include "util/demangle.h"
 #include "util/hashmap.h"
 
 #define NO_STACK "[no stack]"
@@ -22,7 +24,7 @@ static char *frame_name(const struct sb_frame_sym *f)
 	char *s;
 
 	if (f->function && *f->function)
-		return strdup(f->function);
+		return sb_frame_display_name(f->function);
 	if (!m || !*m)
 		return strdup("[unknown]");
 	if (*m == '[')
@@ -35,8 +37,25 @@ static char *frame_name(const struct sb_frame_sym *f)
 struct named {
 	char *name;
 	bool kernel;
+	bool helper;
 	uint32_t frame;
 };
+
+/* Judged on the demangled name too, so --no-demangle folds the C++ helpers alike. */
+static bool is_helper(const struct sb_frame_sym *f)
+{
+	char *d;
+	bool yes;
+
+	if (!f->function || sb_frame_is_kernel(f))
+		return false;
+	if (sb_frame_is_marker_helper(f->function))
+		return true;
+	d = sb_demangle(f->function);
+	yes = d && sb_frame_is_marker_helper(d);
+	free(d);
+	return yes;
+}
 
 static int cmp_named(const void *a, const void *b)
 {
@@ -61,6 +80,7 @@ static int assign_ids(struct sb_fnames *fn, struct named *v, size_t n)
 			free(v[i].name);
 		} else {
 			fn->names[fn->n_real] = v[i].name;
+			fn->helper[fn->n_real] = v[i].helper;
 			fn->kernel[fn->n_real++] = v[i].kernel;
 		}
 		v[i].name = NULL;
@@ -80,12 +100,13 @@ int sb_fnames_build(struct sb_fnames *fn, const struct sb_samples *s)
 	v = calloc(n ? n : 1, sizeof(*v));
 	fn->names = calloc(n + 1, sizeof(*fn->names));
 	fn->kernel = calloc(n + 1, sizeof(*fn->kernel));
+	fn->helper = calloc(n + 1, sizeof(*fn->helper));
 	fn->of_frame = calloc(n ? n : 1, sizeof(*fn->of_frame));
-	if (!v || !fn->names || !fn->kernel || !fn->of_frame)
+	if (!v || !fn->names || !fn->kernel || !fn->helper || !fn->of_frame)
 		ret = -ENOMEM;
 	for (i = 0; i < n && !ret; i++) {
 		v[i] = (struct named){ frame_name(&s->frames[i]), sb_frame_is_kernel(&s->frames[i]),
-				       (uint32_t)i };
+				       is_helper(&s->frames[i]), (uint32_t)i };
 		if (!v[i].name)
 			ret = -ENOMEM;
 	}
@@ -109,6 +130,7 @@ void sb_fnames_free(struct sb_fnames *fn)
 		free(fn->names[i]);
 	free(fn->names);
 	free(fn->kernel);
+	free(fn->helper);
 	free(fn->of_frame);
 	memset(fn, 0, sizeof(*fn));
 }
@@ -178,10 +200,15 @@ static uint32_t self_fn(const struct sb_samples *s, const struct sb_fnames *fn,
 {
 	const struct sb_stack *u = stack_of(s, x->ustack), *k = stack_of(s, x->kstack);
 	const struct sb_stack *leaf = k && (x->kind == SB_SAMPLE_CPU || !u) ? k : u;
+	uint32_t d, f;
 
-	if (!leaf)
-		return (uint32_t)fn->n_real;
-	return fn->of_frame[s->stack_frames[leaf->first]];
+	for (d = 0; leaf && d < leaf->depth; d++) {
+		f = fn->of_frame[s->stack_frames[leaf->first + d]];
+		/* A marker helper's time is its caller's. */
+		if (!fn->helper[f])
+			return f;
+	}
+	return (uint32_t)fn->n_real;
 }
 
 static int add_total(struct acc *a, const struct sb_samples *s, const struct sb_fnames *fn,
@@ -194,7 +221,7 @@ static int add_total(struct acc *a, const struct sb_samples *s, const struct sb_
 	for (d = 0; k && d < k->depth; d++) {
 		f = fn->of_frame[s->stack_frames[k->first + d]];
 		/* Recursion puts a function on a stack many times; it is one stack. */
-		if (a->stamp[f] == stamp)
+		if (a->stamp[f] == stamp || fn->helper[f])
 			continue;
 		a->stamp[f] = stamp;
 		st = acc_get(a, x->path, f);
@@ -374,6 +401,8 @@ static bool step_stack(struct builder *b, uint32_t *at, int64_t id, bool kernel,
 
 	for (d = k ? k->depth : 0; d > 0; d--) {
 		frame = s->stack_frames[k->first + d - 1];
+		if (b->t->names.helper[b->t->names.of_frame[frame]])
+			continue;
 		kind = kernel ? SB_TN_KERNEL : s->frames[frame].inlined ? SB_TN_INLINED : SB_TN_USER;
 		if (!step(b, at, kind, b->t->names.of_frame[frame], w))
 			return false;

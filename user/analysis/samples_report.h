@@ -20,11 +20,13 @@
  * frames of one function at different addresses, or inlined in several
  * places, share an id. A frame without a function is named after its
  * module ("[libc.so.6]", "[kernel]"), else "[unknown]". Id n_real is the
- * pseudo-function "[no stack]" of samples without any frame.
+ * pseudo-function "[no stack]" of samples without any frame. Names are
+ * demangled unless sb_frame_names_set_demangle(false) said otherwise.
  */
 struct sb_fnames {
 	char **names;		/* id -> name, n_real + 1 of them */
 	bool *kernel;		/* id -> a kernel function */
+	bool *helper;		/* id -> a marker helper, folded into its caller */
 	uint32_t *of_frame;	/* frame index -> id */
 	size_t n_real;
 };

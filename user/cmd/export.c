@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/outdir.h"
+#include "analysis/frame_names.h"
 #include "export/export.h"
 #include "util/text_format.h"
 
@@ -25,11 +26,12 @@ struct export_opts {
 	bool help;
 };
 
-enum { OPT_OFFCPU = 256 };
+enum { OPT_OFFCPU = 256, OPT_NO_DEMANGLE };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -113,7 +115,8 @@ static void usage(FILE *f)
 	put_wrapped(f, line, OPT_COL, OPT_COL);
 	fprintf(f, "      --offcpu       %s: off-CPU time instead of CPU samples\n",
 		kind_list(list, sizeof(list), false, true, ", "));
-	fputs("      --ranks LIST   only these ranks: numbers and ranges, 0-3,7\n"
+	fputs("      --no-demangle  keep C++ and Rust function names of stacks mangled\n"
+	      "      --ranks LIST   only these ranks: numbers and ranges, 0-3,7\n"
 	      "      --include RE   only regions whose name matches RE (POSIX extended)\n"
 	      "      --exclude RE   no region whose name matches RE; the calls inside a\n"
 	      "                     left-out region count for the one around it\n"
@@ -139,6 +142,10 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		o->offcpu = true;
 		return 0;
 	}
+	if (c == OPT_NO_DEMANGLE) {
+		sb_frame_names_set_demangle(false);
+		return 0;
+	}
 	if (!*optarg)
 		return sb_fail(err, EINVAL, "--output: needs a file name");
 	o->output = optarg;
@@ -151,6 +158,8 @@ static int parse_args(int argc, char **argv, struct export_opts *o, struct sb_er
 	int r;
 
 	*o = (struct export_opts){ 0 };
+	/* Process-wide: each parse starts from the default, --no-demangle turns it off. */
+	sb_frame_names_set_demangle(true);
 	r = sb_parse_options(argc, argv, ":o:h", long_opts, parse_option, o, err);
 	if (r || o->help)
 		return r;

@@ -20,10 +20,11 @@
 #include "render/counters_report.h"
 #include "render/samples_report.h"
 #include "analysis/samples_report.h"
+#include "analysis/frame_names.h"
 
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
-       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU };
+       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -35,6 +36,7 @@ static const struct option long_opts[] = {
 	{ "samples", optional_argument, NULL, OPT_SAMPLES },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "mpi", no_argument, NULL, OPT_MPI },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "gpu", no_argument, NULL, OPT_GPU },
@@ -64,6 +66,8 @@ static void usage(FILE *f)
 	      "                      stacks instead; KIND is cpu (default) or offcpu\n"
 	      "      --offcpu        the same as --samples=offcpu (time blocked, not samples)\n"
 	      "      --top N         functions shown per region path (default 10)\n"
+	      "      --no-demangle   keep C++ and Rust function names mangled (--samples,\n"
+	      "                      --html)\n"
 	      "      --mpi           the MPI calls instead: per operation and region, per\n"
 	      "                      rank, each region's imbalance across ranks, and the\n"
 	      "                      communication matrix (CSV: the matrix alone)\n"
@@ -171,6 +175,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 			return sb_fail(err, EINVAL, "--samples: '%s' is not one of cpu, offcpu",
 				       optarg);
 		return 0;
+	case OPT_NO_DEMANGLE:
+		sb_frame_names_set_demangle(false);
+		return 0;
 	case OPT_OFFCPU:
 		o->samples = true;
 		o->sample_kind = SB_SAMPLE_OFFCPU;
@@ -205,6 +212,8 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 
 	*o = (struct report_opts){ .sort = SB_CT_SORT_TOTAL, .format = SB_REPORT_TEXT, .rank = -1,
 				   .top = 10 };
+	/* Process-wide: each parse starts from the default, --no-demangle turns it off. */
+	sb_frame_names_set_demangle(true);
 	r = sb_parse_options(argc, argv, ":s:f:o:h", long_opts, parse_option, o, err);
 	if (r || o->help)
 		return r;

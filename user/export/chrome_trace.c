@@ -378,24 +378,21 @@ static int track_offcpu(struct chrome *c, const struct sb_xthread *x, struct tra
 	return 0;
 }
 
-static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, int64_t tid)
+/*
+ * speedscope names a frame by its name and its whole "args" object, so args
+ * holds only what is the same for every call of a region (its source); the
+ * per-call values go in "call", a member trace viewers pass over, and a
+ * region's calls aggregate into one frame there.
+ */
+static void put_call_values(struct chrome *c, const struct sb_event *e)
 {
-	const struct sb_pair *q = &c->p->pairs[pair];
 	unsigned cols = c->p->columns, k, id;
-	const char *sep = "";
+	static const char open[] = ",\"call\":{";
+	const char *sep = open;
 	int64_t v;
 
-	sb_trace_begin(&c->t, 'X', q->rank, tid);
-	sb_out_str(&c->t.o, ",\"ts\":");
-	sb_trace_ts(&c->t, e->start);
-	sb_out_str(&c->t.o, ",\"dur\":");
-	sb_out_us(&c->t.o, (uint64_t)e->end - (uint64_t)e->start);
-	sb_out_str(&c->t.o, ",\"name\":");
-	sb_out_str(&c->t.o, c->names[q->region]);
-	sb_out_str(&c->t.o, ",\"cat\":");
-	sb_out_str(&c->t.o, c->cats[q->region]);
-	sb_out_str(&c->t.o, ",\"args\":{");
 	if (cols & SB_COL_CALL_ID) {
+		sb_out_str(&c->t.o, sep);
 		sb_out_str(&c->t.o, "\"call_id\":");
 		sb_out_i64(&c->t.o, e->call_id);
 		sep = ",";
@@ -416,12 +413,31 @@ static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, 
 		sb_out_i64(&c->t.o, v);
 		sep = ",";
 	}
+	if (sep != open)
+		sb_out_char(&c->t.o, '}');
+}
+
+static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, int64_t tid)
+{
+	const struct sb_pair *q = &c->p->pairs[pair];
+
+	sb_trace_begin(&c->t, 'X', q->rank, tid);
+	sb_out_str(&c->t.o, ",\"ts\":");
+	sb_trace_ts(&c->t, e->start);
+	sb_out_str(&c->t.o, ",\"dur\":");
+	sb_out_us(&c->t.o, (uint64_t)e->end - (uint64_t)e->start);
+	sb_out_str(&c->t.o, ",\"name\":");
+	sb_out_str(&c->t.o, c->names[q->region]);
+	sb_out_str(&c->t.o, ",\"cat\":");
+	sb_out_str(&c->t.o, c->cats[q->region]);
+	sb_out_str(&c->t.o, ",\"args\":{");
 	if (c->sources[q->region]) {
-		sb_out_str(&c->t.o, sep);
 		sb_out_str(&c->t.o, "\"source\":");
 		sb_out_str(&c->t.o, c->sources[q->region]);
 	}
-	sb_out_str(&c->t.o, "}}");
+	sb_out_char(&c->t.o, '}');
+	put_call_values(c, e);
+	sb_out_char(&c->t.o, '}');
 }
 
 /* One rank's calls in start order (threads interleaved, each in nesting order). */

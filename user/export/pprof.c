@@ -210,16 +210,24 @@ static size_t stack_depth(const struct sb_samples *s, int64_t stack)
 	return stack >= 0 && (size_t)stack < s->n_stacks ? s->stacks[stack].depth : 0;
 }
 
-/* Leaf first: kernel frames, user frames, then the region path from the innermost region out. */
+/*
+ * Leaf first: kernel frames, user frames, then the region path from the
+ * innermost region out. The markers' helper frames are left out: their time
+ * is their caller's.
+ */
 static size_t sample_locations(const struct pp *x, const struct sb_sample *r, uint64_t *out)
 {
 	const struct sb_samples *s = x->s;
 	int64_t stacks[2] = { r->kstack, r->ustack }, path;
 	size_t n = 0, k, d;
+	uint32_t frame;
 
 	for (k = 0; k < 2; k++)
-		for (d = 0; d < stack_depth(s, stacks[k]); d++)
-			out[n++] = s->stack_frames[s->stacks[stacks[k]].first + d] + 1;
+		for (d = 0; d < stack_depth(s, stacks[k]); d++) {
+			frame = s->stack_frames[s->stacks[stacks[k]].first + d];
+			if (!x->fn.helper[x->fn.of_frame[frame]])
+				out[n++] = frame + 1;
+		}
 	if (!n)
 		out[n++] = s->n_frames + 1;
 	for (path = r->path; path >= 0 && (size_t)path < s->n_paths; path = s->paths[path].parent)

@@ -1,9 +1,14 @@
-/* speedscope export: one evented profile per (rank, thread), regions as shared frames. */
+/*
+ * speedscope export: one evented profile per (rank, thread), regions as
+ * shared frames; then the sampled stacks, one sampled profile per (rank,
+ * thread, kind).
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 
 #include "export/export.h"
+#include "export/speedscope_samples.h"
 #include "util/version.h"
 
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -18,6 +23,7 @@ struct speedscope {
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	struct sb_walk walk;
+	struct sb_ss_samples samples;
 	struct open_call *stack;
 	size_t depth;
 	size_t cap;
@@ -64,7 +70,7 @@ static int push(struct speedscope *s, const struct sb_event *e, uint32_t frame)
 	return 0;
 }
 
-static void put_frames(struct speedscope *s)
+static int put_frames(struct speedscope *s)
 {
 	const struct sb_region *r;
 	size_t i;
@@ -84,22 +90,17 @@ static void put_frames(struct speedscope *s)
 		}
 		sb_out_char(&s->o, '}');
 	}
+	if (sb_ss_samples_frames(&s->samples, &s->o))
+		return -ENOMEM;
 	sb_out_str(&s->o, "]},\n");
+	return 0;
 }
 
-/* "rank R: NAME (tid N)", or what of it the profile knows. */
 static int put_profile_head(struct speedscope *s, const struct sb_xthread *x, bool first)
 {
-	char id[48], *name;
-	int r;
+	char *name = sb_ss_thread_name(x, x->rank, x->thread);
 
-	snprintf(id, sizeof(id), "%s %lld", x->tid > 0 ? "tid" : "thread",
-		 (long long)(x->tid > 0 ? x->tid : x->thread));
-	if (x->name[0])
-		r = asprintf(&name, "rank %u: %s (%s)", x->rank, x->name, id);
-	else
-		r = asprintf(&name, "rank %u: %s", x->rank, id);
-	if (r < 0)
+	if (!name)
 		return -ENOMEM;
 	sb_out_str(&s->o, first ? "{\"type\":\"evented\",\"name\":" :
 				  ",\n{\"type\":\"evented\",\"name\":");
@@ -175,6 +176,9 @@ static int put_profiles(struct speedscope *s)
 			return r;
 		first = false;
 	}
+	r = sb_ss_samples_profiles(&s->samples, &s->o, &s->threads, &first);
+	if (r)
+		return r;
 	sb_out_str(&s->o, "\n]}\n");
 	return 0;
 }
@@ -191,17 +195,21 @@ int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *e
 	r = sb_xthreads_build(&s.threads, p);
 	if (!r)
 		r = sb_walk_init(&s.walk, p);
+	if (!r)
+		r = sb_ss_samples_init(&s.samples, p);
 	if (!r) {
 		sb_out_init(&s.o, f);
 		sb_out_str(&s.o, "{\"$schema\":\"" SCHEMA "\",\n\"exporter\":\"scope-bpf@"
 			   SCOPE_BPF_VERSION "\",\"name\":");
 		sb_out_json(&s.o, file_name(p));
 		sb_out_str(&s.o, ",\"activeProfileIndex\":0,\n");
-		put_frames(&s);
-		r = put_profiles(&s);
+		r = put_frames(&s);
+		if (!r)
+			r = put_profiles(&s);
 		sb_out_flush(&s.o);
 	}
 	free(s.stack);
+	sb_ss_samples_free(&s.samples);
 	sb_walk_free(&s.walk);
 	sb_xthreads_free(&s.threads);
 	if (r)

@@ -9,6 +9,7 @@
 #include "analysis/counters.h"
 #include "analysis/mpi.h"
 #include "analysis/roofline.h"
+#include "analysis/samples_report.h"
 #include "util/text_format.h"
 #include "model/health.h"
 #include "render/html.h"
@@ -578,25 +579,27 @@ struct hot {
 	uint64_t off_ns;	/* time blocked */
 };
 
-/* Name of the innermost frame of stack id; NULL when there is none. */
-static const char *leaf_name(const struct sb_samples *s, int64_t id)
+/*
+ * Name of the innermost frame of stack id as the stack outputs show it
+ * (demangled, a marker helper's frame folded into its caller); NULL when
+ * there is none.
+ */
+static const char *leaf_name(const struct sb_samples *s, const struct sb_fnames *fn, int64_t id)
 {
-	const struct sb_frame_sym *f;
 	const struct sb_stack *st;
-	uint32_t frame;
+	uint32_t frame, d;
 
 	if (id < 0 || (uint64_t)id >= s->n_stacks)
 		return NULL;
 	st = &s->stacks[id];
-	if (!st->depth || st->first >= s->n_stack_frames)
-		return NULL;
-	frame = s->stack_frames[st->first];
-	if (frame >= s->n_frames)
-		return NULL;
-	f = &s->frames[frame];
-	if (f->function && *f->function)
-		return f->function;
-	return f->module && *f->module ? f->module : "[unknown]";
+	for (d = 0; d < st->depth && st->first + d < s->n_stack_frames; d++) {
+		frame = s->stack_frames[st->first + d];
+		if (frame >= s->n_frames)
+			return NULL;
+		if (!fn->helper[fn->of_frame[frame]])
+			return fn->names[fn->of_frame[frame]];
+	}
+	return NULL;
 }
 
 static int cmp_hot_key(const void *a, const void *b)
@@ -646,23 +649,28 @@ static int data_samples(FILE *j, const struct sb_profile *p, const struct sb_htm
 {
 	const struct sb_samples *s = &p->samples;
 	const struct sb_sample *x;
+	struct sb_fnames fn;
 	struct hot *h;
 	size_t i, n = 0, u = 0;
 	uint64_t cpu = 0, off = 0;
 
 	if (!s->n_samples)
 		return 0;
-	h = malloc(s->n_samples * sizeof(*h));
-	if (!h)
+	if (sb_fnames_build(&fn, s))
 		return -ENOMEM;
+	h = malloc(s->n_samples * sizeof(*h));
+	if (!h) {
+		sb_fnames_free(&fn);
+		return -ENOMEM;
+	}
 	for (i = 0; i < s->n_samples; i++) {
 		x = &s->samples[i];
 		if (!rank_in(o, x->rank))
 			continue;
 		h[n] = (struct hot){ .path = x->path < 0 ? -1 : x->path };
-		h[n].fn = leaf_name(s, x->ustack);
+		h[n].fn = leaf_name(s, &fn, x->ustack);
 		if (!h[n].fn)
-			h[n].fn = leaf_name(s, x->kstack);
+			h[n].fn = leaf_name(s, &fn, x->kstack);
 		if (!h[n].fn)
 			h[n].fn = "[no stack]";
 		if (x->kind == SB_SAMPLE_OFFCPU)
@@ -697,6 +705,7 @@ static int data_samples(FILE *j, const struct sb_profile *p, const struct sb_htm
 	}
 	fputs("]}", j);
 	free(h);
+	sb_fnames_free(&fn);
 	return 0;
 }
 

@@ -12,13 +12,16 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "export/export.h"
 #include "export/samples_export.h"
 #include "io/h5read.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
+#include "analysis/frame_names.h"
 #include "analysis/samples_report.h"
 #include "render/samples_report.h"
 #include "fixtures.h"
+#include "json_check.h"
 
 /* ---- a synthetic profile: regions A and A;B on two threads, with CPU and off-CPU samples ---- */
 
@@ -540,6 +543,11 @@ static void test_report_options(void **state)
 	assert_string_equal(err.msg, "--top: '0' is not a count from 1");
 	assert_int_equal(parse(&o, &err, "--samples=gpu", "f.h5", NULL), -EINVAL);
 	assert_string_equal(err.msg, "--samples: 'gpu' is not one of cpu, offcpu");
+	/* --no-demangle holds for the command it is given to, not the next one. */
+	assert_int_equal(parse(&o, &err, "--samples", "--no-demangle", "f.h5"), 0);
+	assert_false(sb_frame_names_demangle());
+	assert_int_equal(parse(&o, &err, "--samples", "f.h5", NULL), 0);
+	assert_true(sb_frame_names_demangle());
 }
 
 static void test_truncation_warning(void **state)
@@ -760,6 +768,222 @@ static void test_flamegraph_svg(void **state)
 	sb_profile_free(&p);
 }
 
+/* ---- demangled names, marker helpers folded ---- */
+
+static void rename_frame(struct sb_profile *p, unsigned frame, const char *name)
+{
+	free(p->samples.frames[frame].function);
+	p->samples.frames[frame].function = strdup(name);
+}
+
+#define CXX_COMPUTE "_ZN6solver7computeEv"
+#define RUST_WORKER "_ZN4core3fmt5write17h0123456789abcdefE"
+
+static void test_names_demangled(void **state)
+{
+	const struct sb_path_stat *ps;
+	struct sb_sample_stats st;
+	struct sb_profile p;
+	char *s;
+
+	(void)state;
+	build(&p);
+	rename_frame(&p, F_COMPUTE, CXX_COMPUTE);
+	rename_frame(&p, F_WORKER, RUST_WORKER);
+	s = folded(&p, SB_SAMPLE_CPU);
+	assert_non_null(strstr(s, "A;B;_start;__libc_start_main;main;solver::compute() 3\n"));
+	/* Rust's legacy names lose the crate hash too. */
+	assert_non_null(strstr(s, "start_thread;core::fmt::write;read;"));
+	assert_null(strstr(s, "_ZN"));
+	free(s);
+	assert_int_equal(sb_sample_stats_build(&st, &p, SB_SAMPLE_CPU, -1), 0);
+	ps = find_path(&st, P_A);
+	assert_fn(&st, ps, 0, "solver::compute()", 4, 4);
+	sb_sample_stats_free(&st);
+	s = svg(&p, "demangled.svg", SB_SAMPLE_CPU);
+	assert_non_null(strstr(s, "<title>solver::compute()&#10;"));
+	free(s);
+
+	/* --no-demangle: the names as the symbol table has them. */
+	sb_frame_names_set_demangle(false);
+	s = folded(&p, SB_SAMPLE_CPU);
+	sb_frame_names_set_demangle(true);
+	assert_non_null(strstr(s, "main;" CXX_COMPUTE " 3\n"));
+	assert_non_null(strstr(s, "start_thread;" RUST_WORKER ";read;"));
+	free(s);
+	sb_profile_free(&p);
+}
+
+static void test_display_names(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = sb_frame_display_name("_ZN3foo3barE");
+	assert_string_equal(s, "foo::bar");
+	free(s);
+	/* Not a hash: "h" and 16 characters, but not all hex. */
+	s = sb_frame_display_name("_ZN3foo17h0123456789abcdegE");
+	assert_string_equal(s, "foo::h0123456789abcdeg");
+	free(s);
+	/* Rust v0 names stay raw: libstdc++ does not know them. */
+	s = sb_frame_display_name("_RNvCs1234_7mycrate3foo");
+	assert_string_equal(s, "_RNvCs1234_7mycrate3foo");
+	free(s);
+	s = sb_frame_display_name("main");
+	assert_string_equal(s, "main");
+	free(s);
+	assert_true(sb_frame_is_marker_helper("scope_bpf_impl_begin"));
+	assert_true(sb_frame_is_marker_helper("scope_bpf_impl_scope::~scope_bpf_impl_scope()"));
+	assert_true(sb_frame_is_marker_helper("scope_bpf_begin_named"));
+	assert_true(sb_frame_is_marker_helper("scope_bpf_end_named_n"));
+	assert_true(sb_frame_is_marker_helper("__scope_bpf_MOD_scope_bpf_begin"));
+	assert_false(sb_frame_is_marker_helper("scope_bpf_begin_named_x"));
+	assert_false(sb_frame_is_marker_helper("scope_bpf_impl"));
+	assert_false(sb_frame_is_marker_helper("my_scope_bpf_impl_x"));
+}
+
+/*
+ * kernel_x (inlined into compute, the leaf of 7 samples in A;B) becomes a
+ * marker helper: its samples are compute's, in every stack output. The
+ * destructor's mangled name is a helper too, demangled or not.
+ */
+static void test_marker_helpers_folded(void **state)
+{
+	static const char *const helpers[] = { "scope_bpf_impl_begin",
+					       "_ZN20scope_bpf_impl_scopeD2Ev" };
+	const struct sb_path_stat *ps;
+	struct sb_sample_stats st;
+	struct sb_profile p;
+	size_t i, demangle;
+	char *s;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		for (demangle = 0; demangle < 2; demangle++) {
+			build(&p);
+			rename_frame(&p, F_KERNEL_X, helpers[i]);
+			sb_frame_names_set_demangle(demangle);
+			s = folded(&p, SB_SAMPLE_CPU);
+			assert_non_null(strstr(s, "A;B;_start;__libc_start_main;main;compute 10\n"));
+			assert_null(strstr(s, "scope_bpf"));
+			free(s);
+			assert_int_equal(sb_sample_stats_build(&st, &p, SB_SAMPLE_CPU, -1), 0);
+			sb_frame_names_set_demangle(true);
+			ps = find_path(&st, P_AB);
+			assert_fn(&st, ps, 0, "compute", 10, 10);
+			assert_int_equal(ps->n_fns, 4);
+			sb_sample_stats_free(&st);
+			s = svg(&p, "helpers.svg", SB_SAMPLE_CPU);
+			assert_null(strstr(s, "scope_bpf"));
+			assert_non_null(strstr(s, "<title>compute&#10;10 samples, 62.50%</title>"));
+			free(s);
+			sb_profile_free(&p);
+		}
+	}
+}
+
+/* ---- speedscope: sampled profiles beside the evented ones ---- */
+
+static char *speedscope(const struct sb_profile *p)
+{
+	struct sb_error err = { { 0 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (sb_export_speedscope(f, p, &err))
+		fail_msg("%s", err.msg);
+	fclose(f);
+	return buf;
+}
+
+/* The weight of samples[i], after checking its frames exist; *path: leading region frames. */
+static int64_t sampled_row(const struct jv *prof, const struct jv *frames, size_t i, size_t *path)
+{
+	const struct jv *stack = &jneed(prof, "samples", J_ARR)->items[i];
+	size_t k;
+
+	assert_int_equal(stack->t, J_ARR);
+	assert_true(stack->n > 0);
+	*path = 0;
+	for (k = 0; k < stack->n; k++) {
+		assert_true(stack->items[k].num >= 0 && stack->items[k].num < frames->n);
+		if (*path == k && stack->items[k].num < 2)	/* regions A and B are frames 0, 1 */
+			(*path)++;
+	}
+	return (int64_t)jneed(prof, "weights", J_ARR)->items[i].num;
+}
+
+/*
+ * Each sampled profile's weights add up to its endValue, and per kind and
+ * region path to what sb_sample_stats sums: the samples themselves.
+ */
+static void test_speedscope_sampled_profiles(void **state)
+{
+	const struct jv *profiles, *frames, *prof;
+	int64_t by_depth[2][3] = { { 0 } }, sum, w;
+	size_t i, k, path, evented = 0, sampled = 0;
+	struct sb_profile p;
+	struct jv doc;
+	bool cpu;
+	char *out;
+
+	(void)state;
+	build(&p);
+	out = speedscope(&p);
+	json_parse(out, &doc);
+	frames = jneed(jneed(&doc, "shared", J_OBJ), "frames", J_ARR);
+	/* Regions keep their frames: the evented and sampled profiles share them. */
+	assert_string_equal(jstr(&frames->items[0], "name"), "A");
+	assert_string_equal(jstr(&frames->items[1], "name"), "B");
+	profiles = jneed(&doc, "profiles", J_ARR);
+	for (i = 0; i < profiles->n; i++) {
+		prof = &profiles->items[i];
+		if (!strcmp(jstr(prof, "type"), "evented")) {
+			assert_int_equal(sampled, 0);	/* evented first: activeProfileIndex 0 */
+			evented++;
+			continue;
+		}
+		assert_string_equal(jstr(prof, "type"), "sampled");
+		sampled++;
+		cpu = !strcmp(jstr(prof, "unit"), "none");
+		assert_true(cpu || !strcmp(jstr(prof, "unit"), "nanoseconds"));
+		assert_int_equal(jneed(prof, "samples", J_ARR)->n, jneed(prof, "weights", J_ARR)->n);
+		for (k = 0, sum = 0; k < jneed(prof, "weights", J_ARR)->n; k++) {
+			w = sampled_row(prof, frames, k, &path);
+			assert_true(w > 0 && path < 3);
+			by_depth[cpu][path] += w;
+			sum += w;
+		}
+		assert_int_equal(jint(prof, "endValue"), sum);
+	}
+	assert_int_equal(evented, 1);
+	/* CPU on both threads of rank 0, off-CPU on both: four sampled profiles. */
+	assert_int_equal(sampled, 4);
+	assert_string_equal(jstr(&profiles->items[1], "name"), "rank 0: main (tid 4242)");
+	/* CPU: 10 in A;B, 4 in A, 2 outside; off-CPU: 3000 in A;B, 500 outside. */
+	assert_int_equal(by_depth[1][2], 10);
+	assert_int_equal(by_depth[1][1], 4);
+	assert_int_equal(by_depth[1][0], 2);
+	assert_int_equal(by_depth[0][2], 3000);
+	assert_int_equal(by_depth[0][1], 0);
+	assert_int_equal(by_depth[0][0], 500);
+	assert_int_equal(by_depth[1][0] + by_depth[1][1] + by_depth[1][2], CPU_TOTAL);
+	expect_has(out, "{\"name\":\"__schedule_[k]\"}");
+	expect_has(out, "{\"name\":\"compute\",\"file\":\"app.c\"}");
+	jv_free(&doc);
+	free(out);
+
+	/* Without samples: only the evented profile. */
+	sb_samples_free(&p.samples);
+	out = speedscope(&p);
+	assert_null(strstr(out, "\"sampled\""));
+	free(out);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +1003,10 @@ int main(void)
 		cmocka_unit_test(test_folded_stacks),
 		cmocka_unit_test(test_folded_escapes_and_ranks),
 		cmocka_unit_test(test_flamegraph_svg),
+		cmocka_unit_test(test_names_demangled),
+		cmocka_unit_test(test_display_names),
+		cmocka_unit_test(test_marker_helpers_folded),
+		cmocka_unit_test(test_speedscope_sampled_profiles),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);

@@ -399,13 +399,17 @@ static void test_chrome_trace_without_cuda_is_unchanged(void **state)
 		"{\"ph\":\"M\",\"pid\":2,\"tid\":5252,\"name\":\"thread_sort_index\","
 		"\"args\":{\"sort_index\":0}},\n"
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":4242,\"ts\":0.050,\"dur\":0.900,\"name\":\"main\","
-		"\"cat\":\"region\",\"args\":{\"call_id\":1,\"parent_id\":-1,\"source\":\"app.cu:10\"}},\n"
+		"\"cat\":\"region\",\"args\":{\"source\":\"app.cu:10\"},"
+		"\"call\":{\"call_id\":1,\"parent_id\":-1}},\n"
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":4242,\"ts\":0.150,\"dur\":0.100,\"name\":\"solve\","
-		"\"cat\":\"region\",\"args\":{\"call_id\":2,\"parent_id\":1,\"source\":\"app.cu:20\"}},\n"
+		"\"cat\":\"region\",\"args\":{\"source\":\"app.cu:20\"},"
+		"\"call\":{\"call_id\":2,\"parent_id\":1}},\n"
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":4243,\"ts\":0.200,\"dur\":0.200,\"name\":\"solve\","
-		"\"cat\":\"region\",\"args\":{\"call_id\":3,\"parent_id\":-1,\"source\":\"app.cu:20\"}},\n"
+		"\"cat\":\"region\",\"args\":{\"source\":\"app.cu:20\"},"
+		"\"call\":{\"call_id\":3,\"parent_id\":-1}},\n"
 		"{\"ph\":\"X\",\"pid\":2,\"tid\":5252,\"ts\":0.100,\"dur\":0.750,\"name\":\"main\","
-		"\"cat\":\"region\",\"args\":{\"call_id\":1,\"parent_id\":-1,\"source\":\"app.cu:10\"}}\n"
+		"\"cat\":\"region\",\"args\":{\"source\":\"app.cu:10\"},"
+		"\"call\":{\"call_id\":1,\"parent_id\":-1}}\n"
 		"],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"exporter\":\"scope-bpf@"
 		SCOPE_BPF_VERSION "\",\"clock\":\"CLOCK_MONOTONIC\",\"ts_origin_ns\":50,"
 		"\"source_format\":\"synthetic\",\"profile\":{\"mpi_size\":2,\"start_time_ns\":50}}}\n";
@@ -413,7 +417,7 @@ static void test_chrome_trace_without_cuda_is_unchanged(void **state)
 	char *out;
 
 	(void)state;
-	/* The text of the trace before GPU lanes existed, byte for byte. */
+	/* The text of the trace without GPU lanes, byte for byte. */
 	cu_build(&p, false);
 	out = render(&p);
 	if (strcmp(out, want))

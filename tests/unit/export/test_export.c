@@ -221,9 +221,10 @@ static const struct jv *find_meta(const struct jv *events, const char *name, int
 	return NULL;
 }
 
+/* The per-call values are in "call"; "args" holds only the region's source. */
 static void check_slice_args(const struct jv *e, int64_t ts)
 {
-	const struct jv *args = jneed(e, "args", J_OBJ);
+	const struct jv *args = jneed(e, "call", J_OBJ);
 	size_t i;
 
 	for (i = 0; i < N_CALLS; i++) {
@@ -309,6 +310,56 @@ static void test_chrome_trace_ranks_threads_slices_counters(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * speedscope's trace importer keys a frame by name plus the text of "args":
+ * every call of a region must give the same key, or each call is a frame of
+ * its own and nothing aggregates. Each event is one line.
+ */
+static void test_chrome_trace_calls_of_a_region_share_one_frame_key(void **state)
+{
+	char *keys[N_CALLS], *line, *save = NULL, *name, *args, *end;
+	size_t i, j, n = 0, distinct = 0, names = 0;
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	build(&p);
+	out = render(sb_export_chrome_trace, &p, 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "{\"ph\":\"X\"", 9))
+			continue;
+		name = strstr(line, "\"name\":");
+		args = strstr(line, "\"args\":{");
+		assert_non_null(name);
+		assert_non_null(args);
+		end = strchr(args, '}');
+		assert_non_null(end);
+		assert_true(n < N_CALLS);
+		assert_true(asprintf(&keys[n], "%.*s %.*s", (int)(strstr(name, ",\"cat\":") - name), name,
+				     (int)(end + 1 - args), args) > 0);
+		/* The per-call values are still there, outside args. */
+		assert_non_null(strstr(end, "\"call\":{\"call_id\":"));
+		n++;
+	}
+	assert_int_equal(n, N_CALLS);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && strcmp(keys[j], keys[i]); j++)
+			;
+		distinct += j == i;
+		/* The name part alone: the key up to the space before "args". */
+		for (j = 0; j < i && strncmp(keys[j], keys[i], strcspn(keys[i], " ") + 1); j++)
+			;
+		names += j == i;
+	}
+	/* One key per region (main, solve, io), not one per call. */
+	assert_int_equal(names, 3);
+	assert_int_equal(distinct, names);
+	for (i = 0; i < n; i++)
+		free(keys[i]);
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_chrome_trace_without_optional_columns(void **state)
 {
 	struct sb_profile p;
@@ -324,7 +375,8 @@ static void test_chrome_trace_without_optional_columns(void **state)
 	assert_null(strstr(out, "\"ph\":\"C\""));
 	assert_null(strstr(out, "offcpu_ns"));
 	assert_null(strstr(out, "call_id"));
-	expect_has(out, "\"args\":{\"source\":\"app.c:10\"}");
+	assert_null(strstr(out, "\"call\""));
+	expect_has(out, "\"args\":{\"source\":\"app.c:10\"}}");
 	jv_free(&doc);
 	free(out);
 	sb_profile_free(&p);
@@ -964,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_json_checker_rejects_broken_json),
 		cmocka_unit_test(test_tags_parse_json_lists_and_keep_anything_else),
 		cmocka_unit_test(test_chrome_trace_ranks_threads_slices_counters),
+		cmocka_unit_test(test_chrome_trace_calls_of_a_region_share_one_frame_key),
 		cmocka_unit_test(test_chrome_trace_without_optional_columns),
 		cmocka_unit_test(test_chrome_trace_numbers_threads_by_index_when_tids_repeat),
 		cmocka_unit_test(test_speedscope_profiles_per_thread_balanced),

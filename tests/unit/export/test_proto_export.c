@@ -702,6 +702,39 @@ static void test_pprof_stacks_end_in_the_region_path(void **state)
 	sb_profile_free(&p);
 }
 
+/* Names demangled, and a marker helper's frame left out: its caller takes its place. */
+static void test_pprof_names_as_users_read_them(void **state)
+{
+	static const char *const want[] = { "solver::compute()", "B", "A" };
+	const struct pbt *sm;
+	struct sb_profile p;
+	struct pbt prof;
+	size_t k;
+
+	(void)state;
+	build_samples(&p);
+	free(p.samples.frames[F_COMPUTE].function);
+	p.samples.frames[F_COMPUTE].function = strdup("_ZN6solver7computeEv");
+	free(p.samples.frames[F_MAIN].function);
+	p.samples.frames[F_MAIN].function = strdup("scope_bpf_impl_begin");
+	decode_profile(&p, &prof);
+	sm = pbt_nth(&prof, "sample", 0);
+	for (k = 0; k < 3; k++)
+		assert_string_equal(pprof_location_name(&prof, strtoll(pbt_nth(sm, "location_id", k)->val,
+								  NULL, 10)),
+				    want[k]);
+	assert_null(pbt_nth(sm, "location_id", k));
+	pbt_free(&prof);
+	sb_profile_free(&p);
+}
+
+static void build_mangled(struct sb_profile *p)
+{
+	build_samples(p);
+	free(p->samples.frames[F_COMPUTE].function);
+	p->samples.frames[F_COMPUTE].function = strdup("_ZN6solver7computeEv");
+}
+
 /* ---- the command ---- */
 
 /* Run cmd_export with its output captured; returns its status. */
@@ -757,6 +790,23 @@ static void test_command_writes_both_kinds(void **state)
 	assert_int_equal(access(tmp_path("nosamples.pb.gz"), F_OK), -1);
 }
 
+/* --no-demangle keeps the symbol table's names; the next command demangles again. */
+static void test_command_no_demangle(void **state)
+{
+	char h5[512], out[4096];
+	char *raw[] = { "export", "folded", "--no-demangle", "-o", "-", h5 };
+	char *plain[] = { "export", "folded", "-o", "-", h5 };
+
+	(void)state;
+	snprintf(h5, sizeof(h5), "%s", tmp_path("mangled.h5"));
+	fx_write_built(h5, build_mangled);
+	assert_int_equal(run(ARGC(raw), raw, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, ";main;_ZN6solver7computeEv 6\n"));
+	assert_int_equal(run(ARGC(plain), plain, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, ";main;solver::compute() 6\n"));
+	assert_null(strstr(out, "_ZN"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -771,7 +821,9 @@ int main(void)
 		cmocka_unit_test(test_pprof_samples_values_and_types),
 		cmocka_unit_test(test_pprof_one_kind_one_sample_type),
 		cmocka_unit_test(test_pprof_stacks_end_in_the_region_path),
+		cmocka_unit_test(test_pprof_names_as_users_read_them),
 		cmocka_unit_test(test_command_writes_both_kinds),
+		cmocka_unit_test(test_command_no_demangle),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);

@@ -304,6 +304,38 @@ static void test_samples_section_only_with_samples(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * The hottest functions read as in the other stack outputs: demangled, and a
+ * marker helper's sample counted for its caller (the helper is the leaf).
+ */
+static void test_samples_names_demangled_helpers_folded(void **state)
+{
+	struct sb_samples *s;
+	struct sb_profile p;
+	char *page;
+
+	(void)state;
+	make_profile(&p, TREE, NULL);
+	add_samples(&p);
+	s = &p.samples;
+	free(s->frames[0].function);
+	s->frames[0].function = xstrdup("_ZN6solver4spinEv");
+	free(s->frames[1].function);
+	s->frames[1].function = xstrdup("scope_bpf_impl_end");
+	/* The off-CPU stack: the helper, then spin, its caller. */
+	s->stack_frames = realloc(s->stack_frames, 3 * sizeof(*s->stack_frames));
+	assert_non_null(s->stack_frames);
+	s->stack_frames[2] = 0;
+	s->n_stack_frames = 3;
+	s->stacks[1].depth = 2;
+	page = render(&p, NULL);
+	expect_has(page, "[\"main \xe2\x80\xba solve\", \"solver::spin()\", 7, 0]");
+	expect_has(page, "[\"(outside regions)\", \"solver::spin()\", 0, 900]");
+	assert_null(strstr(page, "scope_bpf_impl_end"));
+	free(page);
+	sb_profile_free(&p);
+}
+
 /* The heat map's data only when the profile has MPI call regions; without, the page is as before. */
 static void test_communication_matrix_only_with_mpi_calls(void **state)
 {
@@ -426,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_keeps_the_longest_calls),
 		cmocka_unit_test(test_rank_filter_leaves_other_ranks_out),
 		cmocka_unit_test(test_samples_section_only_with_samples),
+		cmocka_unit_test(test_samples_names_demangled_helpers_folded),
 		cmocka_unit_test(test_communication_matrix_only_with_mpi_calls),
 		cmocka_unit_test(test_html_option),
 		cmocka_unit_test(test_command_writes_the_page_atomically),
