@@ -124,7 +124,7 @@ def cmd_trace(path):
                 out.append({"name": e["name"], "stream": a.get("stream"),
                             "start": e["ts"], "end": e["ts"] + e["dur"],
                             "bytes": a.get("bytes"), "copy_kind": a.get("copy_kind"),
-                            "pid": e["pid"], "call_id": a.get("call_id"),
+                            "pid": e["pid"], "call_id": e.get("call", {}).get("call_id"),
                             "region": a.get("region")})
         return out
     kernels, copies, memsets = work("kernel"), work("memcpy"), work("memset")

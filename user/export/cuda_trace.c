@@ -255,7 +255,7 @@ static void put_dim3(struct sb_out *o, const char *key, const int32_t *d)
 	sb_out_char(o, ']');
 }
 
-/* A complete event from start to end; args are left open for the caller. */
+/* A complete event from start to end; args are left open, empty, for the caller. */
 static void put_slice(const struct sb_cuda_trace *g, struct sb_trace_out *t,
 		      const struct sb_cuda_activity *a, int64_t tid, const char *cat)
 {
@@ -268,8 +268,12 @@ static void put_slice(const struct sb_cuda_trace *g, struct sb_trace_out *t,
 	put_name(g, t, a);
 	sb_out_str(&t->o, ",\"cat\":\"");
 	sb_out_str(&t->o, cat);
-	sb_out_str(&t->o, "\",\"args\":{");
+	/* Per-call values outside "args", as the region calls' (chrome_trace.c): speedscope aggregates. */
+	sb_out_str(&t->o, "\",\"call\":{");
 	put_key(&t->o, "\"correlation\":", a->correlation);
+	if (sb_cuda_on_gpu(a->kind) && a->call_id >= 0)
+		put_key(&t->o, ",\"call_id\":", a->call_id);
+	sb_out_str(&t->o, "},\"args\":{");
 }
 
 /* What GPU work did and which region call launched it. */
@@ -279,7 +283,7 @@ static void put_gpu_args(const struct sb_cuda_trace *g, struct sb_out *o,
 	const struct sb_profile *p = g->p;
 	const char *ck = copy_kind(a->copy_kind);
 
-	put_key(o, ",\"device\":", a->device);
+	put_key(o, "\"device\":", a->device);
 	put_key(o, ",\"stream\":", a->stream);
 	if (a->kind == SB_CUDA_ACT_KERNEL) {
 		put_dim3(o, ",\"grid\":", a->grid);
@@ -298,8 +302,6 @@ static void put_gpu_args(const struct sb_cuda_trace *g, struct sb_out *o,
 		sb_out_str(o, ",\"region\":");
 		sb_out_json(o, p->regions[p->pairs[a->pair].region].name);
 	}
-	if (a->call_id >= 0)
-		put_key(o, ",\"call_id\":", a->call_id);
 }
 
 /* The middle of [start, end]: inside the slice, so the flow binds to it and not a neighbour. */
@@ -340,6 +342,8 @@ static void put_host(const struct sb_cuda_trace *g, struct sb_trace_out *t,
 		     const struct sb_cuda_activity *a, int64_t host)
 {
 	put_slice(g, t, a, host, "cuda");
+	sb_out_str(&t->o, a->kind == SB_CUDA_ACT_SYNC ? "\"api\":\"sync\"" :
+		   a->kind == SB_CUDA_ACT_DRIVER ? "\"api\":\"driver\"" : "\"api\":\"runtime\"");
 	if (a->kind == SB_CUDA_ACT_SYNC) {
 		put_key(&t->o, ",\"stream\":", a->stream);
 	} else if (a->detail >= 0) {

@@ -147,11 +147,14 @@ static void test_chrome_trace_gpu_lanes_hold_kernels_copies_memsets(void **state
 	args = jneed(e, "args", J_OBJ);
 	expect_dim3(args, "grid", 4, 1, 1);
 	expect_dim3(args, "block", 256, 1, 1);
-	assert_int_equal(jint(args, "correlation"), 7);
+	assert_int_equal(jint(jneed(e, "call", J_OBJ), "correlation"), 7);
 	assert_int_equal(jint(args, "device"), 0);
 	assert_int_equal(jint(args, "stream"), 7);
 	assert_string_equal(jstr(args, "region"), "solve");
-	assert_int_equal(jint(args, "call_id"), 2);
+	/* Per-call values outside args, so a kernel's launches aggregate in speedscope. */
+	assert_int_equal(jint(jneed(e, "call", J_OBJ), "call_id"), 2);
+	assert_null(jget(args, "call_id"));
+	assert_null(jget(args, "correlation"));
 	assert_null(jget(args, "bytes"));
 
 	e = slice(events, "memcpy HtoD 4 MiB");
@@ -160,7 +163,7 @@ static void test_chrome_trace_gpu_lanes_hold_kernels_copies_memsets(void **state
 	args = jneed(e, "args", J_OBJ);
 	assert_int_equal(jint(args, "bytes"), CU_MIB4);
 	assert_string_equal(jstr(args, "copy"), "HtoD");
-	assert_int_equal(jint(args, "call_id"), 3);
+	assert_int_equal(jint(jneed(e, "call", J_OBJ), "call_id"), 3);
 	assert_null(jget(args, "grid"));
 
 	/* A memset outside every region: no region, no call. */
@@ -170,7 +173,7 @@ static void test_chrome_trace_gpu_lanes_hold_kernels_copies_memsets(void **state
 	assert_int_equal(jint(args, "bytes"), 512);
 	assert_int_equal(jint(args, "value"), 0);
 	assert_null(jget(args, "region"));
-	assert_null(jget(args, "call_id"));
+	assert_null(jget(jneed(e, "call", J_OBJ), "call_id"));
 
 	/* An extern "C" name stays as it is. */
 	e = slice(events, "plain_kernel");
@@ -257,8 +260,8 @@ static void test_chrome_trace_flows_tie_each_launch_to_its_gpu_work(void **state
 		api = slice_at(events, s[i].pid, s[i].tid, s[i].ts);
 		assert_non_null(api);
 		assert_true(s[i].tid < SB_TRACE_GPU_TID);
-		assert_int_equal(jint(jneed(api, "args", J_OBJ), "correlation"),
-				 jint(jneed(gpu, "args", J_OBJ), "correlation"));
+		assert_int_equal(jint(jneed(api, "call", J_OBJ), "correlation"),
+				 jint(jneed(gpu, "call", J_OBJ), "correlation"));
 	}
 	/* The copy was launched by the worker thread. */
 	for (i = 0; i < ns && s[i].tid != 4243; i++)
