@@ -166,27 +166,6 @@ static size_t name_room(const size_t *width, const bool *show, size_t n, bool wi
 	return used + NAME_MIN < TEXT_COLUMNS ? TEXT_COLUMNS - used : NAME_MIN;
 }
 
-/*
- * name in at most max bytes: its head and its tail around "...", since both ends
- * tell regions apart (a namespace, a suffix). Never cuts a UTF-8 character.
- */
-static void print_name(FILE *f, const char *name, size_t max)
-{
-	size_t len = strlen(name), head, tail;
-
-	if (len <= max) {
-		fputs(name, f);
-		return;
-	}
-	head = (max - 3 + 1) / 2;
-	tail = max - 3 - head;
-	while (head > 0 && ((unsigned char)name[head] & 0xc0) == 0x80)
-		head--;
-	while (tail > 0 && ((unsigned char)name[len - tail] & 0xc0) == 0x80)
-		tail--;
-	fprintf(f, "%.*s...%s", (int)head, name, name + len - tail);
-}
-
 /* The "only in" tables show one side: calls, total, avg, p95. */
 enum { N_SIDE_COLS = 4 };
 
@@ -278,7 +257,7 @@ static void print_cells(FILE *f, const size_t *width, char cells[][CELL_MAX], si
 		format_right(f, cells[c], width[c]);
 		fputs("  ", f);
 	}
-	print_name(f, name, l->name_max);
+	format_cut(f, name, l->name_max);
 	fputc('\n', f);
 }
 
@@ -378,7 +357,7 @@ static void text_regressions(FILE *f, const struct sb_diff *d, bool wide)
 		metric_cell(vb, sizeof(vb), sb_diff_value(&r->b, d->metric), d->metric);
 		fputs("  ", f);
 		/* The numbers after the name take at most about 40 columns. */
-		print_name(f, r->name, wide ? SIZE_MAX : TEXT_COLUMNS - 42);
+		format_cut(f, r->name, wide ? SIZE_MAX : TEXT_COLUMNS - 42);
 		fprintf(f, "  %s (%s -> %s)\n", pct, va, vb);
 	}
 }
