@@ -191,6 +191,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 #define TEXT_COLUMNS 80
 /* A shortened name keeps at least this many columns, however deep its node. */
 #define NAME_MIN 16
+/* Room for indent and name below which avg and %rec make way: a depth marker and a name. */
+#define ROOM_MIN 30
 /* "┄ [depth N] ": the marker of a node deeper than the indent is drawn, N up to 10 digits. */
 #define DEPTH_MARK_MAX 21
 
@@ -296,12 +298,14 @@ static size_t widest_name(const struct sb_calltree *t, const struct layout *l)
 
 /*
  * --wide, or a table that fits: everything. Else leave out min and max (then GPU
- * share), and if it still does not fit, stop the indent early and cut names.
+ * share), and if it still does not fit, stop the indent early and cut names;
+ * when that leaves less than ROOM_MIN, avg and %rec go too.
  */
 static void plan_layout(struct layout *l, const struct sb_calltree *t, const size_t *width,
 			int n_cols, bool wide)
 {
 	static const enum col optional[] = { C_MIN, C_MAX, C_GPU_SHARE };
+	static const enum col last_resort[] = { C_AVG, C_PCT };
 	size_t need, used, room;
 	size_t k;
 	int c;
@@ -317,6 +321,14 @@ static void plan_layout(struct layout *l, const struct sb_calltree *t, const siz
 		if (shown_width(l, width, n_cols) + need <= TEXT_COLUMNS)
 			return;
 		l->show[optional[k]] = false;
+	}
+	for (k = 0; k < sizeof(last_resort) / sizeof(last_resort[0]); k++) {
+		used = shown_width(l, width, n_cols);
+		if (used + need <= TEXT_COLUMNS)
+			return;
+		if (used + ROOM_MIN <= TEXT_COLUMNS)
+			break;
+		l->show[last_resort[k]] = false;
 	}
 	used = shown_width(l, width, n_cols);
 	if (used + need <= TEXT_COLUMNS)
