@@ -48,14 +48,16 @@ static int find_command(const char *name)
 /* One line for what is wrong and one for what to type instead. */
 static int not_a_command(const char *name)
 {
-	const char *names[N_COMMANDS + 1];
+	const char *names[N_COMMANDS + 3];
 	const char *best;
 	size_t i;
 
 	for (i = 0; i < N_COMMANDS; i++)
 		names[i] = commands[i].name;
 	names[N_COMMANDS] = "help";
-	best = sb_suggest(name, names, N_COMMANDS + 1);
+	names[N_COMMANDS + 1] = "--help";
+	names[N_COMMANDS + 2] = "--version";
+	best = sb_suggest(name, names, N_COMMANDS + 3);
 	fprintf(stderr, "scope-bpf: '%s' is not a command\n", name);
 	if (best)
 		fprintf(stderr, "Did you mean 'scope-bpf %s'?\n", best);
@@ -70,7 +72,7 @@ static int help(int argc, char **argv)
 	char *args[] = { argv[1], "--help", NULL };
 	int i;
 
-	if (argc < 2) {
+	if (argc < 2 || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}
