@@ -336,6 +336,116 @@ static void test_gpu_lanes_render(void **state)
 	free(dom);
 }
 
+/*
+ * Drives the page as a user would, after it rendered: keys on the focused canvases, the search
+ * box, and a pointer that stays put while the view moves. Each step writes "name=value" into
+ * #probe, which the DOM dump then holds.
+ */
+static const char probe_script[] =
+	"<script>\n"
+	"(function () {\n"
+	"var out = [], tl = document.getElementById('timeline-canvas');\n"
+	"var fl = document.getElementById('flame-canvas'), tip = document.getElementById('tip');\n"
+	"function say(k, v) { out.push(k + '=' + v); }\n"
+	"function key(c, k) { c.focus(); c.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true })); }\n"
+	"function move(c, x, y) { c.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true })); }\n"
+	"function shown() { return tip.style.display === 'block' ? tip.firstChild.textContent : 'none'; }\n"
+	"var range = function () { return document.getElementById('tl-range').textContent; };\n"
+	"say('focusable', tl.tabIndex + ',' + fl.tabIndex);\n"
+	"var all = range();\n"
+	"key(tl, '+');\n"
+	"say('zoomed', range() !== all && /500 \\u00b5s shown/.test(range()));\n"
+	"var half = range();\n"
+	"key(tl, 'ArrowRight');\n"
+	"say('panned', range() !== half && /500 \\u00b5s shown/.test(range()));\n"
+	"key(tl, 'ArrowLeft');\n"
+	"say('back', range() === half);\n"
+	/* View [250, 750] us: 620 us is in the gap between the two solve calls of thread 0. */
+	"var r = tl.getBoundingClientRect(), k = (r.width - 188) / 500000, x = r.left + 180 + 370000 * k;\n"
+	"var y, gap = -1, y0;\n"
+	"for (y = r.top + 25; y < r.top + 200 && gap < 0; y += 2) {\n"
+	"	move(tl, x, y);\n"
+	"	if (shown() === 'main') y0 = y;\n"
+	"	else if (y0 && shown() === 'none') gap = y;\n"
+	"}\n"
+	"say('gap', gap > 0 ? shown() : 'not found');\n"
+	/* Shift+wheel pans 120 us back: solve [100, 600] us comes under the pointer that stayed. */
+	"tl.dispatchEvent(new WheelEvent('wheel', { deltaX: -120000 * k, deltaY: 0, clientX: x, clientY: gap, bubbles: true, cancelable: true }));\n"
+	"say('after-pan', shown());\n"
+	"key(tl, 'Escape');\n"
+	"say('reset', range() === all);\n"
+	"key(fl, 'ArrowDown');\n"
+	"say('selected', fl.getAttribute('data-selected') + ',' + shown());\n"
+	"key(fl, 'ArrowDown');\n"
+	"key(fl, 'Enter');\n"
+	"say('flame-in', document.getElementById('fl-focus').textContent);\n"
+	"key(fl, 'Escape');\n"
+	"key(fl, 'Escape');\n"
+	"say('flame-out', '[' + document.getElementById('fl-focus').textContent + ']');\n"
+	"var box = document.getElementById('search');\n"
+	"box.value = 'SOL';\n"
+	"box.dispatchEvent(new Event('input', { bubbles: true }));\n"
+	"say('count', document.getElementById('search-count').textContent);\n"
+	"say('rows', document.querySelectorAll('#summary-body tr.match').length);\n"
+	"say('timeline-matched', tl.getAttribute('data-matched'));\n"
+	"say('flame-matched', fl.getAttribute('data-matched'));\n"
+	"box.value = '';\n"
+	"box.dispatchEvent(new Event('input', { bubbles: true }));\n"
+	"say('cleared', document.querySelectorAll('#summary-body tr.match').length + ',' + tl.getAttribute('data-matched'));\n"
+	"var pre = document.createElement('pre');\n"
+	"pre.id = 'probe';\n"
+	"pre.textContent = '\\n' + out.join('\\n') + '\\n';\n"
+	"document.body.appendChild(pre);\n"
+	"})();\n"
+	"</script>\n";
+
+/* The page at html with probe_script run after its own, written to probe. */
+static void add_probe(const char *html, const char *probe)
+{
+	char *page = NULL, *end;
+	size_t len = 0;
+	FILE *f = fopen(html, "r");
+
+	assert_non_null(f);
+	assert_true(getdelim(&page, &len, '\0', f) > 0);
+	fclose(f);
+	end = strstr(page, "</body>");
+	assert_non_null(end);
+	f = fopen(probe, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s%s%s", (int)(end - page), page, probe_script, end);
+	assert_int_equal(fclose(f), 0);
+	free(page);
+}
+
+static void test_keys_search_and_tooltips_that_follow_the_view(void **state)
+{
+	char bin[300], h5[300], html[300], probe[300];
+	char *dom;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	write_profile(tmp_file("keys.h5", h5, sizeof(h5)));
+	report_html(h5, tmp_file("keys.html", html, sizeof(html)));
+	add_probe(html, tmp_file("probe.html", probe, sizeof(probe)));
+	dom = load_page(bin, probe);
+	expect_has(dom, "\nfocusable=0,0\n", "the probe");
+	/* + zooms in at the centre, arrows pan a tenth of the view and back. */
+	expect_has(dom, "\nzoomed=true\npanned=true\nback=true\n", "the probe");
+	/* The pointer rests on nothing; the view pans under it onto solve: the tip follows. */
+	expect_has(dom, "\ngap=none\nafter-pan=solve\n", "the probe");
+	expect_has(dom, "\nreset=true\n", "the probe");
+	/* Down from "all calls" selects main, shows its tip; Enter zooms into main's callee. */
+	expect_has(dom, "\nselected=main,main\n", "the probe");
+	expect_has(dom, "\nflame-in=zoomed into main \u203a solve\n", "the probe");
+	expect_has(dom, "\nflame-out=[]\n", "the probe");
+	/* Case aside, "SOL" is in solve alone: its row, its 3 calls, its one call path. */
+	expect_has(dom, "\ncount=1 region matches\nrows=1\ntimeline-matched=3\nflame-matched=1\n",
+		   "the probe");
+	expect_has(dom, "\ncleared=0,0\n", "the probe");
+	free(dom);
+}
+
 static void test_recorded_nested_app_renders(void **state)
 {
 	const char *regions[] = { "a", "b", "c", "fib", "manual", "tagged" };
@@ -361,6 +471,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_page_renders_without_errors_and_escapes_names,
 						setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_gpu_lanes_render, setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_keys_search_and_tooltips_that_follow_the_view,
+						setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
 						teardown_tmp),
 	};

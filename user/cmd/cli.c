@@ -7,13 +7,15 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/suggest.h"
 #include "io/profile_read.h"
 #include "io/tmpfile.h"
 
 #define OUT_BUFFER (1 << 20)	/* stdio buffer: fewer write(2)s for multi-GB outputs */
 
 /* getopt_long() said '?' or ':'; say which option, as the user spelled it where we can. */
-static int bad_option(int c, char **argv, struct sb_error *err)
+static int bad_option(int c, char **argv, const struct option *longopts,
+		      struct sb_error *err)
 {
 	const char *arg = argv[optind - 1];
 
@@ -21,7 +23,7 @@ static int bad_option(int c, char **argv, struct sb_error *err)
 		return sb_fail(err, EINVAL, "%s: needs an argument", arg);
 	if (optopt && optopt < 256)
 		return sb_fail(err, EINVAL, "-%c: unknown option", optopt);
-	return sb_fail(err, EINVAL, "%s: unknown option", arg);
+	return sb_unknown_option(arg, longopts, err);
 }
 
 int sb_parse_options(int argc, char **argv, const char *shortopts,
@@ -37,7 +39,7 @@ int sb_parse_options(int argc, char **argv, const char *shortopts,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			return bad_option(c, argv, err);
+			return bad_option(c, argv, longopts, err);
 		r = fn(c, ctx, err);
 		if (r)
 			return r == SB_OPT_STOP ? 0 : r;

@@ -11,13 +11,14 @@
 #include "util/text_format.h"
 
 /* Long-only options get values past any character. */
-enum { OPT_MAX_REGRESSION = 256 };
+enum { OPT_MAX_REGRESSION = 256, OPT_WIDE };
 
 static const struct option long_opts[] = {
 	{ "metric", required_argument, NULL, 'm' },
 	{ "max-regression", required_argument, NULL, OPT_MAX_REGRESSION },
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "wide", no_argument, NULL, OPT_WIDE },
 	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -36,6 +37,9 @@ static void usage(FILE *f)
 	      "                           more than PCT percent in the metric\n"
 	      "  -f, --format FMT         text (default) or json\n"
 	      "  -o, --output FILE        write to FILE instead of standard output\n"
+	      "      --wide               every column (avg and p95 too) and whole region\n"
+	      "                           names, however wide; without it the table fits\n"
+	      "                           80 columns\n"
 	      "      --ranks LIST         only these ranks of both: numbers and ranges, 0-3,7\n"
 	      "      --include REGEX      only regions whose name matches REGEX (POSIX\n"
 	      "                           extended)\n"
@@ -81,6 +85,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case 'o':
 		o->output = optarg;
 		return 0;
+	case OPT_WIDE:
+		o->wide = true;
+		return 0;
 	case 'h':
 		o->help = true;
 		return SB_OPT_STOP;
@@ -120,6 +127,44 @@ static const char *const col_titles[N_COLS] = {
 	"calls A", "calls B", "total A", "total B", "avg A", "avg B", "p95 A", "p95 B",
 	"delta", "delta%",
 };
+
+/* What the text fits in without --wide: a terminal's default width. */
+#define TEXT_COLUMNS 80
+/* A shortened name keeps at least this much, however many columns there are. */
+#define NAME_MIN 16
+
+/* Which columns a table shows and how long a region name may be. */
+struct layout {
+	const bool *show;	/* per column */
+	size_t name_max;	/* SIZE_MAX: whole names */
+};
+
+/*
+ * Without --wide: calls, the metric's own times (total for calls and events),
+ * and the change; avg and p95 only when they are the metric.
+ */
+static void narrow_columns(bool *show, enum sb_diff_metric m)
+{
+	enum col times = m == SB_DIFF_AVG ? C_AVG_A : m == SB_DIFF_P95 ? C_P95_A : C_TOTAL_A;
+	size_t c;
+
+	for (c = 0; c < N_COLS; c++)
+		show[c] = c == C_CALLS_A || c == C_CALLS_B || c == times || c == times + 1 ||
+			  c == C_DELTA || c == C_PCT;
+}
+
+/* The room left for names on a line whose shown columns have these widths. */
+static size_t name_room(const size_t *width, const bool *show, size_t n, bool wide)
+{
+	size_t c, used = 0;
+
+	if (wide)
+		return SIZE_MAX;
+	for (c = 0; c < n; c++)
+		if (show[c])
+			used += width[c] + 2;
+	return used + NAME_MIN < TEXT_COLUMNS ? TEXT_COLUMNS - used : NAME_MIN;
+}
 
 /* The "only in" tables show one side: calls, total, avg, p95. */
 enum { N_SIDE_COLS = 4 };
@@ -202,21 +247,27 @@ static void widen(size_t *width, char cells[][CELL_MAX], size_t n)
 }
 
 static void print_cells(FILE *f, const size_t *width, char cells[][CELL_MAX], size_t n,
-			const char *name)
+			const struct layout *l, const char *name)
 {
 	size_t c;
 
 	for (c = 0; c < n; c++) {
+		if (!l->show[c])
+			continue;
 		format_right(f, cells[c], width[c]);
 		fputs("  ", f);
 	}
-	fprintf(f, "%s\n", name);
+	format_cut(f, name, l->name_max);
+	fputc('\n', f);
 }
 
-static void text_rows(FILE *f, const struct sb_diff *d)
+static void text_rows(FILE *f, const struct sb_diff *d, bool wide)
 {
+	static const bool all[N_COLS] = { [0 ... N_COLS - 1] = true };
 	char cells[N_COLS][CELL_MAX];
 	size_t width[N_COLS], c, i;
+	bool narrow[N_COLS];
+	struct layout l;
 
 	for (c = 0; c < N_COLS; c++)
 		width[c] = strlen(col_titles[c]);
@@ -224,12 +275,15 @@ static void text_rows(FILE *f, const struct sb_diff *d)
 		row_cells(cells, &d->rows[i], d->metric);
 		widen(width, cells, N_COLS);
 	}
+	narrow_columns(narrow, d->metric);
+	l.show = wide ? all : narrow;
+	l.name_max = name_room(width, l.show, N_COLS, wide);
 	for (c = 0; c < N_COLS; c++)
 		snprintf(cells[c], CELL_MAX, "%s", col_titles[c]);
-	print_cells(f, width, cells, N_COLS, "region");
+	print_cells(f, width, cells, N_COLS, &l, "region");
 	for (i = 0; i < d->n_rows; i++) {
 		row_cells(cells, &d->rows[i], d->metric);
-		print_cells(f, width, cells, N_COLS, d->rows[i].name);
+		print_cells(f, width, cells, N_COLS, &l, d->rows[i].name);
 	}
 }
 
@@ -239,8 +293,10 @@ static const struct sb_diff_side *only_side(const struct sb_diff_row *r, bool in
 }
 
 static void text_only(FILE *f, const char *which, const struct sb_diff_row *rows, size_t n,
-		      bool in_a)
+		      bool in_a, bool wide)
 {
+	static const bool all[N_SIDE_COLS] = { true, true, true, true };
+	struct layout l = { .show = all };
 	char cells[N_SIDE_COLS][CELL_MAX];
 	size_t width[N_SIDE_COLS], c, i;
 
@@ -256,12 +312,13 @@ static void text_only(FILE *f, const char *which, const struct sb_diff_row *rows
 		side_cells(cells, only_side(&rows[i], in_a), 1);
 		widen(width, cells, N_SIDE_COLS);
 	}
+	l.name_max = name_room(width, all, N_SIDE_COLS, wide);
 	for (c = 0; c < N_SIDE_COLS; c++)
 		snprintf(cells[c], CELL_MAX, "%s", side_titles[c]);
-	print_cells(f, width, cells, N_SIDE_COLS, "region");
+	print_cells(f, width, cells, N_SIDE_COLS, &l, "region");
 	for (i = 0; i < n; i++) {
 		side_cells(cells, only_side(&rows[i], in_a), 1);
-		print_cells(f, width, cells, N_SIDE_COLS, rows[i].name);
+		print_cells(f, width, cells, N_SIDE_COLS, &l, rows[i].name);
 	}
 }
 
@@ -278,7 +335,7 @@ static void limit_str(char *buf, size_t n, int64_t millionths)
 		buf[--len] = '\0';
 }
 
-static void text_regressions(FILE *f, const struct sb_diff *d)
+static void text_regressions(FILE *f, const struct sb_diff *d, bool wide)
 {
 	char limit[48], pct[CELL_MAX], va[CELL_MAX], vb[CELL_MAX];
 	const struct sb_diff_row *r;
@@ -298,7 +355,10 @@ static void text_regressions(FILE *f, const struct sb_diff *d)
 		pct_cell(pct, r);
 		metric_cell(va, sizeof(va), sb_diff_value(&r->a, d->metric), d->metric);
 		metric_cell(vb, sizeof(vb), sb_diff_value(&r->b, d->metric), d->metric);
-		fprintf(f, "  %s  %s (%s -> %s)\n", r->name, pct, va, vb);
+		fputs("  ", f);
+		/* The numbers after the name take at most about 40 columns. */
+		format_cut(f, r->name, wide ? SIZE_MAX : TEXT_COLUMNS - 42);
+		fprintf(f, "  %s (%s -> %s)\n", pct, va, vb);
 	}
 }
 
@@ -319,13 +379,13 @@ static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profil
 	fprintf(f, "metric %s: regions in both, largest change first\n\n",
 		sb_diff_label(d));
 	if (d->n_rows)
-		text_rows(f, d);
+		text_rows(f, d, o->wide);
 	else
 		fputs("no region is in both profiles\n", f);
-	text_only(f, "A", d->only_a, d->n_only_a, true);
-	text_only(f, "B", d->only_b, d->n_only_b, false);
+	text_only(f, "A", d->only_a, d->n_only_a, true, o->wide);
+	text_only(f, "B", d->only_b, d->n_only_b, false, o->wide);
 	if (d->max_regression != SB_DIFF_NO_GATE)
-		text_regressions(f, d);
+		text_regressions(f, d, o->wide);
 }
 
 /* ---- JSON ---- */

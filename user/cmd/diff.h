@@ -17,6 +17,7 @@ struct diff_opts {
 	const char *max_regression_arg;	/* as the user wrote it, for messages */
 	enum sb_report_format format;	/* text or json */
 	const char *output;	/* NULL: stdout */
+	bool wide;		/* --wide: every column, whole names; else 80 columns */
 	const char *path_a;
 	const char *path_b;
 	struct sb_filter filter;	/* --ranks, --include, --exclude: the same on A and B */

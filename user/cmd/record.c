@@ -1,6 +1,7 @@
 /* scope-bpf record: the command line; the recording itself is record/recorder.c. */
 #include <stdio.h>
 
+#include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/record_opts.h"
 #include "counters/events.h"
@@ -15,9 +16,8 @@ int cmd_record(int argc, char **argv)
 
 	if (record_parse_args(argc, argv, &o, &err)) {
 		record_opts_free(&o);
-		record_say("%s", err.msg);
-		record_usage(stderr);
-		return SB_EXIT_USAGE;
+		/* The usage text would bury the one line that says what is wrong. */
+		return sb_usage_error("record", err.msg);
 	}
 	if (o.help) {
 		record_opts_free(&o);

@@ -10,6 +10,7 @@
 
 #include "analysis/filter.h"
 #include "cmd/record_opts.h"
+#include "cmd/suggest.h"
 #include "region.h"
 
 void record_usage(FILE *f)
@@ -374,7 +375,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case ':':
 			return sb_fail(err, EINVAL, "%s: needs a value", argv[optind - 1]);
 		default:
-			return sb_fail(err, EINVAL, "%s: unknown option", argv[optind - 1]);
+			if (optopt && optopt < 256)
+				return sb_fail(err, EINVAL, "-%c: unknown option", optopt);
+			return sb_unknown_option(argv[optind - 1], longs, err);
 		}
 		if (ret)
 			return ret;

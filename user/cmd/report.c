@@ -24,11 +24,12 @@
 
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
-       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE };
+       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE, OPT_WIDE };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
 	{ "flat", no_argument, NULL, OPT_FLAT },
+	{ "wide", no_argument, NULL, OPT_WIDE },
 	{ "format", required_argument, NULL, 'f' },
 	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "output", required_argument, NULL, 'o' },
@@ -55,6 +56,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -s, --sort KEY      order siblings by total (default), calls, avg, name or start\n"
 	      "      --flat          one row per region instead of one per call path\n"
+	      "      --wide          every column and whole region names, however wide;\n"
+	      "                      without it the text fits 80 columns (min and max go\n"
+	      "                      first, then long names are cut in the middle)\n"
 	      "  -f, --format FMT    text (default), json or csv\n"
 	      "      --rank N        only the calls of rank N\n"
 	      SB_FILTER_HELP
@@ -151,6 +155,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		return sb_format_option(optarg, true, &o->format, err);
 	case OPT_FLAT:
 		o->flat = true;
+		return 0;
+	case OPT_WIDE:
+		o->wide = true;
 		return 0;
 	case OPT_RANK:
 		if (parse_rank(optarg, &o->rank))

@@ -26,35 +26,96 @@ static void text_ratio(FILE *f, const struct sb_counter_report *r, unsigned k,
 		fprintf(f, " %*.*f", w, r->ratios[k].percent ? 1 : 2, v);
 }
 
-static void render_text(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r)
-{
-	const struct sb_counter_row *row;
-	char own[SB_EVENT_NAME_LEN + 8];
-	unsigned i, k;
-	size_t j;
+/* What the text fits in without --wide: a terminal's default width. */
+#define TEXT_COLUMNS 80
+/* calls and unknown, before the events. */
+#define LEFT 17
+/* Room a region name keeps when events are split over tables; at least NAME_MIN. */
+#define NAME_ROOM 24
+#define NAME_MIN 16
 
-	fputs("counters per region: the calls' counts (children included) and own counts (less\n"
-	      "the regions called inside); unknown: calls begun before their thread had counters\n",
-	      f);
+/* The counts of event i and its own counts, or ratio k - n: one item of a table. */
+static int item_width(const struct sb_counter_report *r, unsigned item)
+{
+	char own[SB_EVENT_NAME_LEN + 8];
+
+	if (item >= r->n)
+		return 1 + width_of(r->ratios[item - r->n].name);
+	snprintf(own, sizeof(own), "own %s", r->names[item]);
+	return 2 + width_of(r->names[item]) + width_of(own);
+}
+
+static void text_head(FILE *f, const struct sb_counter_report *r, unsigned from, unsigned to)
+{
+	char own[SB_EVENT_NAME_LEN + 8];
+	unsigned i;
+
 	fprintf(f, "%8s %8s", "calls", "unknown");
-	for (i = 0; i < r->n; i++) {
+	for (i = from; i < to && i < r->n; i++) {
 		snprintf(own, sizeof(own), "own %s", r->names[i]);
 		fprintf(f, " %*s %*s", width_of(r->names[i]), r->names[i], width_of(own), own);
 	}
-	for (k = 0; k < r->n_ratios; k++)
-		fprintf(f, " %*s", width_of(r->ratios[k].name), r->ratios[k].name);
+	for (i = from > r->n ? from : r->n; i < to; i++)
+		fprintf(f, " %*s", width_of(r->ratios[i - r->n].name), r->ratios[i - r->n].name);
 	fputs("  region\n", f);
+}
+
+static void text_row(FILE *f, const struct sb_counter_report *r,
+		     const struct sb_counter_row *row, unsigned from, unsigned to)
+{
+	char own[SB_EVENT_NAME_LEN + 8];
+	unsigned i;
+
+	fprintf(f, "%8" PRIu64 " %8" PRIu64, row->calls, row->unknown);
+	for (i = from; i < to && i < r->n; i++) {
+		snprintf(own, sizeof(own), "own %s", r->names[i]);
+		fprintf(f, " %*" PRIu64 " %*" PRIu64, width_of(r->names[i]), row->incl[i],
+			width_of(own), row->excl[i]);
+	}
+	for (i = from > r->n ? from : r->n; i < to; i++)
+		text_ratio(f, r, i - r->n, row);
+	fputs("  ", f);
+}
+
+/* Items from..to-1 (events, then ratios) as one table, names cut to fit unless wide. */
+static void text_table(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r,
+		       unsigned from, unsigned to, bool wide)
+{
+	size_t used = LEFT + 2, j;
+	unsigned i;
+
+	for (i = from; i < to; i++)
+		used += (size_t)item_width(r, i);
+	text_head(f, r, from, to);
 	for (j = 0; j < r->n_rows; j++) {
-		row = &r->rows[j];
-		fprintf(f, "%8" PRIu64 " %8" PRIu64, row->calls, row->unknown);
-		for (i = 0; i < r->n; i++) {
-			snprintf(own, sizeof(own), "own %s", r->names[i]);
-			fprintf(f, " %*" PRIu64 " %*" PRIu64, width_of(r->names[i]), row->incl[i],
-				width_of(own), row->excl[i]);
-		}
-		for (k = 0; k < r->n_ratios; k++)
-			text_ratio(f, r, k, row);
-		fprintf(f, "  %s\n", p->regions[row->region].name);
+		text_row(f, r, &r->rows[j], from, to);
+		format_cut(f, p->regions[r->rows[j].region].name,
+			   wide ? SIZE_MAX :
+			   used + NAME_MIN < TEXT_COLUMNS ? TEXT_COLUMNS - used : NAME_MIN);
+		fputc('\n', f);
+	}
+}
+
+/*
+ * One table with --wide; else the events and ratios split over as many tables
+ * as it takes for each to fit 80 columns, calls and region repeated in each.
+ */
+static void render_text(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r,
+			bool wide)
+{
+	unsigned n_items = r->n + r->n_ratios, from, to;
+	int room = TEXT_COLUMNS - LEFT - 2 - NAME_ROOM, used;
+
+	fputs("counters per region: the calls' counts (children included) and own counts (less\n"
+	      "the regions called inside); unknown: calls begun before their thread had\n"
+	      "counters\n", f);
+	for (from = 0; from < n_items; from = to) {
+		used = item_width(r, from);
+		for (to = from + 1; to < n_items && (wide || used + item_width(r, to) <= room); to++)
+			used += item_width(r, to);
+		if (from)
+			fputc('\n', f);
+		text_table(f, p, r, from, to, wide);
 	}
 }
 
@@ -151,6 +212,6 @@ int sb_counter_report_render(FILE *f, const struct sb_profile *p,
 	else if (o->format == SB_REPORT_CSV)
 		render_csv(f, p, r);
 	else
-		render_text(f, p, r);
+		render_text(f, p, r, o->wide);
 	return ferror(f) ? -EIO : 0;
 }

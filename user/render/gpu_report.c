@@ -238,10 +238,24 @@ static int64_t row_avg(const struct sb_gpu_row *row)
 	return row->calls ? row->total / (int64_t)row->calls : 0;
 }
 
-static void text_row(FILE *f, const struct sb_profile *p, const struct sb_gpu_row *row)
+/* What the text fits in without --wide: a terminal's default width. */
+#define TEXT_COLUMNS 80
+/* Columns before the name: kind, calls, total, avg, (min, max,) bytes. */
+#define ROW_LEFT 54
+/* Where a name of its own line starts. */
+#define NAME_LEFT 7
+/* "       launched in:", and where its continuation lines start. */
+#define LAUNCH_LEFT 19
+/* A launching region's name keeps at most this much of a line without --wide. */
+#define LAUNCHER_MAX 40
+
+/*
+ * One table row; without --wide no min and max, and a name too long for the
+ * room left on its own line below, under the launching regions' indent.
+ */
+static void text_cells(FILE *f, const struct sb_gpu_row *row, bool wide)
 {
 	char t[4][FORMAT_NS_MAX + 1], bytes[32];
-	size_t i;
 
 	format_ns(t[0], sizeof(t[0]), row->total);
 	format_ns(t[1], sizeof(t[1]), row_avg(row));
@@ -251,15 +265,56 @@ static void text_row(FILE *f, const struct sb_profile *p, const struct sb_gpu_ro
 		snprintf(bytes, sizeof(bytes), "%" PRId64, row->bytes);
 	else
 		strcpy(bytes, "-");
-	fprintf(f, "%-6s %8" PRIu64 " %10s %10s %10s %10s %14s  %s\n", kind_name(row->kind),
-		row->calls, t[0], t[1], t[2], t[3], bytes, row->name);
-	fputs("       launched in:", f);
-	for (i = 0; i < row->n_launchers; i++) {
-		format_ns(t[0], sizeof(t[0]), row->launchers[i].ns);
-		fprintf(f, "%s %s %s (%" PRIu64 ")", i ? "," : "",
-			region_name(p, row->launchers[i].region), t[0], row->launchers[i].calls);
+	fprintf(f, "%-6s %8" PRIu64 " %10s %10s ", kind_name(row->kind), row->calls, t[0], t[1]);
+	if (wide)
+		fprintf(f, "%10s %10s ", t[2], t[3]);
+	fprintf(f, "%14s", bytes);
+	if (!wide && format_width(row->name) > TEXT_COLUMNS - ROW_LEFT) {
+		fprintf(f, "\n%*s", NAME_LEFT, "");
+		format_cut(f, row->name, TEXT_COLUMNS - NAME_LEFT);
+	} else {
+		fprintf(f, "  %s", row->name);
 	}
 	fputc('\n', f);
+}
+
+/* The regions that launched row's work; without --wide, wrapped at 80 columns. */
+static void text_launchers(FILE *f, const struct sb_profile *p, const struct sb_gpu_row *row,
+			   bool wide)
+{
+	char t[FORMAT_NS_MAX + 1], item[LAUNCHER_MAX + 3 * FORMAT_NS_MAX];
+	size_t i, col = LAUNCH_LEFT, len;
+	FILE *m;
+
+	fputs("       launched in:", f);
+	for (i = 0; i < row->n_launchers; i++) {
+		format_ns(t, sizeof(t), row->launchers[i].ns);
+		m = fmemopen(item, sizeof(item), "w");
+		if (!m)
+			return;
+		format_cut(m, region_name(p, row->launchers[i].region),
+			   wide ? SIZE_MAX : LAUNCHER_MAX);
+		fprintf(m, " %s (%" PRIu64 ")", t, row->launchers[i].calls);
+		len = (size_t)ftell(m);
+		fclose(m);
+		item[len < sizeof(item) ? len : sizeof(item) - 1] = '\0';
+		if (i)
+			fputc(',', f);
+		if (!wide && i && col + 2 + format_width(item) > TEXT_COLUMNS) {
+			fprintf(f, "\n%*s", LAUNCH_LEFT, "");
+			col = LAUNCH_LEFT;
+		}
+		fprintf(f, " %s", item);
+		col += 2 + format_width(item);
+	}
+	fputc('\n', f);
+}
+
+static void text_row(FILE *f, const struct sb_profile *p, const struct sb_gpu_row *row,
+		     bool wide)
+{
+	text_cells(f, row, wide);
+	text_launchers(f, p, row, wide);
 }
 
 static void render_text(FILE *f, const struct sb_profile *p, const struct sb_gpu_report *r,
@@ -272,9 +327,10 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_gpu
 		p->format ? p->format : "unknown format");
 	format_ns(t, sizeof(t), r->gpu_total);
 	format_ns(s, sizeof(s), r->sync_total);
-	fprintf(f, "GPU       %" PRIu64 " %s on the GPU, %s; %" PRIu64 " CUDA API %s, %" PRIu64
+	fprintf(f, "GPU       %" PRIu64 " %s on the GPU, %s;%s%" PRIu64 " CUDA API %s, %" PRIu64
 		" %s (%s waited)\n\n", r->gpu_work,
-		format_plural(r->gpu_work, "activity", "activities"), t, r->host_calls,
+		format_plural(r->gpu_work, "activity", "activities"), t,
+		o->wide ? " " : "\n          ", r->host_calls,
 		format_plural(r->host_calls, "call", "calls"), r->syncs,
 		format_plural(r->syncs, "synchronization", "synchronizations"), s);
 	if (!r->gpu_work) {
@@ -284,12 +340,14 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_gpu
 		      f);
 		return;
 	}
-	fputs("GPU time of kernels, copies and memsets by name; under each, the regions that "
+	fputs("GPU time of kernels, copies and memsets by name; under each, the regions that\n"
 	      "launched it: GPU time (launches)\n", f);
-	fprintf(f, "%-6s %8s %10s %10s %10s %10s %14s  %s\n", "kind", "calls", "total", "avg", "min",
-		"max", "bytes", "name");
+	fprintf(f, "%-6s %8s %10s %10s ", "kind", "calls", "total", "avg");
+	if (o->wide)
+		fprintf(f, "%10s %10s ", "min", "max");
+	fprintf(f, "%14s  %s\n", "bytes", "name");
 	for (i = 0; i < r->n_rows; i++)
-		text_row(f, p, &r->rows[i]);
+		text_row(f, p, &r->rows[i], o->wide);
 }
 
 static void json_row(FILE *f, const struct sb_profile *p, const struct sb_gpu_row *row)

@@ -7,13 +7,29 @@
 #include "util/text_format.h"
 
 #define CELL 48
+/* What the text fits in without --wide: a terminal's default width. */
+#define TEXT_COLUMNS 80
+/* Columns before the region name in the operations and imbalance tables. */
+#define OPS_LEFT 60
+#define IMB_LEFT 46
+/* Columns of the matrix: the sender's, and each receiver's. */
+#define MATRIX_LEFT 9
+#define MATRIX_CELL 19
+
+/* A name in the room left of an 80-column line, or whole with --wide. */
+static void text_name(FILE *f, const char *name, size_t left, bool wide)
+{
+	format_cut(f, name, wide ? SIZE_MAX : TEXT_COLUMNS - left);
+	fputc('\n', f);
+}
 
 static const char *region_name(const struct sb_profile *p, uint32_t region)
 {
 	return region == SB_MPI_TOP ? "(outside every region)" : p->regions[region].name;
 }
 
-static void text_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
+static void text_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
+		     bool wide)
 {
 	char t[CELL], pct[CELL];
 	size_t i;
@@ -29,8 +45,9 @@ static void text_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_re
 			format_pct(pct, sizeof(pct), o->time, o->region_total);
 		else
 			strcpy(pct, "-");
-		fprintf(f, "%-12s %8" PRIu64 " %14" PRId64 " %12s %8s  %s\n", o->op, o->calls,
-			o->bytes, t, pct, region_name(p, o->region));
+		fprintf(f, "%-12s %8" PRIu64 " %14" PRId64 " %12s %8s  ", o->op, o->calls,
+			o->bytes, t, pct);
+		text_name(f, region_name(p, o->region), OPS_LEFT, wide);
 	}
 }
 
@@ -46,7 +63,8 @@ static void text_ranks(FILE *f, const struct sb_mpi_report *r)
 	}
 }
 
-static void text_imbalance(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
+static void text_imbalance(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
+			   bool wide)
 {
 	char mx[CELL], mean[CELL];
 	size_t i;
@@ -58,25 +76,24 @@ static void text_imbalance(FILE *f, const struct sb_profile *p, const struct sb_
 
 		format_ns(mx, sizeof(mx), m->max);
 		format_ns(mean, sizeof(mean), (int64_t)(m->mean + 0.5));
-		fprintf(f, "%9.3f %12s %12s %8u  %s\n", m->ratio, mx, mean, m->slowest,
-			p->regions[m->region].name);
+		fprintf(f, "%9.3f %12s %12s %8u  ", m->ratio, mx, mean, m->slowest);
+		text_name(f, p->regions[m->region].name, IMB_LEFT, wide);
 	}
 }
 
-static void text_matrix(FILE *f, const struct sb_mpi_report *r)
+/* The matrix's receivers from..to-1, every sender a row. */
+static void text_matrix_block(FILE *f, const struct sb_mpi_report *r, uint32_t from, uint32_t to)
 {
 	char cell[CELL];
 	uint32_t a, b;
 
-	fputs("\ncommunication matrix: bytes (messages) of point-to-point sends, "
-	      "row = sender, column = receiver\n", f);
 	fprintf(f, "%9s", "from\\to");
-	for (b = 0; b < r->n_ranks; b++)
+	for (b = from; b < to; b++)
 		fprintf(f, " %18u", b);
 	fputc('\n', f);
 	for (a = 0; a < r->n_ranks; a++) {
 		fprintf(f, "%9u", a);
-		for (b = 0; b < r->n_ranks; b++) {
+		for (b = from; b < to; b++) {
 			size_t i = (size_t)a * r->n_ranks + b;
 
 			if (r->matrix_msgs[i])
@@ -90,6 +107,21 @@ static void text_matrix(FILE *f, const struct sb_mpi_report *r)
 	}
 }
 
+/* Without --wide, as many receivers a block as fit 80 columns, blocks one under another. */
+static void text_matrix(FILE *f, const struct sb_mpi_report *r, bool wide)
+{
+	uint32_t per = wide ? r->n_ranks : (TEXT_COLUMNS - MATRIX_LEFT) / MATRIX_CELL;
+	uint32_t from;
+
+	fputs("\ncommunication matrix: bytes (messages) of point-to-point sends,\n"
+	      "row = sender, column = receiver\n", f);
+	for (from = 0; from < r->n_ranks; from += per) {
+		if (from)
+			fputc('\n', f);
+		text_matrix_block(f, r, from, r->n_ranks - from < per ? r->n_ranks : from + per);
+	}
+}
+
 static void render_text(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
 			const struct report_opts *o)
 {
@@ -98,15 +130,15 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_mpi
 	fprintf(f, "MPI       %" PRIu64 " %s on %u %s%s\n\n", r->mpi_calls,
 		format_plural(r->mpi_calls, "call", "calls"), r->n_ranks,
 		format_plural(r->n_ranks, "rank", "ranks"),
-		r->parents ? "" : " (no parent ids in the file: enclosing regions unknown)");
+		r->parents ? "" : "\n          (no parent ids in the file: enclosing regions unknown)");
 	if (!r->mpi_calls) {
 		fputs("no MPI call regions\n", f);
 		return;
 	}
-	text_ops(f, p, r);
+	text_ops(f, p, r, o->wide);
 	text_ranks(f, r);
-	text_imbalance(f, p, r);
-	text_matrix(f, r);
+	text_imbalance(f, p, r, o->wide);
+	text_matrix(f, r, o->wide);
 }
 
 static void json_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)

@@ -187,13 +187,51 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 }
 
 #define MAX_DRAWN_DEPTH 32
+/* What the text fits in without --wide: a terminal's default width. */
+#define TEXT_COLUMNS 80
+/* A shortened name keeps at least this many columns, however deep its node. */
+#define NAME_MIN 16
+/* Room for indent and name below which avg and %rec make way: a depth marker and a name. */
+#define ROOM_MIN 30
+/* "┄ [depth N] ": the marker of a node deeper than the indent is drawn, N up to 10 digits. */
+#define DEPTH_MARK_MAX 21
+
+/* How the table is laid out: which columns, how deep the indent grows, how long names are. */
+struct layout {
+	bool show[N_COLS];
+	uint32_t max_drawn;	/* from this depth the indent stops growing */
+	size_t room;		/* columns for indent and name; SIZE_MAX: no limit */
+};
+
+/* Fitting 80 columns: from max_drawn the depth alone stands for the whole indent. */
+static bool compact(const struct layout *l)
+{
+	return l->room != SIZE_MAX;
+}
+
+/* Columns the indent of a node at depth takes. */
+static size_t indent_width(uint32_t depth, const struct layout *l)
+{
+	char mark[DEPTH_MARK_MAX + 1];
+	size_t w;
+
+	if (depth < 2)
+		return 0;
+	if (depth < l->max_drawn)
+		return 3 * (size_t)(depth - 1);
+	/* "┄" takes one column in three bytes: count it as the space it is printed as. */
+	w = (size_t)snprintf(mark, sizeof(mark), "  [depth %u] ", depth);
+	return compact(l) ? w : w + 3 * (size_t)(l->max_drawn - 1);
+}
 
 /*
  * Tree drawing: one "│  " or "   " per ancestor below the top level, then this
- * node's branch. Deeper than MAX_DRAWN_DEPTH the indent stops growing and the
- * depth is written instead: a 20 000-deep recursion must not print gigabytes.
+ * node's branch. From max_drawn the indent stops growing and the depth is
+ * written instead: a 20 000-deep recursion must not print gigabytes, and a
+ * deep tree must not push its names off an 80-column line.
  */
-static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsigned char *more)
+static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsigned char *more,
+			const struct layout *l)
 {
 	const struct sb_ct_node *n = &t->nodes[i];
 	uint32_t d;
@@ -201,20 +239,127 @@ static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsign
 	more[n->depth] = n->next_sibling != SB_CT_NONE;
 	if (n->depth < 2)
 		return;
-	for (d = 2; d < n->depth && d < MAX_DRAWN_DEPTH; d++)
+	if (n->depth >= l->max_drawn && compact(l)) {
+		fprintf(f, "┄ [depth %u] ", n->depth);
+		return;
+	}
+	for (d = 2; d < n->depth && d < l->max_drawn; d++)
 		fputs(more[d] ? "│  " : "   ", f);
-	if (n->depth >= MAX_DRAWN_DEPTH)
+	if (n->depth >= l->max_drawn)
 		fprintf(f, "┄ [depth %u] ", n->depth);
 	fputs(more[n->depth] ? "├─ " : "└─ ", f);
+}
+
+/* Widest cell of each column, titles included, so every column lines up. */
+static void column_widths(const struct sb_calltree *t, int64_t base, int n_cols, size_t *width)
+{
+	char cells[N_COLS][CELL_MAX];
+	size_t w;
+	uint32_t i;
+	int c;
+
+	for (c = 0; c < n_cols; c++)
+		width[c] = strlen(col_titles[c]);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		fill_cells(cells, &t->nodes[i], base);
+		for (c = 0; c < n_cols; c++) {
+			w = format_width(cells[c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+}
+
+static size_t shown_width(const struct layout *l, const size_t *width, int n_cols)
+{
+	size_t used = 0;
+	int c;
+
+	for (c = 0; c < n_cols; c++)
+		if (l->show[c])
+			used += width[c] + 2;
+	return used;
+}
+
+/* The widest indent and name of the tree as l draws it. */
+static size_t widest_name(const struct sb_calltree *t, const struct layout *l)
+{
+	size_t w, max = 0;
+	uint32_t i;
+
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		w = indent_width(t->nodes[i].depth, l) +
+		    format_width(sb_calltree_name(t, i));
+		if (w > max)
+			max = w;
+	}
+	return max;
+}
+
+/*
+ * --wide, or a table that fits: everything. Else leave out min and max (then GPU
+ * share), and if it still does not fit, stop the indent early and cut names;
+ * when that leaves less than ROOM_MIN, avg and %rec go too.
+ */
+static void plan_layout(struct layout *l, const struct sb_calltree *t, const size_t *width,
+			int n_cols, bool wide)
+{
+	static const enum col optional[] = { C_MIN, C_MAX, C_GPU_SHARE };
+	static const enum col last_resort[] = { C_AVG, C_PCT };
+	size_t need, used, room;
+	size_t k;
+	int c;
+
+	for (c = 0; c < N_COLS; c++)
+		l->show[c] = true;
+	l->max_drawn = MAX_DRAWN_DEPTH;
+	l->room = SIZE_MAX;
+	if (wide)
+		return;
+	need = widest_name(t, l);
+	for (k = 0; k < sizeof(optional) / sizeof(optional[0]); k++) {
+		if (shown_width(l, width, n_cols) + need <= TEXT_COLUMNS)
+			return;
+		l->show[optional[k]] = false;
+	}
+	for (k = 0; k < sizeof(last_resort) / sizeof(last_resort[0]); k++) {
+		used = shown_width(l, width, n_cols);
+		if (used + need <= TEXT_COLUMNS)
+			return;
+		if (used + ROOM_MIN <= TEXT_COLUMNS)
+			break;
+		l->show[last_resort[k]] = false;
+	}
+	used = shown_width(l, width, n_cols);
+	if (used + need <= TEXT_COLUMNS)
+		return;
+	room = used + NAME_MIN < TEXT_COLUMNS ? TEXT_COLUMNS - used : NAME_MIN;
+	l->room = room;
+	/* The deepest indent drawn leaves a name NAME_MIN columns. */
+	while (l->max_drawn > 2 && 3 * (size_t)(l->max_drawn - 2) + NAME_MIN > room)
+		l->max_drawn--;
+}
+
+static void text_name(FILE *f, const struct sb_calltree *t, uint32_t i, const struct layout *l)
+{
+	size_t indent = indent_width(t->nodes[i].depth, l);
+
+	if (l->room == SIZE_MAX)
+		fputs(sb_calltree_name(t, i), f);
+	else
+		format_cut(f, sb_calltree_name(t, i),
+			   indent + NAME_MIN < l->room ? l->room - indent : NAME_MIN);
+	fputc('\n', f);
 }
 
 static int render_text(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 		       const struct report_opts *o)
 {
 	char cells[N_COLS][CELL_MAX];
-	size_t width[N_COLS], w;
+	size_t width[N_COLS];
 	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
 	int n_cols = has_gpu(p) ? N_COLS : C_GPU;
+	struct layout l;
 	unsigned char *more;
 	uint32_t i;
 	int c;
@@ -227,18 +372,11 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 	more = calloc((size_t)t->max_depth + 1, 1);
 	if (!more)
 		return -ENOMEM;
-	/* First pass: widest cell per column, so every column lines up. */
-	for (c = 0; c < n_cols; c++)
-		width[c] = strlen(col_titles[c]);
-	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
-		fill_cells(cells, &t->nodes[i], base);
-		for (c = 0; c < n_cols; c++) {
-			w = format_width(cells[c]);
-			if (w > width[c])
-				width[c] = w;
-		}
-	}
+	column_widths(t, base, n_cols, width);
+	plan_layout(&l, t, width, n_cols, o->wide);
 	for (c = 0; c < n_cols; c++) {
+		if (!l.show[c])
+			continue;
 		format_right(f, col_titles[c], width[c]);
 		fputs("  ", f);
 	}
@@ -246,11 +384,13 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
 		fill_cells(cells, &t->nodes[i], base);
 		for (c = 0; c < n_cols; c++) {
+			if (!l.show[c])
+				continue;
 			format_right(f, cells[c], width[c]);
 			fputs("  ", f);
 		}
-		text_prefix(f, t, i, more);
-		fprintf(f, "%s\n", sb_calltree_name(t, i));
+		text_prefix(f, t, i, more, &l);
+		text_name(f, t, i, &l);
 	}
 	free(more);
 	return 0;

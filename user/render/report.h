@@ -34,6 +34,7 @@ struct report_opts {
 	bool gpu;		/* --gpu: kernels, copies and memsets with their launching regions */
 	double peak_gflops;	/* --peak-gflops X: the HTML roofline's compute ceiling; 0 none */
 	double peak_gbs;	/* --peak-gbs Y: its bandwidth ceiling; 0 none */
+	bool wide;		/* --wide: every column and whole names; else 80 columns */
 	bool help;
 };
 

@@ -97,6 +97,32 @@ size_t format_width(const char *s)
 	return w;
 }
 
+/* The byte offset of s's code point number k (format_width()'s columns). */
+static size_t column_offset(const char *s, size_t k)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len;
+
+	for (; *u && k; k--) {
+		len = sb_utf8_seq(u);
+		u += len ? len : 1;
+	}
+	return (size_t)(u - (const unsigned char *)s);
+}
+
+void format_cut(FILE *f, const char *s, size_t width)
+{
+	size_t w = format_width(s), head, tail;
+
+	if (w <= width) {
+		fputs(s, f);
+		return;
+	}
+	head = (width - 3 + 1) / 2;
+	tail = width - 3 - head;
+	fprintf(f, "%.*s...%s", (int)column_offset(s, head), s, s + column_offset(s, w - tail));
+}
+
 void format_right(FILE *f, const char *s, size_t width)
 {
 	size_t w = format_width(s);

@@ -28,6 +28,13 @@ size_t format_width(const char *s);
 /* Print s right-aligned in width columns (UTF-8 aware); never truncates. */
 void format_right(FILE *f, const char *s, size_t width);
 
+/*
+ * Print s in at most width columns (UTF-8 aware): whole when it fits, else its
+ * head and tail around "...", since both ends tell names apart (a namespace, a
+ * suffix). width is at least 5.
+ */
+void format_cut(FILE *f, const char *s, size_t width);
+
 /* Print s as a JSON string with its quotes; invalid UTF-8 becomes U+FFFD. */
 void format_json_string(FILE *f, const char *s);
 

@@ -635,16 +635,16 @@ static void test_json_checker_rejects_broken_json(void **state)
 
 static void test_command_text_table_and_exit_codes(void **state)
 {
-	char *plain[] = { "diff", "-o", NULL, NULL, NULL };
+	char *plain[] = { "diff", "--wide", "-o", NULL, NULL, NULL };
 	char *gate_ok[] = { "diff", "--max-regression", "50", "-o", NULL, NULL, NULL };
 	char *gate_hit[] = { "diff", "--max-regression", "49.99", "-o", NULL, NULL, NULL };
 	char *out;
 
 	(void)state;
 	write_pair_of_files();
-	plain[2] = tmp_path("plain.txt");
-	plain[3] = tmp_path("base.h5");
-	plain[4] = tmp_path("new.h5");
+	plain[3] = tmp_path("plain.txt");
+	plain[4] = tmp_path("base.h5");
+	plain[5] = tmp_path("new.h5");
 	assert_int_equal(cmd_diff(ARGC(plain), plain), 0);
 	out = slurp(tmp_path("plain.txt"));
 	expect_has(out, "metric total: regions in both, largest change first\n");
@@ -664,16 +664,16 @@ static void test_command_text_table_and_exit_codes(void **state)
 	free(out);
 
 	gate_ok[4] = tmp_path("ok.txt");
-	gate_ok[5] = plain[3];
-	gate_ok[6] = plain[4];
+	gate_ok[5] = plain[4];
+	gate_ok[6] = plain[5];
 	assert_int_equal(cmd_diff(ARGC(gate_ok), gate_ok), 0);
 	out = slurp(tmp_path("ok.txt"));
 	expect_has(out, "\nregressions over 50% in total: none\n");
 	free(out);
 
 	gate_hit[4] = tmp_path("hit.txt");
-	gate_hit[5] = plain[3];
-	gate_hit[6] = plain[4];
+	gate_hit[5] = plain[4];
+	gate_hit[6] = plain[5];
 	assert_int_equal(cmd_diff(ARGC(gate_hit), gate_hit), 1);
 	out = slurp(tmp_path("hit.txt"));
 	expect_has(out, "\nregressions over 49.99% in total: 1\n"
@@ -714,7 +714,7 @@ static void test_command_json_is_valid(void **state)
 /* Formats are told by content: a scope-profiler JSON file diffs against an HDF5 one. */
 static void test_command_reads_other_formats(void **state)
 {
-	char *argv[] = { "diff", "-o", NULL, NULL, NULL };
+	char *argv[] = { "diff", "--wide", "-o", NULL, NULL, NULL };
 	FILE *f;
 	char *out;
 
@@ -728,9 +728,9 @@ static void test_command_reads_other_formats(void **state)
 	      "\"source_lineno\": 7, \"tags\": [], \"start_times_ns\": [0, 5000000], "
 	      "\"end_times_ns\": [1000000, 7000000]}]}\n", f);
 	fclose(f);
-	argv[2] = tmp_path("json.txt");
-	argv[3] = tmp_path("old.json");
-	argv[4] = tmp_path("new.h5");
+	argv[3] = tmp_path("json.txt");
+	argv[4] = tmp_path("old.json");
+	argv[5] = tmp_path("new.h5");
 	assert_int_equal(cmd_diff(ARGC(argv), argv), 0);
 	out = slurp(tmp_path("json.txt"));
 	/* solve: 2 calls, 3 ms, p95 2 ms -> 10 calls of 1.1 ms. */
@@ -738,6 +738,66 @@ static void test_command_reads_other_formats(void **state)
 			"  +8.00 ms  +266.7%  solve\n");
 	expect_has(out, "\nonly in A: none\n");
 	expect_has(out, "\nonly in B: 2 regions\n");
+	free(out);
+}
+
+/* The longest line of text, in characters (UTF-8 continuation bytes do not count). */
+static size_t widest_line(const char *text)
+{
+	size_t w = 0, max = 0;
+
+	for (; *text; text++) {
+		if (*text == '\n') {
+			w = 0;
+			continue;
+		}
+		if (((unsigned char)*text & 0xc0) != 0x80 && ++w > max)
+			max = w;
+	}
+	return max;
+}
+
+/* Long names: 80 columns by default, the names cut in the middle; --wide keeps everything. */
+static void test_command_text_fits_80_columns_unless_wide(void **state)
+{
+	static const char *const long_name =
+		"solver::multigrid::smooth_on_level_with_red_black_gauss_seidel";
+	char *narrow[] = { "diff", "--max-regression", "1", "-o", NULL, NULL, NULL };
+	char *wide[] = { "diff", "--wide", "--max-regression", "1", "-o", NULL, NULL, NULL };
+	struct sb_profile a, b;
+	char *out;
+
+	(void)state;
+	init(&a, 1);
+	init(&b, 1);
+	add_same(&a, long_name, 0, 1000000, 5);
+	add_same(&b, long_name, 0, 2000000, 5);
+	add_same(&a, "gone::with::a::name::much::longer::than::the::room::left::for::it", 0, 3, 1);
+	write_profile(tmp_path("long_a.h5"), &a);
+	write_profile(tmp_path("long_b.h5"), &b);
+	sb_profile_free(&a);
+	sb_profile_free(&b);
+	narrow[4] = tmp_path("narrow.txt");
+	narrow[5] = tmp_path("long_a.h5");
+	narrow[6] = tmp_path("long_b.h5");
+	assert_int_equal(cmd_diff(ARGC(narrow), narrow), 1);
+	out = slurp(narrow[4]);
+	if (widest_line(out) > 80)
+		fail_msg("a line over 80 columns:\n%s", out);
+	expect_has(out, "calls A  calls B  total A  total B     delta   delta%  region\n");
+	assert_null(strstr(out, "p95 A"));
+	expect_has(out, "  +5.00 ms  +100.0%  solver::mul...auss_seidel\n");
+	expect_has(out, "  gone::with::a::name::much:...:the::room::left::for::it\n");
+	expect_has(out, "  solver::multigrid:...lack_gauss_seidel  +100.0% (5.00 ms -> 10.0 ms)\n");
+	free(out);
+	wide[5] = tmp_path("wide.txt");
+	wide[6] = narrow[5];
+	wide[7] = narrow[6];
+	assert_int_equal(cmd_diff(ARGC(wide), wide), 1);
+	out = slurp(wide[5]);
+	assert_true(widest_line(out) > 80);
+	expect_has(out, "p95 A");
+	expect_has(out, long_name);
 	free(out);
 }
 
@@ -785,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_command_text_table_and_exit_codes),
 		cmocka_unit_test(test_command_json_is_valid),
 		cmocka_unit_test(test_command_reads_other_formats),
+		cmocka_unit_test(test_command_text_fits_80_columns_unless_wide),
 		cmocka_unit_test(test_command_usage_and_unreadable_files_exit_2),
 	};
 

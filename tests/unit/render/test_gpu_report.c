@@ -229,7 +229,8 @@ static void test_kernels_copies_memsets_by_gpu_time(void **state)
 
 static char *render_gpu(const struct sb_profile *p, enum sb_report_format fmt, int64_t rank)
 {
-	struct report_opts o = { .path = "gpu.h5", .rank = rank, .format = fmt, .gpu = true };
+	struct report_opts o = { .path = "gpu.h5", .rank = rank, .format = fmt, .gpu = true,
+				 .wide = true };
 	struct sb_error err = { .msg = "" };
 	struct sb_gpu_report r;
 	char *out = NULL;
@@ -404,14 +405,14 @@ static void test_command_shows_gpu_columns_and_table(void **state)
 	free(out);
 	/* Rank 1 alone: its kernel, launched in its main, now index row 0. */
 	out = run_report(ranks, ARGC(ranks), 0);
-	expect_has(out, "GPU       1 activity on the GPU, 1.00 us; 0 CUDA API calls");
+	expect_has(out, "GPU       1 activity on the GPU, 1.00 us;\n          0 CUDA API calls");
 	expect_has(out, "  axpy(int, float, float const*, float*)\n"
 			"       launched in: main 1.00 us (1)\n");
 	assert_null(strstr(out, "HtoD"));
 	free(out);
 	/* step alone: what it launched; main's and no region's work is gone, host calls stay. */
 	out = run_report(step, ARGC(step), 0);
-	expect_has(out, "GPU       4 activities on the GPU, 315 ns; 2 CUDA API calls");
+	expect_has(out, "GPU       4 activities on the GPU, 315 ns;\n          2 CUDA API calls");
 	expect_has(out, "  axpy(int, float, float const*, float*)\n"
 			"       launched in: step 300 ns (2)\n");
 	expect_has(out, "memset\n       launched in: step 5 ns (1)\n");
