@@ -14,11 +14,12 @@
  * Every thread waits 200 ms before its first region, so a tracer that opens
  * its counters when it first sees it runs is ready.
  * `counting loop SECS` instead runs two threads, each calling "tick" (100
- * pages) every 10 ms for SECS seconds, for tracers that attach with -p; it
- * prints "ready" once both run.
+ * pages) every 10 ms for SECS seconds or until SIGTERM (then it exits 0), for
+ * tracers that attach with -p; it prints "ready" once both run.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@
 #define SETTLE_US 200000
 
 static long page;
+/* Set by SIGTERM: the tickers of `loop` end early. */
+static volatile sig_atomic_t stop;
 
 /* Fresh pages, never touched, no huge pages: one fault per page touched. */
 static char *fresh(size_t pages)
@@ -103,8 +106,14 @@ static void *ticker(void *arg)
 		munmap(p, 100 * page);
 		usleep(10000);
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	} while (!stop && t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
 	return NULL;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
 }
 
 static int loop(double secs)
@@ -112,6 +121,7 @@ static int loop(double secs)
 	pthread_t t[2];
 	int i;
 
+	signal(SIGTERM, on_term);
 	for (i = 0; i < 2; i++)
 		if (pthread_create(&t[i], NULL, ticker, &secs))
 			return 1;

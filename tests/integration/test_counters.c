@@ -199,7 +199,8 @@ static void test_hardware_counts_with_pmu(void **state)
 static void test_attach_counts_running_threads(void **state)
 {
 	char path[512], out[300], pidstr[16], line[64];
-	char *app[] = { (char *)app_path("counting", path, sizeof(path)), "loop", "4", NULL };
+	/* Long enough to outlive a recorder slow to start on a loaded machine; ended below. */
+	char *app[] = { (char *)app_path("counting", path, sizeof(path)), "loop", "60", NULL };
 	const struct sb_pair *q;
 	int64_t threads[2] = { -1, -1 }, v;
 	size_t known = 0, i;
@@ -226,6 +227,7 @@ static void test_attach_counts_running_threads(void **state)
 
 		assert_int_equal(run(argv), 0);
 	}
+	kill(pid, SIGTERM);
 	assert_int_equal(wait_status(pid), 0);
 	load_profile(out, &p);
 	q = must_pair(&p, "tick", 0);

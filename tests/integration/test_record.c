@@ -353,6 +353,21 @@ static void test_bad_targets_are_reported(void **state)
 	read_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "no scope_bpf probes"));
 	assert_non_null(strstr(err, "scope_bpf.h"));
+
+	/* A zombie's maps are empty: it is said to have exited, not to lack markers. */
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	sleep_ms(200);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-p", pidstr, "-o", out, NULL };
+
+		assert_int_equal(run(argv), 2);
+	}
+	wait_status(pid);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "has exited (a zombie"));
 }
 
 static void test_unprivileged_user_is_told_what_is_missing(void **state)

@@ -416,6 +416,12 @@ static int start_pid(struct recorder *r)
 		record_say("process %d: no such process", (int)r->o.pid);
 		return SB_EXIT_USAGE;
 	}
+	/* Its maps are empty: it would read as a process without markers. */
+	if (sb_process_state(r->o.pid) == 'Z') {
+		record_say("process %d: has exited (a zombie its parent has not reaped)",
+			   (int)r->o.pid);
+		return SB_EXIT_USAGE;
+	}
 	sb_process_name(r->o.pid, name, sizeof(name));
 	r->root = r->o.pid;
 	/*
