@@ -65,32 +65,6 @@ static int32_t *dims_of(struct sb_cuda_activity *a, const struct column *c)
 
 /* ---- the rules ---- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* (rank << 32 | index) of every thread row, sorted, for looking activity threads up. */
-static uint64_t *thread_keys(const struct sb_profile *p, size_t *n)
-{
-	uint64_t *k = malloc((p->n_threads ? p->n_threads : 1) * sizeof(*k));
-	const struct sb_thread *t;
-	size_t i;
-
-	*n = 0;
-	if (!k)
-		return NULL;
-	for (i = 0; i < p->n_threads; i++) {
-		t = &p->threads[i];
-		if (t->index >= 0 && t->index <= UINT32_MAX)
-			k[(*n)++] = (uint64_t)t->rank << 32 | (uint64_t)t->index;
-	}
-	qsort(k, *n, sizeof(*k), cmp_u64);
-	return k;
-}
-
 struct rules {
 	const struct sb_profile *p;
 	uint32_t ranks;
@@ -101,16 +75,13 @@ struct rules {
 static int check_thread(const struct rules *ru, size_t i, const struct sb_cuda_activity *a,
 			char *why, size_t len)
 {
-	uint64_t key;
-
 	if (a->thread < -1 || a->thread > UINT32_MAX)
 		return sb_bad(why, len, "threads[%zu]: thread %lld out of range", i,
 			      (long long)a->thread);
 	/* Without a thread table (not recorded) there is nothing to point at, nothing to check. */
 	if (a->thread == -1 || !ru->p->n_threads)
 		return 0;
-	key = (uint64_t)a->rank << 32 | (uint64_t)a->thread;
-	if (!bsearch(&key, ru->keys, ru->n_keys, sizeof(key), cmp_u64))
+	if (!sb_thread_keys_have(ru->keys, ru->n_keys, a->rank, (uint64_t)a->thread))
 		return sb_bad(why, len, "threads[%zu]: thread %lld is not a thread of rank %u", i,
 			      (long long)a->thread, a->rank);
 	return 0;
@@ -187,7 +158,7 @@ int sb_h5_check_cuda(const struct sb_profile *p, char *why, size_t len)
 		ru.ranks = 1;
 	if (ru.ranks > SB_MAX_RANK)
 		ru.ranks = SB_MAX_RANK;
-	keys = thread_keys(p, &ru.n_keys);
+	keys = sb_profile_thread_keys(p, &ru.n_keys);
 	if (!keys)
 		return sb_bad(why, len, "out of memory");
 	ru.keys = keys;

@@ -162,32 +162,6 @@ static int check_paths(const struct sb_samples *s, char *why, size_t len)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* (rank << 32 | index) of every thread row, sorted, for looking sample threads up. */
-static uint64_t *thread_keys(const struct sb_profile *p, size_t *n)
-{
-	uint64_t *k = malloc((p->n_threads ? p->n_threads : 1) * sizeof(*k));
-	const struct sb_thread *t;
-	size_t i;
-
-	*n = 0;
-	if (!k)
-		return NULL;
-	for (i = 0; i < p->n_threads; i++) {
-		t = &p->threads[i];
-		if (t->index >= 0 && t->index <= UINT32_MAX)
-			k[(*n)++] = (uint64_t)t->rank << 32 | (uint64_t)t->index;
-	}
-	qsort(k, *n, sizeof(*k), cmp_u64);
-	return k;
-}
-
 static bool id_ok(int64_t id, size_t n)
 {
 	return id == -1 || (id >= 0 && (uint64_t)id < n);
@@ -198,7 +172,6 @@ static int check_row(const struct sb_profile *p, size_t i, uint32_t ranks, const
 {
 	const struct sb_samples *s = &p->samples;
 	const struct sb_sample *x = &s->samples[i];
-	uint64_t key;
 
 	if (x->kind != SB_SAMPLE_CPU && x->kind != SB_SAMPLE_OFFCPU)
 		return sb_bad(why, len, "sample row %zu: unknown kind %u", i, x->kind);
@@ -219,8 +192,7 @@ static int check_row(const struct sb_profile *p, size_t i, uint32_t ranks, const
 	/* Without a thread table (not recorded) there is nothing to point at, nothing to check. */
 	if (x->thread == -1 || !p->n_threads)
 		return 0;
-	key = (uint64_t)x->rank << 32 | (uint64_t)x->thread;
-	if (!bsearch(&key, keys, n_keys, sizeof(key), cmp_u64))
+	if (!sb_thread_keys_have(keys, n_keys, x->rank, (uint64_t)x->thread))
 		return sb_bad(why, len, "sample row %zu: thread %lld is not a thread of rank %u", i,
 			      (long long)x->thread, x->rank);
 	return 0;
@@ -260,7 +232,7 @@ int sb_h5_check_samples(const struct sb_profile *p, char *why, size_t len)
 		ranks = 1;
 	if (ranks > SB_MAX_RANK)
 		ranks = SB_MAX_RANK;
-	keys = thread_keys(p, &n_keys);
+	keys = sb_profile_thread_keys(p, &n_keys);
 	if (!keys)
 		return sb_bad(why, len, "out of memory");
 	for (i = 0; i < s->n_samples && !ret; i++)

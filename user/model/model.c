@@ -205,6 +205,38 @@ const struct sb_meta *sb_profile_meta(const struct sb_profile *p, const char *ke
 	return NULL;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t *sb_profile_thread_keys(const struct sb_profile *p, size_t *n)
+{
+	uint64_t *k = malloc((p->n_threads ? p->n_threads : 1) * sizeof(*k));
+	const struct sb_thread *t;
+	size_t i;
+
+	*n = 0;
+	if (!k)
+		return NULL;
+	for (i = 0; i < p->n_threads; i++) {
+		t = &p->threads[i];
+		if (t->index >= 0 && t->index <= UINT32_MAX)
+			k[(*n)++] = (uint64_t)t->rank << 32 | (uint64_t)t->index;
+	}
+	qsort(k, *n, sizeof(*k), cmp_u64);
+	return k;
+}
+
+bool sb_thread_keys_have(const uint64_t *keys, size_t n, uint32_t rank, uint64_t index)
+{
+	uint64_t key = (uint64_t)rank << 32 | index;
+
+	return bsearch(&key, keys, n, sizeof(key), cmp_u64) != NULL;
+}
+
 uint32_t sb_profile_rank_count(const struct sb_profile *p)
 {
 	const struct sb_meta *m = sb_profile_meta(p, "mpi_size");

@@ -197,6 +197,14 @@ int sb_profile_set_int(struct sb_profile *p, const char *key, int64_t value);
 int sb_profile_set_str(struct sb_profile *p, const char *key, const char *value);
 const struct sb_meta *sb_profile_meta(const struct sb_profile *p, const char *key);
 
+/*
+ * (rank << 32 | index) of every thread row, sorted: which (rank, thread row)
+ * pairs exist, for checking rows that point at threads. NULL when out of memory.
+ */
+uint64_t *sb_profile_thread_keys(const struct sb_profile *p, size_t *n);
+/* Whether keys (sb_profile_thread_keys) hold thread row index of rank. */
+bool sb_thread_keys_have(const uint64_t *keys, size_t n, uint32_t rank, uint64_t index);
+
 /* Rank count: max(mpi_size, highest rank + 1). */
 uint32_t sb_profile_rank_count(const struct sb_profile *p);
 
