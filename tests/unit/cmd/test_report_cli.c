@@ -18,6 +18,7 @@
 #include "render/report.h"
 #include "fixtures.h"
 #include "json_check.h"
+#include "report_text.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -202,19 +203,8 @@ static char *render(const struct sb_profile *p, enum sb_report_format fmt, bool 
 {
 	struct sb_ct_opts co = { .flat = flat, .rank = -1, .sort = sort };
 	struct report_opts o = { .path = "prof.h5", .rank = -1, .format = fmt, .flat = flat };
-	struct sb_error err = { .msg = "" };
-	struct sb_calltree t;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
 
-	assert_int_equal(sb_calltree_build(&t, p, &co, &err), 0);
-	f = open_memstream(&out, &len);
-	assert_non_null(f);
-	assert_int_equal(sb_report_render(f, p, &t, &o), 0);
-	assert_int_equal(fclose(f), 0);
-	sb_calltree_free(&t);
-	return out;
+	return report_text(p, &co, &o);
 }
 
 static void test_text_is_an_aligned_tree(void **state)

@@ -4,6 +4,7 @@
 #include "analysis/calltree.h"
 #include "cmd/commands.h"
 #include "json_check.h"
+#include "report_text.h"
 #include "render/gpu_report.h"
 #include "render/report.h"
 
@@ -83,19 +84,8 @@ static char *render_tree(const struct sb_profile *p, enum sb_report_format fmt, 
 {
 	struct sb_ct_opts co = { .flat = flat, .rank = 0 };
 	struct report_opts o = { .path = "gpu.h5", .rank = 0, .format = fmt, .flat = flat };
-	struct sb_error err = { .msg = "" };
-	struct sb_calltree t;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
 
-	assert_int_equal(sb_calltree_build(&t, p, &co, &err), 0);
-	f = open_memstream(&out, &len);
-	assert_non_null(f);
-	assert_int_equal(sb_report_render(f, p, &t, &o), 0);
-	assert_int_equal(fclose(f), 0);
-	sb_calltree_free(&t);
-	return out;
+	return report_text(p, &co, &o);
 }
 
 static void test_tree_has_gpu_time_and_share(void **state)

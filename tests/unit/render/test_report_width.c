@@ -1,5 +1,6 @@
 /* Unit tests of the 80-column text of report and inspect: what is left out or cut, what --wide keeps. */
 #include "fixtures.h"
+#include "report_text.h"
 
 #include "analysis/calltree.h"
 #include "cmd/commands.h"
@@ -50,19 +51,8 @@ static char *render(const struct sb_profile *p, bool flat, bool wide)
 {
 	struct sb_ct_opts co = { .flat = flat, .rank = -1, .sort = SB_CT_SORT_TOTAL };
 	struct report_opts o = { .path = "deep.h5", .rank = -1, .flat = flat, .wide = wide };
-	struct sb_error err = { .msg = "" };
-	struct sb_calltree t;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
 
-	assert_int_equal(sb_calltree_build(&t, p, &co, &err), 0);
-	f = open_memstream(&out, &len);
-	assert_non_null(f);
-	assert_int_equal(sb_report_render(f, p, &t, &o), 0);
-	assert_int_equal(fclose(f), 0);
-	sb_calltree_free(&t);
-	return out;
+	return report_text(p, &co, &o);
 }
 
 static void test_deep_tree_of_long_names_fits_80_columns(void **state)
