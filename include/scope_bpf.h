@@ -28,9 +28,13 @@
  *   region_begin(site)	a region starts on this thread
  *   region_end(site)	a region ends on this thread
  *
- * Cost: with no tracer attached a marker is one load of its probe's USDT
- * semaphore and a branch predicted not taken; no argument is evaluated.
- * With a tracer attached each marker hits a uprobe on a 1-byte nop.
+ * Cost: with no tracer attached a marker is two loads of USDT semaphores
+ * and a branch predicted not taken; no argument is evaluated. A tracer in
+ * kernel mode traps each marker with a uprobe on a 1-byte nop. A tracer in
+ * fast mode (record --mode=fast, the default where the header supports it)
+ * attaches the probes fast_ready and fast_site instead: then each marker
+ * appends a 16-byte record to its thread's ring in memory it shares with the
+ * recorder, and traps only once per process and once per call site.
  *
  * -DSCOPE_BPF_DISABLE compiles every marker to nothing (region bodies still
  * run once) and emits no probe. Markers also compile to nothing where the
@@ -63,7 +67,7 @@ struct scope_bpf_site {
 	uint16_t version;	/* SCOPE_BPF_SITE_VERSION */
 	uint16_t flags;		/* 0 */
 	int32_t line;		/* __LINE__ */
-	uint32_t reserved;	/* 0 */
+	uint32_t announced;	/* fast path: the recording that was told of this site */
 	const char *name;	/* region name, NUL-terminated */
 	const char *file;	/* __FILE__ */
 	const char *tags;	/* comma-separated tags ("io,mpi"), or NULL */
@@ -127,7 +131,7 @@ unsigned short scope_bpf_region_end_semaphore;
  * the note in the section group of the function (C++ inline functions) so
  * the linker drops it with a discarded copy.
  */
-#define SCOPE_BPF_IMPL_PROBE(probe, site)					\
+#define SCOPE_BPF_IMPL_PROBE_SEM(probe, sem, args, ...)			\
 	__asm__ __volatile__(							\
 		"990:	nop\n"							\
 		"	.pushsection .note.stapsdt,\"?\",\"note\"\n"		\
@@ -137,10 +141,10 @@ unsigned short scope_bpf_region_end_semaphore;
 		"992:	.balign 4\n"						\
 		"993:	.8byte 990b\n"						\
 		"	.8byte _.stapsdt.base\n"				\
-		"	.8byte scope_bpf_" #probe "_semaphore\n"		\
+		"	.8byte " #sem "\n"						\
 		"	.asciz \"scope_bpf\"\n"					\
 		"	.asciz \"" #probe "\"\n"				\
-		"	.asciz \"8@%0\"\n"					\
+		"	.asciz \"" args "\"\n"					\
 		"994:	.balign 4\n"						\
 		"	.popsection\n"						\
 		"	.ifndef _.stapsdt.base\n"				\
@@ -152,7 +156,10 @@ unsigned short scope_bpf_region_end_semaphore;
 		"	.size _.stapsdt.base, 1\n"				\
 		"	.popsection\n"						\
 		"	.endif\n"						\
-		: : "r"(site))
+		: : __VA_ARGS__)
+
+#define SCOPE_BPF_IMPL_PROBE(probe, site)					\
+	SCOPE_BPF_IMPL_PROBE_SEM(probe, scope_bpf_##probe##_semaphore, "8@%0", "r"(site))
 
 /* Volatile: a tracer may attach while a loop runs, so the load is never hoisted. */
 static inline unsigned short scope_bpf_impl_sem(const volatile unsigned short *sem)
@@ -160,15 +167,389 @@ static inline unsigned short scope_bpf_impl_sem(const volatile unsigned short *s
 	return *sem;
 }
 
-static inline void scope_bpf_impl_begin(const struct scope_bpf_site *site)
+/*
+ * The fast path. The memory a process shares with its recorder: one header
+ * page, SCOPE_BPF_IMPL_FAST_SLOTS thread slots, then one ring of records per
+ * slot. The process makes it (a sealable memfd, "scope-bpf-fast") when a
+ * marker first runs while fast_semaphore is set, and names it once through
+ * the fast_ready probe; the recorder takes the descriptor with pidfd_getfd(),
+ * seals its size and maps it. The layout is fixed: docs/DESIGN.md.
+ */
+#define SCOPE_BPF_IMPL_FAST_MAGIC 0x54534146u	/* "FAST" */
+#define SCOPE_BPF_IMPL_FAST_VERSION 1
+#define SCOPE_BPF_IMPL_FAST_SLOTS 256		/* threads with a ring at once */
+#define SCOPE_BPF_IMPL_FAST_RING 65536		/* records per ring (1 MiB), a power of two */
+#define SCOPE_BPF_IMPL_FAST_STACK 64		/* open regions a slot shows the sampler */
+#define SCOPE_BPF_IMPL_FAST_END 1ull		/* bit 0 of a record's site: an end */
+#define SCOPE_BPF_IMPL_PAGE 4096ull
+
+enum scope_bpf_impl_clock {
+	SCOPE_BPF_IMPL_CLOCK_TSC = 1,		/* x86-64 rdtsc, the kernel's clocksource */
+	SCOPE_BPF_IMPL_CLOCK_CNTVCT = 2,	/* arm64 virtual counter */
+	SCOPE_BPF_IMPL_CLOCK_MONO = 3		/* clock_gettime(CLOCK_MONOTONIC) in ns */
+};
+
+struct scope_bpf_impl_fast_hdr {
+	uint32_t magic;		/* SCOPE_BPF_IMPL_FAST_MAGIC */
+	uint32_t version;	/* SCOPE_BPF_IMPL_FAST_VERSION */
+	uint32_t pid;		/* the process that made it */
+	uint32_t clock;		/* enum scope_bpf_impl_clock of every record */
+	uint32_t slots;		/* SCOPE_BPF_IMPL_FAST_SLOTS */
+	uint32_t ring;		/* SCOPE_BPF_IMPL_FAST_RING */
+	uint32_t stack;		/* SCOPE_BPF_IMPL_FAST_STACK */
+	uint32_t gen;		/* the recording sites are announced to: set anew by each recorder */
+	uint64_t size;		/* bytes */
+	uint64_t unslotted;	/* records of threads that found no free slot: lost */
+};
+
+struct scope_bpf_impl_fast_rec {
+	uint64_t time;		/* in hdr->clock's units */
+	uint64_t site;		/* the descriptor's address | SCOPE_BPF_IMPL_FAST_END */
+};
+
+struct scope_bpf_impl_fast_slot {
+	/* Written by its thread, the only writer once it has claimed the slot. */
+	uint32_t tid;		/* owner; 0: free. Claimed with a CAS, freed by the recorder */
+	uint32_t depth;		/* regions open */
+	uint64_t head;		/* records written, ever: the next goes to ring[head % RING] */
+	uint64_t dropped;	/* records not written because the ring was full */
+	uint64_t spare[5];
+	/* Written by the recorder: how far it has read. Never read back by the recorder. */
+	uint64_t tail __attribute__((aligned(64)));
+	uint64_t spare2[7];
+	uint64_t stack[SCOPE_BPF_IMPL_FAST_STACK];	/* open regions' sites, outermost first */
+};
+
+#define SCOPE_BPF_IMPL_FAST_SLOTS_AT SCOPE_BPF_IMPL_PAGE
+#define SCOPE_BPF_IMPL_FAST_RINGS_AT							\
+	((SCOPE_BPF_IMPL_FAST_SLOTS_AT +						\
+	  SCOPE_BPF_IMPL_FAST_SLOTS * sizeof(struct scope_bpf_impl_fast_slot) +		\
+	  SCOPE_BPF_IMPL_PAGE - 1) & ~(SCOPE_BPF_IMPL_PAGE - 1))
+#define SCOPE_BPF_IMPL_FAST_SIZE							\
+	(SCOPE_BPF_IMPL_FAST_RINGS_AT + (uint64_t)SCOPE_BPF_IMPL_FAST_SLOTS *		\
+	 SCOPE_BPF_IMPL_FAST_RING * sizeof(struct scope_bpf_impl_fast_rec))
+
+/* A thread's view of its slot, in this object's thread-local storage. */
+struct scope_bpf_impl_fast_tls {
+	struct scope_bpf_impl_fast_slot *slot;	/* NULL: not set up (or none) */
+	struct scope_bpf_impl_fast_rec *ring;
+	const volatile struct scope_bpf_impl_fast_hdr *hdr;
+	uint64_t limit;		/* head may reach this before the tail is read again */
+	uint32_t clock;
+	uint32_t none;		/* set up and failed: no slot or no memory, do not retry */
+};
+
+/* Set while a fast-mode recorder is attached: probes fast_ready and fast_site. */
+extern unsigned short scope_bpf_fast_semaphore;
+__attribute__((weak, visibility("hidden"), section(".probes")))
+unsigned short scope_bpf_fast_semaphore;
+__attribute__((weak, visibility("hidden")))
+__thread struct scope_bpf_impl_fast_tls scope_bpf_impl_fast_tls;
+
+/* Out of line, once per object (weak, hidden): defined below. */
+#define SCOPE_BPF_IMPL_ONCE __attribute__((weak, visibility("hidden"), noinline))
+SCOPE_BPF_IMPL_ONCE int scope_bpf_impl_fast_first(struct scope_bpf_site *site, uint64_t end);
+SCOPE_BPF_IMPL_ONCE int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_tls *t, uint64_t head);
+SCOPE_BPF_IMPL_ONCE void scope_bpf_impl_fast_announce(struct scope_bpf_site *site, uint32_t gen);
+
+static inline uint64_t scope_bpf_impl_now(uint32_t clock);
+
+/*
+ * One marker on the fast path: 1 when its record is written or counted as
+ * dropped, 0 when this thread has no ring (the caller fires the probe, for a
+ * kernel-mode tracer or as the fast tracer's fallback).
+ */
+static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
 {
-	if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore), 0))
+	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
+	struct scope_bpf_impl_fast_slot *s = t->slot;
+	struct scope_bpf_impl_fast_rec *r;
+	uint64_t h;
+	uint32_t d;
+
+	if (!scope_bpf_impl_sem(&scope_bpf_fast_semaphore))
+		return 0;
+	if (__builtin_expect(!s, 0))
+		return scope_bpf_impl_fast_first(site, end);
+	/* The recorder hears of a site before any record names it. */
+	if (__builtin_expect(site->announced != t->hdr->gen, 0))
+		scope_bpf_impl_fast_announce(site, t->hdr->gen);
+	h = s->head;
+	if (__builtin_expect(h >= t->limit, 0) && !scope_bpf_impl_fast_room(t, h)) {
+		s->dropped++;
+		return 1;
+	}
+	r = &t->ring[h & (SCOPE_BPF_IMPL_FAST_RING - 1)];
+	r->time = scope_bpf_impl_now(t->clock);
+	r->site = (uint64_t)(uintptr_t)site | end;
+	d = s->depth;
+	if (!end) {
+		if (d < SCOPE_BPF_IMPL_FAST_STACK)
+			s->stack[d] = (uint64_t)(uintptr_t)site;
+		s->depth = d + 1;
+	} else if (d) {
+		s->depth = d - 1;
+	}
+	__atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/*
+ * The C library, declared under names of our own (asm labels): strict C99
+ * declares none of these, and no declaration of the program's can clash.
+ */
+struct scope_bpf_impl_timespec {
+	long sec;
+	long nsec;
+};
+extern long scope_bpf_impl_syscall(long nr, ...) __asm__("syscall");
+extern void *scope_bpf_impl_mmap(void *addr, size_t len, int prot, int flags, int fd,
+				 long off) __asm__("mmap");
+extern int scope_bpf_impl_munmap(void *addr, size_t len) __asm__("munmap");
+extern int scope_bpf_impl_ftruncate(int fd, long len) __asm__("ftruncate");
+extern int scope_bpf_impl_close(int fd) __asm__("close");
+extern int scope_bpf_impl_open(const char *path, int flags, ...) __asm__("open");
+extern long scope_bpf_impl_read(int fd, void *buf, size_t len) __asm__("read");
+extern int scope_bpf_impl_getpid(void) __asm__("getpid");
+extern int scope_bpf_impl_clock_gettime(int clock, struct scope_bpf_impl_timespec *ts)
+	__asm__("clock_gettime");
+extern int scope_bpf_impl_atfork(void (*prepare)(void), void (*parent)(void),
+				 void (*child)(void)) __asm__("pthread_atfork");
+
+#ifdef __x86_64__
+#define SCOPE_BPF_IMPL_SYS_GETTID 186
+#define SCOPE_BPF_IMPL_SYS_MEMFD 319
+#define SCOPE_BPF_IMPL_SYS_YIELD 24
+#else
+#define SCOPE_BPF_IMPL_SYS_GETTID 178
+#define SCOPE_BPF_IMPL_SYS_MEMFD 279
+#define SCOPE_BPF_IMPL_SYS_YIELD 124
+#endif
+#define SCOPE_BPF_IMPL_MFD_FLAGS 3	/* MFD_CLOEXEC | MFD_ALLOW_SEALING */
+#define SCOPE_BPF_IMPL_O_RDONLY_CLOEXEC 02000000
+#define SCOPE_BPF_IMPL_PROT_RW 3	/* PROT_READ | PROT_WRITE */
+#define SCOPE_BPF_IMPL_MAP_SHARED 1
+#define SCOPE_BPF_IMPL_CLOCK_MONOTONIC 1
+
+/*
+ * The process's memory. Default visibility, so the executable and its
+ * libraries share one (each has its own semaphores and thread-local view).
+ */
+struct scope_bpf_impl_fast_proc {
+	struct scope_bpf_impl_fast_hdr *hdr;
+	int pid;		/* the process hdr belongs to: a forked child has another */
+	int fd;
+	int lock;
+	int failed_pid;		/* the process could not make it: markers take the probe */
+};
+__attribute__((weak)) struct scope_bpf_impl_fast_proc scope_bpf_impl_fast_proc;
+/* Whether this object has registered its fork handler. */
+__attribute__((weak, visibility("hidden"))) int scope_bpf_impl_fast_forkwatch;
+
+SCOPE_BPF_IMPL_ONCE
+uint64_t scope_bpf_impl_mono(void)
+{
+	struct scope_bpf_impl_timespec ts;
+
+	scope_bpf_impl_clock_gettime(SCOPE_BPF_IMPL_CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.sec * 1000000000ull + (uint64_t)ts.nsec;
+}
+
+static inline uint64_t scope_bpf_impl_now(uint32_t clock)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(clock == SCOPE_BPF_IMPL_CLOCK_TSC, 1))
+		return __builtin_ia32_rdtsc();
+#else
+	uint64_t v;
+
+	if (__builtin_expect(clock == SCOPE_BPF_IMPL_CLOCK_CNTVCT, 1)) {
+		__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+		return v;
+	}
+#endif
+	return scope_bpf_impl_mono();
+}
+
+/* The counter the kernel keeps time with, when it does; else clock_gettime(). */
+SCOPE_BPF_IMPL_ONCE
+uint32_t scope_bpf_impl_fast_clock(void)
+{
+#if defined(__x86_64__)
+	static const char want[] = "tsc\n";
+	const uint32_t counter = SCOPE_BPF_IMPL_CLOCK_TSC;
+#else
+	static const char want[] = "arch_sys_counter\n";
+	const uint32_t counter = SCOPE_BPF_IMPL_CLOCK_CNTVCT;
+#endif
+	char got[sizeof(want)];
+	long n = -1;
+	int fd;
+
+	fd = scope_bpf_impl_open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+				 SCOPE_BPF_IMPL_O_RDONLY_CLOEXEC);
+	if (fd >= 0) {
+		n = scope_bpf_impl_read(fd, got, sizeof(got));
+		scope_bpf_impl_close(fd);
+	}
+	if (n == (long)sizeof(want) - 1 && !__builtin_memcmp(got, want, sizeof(want) - 1))
+		return counter;
+	return SCOPE_BPF_IMPL_CLOCK_MONO;
+}
+
+/* In a forked child: the parent's rings are not ours to write. */
+SCOPE_BPF_IMPL_ONCE
+void scope_bpf_impl_fast_child(void)
+{
+	struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
+	struct scope_bpf_impl_fast_tls blank = { 0, 0, 0, 0, 0, 0 };
+
+	scope_bpf_impl_fast_tls = blank;
+	p->lock = 0;
+	if (p->hdr && p->pid != scope_bpf_impl_getpid()) {
+		scope_bpf_impl_munmap(p->hdr, SCOPE_BPF_IMPL_FAST_SIZE);
+		scope_bpf_impl_close(p->fd);
+		p->hdr = 0;
+	}
+}
+
+SCOPE_BPF_IMPL_ONCE
+struct scope_bpf_impl_fast_hdr *scope_bpf_impl_fast_make(int pid)
+{
+	struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
+	struct scope_bpf_impl_fast_hdr *hdr;
+	void *m = (void *)-1;
+	int fd;
+
+	fd = (int)scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_MEMFD, "scope-bpf-fast",
+					 SCOPE_BPF_IMPL_MFD_FLAGS);
+	if (fd >= 0 && !scope_bpf_impl_ftruncate(fd, (long)SCOPE_BPF_IMPL_FAST_SIZE))
+		m = scope_bpf_impl_mmap(0, SCOPE_BPF_IMPL_FAST_SIZE, SCOPE_BPF_IMPL_PROT_RW,
+					SCOPE_BPF_IMPL_MAP_SHARED, fd, 0);
+	if (m == (void *)-1) {
+		if (fd >= 0)
+			scope_bpf_impl_close(fd);
+		p->failed_pid = pid;
+		return 0;
+	}
+	hdr = (struct scope_bpf_impl_fast_hdr *)m;
+	hdr->version = SCOPE_BPF_IMPL_FAST_VERSION;
+	hdr->pid = (uint32_t)pid;
+	hdr->clock = scope_bpf_impl_fast_clock();
+	hdr->slots = SCOPE_BPF_IMPL_FAST_SLOTS;
+	hdr->ring = SCOPE_BPF_IMPL_FAST_RING;
+	hdr->stack = SCOPE_BPF_IMPL_FAST_STACK;
+	hdr->gen = (uint32_t)pid * 2654435761u | 1;
+	hdr->size = SCOPE_BPF_IMPL_FAST_SIZE;
+	__atomic_store_n(&hdr->magic, SCOPE_BPF_IMPL_FAST_MAGIC, __ATOMIC_RELEASE);
+	p->fd = fd;
+	p->pid = pid;
+	__atomic_store_n(&p->hdr, hdr, __ATOMIC_RELEASE);
+	SCOPE_BPF_IMPL_PROBE_SEM(fast_ready, scope_bpf_fast_semaphore, "8@%0 -4@%1", "r"(hdr),
+				 "r"(fd));
+	return hdr;
+}
+
+/* The process's memory, made by the first thread that needs it; NULL when it cannot be. */
+SCOPE_BPF_IMPL_ONCE
+struct scope_bpf_impl_fast_hdr *scope_bpf_impl_fast_memory(void)
+{
+	struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
+	struct scope_bpf_impl_fast_hdr *hdr;
+	int pid = scope_bpf_impl_getpid();
+
+	if (!scope_bpf_impl_fast_forkwatch) {
+		scope_bpf_impl_fast_forkwatch = 1;
+		scope_bpf_impl_atfork(0, 0, scope_bpf_impl_fast_child);
+	}
+	while (__atomic_exchange_n(&p->lock, 1, __ATOMIC_ACQUIRE))
+		scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_YIELD);
+	hdr = __atomic_load_n(&p->hdr, __ATOMIC_ACQUIRE);
+	if (!hdr && p->failed_pid != pid)
+		hdr = scope_bpf_impl_fast_make(pid);
+	__atomic_store_n(&p->lock, 0, __ATOMIC_RELEASE);
+	return hdr && p->pid == pid ? hdr : 0;
+}
+
+/* A slot for this thread: the one another object of it holds, or a free one. */
+SCOPE_BPF_IMPL_ONCE
+int scope_bpf_impl_fast_claim(struct scope_bpf_impl_fast_tls *t, struct scope_bpf_impl_fast_hdr *hdr)
+{
+	struct scope_bpf_impl_fast_slot *slots = (struct scope_bpf_impl_fast_slot *)
+		((char *)hdr + SCOPE_BPF_IMPL_FAST_SLOTS_AT);
+	uint32_t tid = (uint32_t)scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_GETTID), free_tid;
+	int i, found = -1;
+
+	for (i = 0; i < SCOPE_BPF_IMPL_FAST_SLOTS && found < 0; i++)
+		if (__atomic_load_n(&slots[i].tid, __ATOMIC_ACQUIRE) == tid)
+			found = i;
+	for (i = 0; i < SCOPE_BPF_IMPL_FAST_SLOTS && found < 0; i++) {
+		free_tid = 0;
+		if (__atomic_compare_exchange_n(&slots[i].tid, &free_tid, tid, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			found = i;
+	}
+	if (found < 0)
+		return 0;
+	t->ring = (struct scope_bpf_impl_fast_rec *)((char *)hdr + SCOPE_BPF_IMPL_FAST_RINGS_AT) +
+		  (uint64_t)found * SCOPE_BPF_IMPL_FAST_RING;
+	t->hdr = hdr;
+	t->clock = hdr->clock;
+	t->limit = 0;
+	t->slot = &slots[found];
+	return 1;
+}
+
+/* The ring looked full: read the recorder's tail again. */
+SCOPE_BPF_IMPL_ONCE
+int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_tls *t, uint64_t head)
+{
+	t->limit = __atomic_load_n(&t->slot->tail, __ATOMIC_ACQUIRE) + SCOPE_BPF_IMPL_FAST_RING;
+	return head < t->limit;
+}
+
+/* The kernel reads the descriptor and names it to the recorder, once per recording. */
+SCOPE_BPF_IMPL_ONCE
+void scope_bpf_impl_fast_announce(struct scope_bpf_site *site, uint32_t gen)
+{
+	SCOPE_BPF_IMPL_PROBE_SEM(fast_site, scope_bpf_fast_semaphore, "8@%0", "r"(site));
+	site->announced = gen;
+}
+
+/* A thread's first marker under a fast tracer: set it up, then write. */
+SCOPE_BPF_IMPL_ONCE
+int scope_bpf_impl_fast_first(struct scope_bpf_site *site, uint64_t end)
+{
+	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
+	struct scope_bpf_impl_fast_hdr *hdr;
+
+	if (!t->none) {
+		hdr = scope_bpf_impl_fast_memory();
+		if (hdr && scope_bpf_impl_fast_claim(t, hdr))
+			return scope_bpf_impl_fast(site, end);
+		t->none = 1;
+	}
+	/* No slot: the record is lost and counted. No memory: the probe, for the kernel path. */
+	hdr = __atomic_load_n(&scope_bpf_impl_fast_proc.hdr, __ATOMIC_ACQUIRE);
+	if (!hdr)
+		return 0;
+	__atomic_fetch_add(&hdr->unslotted, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static inline void scope_bpf_impl_begin(struct scope_bpf_site *site)
+{
+	if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
+			     scope_bpf_impl_sem(&scope_bpf_fast_semaphore), 0) &&
+	    !scope_bpf_impl_fast(site, 0))
 		SCOPE_BPF_IMPL_PROBE(region_begin, site);
 }
 
-static inline void scope_bpf_impl_end(const struct scope_bpf_site *site)
+static inline void scope_bpf_impl_end(struct scope_bpf_site *site)
 {
-	if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_region_end_semaphore), 0))
+	if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_region_end_semaphore) |
+			     scope_bpf_impl_sem(&scope_bpf_fast_semaphore), 0) &&
+	    !scope_bpf_impl_fast(site, SCOPE_BPF_IMPL_FAST_END))
 		SCOPE_BPF_IMPL_PROBE(region_end, site);
 }
 
@@ -179,7 +560,7 @@ static inline void scope_bpf_impl_end(const struct scope_bpf_site *site)
 /* The address of a static descriptor for this call site; a link-time constant. */
 #define SCOPE_BPF_IMPL_SITE(name, tags)						\
 	(__extension__ ({							\
-		static const struct scope_bpf_site scope_bpf_impl_site = {	\
+		static struct scope_bpf_site scope_bpf_impl_site = {		\
 			SCOPE_BPF_SITE_MAGIC, SCOPE_BPF_SITE_VERSION, 0,	\
 			__LINE__, 0, (name), __FILE__, (tags)			\
 		};								\
@@ -190,10 +571,10 @@ static inline void scope_bpf_impl_end(const struct scope_bpf_site *site)
 
 /* Scoped region: begin in the constructor, end in the destructor. */
 struct scope_bpf_impl_scope {
-	const struct scope_bpf_site *site;
+	struct scope_bpf_site *site;
 	unsigned long once;	/* drives the one-iteration for of SCOPE_BPF_REGION */
 
-	explicit scope_bpf_impl_scope(const struct scope_bpf_site *s)
+	explicit scope_bpf_impl_scope(struct scope_bpf_site *s)
 		: site(s), once(1)
 	{
 		scope_bpf_impl_begin(s);
@@ -220,12 +601,12 @@ struct scope_bpf_impl_scope {
 
 /* Scoped region: begin on entry, end from the cleanup attribute on any exit. */
 struct scope_bpf_impl_scope {
-	const struct scope_bpf_site *site;
+	struct scope_bpf_site *site;
 	unsigned long once;	/* drives the one-iteration for of SCOPE_BPF_REGION */
 };
 
 static inline struct scope_bpf_impl_scope
-scope_bpf_impl_scope_begin(const struct scope_bpf_site *site)
+scope_bpf_impl_scope_begin(struct scope_bpf_site *site)
 {
 	struct scope_bpf_impl_scope s;
 

@@ -158,7 +158,7 @@ out:
  * SCOPE_BPF_NAME_MAX bytes as the recorder would cut it; NULL for a NULL or
  * empty name, or when no more names can be added.
  */
-const struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len)
+struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len)
 {
 	struct named_site *s;
 	uint64_t h;
@@ -179,23 +179,25 @@ const struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t 
 /* Inlined into each exported function: an exported call to another would go through the PLT. */
 static inline __attribute__((always_inline)) void fire_begin(const char *name, size_t len)
 {
-	const struct scope_bpf_site *site;
+	struct scope_bpf_site *site;
 
-	if (__builtin_expect(!scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore), 1))
+	if (__builtin_expect(!(scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
+			       scope_bpf_impl_sem(&scope_bpf_fast_semaphore)), 1))
 		return;
 	site = scope_bpf_impl_named_site(name, len);
-	if (site)
+	if (site && !scope_bpf_impl_fast(site, 0))
 		SCOPE_BPF_IMPL_PROBE(region_begin, site);
 }
 
 static inline __attribute__((always_inline)) void fire_end(const char *name, size_t len)
 {
-	const struct scope_bpf_site *site;
+	struct scope_bpf_site *site;
 
-	if (__builtin_expect(!scope_bpf_impl_sem(&scope_bpf_region_end_semaphore), 1))
+	if (__builtin_expect(!(scope_bpf_impl_sem(&scope_bpf_region_end_semaphore) |
+			       scope_bpf_impl_sem(&scope_bpf_fast_semaphore)), 1))
 		return;
 	site = scope_bpf_impl_named_site(name, len);
-	if (site)
+	if (site && !scope_bpf_impl_fast(site, SCOPE_BPF_IMPL_FAST_END))
 		SCOPE_BPF_IMPL_PROBE(region_end, site);
 }
 #else

@@ -200,6 +200,9 @@ static void st_add_note(const char *desc, size_t len, uintptr_t bias, uint64_t b
 	arg = name < end ? name + strnlen(name, (size_t)(end - name)) + 1 : end;
 	if (arg >= end || strcmp(prov, "scope_bpf"))
 		return;
+	/* The fast path's own probes fire only under a fast-mode recorder: not traced here. */
+	if (!strcmp(name, "fast_ready") || !strcmp(name, "fast_site"))
+		return;
 	is_end = !strcmp(name, "region_end");
 	if (!is_end && strcmp(name, "region_begin")) {
 		st_fail("unknown probe", name);
@@ -343,7 +346,7 @@ static int st_site_ok(const struct scope_bpf_site *s, const char *file)
 	size_t n = strlen(s->file), m = strlen(file);
 
 	return s->magic == SCOPE_BPF_SITE_MAGIC && s->version == SCOPE_BPF_SITE_VERSION &&
-	       !s->flags && !s->reserved && s->line > 0 && s->name && s->name[0] &&
+	       !s->flags && s->line > 0 && s->name && s->name[0] &&
 	       n >= m && !strcmp(s->file + n - m, file);
 }
 
