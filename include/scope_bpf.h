@@ -89,6 +89,68 @@ void scope_bpf_end_named_n(const char *name, size_t len);
 }
 #endif
 
+/*
+ * The fast path. The memory a process shares with its recorder: one header
+ * page, SCOPE_BPF_IMPL_FAST_SLOTS thread slots, then one ring of records per
+ * slot. The process makes it (a sealable memfd, "scope-bpf-fast") when a
+ * marker first runs while fast_semaphore is set, and names it once through
+ * the fast_ready probe; the recorder takes the descriptor with pidfd_getfd(),
+ * seals its size and maps it. The layout is fixed: docs/DESIGN.md.
+ */
+#define SCOPE_BPF_IMPL_FAST_MAGIC 0x54534146u	/* "FAST" */
+#define SCOPE_BPF_IMPL_FAST_VERSION 1
+#define SCOPE_BPF_IMPL_FAST_SLOTS 256		/* threads with a ring at once */
+#define SCOPE_BPF_IMPL_FAST_RING 65536		/* records per ring (1 MiB), a power of two */
+#define SCOPE_BPF_IMPL_FAST_STACK 64		/* open regions a slot shows the sampler */
+#define SCOPE_BPF_IMPL_FAST_END 1ull		/* bit 0 of a record's site: an end */
+#define SCOPE_BPF_IMPL_PAGE 4096ull
+
+enum scope_bpf_impl_clock {
+	SCOPE_BPF_IMPL_CLOCK_TSC = 1,		/* x86-64 rdtsc, the kernel's clocksource */
+	SCOPE_BPF_IMPL_CLOCK_CNTVCT = 2,	/* arm64 virtual counter */
+	SCOPE_BPF_IMPL_CLOCK_MONO = 3		/* clock_gettime(CLOCK_MONOTONIC) in ns */
+};
+
+struct scope_bpf_impl_fast_hdr {
+	uint32_t magic;		/* SCOPE_BPF_IMPL_FAST_MAGIC */
+	uint32_t version;	/* SCOPE_BPF_IMPL_FAST_VERSION */
+	uint32_t pid;		/* the process that made it */
+	uint32_t clock;		/* enum scope_bpf_impl_clock of every record */
+	uint32_t slots;		/* SCOPE_BPF_IMPL_FAST_SLOTS */
+	uint32_t ring;		/* SCOPE_BPF_IMPL_FAST_RING */
+	uint32_t stack;		/* SCOPE_BPF_IMPL_FAST_STACK */
+	uint32_t gen;		/* the recording sites are announced to: set anew by each recorder */
+	uint64_t size;		/* bytes */
+	uint64_t unslotted;	/* records of threads that found no free slot: lost */
+};
+
+struct scope_bpf_impl_fast_rec {
+	uint64_t time;		/* in hdr->clock's units */
+	uint64_t site;		/* the descriptor's address | SCOPE_BPF_IMPL_FAST_END */
+};
+
+struct scope_bpf_impl_fast_slot {
+	/* Written by its thread, the only writer once it has claimed the slot. */
+	uint32_t tid;		/* owner; 0: free. Claimed with a CAS, freed by the recorder */
+	uint32_t depth;		/* regions open */
+	uint64_t head;		/* records written, ever: the next goes to ring[head % RING] */
+	uint64_t dropped;	/* records not written because the ring was full */
+	uint64_t spare[5];
+	/* Written by the recorder: how far it has read. Never read back by the recorder. */
+	uint64_t tail __attribute__((aligned(64)));
+	uint64_t spare2[7];
+	uint64_t stack[SCOPE_BPF_IMPL_FAST_STACK];	/* open regions' sites, outermost first */
+};
+
+#define SCOPE_BPF_IMPL_FAST_SLOTS_AT SCOPE_BPF_IMPL_PAGE
+#define SCOPE_BPF_IMPL_FAST_RINGS_AT							\
+	((SCOPE_BPF_IMPL_FAST_SLOTS_AT +						\
+	  SCOPE_BPF_IMPL_FAST_SLOTS * sizeof(struct scope_bpf_impl_fast_slot) +		\
+	  SCOPE_BPF_IMPL_PAGE - 1) & ~(SCOPE_BPF_IMPL_PAGE - 1))
+#define SCOPE_BPF_IMPL_FAST_SIZE							\
+	(SCOPE_BPF_IMPL_FAST_RINGS_AT + (uint64_t)SCOPE_BPF_IMPL_FAST_SLOTS *		\
+	 SCOPE_BPF_IMPL_FAST_RING * sizeof(struct scope_bpf_impl_fast_rec))
+
 #if !defined(SCOPE_BPF_DISABLE) && defined(__GNUC__) && defined(__ELF__) && \
 	defined(__LP64__) && (defined(__x86_64__) || defined(__aarch64__))
 #define SCOPE_BPF_ENABLED 1
@@ -166,68 +228,6 @@ static inline unsigned short scope_bpf_impl_sem(const volatile unsigned short *s
 {
 	return *sem;
 }
-
-/*
- * The fast path. The memory a process shares with its recorder: one header
- * page, SCOPE_BPF_IMPL_FAST_SLOTS thread slots, then one ring of records per
- * slot. The process makes it (a sealable memfd, "scope-bpf-fast") when a
- * marker first runs while fast_semaphore is set, and names it once through
- * the fast_ready probe; the recorder takes the descriptor with pidfd_getfd(),
- * seals its size and maps it. The layout is fixed: docs/DESIGN.md.
- */
-#define SCOPE_BPF_IMPL_FAST_MAGIC 0x54534146u	/* "FAST" */
-#define SCOPE_BPF_IMPL_FAST_VERSION 1
-#define SCOPE_BPF_IMPL_FAST_SLOTS 256		/* threads with a ring at once */
-#define SCOPE_BPF_IMPL_FAST_RING 65536		/* records per ring (1 MiB), a power of two */
-#define SCOPE_BPF_IMPL_FAST_STACK 64		/* open regions a slot shows the sampler */
-#define SCOPE_BPF_IMPL_FAST_END 1ull		/* bit 0 of a record's site: an end */
-#define SCOPE_BPF_IMPL_PAGE 4096ull
-
-enum scope_bpf_impl_clock {
-	SCOPE_BPF_IMPL_CLOCK_TSC = 1,		/* x86-64 rdtsc, the kernel's clocksource */
-	SCOPE_BPF_IMPL_CLOCK_CNTVCT = 2,	/* arm64 virtual counter */
-	SCOPE_BPF_IMPL_CLOCK_MONO = 3		/* clock_gettime(CLOCK_MONOTONIC) in ns */
-};
-
-struct scope_bpf_impl_fast_hdr {
-	uint32_t magic;		/* SCOPE_BPF_IMPL_FAST_MAGIC */
-	uint32_t version;	/* SCOPE_BPF_IMPL_FAST_VERSION */
-	uint32_t pid;		/* the process that made it */
-	uint32_t clock;		/* enum scope_bpf_impl_clock of every record */
-	uint32_t slots;		/* SCOPE_BPF_IMPL_FAST_SLOTS */
-	uint32_t ring;		/* SCOPE_BPF_IMPL_FAST_RING */
-	uint32_t stack;		/* SCOPE_BPF_IMPL_FAST_STACK */
-	uint32_t gen;		/* the recording sites are announced to: set anew by each recorder */
-	uint64_t size;		/* bytes */
-	uint64_t unslotted;	/* records of threads that found no free slot: lost */
-};
-
-struct scope_bpf_impl_fast_rec {
-	uint64_t time;		/* in hdr->clock's units */
-	uint64_t site;		/* the descriptor's address | SCOPE_BPF_IMPL_FAST_END */
-};
-
-struct scope_bpf_impl_fast_slot {
-	/* Written by its thread, the only writer once it has claimed the slot. */
-	uint32_t tid;		/* owner; 0: free. Claimed with a CAS, freed by the recorder */
-	uint32_t depth;		/* regions open */
-	uint64_t head;		/* records written, ever: the next goes to ring[head % RING] */
-	uint64_t dropped;	/* records not written because the ring was full */
-	uint64_t spare[5];
-	/* Written by the recorder: how far it has read. Never read back by the recorder. */
-	uint64_t tail __attribute__((aligned(64)));
-	uint64_t spare2[7];
-	uint64_t stack[SCOPE_BPF_IMPL_FAST_STACK];	/* open regions' sites, outermost first */
-};
-
-#define SCOPE_BPF_IMPL_FAST_SLOTS_AT SCOPE_BPF_IMPL_PAGE
-#define SCOPE_BPF_IMPL_FAST_RINGS_AT							\
-	((SCOPE_BPF_IMPL_FAST_SLOTS_AT +						\
-	  SCOPE_BPF_IMPL_FAST_SLOTS * sizeof(struct scope_bpf_impl_fast_slot) +		\
-	  SCOPE_BPF_IMPL_PAGE - 1) & ~(SCOPE_BPF_IMPL_PAGE - 1))
-#define SCOPE_BPF_IMPL_FAST_SIZE							\
-	(SCOPE_BPF_IMPL_FAST_RINGS_AT + (uint64_t)SCOPE_BPF_IMPL_FAST_SLOTS *		\
-	 SCOPE_BPF_IMPL_FAST_RING * sizeof(struct scope_bpf_impl_fast_rec))
 
 /* A thread's view of its slot, in this object's thread-local storage. */
 struct scope_bpf_impl_fast_tls {

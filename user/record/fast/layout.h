@@ -1,0 +1,17 @@
+/*
+ * The fast path's shared memory as the recorder reads it: the layout from
+ * include/scope_bpf.h without its markers (the recorder traces, it is not traced).
+ */
+#ifndef SB_FAST_LAYOUT_H
+#define SB_FAST_LAYOUT_H
+
+#ifndef SCOPE_BPF_DISABLE
+#define SCOPE_BPF_DISABLE
+#endif
+#include "scope_bpf.h"
+
+_Static_assert(sizeof(struct scope_bpf_impl_fast_rec) == 16, "record size");
+_Static_assert(sizeof(struct scope_bpf_impl_fast_slot) == 640, "slot size");
+_Static_assert(SCOPE_BPF_IMPL_FAST_RINGS_AT == 167936, "rings offset");
+
+#endif
