@@ -693,6 +693,12 @@ struct sb_fast_nest *sb_fast_nest_new(uint32_t tgid, sb_fast_emit_fn emit, void 
 	return n;
 }
 
+void sb_fast_nest_set_next_id(struct sb_fast_nest *n, int64_t id)
+{
+	if (id > n->next_id)
+		n->next_id = id;
+}
+
 void sb_fast_nest_free(struct sb_fast_nest *n)
 {
 	uint32_t i;

@@ -44,6 +44,8 @@ struct sb_fast_nest_stats {
 
 struct sb_fast_nest *sb_fast_nest_new(uint32_t tgid, sb_fast_emit_fn emit, void *ctx);
 void sb_fast_nest_free(struct sb_fast_nest *n);
+/* Ids go on from here: the kernel numbered the process's calls before it took the fast path. */
+void sb_fast_nest_set_next_id(struct sb_fast_nest *n, int64_t id);
 
 /*
  * Records of one thread come in time order per thread (threads interleave
