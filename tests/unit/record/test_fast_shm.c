@@ -135,7 +135,8 @@ static void child_main(int rd, int wr, int n)
 			work(cmd);
 		} else {
 			msg[0] = (uint32_t)-cmd;
-			if (pthread_create(&th, NULL, thread_work, &msg[0]) || pthread_join(th, NULL))
+			if (pthread_create(&th, NULL, thread_work, &msg[0]) ||
+			    pthread_join(th, NULL))
 				_exit(1);
 		}
 		if (write(wr, msg, sizeof(msg[0])) != sizeof(msg[0]))
@@ -525,6 +526,8 @@ static void test_refuses_missing_fd_and_process(void **state)
 
 	(void)state;
 	expect_refused(1000, -EBADF);
+	/* This process runs no marker under a fast tracer: it made no memory. */
+	assert_int_equal(sb_fast_mem_find(getpid(), &fd), -ENOENT);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid)
@@ -566,12 +569,15 @@ static void test_target_cannot_resize_after_adoption(void **state)
 	struct sb_error err;
 	struct got g = { 0 };
 	struct forged f;
+	int fd = -1;
 
 	(void)state;
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
 	f.slots[255].tid = 9;
 	write_recs(&f, 255, 0, 3);
+	assert_int_equal(sb_fast_mem_find(getpid(), &fd), 0);
+	assert_int_equal(fd, f.fd);
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
 	assert_int_equal(ftruncate(f.fd, 0), -1);
 	assert_int_equal(errno, EPERM);
@@ -720,6 +726,43 @@ static void test_fn_error_stops_and_the_record_comes_again(void **state)
 	got_free(&g);
 }
 
+/* The slot's published tail as fn sees it at each record. */
+struct watch {
+	const uint64_t *tail;
+	uint64_t n, tail_at_5000;
+};
+
+static int watch_tail(void *ctx, uint32_t slot, uint32_t tid, uint64_t time, uint64_t site)
+{
+	struct watch *w = ctx;
+
+	(void)slot, (void)tid, (void)time, (void)site;
+	if (w->n++ == 5000)
+		w->tail_at_5000 = __atomic_load_n(w->tail, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+static void test_room_is_given_back_during_a_long_drain(void **state)
+{
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct forged f;
+	struct watch w = { 0 };
+
+	(void)state;
+	forge(&f, "scope-bpf-fast", SIZE);
+	f.slots[2].tid = 3;
+	write_recs(&f, 2, 0, RING);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	w.tail = &f.slots[2].tail;
+	assert_int_equal(sb_fast_mem_drain(m, watch_tail, &w), RING);
+	/* Past 4096 records the writer already has room; all of it at the end. */
+	assert_int_equal(w.tail_at_5000, 4096);
+	assert_int_equal(f.slots[2].tail, RING);
+	sb_fast_mem_close(m);
+	unforge(&f, SIZE);
+}
+
 static void *wait_for_word(void *arg)
 {
 	uint32_t *tid = arg;
@@ -866,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_head_going_back_resynchronises),
 		cmocka_unit_test(test_owner_as_snapshotted_and_ownerless_records_skipped),
 		cmocka_unit_test(test_fn_error_stops_and_the_record_comes_again),
+		cmocka_unit_test(test_room_is_given_back_during_a_long_drain),
 		cmocka_unit_test(test_slot_of_a_thread_still_listed_is_freed_by_a_later_drain),
 		cmocka_unit_test(test_forged_counts_stay_bounded),
 		cmocka_unit_test(test_drain_throughput),

@@ -19,6 +19,8 @@
 #define SIZE SCOPE_BPF_IMPL_FAST_SIZE
 /* Records copied out per memcpy: 4 KiB, in L1 while fn reads them. */
 #define CHUNK 256
+/* Records between the tail's publications inside one slot's drain (64 KiB). */
+#define RELEASE_EVERY 4096
 #define MEMFD_LINK "/memfd:scope-bpf-fast (deleted)"
 
 /* What we know of one slot. Never read back from the shared slot: the target may rewrite it. */
@@ -27,7 +29,7 @@ struct sb_fast_cursor {
 	uint64_t lost;		/* records we skipped */
 	uint64_t dropped0;	/* the slot's dropped at adoption, not this recording's */
 	uint32_t tid;		/* the owner last seen writing, to count threads */
-	uint32_t gone;		/* the kernel said this owner exited: free the slot when we can */
+	uint32_t gone;		/* owner said to have exited: free the slot when we can */
 };
 
 struct sb_fast_mem {
@@ -37,7 +39,7 @@ struct sb_fast_mem {
 	struct scope_bpf_impl_fast_hdr *hdr;	/* the mapping: every byte is the target's */
 	struct scope_bpf_impl_fast_slot *slots;
 	const struct scope_bpf_impl_fast_rec *rings;
-	uint64_t born;		/* CLOCK_BOOTTIME ns when the process started: bounds its counts */
+	uint64_t born;		/* the process's start, CLOCK_BOOTTIME ns: bounds its counts */
 	uint64_t unslotted0;	/* hdr->unslotted at adoption */
 	uint64_t records;
 	uint64_t threads;
@@ -115,8 +117,9 @@ static int check_memfd(int fd, pid_t pid, int target_fd, struct sb_error *err)
 		return sb_fail(err, errno, "process %d: fast memory (fd %d): %s", (int)pid,
 			       target_fd, strerror(errno));
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != SIZE)
-		return sb_fail(err, EINVAL, "process %d: fast memory (fd %d) is %lld bytes, not %llu",
-			       (int)pid, target_fd, (long long)st.st_size, (unsigned long long)SIZE);
+		return sb_fail(err, EINVAL, "process %d: fast memory (fd %d): %lld bytes, not %llu",
+			       (int)pid, target_fd, (long long)st.st_size,
+			       (unsigned long long)SIZE);
 	return 0;
 }
 
@@ -189,7 +192,8 @@ int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool f
 	close(pidfd);
 	if (fd < 0)
 		return sb_fail(err, rc, "process %d: cannot take its fd %d: %s%s", (int)pid,
-			       target_fd, strerror(rc), rc == EPERM ? " (no right to trace it)" : "");
+			       target_fd, strerror(rc),
+			       rc == EPERM ? " (no right to trace it)" : "");
 	rc = check_memfd(fd, pid, target_fd, err);
 	if (rc)
 		goto fail_fd;
@@ -297,6 +301,9 @@ static int drain_slot(struct sb_fast_mem *m, uint32_t i, sb_fast_rec_fn fn, void
 		t += n;
 		m->records += n;
 		*handed += (long)n;
+		/* A writer that found its ring full resumes now, not after the whole backlog. */
+		if (!(t & (RELEASE_EVERY - 1)))
+			__atomic_store_n(&m->slots[i].tail, t, __ATOMIC_RELEASE);
 	}
 	c->tail = t;
 	return 0;

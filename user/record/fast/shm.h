@@ -42,7 +42,9 @@ typedef int (*sb_fast_rec_fn)(void *ctx, uint32_t slot, uint32_t tid, uint64_t t
 
 /*
  * One pass: snapshot every slot's head and owner, hand each new record to fn, slot by slot in
- * order, and give each drained slot's room back to its writer. Returns the records handed, or
+ * order, and give the room back to the writer as we go (every 4096 records of a slot, and at
+ * the end of it): a writer that found its ring full resumes without waiting for the whole
+ * backlog. Returns the records handed, or
  * the first negative return of fn. A head that went back, or ran more than a ring ahead of
  * what we read, is counted (lost, resyncs) and skipped: never read out of bounds.
  */
@@ -64,7 +66,7 @@ void sb_fast_mem_thread_gone(struct sb_fast_mem *m, uint32_t tid);
 #define SB_FAST_MAX_PER_NS 8
 struct sb_fast_mem_stats {
 	uint64_t records;	/* handed to fn */
-	uint64_t lost;		/* skipped by us: a head that ran ahead, records of no owner */
+	uint64_t lost;		/* skipped by us: a head that ran ahead, ownerless records */
 	uint64_t dropped;	/* not written by the threads: their ring was full */
 	uint64_t unslotted;	/* not written: the thread found no free slot */
 	uint64_t threads;	/* owners seen writing */
