@@ -574,7 +574,7 @@ static void test_target_cannot_resize_after_adoption(void **state)
 	(void)state;
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
-	f.slots[255].tid = 9;
+	f.slots[255].tid = my_tid();
 	write_recs(&f, 255, 0, 3);
 	assert_int_equal(sb_fast_mem_find(getpid(), &fd), 0);
 	assert_int_equal(fd, f.fd);
@@ -604,7 +604,7 @@ static void test_head_beyond_a_ring_is_lost_not_read_out_of_bounds(void **state)
 	(void)state;
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
-	f.slots[3].tid = 77;
+	f.slots[3].tid = my_tid();
 	write_recs(&f, 3, 0, RING + 5);
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
 	/* Only the newest ring can be there: the 5 before it are lost. */
@@ -639,7 +639,7 @@ static void test_head_going_back_resynchronises(void **state)
 	(void)state;
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
-	f.slots[0].tid = 5;
+	f.slots[0].tid = my_tid();
 	write_recs(&f, 0, 0, 10);
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 10);
@@ -671,17 +671,17 @@ static void test_owner_as_snapshotted_and_ownerless_records_skipped(void **state
 	(void)state;
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
-	f.slots[1].tid = 100;
+	f.slots[1].tid = my_tid();
 	write_recs(&f, 1, 0, 5);
 	write_recs(&f, 2, 0, 7);	/* no owner */
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 5);
-	f.slots[1].tid = 200;
+	f.slots[1].tid = my_tid() + 1;
 	write_recs(&f, 1, 5, 9);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 4);
 	for (i = 0; i < g.n; i++) {
 		assert_int_equal(g.slot[i], 1);
-		assert_int_equal(g.tid[i], i < 5 ? 100 : 200);
+		assert_int_equal(g.tid[i], my_tid() + (i < 5 ? 0 : 1));
 		assert_int_equal(g.time[i], i);
 	}
 	sb_fast_mem_stats(m, &st);
@@ -703,8 +703,8 @@ static void test_fn_error_stops_and_the_record_comes_again(void **state)
 	(void)state;
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
-	f.slots[0].tid = 1;
-	f.slots[4].tid = 4;
+	f.slots[0].tid = my_tid();
+	f.slots[4].tid = my_tid();
 	f.slots[0].head = RING - 300;
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
 	write_recs(&f, 0, RING - 300, RING + 300);	/* across the ring's end */
@@ -721,6 +721,41 @@ static void test_fn_error_stops_and_the_record_comes_again(void **state)
 	}
 	for (i = 600; i < 603; i++)
 		assert_int_equal(g.slot[i], 4);
+	sb_fast_mem_close(m);
+	unforge(&f, SIZE);
+	got_free(&g);
+}
+
+static void test_slots_of_threads_gone_before_adoption_are_freed(void **state)
+{
+	const uint32_t dead = 0x7ffffff0;	/* above any pid_max: no such thread */
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct got g = { 0 };
+	struct forged f;
+
+	(void)state;
+	got_reset(&g);
+	forge(&f, "scope-bpf-fast", SIZE);
+	f.slots[0].tid = my_tid();
+	write_recs(&f, 0, 0, 2);
+	f.slots[1].tid = dead;
+	write_recs(&f, 1, 0, 9);
+	f.slots[2].tid = dead + 1;
+	write_recs(&f, 2, 0, 3);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
+	assert_int_equal(f.slots[0].tid, my_tid());
+	assert_int_equal(f.slots[1].tid, 0);
+	assert_int_equal(f.slots[2].tid, 0);
+	sb_fast_mem_close(m);
+	/* Fresh: a dead thread's records are handed first, then its slot goes. */
+	f.slots[1].tid = dead;
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(f.slots[1].tid, dead);
+	/* Slot 2's records have no owner now: lost, not handed. */
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 2 + 9);
+	assert_int_equal(f.slots[1].tid, 0);
+	assert_int_equal(f.slots[0].tid, my_tid());
 	sb_fast_mem_close(m);
 	unforge(&f, SIZE);
 	got_free(&g);
@@ -751,7 +786,7 @@ static void test_room_is_given_back_during_a_long_drain(void **state)
 
 	(void)state;
 	forge(&f, "scope-bpf-fast", SIZE);
-	f.slots[2].tid = 3;
+	f.slots[2].tid = my_tid();
 	write_recs(&f, 2, 0, RING);
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
 	w.tail = &f.slots[2].tail;
@@ -864,7 +899,7 @@ static void test_drain_throughput(void **state)
 	(void)state;
 	forge(&f, "scope-bpf-fast", SIZE);
 	for (i = 0; i < slots; i++) {
-		f.slots[i].tid = 1000 + i;
+		f.slots[i].tid = my_tid();
 		write_recs(&f, i, 0, RING);
 		f.slots[i].head = 0;
 	}
@@ -910,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_owner_as_snapshotted_and_ownerless_records_skipped),
 		cmocka_unit_test(test_fn_error_stops_and_the_record_comes_again),
 		cmocka_unit_test(test_room_is_given_back_during_a_long_drain),
+		cmocka_unit_test(test_slots_of_threads_gone_before_adoption_are_freed),
 		cmocka_unit_test(test_slot_of_a_thread_still_listed_is_freed_by_a_later_drain),
 		cmocka_unit_test(test_forged_counts_stay_bounded),
 		cmocka_unit_test(test_drain_throughput),

@@ -39,7 +39,7 @@ struct sb_fast_mem {
 	struct scope_bpf_impl_fast_hdr *hdr;	/* the mapping: every byte is the target's */
 	struct scope_bpf_impl_fast_slot *slots;
 	const struct scope_bpf_impl_fast_rec *rings;
-	uint64_t born;		/* the process's start, CLOCK_BOOTTIME ns: bounds its counts */
+	uint64_t born;		/* process start, CLOCK_BOOTTIME ns: bounds its counts */
 	uint64_t unslotted0;	/* hdr->unslotted at adoption */
 	uint64_t records;
 	uint64_t threads;
@@ -128,10 +128,12 @@ static int check_hdr(struct sb_fast_mem *m, struct sb_error *err)
 {
 	struct scope_bpf_impl_fast_hdr h;
 	const char *bad = NULL;
+	uint32_t magic;
 
-	h.magic = __atomic_load_n(&m->hdr->magic, __ATOMIC_ACQUIRE);
-	memcpy(&h, (const void *)m->hdr, sizeof(h));
-	if (h.magic != SCOPE_BPF_IMPL_FAST_MAGIC)
+	/* The writer stores the magic last (release): once it is there, the rest is too. */
+	magic = __atomic_load_n(&m->hdr->magic, __ATOMIC_ACQUIRE);
+	memcpy(&h, m->hdr, sizeof(h));
+	if (magic != SCOPE_BPF_IMPL_FAST_MAGIC)
 		bad = "bad magic";
 	else if (h.version != SCOPE_BPF_IMPL_FAST_VERSION)
 		bad = "unknown version";
@@ -148,11 +150,44 @@ static int check_hdr(struct sb_fast_mem *m, struct sb_error *err)
 	return 0;
 }
 
+/* Whether /proc no longer lists thread tid of pid (it may be listed a while after it exits). */
+static bool task_gone(pid_t pid, uint32_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u", (int)pid, tid);
+	return access(path, F_OK) && errno == ENOENT;
+}
+
+/*
+ * Free slot i for a new thread once its owner, said to have exited, is really gone: the
+ * kernel reports an exit before the task leaves /proc, and may give its tid to a new thread
+ * (which then takes the same slot: leave it). Only once every record of it was handed.
+ */
+static void free_if_gone(struct sb_fast_mem *m, uint32_t i)
+{
+	struct scope_bpf_impl_fast_slot *s = &m->slots[i];
+	struct sb_fast_cursor *c = &m->cur[i];
+	uint32_t owner = c->gone;
+
+	if (__atomic_load_n(&s->tid, __ATOMIC_RELAXED) != owner) {
+		c->gone = 0;
+		return;
+	}
+	if (__atomic_load_n(&s->head, __ATOMIC_ACQUIRE) != c->tail || !task_gone(m->pid, owner))
+		return;
+	c->gone = 0;
+	c->tid = 0;
+	/* The next owner starts with no open regions; tail already is head. */
+	__atomic_store_n(&s->depth, 0, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&s->tid, &owner, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 /* Start reading: from 0, or (!fresh) from what is there now, which an earlier recording had. */
 static void start(struct sb_fast_mem *m, bool fresh)
 {
 	struct scope_bpf_impl_fast_slot *s;
-	uint32_t gen, i;
+	uint32_t gen, tid, i;
 
 	for (i = 0; i < SLOTS; i++) {
 		s = &m->slots[i];
@@ -161,6 +196,12 @@ static void start(struct sb_fast_mem *m, bool fresh)
 			m->cur[i].dropped0 = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
 		}
 		__atomic_store_n(&s->tail, m->cur[i].tail, __ATOMIC_RELEASE);
+		/* Threads that exited before we came are told of by no exit event: look now. */
+		tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+		if (tid && task_gone(m->pid, tid)) {
+			m->cur[i].gone = tid;
+			free_if_gone(m, i);
+		}
 	}
 	if (fresh)
 		return;
@@ -307,34 +348,6 @@ static int drain_slot(struct sb_fast_mem *m, uint32_t i, sb_fast_rec_fn fn, void
 	}
 	c->tail = t;
 	return 0;
-}
-
-/*
- * Free slot i for a new thread once its owner, said to have exited, is really gone: the
- * kernel reports an exit before the task leaves /proc, and may give its tid to a new thread
- * (which then takes the same slot: leave it). Only once every record of it was handed.
- */
-static void free_if_gone(struct sb_fast_mem *m, uint32_t i)
-{
-	struct scope_bpf_impl_fast_slot *s = &m->slots[i];
-	struct sb_fast_cursor *c = &m->cur[i];
-	uint32_t owner = c->gone;
-	char path[64];
-
-	if (__atomic_load_n(&s->tid, __ATOMIC_RELAXED) != owner) {
-		c->gone = 0;
-		return;
-	}
-	if (__atomic_load_n(&s->head, __ATOMIC_ACQUIRE) != c->tail)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/task/%u", (int)m->pid, owner);
-	if (!access(path, F_OK) || errno != ENOENT)
-		return;
-	c->gone = 0;
-	c->tid = 0;
-	/* The next owner starts with no open regions; tail already is head. */
-	__atomic_store_n(&s->depth, 0, __ATOMIC_RELAXED);
-	__atomic_compare_exchange_n(&s->tid, &owner, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 long sb_fast_mem_drain(struct sb_fast_mem *m, sb_fast_rec_fn fn, void *ctx)

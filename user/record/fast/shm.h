@@ -20,6 +20,8 @@ struct sb_fast_mem;
  * never make our mapping SIGBUS), map it and check its header against our layout and pid.
  * fresh: the memory was just made, every slot is read from 0. !fresh: it predates this
  * recording; what is there is skipped and hdr->gen changed so sites are announced again.
+ * Either way, slots still held by threads that exited before (no exit event will say so) are
+ * freed as sb_fast_mem_thread_gone() would.
  * Returns 0, or -errno with err naming the process and the cause: -ESRCH (no process),
  * -EPERM (no right to trace it), -EBADF (no such fd), -EINVAL (not ours or invalid).
  */
