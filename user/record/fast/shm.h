@@ -1,0 +1,82 @@
+/*
+ * The recorder's side of a traced process's fast-path memory: take it from the process, seal
+ * and check it, and drain the records its threads append to their rings.
+ */
+#ifndef SB_FAST_SHM_H
+#define SB_FAST_SHM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/error.h"
+
+/* One process's memory as the recorder sees it (heap). */
+struct sb_fast_mem;
+
+/*
+ * Take fd target_fd of process pid (pidfd_getfd), check it is a memfd named
+ * "scope-bpf-fast" of exactly SCOPE_BPF_IMPL_FAST_SIZE bytes, seal its size (so the target can
+ * never make our mapping SIGBUS), map it and check its header against our layout and pid.
+ * fresh: the memory was just made, every slot is read from 0. !fresh: it predates this
+ * recording; what is there is skipped and hdr->gen changed so sites are announced again.
+ * Either way, slots still held by threads that exited before (no exit event will say so) are
+ * freed as sb_fast_mem_thread_gone() would.
+ * Returns 0, or -errno with err naming the process and the cause: -ESRCH (no process),
+ * -EPERM (no right to trace it), -EBADF (no such fd), -EINVAL (not ours or invalid).
+ */
+int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool fresh,
+		      struct sb_error *err);
+
+/* The fd number in pid of its "scope-bpf-fast" memfd; -ENOENT when it has none, or -errno. */
+int sb_fast_mem_find(pid_t pid, int *target_fd);
+
+/* The clock of every record (enum scope_bpf_impl_clock), as checked at adoption. */
+uint32_t sb_fast_mem_clock(const struct sb_fast_mem *m);
+
+/*
+ * One record, copied out of the shared memory. tid: the slot's owner as snapshotted at the
+ * start of the pass. site_word: the site's address in the target | SCOPE_BPF_IMPL_FAST_END.
+ * A negative return stops the drain; that record is handed again by the next one.
+ */
+typedef int (*sb_fast_rec_fn)(void *ctx, uint32_t slot, uint32_t tid, uint64_t time,
+			      uint64_t site_word);
+
+/*
+ * One pass: snapshot every slot's head and owner, hand each new record to fn, slot by slot in
+ * order, and give the room back to the writer as we go (every 4096 records of a slot, and at
+ * the end of it): a writer that found its ring full resumes without waiting for the whole
+ * backlog. Returns the records handed, or
+ * the first negative return of fn. A head that went back, or ran more than a ring ahead of
+ * what we read, is counted (lost, resyncs) and skipped: never read out of bounds.
+ */
+long sb_fast_mem_drain(struct sb_fast_mem *m, sb_fast_rec_fn fn, void *ctx);
+
+/*
+ * Thread tid of the process has exited (the kernel said so): free its slot for a new thread
+ * once it is still held by tid, every record of it was drained and /proc/<pid>/task/<tid> is
+ * gone. What is not yet so is retried at the end of each drain: the exit event comes before
+ * the task leaves /proc, and a new thread given the same tid keeps the slot until it exits.
+ */
+void sb_fast_mem_thread_gone(struct sb_fast_mem *m, uint32_t tid);
+
+/*
+ * The memory's health since adoption. Counts read from the target (dropped, unslotted) and
+ * ours that a lying head inflates (lost) are each bounded by SB_FAST_MAX_PER_NS records per
+ * nanosecond of the process's life, per slot: no thread writes or drops faster.
+ */
+#define SB_FAST_MAX_PER_NS 8
+struct sb_fast_mem_stats {
+	uint64_t records;	/* handed to fn */
+	uint64_t lost;		/* skipped by us: a head that ran ahead, ownerless records */
+	uint64_t dropped;	/* not written by the threads: their ring was full */
+	uint64_t unslotted;	/* not written: the thread found no free slot */
+	uint64_t threads;	/* owners seen writing */
+	uint64_t resyncs;	/* times a slot's head broke the protocol (went back, ran ahead) */
+};
+void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s);
+
+/* Unmap and close; NULL is fine. */
+void sb_fast_mem_close(struct sb_fast_mem *m);
+
+#endif
