@@ -234,7 +234,8 @@ int sb_fast_clock_check_tsc(const char *clocksource, const char *cpuinfo, char *
 	for (line = cpuinfo; *line; line = *end ? end + 1 : end) {
 		end = line + strcspn(line, "\n");
 		colon = memchr(line, ':', end - line);
-		if (colon && !strncmp(line, "flags", 5) && line + 5 + strspn(line + 5, " \t") == colon)
+		if (colon && !strncmp(line, "flags", 5) &&
+		    line + 5 + strspn(line + 5, " \t") == colon)
 			break;
 	}
 	if (!*line)
@@ -415,7 +416,8 @@ int sb_fast_clock_init(struct sb_fast_clock *c, uint32_t kind, struct sb_error *
 	if (kind != SCOPE_BPF_IMPL_CLOCK_TSC && kind != SCOPE_BPF_IMPL_CLOCK_CNTVCT)
 		return sb_fail(err, EINVAL, "fast path clock: unknown kind %u", kind);
 	if (kernel_mult(kind, &mult, why, sizeof(why)))
-		return sb_fail(err, EINVAL, "fast path clock %s: %s", sb_fast_clock_name(kind), why);
+		return sb_fail(err, EINVAL, "fast path clock %s: %s", sb_fast_clock_name(kind),
+			       why);
 	sb_fast_clock_start(c, kind, mult);
 	sb_fast_clock_sample(c);
 	if (!mult) {
