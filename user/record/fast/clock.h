@@ -1,0 +1,89 @@
+/* The fast path's record times (hdr->clock's raw counter) on the profile's CLOCK_MONOTONIC. */
+#ifndef SB_FAST_CLOCK_H
+#define SB_FAST_CLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* Calibration points per ring: every sample (the last passes), one a second (the last minute). */
+#define SB_FAST_CLOCK_POINTS 64
+
+/* One (counter, CLOCK_MONOTONIC) pair and the rate from it to the next point of its ring. */
+struct sb_fast_clock_point {
+	uint64_t raw;
+	int64_t ns;
+	uint64_t mult;		/* ns per count << 32; unused at the newest point of a ring */
+};
+
+/* The newest points, oldest at start: later on both clocks one after another. */
+struct sb_fast_clock_ring {
+	uint32_t start;
+	uint32_t n;
+	struct sb_fast_clock_point p[SB_FAST_CLOCK_POINTS];
+};
+
+/* Caller-allocated, no heap, no descriptor: nothing to free. */
+struct sb_fast_clock {
+	uint32_t kind;			/* enum scope_bpf_impl_clock */
+	uint64_t kernel_mult;		/* the kernel's ns per count << 32, 0 when unknown */
+	uint64_t mult;			/* the rate outside the points (ns per count << 32) */
+	struct sb_fast_clock_ring fine;	/* every sample */
+	struct sb_fast_clock_ring coarse;	/* samples at least a second apart */
+};
+
+/*
+ * kind from hdr->clock. -EINVAL with err naming why when the counter cannot
+ * be trusted (TSC: clocksource not tsc, or /proc/cpuinfo lacks constant_tsc
+ * or nonstop_tsc; a counter of another architecture) or kind is unknown.
+ * Takes the first calibration point, so sb_fast_clock_ns() works at once.
+ */
+int sb_fast_clock_init(struct sb_fast_clock *c, uint32_t kind, struct sb_error *err);
+
+/*
+ * Take a calibration point now (0.4 us in a VM: five counter and vDSO
+ * clock_gettime reads); the drain calls it once per pass, before converting
+ * that pass's records. A no-op for the monotonic kind.
+ */
+void sb_fast_clock_sample(struct sb_fast_clock *c);
+
+/*
+ * Raw counter value -> CLOCK_MONOTONIC ns, for any raw (a hostile one gives a
+ * wrong time, clamped to int64_t, never a fault); about 15 ns. Between two
+ * samples the error is that of the samples (tens of ns); past the newest or
+ * before the oldest it grows with the rate's error times the distance: a
+ * pass's worth past the newest stays far below 1 us, seconds before the first
+ * need sb_fast_clock_settled().
+ */
+int64_t sb_fast_clock_ns(const struct sb_fast_clock *c, uint64_t raw);
+
+/*
+ * Whether the rate is measured over a baseline long enough (a second) that
+ * raw values seconds before the first sample convert within about 0.1 us per
+ * second before it; until then they use the kernel's nominal rate, which may
+ * be off CLOCK_MONOTONIC's by several ppm (a few us per second).
+ */
+int sb_fast_clock_settled(const struct sb_fast_clock *c);
+
+/* "tsc", "cntvct", "monotonic" for the profile's metadata; "unknown" otherwise. */
+const char *sb_fast_clock_name(uint32_t kind);
+
+/*
+ * The TSC check on the text of current_clocksource and /proc/cpuinfo: 0 when
+ * the clocksource is tsc and the first flags line has constant_tsc and
+ * nonstop_tsc, else -EINVAL with why[len] saying what is missing.
+ */
+int sb_fast_clock_check_tsc(const char *clocksource, const char *cpuinfo, char *why, size_t len);
+
+/*
+ * The conversion on given points, for tests: start c for kind with the
+ * kernel's rate kernel_mult (ns per count << 32, 0 = unknown) and no point,
+ * then add (raw, ns) pairs in time order. A pair not after the newest one is
+ * ignored (a counter that went back, a clock step). sb_fast_clock_sample()
+ * adds the measured pair through sb_fast_clock_add().
+ */
+void sb_fast_clock_start(struct sb_fast_clock *c, uint32_t kind, uint64_t kernel_mult);
+void sb_fast_clock_add(struct sb_fast_clock *c, uint64_t raw, int64_t ns);
+
+#endif
