@@ -118,9 +118,14 @@ unit: $(UNIT_BINS)
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit
 
+# test_record runs twice: markers record through the fast path by default, and through
+# the kernel path with --mode=kernel (SCOPE_BPF_TEST_MODE: tests/integration/harness.h).
 integration: $(BUILD)/scope-bpf $(INTEG_BINS) $(APP_BINS)
 	$(Q)set -e; for t in $(INTEG_BINS); do echo "== $$t"; \
 		SCOPE_BPF=$(BUILD)/scope-bpf APPS=$(BUILD)/apps $$t; done
+	$(Q)echo "== $(BUILD)/tests/integration/test_record (--mode=kernel)"; \
+		SCOPE_BPF_TEST_MODE=kernel SCOPE_BPF=$(BUILD)/scope-bpf APPS=$(BUILD)/apps \
+		$(BUILD)/tests/integration/test_record
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -629,6 +629,7 @@ int BPF_USDT(region_end, void *site)
 	return 0;
 }
 
+#include "fast.bpf.h"
 #include "call_frames.bpf.h"
 #include "mpi.bpf.h"
 #include "omp.bpf.h"
@@ -697,13 +698,19 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct sb_thread_state *th;
 	struct sb_sample_key key;
+	struct sb_proc *proc;
 
-	if (!recording || !bpf_map_lookup_elem(&procs, &tgid))
+	if (!recording)
+		return 0;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc)
 		return 0;
 	th = bpf_map_lookup_elem(&threads, &tid);
 	key.tgid = tgid;
 	key.tid = tid;
 	key.path = th ? innermost_path(th) : 0;
+	if (!key.path && proc->fast)
+		key.path = fast_path(tgid, tid, proc);
 	key.ustack = take_stack(ctx, BPF_F_USER_STACK);
 	key.kstack = kernel_stacks ? take_stack(ctx, 0) : 0;
 	n = bpf_map_lookup_elem(&cpu_samples, &key);
@@ -757,6 +764,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	__u32 prev_ours = task_marked(prev), next_ours = task_marked(next);
 	__u32 prev_tgid, next_tgid, d;
 	struct sb_thread_state *th;
+	struct sb_proc *proc;
 	__u64 now, delta;
 
 	if ((!prev_ours && !next_ours) || !recording)
@@ -779,7 +787,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			}
 		}
 	}
-	if (!next_ours || !bpf_map_lookup_elem(&procs, &next_tgid))
+	if (!next_ours)
+		return 0;
+	proc = bpf_map_lookup_elem(&procs, &next_tgid);
+	if (!proc)
 		return 0;
 	th = switch_thread(next, next_tgid, now);
 	if (!th)
@@ -788,6 +799,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (!th->off_since)
 		return 0;
 	delta = now - th->off_since;
+	if (proc->fast)
+		fast_offcpu(next_tgid, next->pid, th->off_since, now);
 	th->off_since = 0;
 	th->offcpu_ns += delta;
 	if (offcpu_stacks && delta >= offcpu_min_ns)

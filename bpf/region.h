@@ -43,6 +43,9 @@ enum sb_event_type {
 	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
 	SB_EV_MPI_RANK,		/* a process learned its rank or size in MPI_COMM_WORLD */
 	SB_EV_OMP,		/* an OpenMP region kind, first use (bpf/omp.h) */
+	SB_EV_FAST_READY,	/* a process made its fast-path memory (include/scope_bpf.h) */
+	SB_EV_FAST_SITE,	/* a fast-path marker's site and its name's hash, once per recording */
+	SB_EV_OFFCPU,		/* a thread of a fast-path process was off-CPU from start to end */
 	SB_EV_CTR_THREAD = 100,	/* counters: a thread appeared or ended (bpf/counters.bpf.h) */
 	SB_EV_CUDA = 110,	/* CUDA activity from the CUPTI library (bpf/cuda.bpf.h) */
 	SB_EV_CUDA_HOST = 111,	/* a CUDA runtime call's operation and arguments (bpf/cuda_host.h) */
@@ -223,7 +226,37 @@ struct sb_stop {
 struct sb_proc {
 	__u64 next_call_id;
 	__u32 gen;		/* site generation: see struct sb_site_key */
+	__u32 fast;		/* its markers write to shared memory: off-CPU intervals are sent */
+};
+
+/* A fast-path slot as the sampler reads it: include/scope_bpf.h, struct scope_bpf_impl_fast_slot. */
+#define SB_FAST_STACK 64
+#define SB_FAST_DEPTH_AT 4
+#define SB_FAST_STACK_AT 128
+
+/* The fast-path events: the collector's user-space side nests these records (record/fast/). */
+struct sb_fast_ready_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
+	__s32 fd;		/* the memfd's number in the process */
+	__u64 hdr;		/* where the process mapped it */
+};
+
+struct sb_fast_site_event {
+	__u32 type;
+	__u32 tgid;
+	__u64 site;
+	__u64 name_hash;	/* 0: the descriptor was invalid or unreadable */
+};
+
+struct sb_offcpu_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
 	__u32 pad;
+	__u64 start;
+	__u64 end;
 };
 
 struct sb_frame {

@@ -121,7 +121,7 @@ struct scope_bpf_impl_fast_hdr {
 	uint32_t stack;		/* SCOPE_BPF_IMPL_FAST_STACK */
 	uint32_t gen;		/* the recording sites are announced to: set anew by each recorder */
 	uint64_t size;		/* bytes */
-	uint64_t unslotted;	/* records of threads that found no free slot: lost */
+	uint64_t unslotted;	/* threads that found no free slot: they took the kernel path */
 };
 
 struct scope_bpf_impl_fast_rec {
@@ -236,7 +236,8 @@ struct scope_bpf_impl_fast_tls {
 	const volatile struct scope_bpf_impl_fast_hdr *hdr;
 	uint64_t limit;		/* head may reach this before the tail is read again */
 	uint32_t clock;
-	uint32_t none;		/* set up and failed: no slot or no memory, do not retry */
+	uint32_t none;		/* set up and failed (no slot or no memory): take the probes */
+	uint64_t skip;		/* regions open inside a dropped call: dropped too */
 };
 
 /* Set while a fast-mode recorder is attached: probes fast_ready and fast_site. */
@@ -264,7 +265,7 @@ static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
 	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
 	struct scope_bpf_impl_fast_slot *s = t->slot;
 	struct scope_bpf_impl_fast_rec *r;
-	uint64_t h;
+	uint64_t h, need;
 	uint32_t d;
 
 	if (!scope_bpf_impl_sem(&scope_bpf_fast_semaphore))
@@ -275,14 +276,26 @@ static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
 	if (__builtin_expect(site->announced != t->hdr->gen, 0))
 		scope_bpf_impl_fast_announce(site, t->hdr->gen);
 	h = s->head;
-	if (__builtin_expect(h >= t->limit, 0) && !scope_bpf_impl_fast_room(t, h)) {
+	d = s->depth;
+	/*
+	 * Whole calls are dropped, never half of one: a begin is written only
+	 * with room left for the ends of every region then open, and a call
+	 * whose begin was dropped is dropped with all it contains.
+	 */
+	if (__builtin_expect(t->skip, 0)) {
+		t->skip += end ? -1 : 1;
+		s->dropped++;
+		return 1;
+	}
+	need = end ? h + 1 : h + d + 2;
+	if (__builtin_expect(need > t->limit, 0) && !scope_bpf_impl_fast_room(t, need)) {
+		t->skip = !end;
 		s->dropped++;
 		return 1;
 	}
 	r = &t->ring[h & (SCOPE_BPF_IMPL_FAST_RING - 1)];
 	r->time = scope_bpf_impl_now(t->clock);
 	r->site = (uint64_t)(uintptr_t)site | end;
-	d = s->depth;
 	if (!end) {
 		if (d < SCOPE_BPF_IMPL_FAST_STACK)
 			s->stack[d] = (uint64_t)(uintptr_t)site;
@@ -402,7 +415,7 @@ SCOPE_BPF_IMPL_ONCE
 void scope_bpf_impl_fast_child(void)
 {
 	struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
-	struct scope_bpf_impl_fast_tls blank = { 0, 0, 0, 0, 0, 0 };
+	struct scope_bpf_impl_fast_tls blank = { 0, 0, 0, 0, 0, 0, 0 };
 
 	scope_bpf_impl_fast_tls = blank;
 	p->lock = 0;
@@ -500,12 +513,12 @@ int scope_bpf_impl_fast_claim(struct scope_bpf_impl_fast_tls *t, struct scope_bp
 	return 1;
 }
 
-/* The ring looked full: read the recorder's tail again. */
+/* The ring looked too full to take head: read the recorder's tail again. */
 SCOPE_BPF_IMPL_ONCE
 int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_tls *t, uint64_t head)
 {
 	t->limit = __atomic_load_n(&t->slot->tail, __ATOMIC_ACQUIRE) + SCOPE_BPF_IMPL_FAST_RING;
-	return head < t->limit;
+	return head <= t->limit;
 }
 
 /* The kernel reads the descriptor and names it to the recorder, once per recording. */
@@ -523,18 +536,16 @@ int scope_bpf_impl_fast_first(struct scope_bpf_site *site, uint64_t end)
 	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
 	struct scope_bpf_impl_fast_hdr *hdr;
 
-	if (!t->none) {
-		hdr = scope_bpf_impl_fast_memory();
-		if (hdr && scope_bpf_impl_fast_claim(t, hdr))
-			return scope_bpf_impl_fast(site, end);
-		t->none = 1;
-	}
-	/* No slot: the record is lost and counted. No memory: the probe, for the kernel path. */
-	hdr = __atomic_load_n(&scope_bpf_impl_fast_proc.hdr, __ATOMIC_ACQUIRE);
-	if (!hdr)
+	if (t->none)
 		return 0;
-	__atomic_fetch_add(&hdr->unslotted, 1, __ATOMIC_RELAXED);
-	return 1;
+	hdr = scope_bpf_impl_fast_memory();
+	if (hdr && scope_bpf_impl_fast_claim(t, hdr))
+		return scope_bpf_impl_fast(site, end);
+	/* No slot or no memory: this thread's markers fire their probes (the kernel path). */
+	if (hdr)
+		__atomic_fetch_add(&hdr->unslotted, 1, __ATOMIC_RELAXED);
+	t->none = 1;
+	return 0;
 }
 
 static inline void scope_bpf_impl_begin(struct scope_bpf_site *site)

@@ -114,3 +114,12 @@ $(BUILD)/apps/cuda_host_unmarked: tests/apps/cuda_host.c $(APPS_DEPS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CUDA_APP_CFLAGS) -DUNMARKED $< -L$(CUDA_HOME)/lib64 -lcudart \
 		-Wl,-rpath,$(CUDA_HOME)/lib64 $(APPS_LIBS) -o $@
+
+# nested.c built with the marker header as released before the fast path: such binaries keep
+# the kernel path (tests/integration/test_fast.c).
+APP_BINS += $(BUILD)/apps/nested_v1
+$(BUILD)/apps/nested_v1: tests/apps/nested.c tests/apps/old_header/scope_bpf.h tests/apps/busy.h
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(subst -Iinclude,-Itests/apps/old_header -Iinclude,$(APPS_CFLAGS)) $< \
+		$(APPS_LIBS) -o $@

@@ -175,15 +175,23 @@ static inline void read_stderr(char *buf, size_t size)
 	buf[n] = 0;
 }
 
-/* scope-bpf record -q -o OUT -- APPS/app args... (NULL-terminated). */
+/*
+ * scope-bpf record -q -o OUT -- APPS/app args... (NULL-terminated); with
+ * SCOPE_BPF_TEST_MODE set, --mode=that too (make integration runs a test twice).
+ */
 static inline int record_app(const char *out, const char *app, ...)
 {
-	char *argv[32], path[512];
+	const char *mode = getenv("SCOPE_BPF_TEST_MODE");
+	char *argv[32], path[512], mode_arg[32];
 	int n = 0, st;
 	va_list ap;
 
 	argv[n++] = (char *)scope_bin();
 	argv[n++] = "record";
+	if (mode) {
+		snprintf(mode_arg, sizeof(mode_arg), "--mode=%s", mode);
+		argv[n++] = mode_arg;
+	}
 	argv[n++] = "-q";
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;

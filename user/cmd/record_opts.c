@@ -58,6 +58,10 @@ void record_usage(FILE *f)
 		"                         (needs a command: docs/CUDA.md)\n"
 		"      --no-cuda-host     do not time CUDA runtime calls (libcudart) on the host\n"
 		"                         (launches, copies, synchronizations: docs/CUDA.md)\n"
+		"      --mode MODE        how markers reach the recorder: auto (the default:\n"
+		"                         shared memory where the binary's header has it, else\n"
+		"                         a trap per marker), fast (the same; refuses counters),\n"
+		"                         kernel (a trap per marker; docs/DESIGN.md)\n"
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
@@ -203,7 +207,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 }
 
 /* long-only options: codes past any character */
-enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST };
+enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -242,6 +246,35 @@ static int check_counters(const struct record_opts *o, struct sb_error *err)
 	return 0;
 }
 
+static const char *const mode_names[] = {
+	[SB_MODE_AUTO] = "auto",
+	[SB_MODE_FAST] = "fast",
+	[SB_MODE_KERNEL] = "kernel",
+};
+
+const char *record_mode_name(enum sb_record_mode mode)
+{
+	return mode <= SB_MODE_KERNEL ? mode_names[mode] : "?";
+}
+
+static int parse_mode(const char *s, enum sb_record_mode *mode, struct sb_error *err)
+{
+	unsigned int i;
+
+	for (i = 0; i <= SB_MODE_KERNEL; i++) {
+		if (!strcmp(s, mode_names[i])) {
+			*mode = (enum sb_record_mode)i;
+			return 0;
+		}
+	}
+	return sb_fail(err, EINVAL, "--mode=%s: not auto, fast or kernel", s);
+}
+
+bool record_fast_wanted(const struct record_opts *o)
+{
+	return o->mode != SB_MODE_KERNEL && !o->counters.n;
+}
+
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err)
 {
 	static const struct option longs[] = {
@@ -263,6 +296,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "no-omp", no_argument, NULL, 'P' },
 		{ "cuda", no_argument, NULL, OPT_CUDA },
 		{ "no-cuda-host", no_argument, NULL, OPT_NO_CUDA_HOST },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "mpi", optional_argument, NULL, 'I' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "group", required_argument, NULL, 'g' },
@@ -345,6 +379,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case OPT_NO_CUDA_HOST:
 			o->no_cuda_host = true;
 			break;
+		case OPT_MODE:
+			ret = parse_mode(optarg, &o->mode, err);
+			break;
 		case 'I':
 			if (optarg && strcmp(optarg, "all"))
 				return sb_fail(err, EINVAL, "--mpi=%s: not 'all'", optarg);
@@ -409,6 +446,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		if (ret)
 			return ret;
 	}
+	if (o->mode == SB_MODE_FAST && o->counters.n)
+		return sb_fail(err, EINVAL, "--mode=fast: counters (%s) are read at each region "
+			       "boundary, which only the kernel path sees; use --mode=auto or kernel",
+			       group ? "-g" : "-e");
 	return check_counters(o, err);
 }
 

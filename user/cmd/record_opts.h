@@ -13,6 +13,13 @@
 
 #define SB_DEFAULT_SAMPLE_HZ 99	/* not 100: avoids lockstep with timer-driven work */
 
+/* --mode: how markers reach the recorder (docs/DESIGN.md, "The fast path"). */
+enum sb_record_mode {
+	SB_MODE_AUTO,		/* the fast path where a binary's header has it, else the kernel's */
+	SB_MODE_FAST,		/* the same, but counters (which need the kernel path) are refused */
+	SB_MODE_KERNEL,		/* every marker traps to a uprobe */
+};
+
 struct record_opts {
 	pid_t pid;		/* -p: attach to this process and its descendants */
 	bool all;		/* -a: every process that runs scope_bpf probes or MPI (syswide.c) */
@@ -36,6 +43,7 @@ struct record_opts {
 	bool no_cuda_host;	/* --no-cuda-host: CUDA runtime calls are not regions */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
+	enum sb_record_mode mode;	/* --mode */
 	/* -e, or -g's events: counted per thread, read at every region boundary (docs/COUNTERS.md) */
 	struct sb_counter_set counters;
 	struct sb_likwid_group *group;	/* -g: the LIKWID group loaded; record_opts_free() frees it */
@@ -49,6 +57,9 @@ struct record_opts {
 /* 0 on success, -EINVAL with err->msg naming the option and the problem. */
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err);
 void record_usage(FILE *f);
+/* Whether markers that support it write to shared memory: not with counters (read per boundary). */
+bool record_fast_wanted(const struct record_opts *o);
+const char *record_mode_name(enum sb_record_mode mode);
 /* What parsing allocated (the --ranks list, the -g group); o stays parseable. */
 void record_opts_free(struct record_opts *o);
 

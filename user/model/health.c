@@ -44,6 +44,18 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "counter_threads_uncounted", "threads got no counters", "uncounted threads",
 	  "more than " XSTR(SB_CTR_MAX_THREADS) " threads were counted at once, or their events "
 	  "could not be opened; their calls' counts are unknown" },
+	{ "fast_records_dropped", "fast-path records were dropped", "fast dropped",
+	  "a thread's ring in shared memory was full (the recorder fell behind: more busy "
+	  "writers than CPUs?); their regions are undercounted" },
+	{ "fast_records_invalid", "fast-path records were invalid", "fast invalid",
+	  "records the recorder could not use: a ring lapped or rewritten by the process, a "
+	  "site never named, or time running backwards; their calls were not recorded" },
+	{ "fast_memories_refused", "processes' fast-path memory could not be read",
+	  "fast refused",
+	  "the recorder could not take or check a process's shared memory (no ptrace right?); "
+	  "that process's marker records are missing: record --mode=kernel" },
+	{ "fast_depth_overflow_calls", "fast-path calls were too deep to record", "fast too deep",
+	  "calls nested deeper than " XSTR(SB_MAX_DEPTH) " regions were counted, not recorded" },
 	{ "cuda_records_lost", "CUDA activity records were lost", "CUDA lost",
 	  "the ring buffer had no room for a burst of CUPTI's records (or they were malformed); "
 	  "GPU times of their regions are undercounted" },

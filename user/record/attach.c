@@ -95,6 +95,17 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	ret = attach_usdt(a, a->skel->progs.region_begin, path, "region_begin", err);
 	if (!ret)
 		ret = attach_usdt(a, a->skel->progs.region_end, path, "region_end", err);
+	/*
+	 * The region probes stay as the fast path's fallback: a marker fires its
+	 * probe only when its thread has no ring (no slot, no memory).
+	 */
+	if (!ret && a->fast && sb_count_named_probes(path, SB_PROVIDER, "fast_ready") > 0) {
+		ret = attach_usdt(a, a->skel->progs.fast_ready, path, "fast_ready", err);
+		if (!ret)
+			ret = attach_usdt(a, a->skel->progs.fast_site, path, "fast_site", err);
+		if (!ret)
+			a->fast_files++;
+	}
 	sb_guardian_heartbeat(a->skel);
 	if (ret)
 		return ret;

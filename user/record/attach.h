@@ -20,6 +20,8 @@ struct sb_attach {
 	struct sb_guardian *guardian;
 	int probe_files;		/* objects with scope_bpf probes attached so far */
 	int probes;			/* probes in those objects */
+	int fast_files;			/* of those, objects whose markers have the fast path */
+	bool fast;			/* attach the fast path's probes where they exist */
 	bool verbose;
 };
 

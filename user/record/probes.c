@@ -10,17 +10,25 @@
 
 #define STAPSDT_TYPE 3
 
-/* A note's description: pc, base, semaphore (address-sized each), then provider\0name\0args\0. */
-static int note_is_ours(const char *desc, size_t len, size_t addr_size, const char *provider)
+/*
+ * A note's description: pc, base, semaphore (address-sized each), then
+ * provider\0name\0args\0. name NULL: any probe of the provider.
+ */
+static int note_is_ours(const char *desc, size_t len, size_t addr_size, const char *provider,
+			const char *name)
 {
-	size_t skip = 3 * addr_size, plen = strlen(provider);
+	size_t skip = 3 * addr_size, plen = strlen(provider), nlen = name ? strlen(name) : 0;
 
-	if (len <= skip + plen)
+	if (len <= skip + plen || memcmp(desc + skip, provider, plen + 1))
 		return 0;
-	return !memcmp(desc + skip, provider, plen + 1);
+	if (!name)
+		return 1;
+	skip += plen + 1;
+	return len > skip + nlen && !memcmp(desc + skip, name, nlen + 1);
 }
 
-static int count_in_section(Elf_Scn *scn, size_t addr_size, const char *provider)
+static int count_in_section(Elf_Scn *scn, size_t addr_size, const char *provider,
+			    const char *probe)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t off = 0, name_off, desc_off;
@@ -34,12 +42,12 @@ static int count_in_section(Elf_Scn *scn, size_t addr_size, const char *provider
 		    memcmp((char *)data->d_buf + name_off, "stapsdt", 8))
 			continue;
 		n += note_is_ours((char *)data->d_buf + desc_off, nhdr.n_descsz, addr_size,
-				  provider);
+				  provider, probe);
 	}
 	return n;
 }
 
-int sb_count_provider_probes(const char *path, const char *provider)
+int sb_count_named_probes(const char *path, const char *provider, const char *probe)
 {
 	size_t shstrndx, addr_size;
 	Elf_Scn *scn = NULL;
@@ -62,7 +70,7 @@ int sb_count_provider_probes(const char *path, const char *provider)
 			continue;
 		name = elf_strptr(elf, shstrndx, shdr.sh_name);
 		if (name && !strcmp(name, ".note.stapsdt"))
-			n += count_in_section(scn, addr_size, provider);
+			n += count_in_section(scn, addr_size, provider, probe);
 	}
 out:
 	elf_end(elf);

@@ -44,7 +44,8 @@
 #include "util/text_format.h"
 
 #define SPILL_BUDGET (24u << 20)
-#define POLL_MS 100
+/* The fast path's records are nested each turn: often enough that few wait (sources/fast.c). */
+#define POLL_MS 20
 #define STATUS_NS 1000000000LL		/* status line rewritten in place */
 #define STATUS_SHARED_NS 10000000000LL	/* status as whole lines, beside the target's output */
 /* Programs that read the recording flag before it was cleared are done within this. */
@@ -191,6 +192,7 @@ static int load_marker_programs(struct recorder *r)
 	bpf_program__set_flags(r->env.skel->progs.region_begin, BPF_F_SLEEPABLE);
 	bpf_program__set_flags(r->env.skel->progs.region_end, BPF_F_SLEEPABLE);
 	bpf_program__set_flags(r->env.skel->progs.cuda_name, BPF_F_SLEEPABLE);
+	bpf_program__set_flags(r->env.skel->progs.fast_site, BPF_F_SLEEPABLE);
 	r->env.skel->rodata->sleepable = true;
 	err = region_bpf__load(r->env.skel);
 	if (!err || err == -EPERM || err == -EACCES)
@@ -655,7 +657,7 @@ static void record_loop(struct recorder *r)
 	int64_t last_t = r->start_ns, now, every;
 	bool live = !r->o.quiet && isatty(STDERR_FILENO);
 	uint64_t last_calls = 0;
-	int forwarded = 0;
+	int forwarded = 0, ret;
 
 	r->shared_tty = live && target_shares_tty(r);
 	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
@@ -664,6 +666,12 @@ static void record_loop(struct recorder *r)
 		ring_buffer__poll(r->rb, POLL_MS);
 		/* Records submitted without a wake-up are only seen by consuming. */
 		ring_buffer__consume(r->rb);
+		ret = sb_sources_tick(&r->sources);
+		if (ret && !r->failed) {
+			r->failed = ret;
+			record_say("recording stopped: %s; the command runs on, untraced",
+				   strerror(-ret));
+		}
 		now = now_ns();
 		/* We answer stops: see SB_HEARTBEAT_STALE_NS. */
 		sb_guardian_heartbeat(r->env.skel);
@@ -732,6 +740,17 @@ static char *join_command(char **cmd)
 	return s;
 }
 
+/* The recorder's own CPU time, all its threads: what recording cost beside the program. */
+static int64_t recorder_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+}
+
 /* What was recorded where and when: between the sources' contributions and their losses. */
 static int add_metadata(struct recorder *r, int64_t end_ns)
 {
@@ -749,6 +768,7 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_start_ns",
 				  r->clock_offset_start);
 	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_end_ns", r->clock_offset_end);
+	ret |= sb_profile_set_int(p, "recorder_cpu_ns", recorder_cpu_ns());
 	if (r->o.all)
 		ret |= sb_profile_set_str(p, "record_scope", "system-wide");
 	if (r->o.ranks_arg)
@@ -939,6 +959,7 @@ static int run(struct recorder *r)
 		record_say("cannot open the ring buffer: %s", strerror(errno));
 		return 1;
 	}
+	r->env.rb = r->rb;
 	/* A command the user interrupted while we loaded is not started at all. */
 	if (r->o.cmd && stop_signal) {
 		record_say("interrupted before the command started");

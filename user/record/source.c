@@ -123,14 +123,37 @@ int sb_sources_record(struct sb_sources *set, const void *data, size_t size)
 {
 	uint32_t type;
 	size_t i;
+	int ret;
 
 	if (size < sizeof(type))
 		return 1;
 	memcpy(&type, data, sizeof(type));
+	for (i = 0; i < set->n; i++) {
+		if (!set->ops[i]->intercept)
+			continue;
+		ret = set->ops[i]->intercept(set->state[i], set->env, data, size);
+		if (ret <= 0)
+			return ret;
+	}
 	for (i = 0; i < set->n; i++)
 		if (set->ops[i]->record && set->ops[i]->record_type == type)
 			return set->ops[i]->record(set->state[i], set->env, data, size);
 	return 1;
+}
+
+int sb_sources_tick(struct sb_sources *set)
+{
+	int first = 0, ret;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		if (!set->ops[i]->tick)
+			continue;
+		ret = set->ops[i]->tick(set->state[i], set->env);
+		if (ret < 0 && !first)
+			first = ret;
+	}
+	return first;
 }
 
 void sb_sources_stop(struct sb_sources *set)

@@ -20,6 +20,7 @@
 #include "region.h"
 
 struct region_bpf;
+struct ring_buffer;
 struct sb_guardian;
 struct sb_stacks;
 
@@ -32,6 +33,8 @@ struct sb_source_env {
 	struct sb_stacks *stacks;	/* the stack table, when a source takes stacks */
 	uint64_t counters[SB_CNT_MAX];	/* the kernel's, summed over CPUs; final after stop */
 	uint64_t open_at_end;		/* calls open in live threads when recording ended */
+	uint64_t fast_lost;		/* fast-path records lost, for lost_events (sources/fast.c) */
+	struct ring_buffer *rb;		/* the kernel's records, for a source that must read them first */
 };
 
 /* What happened to a traced process. */
@@ -62,6 +65,13 @@ struct sb_source_ops {
 	/* A process event; an error is the source's failure on that process only. */
 	int (*process)(void *state, struct sb_source_env *env, const struct sb_proc_change *ch,
 		       struct sb_error *err);
+	/*
+	 * Sees every ring-buffer record first: 1 passes it on (to record or the
+	 * collector), 0 keeps it, <0 is an error.
+	 */
+	int (*intercept)(void *state, struct sb_source_env *env, const void *data, size_t size);
+	/* Each turn of the recording loop, after the ring buffer was read. */
+	sb_source_fn tick;
 	/* Ring-buffer records whose first __u32 is record_type go to record, not the collector. */
 	uint32_t record_type;
 	int (*record)(void *state, struct sb_source_env *env, const void *data, size_t size);
@@ -97,6 +107,8 @@ int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
 		       struct sb_error *err);
 /* 0 or -errno when a source took the record, 1 when none did (the collector's). */
 int sb_sources_record(struct sb_sources *set, const void *data, size_t size);
+/* The first error of the sources' ticks. */
+int sb_sources_tick(struct sb_sources *set);
 void sb_sources_stop(struct sb_sources *set);
 void sb_sources_detach(struct sb_sources *set);
 int sb_sources_contribute(struct sb_sources *set);

@@ -12,8 +12,11 @@
 
 static int regions_start(void *state, struct sb_source_env *env, struct sb_error *err)
 {
+	struct sb_attach *a = state;
+
+	sb_attach_init(a, env->skel, env->guardian, env->opts->verbose);
 	(void)err;
-	sb_attach_init(state, env->skel, env->guardian, env->opts->verbose);
+	a->fast = record_fast_wanted(env->opts);
 	return 0;
 }
 
@@ -39,7 +42,7 @@ static void regions_detach(void *state, struct sb_source_env *env)
 uint64_t sb_regions_lost_events(const struct sb_source_env *env)
 {
 	return env->counters[SB_CNT_LOST_CALLS] + env->counters[SB_CNT_LOST_OTHER] +
-	       env->counters[SB_CNT_THREADS_FULL] + env->coll->dropped_calls;
+	       env->counters[SB_CNT_THREADS_FULL] + env->coll->dropped_calls + env->fast_lost;
 }
 
 int sb_regions_probe_files(const struct sb_sources *set)

@@ -7,6 +7,8 @@
 #include "record/sources/sources.h"
 
 const struct sb_source_ops *const sb_source_table[] = {
+	/* First: it finds a -p process's fast-path memory before the probes go on. */
+	&sb_fast_source,
 	&sb_regions_source,
 	&sb_mpi_calls_source,
 	&sb_omp_source,

@@ -6,6 +6,7 @@
 
 #include "record/source.h"
 
+extern const struct sb_source_ops sb_fast_source;
 extern const struct sb_source_ops sb_regions_source;
 extern const struct sb_source_ops sb_sampler_source;
 extern const struct sb_source_ops sb_offcpu_source;

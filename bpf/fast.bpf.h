@@ -1,0 +1,139 @@
+/*
+ * The fast path's kernel side (include/scope_bpf.h, docs/DESIGN.md). Markers
+ * write their records to memory shared with the recorder and trap only here:
+ * once per process (fast_ready: where that memory is) and once per site and
+ * recording (fast_site: the descriptor, read as region_begin reads it, so the
+ * recorder knows the name before any record uses the site). The scheduler
+ * hook sends such a process's off-CPU intervals, which user space merges
+ * with the records by time; the sampler reads the thread's open regions
+ * from its slot.
+ */
+
+/* Where each thread's slot is in its process (filled in by the recorder). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, __u64);
+} fast_slots SEC(".maps");
+
+/* The slot's open regions as the sampler copies them. */
+struct fast_stack {
+	__u64 site[SB_FAST_STACK];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fast_stack);
+} fast_scratch SEC(".maps");
+
+SEC("usdt")
+int BPF_USDT(fast_ready, void *hdr, int fd)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct sb_fast_ready_event *e;
+	struct sb_proc *proc;
+
+	/*
+	 * Not gated on recording: the memory and the sites are named once, and
+	 * a marker that runs between attach and the start of recording must
+	 * not have them go unheard.
+	 */
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc)
+		return 0;
+	proc->fast = 1;
+	thread_get(tid, tgid, 0);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return 0;
+	}
+	e->type = SB_EV_FAST_READY;
+	e->tgid = tgid;
+	e->tid = tid;
+	e->fd = fd;
+	e->hdr = (__u64)hdr;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(fast_site, void *site)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct sb_fast_site_event *e;
+	struct sb_proc *proc;
+	__u64 h;
+
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc)
+		return 0;
+	h = site_name_hash(tgid, proc, (__u64)site, true);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return 0;
+	}
+	e->type = SB_EV_FAST_SITE;
+	e->tgid = tgid;
+	e->site = (__u64)site;
+	e->name_hash = h;
+	bpf_ringbuf_submit(e, submit_flags());
+	return 0;
+}
+
+/* Called by the scheduler hook as a fast-path thread comes back on a CPU. */
+static __always_inline void fast_offcpu(__u32 tgid, __u32 tid, __u64 start, __u64 end)
+{
+	struct sb_offcpu_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	e->type = SB_EV_OFFCPU;
+	e->tgid = tgid;
+	e->tid = tid;
+	e->pad = 0;
+	e->start = start;
+	e->end = end;
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
+/*
+ * The path hash of the regions open in a fast-path thread's slot, as
+ * push_frame_on would have made it; 0 (outside every region) when the slot
+ * is unknown or unreadable, or names a site the kernel has not read.
+ */
+static __always_inline __u64 fast_path(__u32 tgid, __u32 tid, struct sb_proc *proc)
+{
+	struct sb_site_key key = { .tgid = tgid, .gen = proc->gen };
+	__u64 *slot = bpf_map_lookup_elem(&fast_slots, &tid), path = SB_PATH_SEED, *h;
+	struct fast_stack *st;
+	__u32 zero = 0, depth, i;
+
+	st = bpf_map_lookup_elem(&fast_scratch, &zero);
+	if (!slot || !st || bpf_probe_read_user(&depth, sizeof(depth),
+						(void *)(*slot + SB_FAST_DEPTH_AT)))
+		return 0;
+	if (!depth)
+		return 0;
+	if (depth > SB_FAST_STACK)
+		depth = SB_FAST_STACK;
+	if (bpf_probe_read_user(st->site, sizeof(st->site), (void *)(*slot + SB_FAST_STACK_AT)))
+		return 0;
+	for (i = 0; i < SB_FAST_STACK; i++) {
+		if (i >= depth)
+			break;
+		key.site = st->site[i];
+		h = bpf_map_lookup_elem(&sites, &key);
+		if (!h)
+			return 0;
+		path = (path ^ *h) * FNV_PRIME;
+	}
+	return path;
+}

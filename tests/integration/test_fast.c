@@ -1,0 +1,243 @@
+/*
+ * Integration: the fast path (docs/DESIGN.md). Markers built with the current
+ * header write to shared memory; an older header's binary keeps the kernel
+ * path; a hostile process cannot hurt the recorder; a stopped recorder never
+ * stops the program it records.
+ */
+#include "harness.h"
+
+static const char *meta_str(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	if (!m || m->is_int)
+		fail_msg("metadata %s missing or not a string", key);
+	return m->s;
+}
+
+/* The call tree nested.c documents, whichever path recorded it. */
+static void check_nested(const struct sb_profile *p)
+{
+	const struct sb_pair *a = must_pair(p, "a", 0), *b = must_pair(p, "b", 0);
+	const struct sb_pair *c = must_pair(p, "c", 0);
+	size_t i;
+
+	assert_int_equal(a->count, 5);
+	assert_int_equal(b->count, 10);
+	assert_int_equal(c->count, 30);
+	assert_int_equal(must_pair(p, "fib", 0)->count, 177);
+	assert_int_equal(must_pair(p, "manual", 0)->count, 1);
+	assert_int_equal(must_pair(p, "tagged", 0)->count, 1);
+	for (i = c->offset; i < c->offset + c->count; i++) {
+		assert_string_equal(parent_region(p, 0, &p->events[i]), "b");
+		assert_in_range(p->events[i].end - p->events[i].start, MS, 60 * MS);
+	}
+	for (i = b->offset; i < b->offset + b->count; i++)
+		assert_string_equal(parent_region(p, 0, &p->events[i]), "a");
+	/* a's own time is what its children leave: about nothing. */
+	assert_true(a->exclusive_total < a->stats.total / 10);
+	assert_int_equal(meta_int(p, "lost_events"), 0);
+	assert_int_equal(meta_int(p, "open_calls_dropped"), 0);
+}
+
+static void test_current_header_takes_the_fast_path(void **state)
+{
+	struct sb_profile p;
+	char out[300], want[64];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("nested.h5", out, sizeof(out)), "nested", NULL), 0);
+	load_profile(out, &p);
+	check_nested(&p);
+	snprintf(want, sizeof(want), "%lld:fast", (long long)p.processes[0].pid);
+	assert_string_equal(meta_str(&p, "record_path_by_process"), want);
+	assert_string_equal(meta_str(&p, "record_mode"), "auto");
+	/* Every begin and end: 5 + 10 + 30 + 177 + 1 + 1 calls. */
+	assert_int_equal(meta_int(&p, "fast_records"), 2 * 224);
+	assert_int_equal(meta_int(&p, "fast_records_dropped"), 0);
+	assert_int_equal(meta_int(&p, "fast_records_invalid"), 0);
+	sb_profile_free(&p);
+}
+
+static void test_kernel_mode_and_older_headers_trap(void **state)
+{
+	struct sb_profile p;
+	char out[300], want[64], path[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--mode=kernel", "-o",
+			 (char *)tmp_file("kernel.h5", out, sizeof(out)), "--",
+			 (char *)app_path("nested", path, sizeof(path)), NULL };
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	check_nested(&p);
+	snprintf(want, sizeof(want), "%lld:kernel", (long long)p.processes[0].pid);
+	assert_string_equal(meta_str(&p, "record_path_by_process"), want);
+	assert_string_equal(meta_str(&p, "record_mode"), "kernel");
+	sb_profile_free(&p);
+
+	/* nested.c built with the header released before the fast path. */
+	assert_int_equal(record_app(tmp_file("v1.h5", out, sizeof(out)), "nested_v1", NULL), 0);
+	load_profile(out, &p);
+	check_nested(&p);
+	snprintf(want, sizeof(want), "%lld:kernel", (long long)p.processes[0].pid);
+	assert_string_equal(meta_str(&p, "record_path_by_process"), want);
+	assert_int_equal(meta_int(&p, "fast_records"), 0);
+	sb_profile_free(&p);
+}
+
+static void test_hostile_target_cannot_hurt_the_recorder(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	/* 0: its shrink was refused (sealed), it ran every attack, and we survived them. */
+	assert_int_equal(record_app(tmp_file("hostile.h5", out, sizeof(out)), "fast_hostile", NULL),
+			 0);
+	load_profile(out, &p);
+	/* Its own thread's ring was never touched: every genuine call is there. */
+	assert_int_equal(must_pair(&p, "work", 0)->count, 5000);
+	assert_true(meta_int(&p, "fast_records_invalid") > 0);
+	sb_profile_free(&p);
+}
+
+/* fast_flood THREADS SECS, in the background; returns once it runs ("ready"). */
+static pid_t start_flood(const char *threads, const char *secs, FILE **out)
+{
+	char path[512], line[64];
+	char *argv[] = { (char *)app_path("fast_flood", path, sizeof(path)), (char *)threads,
+			 (char *)secs, NULL };
+	int fd = -1;
+	pid_t pid = spawn(argv, NULL, &fd);
+
+	*out = fdopen(fd, "r");
+	assert_non_null(*out);
+	assert_non_null(fgets(line, sizeof(line), *out));
+	assert_string_equal(line, "ready\n");
+	return pid;
+}
+
+/*
+ * The recorder stopped (SIGSTOP) for a second while a thread writes flat out:
+ * the rings fill, records are dropped and counted, and the program never
+ * waits: no 1024 of its calls take anywhere near that second.
+ */
+static void test_stopped_recorder_never_stalls_the_program(void **state)
+{
+	char out[300], pidstr[16], line[64];
+	struct sb_profile p;
+	pid_t flood, rec;
+	long gap_us = -1;
+	FILE *f;
+
+	(void)state;
+	require_bpf();
+	flood = start_flood("1", "6", &f);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)flood);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "3", "-p", pidstr, "-o",
+				 (char *)tmp_file("stopped.h5", out, sizeof(out)), NULL };
+
+		rec = spawn(argv, NULL, NULL);
+	}
+	sleep_ms(1500);
+	kill(rec, SIGSTOP);
+	sleep_ms(1000);
+	kill(rec, SIGCONT);
+	assert_int_equal(wait_status(rec), 0);
+	assert_int_equal(wait_status(flood), 0);
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "longest_gap_us %ld", &gap_us);
+	fclose(f);
+	/* A waiting writer would show the whole second; preemption on 2 busy cores, tens of ms. */
+	assert_in_range(gap_us, 0, 300000);
+	load_profile(out, &p);
+	assert_true(must_pair(&p, "flood", 0)->count > 1000);
+	assert_true(meta_int(&p, "fast_records_dropped") > 0);
+	assert_true(meta_int(&p, "lost_events") * 2 >= meta_int(&p, "fast_records_dropped"));
+	sb_profile_free(&p);
+}
+
+/* Records are counted exactly: every one written is either recorded or dropped. */
+static void test_every_record_is_kept_or_counted(void **state)
+{
+	char out[300], path[512], line[64];
+	long calls = -1;
+	struct sb_profile p;
+	int fd = -1;
+	FILE *f;
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+			 (char *)tmp_file("flood.h5", out, sizeof(out)), "--",
+			 (char *)app_path("fast_flood", path, sizeof(path)), "4", "1", NULL };
+	pid_t rec = spawn(argv, NULL, &fd);
+
+	(void)state;
+	require_bpf();
+	f = fdopen(fd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "calls %ld", &calls);
+	fclose(f);
+	assert_int_equal(wait_status(rec), 0);
+	assert_true(calls > 0);
+	load_profile(out, &p);
+	assert_int_equal(meta_int(&p, "fast_records") + meta_int(&p, "fast_records_dropped"),
+			 2 * calls);
+	/* Whole calls are dropped: each call is in the file or its two records were dropped. */
+	assert_int_equal((int64_t)must_pair(&p, "flood", 0)->count * 2 +
+			 meta_int(&p, "fast_records_dropped"), 2 * calls);
+	assert_int_equal(meta_int(&p, "open_calls_dropped"), 0);
+	assert_int_equal(meta_int(&p, "calls_open_at_start"), 0);
+	sb_profile_free(&p);
+}
+
+/* -p twice in a row: the second recording finds the memory the first one had it make. */
+static void test_attach_again_reuses_the_memory(void **state)
+{
+	char out[300], pidstr[16], path[512], line[64];
+	char *waiter[] = { (char *)app_path("waiter", path, sizeof(path)), "30", NULL };
+	struct sb_profile p;
+	int fd = -1, round;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	require_bpf();
+	pid = spawn(waiter, NULL, &fd);
+	f = fdopen(fd, "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	for (round = 0; round < 2; round++) {
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o",
+				 (char *)tmp_file(round ? "again2.h5" : "again1.h5", out,
+						  sizeof(out)), NULL };
+
+		assert_int_equal(run(argv), 0);
+		load_profile(out, &p);
+		assert_in_range(must_pair(&p, "iter", 0)->count, 100, 1000);
+		assert_int_equal(meta_int(&p, "fast_records_invalid"), 0);
+		assert_true(meta_int(&p, "fast_records") > 200);
+		sb_profile_free(&p);
+	}
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_status(pid), 0);
+	fclose(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_current_header_takes_the_fast_path),
+		cmocka_unit_test(test_kernel_mode_and_older_headers_trap),
+		cmocka_unit_test(test_hostile_target_cannot_hurt_the_recorder),
+		cmocka_unit_test(test_stopped_recorder_never_stalls_the_program),
+		cmocka_unit_test(test_every_record_is_kept_or_counted),
+		cmocka_unit_test(test_attach_again_reuses_the_memory),
+	};
+
+	return cmocka_run_group_tests_name("fast", tests, setup_tmp, teardown_tmp);
+}

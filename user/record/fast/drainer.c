@@ -1,0 +1,164 @@
+/* The drainer thread (drainer.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "record/fast/drainer.h"
+#include "record/fast/shm.h"
+
+/*
+ * Between passes: short while records flow, so a ring (65536 records, about
+ * 1.6 ms of a thread writing flat out) is emptied well before it fills;
+ * longer when idle, so a quiet recording costs little.
+ */
+#define BUSY_SLEEP_NS 100000
+#define IDLE_SLEEP_NS 1000000
+
+struct copy_ctx {
+	struct sb_fast_drainer *d;
+	void *proc;
+	struct sb_fast_chunk *first, *cur;
+};
+
+int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes)
+{
+	size_t chunks = max_bytes / sizeof(struct sb_fast_chunk);
+
+	d->running = false;
+	d->mems = NULL;
+	d->n_mems = 0;
+	d->pass = 0;
+	d->refused = 0;
+	d->stop = false;
+	sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
+	return pthread_mutex_init(&d->lock, NULL) ? -ENOMEM : 0;
+}
+
+static int copy_record(void *ctx, uint32_t slot, uint32_t tid, uint64_t time, uint64_t site)
+{
+	struct copy_ctx *c = ctx;
+	struct sb_fast_chunk *next;
+
+	if (!c->cur || c->cur->n == SB_FAST_CHUNK) {
+		next = sb_fast_queue_chunk(&c->d->queue);
+		if (!next)
+			return -ENOSPC;
+		if (c->cur)
+			c->cur->next = next;
+		else
+			c->first = next;
+		c->cur = next;
+	}
+	c->cur->e[c->cur->n++] = (struct sb_fast_entry){ .proc = c->proc, .tid = tid, .slot = slot,
+							 .time = time, .site = site };
+	return 0;
+}
+
+long sb_fast_drainer_pass(struct sb_fast_drainer *d)
+{
+	struct copy_ctx c = { .d = d };
+	uint64_t pass;
+	long total = 0, n;
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	pass = ++d->pass;
+	for (i = 0; i < d->n_mems; i++) {
+		if (d->mems[i].closed)
+			continue;
+		c.proc = d->mems[i].proc;
+		n = sb_fast_mem_drain(d->mems[i].mem, copy_record, &c);
+		if (n == -ENOSPC)
+			d->refused++;
+		else if (n > 0)
+			total += n;
+	}
+	/* Handed over while the lock is held: passes reach the queue in order. */
+	sb_fast_queue_push(&d->queue, c.first, pass);
+	pthread_mutex_unlock(&d->lock);
+	return total;
+}
+
+static void *drain_loop(void *arg)
+{
+	struct sb_fast_drainer *d = arg;
+	struct timespec ts = { 0 };
+
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		ts.tv_nsec = sb_fast_drainer_pass(d) > 0 ? BUSY_SLEEP_NS : IDLE_SLEEP_NS;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static int start_thread(struct sb_fast_drainer *d)
+{
+	sigset_t all, old;
+	int ret;
+
+	/* Signals stay with the recorder's thread, which handles them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&d->thread, NULL, drain_loop, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		return -ret;
+	d->running = true;
+	return 0;
+}
+
+int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void *proc)
+{
+	struct sb_fast_drained *m;
+
+	pthread_mutex_lock(&d->lock);
+	m = realloc(d->mems, (d->n_mems + 1) * sizeof(*m));
+	if (m) {
+		d->mems = m;
+		d->mems[d->n_mems++] = (struct sb_fast_drained){ .mem = mem, .proc = proc };
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (!m)
+		return -ENOMEM;
+	return d->running || d->stop ? 0 : start_thread(d);
+}
+
+void sb_fast_drainer_remove(struct sb_fast_drainer *d, struct sb_fast_mem *mem)
+{
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->n_mems; i++)
+		if (d->mems[i].mem == mem)
+			d->mems[i].closed = true;
+	pthread_mutex_unlock(&d->lock);
+}
+
+uint64_t sb_fast_drainer_passes_begun(struct sb_fast_drainer *d)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&d->lock);
+	n = d->pass;
+	pthread_mutex_unlock(&d->lock);
+	return n;
+}
+
+void sb_fast_drainer_stop(struct sb_fast_drainer *d)
+{
+	__atomic_store_n(&d->stop, true, __ATOMIC_RELEASE);
+	if (d->running)
+		pthread_join(d->thread, NULL);
+	d->running = false;
+}
+
+void sb_fast_drainer_free(struct sb_fast_drainer *d)
+{
+	sb_fast_drainer_stop(d);
+	free(d->mems);
+	d->mems = NULL;
+	d->n_mems = 0;
+	sb_fast_queue_free(&d->queue);
+	pthread_mutex_destroy(&d->lock);
+}

@@ -1,0 +1,49 @@
+/*
+ * The drainer: a thread that copies the fast path's records out of every
+ * adopted process's rings into the queue, often enough that a ring (1 MiB a
+ * thread) does not fill while the recorder's thread is busy nesting. It does
+ * nothing else: it never interprets a record.
+ */
+#ifndef SB_FAST_DRAINER_H
+#define SB_FAST_DRAINER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record/fast/queue.h"
+
+struct sb_fast_mem;
+
+struct sb_fast_drained {
+	struct sb_fast_mem *mem;
+	void *proc;		/* passed through to the queue's entries */
+	bool closed;		/* no longer drained; the recorder unmaps it */
+};
+
+struct sb_fast_drainer {
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;	/* the list of memories, and one pass at a time */
+	struct sb_fast_drained *mems;
+	size_t n_mems;
+	struct sb_fast_queue queue;
+	uint64_t pass;		/* passes begun */
+	uint64_t refused;	/* passes that left records behind: the queue was full */
+	volatile bool stop;
+};
+
+/* max_bytes: how much the queue may hold before records wait in the rings (and may be dropped). */
+int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes);
+/* Starts the thread on the first memory. */
+int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void *proc);
+/* After a pass that began once its writers were gone: stop draining it (the caller closes it). */
+void sb_fast_drainer_remove(struct sb_fast_drainer *d, struct sb_fast_mem *mem);
+/* Passes begun so far: a pass numbered above this one began after now. */
+uint64_t sb_fast_drainer_passes_begun(struct sb_fast_drainer *d);
+/* One pass now, from the caller's thread (the last one, after stop). Records copied. */
+long sb_fast_drainer_pass(struct sb_fast_drainer *d);
+void sb_fast_drainer_stop(struct sb_fast_drainer *d);
+void sb_fast_drainer_free(struct sb_fast_drainer *d);
+
+#endif

@@ -1,0 +1,572 @@
+/*
+ * The fast path (docs/DESIGN.md): markers built with the current header
+ * write begin/end records to per-thread rings in memory each process shares
+ * with the recorder. This source adopts that memory when a process names it
+ * (SB_EV_FAST_READY) or, under -p, finds it already made; a drainer thread
+ * copies records out; each turn of the recording loop this source reads the
+ * kernel's records first (site names, off-CPU intervals, kernel-path calls
+ * of the same threads), then nests the copied records into calls exactly as
+ * the kernel programs would have and hands them to the collector.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "record/fast/drainer.h"
+#include "record/fast/nest.h"
+#include "record/fast/proc.h"
+#include "record/recorder.h"
+#include "record/sources/sources.h"
+#include "region.skel.h"
+
+/* What the copied records may hold in the recorder before writers are left to drop. */
+#define QUEUE_MAX_BYTES (512ull << 20)
+/* Kernel-path calls wait this long for fast records that may still be in flight. */
+#define SETTLE_NS 50000000LL
+
+/* A kernel record that must wait until the records before it were nested. */
+struct pending {
+	union {
+		struct sb_thread_event thread;
+		struct sb_proc_event proc;
+	} ev;
+	size_t size;
+	uint64_t after_pass;	/* applied once a pass begun after it has been nested */
+	struct pending *next;
+};
+
+struct fast_state {
+	struct fast_proc *procs;
+	struct sb_fast_drainer drainer;
+	bool drainer_ready;
+	struct pending *pending, **pending_tail;
+	struct sb_fast_mem_stats closed;	/* of memories already closed */
+	uint64_t refused;			/* memories that could not be adopted */
+	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
+	/* Recording has ended: markers still write until their probes are off, unrecorded. */
+	int64_t end_ns;
+	struct sb_source_env *env;
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static struct fast_proc *proc_of(struct fast_state *f, uint32_t tgid)
+{
+	struct fast_proc *p;
+
+	for (p = f->procs; p; p = p->next)
+		if (p->tgid == tgid)
+			return p;
+	return NULL;
+}
+
+static int emit(void *ctx, const void *event, size_t size)
+{
+	struct fast_state *f = ctx;
+
+	return sb_collector_record(f->env->coll, event, size);
+}
+
+/* Call ids go on from the kernel's for this process: its calls so far keep theirs. */
+static uint64_t kernel_next_id(struct sb_source_env *env, uint32_t tgid)
+{
+	struct sb_proc proc;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(env->skel->maps.procs), &tgid, &proc))
+		return 0;
+	return proc.next_call_id;
+}
+
+static struct fast_proc *new_proc(struct fast_state *f, uint32_t tgid)
+{
+	struct fast_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	p->nest = sb_fast_nest_new(tgid, emit, f);
+	if (!p->nest) {
+		free(p);
+		return NULL;
+	}
+	sb_fast_nest_set_next_id(p->nest, kernel_next_id(f->env, tgid));
+	p->next = f->procs;
+	f->procs = p;
+	return p;
+}
+
+static void say_refused(struct fast_state *f, uint32_t tgid, const char *why)
+{
+	if (!f->refused++ || f->env->opts->verbose)
+		record_say("process %u: its fast-path memory cannot be read (%s); its markers' "
+			   "records are lost (record --mode=kernel avoids this)", tgid, why);
+}
+
+/* Adopt the memory fd names in process tgid; fresh: it was made just now. */
+static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr, bool fresh)
+{
+	struct sb_error err = { { 0 } };
+	struct fast_image *im;
+	struct fast_proc *p;
+	int ret;
+
+	p = proc_of(f, tgid);
+	if (p && p->images && !p->images->closing) {
+		f->extra++;
+		return 0;
+	}
+	if (!p && !(p = new_proc(f, tgid)))
+		return -ENOMEM;
+	im = calloc(1, sizeof(*im));
+	if (!im)
+		return -ENOMEM;
+	ret = sb_fast_mem_adopt(&im->mem, (pid_t)tgid, fd, fresh, &err);
+	if (!ret)
+		ret = sb_fast_clock_init(&im->clock, sb_fast_mem_clock(im->mem), &err);
+	if (ret) {
+		sb_fast_mem_close(im->mem);
+		free(im);
+		say_refused(f, tgid, err.msg);
+		return 0;
+	}
+	sb_fast_clock_sample(&im->clock);
+	im->proc = p;
+	im->hdr_addr = hdr_addr;
+	sb_hashmap_init(&im->sites);
+	im->next = p->images;
+	p->images = im;
+	return sb_fast_drainer_add(&f->drainer, im->mem, im);
+}
+
+/*
+ * A thread's first record in this image. After an exec its calls open in the
+ * image before are dropped, as the kernel drops a thread's frames at exec.
+ * The sampler reads a thread's open regions from its slot: tell it where.
+ */
+static void first_in_slot(struct fast_state *f, struct fast_image *im, uint32_t slot, uint32_t tid)
+{
+	uint64_t at = im->hdr_addr + SCOPE_BPF_IMPL_FAST_SLOTS_AT +
+		      (uint64_t)slot * sizeof(struct scope_bpf_impl_fast_slot);
+
+	if (im->next)
+		sb_fast_nest_thread_exit(im->proc->nest, tid);
+	im->slot_tid[slot] = tid;
+	if (im->hdr_addr)
+		bpf_map_update_elem(bpf_map__fd(f->env->skel->maps.fast_slots), &tid, &at, BPF_ANY);
+}
+
+static int nest_one(struct fast_state *f, const struct sb_fast_entry *e)
+{
+	struct fast_image *im = e->proc;
+	uint64_t site = e->site & ~SCOPE_BPF_IMPL_FAST_END, *h;
+	int64_t t;
+
+	h = sb_hashmap_get(&im->sites, site, 0);
+	if (!h) {
+		im->proc->unknown_sites++;
+		return 0;
+	}
+	if (e->slot < SCOPE_BPF_IMPL_FAST_SLOTS && im->slot_tid[e->slot] != e->tid)
+		first_in_slot(f, im, e->slot, e->tid);
+	t = sb_fast_clock_ns(&im->clock, e->time);
+	if (t > f->end_ns)
+		return 0;
+	if (e->site & SCOPE_BPF_IMPL_FAST_END)
+		return sb_fast_nest_end(im->proc->nest, e->tid, t, *h, site);
+	return sb_fast_nest_begin(im->proc->nest, e->tid, t, *h, site);
+}
+
+static int nest_chunks(struct fast_state *f, struct sb_fast_chunk *list)
+{
+	struct sb_fast_chunk *c;
+	int ret = 0;
+	size_t i;
+
+	for (c = list; c && !ret; c = c->next)
+		for (i = 0; i < c->n && !ret; i++)
+			ret = nest_one(f, &c->e[i]);
+	return ret;
+}
+
+static void close_image(struct fast_state *f, struct fast_image *im)
+{
+	struct sb_fast_mem_stats s;
+
+	if (im->closed)
+		return;
+	sb_fast_drainer_remove(&f->drainer, im->mem);
+	sb_fast_mem_stats(im->mem, &s);
+	f->closed.records += s.records;
+	f->closed.lost += s.lost;
+	f->closed.dropped += s.dropped;
+	f->closed.unslotted += s.unslotted;
+	f->closed.threads += s.threads;
+	sb_fast_mem_close(im->mem);
+	im->mem = NULL;
+	im->closed = true;
+}
+
+static void forget_thread(struct fast_state *f, struct fast_proc *p, uint32_t tid)
+{
+	struct fast_image *im;
+
+	sb_fast_nest_thread_exit(p->nest, tid);
+	for (im = p->images; im; im = im->next)
+		if (!im->closed)
+			sb_fast_mem_thread_gone(im->mem, tid);
+	bpf_map_delete_elem(bpf_map__fd(f->env->skel->maps.fast_slots), &tid);
+}
+
+/* A kernel record held back until every fast record before it was nested. */
+static int apply(struct fast_state *f, struct pending *pd)
+{
+	struct fast_proc *p;
+	struct fast_image *im;
+
+	switch (pd->ev.thread.type) {
+	case SB_EV_THREAD_EXIT:
+		p = proc_of(f, pd->ev.thread.tgid);
+		if (p)
+			forget_thread(f, p, pd->ev.thread.tid);
+		return sb_collector_record(f->env->coll, &pd->ev, pd->size);
+	case SB_EV_SYNC:
+	case SB_EV_PROC_EXIT:
+		/* The images before an exec, or all at exit: their writers are gone. */
+		p = proc_of(f, pd->ev.proc.tgid);
+		if (!p)
+			return 0;
+		for (im = p->images; im; im = im->next)
+			if (im->closing)
+				close_image(f, im);
+		return 0;
+	}
+	return 0;
+}
+
+static int apply_pending(struct fast_state *f, uint64_t passes)
+{
+	struct pending *pd;
+	int ret = 0;
+
+	while ((pd = f->pending) && pd->after_pass <= passes && !ret) {
+		ret = apply(f, pd);
+		f->pending = pd->next;
+		if (!f->pending)
+			f->pending_tail = &f->pending;
+		free(pd);
+	}
+	return ret;
+}
+
+static int hold(struct fast_state *f, const void *data, size_t size)
+{
+	struct pending *pd = calloc(1, sizeof(*pd));
+
+	if (!pd)
+		return -ENOMEM;
+	memcpy(&pd->ev, data, size < sizeof(pd->ev) ? size : sizeof(pd->ev));
+	pd->size = size < sizeof(pd->ev) ? size : sizeof(pd->ev);
+	pd->after_pass = sb_fast_drainer_passes_begun(&f->drainer) + 1;
+	*f->pending_tail = pd;
+	f->pending_tail = &pd->next;
+	return 0;
+}
+
+static void mark_closing(struct fast_proc *p)
+{
+	struct fast_image *im;
+
+	for (im = p->images; im; im = im->next)
+		im->closing = true;
+}
+
+static int on_site(struct fast_state *f, const struct sb_fast_site_event *e)
+{
+	struct fast_proc *p = proc_of(f, e->tgid);
+
+	if (!p || !p->images || !e->name_hash)
+		return 0;
+	return sb_hashmap_put(&p->images->sites, e->site, 0, e->name_hash);
+}
+
+/* The records of the kernel that concern fast-path processes: 0 when kept here. */
+static int fast_intercept(void *state, struct sb_source_env *env, const void *data, size_t size)
+{
+	struct fast_state *f = state;
+	const struct sb_fast_ready_event *ready = data;
+	const struct sb_offcpu_event *off = data;
+	const struct sb_proc_event *pe = data;
+	const struct sb_call_event *call = data;
+	struct fast_proc *p;
+	uint32_t type;
+
+	(void)env;
+	memcpy(&type, data, sizeof(type));
+	switch (type) {
+	case SB_EV_FAST_READY:
+		return size < sizeof(*ready) ? 0 :
+			adopt(f, ready->tgid, ready->fd, ready->hdr, true);
+	case SB_EV_FAST_SITE:
+		return size < sizeof(struct sb_fast_site_event) ? 0 : on_site(f, data);
+	case SB_EV_OFFCPU:
+		p = size < sizeof(*off) ? NULL : proc_of(f, off->tgid);
+		return p ? sb_fast_nest_offcpu(p->nest, off->tid, (int64_t)off->start,
+					       (int64_t)off->end) : 0;
+	case SB_EV_CALL:
+		/* A kernel-path call of a fast-path process (MPI, an older header): nested by time. */
+		p = size == sizeof(*call) ? proc_of(f, call->tgid) : NULL;
+		return p ? sb_fast_nest_kernel_call(p->nest, call) : 1;
+	case SB_EV_THREAD_EXIT:
+		p = size < sizeof(struct sb_thread_event) ? NULL :
+			proc_of(f, ((const struct sb_thread_event *)data)->tgid);
+		return p ? hold(f, data, size) : 1;
+	case SB_EV_SYNC:
+	case SB_EV_PROC_EXIT:
+		p = size < sizeof(*pe) ? NULL : proc_of(f, pe->tgid);
+		if (!p || (type == SB_EV_SYNC && pe->reason != SB_SYNC_EXEC))
+			return 1;
+		mark_closing(p);
+		return hold(f, data, size) ?: 1;
+	}
+	return 1;
+}
+
+static void sample_clocks(struct fast_state *f)
+{
+	struct fast_image *im;
+	struct fast_proc *p;
+
+	for (p = f->procs; p; p = p->next)
+		for (im = p->images; im; im = im->next)
+			if (!im->closed)
+				sb_fast_clock_sample(&im->clock);
+}
+
+/*
+ * Take what the drainer copied, then read the kernel's records: those the
+ * copied records depend on (their sites' names, off-CPU intervals, kernel
+ * calls that ended before them) were written before them, so they are in.
+ */
+static int fast_turn(struct fast_state *f, int64_t settle_before)
+{
+	struct sb_fast_chunk *list;
+	struct fast_proc *p;
+	uint64_t passes;
+	int ret;
+
+	list = sb_fast_queue_take(&f->drainer.queue, &passes);
+	ring_buffer__consume(f->env->rb);
+	sample_clocks(f);
+	ret = nest_chunks(f, list);
+	sb_fast_queue_recycle(&f->drainer.queue, list);
+	for (p = f->procs; p && !ret; p = p->next)
+		ret = sb_fast_nest_settle(p->nest, settle_before);
+	return ret ?: apply_pending(f, passes);
+}
+
+static int fast_tick(void *state, struct sb_source_env *env)
+{
+	struct fast_state *f = state;
+
+	(void)env;
+	return f->procs ? fast_turn(f, mono_ns() - SETTLE_NS) : 0;
+}
+
+/* -p: a process traced before may have made its memory already. */
+static uint64_t mapped_at(pid_t pid)
+{
+	char path[64], line[512];
+	unsigned long long start;
+	uint64_t at = 0;
+	FILE *m;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	m = fopen(path, "re");
+	if (!m)
+		return 0;
+	while (!at && fgets(line, sizeof(line), m))
+		if (strstr(line, "/memfd:scope-bpf-fast") && sscanf(line, "%llx-", &start) == 1)
+			at = start;
+	fclose(m);
+	return at;
+}
+
+static int fast_process(void *state, struct sb_source_env *env, const struct sb_proc_change *ch,
+			struct sb_error *err)
+{
+	struct fast_state *f = state;
+	int fd;
+
+	(void)err;
+	if (ch->what != SB_PROC_START || !record_fast_wanted(env->opts))
+		return 0;
+	if (sb_fast_mem_find(ch->pid, &fd))
+		return 0;
+	return adopt(f, (uint32_t)ch->pid, fd, mapped_at(ch->pid), false);
+}
+
+static int fast_start(void *state, struct sb_source_env *env, struct sb_error *err)
+{
+	struct fast_state *f = state;
+	int ret;
+
+	f->env = env;
+	f->end_ns = INT64_MAX;
+	f->pending_tail = &f->pending;
+	ret = sb_fast_drainer_init(&f->drainer, QUEUE_MAX_BYTES);
+	if (ret)
+		return sb_fail(err, -ret, "fast path: %s", strerror(-ret));
+	f->drainer_ready = true;
+	return 0;
+}
+
+/* Recording has ended: one last pass, everything nested, every held record applied. */
+static void fast_stop(void *state, struct sb_source_env *env)
+{
+	struct fast_state *f = state;
+	struct fast_image *im;
+	struct fast_proc *p;
+
+	(void)env;
+	if (!f->drainer_ready)
+		return;
+	f->end_ns = mono_ns();
+	sb_fast_drainer_stop(&f->drainer);
+	if (!f->procs)
+		return;
+	sb_fast_drainer_pass(&f->drainer);
+	fast_turn(f, INT64_MAX);
+	apply_pending(f, UINT64_MAX);
+	for (p = f->procs; p; p = p->next)
+		for (im = p->images; im; im = im->next)
+			close_image(f, im);
+}
+
+/* After the live threads' open calls were counted: the fast path's too. */
+static void fast_detach(void *state, struct sb_source_env *env)
+{
+	struct fast_state *f = state;
+	struct sb_fast_nest_stats s;
+	struct fast_proc *p;
+
+	for (p = f->procs; p; p = p->next) {
+		sb_fast_nest_stats(p->nest, &s);
+		env->open_at_end += s.open_now + s.open_dropped;
+	}
+}
+
+static int paths_string(struct fast_state *f, struct sb_profile *prof, char **out)
+{
+	size_t i, len = 0, cap = 64;
+	char *s = malloc(cap), *grown;
+	int n;
+
+	if (!s)
+		return -ENOMEM;
+	s[0] = 0;
+	for (i = 0; i < prof->n_processes; i++) {
+		for (;;) {
+			n = snprintf(s + len, cap - len, "%s%lld:%s", len ? " " : "",
+				     (long long)prof->processes[i].pid,
+				     proc_of(f, (uint32_t)prof->processes[i].pid) ? "fast" : "kernel");
+			if ((size_t)n < cap - len)
+				break;
+			grown = realloc(s, cap * 2);
+			if (!grown) {
+				free(s);
+				return -ENOMEM;
+			}
+			s = grown;
+			cap *= 2;
+		}
+		len += (size_t)n;
+	}
+	*out = s;
+	return 0;
+}
+
+static int fast_losses(void *state, struct sb_source_env *env)
+{
+	struct sb_profile *prof = &env->coll->prof;
+	struct fast_state *f = state;
+	struct sb_fast_mem_stats t = f->closed;
+	struct sb_fast_nest_stats s;
+	uint64_t unknown = 0, bad_time = 0, overflow = 0;
+	struct fast_proc *p;
+	char *paths;
+	int ret = 0;
+
+	for (p = f->procs; p; p = p->next) {
+		sb_fast_nest_stats(p->nest, &s);
+		unknown += p->unknown_sites;
+		bad_time += s.bad_time;
+		overflow += s.depth_overflow;
+	}
+	/* lost_events counts calls: a call on the fast path is two records. */
+	env->fast_lost = (t.lost + t.dropped + unknown + bad_time + 1) / 2;
+	if (paths_string(f, prof, &paths))
+		return -ENOMEM;
+	ret |= sb_profile_set_str(prof, "record_mode", record_mode_name(env->opts->mode));
+	ret |= sb_profile_set_str(prof, "record_path_by_process", paths);
+	ret |= sb_profile_set_int(prof, "fast_records", (int64_t)t.records);
+	ret |= sb_profile_set_int(prof, "fast_records_dropped", (int64_t)t.dropped);
+	/* Not a loss: threads beyond the slots took the kernel path. */
+	ret |= sb_profile_set_int(prof, "fast_threads_unslotted", (int64_t)t.unslotted);
+	ret |= sb_profile_set_int(prof, "fast_records_invalid", (int64_t)(t.lost + unknown + bad_time));
+	ret |= sb_profile_set_int(prof, "fast_memories_refused", (int64_t)f->refused);
+	ret |= sb_profile_set_int(prof, "fast_memories_extra", (int64_t)f->extra);
+	ret |= sb_profile_set_int(prof, "fast_depth_overflow_calls", (int64_t)overflow);
+	free(paths);
+	return ret ? -ENOMEM : 0;
+}
+
+static void fast_free(void *state)
+{
+	struct fast_state *f = state;
+	struct fast_image *im, *next_im;
+	struct fast_proc *p, *next;
+	struct pending *pd;
+
+	if (f->drainer_ready)
+		sb_fast_drainer_free(&f->drainer);
+	for (p = f->procs; p; p = next) {
+		next = p->next;
+		for (im = p->images; im; im = next_im) {
+			next_im = im->next;
+			sb_fast_mem_close(im->mem);
+			sb_hashmap_free(&im->sites);
+			free(im);
+		}
+		sb_fast_nest_free(p->nest);
+		free(p);
+	}
+	while ((pd = f->pending)) {
+		f->pending = pd->next;
+		free(pd);
+	}
+}
+
+const struct sb_source_ops sb_fast_source = {
+	.name = "fast",
+	.state_size = sizeof(struct fast_state),
+	/* Always: in kernel mode it only says so in the metadata. */
+	.start = fast_start,
+	.process = fast_process,
+	.intercept = fast_intercept,
+	.tick = fast_tick,
+	.stop = fast_stop,
+	.detach = fast_detach,
+	.losses = fast_losses,
+	.free = fast_free,
+};
