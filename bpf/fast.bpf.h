@@ -57,6 +57,18 @@ int BPF_USDT(fast_ready, void *hdr, int fd)
 	e->tid = tid;
 	e->fd = fd;
 	e->hdr = (__u64)hdr;
+	e->pad = 0;
+	/*
+	 * Held until the recorder has taken the memory, as at exec: a process
+	 * that exits first would take its records with it. Not while the
+	 * recorder is not answering (see sync_process).
+	 */
+	e->stop_seq = 0;
+	if (stop_on_sync && (__s64)(bpf_ktime_get_ns() - heartbeat_ns) < (__s64)SB_HEARTBEAT_STALE_NS) {
+		e->stop_seq = note_stop(tgid);
+		if (e->stop_seq)
+			bpf_send_signal(SIGSTOP);
+	}
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
@@ -72,7 +84,8 @@ int BPF_USDT(fast_site, void *site)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	h = site_name_hash(tgid, proc, (__u64)site, true);
+	/* Not counted here when invalid: user space counts each call that names it. */
+	h = site_name_hash(tgid, proc, (__u64)site, false);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);

@@ -629,6 +629,20 @@ int BPF_USDT(region_end, void *site)
 	return 0;
 }
 
+/* Note the stop in the stops map; returns its sequence number for the sync record. */
+static __always_inline __u32 note_stop(__u32 tgid)
+{
+	struct sb_stop *st = bpf_map_lookup_elem(&stops, &tgid), fresh = { 0 };
+
+	fresh.time = bpf_ktime_get_ns();
+	fresh.seq = st ? st->seq + 1 : 1;
+	if (!fresh.seq)
+		fresh.seq = 1;
+	if (bpf_map_update_elem(&stops, &tgid, &fresh, BPF_ANY))
+		return 0;
+	return fresh.seq;
+}
+
 #include "fast.bpf.h"
 #include "call_frames.bpf.h"
 #include "mpi.bpf.h"
@@ -772,7 +786,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	prev_tgid = prev->tgid;
 	next_tgid = next->tgid;
 	now = bpf_ktime_get_ns();
-	if (prev_ours && bpf_map_lookup_elem(&procs, &prev_tgid)) {
+	proc = prev_ours ? bpf_map_lookup_elem(&procs, &prev_tgid) : NULL;
+	if (proc) {
 		th = switch_thread(prev, prev_tgid, now);
 		if (th) {
 			th->off_since = held_by_us(prev, prev_tgid) ? 0 : now;
@@ -784,6 +799,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				th->off_ustack = take_stack(ctx, BPF_F_USER_STACK);
 				th->off_kstack = take_stack(ctx, 0);
 				th->off_path = innermost_path(th);
+				if (!th->off_path && proc->fast)
+					th->off_path = fast_path(prev_tgid, prev->pid, proc);
 			}
 		}
 	}
@@ -856,20 +873,6 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	bpf_map_update_elem(&procs, &ctgid, &fresh, BPF_NOEXIST);
 	emit_proc(SB_EV_PROC_FORK, ctgid, ptgid, 0, 0);
 	return 0;
-}
-
-/* Note the stop in the stops map; returns its sequence number for the sync record. */
-static __always_inline __u32 note_stop(__u32 tgid)
-{
-	struct sb_stop *st = bpf_map_lookup_elem(&stops, &tgid), fresh = { 0 };
-
-	fresh.time = bpf_ktime_get_ns();
-	fresh.seq = st ? st->seq + 1 : 1;
-	if (!fresh.seq)
-		fresh.seq = 1;
-	if (bpf_map_update_elem(&stops, &tgid, &fresh, BPF_ANY))
-		return 0;
-	return fresh.seq;
 }
 
 /*

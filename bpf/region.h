@@ -241,6 +241,8 @@ struct sb_fast_ready_event {
 	__u32 tid;
 	__s32 fd;		/* the memfd's number in the process */
 	__u64 hdr;		/* where the process mapped it */
+	__u32 stop_seq;		/* held until the recorder has taken the memory (struct sb_stop) */
+	__u32 pad;
 };
 
 struct sb_fast_site_event {

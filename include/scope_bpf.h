@@ -247,66 +247,6 @@ unsigned short scope_bpf_fast_semaphore;
 __attribute__((weak, visibility("hidden")))
 __thread struct scope_bpf_impl_fast_tls scope_bpf_impl_fast_tls;
 
-/* Out of line, once per object (weak, hidden): defined below. */
-#define SCOPE_BPF_IMPL_ONCE __attribute__((weak, visibility("hidden"), noinline))
-SCOPE_BPF_IMPL_ONCE int scope_bpf_impl_fast_first(struct scope_bpf_site *site, uint64_t end);
-SCOPE_BPF_IMPL_ONCE int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_tls *t, uint64_t head);
-SCOPE_BPF_IMPL_ONCE void scope_bpf_impl_fast_announce(struct scope_bpf_site *site, uint32_t gen);
-
-static inline uint64_t scope_bpf_impl_now(uint32_t clock);
-
-/*
- * One marker on the fast path: 1 when its record is written or counted as
- * dropped, 0 when this thread has no ring (the caller fires the probe, for a
- * kernel-mode tracer or as the fast tracer's fallback).
- */
-static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
-{
-	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
-	struct scope_bpf_impl_fast_slot *s = t->slot;
-	struct scope_bpf_impl_fast_rec *r;
-	uint64_t h, need;
-	uint32_t d;
-
-	if (!scope_bpf_impl_sem(&scope_bpf_fast_semaphore))
-		return 0;
-	if (__builtin_expect(!s, 0))
-		return scope_bpf_impl_fast_first(site, end);
-	/* The recorder hears of a site before any record names it. */
-	if (__builtin_expect(site->announced != t->hdr->gen, 0))
-		scope_bpf_impl_fast_announce(site, t->hdr->gen);
-	h = s->head;
-	d = s->depth;
-	/*
-	 * Whole calls are dropped, never half of one: a begin is written only
-	 * with room left for the ends of every region then open, and a call
-	 * whose begin was dropped is dropped with all it contains.
-	 */
-	if (__builtin_expect(t->skip, 0)) {
-		t->skip += end ? -1 : 1;
-		s->dropped++;
-		return 1;
-	}
-	need = end ? h + 1 : h + d + 2;
-	if (__builtin_expect(need > t->limit, 0) && !scope_bpf_impl_fast_room(t, need)) {
-		t->skip = !end;
-		s->dropped++;
-		return 1;
-	}
-	r = &t->ring[h & (SCOPE_BPF_IMPL_FAST_RING - 1)];
-	r->time = scope_bpf_impl_now(t->clock);
-	r->site = (uint64_t)(uintptr_t)site | end;
-	if (!end) {
-		if (d < SCOPE_BPF_IMPL_FAST_STACK)
-			s->stack[d] = (uint64_t)(uintptr_t)site;
-		s->depth = d + 1;
-	} else if (d) {
-		s->depth = d - 1;
-	}
-	__atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
-	return 1;
-}
-
 /*
  * The C library, declared under names of our own (asm labels): strict C99
  * declares none of these, and no declaration of the program's can clash.
@@ -323,6 +263,7 @@ extern int scope_bpf_impl_ftruncate(int fd, long len) __asm__("ftruncate");
 extern int scope_bpf_impl_close(int fd) __asm__("close");
 extern int scope_bpf_impl_open(const char *path, int flags, ...) __asm__("open");
 extern long scope_bpf_impl_read(int fd, void *buf, size_t len) __asm__("read");
+extern long scope_bpf_impl_readlink(const char *path, char *buf, size_t len) __asm__("readlink");
 extern int scope_bpf_impl_getpid(void) __asm__("getpid");
 extern int scope_bpf_impl_clock_gettime(int clock, struct scope_bpf_impl_timespec *ts)
 	__asm__("clock_gettime");
@@ -333,10 +274,12 @@ extern int scope_bpf_impl_atfork(void (*prepare)(void), void (*parent)(void),
 #define SCOPE_BPF_IMPL_SYS_GETTID 186
 #define SCOPE_BPF_IMPL_SYS_MEMFD 319
 #define SCOPE_BPF_IMPL_SYS_YIELD 24
+#define SCOPE_BPF_IMPL_SYS_GETDENTS 217
 #else
 #define SCOPE_BPF_IMPL_SYS_GETTID 178
 #define SCOPE_BPF_IMPL_SYS_MEMFD 279
 #define SCOPE_BPF_IMPL_SYS_YIELD 124
+#define SCOPE_BPF_IMPL_SYS_GETDENTS 61
 #endif
 #define SCOPE_BPF_IMPL_MFD_FLAGS 3	/* MFD_CLOEXEC | MFD_ALLOW_SEALING */
 #define SCOPE_BPF_IMPL_O_RDONLY_CLOEXEC 02000000
@@ -352,12 +295,24 @@ struct scope_bpf_impl_fast_proc {
 	struct scope_bpf_impl_fast_hdr *hdr;
 	int pid;		/* the process hdr belongs to: a forked child has another */
 	int fd;
+	int owned;		/* this copy made the memory (and closes its fd in a child) */
 	int lock;
 	int failed_pid;		/* the process could not make it: markers take the probe */
 };
 __attribute__((weak)) struct scope_bpf_impl_fast_proc scope_bpf_impl_fast_proc;
 /* Whether this object has registered its fork handler. */
 __attribute__((weak, visibility("hidden"))) int scope_bpf_impl_fast_forkwatch;
+
+/*
+ * The slow paths: emitted only where a marker uses them (static inline), so a
+ * translation unit that includes this header without marking anything has no
+ * code and no probe; cold and never inlined, so the markers stay small. GCC's
+ * C front end warns about noinline on an inline function, which is what is
+ * meant here.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
+#define SCOPE_BPF_IMPL_ONCE static inline __attribute__((cold, noinline))
 
 SCOPE_BPF_IMPL_ONCE
 uint64_t scope_bpf_impl_mono(void)
@@ -421,7 +376,8 @@ void scope_bpf_impl_fast_child(void)
 	p->lock = 0;
 	if (p->hdr && p->pid != scope_bpf_impl_getpid()) {
 		scope_bpf_impl_munmap(p->hdr, SCOPE_BPF_IMPL_FAST_SIZE);
-		scope_bpf_impl_close(p->fd);
+		if (p->owned)
+			scope_bpf_impl_close(p->fd);
 		p->hdr = 0;
 	}
 }
@@ -456,10 +412,91 @@ struct scope_bpf_impl_fast_hdr *scope_bpf_impl_fast_make(int pid)
 	hdr->size = SCOPE_BPF_IMPL_FAST_SIZE;
 	__atomic_store_n(&hdr->magic, SCOPE_BPF_IMPL_FAST_MAGIC, __ATOMIC_RELEASE);
 	p->fd = fd;
+	p->owned = 1;
 	p->pid = pid;
 	__atomic_store_n(&p->hdr, hdr, __ATOMIC_RELEASE);
 	SCOPE_BPF_IMPL_PROBE_SEM(fast_ready, scope_bpf_fast_semaphore, "8@%0 -4@%1", "r"(hdr),
 				 "r"(fd));
+	return hdr;
+}
+
+/* n as decimal digits at out; returns the end. */
+static inline char *scope_bpf_impl_decimal(char *out, unsigned int n)
+{
+	char digits[10];
+	int k = 0;
+
+	do
+		digits[k++] = (char)('0' + n % 10);
+	while ((n /= 10));
+	while (k)
+		*out++ = digits[--k];
+	return out;
+}
+
+/* Whether descriptor fd of this process is the fast path's memory (by its memfd name). */
+SCOPE_BPF_IMPL_ONCE
+int scope_bpf_impl_fast_is_ours(unsigned int fd)
+{
+	static const char want[] = "/memfd:scope-bpf-fast (deleted)";
+	char path[32] = "/proc/self/fd/", link[sizeof(want)];
+	long n;
+
+	*scope_bpf_impl_decimal(path + 14, fd) = 0;
+	n = scope_bpf_impl_readlink(path, link, sizeof(link));
+	return n == (long)sizeof(want) - 1 && !__builtin_memcmp(link, want, sizeof(want) - 1);
+}
+
+/*
+ * Another object of this process (a library loaded with dlopen, which does
+ * not share the executable's symbols) may have made the memory already: find
+ * it among the process's descriptors, so a thread keeps one ring.
+ */
+SCOPE_BPF_IMPL_ONCE
+struct scope_bpf_impl_fast_hdr *scope_bpf_impl_fast_find(int pid)
+{
+	struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
+	struct scope_bpf_impl_fast_hdr *hdr = 0;
+	unsigned short reclen;
+	unsigned int fd;
+	char buf[4096], *name;
+	long n, at;
+	void *m;
+	int dir;
+
+	dir = scope_bpf_impl_open("/proc/self/fd", SCOPE_BPF_IMPL_O_RDONLY_CLOEXEC);
+	if (dir < 0)
+		return 0;
+	while (!hdr && (n = scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_GETDENTS, dir, buf,
+						    sizeof(buf))) > 0) {
+		/* struct linux_dirent64: ino, off, reclen (u16), type (u8), name. */
+		for (at = 0; at + 19 < n && !hdr; at += reclen) {
+			__builtin_memcpy(&reclen, buf + at + 16, sizeof(reclen));
+			if (!reclen)
+				break;
+			name = buf + at + 19;
+			for (fd = 0; *name >= '0' && *name <= '9'; name++)
+				fd = fd * 10 + (unsigned int)(*name - '0');
+			if (*name || (int)fd == dir || !scope_bpf_impl_fast_is_ours(fd))
+				continue;
+			m = scope_bpf_impl_mmap(0, SCOPE_BPF_IMPL_FAST_SIZE, SCOPE_BPF_IMPL_PROT_RW,
+						SCOPE_BPF_IMPL_MAP_SHARED, (int)fd, 0);
+			if (m == (void *)-1)
+				continue;
+			hdr = (struct scope_bpf_impl_fast_hdr *)m;
+			if (__atomic_load_n(&hdr->magic, __ATOMIC_ACQUIRE) != SCOPE_BPF_IMPL_FAST_MAGIC ||
+			    hdr->pid != (uint32_t)pid) {
+				scope_bpf_impl_munmap(m, SCOPE_BPF_IMPL_FAST_SIZE);
+				hdr = 0;
+			} else {
+				p->fd = (int)fd;
+				p->owned = 0;
+				p->pid = pid;
+				__atomic_store_n(&p->hdr, hdr, __ATOMIC_RELEASE);
+			}
+		}
+	}
+	scope_bpf_impl_close(dir);
 	return hdr;
 }
 
@@ -478,6 +515,8 @@ struct scope_bpf_impl_fast_hdr *scope_bpf_impl_fast_memory(void)
 	while (__atomic_exchange_n(&p->lock, 1, __ATOMIC_ACQUIRE))
 		scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_YIELD);
 	hdr = __atomic_load_n(&p->hdr, __ATOMIC_ACQUIRE);
+	if (!hdr && p->failed_pid != pid)
+		hdr = scope_bpf_impl_fast_find(pid);
 	if (!hdr && p->failed_pid != pid)
 		hdr = scope_bpf_impl_fast_make(pid);
 	__atomic_store_n(&p->lock, 0, __ATOMIC_RELEASE);
@@ -529,24 +568,82 @@ void scope_bpf_impl_fast_announce(struct scope_bpf_site *site, uint32_t gen)
 	site->announced = gen;
 }
 
-/* A thread's first marker under a fast tracer: set it up, then write. */
+/*
+ * A thread's first marker under a fast tracer: give it a slot. 0 when it has
+ * none: no slot or no memory, and its markers fire their probes (the kernel path).
+ */
 SCOPE_BPF_IMPL_ONCE
-int scope_bpf_impl_fast_first(struct scope_bpf_site *site, uint64_t end)
+int scope_bpf_impl_fast_first(struct scope_bpf_impl_fast_tls *t)
 {
-	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
 	struct scope_bpf_impl_fast_hdr *hdr;
 
 	if (t->none)
 		return 0;
 	hdr = scope_bpf_impl_fast_memory();
 	if (hdr && scope_bpf_impl_fast_claim(t, hdr))
-		return scope_bpf_impl_fast(site, end);
-	/* No slot or no memory: this thread's markers fire their probes (the kernel path). */
+		return 1;
 	if (hdr)
 		__atomic_fetch_add(&hdr->unslotted, 1, __ATOMIC_RELAXED);
 	t->none = 1;
 	return 0;
 }
+#pragma GCC diagnostic pop
+
+/*
+ * One marker on the fast path: 1 when its record is written or counted as
+ * dropped, 0 when this thread has no ring (the caller fires the probe, for a
+ * kernel-mode tracer or as the fast tracer's fallback).
+ */
+static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
+{
+	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
+	struct scope_bpf_impl_fast_slot *s = t->slot;
+	struct scope_bpf_impl_fast_rec *r;
+	uint64_t h, need;
+	uint32_t d;
+
+	if (!scope_bpf_impl_sem(&scope_bpf_fast_semaphore))
+		return 0;
+	if (__builtin_expect(!s, 0)) {
+		if (!scope_bpf_impl_fast_first(t))
+			return 0;
+		s = t->slot;
+	}
+	/* The recorder hears of a site before any record names it. */
+	if (__builtin_expect(site->announced != t->hdr->gen, 0))
+		scope_bpf_impl_fast_announce(site, t->hdr->gen);
+	h = s->head;
+	d = s->depth;
+	/*
+	 * Whole calls are dropped, never half of one: a begin is written only
+	 * with room left for the ends of every region then open, and a call
+	 * whose begin was dropped is dropped with all it contains.
+	 */
+	if (__builtin_expect(t->skip, 0)) {
+		t->skip += end ? -1 : 1;
+		s->dropped++;
+		return 1;
+	}
+	need = end ? h + 1 : h + d + 2;
+	if (__builtin_expect(need > t->limit, 0) && !scope_bpf_impl_fast_room(t, need)) {
+		t->skip = !end;
+		s->dropped++;
+		return 1;
+	}
+	r = &t->ring[h & (SCOPE_BPF_IMPL_FAST_RING - 1)];
+	r->time = scope_bpf_impl_now(t->clock);
+	r->site = (uint64_t)(uintptr_t)site | end;
+	if (!end) {
+		if (d < SCOPE_BPF_IMPL_FAST_STACK)
+			s->stack[d] = (uint64_t)(uintptr_t)site;
+		s->depth = d + 1;
+	} else if (d) {
+		s->depth = d - 1;
+	}
+	__atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
 
 static inline void scope_bpf_impl_begin(struct scope_bpf_site *site)
 {

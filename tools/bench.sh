@@ -22,6 +22,8 @@
 #   (i) counters reuses BENCH_TRACE_N, BENCH_TRACE_REPS and BENCH_B_ROUNDS
 #   BENCH_CUDA_BATCHES=10000	batches of 64 records per loop of (j), BENCH_CUDA_ROUNDS=3
 #   (k) program times reuse BENCH_TRACE_N (needs bpftool; kernel.bpf_stats_enabled is restored)
+#   BENCH_FAST_N=2000000		regions per loop of (l), BENCH_FAST_ROUNDS=3, BENCH_FLOOD_S=2 seconds
+#   BENCH_FINE="10000 4000"	fine_grained's ITERATIONS LENGTH for the mini-app ratio of (l)
 
 set -u
 
@@ -47,6 +49,10 @@ mpi_n=${BENCH_MPI_N:-10000}
 mpi_m=${BENCH_MPI_M:-20000}
 cuda_batches=${BENCH_CUDA_BATCHES:-10000}
 cuda_rounds=${BENCH_CUDA_ROUNDS:-3}
+fast_n=${BENCH_FAST_N:-2000000}
+fast_rounds=${BENCH_FAST_ROUNDS:-3}
+flood_s=${BENCH_FLOOD_S:-2}
+fine=${BENCH_FINE:-10000 4000}
 
 die()
 {
@@ -55,7 +61,8 @@ die()
 }
 
 for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss" \
-	"$bin/compute_loop" "$bin/gen_profile" "$bin/many_sites" "$bin/cuda_handoff"; do
+	"$bin/compute_loop" "$bin/gen_profile" "$bin/many_sites" "$bin/cuda_handoff" \
+	"$bin/fine_grained" "$bin/fast_flood"; do
 	[ -x "$f" ] || die "$f is missing: run make bench"
 done
 [ "$(id -u)" = 0 ] || die "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"
@@ -162,7 +169,7 @@ for ((r = 0; r < b_rounds; r++)); do
 	keep base "$out"
 	for c in $( ((r % 2)) && echo "empty sb" || echo "sb empty"); do
 		if [ "$c" = sb ]; then
-			out=$(runloop "$sb" record -q -o "$tmp/b.h5" -- "$bin/marker_loop" \
+			out=$(runloop "$sb" record -q --mode=kernel -o "$tmp/b.h5" -- "$bin/marker_loop" \
 				"$trace_n" "$trace_reps") || exit 1
 		else
 			out=$(runloop "$bin/empty_tracer" "$bin/marker_loop" "$trace_n" \
@@ -390,7 +397,7 @@ for ((r = 0; r < b_rounds; r++)); do
 		c1) ev_opt=(-e "$ctr_one") ;;
 		*) ev_opt=(-e "$ctr_four") ;;
 		esac
-		out=$(runloop "$sb" record -q "${ev_opt[@]}" -o "$tmp/h.h5" -- "$bin/marker_loop" \
+		out=$(runloop "$sb" record -q --mode=kernel "${ev_opt[@]}" -o "$tmp/h.h5" -- "$bin/marker_loop" \
 			"$trace_n" "$trace_reps") || exit 1
 		hcpu[$c]=$(field cpu_ns "$out")
 		hbest[$c]=$(min "${hbest[$c]:-}" "${hcpu[$c]}")
@@ -428,7 +435,7 @@ if command -v bpftool >/dev/null; then
 	echo "(k) program time per run (kernel.bpf_stats_enabled)"
 	stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -qw kernel.bpf_stats_enabled=1
-	"$sb" record -q -o "$tmp/k.h5" -- "$bin/marker_loop" "$trace_n" 60 >/dev/null &
+	"$sb" record -q --mode=kernel -o "$tmp/k.h5" -- "$bin/marker_loop" "$trace_n" 60 >/dev/null &
 	sleep 2
 	kns[begin]=$(prog_ns region_begin) kns[end]=$(prog_ns region_end)
 	wait
@@ -465,6 +472,58 @@ for ((r = 0; r < cuda_rounds; r++)); do
 done
 rm -f "$tmp/j.h5"
 cuda_records=$((cuda_batches * 64))
+
+# (l) The fast path (docs/DESIGN.md): the loop of (b) with BENCH_FAST_N regions on one
+# thread, untraced and recorded in the default mode (markers write to shared memory while
+# the recorder's drainer empties it), against the kernel path's and the empty programs'
+# per-region cost from (b); the flood app on 1 and 2 threads for the sustained rate and what
+# was dropped; the recorder's own CPU time per million calls; a fine-grained solver loop
+# untraced, recorded (fast) and recorded --mode=kernel.
+echo "(l) fast path: $fast_rounds rounds of $fast_n regions x 3 loops; flood ${flood_s} s on 1 and 2 threads"
+meta_of()
+{
+	awk -v k="$2" '$1 == k { print $2 }' <<<"$1"
+}
+declare -A lf
+fast_dropped=0
+for ((r = 0; r < fast_rounds; r++)); do
+	out=$(runloop "$bin/marker_loop" "$fast_n" 3) || exit 1
+	lf[base]=$(min "${lf[base]:-}" "$(field cpu_ns "$out")")
+	out=$(runloop "$sb" record -q -o "$tmp/l.h5" -- "$bin/marker_loop" "$fast_n" 3) || exit 1
+	lf[fast]=$(min "${lf[fast]:-}" "$(field cpu_ns "$out")")
+	meta=$("$sb" inspect "$tmp/l.h5")
+	fast_dropped=$((fast_dropped + $(meta_of "$meta" fast_records_dropped)))
+	lf[rec_cpu]=$(min "${lf[rec_cpu]:-}" "$(meta_of "$meta" recorder_cpu_ns)")
+done
+for t in 1 2; do
+	out=$(runloop "$bin/fast_flood" "$t" "$flood_s") || exit 1
+	lf[flood0_$t]=$(sed -n 's/^calls //p' <<<"$out")
+	out=$(runloop "$sb" record -q -o "$tmp/l.h5" -- "$bin/fast_flood" "$t" "$flood_s") || exit 1
+	lf[flood_$t]=$(sed -n 's/^calls //p' <<<"$out")
+	meta=$("$sb" inspect "$tmp/l.h5")
+	lf[flood_drop_$t]=$(meta_of "$meta" fast_records_dropped)
+	lf[flood_rec_$t]=$(meta_of "$meta" fast_records)
+done
+read -r fine_iters fine_len <<<"$fine"
+for ((r = 0; r < fast_rounds; r++)); do
+	for c in base fast kernel; do
+		case $c in
+		base) cmd=() ;;
+		fast) cmd=("$sb" record -q -o "$tmp/l.h5" --) ;;
+		kernel) cmd=("$sb" record -q --mode=kernel -o "$tmp/l.h5" --) ;;
+		esac
+		out=$(runloop "${cmd[@]}" "$bin/fine_grained" "$fine_iters" "$fine_len") || exit 1
+		lf[fine_$c]=$(min "${lf[fine_$c]:-}" "$(field loop_ns "$out")")
+		fine_calls=$(field calls "$out")
+	done
+done
+rm -f "$tmp/l.h5"
+fast_ns=$(calc 1 "(${lf[fast]} - ${lf[base]}) / $fast_n")
+# A thread's ns per region from the flood: its calls in flood_s seconds, less the untraced cost.
+flood_ns()
+{
+	calc 1 "$flood_s * 1e9 * $1 / ${lf[flood_$1]} - $flood_s * 1e9 * $1 / ${lf[flood0_$1]}"
+}
 
 echo
 echo "Results ($(($(date +%s) - start)) s, load at the end $(loadavg); figures are relative to this run)"
@@ -592,3 +651,26 @@ if [ -n "${kns[begin]:-}" ] && [ -n "${kns[end]:-}" ]; then
 else
 	row "(k) program time per run" "-" "-" "skipped: no bpftool, or no figures"
 fi
+fine_ratio=$(calc 3 "${lf[fine_fast]} / ${lf[fine_base]}")
+row "(l) fast path, ns/region, cpu, 1 thread" "$fast_ns" "<= 30" \
+	"$(verdict "$fast_ns <= 30"); recorded - untraced loop ($(calc 1 "${lf[base]} / $fast_n") ns)"
+row "(l) kernel path | empty programs, ns/region" \
+	"$((2 * ${ev[cpu,sb]})) | $((2 * ${ev[cpu,empty]}))" "-" \
+	"from (b): fast path is $(calc 0 "2 * ${ev[cpu,sb]} / $fast_ns") x cheaper than the kernel path"
+row "(l) $fast_n regions x $((3 * fast_rounds)), records dropped" "$fast_dropped" "0" \
+	"$(verdict "$fast_dropped == 0"); one thread, recorder draining"
+row "(l) flood 1 | 2 threads, ns/region per thread" "$(flood_ns 1) | $(flood_ns 2)" "-" \
+	"calls in ${flood_s} s, less the untraced cost"
+for t in 1 2; do
+	written=$((2 * ${lf[flood_$t]}))
+	kept=${lf[flood_rec_$t]} dropped=${lf[flood_drop_$t]}
+	row "(l) flood $t thread(s): M calls/s | dropped %" \
+		"$(calc 1 "${lf[flood_$t]} / $flood_s / 1e6") | $(calc 2 "100 * $dropped / $written")" \
+		"counted" "$(verdict "$kept + $dropped == $written"); $kept kept + $dropped dropped of $written records"
+done
+row "(l) recorder CPU per million calls, ms" \
+	"$(calc 1 "${lf[rec_cpu]} / 1e6 / (3 * $fast_n / 1e6)")" "-" \
+	"its own threads (drainer, nesting, writing), the fastest round"
+row "(l) fine-grained loop, fast | kernel / untraced" \
+	"$fine_ratio | $(calc 2 "${lf[fine_kernel]} / ${lf[fine_base]}")" "<= 1.05" \
+	"$(verdict "$fine_ratio <= 1.05"); $(calc 0 "$fine_calls / (${lf[fine_base]} / 1e9) / 1000") k calls/s untraced"

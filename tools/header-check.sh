@@ -21,8 +21,8 @@ arch=$(uname -m)
 jobs=$(nproc 2>/dev/null || echo 2)
 
 case $arch in
-x86_64)		argre='^8@%r[a-z0-9]+$'; nop='90' ;;
-aarch64)	argre='^8@x[0-9]+$'; nop='d503201f' ;;
+x86_64)		argre='^8@%r[a-z0-9]+$'; argre4='^-4@%[a-z0-9]+$'; nop='90' ;;
+aarch64)	argre='^8@x[0-9]+$'; argre4='^-4@w[0-9]+$'; nop='d503201f' ;;
 *)		echo "header-check: unsupported architecture $arch" >&2; exit 1 ;;
 esac
 
@@ -40,32 +40,39 @@ check_notes() {
 		in_note && /Provider:/ { prov = $2 }
 		in_note && /Name:/ { name = $2 }
 		in_note && /Location:/ { gsub(",", ""); pc = $2; base = $4; sem = $6 }
-		in_note && /Arguments:/ { print prov, name, pc, base, sem, $2; in_note = 0 }')
+		in_note && /Arguments:/ { print prov, name, pc, base, sem, $2, $3; in_note = 0 }')
 	[ -n "$notes" ] || { echo "no stapsdt notes"; return; }
 	base=$(readelf -SW "$obj" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".stapsdt.base" { print $3 }')
 	[ -n "$base" ] || { echo "no .stapsdt.base section"; return; }
-	sems=$(nm "$obj" | awk '/ scope_bpf_region_(begin|end)_semaphore$/ { print $3, $1 }')
-	echo "$notes" | awk -v argre="$argre" -v base="$base" -v sems="$sems" "$hexnorm"'
+	sems=$(nm "$obj" | awk '/ scope_bpf_(region_begin|region_end|fast)_semaphore$/ { print $3, $1 }')
+	echo "$notes" | awk -v argre="$argre" -v argre4="$argre4" -v base="$base" -v sems="$sems" "$hexnorm"'
 		BEGIN {
 			n = split(sems, s, "[ \n]")
 			for (i = 1; i < n; i += 2)
 				sem[s[i]] = hex(s[i + 1])
 		}
 		$1 != "scope_bpf" { print "foreign provider " $1; bad = 1; exit }
-		$2 != "region_begin" && $2 != "region_end" { print "unknown probe " $2; bad = 1; exit }
+		$2 != "region_begin" && $2 != "region_end" && $2 != "fast_ready" && $2 != "fast_site" {
+			print "unknown probe " $2; bad = 1; exit
+		}
 		{
 			seen[$2]++
-			want = sem["scope_bpf_" $2 "_semaphore"]
+			# The fast path's two probes share one semaphore (include/scope_bpf.h).
+			want = sem["scope_bpf_" ($2 ~ /^fast_/ ? "fast" : $2) "_semaphore"]
 			if (hex($5) == "0" || hex($5) != want) {
 				print $2 " semaphore " $5 " is not its symbol"; bad = 1; exit
 			}
 			if (hex($4) != hex(base)) { print $2 " base " $4 " is not .stapsdt.base"; bad = 1; exit }
+			# fast_ready has a second argument, the memory's descriptor (-4@reg).
 			if ($6 !~ argre) { print $2 " argument " $6; bad = 1; exit }
+			if ($2 == "fast_ready" && $7 !~ argre4) { print $2 " argument " $7; bad = 1; exit }
 			print "PC", hex($3)
 		}
 		END {
 			if (!bad && (!seen["region_begin"] || !seen["region_end"]))
 				print "missing region_begin or region_end"
+			else if (!bad && (!seen["fast_ready"] || !seen["fast_site"]))
+				print "missing fast_ready or fast_site"
 		}' >"$obj.notes" 2>&1 || { echo "awk failed on notes"; return; }
 	if grep -qv '^PC ' "$obj.notes" || ! [ -s "$obj.notes" ]; then
 		grep -v '^PC ' "$obj.notes" | head -1

@@ -11,7 +11,7 @@
 #define GOOD_CALLS 3
 
 /* A descriptor as SCOPE_BPF_REGION would make it, but for the magic. */
-static const struct scope_bpf_site bad = {
+static struct scope_bpf_site bad = {
 	SCOPE_BPF_SITE_MAGIC ^ 1, SCOPE_BPF_SITE_VERSION, 0, __LINE__, 0, "bad", __FILE__, 0
 };
 

@@ -14,7 +14,7 @@
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
-	gen_profile many_sites cuda_handoff)
+	gen_profile many_sites cuda_handoff fine_grained fast_flood)
 
 # The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
@@ -67,3 +67,13 @@ $(BUILD)/bench/cuda_handoff: tests/bench/cuda_handoff.c bpf/cuda_rec.h cupti/pro
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -Ibpf -Icupti $< -o $@
+
+$(BUILD)/bench/fine_grained: tests/bench/fine_grained.c include/scope_bpf.h
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
+
+$(BUILD)/bench/fast_flood: tests/apps/fast_flood.c include/scope_bpf.h
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) $< -pthread -o $@

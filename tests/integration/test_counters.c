@@ -299,7 +299,7 @@ static void test_mpi_calls_counted(void **state)
 {
 	char out[300], app[512];
 	char *argv[] = { (char *)scope_bin(), "record", "-q", "-e", "task-clock", "-o",
-			 (char *)tmp_file("mpi.h5", out, sizeof(out)), "--", "mpiexec", "-n", "4",
+			 (char *)tmp_file("mpi.h5", out, sizeof(out)), "--", (char *)mpiexec_mpich(), "-n", "4",
 			 (char *)app_path("mpi_calls", app, sizeof(app)), NULL };
 	const struct sb_event *e;
 	size_t known = 0, i, k;

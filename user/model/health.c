@@ -54,8 +54,6 @@ const struct sb_health_key sb_health_keys[] = {
 	  "fast refused",
 	  "the recorder could not take or check a process's shared memory (no ptrace right?); "
 	  "that process's marker records are missing: record --mode=kernel" },
-	{ "fast_depth_overflow_calls", "fast-path calls were too deep to record", "fast too deep",
-	  "calls nested deeper than " XSTR(SB_MAX_DEPTH) " regions were counted, not recorded" },
 	{ "cuda_records_lost", "CUDA activity records were lost", "CUDA lost",
 	  "the ring buffer had no room for a burst of CUPTI's records (or they were malformed); "
 	  "GPU times of their regions are undercounted" },

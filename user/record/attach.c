@@ -92,9 +92,13 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 		return 0;
 	/* Each uprobe can take long to register: the held process must wait, not go. */
 	sb_guardian_busy(a->skel, (uint64_t)n * UPROBE_REGISTER_MAX_NS + 1000000000ULL);
-	ret = attach_usdt(a, a->skel->progs.region_begin, path, "region_begin", err);
-	if (!ret)
-		ret = attach_usdt(a, a->skel->progs.region_end, path, "region_end", err);
+	/* A unit that only includes the header has no probe; others may have only the fast ones. */
+	ret = 0;
+	if (sb_count_named_probes(path, SB_PROVIDER, "region_begin") > 0) {
+		ret = attach_usdt(a, a->skel->progs.region_begin, path, "region_begin", err);
+		if (!ret)
+			ret = attach_usdt(a, a->skel->progs.region_end, path, "region_end", err);
+	}
 	/*
 	 * The region probes stay as the fast path's fallback: a marker fires its
 	 * probe only when its thread has no ring (no slot, no memory).

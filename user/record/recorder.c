@@ -352,6 +352,13 @@ static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 		sb_stops_resume(&r->shared, pid, stop_seq);
 }
 
+static void resume_held(struct sb_source_env *env, pid_t pid, uint32_t stop_seq)
+{
+	struct recorder *r = env->resume_ctx;
+
+	sb_stops_resume(&r->shared, pid, stop_seq);
+}
+
 static void on_fork(void *ctx, pid_t parent, pid_t child)
 {
 	struct sb_proc_change ch = { .what = SB_PROC_FORK, .pid = child, .parent = parent };
@@ -960,6 +967,8 @@ static int run(struct recorder *r)
 		return 1;
 	}
 	r->env.rb = r->rb;
+	r->env.resume = resume_held;
+	r->env.resume_ctx = r;
 	/* A command the user interrupted while we loaded is not started at all. */
 	if (r->o.cmd && stop_signal) {
 		record_say("interrupted before the command started");

@@ -33,8 +33,15 @@ struct sb_source_env {
 	struct sb_stacks *stacks;	/* the stack table, when a source takes stacks */
 	uint64_t counters[SB_CNT_MAX];	/* the kernel's, summed over CPUs; final after stop */
 	uint64_t open_at_end;		/* calls open in live threads when recording ended */
-	uint64_t fast_lost;		/* fast-path records lost, for lost_events (sources/fast.c) */
+	uint64_t fast_lost;		/* fast-path calls lost, for lost_events (sources/fast.c) */
+	/* The fast path's part of the regions source's counts (sources/fast.c, at detach). */
+	uint64_t fast_bad_sites;	/* calls at invalid descriptors: invalid_sites */
+	uint64_t fast_overflow;		/* calls deeper than SB_MAX_DEPTH: depth_overflow_calls */
+	uint64_t fast_unmatched;	/* ends without a begin: unmatched_region_ends */
 	struct ring_buffer *rb;		/* the kernel's records, for a source that must read them first */
+	/* Let go a process the kernel side stopped (stop_seq of its record), once done with it. */
+	void (*resume)(struct sb_source_env *env, pid_t pid, uint32_t stop_seq);
+	void *resume_ctx;
 };
 
 /* What happened to a traced process. */

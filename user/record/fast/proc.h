@@ -33,6 +33,7 @@ struct fast_proc {
 	struct sb_fast_nest *nest;
 	struct fast_image *images;		/* images[0] is the current one */
 	uint64_t unknown_sites;			/* records naming a site the kernel never named */
+	uint64_t bad_site_calls;		/* calls whose begin names an invalid descriptor */
 	struct fast_proc *next;
 };
 

@@ -48,6 +48,7 @@ struct fast_state {
 	struct sb_fast_mem_stats closed;	/* of memories already closed */
 	uint64_t refused;			/* memories that could not be adopted */
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
+	uint64_t invalid;			/* records not used: lapped, unnamed, back in time */
 	/* Recording has ended: markers still write until their probes are off, unrecorded. */
 	int64_t end_ns;
 	struct sb_source_env *env;
@@ -177,6 +178,11 @@ static int nest_one(struct fast_state *f, const struct sb_fast_entry *e)
 		im->proc->unknown_sites++;
 		return 0;
 	}
+	/* An invalid descriptor: its calls are counted once each, at their begin, as the kernel's. */
+	if (!*h) {
+		im->proc->bad_site_calls += !(e->site & SCOPE_BPF_IMPL_FAST_END);
+		return 0;
+	}
 	if (e->slot < SCOPE_BPF_IMPL_FAST_SLOTS && im->slot_tid[e->slot] != e->tid)
 		first_in_slot(f, im, e->slot, e->tid);
 	t = sb_fast_clock_ns(&im->clock, e->time);
@@ -295,7 +301,8 @@ static int on_site(struct fast_state *f, const struct sb_fast_site_event *e)
 {
 	struct fast_proc *p = proc_of(f, e->tgid);
 
-	if (!p || !p->images || !e->name_hash)
+	/* A name hash of 0 marks a descriptor the kernel found invalid. */
+	if (!p || !p->images)
 		return 0;
 	return sb_hashmap_put(&p->images->sites, e->site, 0, e->name_hash);
 }
@@ -310,13 +317,18 @@ static int fast_intercept(void *state, struct sb_source_env *env, const void *da
 	const struct sb_call_event *call = data;
 	struct fast_proc *p;
 	uint32_t type;
+	int ret;
 
-	(void)env;
 	memcpy(&type, data, sizeof(type));
 	switch (type) {
 	case SB_EV_FAST_READY:
-		return size < sizeof(*ready) ? 0 :
-			adopt(f, ready->tgid, ready->fd, ready->hdr, true);
+		if (size < sizeof(*ready))
+			return 0;
+		ret = adopt(f, ready->tgid, ready->fd, ready->hdr, true);
+		/* The process waited (stopped) for this, whatever came of it. */
+		if (ready->stop_seq && env->resume)
+			env->resume(env, (pid_t)ready->tgid, ready->stop_seq);
+		return ret;
 	case SB_EV_FAST_SITE:
 		return size < sizeof(struct sb_fast_site_event) ? 0 : on_site(f, data);
 	case SB_EV_OFFCPU:
@@ -453,17 +465,28 @@ static void fast_stop(void *state, struct sb_source_env *env)
 			close_image(f, im);
 }
 
-/* After the live threads' open calls were counted: the fast path's too. */
+/*
+ * After the live threads' open calls were counted: the fast path's too, and
+ * its part of the counts the regions source writes (before any losses hook).
+ */
 static void fast_detach(void *state, struct sb_source_env *env)
 {
 	struct fast_state *f = state;
+	struct sb_fast_mem_stats *t = &f->closed;
 	struct sb_fast_nest_stats s;
 	struct fast_proc *p;
 
 	for (p = f->procs; p; p = p->next) {
 		sb_fast_nest_stats(p->nest, &s);
 		env->open_at_end += s.open_now + s.open_dropped;
+		env->fast_overflow += s.depth_overflow;
+		env->fast_unmatched += s.unmatched_ends;
+		env->fast_bad_sites += p->bad_site_calls;
+		f->invalid += p->unknown_sites + s.bad_time;
 	}
+	f->invalid += t->lost;
+	/* lost_events counts calls: a call on the fast path is two records. */
+	env->fast_lost = (f->invalid + t->dropped + 1) / 2;
 }
 
 static int paths_string(struct fast_state *f, struct sb_profile *prof, char **out)
@@ -500,33 +523,21 @@ static int fast_losses(void *state, struct sb_source_env *env)
 {
 	struct sb_profile *prof = &env->coll->prof;
 	struct fast_state *f = state;
-	struct sb_fast_mem_stats t = f->closed;
-	struct sb_fast_nest_stats s;
-	uint64_t unknown = 0, bad_time = 0, overflow = 0;
-	struct fast_proc *p;
+	struct sb_fast_mem_stats *t = &f->closed;
 	char *paths;
 	int ret = 0;
 
-	for (p = f->procs; p; p = p->next) {
-		sb_fast_nest_stats(p->nest, &s);
-		unknown += p->unknown_sites;
-		bad_time += s.bad_time;
-		overflow += s.depth_overflow;
-	}
-	/* lost_events counts calls: a call on the fast path is two records. */
-	env->fast_lost = (t.lost + t.dropped + unknown + bad_time + 1) / 2;
 	if (paths_string(f, prof, &paths))
 		return -ENOMEM;
 	ret |= sb_profile_set_str(prof, "record_mode", record_mode_name(env->opts->mode));
 	ret |= sb_profile_set_str(prof, "record_path_by_process", paths);
-	ret |= sb_profile_set_int(prof, "fast_records", (int64_t)t.records);
-	ret |= sb_profile_set_int(prof, "fast_records_dropped", (int64_t)t.dropped);
+	ret |= sb_profile_set_int(prof, "fast_records", (int64_t)t->records);
+	ret |= sb_profile_set_int(prof, "fast_records_dropped", (int64_t)t->dropped);
 	/* Not a loss: threads beyond the slots took the kernel path. */
-	ret |= sb_profile_set_int(prof, "fast_threads_unslotted", (int64_t)t.unslotted);
-	ret |= sb_profile_set_int(prof, "fast_records_invalid", (int64_t)(t.lost + unknown + bad_time));
+	ret |= sb_profile_set_int(prof, "fast_threads_unslotted", (int64_t)t->unslotted);
+	ret |= sb_profile_set_int(prof, "fast_records_invalid", (int64_t)f->invalid);
 	ret |= sb_profile_set_int(prof, "fast_memories_refused", (int64_t)f->refused);
 	ret |= sb_profile_set_int(prof, "fast_memories_extra", (int64_t)f->extra);
-	ret |= sb_profile_set_int(prof, "fast_depth_overflow_calls", (int64_t)overflow);
 	free(paths);
 	return ret ? -ENOMEM : 0;
 }

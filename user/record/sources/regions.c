@@ -63,9 +63,12 @@ static int regions_losses(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_int(p, "lost_events", (int64_t)sb_regions_lost_events(env));
 	ret |= sb_profile_set_int(p, "open_calls_dropped",
 				  (int64_t)(n[SB_CNT_OPEN_DROPPED] + env->open_at_end));
-	ret |= sb_profile_set_int(p, "depth_overflow_calls", (int64_t)n[SB_CNT_DEPTH_OVERFLOW]);
-	ret |= sb_profile_set_int(p, "unmatched_region_ends", (int64_t)n[SB_CNT_UNMATCHED_END]);
-	ret |= sb_profile_set_int(p, "invalid_sites", (int64_t)n[SB_CNT_BAD_SITE]);
+	ret |= sb_profile_set_int(p, "depth_overflow_calls",
+				  (int64_t)(n[SB_CNT_DEPTH_OVERFLOW] + env->fast_overflow));
+	ret |= sb_profile_set_int(p, "unmatched_region_ends",
+				  (int64_t)(n[SB_CNT_UNMATCHED_END] + env->fast_unmatched));
+	ret |= sb_profile_set_int(p, "invalid_sites",
+				  (int64_t)(n[SB_CNT_BAD_SITE] + env->fast_bad_sites));
 	ret |= sb_profile_set_int(p, "threads_dropped", (int64_t)n[SB_CNT_THREADS_FULL]);
 	ret |= sb_collector_metadata(env->coll);
 	return ret ? -ENOMEM : 0;
