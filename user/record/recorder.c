@@ -368,6 +368,15 @@ static void on_fork(void *ctx, pid_t parent, pid_t child)
 	sb_sources_process(&r->sources, &ch, &err);
 }
 
+/* The first error that stops recording is said once; the command runs on. */
+static void note_failure(struct recorder *r, int ret)
+{
+	if (ret && !r->failed) {
+		r->failed = ret;
+		record_say("recording stopped: %s; the command runs on, untraced", strerror(-ret));
+	}
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -375,10 +384,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (ret > 0)
 		ret = sb_collector_record(&r->coll, data, size);
-	if (ret && !r->failed) {
-		r->failed = ret;
-		record_say("recording stopped: %s; the command runs on, untraced", strerror(-ret));
-	}
+	note_failure(r, ret);
 	return 0;
 }
 
@@ -664,7 +670,7 @@ static void record_loop(struct recorder *r)
 	int64_t last_t = r->start_ns, now, every;
 	bool live = !r->o.quiet && isatty(STDERR_FILENO);
 	uint64_t last_calls = 0;
-	int forwarded = 0, ret;
+	int forwarded = 0;
 
 	r->shared_tty = live && target_shares_tty(r);
 	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
@@ -673,12 +679,7 @@ static void record_loop(struct recorder *r)
 		ring_buffer__poll(r->rb, POLL_MS);
 		/* Records submitted without a wake-up are only seen by consuming. */
 		ring_buffer__consume(r->rb);
-		ret = sb_sources_tick(&r->sources);
-		if (ret && !r->failed) {
-			r->failed = ret;
-			record_say("recording stopped: %s; the command runs on, untraced",
-				   strerror(-ret));
-		}
+		note_failure(r, sb_sources_tick(&r->sources));
 		now = now_ns();
 		/* We answer stops: see SB_HEARTBEAT_STALE_NS. */
 		sb_guardian_heartbeat(r->env.skel);
@@ -801,6 +802,7 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	r->stopping = true;
 	usleep(SETTLE_US);
 	sb_sources_stop(&r->sources);
+	note_failure(r, r->env.error);
 	ring_buffer__consume(r->rb);
 	sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
 	read_counters(r);

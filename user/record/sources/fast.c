@@ -450,7 +450,6 @@ static void fast_stop(void *state, struct sb_source_env *env)
 	struct fast_image *im;
 	struct fast_proc *p;
 
-	(void)env;
 	if (!f->drainer_ready)
 		return;
 	f->end_ns = mono_ns();
@@ -458,8 +457,7 @@ static void fast_stop(void *state, struct sb_source_env *env)
 	if (!f->procs)
 		return;
 	sb_fast_drainer_pass(&f->drainer);
-	fast_turn(f, INT64_MAX);
-	apply_pending(f, UINT64_MAX);
+	env->error = fast_turn(f, INT64_MAX) ?: apply_pending(f, UINT64_MAX);
 	for (p = f->procs; p; p = p->next)
 		for (im = p->images; im; im = im->next)
 			close_image(f, im);
