@@ -57,13 +57,13 @@ check_notes() {
 		}
 		{
 			seen[$2]++
-			# The fast path's two probes share one semaphore (include/scope_bpf.h).
+			# The two fast probes share one semaphore (include/scope_bpf.h).
 			want = sem["scope_bpf_" ($2 ~ /^fast_/ ? "fast" : $2) "_semaphore"]
 			if (hex($5) == "0" || hex($5) != want) {
 				print $2 " semaphore " $5 " is not its symbol"; bad = 1; exit
 			}
 			if (hex($4) != hex(base)) { print $2 " base " $4 " is not .stapsdt.base"; bad = 1; exit }
-			# fast_ready has a second argument, the memory's descriptor (-4@reg).
+			# fast_ready has a second argument, the memory descriptor (-4@reg).
 			if ($6 !~ argre) { print $2 " argument " $6; bad = 1; exit }
 			if ($2 == "fast_ready" && $7 !~ argre4) { print $2 " argument " $7; bad = 1; exit }
 			print "PC", hex($3)
