@@ -100,7 +100,7 @@ void scope_bpf_end_named_n(const char *name, size_t len);
 #define SCOPE_BPF_IMPL_FAST_MAGIC 0x54534146u	/* "FAST" */
 #define SCOPE_BPF_IMPL_FAST_VERSION 1
 #define SCOPE_BPF_IMPL_FAST_SLOTS 256		/* threads with a ring at once */
-#define SCOPE_BPF_IMPL_FAST_RING 65536		/* records per ring (1 MiB), a power of two */
+#define SCOPE_BPF_IMPL_FAST_RING 131072		/* records per ring (2 MiB), a power of two */
 #define SCOPE_BPF_IMPL_FAST_STACK 64		/* open regions a slot shows the sampler */
 #define SCOPE_BPF_IMPL_FAST_END 1ull		/* bit 0 of a record's site: an end */
 #define SCOPE_BPF_IMPL_PAGE 4096ull

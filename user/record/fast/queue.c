@@ -1,10 +1,11 @@
 /* The chunk queue between the drainer and the recorder's thread (queue.h). */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "record/fast/queue.h"
 
-#define SPARE_MAX 4	/* emptied chunks kept for reuse; the rest go back to the allocator */
+#define SPARE_MAX 64	/* emptied chunks kept for reuse (64 MiB): a burst's next pass finds them */
 
 void sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks)
 {
@@ -21,7 +22,7 @@ static void free_list(struct sb_fast_chunk *c)
 
 	for (; c; c = next) {
 		next = c->next;
-		free(c);
+		munmap(c, sizeof(*c));
 	}
 }
 
@@ -47,11 +48,16 @@ struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q)
 	pthread_mutex_unlock(&q->lock);
 	if (full)
 		return NULL;
-	if (!c)
-		c = malloc(sizeof(*c));
+	if (!c) {
+		c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (c == MAP_FAILED)
+			c = NULL;
+	}
 	if (c) {
 		c->next = NULL;
 		c->n = 0;
+		c->n_runs = 0;
 	}
 	return c;
 }
@@ -106,7 +112,7 @@ void sb_fast_queue_recycle(struct sb_fast_queue *q, struct sb_fast_chunk *list)
 			q->spare = list;
 			kept++;
 		} else {
-			free(list);
+			munmap(list, sizeof(*list));
 		}
 	}
 	pthread_mutex_unlock(&q->lock);

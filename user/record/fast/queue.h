@@ -11,20 +11,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SB_FAST_CHUNK 32768	/* entries per chunk: 1 MiB */
+#include "record/fast/layout.h"
 
-struct sb_fast_entry {
-	void *proc;		/* the recorder's process the record came from */
+#define SB_FAST_CHUNK 65536	/* records per chunk: 1 MiB */
+#define SB_FAST_CHUNK_RUNS 1024	/* runs (one thread's records in a row) per chunk */
+
+/* Records of one thread of one process in a row: recs[start, start + n) of the chunk. */
+struct sb_fast_run {
+	void *proc;		/* the recorder's process image they came from */
 	uint32_t tid;
 	uint32_t slot;
-	uint64_t time;		/* the process's counter */
-	uint64_t site;		/* descriptor address | SCOPE_BPF_IMPL_FAST_END */
+	uint32_t start;
+	uint32_t n;
 };
 
+/* Records as the markers wrote them (16 bytes each), copied out, with who wrote them. */
 struct sb_fast_chunk {
 	struct sb_fast_chunk *next;
-	size_t n;
-	struct sb_fast_entry e[SB_FAST_CHUNK];
+	uint32_t n;		/* records used */
+	uint32_t n_runs;
+	struct sb_fast_run runs[SB_FAST_CHUNK_RUNS];
+	struct scope_bpf_impl_fast_rec recs[SB_FAST_CHUNK];
 };
 
 struct sb_fast_queue {

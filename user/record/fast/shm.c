@@ -18,7 +18,7 @@
 #define RING SCOPE_BPF_IMPL_FAST_RING
 #define SIZE SCOPE_BPF_IMPL_FAST_SIZE
 /* Records copied out per memcpy: 4 KiB, in L1 while fn reads them. */
-#define CHUNK 256
+#define CHUNK 1024	/* records per run handed over (16 KiB) */
 /* Records between the tail's publications inside one slot's drain (64 KiB). */
 #define RELEASE_EVERY 4096
 #define MEMFD_LINK "/memfd:scope-bpf-fast (deleted)"
@@ -298,16 +298,19 @@ uint32_t sb_fast_mem_clock(const struct sb_fast_mem *m)
 	return m->clock;
 }
 
-/* Hand slot i's records from our tail to the snapshotted head; 0 or fn's negative return. */
-static int drain_slot(struct sb_fast_mem *m, uint32_t i, sb_fast_rec_fn fn, void *ctx,
+/*
+ * Hand slot i's records from our tail to the snapshotted head, as runs that
+ * point into the ring (fn copies them out before anything reads them); 0 or
+ * fn's negative return.
+ */
+static int drain_slot(struct sb_fast_mem *m, uint32_t i, sb_fast_run_fn fn, void *ctx,
 		      long *handed)
 {
 	const struct scope_bpf_impl_fast_rec *ring = m->rings + (uint64_t)i * RING;
-	struct scope_bpf_impl_fast_rec buf[CHUNK];
 	struct sb_fast_cursor *c = &m->cur[i];
-	uint64_t head = m->head[i], t = c->tail, n, k;
+	uint64_t head = m->head[i], t = c->tail, n;
 	uint32_t tid = m->tid[i];
-	int rc;
+	long took;
 
 	/* A head that went back is a lie, and records in a free slot are nobody's: skip them. */
 	if (head < t || !tid) {
@@ -329,15 +332,13 @@ static int drain_slot(struct sb_fast_mem *m, uint32_t i, sb_fast_rec_fn fn, void
 	}
 	while (t != head) {
 		n = min_u64(min_u64(head - t, CHUNK), RING - (t & (RING - 1)));
-		memcpy(buf, &ring[t & (RING - 1)], n * sizeof(*buf));
-		for (k = 0; k < n; k++) {
-			rc = fn(ctx, i, tid, buf[k].time, buf[k].site);
-			if (rc < 0) {
-				c->tail = t + k;
-				m->records += k;
-				*handed += (long)k;
-				return rc;
-			}
+		took = fn(ctx, i, tid, &ring[t & (RING - 1)], n);
+		if (took < 0 || (uint64_t)took < n) {
+			n = took < 0 ? 0 : (uint64_t)took;
+			c->tail = t + n;
+			m->records += n;
+			*handed += (long)n;
+			return took < 0 ? (int)took : -ENOSPC;
 		}
 		t += n;
 		m->records += n;
@@ -350,7 +351,7 @@ static int drain_slot(struct sb_fast_mem *m, uint32_t i, sb_fast_rec_fn fn, void
 	return 0;
 }
 
-long sb_fast_mem_drain(struct sb_fast_mem *m, sb_fast_rec_fn fn, void *ctx)
+long sb_fast_mem_drain_runs(struct sb_fast_mem *m, sb_fast_run_fn fn, void *ctx)
 {
 	long handed = 0;
 	uint32_t i;
@@ -374,6 +375,40 @@ long sb_fast_mem_drain(struct sb_fast_mem *m, sb_fast_rec_fn fn, void *ctx)
 		if (m->cur[i].gone)
 			free_if_gone(m, i);
 	return handed;
+}
+
+/* sb_fast_mem_drain's records, one by one, from a copy of each run. */
+struct one_by_one {
+	sb_fast_rec_fn fn;
+	void *ctx;
+	int err;	/* fn's error, which a partly taken run turns into a short count */
+};
+
+static long run_one_by_one(void *ctx, uint32_t slot, uint32_t tid,
+			   const struct scope_bpf_impl_fast_rec *recs, uint64_t n)
+{
+	struct scope_bpf_impl_fast_rec buf[CHUNK];
+	struct one_by_one *o = ctx;
+	uint64_t k;
+	int rc;
+
+	memcpy(buf, recs, n * sizeof(*buf));
+	for (k = 0; k < n; k++) {
+		rc = o->fn(o->ctx, slot, tid, buf[k].time, buf[k].site);
+		if (rc < 0) {
+			o->err = rc;
+			return k ? (long)k : rc;
+		}
+	}
+	return (long)n;
+}
+
+long sb_fast_mem_drain(struct sb_fast_mem *m, sb_fast_rec_fn fn, void *ctx)
+{
+	struct one_by_one o = { fn, ctx, 0 };
+	long n = sb_fast_mem_drain_runs(m, run_one_by_one, &o);
+
+	return n == -ENOSPC && o.err ? o.err : n;
 }
 
 void sb_fast_mem_thread_gone(struct sb_fast_mem *m, uint32_t tid)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "record/fast/layout.h"
 #include "util/error.h"
 
 /* One process's memory as the recorder sees it (heap). */
@@ -51,6 +52,15 @@ typedef int (*sb_fast_rec_fn)(void *ctx, uint32_t slot, uint32_t tid, uint64_t t
  * what we read, is counted (lost, resyncs) and skipped: never read out of bounds.
  */
 long sb_fast_mem_drain(struct sb_fast_mem *m, sb_fast_rec_fn fn, void *ctx);
+/*
+ * The same in runs, at memory speed: fn gets up to a chunk of one slot's
+ * records where they lie in shared memory, must copy them before reading
+ * them, and returns how many it took (fewer: the pass stops there, they come
+ * again next pass) or -errno.
+ */
+typedef long (*sb_fast_run_fn)(void *ctx, uint32_t slot, uint32_t tid,
+			       const struct scope_bpf_impl_fast_rec *recs, uint64_t n);
+long sb_fast_mem_drain_runs(struct sb_fast_mem *m, sb_fast_run_fn fn, void *ctx);
 
 /*
  * Thread tid of the process has exited (the kernel said so): free its slot for a new thread

@@ -167,10 +167,10 @@ static void first_in_slot(struct fast_state *f, struct fast_image *im, uint32_t 
 		bpf_map_update_elem(bpf_map__fd(f->env->skel->maps.fast_slots), &tid, &at, BPF_ANY);
 }
 
-static int nest_one(struct fast_state *f, const struct sb_fast_entry *e)
+static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb_fast_run *run,
+		    const struct scope_bpf_impl_fast_rec *r)
 {
-	struct fast_image *im = e->proc;
-	uint64_t site = e->site & ~SCOPE_BPF_IMPL_FAST_END, *h;
+	uint64_t site = r->site & ~SCOPE_BPF_IMPL_FAST_END, *h;
 	int64_t t;
 
 	h = sb_hashmap_get(&im->sites, site, 0);
@@ -180,28 +180,39 @@ static int nest_one(struct fast_state *f, const struct sb_fast_entry *e)
 	}
 	/* An invalid descriptor: its calls are counted once each, at their begin, as the kernel's. */
 	if (!*h) {
-		im->proc->bad_site_calls += !(e->site & SCOPE_BPF_IMPL_FAST_END);
+		im->proc->bad_site_calls += !(r->site & SCOPE_BPF_IMPL_FAST_END);
 		return 0;
 	}
-	if (e->slot < SCOPE_BPF_IMPL_FAST_SLOTS && im->slot_tid[e->slot] != e->tid)
-		first_in_slot(f, im, e->slot, e->tid);
-	t = sb_fast_clock_ns(&im->clock, e->time);
+	t = sb_fast_clock_ns(&im->clock, r->time);
 	if (t > f->end_ns)
 		return 0;
-	if (e->site & SCOPE_BPF_IMPL_FAST_END)
-		return sb_fast_nest_end(im->proc->nest, e->tid, t, *h, site);
-	return sb_fast_nest_begin(im->proc->nest, e->tid, t, *h, site);
+	if (r->site & SCOPE_BPF_IMPL_FAST_END)
+		return sb_fast_nest_end(im->proc->nest, run->tid, t, *h, site);
+	return sb_fast_nest_begin(im->proc->nest, run->tid, t, *h, site);
+}
+
+static int nest_run(struct fast_state *f, const struct sb_fast_chunk *c, const struct sb_fast_run *run)
+{
+	struct fast_image *im = run->proc;
+	uint32_t i;
+	int ret = 0;
+
+	if (run->slot < SCOPE_BPF_IMPL_FAST_SLOTS && im->slot_tid[run->slot] != run->tid)
+		first_in_slot(f, im, run->slot, run->tid);
+	for (i = run->start; i < run->start + run->n && !ret; i++)
+		ret = nest_one(f, im, run, &c->recs[i]);
+	return ret;
 }
 
 static int nest_chunks(struct fast_state *f, struct sb_fast_chunk *list)
 {
 	struct sb_fast_chunk *c;
+	uint32_t i;
 	int ret = 0;
-	size_t i;
 
 	for (c = list; c && !ret; c = c->next)
-		for (i = 0; i < c->n && !ret; i++)
-			ret = nest_one(f, &c->e[i]);
+		for (i = 0; i < c->n_runs && !ret; i++)
+			ret = nest_run(f, c, &c->runs[i]);
 	return ret;
 }
 
