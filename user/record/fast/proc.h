@@ -23,6 +23,7 @@ struct fast_image {
 	struct sb_fast_clock clock;
 	struct sb_hashmap sites;		/* (descriptor address, 0) -> name hash */
 	uint32_t slot_tid[SCOPE_BPF_IMPL_FAST_SLOTS];	/* the tid the sampler knows per slot */
+	uint32_t named_late;			/* sites read from the process, not announced */
 	bool closing;				/* exec'd or exited: drained once more, then closed */
 	bool closed;
 	struct fast_image *next;		/* the process's images, newest first */

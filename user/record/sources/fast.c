@@ -20,6 +20,7 @@
 #include "record/fast/drainer.h"
 #include "record/fast/nest.h"
 #include "record/fast/proc.h"
+#include "record/fast/site_read.h"
 #include "record/recorder.h"
 #include "record/sources/sources.h"
 #include "region.skel.h"
@@ -49,8 +50,6 @@ struct fast_state {
 	uint64_t refused;			/* memories that could not be adopted */
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
 	uint64_t invalid;			/* records not used: lapped, unnamed, back in time */
-	/* Recording has ended: markers still write until their probes are off, unrecorded. */
-	int64_t end_ns;
 	struct sb_source_env *env;
 };
 
@@ -123,7 +122,12 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 	int ret;
 
 	p = proc_of(f, tgid);
+	/* Named again (a recording that found it at attach): the same memory. */
+	if (p && p->images && !p->images->closing && hdr_addr && p->images->hdr_addr == hdr_addr)
+		return 0;
 	if (p && p->images && !p->images->closing) {
+		if (f->env->opts->verbose)
+			record_say("process %u: a second fast-path memory (fd %d) is not read", tgid, fd);
 		f->extra++;
 		return 0;
 	}
@@ -141,6 +145,9 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 		say_refused(f, tgid, err.msg);
 		return 0;
 	}
+	if (f->env->opts->verbose)
+		record_say("process %u: fast-path memory taken (fd %d, %s)", tgid, fd,
+			   fresh ? "new" : "made for an earlier recording");
 	sb_fast_clock_sample(&im->clock);
 	im->proc = p;
 	im->hdr_addr = hdr_addr;
@@ -167,6 +174,31 @@ static void first_in_slot(struct fast_state *f, struct fast_image *im, uint32_t 
 		bpf_map_update_elem(bpf_map__fd(f->env->skel->maps.fast_slots), &tid, &at, BPF_ANY);
 }
 
+/*
+ * A site no announcement named: read its descriptor from the process (while
+ * it lives) and name it as the kernel would. An unreadable or invalid one is
+ * remembered as such (hash 0): its calls count as invalid sites, once each.
+ * 0 when the site is now known either way.
+ */
+static int name_late(struct fast_state *f, struct fast_image *im, uint64_t site)
+{
+	struct sb_fast_site s;
+	uint64_t h = 0;
+	int ret;
+
+	/* A process that makes up sites cannot grow the table (or the syscalls) without end. */
+	if (im->closed || im->named_late >= SB_MAX_SITES)
+		return -ESRCH;
+	im->named_late++;
+	if (!sb_fast_site_read((pid_t)im->proc->tgid, site, &s)) {
+		h = sb_name_hash(s.name);
+		ret = sb_collector_add_region(f->env->coll, h, s.name, s.file, s.line, s.tags);
+		if (ret)
+			return ret;
+	}
+	return sb_hashmap_put(&im->sites, site, 0, h);
+}
+
 static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb_fast_run *run,
 		    const struct scope_bpf_impl_fast_rec *r)
 {
@@ -174,6 +206,8 @@ static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb
 	int64_t t;
 
 	h = sb_hashmap_get(&im->sites, site, 0);
+	if (!h && !name_late(f, im, site))
+		h = sb_hashmap_get(&im->sites, site, 0);
 	if (!h) {
 		im->proc->unknown_sites++;
 		return 0;
@@ -184,8 +218,6 @@ static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb
 		return 0;
 	}
 	t = sb_fast_clock_ns(&im->clock, r->time);
-	if (t > f->end_ns)
-		return 0;
 	if (r->site & SCOPE_BPF_IMPL_FAST_END)
 		return sb_fast_nest_end(im->proc->nest, run->tid, t, *h, site);
 	return sb_fast_nest_begin(im->proc->nest, run->tid, t, *h, site);
@@ -445,7 +477,6 @@ static int fast_start(void *state, struct sb_source_env *env, struct sb_error *e
 	int ret;
 
 	f->env = env;
-	f->end_ns = INT64_MAX;
 	f->pending_tail = &f->pending;
 	ret = sb_fast_drainer_init(&f->drainer, QUEUE_MAX_BYTES);
 	if (ret)
@@ -463,7 +494,6 @@ static void fast_stop(void *state, struct sb_source_env *env)
 
 	if (!f->drainer_ready)
 		return;
-	f->end_ns = mono_ns();
 	sb_fast_drainer_stop(&f->drainer);
 	if (!f->procs)
 		return;
