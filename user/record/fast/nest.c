@@ -474,9 +474,14 @@ int sb_fast_nest_end(struct sb_fast_nest *n, uint32_t tid, int64_t t, uint64_t n
 	struct thread *th;
 	int i, err, ret;
 
+	uint64_t full = n->st.threads_full;
+
 	th = record_thread(n, tid, t, &err);
-	if (!th)
+	if (!th) {
+		/* No room for the thread: its call was counted at its begin, not again here. */
+		n->st.threads_full = full;
 		return err;
+	}
 	if (th->overflow) {
 		th->overflow--;
 		return err;
@@ -606,14 +611,18 @@ int sb_fast_nest_settle(struct sb_fast_nest *n, int64_t before)
 
 int sb_fast_nest_offcpu(struct sb_fast_nest *n, uint32_t tid, int64_t start, int64_t end)
 {
+	uint64_t full = n->st.threads_full;
 	struct thread *th;
 	struct gap *g, *ring;
 	uint32_t cap, i;
 	int err;
 
 	th = thread_get(n, tid, &err);
-	if (!th)
+	if (!th) {
+		/* An interval of a thread without room is no call: nothing to count. */
+		n->st.threads_full = full;
 		return err;
+	}
 	if (end < start) {
 		n->st.bad_time++;
 		return 0;

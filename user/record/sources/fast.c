@@ -520,6 +520,7 @@ static void fast_detach(void *state, struct sb_source_env *env)
 		env->open_at_end += s.open_now + s.open_dropped;
 		env->fast_overflow += s.depth_overflow;
 		env->fast_unmatched += s.unmatched_ends;
+		env->fast_threads_full += s.threads_full;
 		env->fast_bad_sites += p->bad_site_calls;
 		f->invalid += p->unknown_sites + s.bad_time;
 	}

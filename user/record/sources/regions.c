@@ -42,7 +42,8 @@ static void regions_detach(void *state, struct sb_source_env *env)
 uint64_t sb_regions_lost_events(const struct sb_source_env *env)
 {
 	return env->counters[SB_CNT_LOST_CALLS] + env->counters[SB_CNT_LOST_OTHER] +
-	       env->counters[SB_CNT_THREADS_FULL] + env->coll->dropped_calls + env->fast_lost;
+	       env->counters[SB_CNT_THREADS_FULL] + env->coll->dropped_calls + env->fast_lost +
+	       env->fast_threads_full;
 }
 
 int sb_regions_probe_files(const struct sb_sources *set)
@@ -69,7 +70,8 @@ static int regions_losses(void *state, struct sb_source_env *env)
 				  (int64_t)(n[SB_CNT_UNMATCHED_END] + env->fast_unmatched));
 	ret |= sb_profile_set_int(p, "invalid_sites",
 				  (int64_t)(n[SB_CNT_BAD_SITE] + env->fast_bad_sites));
-	ret |= sb_profile_set_int(p, "threads_dropped", (int64_t)n[SB_CNT_THREADS_FULL]);
+	ret |= sb_profile_set_int(p, "threads_dropped",
+				  (int64_t)(n[SB_CNT_THREADS_FULL] + env->fast_threads_full));
 	ret |= sb_collector_metadata(env->coll);
 	return ret ? -ENOMEM : 0;
 }
