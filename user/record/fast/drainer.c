@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -183,6 +184,14 @@ void sb_fast_drainer_stop(struct sb_fast_drainer *d)
 	if (d->running)
 		pthread_join(d->thread, NULL);
 	d->running = false;
+	/*
+	 * The last pass takes whatever the rings hold, queue full or not: at
+	 * most a ring a slot, and nested at once. Left behind, those records
+	 * would be neither in the file nor counted.
+	 */
+	pthread_mutex_lock(&d->queue.lock);
+	d->queue.max_chunks = SIZE_MAX;
+	pthread_mutex_unlock(&d->queue.lock);
 }
 
 void sb_fast_drainer_free(struct sb_fast_drainer *d)
