@@ -393,6 +393,7 @@ static void begin_recording(struct recorder *r)
 {
 	r->clock_offset_start = realtime_offset();
 	r->start_ns = now_ns();
+	r->env.start_ns = r->start_ns;
 	sb_guardian_heartbeat(r->env.skel);
 	r->env.skel->bss->recording = true;
 }
@@ -969,6 +970,7 @@ static int run(struct recorder *r)
 		return 1;
 	}
 	r->env.rb = r->rb;
+	r->env.start_ns = INT64_MAX;
 	r->env.resume = resume_held;
 	r->env.resume_ctx = r;
 	/* A command the user interrupted while we loaded is not started at all. */

@@ -26,7 +26,7 @@
 #include "region.skel.h"
 
 /* What the copied records may hold in the recorder before writers are left to drop. */
-#define QUEUE_MAX_BYTES (512ull << 20)
+#define QUEUE_MAX_BYTES (128ull << 20)
 /* Kernel-path calls wait this long for fast records that may still be in flight. */
 #define SETTLE_NS 50000000LL
 
@@ -218,6 +218,9 @@ static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb
 		return 0;
 	}
 	t = sb_fast_clock_ns(&im->clock, r->time);
+	/* Written between attach and the start, when the kernel programs record nothing either. */
+	if (t < f->env->start_ns)
+		return 0;
 	if (r->site & SCOPE_BPF_IMPL_FAST_END)
 		return sb_fast_nest_end(im->proc->nest, run->tid, t, *h, site);
 	return sb_fast_nest_begin(im->proc->nest, run->tid, t, *h, site);
