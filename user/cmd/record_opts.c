@@ -270,9 +270,13 @@ static int parse_mode(const char *s, enum sb_record_mode *mode, struct sb_error 
 	return sb_fail(err, EINVAL, "--mode=%s: not auto, fast or kernel", s);
 }
 
+/*
+ * Not with -a: several recorders may trace one job there, and the fast path
+ * holds each process until its one recorder has taken its memory (issue 12).
+ */
 bool record_fast_wanted(const struct record_opts *o)
 {
-	return o->mode != SB_MODE_KERNEL && !o->counters.n;
+	return o->mode != SB_MODE_KERNEL && !o->counters.n && !o->all;
 }
 
 int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_error *err)
