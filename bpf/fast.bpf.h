@@ -60,15 +60,9 @@ int BPF_USDT(fast_ready, void *hdr, int fd)
 	e->pad = 0;
 	/*
 	 * Held until the recorder has taken the memory, as at exec: a process
-	 * that exits first would take its records with it. Not while the
-	 * recorder is not answering (see sync_process).
+	 * that exits first would take its records with it.
 	 */
-	e->stop_seq = 0;
-	if (stop_on_sync && (__s64)(bpf_ktime_get_ns() - heartbeat_ns) < (__s64)SB_HEARTBEAT_STALE_NS) {
-		e->stop_seq = note_stop(tgid);
-		if (e->stop_seq)
-			bpf_send_signal(SIGSTOP);
-	}
+	e->stop_seq = hold_current(tgid);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

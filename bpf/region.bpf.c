@@ -643,6 +643,23 @@ static __always_inline __u32 note_stop(__u32 tgid)
 	return fresh.seq;
 }
 
+/*
+ * Stop the current process until user space answers the record that carries
+ * the returned sequence number (0: not stopped). Never while the recorder is
+ * not answering: a stop nobody hears of would never be undone.
+ */
+static __always_inline __u32 hold_current(__u32 tgid)
+{
+	__u32 seq;
+
+	if (!stop_on_sync || (__s64)(bpf_ktime_get_ns() - heartbeat_ns) >= (__s64)SB_HEARTBEAT_STALE_NS)
+		return 0;
+	seq = note_stop(tgid);
+	if (seq)
+		bpf_send_signal(SIGSTOP);
+	return seq;
+}
+
 #include "fast.bpf.h"
 #include "call_frames.bpf.h"
 #include "mpi.bpf.h"
@@ -889,11 +906,7 @@ static __always_inline void sync_process(__u32 tgid, __u32 reason)
 	e = reserve_proc(SB_EV_SYNC, tgid, 0, reason, 0);
 	if (!e)
 		return;
-	if (stop_on_sync && (__s64)(bpf_ktime_get_ns() - heartbeat_ns) < (__s64)SB_HEARTBEAT_STALE_NS) {
-		e->stop_seq = note_stop(tgid);
-		if (e->stop_seq)
-			bpf_send_signal(SIGSTOP);
-	}
+	e->stop_seq = hold_current(tgid);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }
 

@@ -117,13 +117,3 @@ void sb_fast_queue_recycle(struct sb_fast_queue *q, struct sb_fast_chunk *list)
 	}
 	pthread_mutex_unlock(&q->lock);
 }
-
-uint64_t sb_fast_queue_passes(struct sb_fast_queue *q)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&q->lock);
-	n = q->passes;
-	pthread_mutex_unlock(&q->lock);
-	return n;
-}

@@ -53,6 +53,5 @@ void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uin
 struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, uint64_t *passes);
 /* Give taken chunks back once read. */
 void sb_fast_queue_recycle(struct sb_fast_queue *q, struct sb_fast_chunk *list);
-uint64_t sb_fast_queue_passes(struct sb_fast_queue *q);
 
 #endif
