@@ -26,18 +26,48 @@ struct copy_ctx {
 	struct sb_fast_chunk *first, *cur;
 };
 
-int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes)
+/*
+ * Off the drainer's thread, from the start: the recorder loads and attaches
+ * its programs for a second or more before any marker writes. Without warm
+ * memory a burst only drains more slowly.
+ */
+static void *warm(void *arg)
+{
+	struct sb_fast_drainer *d = arg;
+
+	sb_fast_queue_warm(&d->queue, d->warm_bytes, &d->stop);
+	return NULL;
+}
+
+static void start_warming(struct sb_fast_drainer *d)
+{
+	sigset_t all, old;
+
+	if (!d->warm_bytes)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	d->warming = !pthread_create(&d->warmer, NULL, warm, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes)
 {
 	size_t chunks = max_bytes / sizeof(struct sb_fast_chunk);
 
 	d->running = false;
+	d->warming = false;
+	d->warm_bytes = warm_bytes;
 	d->mems = NULL;
 	d->n_mems = 0;
 	d->pass = 0;
 	d->refused = 0;
 	d->stop = false;
 	sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
-	return pthread_mutex_init(&d->lock, NULL) ? -ENOMEM : 0;
+	if (pthread_mutex_init(&d->lock, NULL))
+		return -ENOMEM;
+	start_warming(d);
+	return 0;
 }
 
 /* A run of one slot's records: copied into chunks, as many as there is room for. */
@@ -183,7 +213,10 @@ void sb_fast_drainer_stop(struct sb_fast_drainer *d)
 	__atomic_store_n(&d->stop, true, __ATOMIC_RELEASE);
 	if (d->running)
 		pthread_join(d->thread, NULL);
+	if (d->warming)
+		pthread_join(d->warmer, NULL);
 	d->running = false;
+	d->warming = false;
 	/*
 	 * The last pass takes whatever the rings hold, queue full or not: at
 	 * most a ring a slot, and nested at once. Left behind, those records

@@ -1,6 +1,6 @@
 /*
  * The drainer: a thread that copies the fast path's records out of every
- * adopted process's rings into the queue, often enough that a ring (1 MiB a
+ * adopted process's rings into the queue, often enough that a ring (2 MiB a
  * thread) does not fill while the recorder's thread is busy nesting. It does
  * nothing else: it never interprets a record.
  */
@@ -24,6 +24,9 @@ struct sb_fast_drained {
 struct sb_fast_drainer {
 	pthread_t thread;
 	bool running;
+	pthread_t warmer;	/* faults in the queue's first warm_bytes, once */
+	bool warming;
+	size_t warm_bytes;
 	pthread_mutex_t lock;	/* the list of memories, and one pass at a time */
 	struct sb_fast_drained *mems;
 	size_t n_mems;
@@ -33,9 +36,12 @@ struct sb_fast_drainer {
 	volatile bool stop;
 };
 
-/* max_bytes: how much the queue may hold before records wait in the rings (and may be dropped). */
-int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes);
-/* Starts the thread on the first memory. */
+/*
+ * max_bytes: how much the queue may hold before records wait in the rings (and
+ * may be dropped); warm_bytes of it are faulted in now, by a thread of its own.
+ */
+int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes);
+/* Starts the threads on the first memory. */
 int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void *proc);
 /* After a pass that began once its writers were gone: stop draining it (the caller closes it). */
 void sb_fast_drainer_remove(struct sb_fast_drainer *d, struct sb_fast_mem *mem);

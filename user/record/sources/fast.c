@@ -25,8 +25,14 @@
 #include "record/sources/sources.h"
 #include "region.skel.h"
 
-/* What the copied records may hold in the recorder before writers are left to drop. */
+/*
+ * What the copied records may hold in the recorder before writers are left to
+ * drop, and how much of it is made ready for a burst: 2 M regions of one
+ * thread writing flat out (64 MiB of records) while the recorder nests a few
+ * million calls a second (docs/DESIGN.md, "The fast path").
+ */
 #define QUEUE_MAX_BYTES (128ull << 20)
+#define QUEUE_WARM_BYTES (64ull << 20)
 /* Kernel-path calls wait this long for fast records that may still be in flight. */
 #define SETTLE_NS 50000000LL
 
@@ -474,16 +480,18 @@ static int fast_process(void *state, struct sb_source_env *env, const struct sb_
 	return adopt(f, (uint32_t)ch->pid, fd, mapped_at(ch->pid), false);
 }
 
-static int fast_start(void *state, struct sb_source_env *env, struct sb_error *err)
+/* Before the programs load (a second or more), so the queue is warm when markers first write. */
+static int fast_configure(void *state, struct sb_source_env *env)
 {
 	struct fast_state *f = state;
 	int ret;
 
 	f->env = env;
 	f->pending_tail = &f->pending;
-	ret = sb_fast_drainer_init(&f->drainer, QUEUE_MAX_BYTES);
+	ret = sb_fast_drainer_init(&f->drainer, QUEUE_MAX_BYTES,
+				   record_fast_wanted(env->opts) ? QUEUE_WARM_BYTES : 0);
 	if (ret)
-		return sb_fail(err, -ret, "fast path: %s", strerror(-ret));
+		return ret;
 	f->drainer_ready = true;
 	return 0;
 }
@@ -615,7 +623,7 @@ const struct sb_source_ops sb_fast_source = {
 	.name = "fast",
 	.state_size = sizeof(struct fast_state),
 	/* Always: in kernel mode it only says so in the metadata. */
-	.start = fast_start,
+	.configure = fast_configure,
 	.process = fast_process,
 	.intercept = fast_intercept,
 	.tick = fast_tick,

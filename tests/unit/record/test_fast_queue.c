@@ -1,0 +1,173 @@
+/*
+ * Tests for the chunk queue between the drainer and the recorder's thread: warm
+ * memory is used before new memory, the cap refuses, passes arrive in order,
+ * emptied chunks come back, and a forked command never shares the chunks.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "record/fast/queue.h"
+
+#define MiB (1ul << 20)
+
+/* Every chunk the queue gives until it refuses or n are taken; how many. */
+static size_t take_chunks(struct sb_fast_queue *q, struct sb_fast_chunk **got, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		got[i] = sb_fast_queue_chunk(q);
+		if (!got[i])
+			break;
+	}
+	return i;
+}
+
+static bool in_range(const void *p, const void *lo, size_t len)
+{
+	return (const char *)p >= (const char *)lo && (const char *)p < (const char *)lo + len;
+}
+
+static void test_warm_chunks_come_first_then_new_ones(void **state)
+{
+	static struct sb_fast_chunk *got[512];
+	struct sb_fast_queue q;
+	bool stop = false;
+	size_t warm, n, i;
+
+	(void)state;
+	sb_fast_queue_init(&q, SIZE_MAX);
+	sb_fast_queue_warm(&q, 4 * MiB, &stop);
+	assert_int_equal(q.n_slabs, 2);
+	for (warm = 0; warm < 512 && (got[warm] = q.spare); warm++)
+		q.spare = got[warm]->next;
+	/* Two slabs of chunks, aligned for huge pages, all of them offered. */
+	assert_int_equal(warm, 2 * ((2 * MiB) / ((sizeof(struct sb_fast_chunk) + 63) & ~63ul)));
+	for (i = 0; i < warm; i++) {
+		assert_true(in_range(got[i], q.slabs[0], 2 * MiB) ||
+			    in_range(got[i], q.slabs[1], 2 * MiB));
+		got[i]->next = q.spare;
+		q.spare = got[i];
+	}
+	assert_int_equal((uintptr_t)q.slabs[0] % (2 * MiB), 0);
+	n = take_chunks(&q, got, warm + 1);
+	assert_int_equal(n, warm + 1);
+	for (i = 0; i < warm; i++)
+		assert_true(in_range(got[i], q.slabs[0], 2 * MiB) ||
+			    in_range(got[i], q.slabs[1], 2 * MiB));
+	/* The next one is carved from a third slab, empty as handed out. */
+	assert_int_equal(q.n_slabs, 3);
+	assert_true(in_range(got[warm], q.slabs[2], 2 * MiB));
+	assert_int_equal(got[warm]->n, 0);
+	assert_int_equal(got[warm]->n_runs, 0);
+	assert_null(got[warm]->next);
+	sb_fast_queue_free(&q);
+}
+
+static void test_warming_stops_when_asked(void **state)
+{
+	struct sb_fast_queue q;
+	bool stop = true;
+
+	(void)state;
+	sb_fast_queue_init(&q, SIZE_MAX);
+	sb_fast_queue_warm(&q, 64 * MiB, &stop);
+	assert_int_equal(q.n_slabs, 0);
+	assert_null(q.spare);
+	sb_fast_queue_free(&q);
+}
+
+static void test_cap_refuses_until_taken_and_recycled(void **state)
+{
+	struct sb_fast_chunk *got[4], *list;
+	struct sb_fast_queue q;
+	uint64_t passes = 0;
+
+	(void)state;
+	sb_fast_queue_init(&q, 3);
+	assert_int_equal(take_chunks(&q, got, 3), 3);
+	got[0]->next = got[1];
+	got[1]->next = got[2];
+	got[0]->n = 7;
+	sb_fast_queue_push(&q, got[0], 1);
+	assert_null(sb_fast_queue_chunk(&q));
+	list = sb_fast_queue_take(&q, &passes);
+	assert_ptr_equal(list, got[0]);
+	assert_int_equal(list->n, 7);
+	assert_int_equal(passes, 1);
+	/* Taken: room again, and the emptied chunks are the ones given next, cleared. */
+	sb_fast_queue_recycle(&q, list);
+	assert_int_equal(take_chunks(&q, got + 0, 1), 1);
+	assert_true(got[0] == list || got[0] == list->next || got[0] == list->next->next);
+	assert_int_equal(got[0]->n, 0);
+	sb_fast_queue_free(&q);
+}
+
+static void test_passes_arrive_in_order(void **state)
+{
+	struct sb_fast_chunk *a, *b, *list;
+	struct sb_fast_queue q;
+	uint64_t passes = 0;
+
+	(void)state;
+	sb_fast_queue_init(&q, SIZE_MAX);
+	a = sb_fast_queue_chunk(&q);
+	b = sb_fast_queue_chunk(&q);
+	sb_fast_queue_push(&q, a, 1);
+	sb_fast_queue_push(&q, NULL, 2);
+	sb_fast_queue_push(&q, b, 3);
+	list = sb_fast_queue_take(&q, &passes);
+	assert_int_equal(passes, 3);
+	assert_ptr_equal(list, a);
+	assert_ptr_equal(list->next, b);
+	assert_null(b->next);
+	assert_null(sb_fast_queue_take(&q, &passes));
+	sb_fast_queue_recycle(&q, list);
+	sb_fast_queue_free(&q);
+}
+
+/* A command forked by the recorder must not share the chunks: each write of ours would fault. */
+static void test_forked_child_does_not_map_the_chunks(void **state)
+{
+	struct sb_fast_queue q;
+	bool stop = false;
+	unsigned char vec;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	sb_fast_queue_init(&q, SIZE_MAX);
+	sb_fast_queue_warm(&q, 2 * MiB, &stop);
+	assert_int_equal(mincore(q.slabs[0], 4096, &vec), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(mincore(q.slabs[0], 4096, &vec) == -1 && errno == ENOMEM ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	sb_fast_queue_free(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_warm_chunks_come_first_then_new_ones),
+		cmocka_unit_test(test_warming_stops_when_asked),
+		cmocka_unit_test(test_cap_refuses_until_taken_and_recycled),
+		cmocka_unit_test(test_passes_arrive_in_order),
+		cmocka_unit_test(test_forked_child_does_not_map_the_chunks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
