@@ -430,22 +430,34 @@ prog_ns()
 		if (name == want && c > 0) { printf "%.0f", t / c; exit }
 	}'
 }
+# NAME's time per run after it has run a second: the recorder loads its programs for a few
+# seconds first (empty when it never appeared in 20 s).
+await_prog_ns()
+{
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		if [ -n "$(prog_ns "$1")" ]; then
+			sleep 1
+			prog_ns "$1"
+			return
+		fi
+		sleep 0.2
+	done
+}
 declare -A kns
 if command -v bpftool >/dev/null; then
 	echo "(k) program time per run (kernel.bpf_stats_enabled)"
 	stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -qw kernel.bpf_stats_enabled=1
 	"$sb" record -q --mode=kernel -o "$tmp/k.h5" -- "$bin/marker_loop" "$trace_n" 60 >/dev/null &
-	sleep 2
-	kns[begin]=$(prog_ns region_begin) kns[end]=$(prog_ns region_end)
+	kns[begin]=$(await_prog_ns region_begin) kns[end]=$(prog_ns region_end)
 	wait
 	"$bin/empty_tracer" -n "$bin/marker_loop" "$trace_n" 60 >/dev/null &
-	sleep 2
-	kns[empty]=$(prog_ns empty_begin)
+	kns[empty]=$(await_prog_ns empty_begin)
 	wait
-	"$sb" record -q -o "$tmp/k.h5" -- sleep 4 2>/dev/null &
-	sleep 3
-	kns[switch]=$(prog_ns on_switch)
+	"$sb" record -q -o "$tmp/k.h5" -- sleep 8 2>/dev/null &
+	kns[switch]=$(await_prog_ns on_switch)
 	wait
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 	rm -f "$tmp/k.h5"

@@ -264,6 +264,15 @@ static inline int64_t meta_int(const struct sb_profile *p, const char *key)
 	return m->i;
 }
 
+static inline const char *meta_str(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	if (!m || m->is_int)
+		fail_msg("metadata %s missing or not a string", key);
+	return m->s;
+}
+
 static inline void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -6,15 +6,6 @@
  */
 #include "harness.h"
 
-static const char *meta_str(const struct sb_profile *p, const char *key)
-{
-	const struct sb_meta *m = sb_profile_meta(p, key);
-
-	if (!m || m->is_int)
-		fail_msg("metadata %s missing or not a string", key);
-	return m->s;
-}
-
 /* The call tree nested.c documents, whichever path recorded it. */
 static void check_nested(const struct sb_profile *p)
 {

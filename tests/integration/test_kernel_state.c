@@ -129,15 +129,6 @@ static void test_plugin_at_a_reused_address_has_its_own_name(void **state)
 	sb_profile_free(&p);
 }
 
-static const char *meta_str(const struct sb_profile *p, const char *key)
-{
-	const struct sb_meta *m = sb_profile_meta(p, key);
-
-	if (!m || m->is_int)
-		fail_msg("metadata %s missing or not a string", key);
-	return m->s;
-}
-
 /* open_at_attach SECONDS, started and inside its region "outer". */
 static pid_t start_inside_outer(const char *seconds)
 {

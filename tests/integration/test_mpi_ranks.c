@@ -14,15 +14,6 @@ static const struct sb_process *process_named(const struct sb_profile *p, const 
 	return NULL;
 }
 
-static const char *meta_str(const struct sb_profile *p, const char *key)
-{
-	const struct sb_meta *m = sb_profile_meta(p, key);
-
-	if (!m || m->is_int)
-		fail_msg("metadata %s missing or not a string", key);
-	return m->s;
-}
-
 static void test_ranks_are_mpi_ranks(void **state)
 {
 	const struct sb_process *launcher, *proxy;
@@ -127,14 +118,11 @@ static pid_t rank_pid(const char *dir, int rank)
  */
 static void test_attach_to_one_rank(void **state)
 {
-	char out[300], app[512], dir[300], stop[320], pidstr[16];
+	char out[300], app[512], dir[300], stop[320], pidstr[16], path_by_proc[32];
 	char *job[] = { "/usr/bin/env", (char *)mpiexec_mpich(), "-n", "4",
 			(char *)app_path("mpi_attach", app, sizeof(app)), dir, NULL };
-	/*
-	 * The kernel path: on the fast path an attach to a running rank misses the
-	 * MPI calls of about two steps at its start (issue 12, open).
-	 */
-	char *rec[] = { (char *)scope_bin(), "record", "-q", "--mode=kernel", "-d", "1", "-p",
+	/* The default mode: the steps on the fast path, the MPI calls nested in them by time. */
+	char *rec[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p",
 			pidstr, "-o", (char *)tmp_file("attach.h5", out, sizeof(out)), NULL };
 	const struct sb_pair *step, *sendrecv;
 	struct sb_profile p;
@@ -171,6 +159,8 @@ static void test_attach_to_one_rank(void **state)
 	assert_int_equal(p.n_processes, 1);
 	assert_int_equal(p.processes[0].pid, pid);
 	assert_int_equal(p.processes[0].rank, 2);
+	snprintf(path_by_proc, sizeof(path_by_proc), "%d:fast", (int)pid);
+	assert_string_equal(meta_str(&p, "record_path_by_process"), path_by_proc);
 	step = must_pair(&p, "step", 2);
 	sendrecv = must_pair(&p, "mpi:sendrecv kind=point-to-point bytes=32 peer=3 root=-1 tag=5 "
 			     "comm=1140850688", 2);

@@ -65,15 +65,6 @@ static void record_job(const char *out, const char *ranks, const char *app)
 	assert_int_equal(run(argv), 0);
 }
 
-static const char *meta_str(const struct sb_profile *p, const char *key)
-{
-	const struct sb_meta *m = sb_profile_meta(p, key);
-
-	if (!m || m->is_int)
-		fail_msg("metadata %s missing or not a string", key);
-	return m->s;
-}
-
 /* The ranks are the launcher's; the launcher (and any helper) is no rank. */
 static void test_ranks_are_mpi_ranks(void **state)
 {
