@@ -1,7 +1,8 @@
 /*
  * Tests for the chunk queue between the drainer and the recorder's thread: warm
- * memory is used before new memory, the cap refuses, passes arrive in order,
- * emptied chunks come back, and a forked command never shares the chunks.
+ * memory is used before new memory and made again as it is used, the cap
+ * refuses, passes arrive in order, emptied chunks come back, and a forked
+ * command never shares the chunks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +20,8 @@
 #include "record/fast/queue.h"
 
 #define MiB (1ul << 20)
+#define STEP ((sizeof(struct sb_fast_chunk) + 63) & ~63ul)
+#define PER_SLAB ((2 * MiB) / STEP)	/* chunks carved from a slab */
 
 /* Every chunk the queue gives until it refuses or n are taken; how many. */
 static size_t take_chunks(struct sb_fast_queue *q, struct sb_fast_chunk **got, size_t n)
@@ -42,17 +45,17 @@ static void test_warm_chunks_come_first_then_new_ones(void **state)
 {
 	static struct sb_fast_chunk *got[512];
 	struct sb_fast_queue q;
-	bool stop = false;
 	size_t warm, n, i;
 
 	(void)state;
 	sb_fast_queue_init(&q, SIZE_MAX);
-	sb_fast_queue_warm(&q, 4 * MiB, &stop);
+	while (sb_fast_queue_top_up(&q, 2 * PER_SLAB * STEP))
+		;
 	assert_int_equal(q.n_slabs, 2);
 	for (warm = 0; warm < 512 && (got[warm] = q.spare); warm++)
 		q.spare = got[warm]->next;
 	/* Two slabs of chunks, aligned for huge pages, all of them offered. */
-	assert_int_equal(warm, 2 * ((2 * MiB) / ((sizeof(struct sb_fast_chunk) + 63) & ~63ul)));
+	assert_int_equal(warm, 2 * PER_SLAB);
 	for (i = 0; i < warm; i++) {
 		assert_true(in_range(got[i], q.slabs[0], 2 * MiB) ||
 			    in_range(got[i], q.slabs[1], 2 * MiB));
@@ -74,16 +77,31 @@ static void test_warm_chunks_come_first_then_new_ones(void **state)
 	sb_fast_queue_free(&q);
 }
 
-static void test_warming_stops_when_asked(void **state)
+/* Spares used are made again, up to the cap and no further. */
+static void test_top_up_follows_use_within_the_cap(void **state)
 {
+	const size_t per_slab = PER_SLAB, slab = PER_SLAB * STEP;
+	static struct sb_fast_chunk *got[1024];
 	struct sb_fast_queue q;
-	bool stop = true;
+	size_t n;
 
 	(void)state;
-	sb_fast_queue_init(&q, SIZE_MAX);
-	sb_fast_queue_warm(&q, 64 * MiB, &stop);
-	assert_int_equal(q.n_slabs, 0);
-	assert_null(q.spare);
+	/* A cap of three slabs' worth of chunks. */
+	sb_fast_queue_init(&q, 3 * per_slab);
+	assert_true(sb_fast_queue_top_up(&q, slab));
+	assert_false(sb_fast_queue_top_up(&q, slab));
+	n = take_chunks(&q, got, per_slab);
+	assert_int_equal(n, per_slab);
+	assert_int_equal(q.n_spare, 0);
+	assert_int_equal(q.n_slabs, 1);
+	/* The spares ran out: a second slab, then a third; the cap stops a fourth. */
+	assert_true(sb_fast_queue_top_up(&q, slab));
+	assert_int_equal(q.n_spare, per_slab);
+	n = take_chunks(&q, got + per_slab, per_slab);
+	assert_true(sb_fast_queue_top_up(&q, slab));
+	n = take_chunks(&q, got + 2 * per_slab, per_slab);
+	assert_false(sb_fast_queue_top_up(&q, slab));
+	assert_int_equal(q.n_slabs, 3);
 	sb_fast_queue_free(&q);
 }
 
@@ -140,14 +158,13 @@ static void test_passes_arrive_in_order(void **state)
 static void test_forked_child_does_not_map_the_chunks(void **state)
 {
 	struct sb_fast_queue q;
-	bool stop = false;
 	unsigned char vec;
 	int status;
 	pid_t pid;
 
 	(void)state;
 	sb_fast_queue_init(&q, SIZE_MAX);
-	sb_fast_queue_warm(&q, 2 * MiB, &stop);
+	assert_true(sb_fast_queue_top_up(&q, 2 * MiB));
 	assert_int_equal(mincore(q.slabs[0], 4096, &vec), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -163,7 +180,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_warm_chunks_come_first_then_new_ones),
-		cmocka_unit_test(test_warming_stops_when_asked),
+		cmocka_unit_test(test_top_up_follows_use_within_the_cap),
 		cmocka_unit_test(test_cap_refuses_until_taken_and_recycled),
 		cmocka_unit_test(test_passes_arrive_in_order),
 		cmocka_unit_test(test_forked_child_does_not_map_the_chunks),

@@ -19,6 +19,7 @@
  */
 #define BUSY_SLEEP_NS 50000
 #define IDLE_SLEEP_NS 200000
+#define WARM_CHECK_NS 2000000	/* how often the spares are looked at, once warm */
 
 struct copy_ctx {
 	struct sb_fast_drainer *d;
@@ -28,14 +29,18 @@ struct copy_ctx {
 
 /*
  * Off the drainer's thread, from the start: the recorder loads and attaches
- * its programs for a second or more before any marker writes. Without warm
- * memory a burst only drains more slowly.
+ * its programs for a second or more before any marker writes, and the spares
+ * a burst used are made again while it goes on. Without warm memory a burst
+ * only drains more slowly.
  */
 static void *warm(void *arg)
 {
+	struct timespec idle = { 0, WARM_CHECK_NS };
 	struct sb_fast_drainer *d = arg;
 
-	sb_fast_queue_warm(&d->queue, d->warm_bytes, &d->stop);
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
+		if (!sb_fast_queue_top_up(&d->queue, d->warm_bytes))
+			nanosleep(&idle, NULL);
 	return NULL;
 }
 

@@ -24,7 +24,7 @@ struct sb_fast_drained {
 struct sb_fast_drainer {
 	pthread_t thread;
 	bool running;
-	pthread_t warmer;	/* faults in the queue's first warm_bytes, once */
+	pthread_t warmer;	/* keeps warm_bytes of the queue's spares faulted in */
 	bool warming;
 	size_t warm_bytes;
 	pthread_mutex_t lock;	/* the list of memories, and one pass at a time */
@@ -38,7 +38,8 @@ struct sb_fast_drainer {
 
 /*
  * max_bytes: how much the queue may hold before records wait in the rings (and
- * may be dropped); warm_bytes of it are faulted in now, by a thread of its own.
+ * may be dropped); warm_bytes of spare chunks are kept faulted in from now on,
+ * by a thread of its own.
  */
 int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes);
 /* Starts the threads on the first memory. */

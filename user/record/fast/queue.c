@@ -73,6 +73,7 @@ void sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks)
 	q->n_slabs = 0;
 	q->carve = NULL;
 	q->carve_left = 0;
+	q->n_spare = 0;
 }
 
 /* Fault in a slab outside the lock (milliseconds here), then offer its chunks as spares. */
@@ -89,6 +90,7 @@ static bool warm_slab(struct sb_fast_queue *q)
 	for (c = slab; kept && c + CHUNK_STEP <= slab + SLAB_BYTES; c += CHUNK_STEP) {
 		((struct sb_fast_chunk *)c)->next = q->spare;
 		q->spare = (struct sb_fast_chunk *)c;
+		q->n_spare++;
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (!kept)
@@ -96,13 +98,23 @@ static bool warm_slab(struct sb_fast_queue *q)
 	return kept;
 }
 
-void sb_fast_queue_warm(struct sb_fast_queue *q, size_t bytes, const volatile bool *stop)
+/* Whether spares are short of bytes and a slab more stays within the queue's cap. */
+static bool wants_slab(struct sb_fast_queue *q, size_t bytes)
 {
-	size_t done;
+	size_t cap_slabs;
+	bool short_of;
 
-	for (done = 0; done < bytes && !*stop; done += SLAB_BYTES)
-		if (!warm_slab(q))
-			return;
+	pthread_mutex_lock(&q->lock);
+	cap_slabs = q->max_chunks > SIZE_MAX / CHUNK_STEP / 2 ? SIZE_MAX :
+		    (q->max_chunks * CHUNK_STEP + SLAB_BYTES - 1) / SLAB_BYTES;
+	short_of = q->n_spare * CHUNK_STEP < bytes && q->n_slabs < cap_slabs;
+	pthread_mutex_unlock(&q->lock);
+	return short_of;
+}
+
+bool sb_fast_queue_top_up(struct sb_fast_queue *q, size_t bytes)
+{
+	return wants_slab(q, bytes) && warm_slab(q);
 }
 
 void sb_fast_queue_free(struct sb_fast_queue *q)
@@ -125,6 +137,7 @@ static struct sb_fast_chunk *get_chunk(struct sb_fast_queue *q)
 
 	if (c) {
 		q->spare = c->next;
+		q->n_spare--;
 		return c;
 	}
 	if (!q->carve_left && !add_slab(q))
@@ -189,13 +202,15 @@ struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, uint64_t *pass
 void sb_fast_queue_recycle(struct sb_fast_queue *q, struct sb_fast_chunk *list)
 {
 	struct sb_fast_chunk *last = list;
+	size_t n = 1;
 
 	if (!list)
 		return;
-	while (last->next)
+	for (; last->next; n++)
 		last = last->next;
 	pthread_mutex_lock(&q->lock);
 	last->next = q->spare;
 	q->spare = list;
+	q->n_spare += n;
 	pthread_mutex_unlock(&q->lock);
 }

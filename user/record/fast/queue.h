@@ -8,13 +8,14 @@
 #define SB_FAST_QUEUE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "record/fast/layout.h"
 
-#define SB_FAST_CHUNK 2048	/* records per chunk: 32 KiB, so a pass of a few records wastes little */
-#define SB_FAST_CHUNK_RUNS 32	/* runs (one thread's records in a row) per chunk */
+#define SB_FAST_CHUNK 512	/* records per chunk: 8 KiB, so a pass of a few records wastes little */
+#define SB_FAST_CHUNK_RUNS 8	/* runs (one thread's records in a row) per chunk */
 
 /* Records of one thread of one process in a row: recs[start, start + n) of the chunk. */
 struct sb_fast_run {
@@ -42,6 +43,7 @@ struct sb_fast_queue {
 	size_t n_slabs;
 	char *carve;				/* the next chunk's place in the newest slab */
 	size_t carve_left;
+	size_t n_spare;
 	size_t chunks;				/* handed over and not yet taken */
 	size_t max_chunks;			/* beyond this the drainer leaves records in the rings */
 	uint64_t passes;			/* completed passes */
@@ -50,12 +52,14 @@ struct sb_fast_queue {
 void sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks);
 void sb_fast_queue_free(struct sb_fast_queue *q);
 /*
- * Fault in bytes of chunks, as spares, until done or *stop: memory a burst
- * finds ready. New memory costs this VM about 2 us a page on first touch,
- * which caps a drainer that copies into it at 60 to 90 M records a second,
- * below what one thread's markers write; warm memory takes 400 M and more.
+ * One slab (2 MiB) of spare chunks faulted in when the spares are short of
+ * bytes and the cap allows: true when it made one. Called in a loop by a
+ * thread of its own, so a burst finds memory ready. New memory costs this VM
+ * about 2 us a page on first touch, and a huge page 4 ms: a drainer that
+ * copied into it would fall behind one thread's markers, while into warm
+ * memory it copies 200 M records a second and more.
  */
-void sb_fast_queue_warm(struct sb_fast_queue *q, size_t bytes, const volatile bool *stop);
+bool sb_fast_queue_top_up(struct sb_fast_queue *q, size_t bytes);
 /* An empty chunk, reused or new; NULL when the queue is full or memory is out. */
 struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q);
 /* End of a pass: hand over the chunks filled during it (a list, may be NULL). */

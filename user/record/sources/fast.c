@@ -245,15 +245,25 @@ static int nest_run(struct fast_state *f, const struct sb_fast_chunk *c, const s
 	return ret;
 }
 
+/*
+ * Each chunk goes back to the drainer as soon as it is nested, not after the
+ * whole list: during a burst the drainer then reuses warm memory rather than
+ * fault in new memory (docs/DESIGN.md, "The fast path").
+ */
 static int nest_chunks(struct fast_state *f, struct sb_fast_chunk *list)
 {
-	struct sb_fast_chunk *c;
+	struct sb_fast_chunk *c, *next;
 	uint32_t i;
 	int ret = 0;
 
-	for (c = list; c && !ret; c = c->next)
+	for (c = list; c && !ret; c = next) {
 		for (i = 0; i < c->n_runs && !ret; i++)
 			ret = nest_run(f, c, &c->runs[i]);
+		next = c->next;
+		c->next = NULL;
+		sb_fast_queue_recycle(&f->drainer.queue, c);
+	}
+	sb_fast_queue_recycle(&f->drainer.queue, c);
 	return ret;
 }
 
@@ -433,7 +443,6 @@ static int fast_turn(struct fast_state *f, int64_t settle_before)
 	ring_buffer__consume(f->env->rb);
 	sample_clocks(f);
 	ret = nest_chunks(f, list);
-	sb_fast_queue_recycle(&f->drainer.queue, list);
 	for (p = f->procs; p && !ret; p = p->next)
 		ret = sb_fast_nest_settle(p->nest, settle_before);
 	return ret ?: apply_pending(f, passes);
