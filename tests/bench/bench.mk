@@ -8,13 +8,14 @@
 # many_sites has 80 probes for the detach timing; mpi_pingpong (built with
 # MPICH's $(MPICC), tests/apps/apps.mk, where MPI is installed) times traced
 # MPI calls against markers; cuda_handoff fires the CUPTI library's batch
-# probe with full batches (records/s through the hand-off). All
+# probe with full batches (records/s through the hand-off); switch_pingpong
+# times a context switch between two untraced threads on one CPU. All
 # go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
-	gen_profile many_sites cuda_handoff fine_grained fast_flood)
+	gen_profile many_sites cuda_handoff fine_grained fast_flood switch_pingpong)
 
 # The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
@@ -42,6 +43,11 @@ $(BUILD)/bench/empty_tracer: tests/bench/empty_tracer.c $(BUILD)/bench_empty.ske
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -I$(BUILD) $< $(BENCH_BPF_LIBS) -o $@
+
+$(BUILD)/bench/switch_pingpong: tests/bench/switch_pingpong.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) $< -lpthread -o $@
 
 $(BUILD)/bench/peakrss: tests/bench/peakrss.c
 	$(call msg,BENCH,$@)

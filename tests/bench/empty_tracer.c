@@ -1,10 +1,11 @@
 /* Runs a command with empty BPF programs on its scope_bpf region probes: the tracing floor for make bench. */
 
 /*
- * Usage: empty_tracer [-n] PROGRAM [ARGS...]
+ * Usage: empty_tracer [-n|-s] PROGRAM [ARGS...]
  *
  * Attaches bpf/bench_empty.bpf.c to region_begin and region_end of PROGRAM
- * (every process running it), then runs it and exits with its status.
+ * (every process running it), then runs it and exits with its status; -s
+ * attaches its empty sched_switch program instead (every task's switches).
  * The programs are loaded sleepable, as scope-bpf loads its marker
  * programs, so the two are compared on the same kind of uprobe; -n loads
  * them non-sleepable. Prints "empty_tracer: sleepable=0|1" on stderr,
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	struct bpf_link *begin = NULL, *end = NULL;
 	struct bench_empty_bpf *skel = NULL;
-	bool sleepable = true;
+	bool sleepable = true, on_switch = false;
 	char path[PATH_MAX];
 	int argi = 1, status, ret = 1;
 	pid_t pid;
@@ -74,9 +75,12 @@ int main(int argc, char **argv)
 	if (argi < argc && !strcmp(argv[argi], "-n")) {
 		sleepable = false;
 		argi++;
+	} else if (argi < argc && !strcmp(argv[argi], "-s")) {
+		on_switch = true;
+		argi++;
 	}
 	if (argi >= argc) {
-		fprintf(stderr, "usage: empty_tracer [-n] PROGRAM [ARGS...]\n");
+		fprintf(stderr, "usage: empty_tracer [-n|-s] PROGRAM [ARGS...]\n");
 		return 2;
 	}
 	if (!realpath(argv[argi], path)) {
@@ -95,9 +99,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "empty_tracer: sleepable=%d\n", sleepable);
-	if (attach(skel->progs.empty_begin, path, "region_begin", &begin) ||
-	    attach(skel->progs.empty_end, path, "region_end", &end))
+	if (on_switch) {
+		begin = bpf_program__attach(skel->progs.empty_switch);
+		if (!begin) {
+			fprintf(stderr, "empty_tracer: attaching sched_switch: %s\n", strerror(errno));
+			goto out;
+		}
+	} else if (attach(skel->progs.empty_begin, path, "region_begin", &begin) ||
+		   attach(skel->progs.empty_end, path, "region_end", &end)) {
 		goto out;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
