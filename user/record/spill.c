@@ -193,7 +193,13 @@ static void rec_sort_depth(struct sb_spill_rec *v, size_t n, unsigned int depth)
 static void rec_sort(struct sb_spill_rec *v, size_t n)
 {
 	unsigned int depth = 0;
+	size_t i;
 
+	/* Often already in order (one busy region of one thread): one pass tells. */
+	for (i = 1; i < n && !rec_less(&v[i], &v[i - 1]); i++)
+		;
+	if (i >= n)
+		return;
 	for (size_t m = n; m > 1; m >>= 1)
 		depth += 2;
 	rec_sort_depth(v, n, depth);
