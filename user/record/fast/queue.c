@@ -8,9 +8,10 @@
 
 /*
  * Chunks are carved from 2 MiB slabs the kernel may back with one transparent
- * huge page: a burst outruns the drainer when every 4 KiB of new queue costs a
- * page fault (about 2 us here, 8 ns a record), and one fault per slab does not.
- * Emptied chunks are kept for the next burst; slabs go when the queue does.
+ * huge page. New memory is slow here (about 2 us a 4 KiB page, 4 ms a huge
+ * page), so sb_fast_queue_top_up() faults slabs in ahead of need, from a thread
+ * that is not the drainer. Emptied chunks are kept for the next burst; slabs
+ * go when the queue does.
  */
 #define SLAB_BYTES (2ul << 20)
 #define CHUNK_STEP ((sizeof(struct sb_fast_chunk) + 63) & ~(size_t)63)
