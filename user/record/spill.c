@@ -15,6 +15,14 @@
 #define MIN_RUN_BUF 64
 /* Slices this short sort faster by insertion than by partitioning. */
 #define INSERTION_MAX 16
+/*
+ * A run is this long at most, whatever the budget: the recorder's thread sorts
+ * and writes it while nobody drains the kernel's ring buffer, and a 12 MiB run
+ * took long enough here (tens of milliseconds) for two busy writers to fill a
+ * 4 MiB ring (make bench (c)). Shorter runs only mean more of them to merge,
+ * with the rest of the budget for the merge's buffers.
+ */
+#define RUN_MAX_BYTES (3u << 20)
 
 _Static_assert(sizeof(struct sb_spill_rec) == 40 + 8 * SB_SPILL_METRICS,
 	       "sb_spill_rec is written to disk as is: no padding");
@@ -61,7 +69,7 @@ struct sb_spill {
 	 */
 	int add_error;
 	struct sb_spill_rec *buf;
-	size_t cap;		/* records buf holds: half the budget */
+	size_t cap;		/* records buf holds: half the budget, RUN_MAX_BYTES at most */
 	size_t n;
 	size_t next;		/* next record to read in SPILL_MEMORY */
 	size_t merge_recs;	/* records of read buffers the other half allows */
@@ -375,7 +383,7 @@ struct sb_spill *sb_spill_new(const char *dir, size_t mem_budget)
 	if (!s)
 		return NULL;
 	s->fd = -1;
-	s->cap = mem_budget / 2 / REC;
+	s->cap = (mem_budget / 2 < RUN_MAX_BYTES ? mem_budget / 2 : RUN_MAX_BYTES) / REC;
 	if (s->cap < MIN_RUN_BUF)
 		s->cap = MIN_RUN_BUF;
 	rest = mem_budget > s->cap * REC ? mem_budget - s->cap * REC : 0;

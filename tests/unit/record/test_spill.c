@@ -196,6 +196,28 @@ static void test_many_runs_merge_in_one_pass(void **state)
 	sb_spill_free(s);
 }
 
+/*
+ * Under a large budget a run is still 3 MiB at most: the recorder's thread sorts and
+ * writes it while the kernel's ring buffer waits.
+ */
+static void test_runs_stay_short_under_a_large_budget(void **state)
+{
+	const size_t run = (3 * MiB) / sizeof(struct sb_spill_rec);
+	struct sb_spill *s = sb_spill_new(TMPDIR, 64 * MiB);
+	struct digest d = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(fill(s, 7, 4 * run + 1, 20, 1ULL << 40, &d), 0);
+	assert_int_equal(sb_spill_sort(s), 0);
+	/* Four full runs on disk, the last record in memory; one merge, no extra pass. */
+	assert_int_equal(sb_spill_runs(s), 4);
+	assert_int_equal(sb_spill_merge_passes(s), 0);
+	assert_int_equal(sb_spill_count(s), 4 * run + 1);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
 /* A second pass (the GPU attribution's) reads the same records again, from disk and from memory. */
 static void test_rewind_reads_everything_again(void **state)
 {
@@ -334,13 +356,14 @@ static double cpu_seconds(void)
 
 /*
  * A full disk, made here with a file size limit (EFBIG), fails the first spill.
- * From then on every record is refused at once: no re-sort of the 262 144
- * records in the full buffer per record (minutes of CPU once), no retry even
- * when space is back; what was kept before the error still sorts and reads.
+ * From then on every record is refused at once: no re-sort of the records in
+ * the full buffer (a run's 3 MiB under the recorder's budget) per record
+ * (minutes of CPU once), no retry even when space is back; what was kept
+ * before the error still sorts and reads.
  */
 static void test_write_error_is_sticky_and_never_resorts(void **state)
 {
-	size_t cap = 24 * MiB / 2 / sizeof(struct sb_spill_rec);
+	size_t cap = 3 * MiB / sizeof(struct sb_spill_rec);
 	struct sb_spill *s = sb_spill_new(TMPDIR, 24 * MiB);
 	struct rlimit old, small;
 	struct digest d = { 0 };
@@ -437,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_unusable_dir_reports_errno),
 		cmocka_unit_test(test_many_runs_merge_in_one_pass),
 		cmocka_unit_test(test_tiny_budget_needs_merge_passes),
+		cmocka_unit_test(test_runs_stay_short_under_a_large_budget),
 		cmocka_unit_test(test_rewind_reads_everything_again),
 		cmocka_unit_test(test_budget_below_floor_still_sorts),
 		cmocka_unit_test(test_duplicate_starts_ordered_by_call_id),
