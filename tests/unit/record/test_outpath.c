@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -52,6 +53,29 @@ static void test_unknown_field_is_refused(void **state)
 	}
 }
 
+/*
+ * The kernel closes the exec'ing process's close-on-exec files before it sets
+ * up the new stack, so /proc/PID/environ can still read empty just after: wait
+ * (a second at most) until it holds something, as every env here does.
+ */
+static void wait_for_environ(pid_t pid)
+{
+	char path[64], c;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	for (i = 0; i < 1000; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 && read(fd, &c, 1) == 1) {
+			close(fd);
+			return;
+		}
+		if (fd >= 0)
+			close(fd);
+		usleep(1000);
+	}
+}
+
 /* A process running with env: its pid, once exec is done; the caller kills it. */
 static pid_t spawn_with(char *const env[])
 {
@@ -71,6 +95,7 @@ static pid_t spawn_with(char *const env[])
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &c, 1), 0);
 	close(fds[0]);
+	wait_for_environ(pid);
 	return pid;
 }
 
