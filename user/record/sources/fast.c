@@ -263,6 +263,7 @@ static int nest_chunks(struct fast_state *f, struct sb_fast_chunk *list)
 		c->next = NULL;
 		sb_fast_queue_recycle(&f->drainer.queue, c);
 	}
+	/* After an error, the chunks not nested go back too (NULL otherwise). */
 	sb_fast_queue_recycle(&f->drainer.queue, c);
 	return ret;
 }
