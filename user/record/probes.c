@@ -10,25 +10,39 @@
 
 #define STAPSDT_TYPE 3
 
+/* Whether the len bytes at s start with want and its terminating 0. */
+static int field_is(const char *s, size_t len, const char *want)
+{
+	size_t n = strlen(want);
+
+	return len > n && !memcmp(s, want, n + 1);
+}
+
 /*
  * A note's description: pc, base, semaphore (address-sized each), then
- * provider\0name\0args\0. name NULL: any probe of the provider.
+ * provider\0name\0args\0. name NULL: any probe of the provider; args NULL:
+ * wherever its arguments are.
  */
 static int note_is_ours(const char *desc, size_t len, size_t addr_size, const char *provider,
-			const char *name)
+			const char *name, const char *args)
 {
-	size_t skip = 3 * addr_size, plen = strlen(provider), nlen = name ? strlen(name) : 0;
+	size_t skip = 3 * addr_size;
 
-	if (len <= skip + plen || memcmp(desc + skip, provider, plen + 1))
+	if (len <= skip || !field_is(desc + skip, len - skip, provider))
 		return 0;
 	if (!name)
 		return 1;
-	skip += plen + 1;
-	return len > skip + nlen && !memcmp(desc + skip, name, nlen + 1);
+	skip += strlen(provider) + 1;
+	if (!field_is(desc + skip, len - skip, name))
+		return 0;
+	if (!args)
+		return 1;
+	skip += strlen(name) + 1;
+	return field_is(desc + skip, len - skip, args);
 }
 
 static int count_in_section(Elf_Scn *scn, size_t addr_size, const char *provider,
-			    const char *probe)
+			    const char *probe, const char *args)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t off = 0, name_off, desc_off;
@@ -42,12 +56,13 @@ static int count_in_section(Elf_Scn *scn, size_t addr_size, const char *provider
 		    memcmp((char *)data->d_buf + name_off, "stapsdt", 8))
 			continue;
 		n += note_is_ours((char *)data->d_buf + desc_off, nhdr.n_descsz, addr_size,
-				  provider, probe);
+				  provider, probe, args);
 	}
 	return n;
 }
 
-int sb_count_named_probes(const char *path, const char *provider, const char *probe)
+int sb_count_probes_with_args(const char *path, const char *provider, const char *probe,
+			      const char *args)
 {
 	size_t shstrndx, addr_size;
 	Elf_Scn *scn = NULL;
@@ -70,7 +85,7 @@ int sb_count_named_probes(const char *path, const char *provider, const char *pr
 			continue;
 		name = elf_strptr(elf, shstrndx, shdr.sh_name);
 		if (name && !strcmp(name, ".note.stapsdt"))
-			n += count_in_section(scn, addr_size, provider, probe);
+			n += count_in_section(scn, addr_size, provider, probe, args);
 	}
 out:
 	elf_end(elf);
