@@ -13,6 +13,13 @@
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
 
+/* The register the marker programs' fast entries read the site from (see region_begin). */
+#if defined(__TARGET_ARCH_x86)
+#define SB_SITE_REG(ctx) ((ctx)->ax)
+#else
+#define SB_SITE_REG(ctx) PT_REGS_PARM1(ctx)
+#endif
+
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
@@ -446,8 +453,7 @@ static __always_inline __u64 begin_name_hash(struct sb_thread_state *th, __u32 t
 }
 
 /* One clock read: the call's start, taken last (a new thread's state reads its own). */
-SEC("usdt")
-int BPF_USDT(region_begin, void *site)
+static __always_inline int region_begin_at(__u64 site)
 {
 	__u64 id = bpf_get_current_pid_tgid(), h;
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -464,10 +470,31 @@ int BPF_USDT(region_begin, void *site)
 		count(SB_CNT_THREADS_FULL, 1);
 		return 0;
 	}
-	h = begin_name_hash(th, tgid, proc, (__u64)site);
+	h = begin_name_hash(th, tgid, proc, site);
 	if (h)
-		push_frame_on(th, proc, tid, h, (__u64)site);
+		push_frame_on(th, proc, tid, h, site);
 	return 0;
+}
+
+/*
+ * Two ways into each marker program. libbpf's argument fetch (BPF_USDT) reads
+ * the site wherever the probe's note says it is: a call, a map lookup and a
+ * kernel read, a quarter of the program's time. The header puts the site in
+ * %rax on x86-64; for objects whose every note says it is in the register
+ * SB_SITE_REG reads (SB_SITE_ARG of user/record/probes.h), the recorder
+ * attaches the _site_reg programs, which load it from the saved registers.
+ * Other objects (older headers, other compilers) get the fetch.
+ */
+SEC("usdt")
+int BPF_USDT(region_begin, void *site)
+{
+	return region_begin_at((__u64)site);
+}
+
+SEC("usdt")
+int begin_site_reg(struct pt_regs *ctx)
+{
+	return region_begin_at(SB_SITE_REG(ctx));
 }
 
 /* Index of the innermost open frame named h, or -1. */
@@ -560,8 +587,7 @@ static __always_inline void emit_unmatched(__u32 tgid, __u32 tid, __u64 site, __
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
-SEC("usdt")
-int BPF_USDT(region_end, void *site)
+static __always_inline int region_end_at(__u64 site)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), h;
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -580,7 +606,7 @@ int BPF_USDT(region_end, void *site)
 	if (th && th->tgid == tgid && !th->overflow) {
 		d = th->depth;
 		if (d > 0 && d <= SB_MAX_DEPTH &&
-		    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == (__u64)site) {
+		    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == site) {
 			pop_frame(th, tgid, tid, (int)d - 1, now);
 			return 0;
 		}
@@ -595,9 +621,9 @@ int BPF_USDT(region_end, void *site)
 		 */
 		if (!thread_get(tid, tgid, now))
 			return 0;
-		h = site_name_hash(tgid, proc, (__u64)site, false);
+		h = site_name_hash(tgid, proc, site, false);
 		if (h)
-			emit_unmatched(tgid, tid, (__u64)site, h);
+			emit_unmatched(tgid, tid, site, h);
 		return 0;
 	}
 	if (th->overflow) {
@@ -612,21 +638,33 @@ int BPF_USDT(region_end, void *site)
 	 * be unloaded while its scoped region runs), so this is the frame the name
 	 * match would find.
 	 */
-	if (d > 0 && d <= SB_MAX_DEPTH && th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == (__u64)site) {
+	if (d > 0 && d <= SB_MAX_DEPTH && th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == site) {
 		i = (int)d - 1;
 	} else {
 		/* 0: an invalid descriptor (its begin counted it) or a lost site record. */
-		h = site_name_hash(tgid, proc, (__u64)site, false);
+		h = site_name_hash(tgid, proc, site, false);
 		if (!h)
 			return 0;
 		i = find_frame(th, h);
 		if (i < 0) {
-			emit_unmatched(tgid, tid, (__u64)site, h);
+			emit_unmatched(tgid, tid, site, h);
 			return 0;
 		}
 	}
 	pop_frame(th, tgid, tid, i, now);
 	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(region_end, void *site)
+{
+	return region_end_at((__u64)site);
+}
+
+SEC("usdt")
+int end_site_reg(struct pt_regs *ctx)
+{
+	return region_end_at(SB_SITE_REG(ctx));
 }
 
 /* Note the stop in the stops map; returns its sequence number for the sync record. */

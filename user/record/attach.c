@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,26 @@ static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char
 			       SB_PROVIDER, probe, strerror(errno));
 	ret = sb_detach_keep(&a->held, link);
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
+}
+
+/*
+ * The program for one marker probe of an object: the one that reads the site
+ * from its register when every such note of the object says it is there (the
+ * current header's markers), else the one that fetches it where each note says.
+ */
+static struct bpf_program *marker_program(struct sb_attach *a, const char *path,
+					  const char *probe)
+{
+	bool begin = !strcmp(probe, "region_begin");
+	int all = sb_count_named_probes(path, SB_PROVIDER, probe);
+
+	if (SB_SITE_ARG && all > 0 &&
+	    sb_count_probes_with_args(path, SB_PROVIDER, probe, SB_SITE_ARG) == all)
+		return begin ? a->skel->progs.begin_site_reg : a->skel->progs.end_site_reg;
+	if (a->verbose)
+		fprintf(stderr, "scope-bpf: %s: %s sites not all in %s: fetched as each note says\n",
+			path, probe, SB_SITE_ARG ? SB_SITE_ARG : "a register");
+	return begin ? a->skel->progs.region_begin : a->skel->progs.region_end;
 }
 
 /* The loader calls _dl_debug_state whenever the link map changes (startup, dlopen). */
@@ -95,9 +116,11 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	/* A unit that only includes the header has no probe; others may have only the fast ones. */
 	ret = 0;
 	if (sb_count_named_probes(path, SB_PROVIDER, "region_begin") > 0) {
-		ret = attach_usdt(a, a->skel->progs.region_begin, path, "region_begin", err);
+		ret = attach_usdt(a, marker_program(a, path, "region_begin"), path,
+				  "region_begin", err);
 		if (!ret)
-			ret = attach_usdt(a, a->skel->progs.region_end, path, "region_end", err);
+			ret = attach_usdt(a, marker_program(a, path, "region_end"), path,
+					  "region_end", err);
 	}
 	/*
 	 * The region probes stay as the fast path's fallback: a marker fires its

@@ -191,6 +191,8 @@ static int load_marker_programs(struct recorder *r)
 
 	bpf_program__set_flags(r->env.skel->progs.region_begin, BPF_F_SLEEPABLE);
 	bpf_program__set_flags(r->env.skel->progs.region_end, BPF_F_SLEEPABLE);
+	bpf_program__set_flags(r->env.skel->progs.begin_site_reg, BPF_F_SLEEPABLE);
+	bpf_program__set_flags(r->env.skel->progs.end_site_reg, BPF_F_SLEEPABLE);
 	bpf_program__set_flags(r->env.skel->progs.cuda_name, BPF_F_SLEEPABLE);
 	bpf_program__set_flags(r->env.skel->progs.fast_site, BPF_F_SLEEPABLE);
 	r->env.skel->rodata->sleepable = true;
