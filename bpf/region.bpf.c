@@ -463,8 +463,9 @@ static __always_inline __u64 begin_name_hash(struct sb_thread_state *th, __u32 t
 /* One clock read: the call's start, taken last (a new thread's state reads its own). */
 static __always_inline int region_begin_at(__u64 site)
 {
-	__u64 id = bpf_get_current_pid_tgid(), h;
-	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tgid = cur->tgid, tid = cur->pid;
+	__u64 h;
 	struct sb_thread_state *th;
 	struct sb_proc *proc;
 
@@ -597,8 +598,9 @@ static __always_inline void emit_unmatched(__u32 tgid, __u32 tid, __u64 site, __
 
 static __always_inline int region_end_at(__u64 site)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), h;
-	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tgid = cur->tgid, tid = cur->pid;
+	__u64 now = bpf_ktime_get_ns(), h;
 	struct sb_thread_state *th;
 	struct sb_proc *proc;
 	__u32 d;
