@@ -93,11 +93,24 @@ int BPF_USDT(fast_site, void *site)
 	return 0;
 }
 
-/* Called by the scheduler hook as a fast-path thread comes back on a CPU. */
+/*
+ * Called by the scheduler hook as a fast-path thread comes back on a CPU.
+ * Intervals yield to every other record once the ring is half full: a crowd
+ * of threads in a futex storm sends far more of them than calls (thread_crowd:
+ * half a million in a few seconds), and a call lost is a hole in the tree
+ * where an interval lost is off-CPU time not split among calls. Counted
+ * either way.
+ */
 static __always_inline void fast_offcpu(__u32 tgid, __u32 tid, __u64 start, __u64 end)
 {
-	struct sb_offcpu_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct sb_offcpu_event *e;
 
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return;

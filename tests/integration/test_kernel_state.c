@@ -61,10 +61,17 @@ static void test_calls_of_threads_without_a_slot_are_counted(void **state)
 		load_profile(out, &p);
 		calls = (int64_t)must_pair(&p, "crowd", 0)->count;
 		dropped = meta_int(&p, "threads_dropped");
-		/* 8300 threads alive at once: each call is either in the file or counted once. */
+		/*
+		 * 8300 threads alive at once: each call is either in the file or
+		 * counted once, as a thread without a slot (threads_dropped) or, when
+		 * the 8300 runnable threads starve the recorder's reader so the ring
+		 * overflows (seen in about 1 run in 10 on 2 CPUs), lost in the ring:
+		 * lost_events counts both.
+		 */
 		if (kernel)
 			assert_true(dropped >= 8300 - SB_MAX_THREADS);
-		assert_int_equal(calls + dropped, 8300);
+		assert_true(calls + dropped <= 8300);
+		assert_true(calls + meta_int(&p, "lost_events") >= 8300);
 		assert_true(meta_int(&p, "lost_events") >= dropped);
 		sb_profile_free(&p);
 	}
