@@ -801,6 +801,7 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 {
 	r->env.skel->bss->recording = false;
 	*end_ns = now_ns();
+	r->env.end_ns = *end_ns;
 	r->clock_offset_end = realtime_offset();
 	r->stopping = true;
 	usleep(SETTLE_US);
@@ -973,6 +974,7 @@ static int run(struct recorder *r)
 	}
 	r->env.rb = r->rb;
 	r->env.start_ns = INT64_MAX;
+	r->env.end_ns = INT64_MAX;
 	r->env.resume = resume_held;
 	r->env.resume_ctx = r;
 	/* A command the user interrupted while we loaded is not started at all. */

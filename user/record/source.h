@@ -35,6 +35,7 @@ struct sb_source_env {
 	uint64_t open_at_end;		/* calls open in live threads when recording ended */
 	int error;			/* what stopped a source's stop hook (it returns nothing) */
 	int64_t start_ns;		/* recording began (CLOCK_MONOTONIC); INT64_MAX before */
+	int64_t end_ns;			/* recording ended (CLOCK_MONOTONIC); INT64_MAX before */
 	uint64_t fast_lost;		/* fast-path calls lost, for lost_events (sources/fast.c) */
 	/* The fast path's part of the regions source's counts (sources/fast.c, at detach). */
 	uint64_t fast_bad_sites;	/* calls at invalid descriptors: invalid_sites */

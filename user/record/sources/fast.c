@@ -224,8 +224,11 @@ static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb
 		return 0;
 	}
 	t = sb_fast_clock_ns(&im->clock, r->time);
-	/* Written between attach and the start, when the kernel programs record nothing either. */
-	if (t < f->env->start_ns)
+	/*
+	 * Written between attach and the start, or after the end, when the kernel
+	 * programs record nothing either: a step's MPI calls would be missing from it.
+	 */
+	if (t < f->env->start_ns || t > f->env->end_ns)
 		return 0;
 	if (r->site & SCOPE_BPF_IMPL_FAST_END)
 		return sb_fast_nest_end(im->proc->nest, run->tid, t, *h, site);
