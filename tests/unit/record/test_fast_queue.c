@@ -48,7 +48,7 @@ static void test_warm_chunks_come_first_then_new_ones(void **state)
 	size_t warm, n, i;
 
 	(void)state;
-	sb_fast_queue_init(&q, SIZE_MAX);
+	assert_int_equal(sb_fast_queue_init(&q, SIZE_MAX), 0);
 	while (sb_fast_queue_top_up(&q, 2 * PER_SLAB * STEP))
 		;
 	assert_int_equal(q.n_slabs, 2);
@@ -87,7 +87,7 @@ static void test_top_up_follows_use_within_the_cap(void **state)
 
 	(void)state;
 	/* A cap of three slabs' worth of chunks. */
-	sb_fast_queue_init(&q, 3 * per_slab);
+	assert_int_equal(sb_fast_queue_init(&q, 3 * per_slab), 0);
 	assert_true(sb_fast_queue_top_up(&q, slab));
 	assert_false(sb_fast_queue_top_up(&q, slab));
 	n = take_chunks(&q, got, per_slab);
@@ -112,7 +112,7 @@ static void test_cap_refuses_until_taken_and_recycled(void **state)
 	uint64_t passes = 0;
 
 	(void)state;
-	sb_fast_queue_init(&q, 3);
+	assert_int_equal(sb_fast_queue_init(&q, 3), 0);
 	assert_int_equal(take_chunks(&q, got, 3), 3);
 	got[0]->next = got[1];
 	got[1]->next = got[2];
@@ -138,7 +138,7 @@ static void test_passes_arrive_in_order(void **state)
 	uint64_t passes = 0;
 
 	(void)state;
-	sb_fast_queue_init(&q, SIZE_MAX);
+	assert_int_equal(sb_fast_queue_init(&q, SIZE_MAX), 0);
 	a = sb_fast_queue_chunk(&q);
 	b = sb_fast_queue_chunk(&q);
 	sb_fast_queue_push(&q, a, 1);
@@ -163,7 +163,7 @@ static void test_forked_child_does_not_map_the_chunks(void **state)
 	pid_t pid;
 
 	(void)state;
-	sb_fast_queue_init(&q, SIZE_MAX);
+	assert_int_equal(sb_fast_queue_init(&q, SIZE_MAX), 0);
 	assert_true(sb_fast_queue_top_up(&q, 2 * MiB));
 	assert_int_equal(mincore(q.slabs[0], 4096, &vec), 0);
 	pid = fork();

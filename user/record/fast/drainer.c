@@ -10,6 +10,7 @@
 
 #include "record/fast/drainer.h"
 #include "record/fast/shm.h"
+#include "util/pi_mutex.h"
 
 /*
  * Between passes: short while records flow, so a ring (131072 records, about
@@ -59,6 +60,7 @@ static void start_warming(struct sb_fast_drainer *d)
 int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes)
 {
 	size_t chunks = max_bytes / sizeof(struct sb_fast_chunk);
+	int ret;
 
 	d->running = false;
 	d->warming = false;
@@ -68,9 +70,15 @@ int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t war
 	d->pass = 0;
 	d->refused = 0;
 	d->stop = false;
-	sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
-	if (pthread_mutex_init(&d->lock, NULL))
-		return -ENOMEM;
+	ret = sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
+	if (ret)
+		return ret;
+	/* The recorder's thread takes it to add and remove memories while the drainer runs. */
+	ret = sb_pi_mutex_init(&d->lock);
+	if (ret) {
+		sb_fast_queue_free(&d->queue);
+		return ret;
+	}
 	start_warming(d);
 	return 0;
 }

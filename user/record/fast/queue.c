@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "record/fast/queue.h"
+#include "util/pi_mutex.h"
 
 /*
  * Chunks are carved from 2 MiB slabs the kernel may back with one transparent
@@ -63,9 +64,12 @@ static bool add_slab(struct sb_fast_queue *q)
 	return true;
 }
 
-void sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks)
+int sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks)
 {
-	pthread_mutex_init(&q->lock, NULL);
+	int ret = sb_pi_mutex_init(&q->lock);
+
+	if (ret)
+		return ret;
 	q->head = q->tail = q->spare = NULL;
 	q->chunks = 0;
 	q->max_chunks = max_chunks;
@@ -75,6 +79,7 @@ void sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks)
 	q->carve = NULL;
 	q->carve_left = 0;
 	q->n_spare = 0;
+	return 0;
 }
 
 /* Fault in a slab outside the lock (milliseconds here), then offer its chunks as spares. */

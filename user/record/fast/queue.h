@@ -49,7 +49,8 @@ struct sb_fast_queue {
 	uint64_t passes;			/* completed passes */
 };
 
-void sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks);
+/* 0 or -errno. Its lock inherits the drainer's real-time priority (util/pi_mutex.h). */
+int sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks);
 void sb_fast_queue_free(struct sb_fast_queue *q);
 /*
  * One slab (2 MiB) of spare chunks faulted in when the spares are short of
