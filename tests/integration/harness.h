@@ -281,4 +281,30 @@ static inline void sleep_ms(long ms)
 		;
 }
 
+/* The start of the file at path ("" when it cannot be read), in buf. */
+static inline const char *file_text(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Whether the file holds text in its first MiB (-v says much), waiting up to 30 s for it. */
+static inline bool wait_for_text(const char *path, const char *text)
+{
+	static char buf[1 << 20];
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		if (strstr(file_text(path, buf, sizeof(buf)), text))
+			return true;
+		sleep_ms(10);
+	}
+	return false;
+}
+
 #endif

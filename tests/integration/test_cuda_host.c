@@ -117,32 +117,6 @@ static void test_linked_in_runtime_calls_are_regions(void **state)
 	sb_profile_free(&p);
 }
 
-/* The start of the file at path ("" when it cannot be read), in buf. */
-static const char *read_file(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	return buf;
-}
-
-/* Whether the file holds text, waiting up to 30 s for it. */
-static bool wait_for_text(const char *path, const char *text)
-{
-	char buf[4096];
-	int i;
-
-	for (i = 0; i < 3000; i++) {
-		if (strstr(read_file(path, buf, sizeof(buf)), text))
-			return true;
-		sleep_ms(10);
-	}
-	return false;
-}
-
 static int count_lines_with(const char *path, const char *text)
 {
 	char line[1024];
@@ -194,7 +168,7 @@ static void record_attached(const char *app_name)
 	assert_int_equal(wait_status(pid), 0);
 	status = wait_status(rec);
 	if (status)
-		fail_msg("record -p exited with %d: %s", status, read_file(err, text, sizeof(text)));
+		fail_msg("record -p exited with %d: %s", status, file_text(err, text, sizeof(text)));
 	assert_int_equal(count_lines_with(err, GPU_LINE), 1);
 	load_profile(out, &p);
 	check_calls(&p);

@@ -62,6 +62,11 @@ void record_usage(FILE *f)
 		"                         shared memory where the binary's header has it, else\n"
 		"                         a trap per marker), fast (the same; refuses counters),\n"
 		"                         kernel (a trap per marker; docs/DESIGN.md)\n"
+		"      --buffer SIZE      memory the fast path's records may wait in for the\n"
+		"                         recorder, e.g. 512M or 2G (default: a quarter of the\n"
+		"                         memory available, 128M to 4G); beyond it, and when the\n"
+		"                         machine runs short of memory, records are dropped and\n"
+		"                         counted, never waited for\n"
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
@@ -207,7 +212,8 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 }
 
 /* long-only options: codes past any character */
-enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE };
+enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
+       OPT_BUFFER };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -270,6 +276,31 @@ static int parse_mode(const char *s, enum sb_record_mode *mode, struct sb_error 
 	return sb_fail(err, EINVAL, "--mode=%s: not auto, fast or kernel", s);
 }
 
+/* --buffer: N bytes, or N with K, M, G or T (powers of 1024), 1 MiB to 1 TiB. */
+static int parse_buffer(const char *s, uint64_t *bytes, struct sb_error *err)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	unsigned int shift = 0;
+	const char *u;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || errno)
+		return sb_fail(err, EINVAL, "--buffer %s: not a size (e.g. 512M, 2G)", s);
+	if (*end) {
+		u = end[1] ? NULL : strchr(units, *end);
+		if (!u)
+			return sb_fail(err, EINVAL, "--buffer %s: not a size (e.g. 512M, 2G)", s);
+		shift = 10 * (unsigned int)(u - units + 1);
+	}
+	if (v > (1ull << 40) >> shift || v << shift < (1ull << 20))
+		return sb_fail(err, EINVAL, "--buffer %s: not between 1M and 1T", s);
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
 /*
  * Not with -a: several recorders may trace one job there, and the fast path
  * holds each process until its one recorder has taken its memory (issue 12).
@@ -301,6 +332,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "cuda", no_argument, NULL, OPT_CUDA },
 		{ "no-cuda-host", no_argument, NULL, OPT_NO_CUDA_HOST },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "buffer", required_argument, NULL, OPT_BUFFER },
 		{ "mpi", optional_argument, NULL, 'I' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "group", required_argument, NULL, 'g' },
@@ -385,6 +417,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case OPT_MODE:
 			ret = parse_mode(optarg, &o->mode, err);
+			break;
+		case OPT_BUFFER:
+			ret = parse_buffer(optarg, &o->buffer_bytes, err);
 			break;
 		case 'I':
 			if (optarg && strcmp(optarg, "all"))

@@ -44,6 +44,7 @@ struct record_opts {
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
 	enum sb_record_mode mode;	/* --mode */
+	uint64_t buffer_bytes;	/* --buffer: the fast path's queue, 0 = from the memory available */
 	/* -e, or -g's events: counted per thread, read at every region boundary (docs/COUNTERS.md) */
 	struct sb_counter_set counters;
 	struct sb_likwid_group *group;	/* -g: the LIKWID group loaded; record_opts_free() frees it */

@@ -679,7 +679,7 @@ static void record_loop(struct recorder *r)
 	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
 
 	for (;;) {
-		ring_buffer__poll(r->rb, POLL_MS);
+		ring_buffer__poll(r->rb, r->env.busy ? 0 : POLL_MS);
 		/* Records submitted without a wake-up are only seen by consuming. */
 		ring_buffer__consume(r->rb);
 		note_failure(r, sb_sources_tick(&r->sources));

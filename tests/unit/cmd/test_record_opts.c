@@ -367,6 +367,43 @@ static void test_list_events_and_groups_need_no_command(void **state)
 	assert_false(o.list_events);
 }
 
+static void test_buffer_sizes(void **state)
+{
+	char *dflt[] = { "record", "--", "./app", NULL };
+	char *mib[] = { "record", "--buffer", "512M", "--", "./app", NULL };
+	char *gib[] = { "record", "--buffer=2G", "-p", "9", NULL };
+	char *plain[] = { "record", "--buffer", "1048576", "-p", "9", NULL };
+	char *tib[] = { "record", "--buffer", "1T", "-p", "9", NULL };
+	char *small[] = { "record", "--buffer", "1023K", "-p", "9", NULL };
+	char *big[] = { "record", "--buffer", "1025G", "-p", "9", NULL };
+	char *huge[] = { "record", "--buffer", "99999999999999999999", "-p", "9", NULL };
+	char *unit[] = { "record", "--buffer", "2GB", "-p", "9", NULL };
+	char *word[] = { "record", "--buffer", "lots", "-p", "9", NULL };
+	char *neg[] = { "record", "--buffer", "-2G", "-p", "9", NULL };
+	char *empty[] = { "record", "--buffer", "", "-p", "9", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(dflt), dflt, &o, &err), 0);
+	assert_true(o.buffer_bytes == 0);
+	assert_int_equal(record_parse_args(ARGC(mib), mib, &o, &err), 0);
+	assert_true(o.buffer_bytes == 512ull << 20);
+	assert_int_equal(record_parse_args(ARGC(gib), gib, &o, &err), 0);
+	assert_true(o.buffer_bytes == 2ull << 30);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_true(o.buffer_bytes == 1ull << 20);
+	assert_int_equal(record_parse_args(ARGC(tib), tib, &o, &err), 0);
+	assert_true(o.buffer_bytes == 1ull << 40);
+	expect_error(small, ARGC(small), "--buffer 1023K: not between 1M and 1T");
+	expect_error(big, ARGC(big), "--buffer 1025G: not between 1M and 1T");
+	expect_error(huge, ARGC(huge), "--buffer 99999999999999999999: not a size");
+	expect_error(unit, ARGC(unit), "--buffer 2GB: not a size");
+	expect_error(word, ARGC(word), "--buffer lots: not a size");
+	expect_error(neg, ARGC(neg), "--buffer -2G: not a size");
+	expect_error(empty, ARGC(empty), "--buffer : not a size");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_command_without_double_dash_and_defaults),
 		cmocka_unit_test(test_pid_long_options),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_buffer_sizes),
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_list_events_and_groups_need_no_command),

@@ -109,7 +109,7 @@ static void test_cap_refuses_until_taken_and_recycled(void **state)
 {
 	struct sb_fast_chunk *got[4], *list;
 	struct sb_fast_queue q;
-	uint64_t passes = 0;
+	struct sb_fast_mark mark;
 
 	(void)state;
 	assert_int_equal(sb_fast_queue_init(&q, 3), 0);
@@ -117,12 +117,12 @@ static void test_cap_refuses_until_taken_and_recycled(void **state)
 	got[0]->next = got[1];
 	got[1]->next = got[2];
 	got[0]->n = 7;
-	sb_fast_queue_push(&q, got[0], 1);
+	sb_fast_queue_push(&q, got[0], 1, 100, true);
 	assert_null(sb_fast_queue_chunk(&q));
-	list = sb_fast_queue_take(&q, &passes);
+	list = sb_fast_queue_take(&q, &mark);
 	assert_ptr_equal(list, got[0]);
 	assert_int_equal(list->n, 7);
-	assert_int_equal(passes, 1);
+	assert_int_equal(mark.passes, 1);
 	/* Taken: room again, and the emptied chunks are the ones given next, cleared. */
 	sb_fast_queue_recycle(&q, list);
 	assert_int_equal(take_chunks(&q, got + 0, 1), 1);
@@ -131,25 +131,75 @@ static void test_cap_refuses_until_taken_and_recycled(void **state)
 	sb_fast_queue_free(&q);
 }
 
+/* Chunks being nested count: the cap bounds all the queue's memory, not just what waits. */
+static void test_cap_counts_taken_chunks(void **state)
+{
+	static struct sb_fast_chunk *got[PER_SLAB];
+	struct sb_fast_chunk *list;
+	struct sb_fast_queue q;
+	struct sb_fast_mark mark;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sb_fast_queue_init(&q, PER_SLAB), 0);
+	assert_int_equal(take_chunks(&q, got, PER_SLAB), PER_SLAB);
+	for (i = 0; i + 1 < PER_SLAB; i++)
+		got[i]->next = got[i + 1];
+	sb_fast_queue_push(&q, got[0], 1, 100, true);
+	list = sb_fast_queue_take(&q, &mark);
+	assert_int_equal(q.chunks, 0);
+	assert_null(sb_fast_queue_chunk(&q));
+	assert_false(sb_fast_queue_top_up(&q, STEP));
+	assert_int_equal(q.n_slabs, 1);
+	sb_fast_queue_recycle(&q, list);
+	assert_non_null(sb_fast_queue_chunk(&q));
+	sb_fast_queue_free(&q);
+}
+
+/* Short of memory: no new slab, by the warming thread or the drainer; spares still serve. */
+static void test_no_growth_while_memory_is_short(void **state)
+{
+	static struct sb_fast_chunk *got[PER_SLAB + 1];
+	struct sb_fast_queue q;
+
+	(void)state;
+	assert_int_equal(sb_fast_queue_init(&q, SIZE_MAX), 0);
+	assert_true(sb_fast_queue_top_up(&q, STEP));
+	sb_fast_queue_may_grow(&q, false);
+	assert_false(sb_fast_queue_top_up(&q, 4 * PER_SLAB * STEP));
+	assert_int_equal(take_chunks(&q, got, PER_SLAB + 1), PER_SLAB);
+	assert_int_equal(q.n_slabs, 1);
+	sb_fast_queue_may_grow(&q, true);
+	assert_int_equal(take_chunks(&q, got, 1), 1);
+	assert_int_equal(q.n_slabs, 2);
+	sb_fast_queue_free(&q);
+}
+
 static void test_passes_arrive_in_order(void **state)
 {
 	struct sb_fast_chunk *a, *b, *list;
 	struct sb_fast_queue q;
-	uint64_t passes = 0;
+	struct sb_fast_mark mark;
 
 	(void)state;
 	assert_int_equal(sb_fast_queue_init(&q, SIZE_MAX), 0);
 	a = sb_fast_queue_chunk(&q);
 	b = sb_fast_queue_chunk(&q);
-	sb_fast_queue_push(&q, a, 1);
-	sb_fast_queue_push(&q, NULL, 2);
-	sb_fast_queue_push(&q, b, 3);
-	list = sb_fast_queue_take(&q, &passes);
-	assert_int_equal(passes, 3);
+	sb_fast_queue_push(&q, a, 1, 100, true);
+	sb_fast_queue_push(&q, NULL, 2, 200, true);
+	/* Pass 3 left records in the rings: what was handed over reaches pass 2's start only. */
+	sb_fast_queue_push(&q, b, 3, 300, false);
+	list = sb_fast_queue_take(&q, &mark);
+	assert_int_equal(mark.passes, 3);
+	assert_int_equal(mark.complete_ns, 200);
 	assert_ptr_equal(list, a);
 	assert_ptr_equal(list->next, b);
 	assert_null(b->next);
-	assert_null(sb_fast_queue_take(&q, &passes));
+	/* An empty pass that left nothing behind: every record published before it is in. */
+	sb_fast_queue_push(&q, NULL, 4, 400, true);
+	assert_null(sb_fast_queue_take(&q, &mark));
+	assert_int_equal(mark.passes, 4);
+	assert_int_equal(mark.complete_ns, 400);
 	sb_fast_queue_recycle(&q, list);
 	sb_fast_queue_free(&q);
 }
@@ -182,6 +232,8 @@ int main(void)
 		cmocka_unit_test(test_warm_chunks_come_first_then_new_ones),
 		cmocka_unit_test(test_top_up_follows_use_within_the_cap),
 		cmocka_unit_test(test_cap_refuses_until_taken_and_recycled),
+		cmocka_unit_test(test_cap_counts_taken_chunks),
+		cmocka_unit_test(test_no_growth_while_memory_is_short),
 		cmocka_unit_test(test_passes_arrive_in_order),
 		cmocka_unit_test(test_forked_child_does_not_map_the_chunks),
 	};

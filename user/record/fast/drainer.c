@@ -10,6 +10,7 @@
 
 #include "record/fast/drainer.h"
 #include "record/fast/shm.h"
+#include "util/meminfo.h"
 #include "util/pi_mutex.h"
 
 /*
@@ -21,12 +22,46 @@
 #define BUSY_SLEEP_NS 50000
 #define IDLE_SLEEP_NS 200000
 #define WARM_CHECK_NS 2000000	/* how often the spares are looked at, once warm */
+/*
+ * Warm until a process first uses the fast path: a recording whose processes
+ * never do (an older header, MPI calls only) holds no more, and the recorder
+ * starts sooner beside a busy target (faulting memory in costs it a CPU).
+ */
+#define WARM_BEFORE_USE (64ul << 20)
+/*
+ * How often the warming thread reads the memory available while the queue
+ * grows (about 30 us a read, never while it is idle): the queue outgrows its
+ * check by 14 MiB at most while a thread writes flat out.
+ */
+#define MEMORY_CHECK_NS 10000000
 
 struct copy_ctx {
 	struct sb_fast_drainer *d;
 	void *proc;
 	struct sb_fast_chunk *first, *cur;
+	bool left_some;		/* records stayed in a ring: the queue was full */
 };
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Whether the machine can spare a slab more: the memory available stays
+ * above the reserve. Unknown (no MemAvailable) counts as yes: the cap still
+ * holds.
+ */
+static bool memory_to_spare(const struct sb_fast_drainer *d)
+{
+	struct sb_meminfo m;
+
+	return !d->reserve_bytes || sb_meminfo_read(&m) ||
+	       m.available > d->reserve_bytes + SB_FAST_SLAB_BYTES;
+}
 
 /*
  * Off the drainer's thread, from the start: the recorder loads and attaches
@@ -38,10 +73,19 @@ static void *warm(void *arg)
 {
 	struct timespec idle = { 0, WARM_CHECK_NS };
 	struct sb_fast_drainer *d = arg;
+	int64_t checked = INT64_MIN / 2, t;
+	size_t want;
 
-	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
-		if (!sb_fast_queue_top_up(&d->queue, d->warm_bytes))
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		t = now_ns();
+		want = __atomic_load_n(&d->warm_now, __ATOMIC_RELAXED);
+		if (t - checked >= MEMORY_CHECK_NS && sb_fast_queue_short(&d->queue, want)) {
+			sb_fast_queue_may_grow(&d->queue, memory_to_spare(d));
+			checked = t;
+		}
+		if (!sb_fast_queue_top_up(&d->queue, want))
 			nanosleep(&idle, NULL);
+	}
 	return NULL;
 }
 
@@ -57,7 +101,8 @@ static void start_warming(struct sb_fast_drainer *d)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes)
+int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes,
+			 uint64_t reserve_bytes)
 {
 	size_t chunks = max_bytes / sizeof(struct sb_fast_chunk);
 	int ret;
@@ -65,6 +110,8 @@ int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t war
 	d->running = false;
 	d->warming = false;
 	d->warm_bytes = warm_bytes;
+	d->warm_now = warm_bytes < WARM_BEFORE_USE ? warm_bytes : WARM_BEFORE_USE;
+	d->reserve_bytes = reserve_bytes;
 	d->mems = NULL;
 	d->n_mems = 0;
 	d->pass = 0;
@@ -95,8 +142,10 @@ static long copy_run(void *ctx, uint32_t slot, uint32_t tid,
 	while (done < n) {
 		if (!c->cur || c->cur->n == SB_FAST_CHUNK || c->cur->n_runs == SB_FAST_CHUNK_RUNS) {
 			next = sb_fast_queue_chunk(&c->d->queue);
-			if (!next)
+			if (!next) {
+				c->left_some = true;
 				return done ? (long)done : -ENOSPC;
+			}
 			if (c->cur)
 				c->cur->next = next;
 			else
@@ -118,11 +167,13 @@ long sb_fast_drainer_pass(struct sb_fast_drainer *d)
 {
 	struct copy_ctx c = { .d = d };
 	uint64_t pass;
+	int64_t begun;
 	long total = 0, n;
 	size_t i;
 
 	pthread_mutex_lock(&d->lock);
 	pass = ++d->pass;
+	begun = now_ns();
 	for (i = 0; i < d->n_mems; i++) {
 		if (d->mems[i].closed)
 			continue;
@@ -134,7 +185,7 @@ long sb_fast_drainer_pass(struct sb_fast_drainer *d)
 			total += n;
 	}
 	/* Handed over while the lock is held: passes reach the queue in order. */
-	sb_fast_queue_push(&d->queue, c.first, pass);
+	sb_fast_queue_push(&d->queue, c.first, pass, begun, !c.left_some);
 	pthread_mutex_unlock(&d->lock);
 	return total;
 }
@@ -197,6 +248,7 @@ int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void
 	pthread_mutex_unlock(&d->lock);
 	if (!m)
 		return -ENOMEM;
+	__atomic_store_n(&d->warm_now, d->warm_bytes, __ATOMIC_RELAXED);
 	return d->running || d->stop ? 0 : start_thread(d);
 }
 
@@ -237,6 +289,7 @@ void sb_fast_drainer_stop(struct sb_fast_drainer *d)
 	 */
 	pthread_mutex_lock(&d->queue.lock);
 	d->queue.max_chunks = SIZE_MAX;
+	d->queue.may_grow = true;
 	pthread_mutex_unlock(&d->queue.lock);
 }
 

@@ -26,7 +26,9 @@ struct sb_fast_drainer {
 	bool running;
 	pthread_t warmer;	/* keeps warm_bytes of the queue's spares faulted in */
 	bool warming;
-	size_t warm_bytes;
+	size_t warm_bytes;	/* once a process uses the fast path */
+	size_t warm_now;	/* less before that */
+	uint64_t reserve_bytes;	/* the queue grows only while more memory than this is available */
 	pthread_mutex_t lock;	/* the list of memories, and one pass at a time */
 	struct sb_fast_drained *mems;
 	size_t n_mems;
@@ -37,11 +39,13 @@ struct sb_fast_drainer {
 };
 
 /*
- * max_bytes: how much the queue may hold before records wait in the rings (and
- * may be dropped); warm_bytes of spare chunks are kept faulted in from now on,
- * by a thread of its own.
+ * max_bytes: how much memory the queue may take before records wait in the
+ * rings (and may be dropped); warm_bytes of spare chunks are kept faulted in
+ * by a thread of its own (from now on, part of it until a memory is added), which also stops the queue growing
+ * while the machine has reserve_bytes available or less (0: no such check).
  */
-int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes);
+int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes,
+			 uint64_t reserve_bytes);
 /* Starts the threads on the first memory. */
 int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void *proc);
 /* After a pass that began once its writers were gone: stop draining it (the caller closes it). */

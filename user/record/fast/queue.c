@@ -14,25 +14,24 @@
  * that is not the drainer. Emptied chunks are kept for the next burst; slabs
  * go when the queue does.
  */
-#define SLAB_BYTES (2ul << 20)
 #define CHUNK_STEP ((sizeof(struct sb_fast_chunk) + 63) & ~(size_t)63)
 
-static char *map_slab(void)
+static char *map_slab(bool huge)
 {
-	size_t len = 2 * SLAB_BYTES;
+	size_t len = 2 * SB_FAST_SLAB_BYTES;
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *slab;
 
 	if (p == MAP_FAILED)
 		return NULL;
-	slab = (char *)(((uintptr_t)p + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
+	slab = (char *)(((uintptr_t)p + SB_FAST_SLAB_BYTES - 1) & ~(uintptr_t)(SB_FAST_SLAB_BYTES - 1));
 	if (slab > p)
 		munmap(p, (size_t)(slab - p));
-	if (p + len > slab + SLAB_BYTES)
-		munmap(slab + SLAB_BYTES, (size_t)(p + len - slab - SLAB_BYTES));
-	madvise(slab, SLAB_BYTES, MADV_HUGEPAGE);
+	if (p + len > slab + SB_FAST_SLAB_BYTES)
+		munmap(slab + SB_FAST_SLAB_BYTES, (size_t)(p + len - slab - SB_FAST_SLAB_BYTES));
+	madvise(slab, SB_FAST_SLAB_BYTES, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	/* The command the recorder forks must not share it: each write would then fault. */
-	madvise(slab, SLAB_BYTES, MADV_DONTFORK);
+	madvise(slab, SB_FAST_SLAB_BYTES, MADV_DONTFORK);
 	return slab;
 }
 
@@ -51,16 +50,16 @@ static bool keep_slab(struct sb_fast_queue *q, char *slab)
 /* A new slab to carve from; the caller holds the lock. */
 static bool add_slab(struct sb_fast_queue *q)
 {
-	char *slab = map_slab();
+	char *slab = map_slab(false);
 
 	if (!slab)
 		return false;
 	if (!keep_slab(q, slab)) {
-		munmap(slab, SLAB_BYTES);
+		munmap(slab, SB_FAST_SLAB_BYTES);
 		return false;
 	}
 	q->carve = slab;
-	q->carve_left = SLAB_BYTES / CHUNK_STEP;
+	q->carve_left = SB_FAST_SLAB_BYTES / CHUNK_STEP;
 	return true;
 }
 
@@ -73,49 +72,72 @@ int sb_fast_queue_init(struct sb_fast_queue *q, size_t max_chunks)
 	q->head = q->tail = q->spare = NULL;
 	q->chunks = 0;
 	q->max_chunks = max_chunks;
-	q->passes = 0;
+	q->mark = (struct sb_fast_mark){ 0 };
 	q->slabs = NULL;
 	q->n_slabs = 0;
 	q->carve = NULL;
 	q->carve_left = 0;
 	q->n_spare = 0;
+	q->may_grow = true;
 	return 0;
 }
 
 /* Fault in a slab outside the lock (milliseconds here), then offer its chunks as spares. */
 static bool warm_slab(struct sb_fast_queue *q)
 {
-	char *slab = map_slab(), *c;
+	char *slab = map_slab(true), *c;
 	bool kept;
 
 	if (!slab)
 		return false;
-	memset(slab, 0, SLAB_BYTES);
+	memset(slab, 0, SB_FAST_SLAB_BYTES);
 	pthread_mutex_lock(&q->lock);
 	kept = keep_slab(q, slab);
-	for (c = slab; kept && c + CHUNK_STEP <= slab + SLAB_BYTES; c += CHUNK_STEP) {
+	for (c = slab; kept && c + CHUNK_STEP <= slab + SB_FAST_SLAB_BYTES; c += CHUNK_STEP) {
 		((struct sb_fast_chunk *)c)->next = q->spare;
 		q->spare = (struct sb_fast_chunk *)c;
 		q->n_spare++;
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (!kept)
-		munmap(slab, SLAB_BYTES);
+		munmap(slab, SB_FAST_SLAB_BYTES);
 	return kept;
 }
 
-/* Whether spares are short of bytes and a slab more stays within the queue's cap. */
-static bool wants_slab(struct sb_fast_queue *q, size_t bytes)
+/* Whether a slab more stays within the queue's cap; the caller holds the lock. */
+static bool under_cap(const struct sb_fast_queue *q)
 {
-	size_t cap_slabs;
+	size_t cap_slabs = q->max_chunks > SIZE_MAX / CHUNK_STEP / 2 ? SIZE_MAX :
+			   (q->max_chunks * CHUNK_STEP + SB_FAST_SLAB_BYTES - 1) / SB_FAST_SLAB_BYTES;
+
+	return q->n_slabs < cap_slabs;
+}
+
+/* The cap bounds all its memory (chunks handed over, taken and spare); the caller holds the lock. */
+static bool may_add_slab(const struct sb_fast_queue *q)
+{
+	return q->may_grow && under_cap(q);
+}
+
+bool sb_fast_queue_short(struct sb_fast_queue *q, size_t bytes)
+{
 	bool short_of;
 
 	pthread_mutex_lock(&q->lock);
-	cap_slabs = q->max_chunks > SIZE_MAX / CHUNK_STEP / 2 ? SIZE_MAX :
-		    (q->max_chunks * CHUNK_STEP + SLAB_BYTES - 1) / SLAB_BYTES;
-	short_of = q->n_spare * CHUNK_STEP < bytes && q->n_slabs < cap_slabs;
+	short_of = q->n_spare * CHUNK_STEP < bytes && under_cap(q);
 	pthread_mutex_unlock(&q->lock);
 	return short_of;
+}
+
+/* Whether spares are short of bytes and a slab more may be made. */
+static bool wants_slab(struct sb_fast_queue *q, size_t bytes)
+{
+	bool wants;
+
+	pthread_mutex_lock(&q->lock);
+	wants = q->n_spare * CHUNK_STEP < bytes && may_add_slab(q);
+	pthread_mutex_unlock(&q->lock);
+	return wants;
 }
 
 bool sb_fast_queue_top_up(struct sb_fast_queue *q, size_t bytes)
@@ -123,12 +145,19 @@ bool sb_fast_queue_top_up(struct sb_fast_queue *q, size_t bytes)
 	return wants_slab(q, bytes) && warm_slab(q);
 }
 
+void sb_fast_queue_may_grow(struct sb_fast_queue *q, bool may)
+{
+	pthread_mutex_lock(&q->lock);
+	q->may_grow = may;
+	pthread_mutex_unlock(&q->lock);
+}
+
 void sb_fast_queue_free(struct sb_fast_queue *q)
 {
 	size_t i;
 
 	for (i = 0; i < q->n_slabs; i++)
-		munmap(q->slabs[i], SLAB_BYTES);
+		munmap(q->slabs[i], SB_FAST_SLAB_BYTES);
 	free(q->slabs);
 	q->slabs = NULL;
 	q->n_slabs = 0;
@@ -146,7 +175,7 @@ static struct sb_fast_chunk *get_chunk(struct sb_fast_queue *q)
 		q->n_spare--;
 		return c;
 	}
-	if (!q->carve_left && !add_slab(q))
+	if (!q->carve_left && !(may_add_slab(q) && add_slab(q)))
 		return NULL;
 	c = (struct sb_fast_chunk *)q->carve;
 	q->carve += CHUNK_STEP;
@@ -170,7 +199,8 @@ struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q)
 	return c;
 }
 
-void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass)
+void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
+			int64_t begun_ns, bool complete)
 {
 	struct sb_fast_chunk *last = list;
 	size_t n = list ? 1 : 0;
@@ -188,11 +218,13 @@ void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uin
 		q->tail = last;
 		q->chunks += n;
 	}
-	q->passes = pass;
+	q->mark.passes = pass;
+	if (complete)
+		q->mark.complete_ns = begun_ns;
 	pthread_mutex_unlock(&q->lock);
 }
 
-struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, uint64_t *passes)
+struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, struct sb_fast_mark *mark)
 {
 	struct sb_fast_chunk *list;
 
@@ -200,7 +232,7 @@ struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, uint64_t *pass
 	list = q->head;
 	q->head = q->tail = NULL;
 	q->chunks = 0;
-	*passes = q->passes;
+	*mark = q->mark;
 	pthread_mutex_unlock(&q->lock);
 	return list;
 }

@@ -15,7 +15,8 @@
 #include "record/fast/layout.h"
 
 #define SB_FAST_CHUNK 512	/* records per chunk: 8 KiB, so a pass of a few records wastes little */
-#define SB_FAST_CHUNK_RUNS 8	/* runs (one thread's records in a row) per chunk */
+#define SB_FAST_CHUNK_RUNS 8
+#define SB_FAST_SLAB_BYTES (2ul << 20)	/* what chunks are carved from, a huge page each */	/* runs (one thread's records in a row) per chunk */
 
 /* Records of one thread of one process in a row: recs[start, start + n) of the chunk. */
 struct sb_fast_run {
@@ -35,6 +36,16 @@ struct sb_fast_chunk {
 	struct scope_bpf_impl_fast_rec recs[SB_FAST_CHUNK];
 };
 
+/* How far the records handed over reach. */
+struct sb_fast_mark {
+	uint64_t passes;	/* passes completed */
+	/*
+	 * When the latest pass that left nothing in the rings began (0: none
+	 * yet): every record published before then was handed over with it.
+	 */
+	int64_t complete_ns;
+};
+
 struct sb_fast_queue {
 	pthread_mutex_t lock;
 	struct sb_fast_chunk *head, *tail;	/* handed over, oldest first */
@@ -45,8 +56,9 @@ struct sb_fast_queue {
 	size_t carve_left;
 	size_t n_spare;
 	size_t chunks;				/* handed over and not yet taken */
-	size_t max_chunks;			/* beyond this the drainer leaves records in the rings */
-	uint64_t passes;			/* completed passes */
+	size_t max_chunks;			/* all its memory, in chunks; beyond it records wait in the rings */
+	bool may_grow;				/* false: the machine is short of memory, no new slabs */
+	struct sb_fast_mark mark;		/* how far the handed-over records reach */
 };
 
 /* 0 or -errno. Its lock inherits the drainer's real-time priority (util/pi_mutex.h). */
@@ -61,12 +73,24 @@ void sb_fast_queue_free(struct sb_fast_queue *q);
  * memory it copies 200 M records a second and more.
  */
 bool sb_fast_queue_top_up(struct sb_fast_queue *q, size_t bytes);
+/* Whether the spares are short of bytes and the cap allows a slab more: the queue would grow. */
+bool sb_fast_queue_short(struct sb_fast_queue *q, size_t bytes);
+/*
+ * Whether new slabs may be made (the thread that warms them watches the
+ * machine's memory): a recorder that took what the traced job needs would
+ * have it killed or swapped out. Spares are still used.
+ */
+void sb_fast_queue_may_grow(struct sb_fast_queue *q, bool may);
 /* An empty chunk, reused or new; NULL when the queue is full or memory is out. */
 struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q);
-/* End of a pass: hand over the chunks filled during it (a list, may be NULL). */
-void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass);
-/* Take everything handed over; *passes: the passes completed by then. */
-struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, uint64_t *passes);
+/*
+ * End of a pass: hand over the chunks filled during it (a list, may be NULL);
+ * begun_ns: when it began; complete: it left no record in the rings.
+ */
+void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
+			int64_t begun_ns, bool complete);
+/* Take everything handed over; *mark: how far it reaches. */
+struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, struct sb_fast_mark *mark);
 /* Give taken chunks back once read. */
 void sb_fast_queue_recycle(struct sb_fast_queue *q, struct sb_fast_chunk *list);
 

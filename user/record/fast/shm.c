@@ -44,6 +44,9 @@ struct sb_fast_mem {
 	uint64_t records;
 	uint64_t threads;
 	uint64_t resyncs;
+	bool ended;		/* recording ended: drops are those counted then */
+	uint64_t end_dropped;
+	uint64_t end_unslotted;
 	uint64_t head[SLOTS];	/* one pass's snapshot */
 	uint32_t tid[SLOTS];
 	struct sb_fast_cursor cur[SLOTS];
@@ -452,6 +455,22 @@ void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s)
 	}
 	s->unslotted = since(__atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED), m->unslotted0,
 			     cap);
+	if (m->ended) {
+		s->dropped = m->end_dropped;
+		s->unslotted = m->end_unslotted;
+	}
+}
+
+void sb_fast_mem_end(struct sb_fast_mem *m)
+{
+	struct sb_fast_mem_stats s;
+
+	if (!m || m->ended)
+		return;
+	sb_fast_mem_stats(m, &s);
+	m->end_dropped = s.dropped;
+	m->end_unslotted = s.unslotted;
+	m->ended = true;
 }
 
 void sb_fast_mem_close(struct sb_fast_mem *m)

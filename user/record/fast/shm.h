@@ -85,6 +85,12 @@ struct sb_fast_mem_stats {
 	uint64_t resyncs;	/* times a slot's head broke the protocol (went back, ran ahead) */
 };
 void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s);
+/*
+ * The recording ended: records the threads drop from now on are not its
+ * (under -p they go on writing while the recorder nests what it has), so
+ * dropped and unslotted stay as they are now.
+ */
+void sb_fast_mem_end(struct sb_fast_mem *m);
 
 /* Unmap and close; NULL is fine. */
 void sb_fast_mem_close(struct sb_fast_mem *m);

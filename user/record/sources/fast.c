@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "record/fast/budget.h"
 #include "record/fast/drainer.h"
 #include "record/fast/nest.h"
 #include "record/fast/proc.h"
@@ -24,17 +25,16 @@
 #include "record/recorder.h"
 #include "record/sources/sources.h"
 #include "region.skel.h"
+#include "util/meminfo.h"
 
-/*
- * What the copied records may hold in the recorder before writers are left to
- * drop, and how much of it is made ready for a burst: 2 M regions of one
- * thread writing flat out (64 MiB of records) while the recorder nests a few
- * million calls a second (docs/DESIGN.md, "The fast path").
- */
-#define QUEUE_MAX_BYTES (128ull << 20)
-#define QUEUE_WARM_BYTES (64ull << 20)
 /* Kernel-path calls wait this long for fast records that may still be in flight. */
 #define SETTLE_NS 50000000LL
+/*
+ * Nesting a backlog (a flood the queue absorbed) goes on for this long a
+ * turn: the recording loop between turns reads the kernel's ring buffer,
+ * answers signals and -d, and keeps the heartbeat processes are stopped by.
+ */
+#define TURN_NS 20000000LL
 
 /* A kernel record that must wait until the records before it were nested. */
 struct pending {
@@ -51,6 +51,9 @@ struct fast_state {
 	struct fast_proc *procs;
 	struct sb_fast_drainer drainer;
 	bool drainer_ready;
+	struct sb_fast_chunk *backlog;		/* taken, not nested yet */
+	struct sb_fast_mark backlog_mark;	/* how far it reaches */
+	struct sb_fast_mark nested;		/* how far what was nested reaches */
 	struct pending *pending, **pending_tail;
 	struct sb_fast_mem_stats closed;	/* of memories already closed */
 	uint64_t refused;			/* memories that could not be adopted */
@@ -251,23 +254,29 @@ static int nest_run(struct fast_state *f, const struct sb_fast_chunk *c, const s
 /*
  * Each chunk goes back to the drainer as soon as it is nested, not after the
  * whole list: during a burst the drainer then reuses warm memory rather than
- * fault in new memory (docs/DESIGN.md, "The fast path").
+ * fault in new memory (docs/DESIGN.md, "The fast path"). Stops once past
+ * until, the rest left in *list.
  */
-static int nest_chunks(struct fast_state *f, struct sb_fast_chunk *list)
+static int nest_chunks(struct fast_state *f, struct sb_fast_chunk **list, int64_t until)
 {
-	struct sb_fast_chunk *c, *next;
+	struct sb_fast_chunk *c;
 	uint32_t i;
 	int ret = 0;
 
-	for (c = list; c && !ret; c = next) {
+	while ((c = *list) && !ret) {
 		for (i = 0; i < c->n_runs && !ret; i++)
 			ret = nest_run(f, c, &c->runs[i]);
-		next = c->next;
+		*list = c->next;
 		c->next = NULL;
 		sb_fast_queue_recycle(&f->drainer.queue, c);
+		if (mono_ns() >= until)
+			break;
 	}
-	/* After an error, the chunks not nested go back too (NULL otherwise). */
-	sb_fast_queue_recycle(&f->drainer.queue, c);
+	/* After an error, the chunks not nested go back too. */
+	if (ret) {
+		sb_fast_queue_recycle(&f->drainer.queue, *list);
+		*list = NULL;
+	}
 	return ret;
 }
 
@@ -435,21 +444,31 @@ static void sample_clocks(struct fast_state *f)
  * Take what the drainer copied, then read the kernel's records: those the
  * copied records depend on (their sites' names, off-CPU intervals, kernel
  * calls that ended before them) were written before them, so they are in.
+ * What was taken is nested over as many turns as it needs, TURN_NS at a time
+ * (final: all of it). A kernel call of a fast-path thread is placed among
+ * its records once those before it are nested: every pass begun before it
+ * ended, less SETTLE_NS for a record published late; pending thread events
+ * once the pass begun after them is.
  */
-static int fast_turn(struct fast_state *f, int64_t settle_before)
+static int fast_turn(struct fast_state *f, bool final)
 {
-	struct sb_fast_chunk *list;
+	int64_t now = mono_ns(), before;
 	struct fast_proc *p;
-	uint64_t passes;
 	int ret;
 
-	list = sb_fast_queue_take(&f->drainer.queue, &passes);
-	ring_buffer__consume(f->env->rb);
-	sample_clocks(f);
-	ret = nest_chunks(f, list);
+	if (!f->backlog) {
+		f->backlog = sb_fast_queue_take(&f->drainer.queue, &f->backlog_mark);
+		ring_buffer__consume(f->env->rb);
+		sample_clocks(f);
+	}
+	ret = nest_chunks(f, &f->backlog, final ? INT64_MAX : now + TURN_NS);
+	if (!f->backlog)
+		f->nested = f->backlog_mark;
+	f->env->busy = f->backlog != NULL;
+	before = (now < f->nested.complete_ns ? now : f->nested.complete_ns) - SETTLE_NS;
 	for (p = f->procs; p && !ret; p = p->next)
-		ret = sb_fast_nest_settle(p->nest, settle_before);
-	return ret ?: apply_pending(f, passes);
+		ret = sb_fast_nest_settle(p->nest, final ? INT64_MAX : before);
+	return ret ?: apply_pending(f, f->nested.passes);
 }
 
 static int fast_tick(void *state, struct sb_source_env *env)
@@ -457,7 +476,7 @@ static int fast_tick(void *state, struct sb_source_env *env)
 	struct fast_state *f = state;
 
 	(void)env;
-	return f->procs ? fast_turn(f, mono_ns() - SETTLE_NS) : 0;
+	return f->procs ? fast_turn(f, false) : 0;
 }
 
 /* -p: a process traced before may have made its memory already. */
@@ -493,16 +512,25 @@ static int fast_process(void *state, struct sb_source_env *env, const struct sb_
 	return adopt(f, (uint32_t)ch->pid, fd, mapped_at(ch->pid), false);
 }
 
+/* The queue's sizes (record/fast/budget.h) from --buffer and the memory this machine has. */
+static void queue_sizes(const struct record_opts *o, struct sb_fast_budget *b)
+{
+	struct sb_meminfo m;
+
+	sb_fast_budget(o->buffer_bytes, record_fast_wanted(o), sb_meminfo_read(&m) ? NULL : &m, b);
+}
+
 /* Before the programs load (a second or more), so the queue is warm when markers first write. */
 static int fast_configure(void *state, struct sb_source_env *env)
 {
 	struct fast_state *f = state;
+	struct sb_fast_budget q;
 	int ret;
 
 	f->env = env;
 	f->pending_tail = &f->pending;
-	ret = sb_fast_drainer_init(&f->drainer, QUEUE_MAX_BYTES,
-				   record_fast_wanted(env->opts) ? QUEUE_WARM_BYTES : 0);
+	queue_sizes(env->opts, &q);
+	ret = sb_fast_drainer_init(&f->drainer, q.max_bytes, q.warm_bytes, q.reserve_bytes);
 	if (ret)
 		return ret;
 	f->drainer_ready = true;
@@ -518,11 +546,19 @@ static void fast_stop(void *state, struct sb_source_env *env)
 
 	if (!f->drainer_ready)
 		return;
+	for (p = f->procs; p; p = p->next)
+		for (im = p->images; im; im = im->next)
+			if (!im->closed)
+				sb_fast_mem_end(im->mem);
 	sb_fast_drainer_stop(&f->drainer);
 	if (!f->procs)
 		return;
 	sb_fast_drainer_pass(&f->drainer);
-	env->error = fast_turn(f, INT64_MAX) ?: apply_pending(f, UINT64_MAX);
+	env->error = fast_turn(f, false);
+	while (f->backlog && !env->error)
+		env->error = fast_turn(f, false);
+	env->error = env->error ?: fast_turn(f, true);
+	env->error = env->error ?: apply_pending(f, UINT64_MAX);
 	for (p = f->procs; p; p = p->next)
 		for (im = p->images; im; im = im->next)
 			close_image(f, im);
