@@ -875,6 +875,34 @@ static void test_forged_counts_stay_bounded(void **state)
 	unforge(&f, SIZE);
 }
 
+/* Drops after the recording's end (threads go on writing while the recorder nests) are not its. */
+static void test_drops_after_the_end_are_not_counted(void **state)
+{
+	struct sb_fast_mem_stats st;
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct forged f;
+
+	(void)state;
+	forge(&f, "scope-bpf-fast", SIZE);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	f.slots[0].dropped = 17;
+	f.hdr->unslotted = 2;
+	sb_fast_mem_end(m);
+	f.slots[0].dropped = 5017;
+	f.slots[1].dropped = 40;
+	f.hdr->unslotted = 9;
+	sb_fast_mem_stats(m, &st);
+	assert_int_equal(st.dropped, 17);
+	assert_int_equal(st.unslotted, 2);
+	/* Ending twice keeps the first end's counts. */
+	sb_fast_mem_end(m);
+	sb_fast_mem_stats(m, &st);
+	assert_int_equal(st.dropped, 17);
+	sb_fast_mem_close(m);
+	unforge(&f, SIZE);
+}
+
 static int count(void *ctx, uint32_t slot, uint32_t tid, uint64_t time, uint64_t site)
 {
 	uint64_t *sum = ctx;
@@ -948,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_slots_of_threads_gone_before_adoption_are_freed),
 		cmocka_unit_test(test_slot_of_a_thread_still_listed_is_freed_by_a_later_drain),
 		cmocka_unit_test(test_forged_counts_stay_bounded),
+		cmocka_unit_test(test_drops_after_the_end_are_not_counted),
 		cmocka_unit_test(test_drain_throughput),
 	};
 

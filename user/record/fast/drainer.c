@@ -76,6 +76,15 @@ static void *warm(void *arg)
 	int64_t checked = INT64_MIN / 2, t;
 	size_t want;
 
+	/*
+	 * Ahead of the writers' nice 0 (this thread only: per thread on Linux):
+	 * while as many threads as CPUs flood, it must fault memory in as fast as
+	 * they fill it, or the drainer copies into cold memory, falls behind and
+	 * their rings overflow. It runs only while the queue grows. Refused
+	 * without CAP_SYS_NICE: it then shares like any thread.
+	 */
+	setpriority(PRIO_PROCESS, 0, -10);
+
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		t = now_ns();
 		want = __atomic_load_n(&d->warm_now, __ATOMIC_RELAXED);
