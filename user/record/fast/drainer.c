@@ -23,9 +23,11 @@
 #define IDLE_SLEEP_NS 200000
 #define WARM_CHECK_NS 2000000	/* how often the spares are looked at, once warm */
 /*
- * Warm until a process first uses the fast path: a recording whose processes
- * never do (an older header, MPI calls only) holds no more, and the recorder
- * starts sooner beside a busy target (faulting memory in costs it a CPU).
+ * Warm at first; the rest of warm_bytes once a burst has used half of what is
+ * warm. A recording whose processes write little (most of them) holds no
+ * more, and faulting memory in (a CPU for a fraction of a second, the host's
+ * first touch) does not slow them: warming 256 MiB as soon as a process used
+ * the fast path cost a 140 ms solver loop a third of its time.
  */
 #define WARM_BEFORE_USE (64ul << 20)
 /*
@@ -64,6 +66,19 @@ static bool memory_to_spare(const struct sb_fast_drainer *d)
 }
 
 /*
+ * Ahead of the writers' nice 0 while a burst eats into the memory made ready
+ * (this thread only: per thread on Linux): when as many threads as CPUs
+ * flood, a third of a CPU does not fault memory in as fast as they fill it,
+ * and the drainer, copying into cold memory, falls behind. Refused without
+ * CAP_SYS_NICE.
+ */
+static void hurry(bool *hurried, bool urgent)
+{
+	if (urgent != *hurried && !setpriority(PRIO_PROCESS, 0, urgent ? -10 : 0))
+		*hurried = urgent;
+}
+
+/*
  * Off the drainer's thread, from the start: the recorder loads and attaches
  * its programs for a second or more before any marker writes, and the spares
  * a burst used are made again while it goes on. Without warm memory a burst
@@ -74,26 +89,22 @@ static void *warm(void *arg)
 	struct timespec idle = { 0, WARM_CHECK_NS };
 	struct sb_fast_drainer *d = arg;
 	int64_t checked = INT64_MIN / 2, t;
-	size_t want;
-
-	/*
-	 * Ahead of the writers' nice 0 (this thread only: per thread on Linux):
-	 * while as many threads as CPUs flood, it must fault memory in as fast as
-	 * they fill it, or the drainer copies into cold memory, falls behind and
-	 * their rings overflow. It runs only while the queue grows. Refused
-	 * without CAP_SYS_NICE: it then shares like any thread.
-	 */
-	setpriority(PRIO_PROCESS, 0, -10);
+	bool ready = false, hurried = false, burst;
 
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		t = now_ns();
-		want = __atomic_load_n(&d->warm_now, __ATOMIC_RELAXED);
-		if (t - checked >= MEMORY_CHECK_NS && sb_fast_queue_short(&d->queue, want)) {
+		burst = ready && sb_fast_queue_short(&d->queue, d->warm_now / 2);
+		if (burst)
+			d->warm_now = d->warm_bytes;
+		if (t - checked >= MEMORY_CHECK_NS && sb_fast_queue_short(&d->queue, d->warm_now)) {
 			sb_fast_queue_may_grow(&d->queue, memory_to_spare(d));
 			checked = t;
 		}
-		if (!sb_fast_queue_top_up(&d->queue, want))
+		hurry(&hurried, burst);
+		if (!sb_fast_queue_top_up(&d->queue, d->warm_now)) {
+			ready = true;
 			nanosleep(&idle, NULL);
+		}
 	}
 	return NULL;
 }
@@ -257,7 +268,6 @@ int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void
 	pthread_mutex_unlock(&d->lock);
 	if (!m)
 		return -ENOMEM;
-	__atomic_store_n(&d->warm_now, d->warm_bytes, __ATOMIC_RELAXED);
 	return d->running || d->stop ? 0 : start_thread(d);
 }
 

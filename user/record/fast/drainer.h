@@ -26,8 +26,8 @@ struct sb_fast_drainer {
 	bool running;
 	pthread_t warmer;	/* keeps warm_bytes of the queue's spares faulted in */
 	bool warming;
-	size_t warm_bytes;	/* once a process uses the fast path */
-	size_t warm_now;	/* less before that */
+	size_t warm_bytes;	/* once a burst used half of warm_now */
+	size_t warm_now;	/* less before that; the warming thread's own */
 	uint64_t reserve_bytes;	/* the queue grows only while more memory than this is available */
 	pthread_mutex_t lock;	/* the list of memories, and one pass at a time */
 	struct sb_fast_drained *mems;
@@ -41,7 +41,7 @@ struct sb_fast_drainer {
 /*
  * max_bytes: how much memory the queue may take before records wait in the
  * rings (and may be dropped); warm_bytes of spare chunks are kept faulted in
- * by a thread of its own (from now on, part of it until a memory is added), which also stops the queue growing
+ * by a thread of its own (from now on, part of it until a burst comes), which also stops the queue growing
  * while the machine has reserve_bytes available or less (0: no such check).
  */
 int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes,
