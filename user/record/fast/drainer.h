@@ -1,8 +1,9 @@
 /*
  * The drainer: a thread that copies the fast path's records out of every
  * adopted process's rings into the queue, often enough that a ring (2 MiB a
- * thread) does not fill while the recorder's thread is busy nesting. It does
- * nothing else: it never interprets a record.
+ * thread) does not fill while the recorder's thread is busy nesting, and a
+ * standby on another CPU that makes the passes the drainer does not when its
+ * CPU stalls. They do nothing else: they never interpret a record.
  */
 #ifndef SB_FAST_DRAINER_H
 #define SB_FAST_DRAINER_H
@@ -24,6 +25,12 @@ struct sb_fast_drained {
 struct sb_fast_drainer {
 	pthread_t thread;
 	bool running;
+	pthread_t standby;	/* passes the drainer does not make: its CPU may stall */
+	bool standing_by;
+	int drain_cpu;		/* where the drainer ran last; the standby keeps off it */
+	int64_t last_begun;	/* when the latest pass began, CLOCK_MONOTONIC ns */
+	bool busy;		/* the drainer's latest pass copied records */
+	uint64_t stood_in;	/* passes the standby made */
 	pthread_t warmer;	/* keeps warm_bytes of the queue's spares faulted in */
 	bool warming;
 	size_t warm_bytes;	/* once a burst used half of warm_now */

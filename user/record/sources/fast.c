@@ -638,6 +638,9 @@ static int fast_losses(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_int(prof, "fast_records_invalid", (int64_t)f->invalid);
 	ret |= sb_profile_set_int(prof, "fast_memories_refused", (int64_t)f->refused);
 	ret |= sb_profile_set_int(prof, "fast_memories_extra", (int64_t)f->extra);
+	/* Not a loss: passes the standby made while the drainer's CPU stalled. */
+	ret |= sb_profile_set_int(prof, "fast_standby_passes",
+				  f->drainer_ready ? (int64_t)f->drainer.stood_in : 0);
 	free(paths);
 	return ret ? -ENOMEM : 0;
 }
