@@ -154,19 +154,23 @@ static pid_t start_inside_outer(const char *seconds)
 
 static void test_regions_open_at_attach_are_named(void **state)
 {
-	char out[300], pidstr[16];
+	char out[300], err[300], pidstr[16];
 	struct sb_profile p;
-	pid_t pid;
+	pid_t pid, rec;
 
 	(void)state;
 	require_bpf();
-	pid = start_inside_outer("3");
+	pid = start_inside_outer("60");
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	{
-		char *argv[] = { (char *)scope_bin(), "record", "-q", "-p", pidstr, "-o",
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-v", "-p", pidstr, "-o",
 				 (char *)tmp_file("open.h5", out, sizeof(out)), NULL };
 
-		assert_int_equal(run(argv), 0);
+		/* Woken once recorded, not after a fixed time: attaching took 3 s in a CI run. */
+		rec = spawn(argv, tmp_file("open.err", err, sizeof(err)), NULL);
+		assert_true(wait_for_text(err, "scope-bpf record: recording\n"));
+		kill(pid, SIGUSR1);
+		assert_int_equal(wait_status(rec), 0);
 	}
 	assert_int_equal(wait_status(pid), 0);
 	load_profile(out, &p);

@@ -398,6 +398,8 @@ static void begin_recording(struct recorder *r)
 	r->env.start_ns = r->start_ns;
 	sb_guardian_heartbeat(r->env.skel);
 	r->env.skel->bss->recording = true;
+	if (r->o.verbose)
+		record_say("recording");
 }
 
 /* Trace and attach -p's process tree as it is now. <0 when its root could not be attached. */
