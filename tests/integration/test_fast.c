@@ -400,8 +400,11 @@ static void test_stalled_drainer_is_stood_in_for(void **state)
 		(long long)meta_int(&p, "fast_records_dropped"), (long long)meta_int(&p, "fast_records"));
 	assert_int_equal(held, 5);
 	assert_true(meta_int(&p, "fast_standby_passes") > 0);
-	/* The host's own stalls may still land inside a pass; 5 lost stalls would be ~20%. */
-	assert_true(meta_int(&p, "fast_records_dropped") * 100 < meta_int(&p, "fast_records"));
+	/*
+	 * The host's own stalls may still land inside a pass (0.7% in one CI
+	 * run); the five stalls lost would be about 20%, 80% seen without it.
+	 */
+	assert_true(meta_int(&p, "fast_records_dropped") * 20 < meta_int(&p, "fast_records"));
 	sb_profile_free(&p);
 }
 

@@ -29,7 +29,7 @@ struct sb_fast_drainer {
 	bool standing_by;
 	int drain_cpu;		/* where the drainer ran last; the standby keeps off it */
 	int64_t last_begun;	/* when the latest pass began, CLOCK_MONOTONIC ns */
-	bool busy;		/* the drainer's latest pass copied records */
+	bool filling;		/* a ring fills fast: the standby looks often */
 	uint64_t stood_in;	/* passes the standby made */
 	pthread_t warmer;	/* keeps warm_bytes of the queue's spares faulted in */
 	bool warming;
