@@ -6,6 +6,10 @@
  * ctr_events and the thread's slot in ctr_threads. Every frame push reads the
  * thread's counters, every pop reads them again: the call's inclusive deltas,
  * and exclusive ones less what its direct children counted.
+ *
+ * A sleepable program may not use a perf-event array, not even as the inner
+ * map of an array of maps (refused since 6.18.44): only the marker programs'
+ * counting variants (the _ctr programs, never sleepable) call in here.
  */
 #ifndef SB_COUNTERS_BPF_H
 #define SB_COUNTERS_BPF_H
@@ -28,20 +32,6 @@ struct ctr_event_array {
 	__type(key, __u32);
 	__type(value, __u32);
 } ctr_events SEC(".maps");
-
-/*
- * The marker programs are sleepable (they fault region names in), and a
- * sleepable program may not use a perf-event array: it reaches it through
- * this one-slot array of maps, which it may use.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct ctr_event_array);
-} ctr_outer SEC(".maps") = {
-	.values = { [0] = &ctr_events },
-};
 
 /* Key: tid. Inserted by user space once the thread's events are open; removed at its exit. */
 struct {
@@ -87,18 +77,16 @@ static __always_inline bool ctr_read(void *events, __u32 slot, __u32 k, __u64 *v
 __noinline int ctr_push_frame(__u32 tid, __u32 d)
 {
 	struct sb_ctr_thread *ct = bpf_map_lookup_elem(&ctr_threads, &tid);
-	__u32 zero = 0, k;
 	__u8 known = 0;
-	void *events;
 	__u64 v;
+	__u32 k;
 
-	events = bpf_map_lookup_elem(&ctr_outer, &zero);
-	if (!ct || !events)
+	if (!ct)
 		return 0;
 	d &= SB_MAX_DEPTH - 1;
 	for (k = 0; k < SB_CTR_MAX; k++) {
 		ct->child[d][k] = 0;
-		if (k < n_counters && ctr_read(events, ct->slot, k, &v)) {
+		if (k < n_counters && ctr_read(&ctr_events, ct->slot, k, &v)) {
 			ct->start[d][k] = v;
 			known |= 1 << k;
 		}
@@ -115,19 +103,17 @@ __noinline int ctr_push_frame(__u32 tid, __u32 d)
 __noinline int ctr_pop_frame(__u32 tid, __u32 d)
 {
 	struct sb_ctr_thread *ct = bpf_map_lookup_elem(&ctr_threads, &tid);
-	__u32 zero = 0, k;
-	void *events;
 	__u64 v, delta;
+	__u32 k;
 
-	events = bpf_map_lookup_elem(&ctr_outer, &zero);
-	if (!ct || !events)
+	if (!ct)
 		return 0;
 	d &= SB_MAX_DEPTH - 1;
 	for (k = 0; k < SB_CTR_MAX; k++) {
 		ct->last_incl[k] = SB_CTR_UNKNOWN;
 		ct->last_excl[k] = SB_CTR_UNKNOWN;
 		if (k >= n_counters || !(ct->known[d] & (1 << k)) ||
-		    !ctr_read(events, ct->slot, k, &v))
+		    !ctr_read(&ctr_events, ct->slot, k, &v))
 			continue;
 		delta = sb_ctr_delta(ct->start[d][k], v);
 		ct->last_incl[k] = delta;

@@ -78,8 +78,11 @@ int BPF_USDT(fast_site, void *site)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
-	/* Not counted here when invalid: user space counts each call that names it. */
-	h = site_name_hash(tgid, proc, (__u64)site, false);
+	/*
+	 * Not counted here when invalid: user space counts each call that names
+	 * it. Unreadable: 0, and user space reads the descriptor itself.
+	 */
+	h = site_name_hash(tgid, proc, (__u64)site, false, false);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);

@@ -26,6 +26,10 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool stop_on_sync = false;	/* stop processes at exec/dlopen until attached */
 const volatile __u64 wakeup_bytes = SB_RINGBUF_MIN / 8;	/* an eighth of the ring */
 const volatile bool sleepable = false;	/* the marker programs were loaded sleepable */
+/* The kernel has task local storage (5.11): else traced_tasks is not even created. */
+const volatile bool use_task_storage = true;
+/* The kernel has bpf_get_current_task_btf (5.11). */
+const volatile bool use_task_btf = true;
 const volatile bool kernel_stacks = false;	/* CPU samples take the kernel stack too */
 const volatile bool offcpu_stacks = false;	/* record where traced threads block */
 const volatile __u64 offcpu_min_ns = 0;	/* shorter blocks are not worth a stack */
@@ -200,8 +204,11 @@ struct {
 
 static __always_inline void mark_task(struct task_struct *t)
 {
-	__u32 *v = bpf_task_storage_get(&traced_tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u32 *v;
 
+	if (!use_task_storage)
+		return;
+	v = bpf_task_storage_get(&traced_tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (v)
 		*v = 1;
 }
@@ -215,6 +222,9 @@ static __always_inline __u32 task_marked(struct task_struct *t)
 {
 	__u32 *v;
 
+	/* Without task storage every task may be ours: the process table decides. */
+	if (!use_task_storage)
+		return 1;
 	if (!t->bpf_storage)
 		return 0;
 	v = bpf_task_storage_get(&traced_tasks, t, 0, 0);
@@ -288,7 +298,7 @@ static __always_inline struct sb_thread_state *thread_get(__u32 tid, __u32 tgid,
 		th->first_ns = now ? now : bpf_ktime_get_ns();
 		ctr_thread_note(tgid, tid, 0);
 		/* An event of the thread itself (a probe): from now on its switches count. */
-		if (tid == (__u32)bpf_get_current_pid_tgid())
+		if (use_task_btf && tid == (__u32)bpf_get_current_pid_tgid())
 			mark_task(bpf_get_current_task_btf());
 	}
 	return th;
@@ -339,20 +349,53 @@ static __always_inline long read_user(void *dst, __u32 size, __u64 addr)
 }
 
 /*
- * Copy a site's descriptor out of the traced process and send it to user space.
- * Returns the name hash, or 0 when the descriptor is unreadable or invalid, or
- * when the record could not be sent (then the site is tried again next time).
- * An invalid descriptor is counted at begins only: the call it would have
- * opened is the one not recorded, and its end must not count it again.
+ * A site this program cannot read: its calls are kept under a stand-in hash,
+ * never 0, that user space names (struct sb_site_pending_event) while the
+ * process waits. Remembered in sites: one record per site and image.
  */
-static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin)
+static __always_inline __u32 hold_current(__u32 tgid);
+
+static __always_inline __u64 pending_site(struct sb_site_key *key)
+{
+	struct sb_site_pending_event *e;
+	__u64 h = FNV_OFFSET;
+
+	h = (h ^ key->site) * FNV_PRIME;
+	h = (h ^ ((__u64)key->gen << 32 | key->tgid)) * FNV_PRIME;
+	h = h ?: 1;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return 0;
+	}
+	e->type = SB_EV_SITE_PENDING;
+	e->tgid = key->tgid;
+	e->gen = key->gen;
+	e->site = key->site;
+	e->name_hash = h;
+	e->stop_seq = hold_current(key->tgid);
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	bpf_map_update_elem(&sites, key, &h, BPF_ANY);
+	return h;
+}
+
+/*
+ * Copy a site's descriptor out of the traced process and send it to user space.
+ * Returns the name hash; a stand-in (pending_site) when pend and a page could
+ * not be read; 0 when the descriptor is invalid, or when the record could not
+ * be sent (then the site is tried again next time). An invalid descriptor is
+ * counted at begins only: the call it would have opened is the one not
+ * recorded, and its end must not count it again.
+ */
+static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, bool pend)
 {
 	struct sb_site_event *e;
 	struct user_site us;
 	__u64 h;
 
-	if (read_user(&us, sizeof(us), key->site) ||
-	    us.magic != SB_SITE_MAGIC || us.version != SB_SITE_VERSION || !us.name) {
+	if (read_user(&us, sizeof(us), key->site))
+		return pend ? pending_site(key) : 0;
+	if (us.magic != SB_SITE_MAGIC || us.version != SB_SITE_VERSION || !us.name) {
 		if (begin)
 			count(SB_CNT_BAD_SITE, 1);
 		return 0;
@@ -367,31 +410,34 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin)
 	e->site = key->site;
 	e->line = us.line;
 	e->pad = 0;
-	if (read_user_str(e->name, sizeof(e->name), us.name) <= 1) {
+	e->file[0] = 0;
+	e->tags[0] = 0;
+	if (read_user_str(e->name, sizeof(e->name), us.name) < 0 ||
+	    (us.file && read_user_str(e->file, sizeof(e->file), us.file) < 0) ||
+	    (us.tags && read_user_str(e->tags, sizeof(e->tags), us.tags) < 0)) {
+		bpf_ringbuf_discard(e, 0);
+		return pend ? pending_site(key) : 0;
+	}
+	if (!e->name[0]) {
 		bpf_ringbuf_discard(e, 0);
 		if (begin)
 			count(SB_CNT_BAD_SITE, 1);
 		return 0;
 	}
-	e->file[0] = 0;
-	e->tags[0] = 0;
-	if (us.file)
-		read_user_str(e->file, sizeof(e->file), us.file);
-	if (us.tags)
-		read_user_str(e->tags, sizeof(e->tags), us.tags);
 	h = hash_name(e->name);
 	bpf_ringbuf_submit(e, submit_flags());
 	bpf_map_update_elem(&sites, key, &h, BPF_ANY);
 	return h;
 }
 
+/* pend: a site that cannot be read is named by user space (the marker programs). */
 static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __u64 site,
-					    bool begin)
+					    bool begin, bool pend)
 {
 	struct sb_site_key key = { .tgid = tgid, .gen = proc->gen, .site = site };
 	__u64 *h = bpf_map_lookup_elem(&sites, &key);
 
-	return h ? *h : capture_site(&key, begin);
+	return h ? *h : capture_site(&key, begin, pend);
 }
 
 /*
@@ -399,7 +445,7 @@ static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __
  * (no thread slot, or beyond the stack: its end only unwinds the overflow).
  */
 static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_proc *proc,
-					  __u32 tid, __u64 h, __u64 site)
+					  __u32 tid, __u64 h, __u64 site, bool ctr)
 {
 	struct sb_frame *f;
 	__u32 d;
@@ -419,7 +465,7 @@ static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_
 	f->child_ns = 0;
 	f->offcpu_ns = 0;
 	th->depth = d + 1;
-	if (n_counters)
+	if (ctr && n_counters)
 		ctr_push_frame(tid, d);
 	/* Last, so the time spent above is not charged to the region. */
 	f->start = bpf_ktime_get_ns();
@@ -435,7 +481,7 @@ static __always_inline bool push_frame(struct sb_proc *proc, __u32 tgid, __u32 t
 		count(SB_CNT_THREADS_FULL, 1);
 		return false;
 	}
-	return push_frame_on(th, proc, tid, h, site);
+	return push_frame_on(th, proc, tid, h, site, true);
 }
 
 /*
@@ -451,7 +497,7 @@ static __always_inline __u64 begin_name_hash(struct sb_thread_state *th, __u32 t
 
 	if (th->last_site == site && th->last_gen == gen && th->last_hash)
 		return th->last_hash;
-	h = site_name_hash(tgid, proc, site, true);
+	h = site_name_hash(tgid, proc, site, true, true);
 	if (h) {
 		th->last_site = site;
 		th->last_gen = gen;
@@ -460,17 +506,40 @@ static __always_inline __u64 begin_name_hash(struct sb_thread_state *th, __u32 t
 	return h;
 }
 
-/* One clock read: the call's start, taken last (a new thread's state reads its own). */
-static __always_inline int region_begin_at(__u64 site)
+/*
+ * The current thread's ids: two loads from its task where the kernel hands
+ * the task out (cheaper than the helper, which is not inlined), else the helper.
+ */
+static __always_inline void current_ids(__u32 *tgid, __u32 *tid)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
-	__u32 tgid = cur->tgid, tid = cur->pid;
+	struct task_struct *cur;
+	__u64 id;
+
+	if (use_task_btf) {
+		cur = bpf_get_current_task_btf();
+		*tgid = cur->tgid;
+		*tid = cur->pid;
+		return;
+	}
+	id = bpf_get_current_pid_tgid();
+	*tgid = id >> 32;
+	*tid = (__u32)id;
+}
+
+/*
+ * One clock read: the call's start, taken last (a new thread's state reads its
+ * own). ctr: the counting variant, which reads the thread's counters.
+ */
+static __always_inline int region_begin_at(__u64 site, bool ctr)
+{
+	__u32 tgid, tid;
 	__u64 h;
 	struct sb_thread_state *th;
 	struct sb_proc *proc;
 
 	if (!recording)
 		return 0;
+	current_ids(&tgid, &tid);
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
@@ -481,7 +550,7 @@ static __always_inline int region_begin_at(__u64 site)
 	}
 	h = begin_name_hash(th, tgid, proc, site);
 	if (h)
-		push_frame_on(th, proc, tid, h, site);
+		push_frame_on(th, proc, tid, h, site, ctr);
 	return 0;
 }
 
@@ -493,17 +562,33 @@ static __always_inline int region_begin_at(__u64 site)
  * SB_SITE_REG reads (SB_SITE_ARG of user/record/probes.h), the recorder
  * attaches the _site_reg programs, which load it from the saved registers.
  * Other objects (older headers, other compilers) get the fetch.
+ *
+ * Each comes twice: plain, sleepable where the kernel allows it, and the
+ * counting variant (_ctr, record -e/-g), never sleepable since it reads a
+ * perf-event array. The kernel layer loads the pair the recording uses.
  */
-SEC("usdt")
+SEC("?usdt")
 int BPF_USDT(region_begin, void *site)
 {
-	return region_begin_at((__u64)site);
+	return region_begin_at((__u64)site, false);
 }
 
-SEC("usdt")
+SEC("?usdt")
 int begin_site_reg(struct pt_regs *ctx)
 {
-	return region_begin_at(SB_SITE_REG(ctx));
+	return region_begin_at(SB_SITE_REG(ctx), false);
+}
+
+SEC("?usdt")
+int BPF_USDT(region_begin_ctr, void *site)
+{
+	return region_begin_at((__u64)site, true);
+}
+
+SEC("?usdt")
+int begin_site_reg_ctr(struct pt_regs *ctx)
+{
+	return region_begin_at(SB_SITE_REG(ctx), true);
 }
 
 /* Index of the innermost open frame named h, or -1. */
@@ -522,15 +607,15 @@ static __always_inline int find_frame(struct sb_thread_state *th, __u64 h)
 }
 
 static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __u32 tid,
-				      int i, __u64 now)
+				      int i, __u64 now, bool ctr)
 {
 	struct sb_frame *f = &th->frames[i & (SB_MAX_DEPTH - 1)];
 	struct sb_call_event *e;
 	int counted = 0;
 
-	if (n_counters)
+	if (ctr && n_counters)
 		counted = ctr_pop_frame(tid, i);
-	if (n_counters)
+	if (ctr && n_counters)
 		e = bpf_ringbuf_reserve(&events, sizeof(struct sb_call_ctr_event), 0);
 	else
 		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -552,21 +637,21 @@ static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __
 	e->path_hash = f->path_hash;
 	e->parent_path = i > 0 ? th->frames[(i - 1) & (SB_MAX_DEPTH - 1)].path_hash : 0;
 	e->name_hash = f->name_hash;
-	if (n_counters)
+	if (ctr && n_counters)
 		ctr_fill((struct sb_call_ctr_event *)e, tid, counted);
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
 /* Close frame i: its call is sent, its time passes to its parent, frames above are dropped. */
-static __always_inline void pop_frame(struct sb_thread_state *th, __u32 tgid, __u32 tid, int i,
-				      __u64 now)
+static __always_inline void pop_frame_on(struct sb_thread_state *th, __u32 tgid, __u32 tid, int i,
+					 __u64 now, bool ctr)
 {
 	struct sb_frame *f, *parent;
 
 	/* Frames above the match lost their end (a jump out of a region): drop them. */
 	if ((__u32)i + 1 < th->depth)
 		count(SB_CNT_OPEN_DROPPED, th->depth - i - 1);
-	emit_call(th, tgid, tid, i, now);
+	emit_call(th, tgid, tid, i, now, ctr);
 	f = &th->frames[i & (SB_MAX_DEPTH - 1)];
 	if (i > 0) {
 		parent = &th->frames[(i - 1) & (SB_MAX_DEPTH - 1)];
@@ -574,6 +659,13 @@ static __always_inline void pop_frame(struct sb_thread_state *th, __u32 tgid, __
 		parent->offcpu_ns += f->offcpu_ns;
 	}
 	th->depth = i;
+}
+
+/* pop_frame_on for the library programs (MPI, OpenMP, CUDA host): never sleepable, they count. */
+static __always_inline void pop_frame(struct sb_thread_state *th, __u32 tgid, __u32 tid, int i,
+				      __u64 now)
+{
+	pop_frame_on(th, tgid, tid, i, now, true);
 }
 
 /* User space names the regions that were already open when tracing began. */
@@ -596,11 +688,10 @@ static __always_inline void emit_unmatched(__u32 tgid, __u32 tid, __u64 site, __
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
-static __always_inline int region_end_at(__u64 site)
+static __always_inline int region_end_at(__u64 site, bool ctr)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
-	__u32 tgid = cur->tgid, tid = cur->pid;
 	__u64 now = bpf_ktime_get_ns(), h;
+	__u32 tgid, tid;
 	struct sb_thread_state *th;
 	struct sb_proc *proc;
 	__u32 d;
@@ -608,6 +699,7 @@ static __always_inline int region_end_at(__u64 site)
 
 	if (!recording)
 		return 0;
+	current_ids(&tgid, &tid);
 	/*
 	 * Fast path. A thread has state only while it lives in a traced process,
 	 * so the common end, at the top frame's site, needs no lookup of its process.
@@ -617,7 +709,7 @@ static __always_inline int region_end_at(__u64 site)
 		d = th->depth;
 		if (d > 0 && d <= SB_MAX_DEPTH &&
 		    th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].site == site) {
-			pop_frame(th, tgid, tid, (int)d - 1, now);
+			pop_frame_on(th, tgid, tid, (int)d - 1, now, ctr);
 			return 0;
 		}
 	}
@@ -631,7 +723,7 @@ static __always_inline int region_end_at(__u64 site)
 		 */
 		if (!thread_get(tid, tgid, now))
 			return 0;
-		h = site_name_hash(tgid, proc, site, false);
+		h = site_name_hash(tgid, proc, site, false, true);
 		if (h)
 			emit_unmatched(tgid, tid, site, h);
 		return 0;
@@ -652,7 +744,7 @@ static __always_inline int region_end_at(__u64 site)
 		i = (int)d - 1;
 	} else {
 		/* 0: an invalid descriptor (its begin counted it) or a lost site record. */
-		h = site_name_hash(tgid, proc, site, false);
+		h = site_name_hash(tgid, proc, site, false, true);
 		if (!h)
 			return 0;
 		i = find_frame(th, h);
@@ -661,20 +753,32 @@ static __always_inline int region_end_at(__u64 site)
 			return 0;
 		}
 	}
-	pop_frame(th, tgid, tid, i, now);
+	pop_frame_on(th, tgid, tid, i, now, ctr);
 	return 0;
 }
 
-SEC("usdt")
+SEC("?usdt")
 int BPF_USDT(region_end, void *site)
 {
-	return region_end_at((__u64)site);
+	return region_end_at((__u64)site, false);
 }
 
-SEC("usdt")
+SEC("?usdt")
 int end_site_reg(struct pt_regs *ctx)
 {
-	return region_end_at(SB_SITE_REG(ctx));
+	return region_end_at(SB_SITE_REG(ctx), false);
+}
+
+SEC("?usdt")
+int BPF_USDT(region_end_ctr, void *site)
+{
+	return region_end_at((__u64)site, true);
+}
+
+SEC("?usdt")
+int end_site_reg_ctr(struct pt_regs *ctx)
+{
+	return region_end_at(SB_SITE_REG(ctx), true);
 }
 
 /* Note the stop in the stops map; returns its sequence number for the sync record. */
@@ -832,9 +936,20 @@ static __always_inline struct sb_thread_state *switch_thread(struct task_struct 
  * recorder holding it while probes attach, at exec or dlopen, is not time the
  * program waited, so its off-CPU clock does not start.
  */
+/* The task's state field, named state before 5.14. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool held_by_us(struct task_struct *t, __u32 tgid)
 {
-	return (t->__state & SB_TASK_STOPPED) && bpf_map_lookup_elem(&stops, &tgid);
+	long state;
+
+	if (bpf_core_field_exists(t->__state))
+		state = BPF_CORE_READ(t, __state);
+	else
+		state = BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+	return (state & SB_TASK_STOPPED) && bpf_map_lookup_elem(&stops, &tgid);
 }
 
 SEC("tp_btf/sched_switch")

@@ -46,6 +46,7 @@ enum sb_event_type {
 	SB_EV_FAST_READY,	/* a process made its fast-path memory (include/scope_bpf.h) */
 	SB_EV_FAST_SITE,	/* a fast-path marker's site and its name's hash, once per recording */
 	SB_EV_OFFCPU,		/* a thread of a fast-path process was off-CPU from start to end */
+	SB_EV_SITE_PENDING,	/* a site the kernel could not read: user space names it (below) */
 	SB_EV_CTR_THREAD = 100,	/* counters: a thread appeared or ended (bpf/counters.bpf.h) */
 	SB_EV_CUDA = 110,	/* CUDA activity from the CUPTI library (bpf/cuda.bpf.h) */
 	SB_EV_CUDA_HOST = 111,	/* a CUDA runtime call's operation and arguments (bpf/cuda_host.h) */
@@ -190,6 +191,23 @@ struct sb_site_event {
 	char name[SB_NAME_MAX];
 	char file[SB_FILE_MAX];
 	char tags[SB_TAGS_MAX];
+};
+
+/*
+ * A call site whose descriptor or strings the marker program could not read
+ * (a page the process never touched, and a program that may not fault it
+ * in). Its calls are kept under name_hash, a stand-in; user space reads the
+ * descriptor (which faults the page in), names the stand-in and puts the
+ * name's real hash in the sites map for the calls that follow. The process
+ * is held meanwhile, as at exec, so one that exits at once is still read.
+ */
+struct sb_site_pending_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 gen;
+	__u32 stop_seq;		/* the process waits, stopped, until it is named (0: not held) */
+	__u64 site;
+	__u64 name_hash;
 };
 
 struct sb_thread_event {

@@ -31,6 +31,9 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "invalid_sites", "calls came from invalid probe sites", "bad sites",
 	  "a probe's site descriptor could not be read or was malformed (a binary "
 	  "changed on disk?); those calls were not recorded" },
+	{ "unresolved_sites", "probe sites could not be named", "unnamed sites",
+	  "neither the kernel nor the recorder could read a site's descriptor (the process "
+	  "unmapped it?); its calls were not recorded" },
 	{ "threads_dropped", "events of new threads were dropped", "thread table full",
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",
@@ -78,7 +81,7 @@ int64_t sb_health_value(const struct sb_profile *p, const char *key)
 size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
 {
 	const struct sb_health_key *k;
-	const struct sb_meta *open;
+	const struct sb_meta *open, *refused;
 	size_t i, n = 0;
 	int64_t v;
 
@@ -89,6 +92,12 @@ size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
 			continue;
 		fprintf(f, "%swarning: %" PRId64 " %s (%s): %s\n", indent, v, k->label, k->key,
 			k->hint);
+		n++;
+	}
+	refused = sb_profile_meta(p, "sources_disabled");
+	if (refused && !refused->is_int && refused->s && *refused->s) {
+		fprintf(f, "%swarning: data sources the kernel refused (sources_disabled): %s\n",
+			indent, refused->s);
 		n++;
 	}
 	open = sb_profile_meta(p, "regions_open_at_start");

@@ -59,14 +59,22 @@ static struct bpf_program *marker_program(struct sb_attach *a, const char *path,
 {
 	bool begin = !strcmp(probe, "region_begin");
 	int all = sb_count_named_probes(path, SB_PROVIDER, probe);
+	struct region_bpf *k = a->skel;
+	/* The counting variants, where the kernel layer loaded those (record -e/-g). */
+	bool ctr = bpf_program__fd(k->progs.region_begin_ctr) >= 0;
 
 	if (SB_SITE_ARG && all > 0 &&
-	    sb_count_probes_with_args(path, SB_PROVIDER, probe, SB_SITE_ARG) == all)
-		return begin ? a->skel->progs.begin_site_reg : a->skel->progs.end_site_reg;
+	    sb_count_probes_with_args(path, SB_PROVIDER, probe, SB_SITE_ARG) == all) {
+		if (begin)
+			return ctr ? k->progs.begin_site_reg_ctr : k->progs.begin_site_reg;
+		return ctr ? k->progs.end_site_reg_ctr : k->progs.end_site_reg;
+	}
 	if (a->verbose)
 		fprintf(stderr, "scope-bpf: %s: %s sites not all in %s: fetched as each note says\n",
 			path, probe, SB_SITE_ARG ? SB_SITE_ARG : "a register");
-	return begin ? a->skel->progs.region_begin : a->skel->progs.region_end;
+	if (begin)
+		return ctr ? k->progs.region_begin_ctr : k->progs.region_begin;
+	return ctr ? k->progs.region_end_ctr : k->progs.region_end;
 }
 
 /* The loader calls _dl_debug_state whenever the link map changes (startup, dlopen). */

@@ -294,6 +294,19 @@ int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, c
 	return sb_hashmap_put(&c->region_of, hash, 0, (uint64_t)region);
 }
 
+int sb_collector_alias(struct sb_collector *c, uint64_t alias, uint64_t hash)
+{
+	uint64_t *region = sb_hashmap_get(&c->region_of, hash, 0);
+	uint64_t *name = sb_hashmap_get(&c->name_of, hash, 0);
+
+	if (!region || !name)
+		return -ENOENT;
+	if (sb_hashmap_put(&c->region_of, alias, 0, *region) ||
+	    sb_hashmap_put(&c->name_of, alias, 0, *name))
+		return -ENOMEM;
+	return 0;
+}
+
 static int on_site(struct sb_collector *c, struct sb_site_event *e)
 {
 	e->name[sizeof(e->name) - 1] = 0;

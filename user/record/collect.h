@@ -131,6 +131,11 @@ int64_t sb_collector_thread_row(struct sb_collector *c, uint32_t tgid, uint32_t 
  */
 int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, char *file,
 			    int line, const char *tags);
+/*
+ * Calls under alias (a stand-in the kernel gave a site it could not read) are
+ * calls of the region already named by hash. 0, -ENOENT (hash unknown), -ENOMEM.
+ */
+int sb_collector_alias(struct sb_collector *c, uint64_t alias, uint64_t hash);
 /* The FNV-1a hash the kernel gives a region name. */
 uint64_t sb_name_hash(const char *name);
 

@@ -27,6 +27,7 @@
 #include "record/collect.h"
 #include "record/cuda_env.h"
 #include "record/guardian.h"
+#include "record/kernel/load.h"
 #include "record/launch.h"
 #include "record/outpath.h"
 #include "record/recorder.h"
@@ -57,6 +58,7 @@ struct recorder {
 	struct sb_collector coll;
 	struct sb_sources sources;
 	struct sb_source_env env;	/* what the sources see; env.skel is the BPF object */
+	struct sb_kernel kernel;	/* the BPF object's loader, the only holder of its pointers */
 	struct sb_child child;
 	pid_t root;
 	int root_pidfd;		/* -p: readable once the process has exited, reaped or not */
@@ -108,15 +110,6 @@ static int64_t realtime_offset(void)
 	return rt0 + (rt1 - rt0) / 2 - mono;
 }
 
-static bool verbose_libbpf;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	/* Our own messages say what failed; libbpf's detail is for -v. */
-	return verbose_libbpf ? vfprintf(stderr, fmt, ap) : 0;
-}
-
 void record_say(const char *fmt, ...)
 {
 	va_list ap;
@@ -151,74 +144,15 @@ static void size_ring_buffer(struct region_bpf *skel)
 	skel->rodata->wakeup_bytes = bytes / 8;
 }
 
-/*
- * A fresh copy of an object that failed to load, with what was configured on
- * it (global data, map sizes, which programs load) but not the program flags:
- * the configuration is done once, whichever way the programs load.
- */
-static struct region_bpf *reopen_configured(struct region_bpf *failed)
+/* The recorder's own part of the object's configuration: replayed by the kernel layer. */
+static int configure_base(struct region_bpf *skel, void *ctx)
 {
-	struct region_bpf *skel = region_bpf__open();
-	struct bpf_program *prog;
-	struct bpf_map *map, *to;
-	const void *data;
-	size_t size;
+	struct recorder *r = ctx;
 
-	if (!skel)
-		return NULL;
-	bpf_object__for_each_map(map, failed->obj) {
-		to = bpf_object__find_map_by_name(skel->obj, bpf_map__name(map));
-		bpf_map__set_max_entries(to, bpf_map__max_entries(map));
-		data = bpf_map__initial_value(map, &size);
-		if (data)
-			bpf_map__set_initial_value(to, data, size);
-	}
-	bpf_object__for_each_program(prog, failed->obj)
-		bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj,
-									   bpf_program__name(prog)),
-					  bpf_program__autoload(prog));
-	return skel;
-}
-
-/*
- * Sleepable marker programs can fault in the pages of region names (kernels
- * >= 6.0); older kernels load them plain, and read names only once resident.
- */
-static int load_marker_programs(struct recorder *r)
-{
-	struct region_bpf *plain;
-	int err;
-
-	bpf_program__set_flags(r->env.skel->progs.region_begin, BPF_F_SLEEPABLE);
-	bpf_program__set_flags(r->env.skel->progs.region_end, BPF_F_SLEEPABLE);
-	bpf_program__set_flags(r->env.skel->progs.begin_site_reg, BPF_F_SLEEPABLE);
-	bpf_program__set_flags(r->env.skel->progs.end_site_reg, BPF_F_SLEEPABLE);
-	bpf_program__set_flags(r->env.skel->progs.cuda_name, BPF_F_SLEEPABLE);
-	bpf_program__set_flags(r->env.skel->progs.fast_site, BPF_F_SLEEPABLE);
-	r->env.skel->rodata->sleepable = true;
-	err = region_bpf__load(r->env.skel);
-	if (!err || err == -EPERM || err == -EACCES)
-		return err;
-	plain = reopen_configured(r->env.skel);
-	err = plain ? 0 : -errno;
-	region_bpf__destroy(r->env.skel);
-	r->env.skel = plain;
-	if (!plain)
-		return err;
-	r->env.skel->rodata->sleepable = false;
-	return region_bpf__load(r->env.skel);
-}
-
-/* Open, configure every source once, load. 0 or -errno. */
-static int load_programs(struct recorder *r)
-{
-	int err;
-
-	r->env.skel->rodata->stop_on_sync = true;
-	sb_syswide_configure(&r->o, r->env.skel);
-	size_ring_buffer(r->env.skel);
-	err = sb_sources_configure(&r->sources);
-	return err ? err : load_marker_programs(r);
+	skel->rodata->stop_on_sync = true;
+	sb_syswide_configure(&r->o, skel);
+	size_ring_buffer(skel);
+	return 0;
 }
 
 /* 0, or 1 after saying why. */
@@ -230,12 +164,9 @@ static int load_bpf(struct recorder *r)
 
 	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
-	r->env.skel = region_bpf__open();
-	if (!r->env.skel) {
-		record_say("cannot open the BPF object: %s", strerror(errno));
-		return 1;
-	}
-	err = load_programs(r);
+	r->env.kernel = &r->kernel.feat;
+	err = sb_kernel_load(&r->kernel, &r->sources, configure_base, r, &e);
+	r->env.skel = r->kernel.skel;
 	if (err == -EPERM || err == -EACCES) {
 		record_say("loading BPF programs needs root, or the capabilities CAP_BPF and "
 			   "CAP_PERFMON (plus CAP_SYS_PTRACE to read other users' processes): run "
@@ -244,10 +175,11 @@ static int load_bpf(struct recorder *r)
 		return 1;
 	}
 	if (err) {
-		record_say("loading the BPF programs failed: %s (rerun with -v for the verifier's "
-			   "log)", strerror(-err));
-		return 1;
+		record_say("%s", e.msg);
+		return err == -EINVAL && strstr(e.msg, SB_KERNEL_OFF_ENV) ? SB_EXIT_USAGE : 1;
 	}
+	if (r->o.verbose)
+		sb_kernel_report(&r->kernel, "scope-bpf record: ");
 	/* Before anything is attached that could stop a process. */
 	if (sb_guardian_start(&r->guardian, r->env.skel, &e)) {
 		record_say("%s", e.msg);
@@ -282,6 +214,8 @@ static void mark_threads(struct recorder *r, pid_t pid)
 	__u32 one = 1;
 	DIR *dir;
 
+	if (!r->kernel.feat.has[SB_KF_TASK_STORAGE])
+		return;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
 	if (!dir)
@@ -289,7 +223,8 @@ static void mark_threads(struct recorder *r, pid_t pid)
 	while ((d = readdir(dir))) {
 		if (d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
-		fd = (int)syscall(SYS_pidfd_open, atoi(d->d_name), PIDFD_THREAD);
+		fd = r->kernel.feat.has[SB_KF_PIDFD_THREAD] ?
+		     (int)syscall(SYS_pidfd_open, atoi(d->d_name), PIDFD_THREAD) : -1;
 		if (fd < 0 && atoi(d->d_name) == pid)
 			fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (fd < 0)
@@ -789,6 +724,7 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 	/* A source that knows the world size (MPI) has said it; else every rank is one process. */
 	if (!sb_profile_meta(p, "mpi_size"))
 		ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
+	ret |= sb_kernel_metadata(&r->kernel, p);
 	free(cmd);
 	return ret ? -ENOMEM : 0;
 }
@@ -845,6 +781,7 @@ static void summary_line(struct recorder *r)
 		p->n_threads, format_plural(p->n_threads, "thread", "threads"), health,
 		r->to_stdout.path ? "standard output" : r->o.output);
 	sb_health_print(stderr, p, "scope-bpf: ");
+	sb_kernel_report(&r->kernel, "scope-bpf: ");
 }
 
 /* Write the profile. 0, or 1 after saying why. */
@@ -938,7 +875,7 @@ static void recorder_close(struct recorder *r)
 	sb_sources_free(&r->sources);
 	ring_buffer__free(r->rb);
 	r->rb = NULL;
-	region_bpf__destroy(r->env.skel);
+	sb_kernel_close(&r->kernel);
 	r->env.skel = NULL;
 	if (r->root_pidfd >= 0)
 		close(r->root_pidfd);
@@ -963,6 +900,7 @@ static int init_collector(struct recorder *r)
 /* Returns the exit status: the command's, or 0/1/2 for our own outcome. */
 static int run(struct recorder *r)
 {
+	bool incomplete;
 	int ret, status;
 
 	r->coll.on_sync = on_sync;
@@ -989,16 +927,20 @@ static int run(struct recorder *r)
 		return ret;
 	record_loop(r);
 	ret = finish(r);
+	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources);
 	recorder_close(r);
 	if (!r->o.cmd)
-		return ret;
+		return ret ? ret : incomplete ? SB_EXIT_INCOMPLETE : 0;
 	if (!r->root_exited) {
 		/* Recording stopped first (duration, an error): the command runs on, untraced. */
 		while (waitpid(r->child.pid, &status, 0) < 0 && errno == EINTR)
 			;
 		r->root_status = status;
 	}
-	return ret ? ret : sb_exit_status(r->root_status);
+	/* The command's own failure says more than ours; a clean run with data missing does not. */
+	if (ret || sb_exit_status(r->root_status))
+		return ret ? ret : sb_exit_status(r->root_status);
+	return incomplete ? SB_EXIT_INCOMPLETE : 0;
 }
 
 /*
@@ -1040,8 +982,8 @@ int sb_record(const struct record_opts *o)
 		record_say("cannot set up the data sources: %s", strerror(ENOMEM));
 		return 1;
 	}
-	verbose_libbpf = r.o.verbose;
-	libbpf_set_print(libbpf_print);
+	/* Our own messages say what failed; libbpf's detail is for -v. */
+	sb_kernel_log_init(r.o.verbose);
 	/* From here a stop request is remembered: loading can take a while. */
 	install_signals();
 	if (strcmp(r.o.output, "-") && expand_output(&r, &output, &err)) {

@@ -5,6 +5,8 @@
 #include <stddef.h>
 
 #define SB_EXIT_USAGE 2	/* usage and input errors */
+/* record: the profile was written, but data it was asked for is missing (docs/KERNELS.md) */
+#define SB_EXIT_INCOMPLETE 3
 
 struct sb_error {
 	char msg[512];

@@ -46,13 +46,23 @@ static bool counters_wanted(const struct record_opts *o)
 
 static int counters_configure(void *state, struct sb_source_env *env)
 {
+	struct region_bpf *skel = env->skel;
 	struct counters *c = state;
-
 	unsigned int k;
 
 	c->set = &env->opts->counters;
 	env->coll->n_counters = c->set->n;
-	env->skel->rodata->n_counters = c->set->n;
+	skel->rodata->n_counters = c->set->n;
+	/* The counting marker programs in place of the plain ones (never sleepable). */
+	if (bpf_program__set_autoload(skel->progs.region_begin_ctr, true) ||
+	    bpf_program__set_autoload(skel->progs.region_end_ctr, true) ||
+	    bpf_program__set_autoload(skel->progs.begin_site_reg_ctr, true) ||
+	    bpf_program__set_autoload(skel->progs.end_site_reg_ctr, true) ||
+	    bpf_program__set_autoload(skel->progs.region_begin, false) ||
+	    bpf_program__set_autoload(skel->progs.region_end, false) ||
+	    bpf_program__set_autoload(skel->progs.begin_site_reg, false) ||
+	    bpf_program__set_autoload(skel->progs.end_site_reg, false))
+		return -EINVAL;
 	for (k = 0; k < c->set->n; k++)
 		if (c->set->ev[k].hardware)
 			env->skel->rodata->ctr_timed |= 1u << k;

@@ -55,8 +55,8 @@ static int cuda_host_configure(void *state, struct sb_source_env *env)
 	c->sym = sb_sym_new();
 	if (!c->sym)
 		return -ENOMEM;
-	return sb_lib_probes_configure(&c->probes, env->skel->progs.cuda_host_enter,
-				       env->skel->progs.cuda_host_exit);
+	return sb_lib_probes_configure(&c->probes, env->skel,
+				       env->kernel->has[SB_KF_UPROBE_MULTI], "cuda_host_enter", "cuda_host_exit");
 }
 
 static int cuda_host_start(void *state, struct sb_source_env *env, struct sb_error *err)

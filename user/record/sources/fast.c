@@ -528,6 +528,8 @@ static int fast_configure(void *state, struct sb_source_env *env)
 	int ret;
 
 	f->env = env;
+	if (f->drainer_ready)
+		return 0;
 	f->pending_tail = &f->pending;
 	queue_sizes(env->opts, &q);
 	ret = sb_fast_drainer_init(&f->drainer, q.max_bytes, q.warm_bytes, q.reserve_bytes);

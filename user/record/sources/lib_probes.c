@@ -13,14 +13,18 @@
 #include "record/sources/mpi_uprobe_multi.h"
 #include "region.skel.h"
 
-int sb_lib_probes_configure(struct sb_lib_probes *lp, struct bpf_program *enter,
-			    struct bpf_program *exit)
+int sb_lib_probes_configure(struct sb_lib_probes *lp, struct region_bpf *skel, bool multi,
+			    const char *enter_name, const char *exit_name)
 {
-	lp->enter = enter;
-	lp->exit = exit;
-	if (bpf_program__set_autoload(enter, true) || bpf_program__set_autoload(exit, true))
+	struct bpf_program *enter = bpf_object__find_program_by_name(skel->obj, enter_name);
+	struct bpf_program *exit = bpf_object__find_program_by_name(skel->obj, exit_name);
+
+	lp->enter = enter_name;
+	lp->exit = exit_name;
+	if (!enter || !exit || bpf_program__set_autoload(enter, true) ||
+	    bpf_program__set_autoload(exit, true))
 		return -EINVAL;
-	lp->multi = sb_uprobe_multi_supported();
+	lp->multi = multi;
 	if (lp->multi &&
 	    (bpf_program__set_expected_attach_type(enter, SB_TRACE_UPROBE_MULTI) ||
 	     bpf_program__set_expected_attach_type(exit, SB_TRACE_UPROBE_MULTI)))
@@ -122,19 +126,24 @@ static int attach_multi(struct sb_lib_probes *lp, struct region_bpf *skel,
 int sb_lib_probes_attach(struct sb_lib_probes *lp, struct region_bpf *skel, const char *path,
 			 const struct sb_lib_funcs *f, struct sb_error *err)
 {
+	struct bpf_program *enter = bpf_object__find_program_by_name(skel->obj, lp->enter);
+	struct bpf_program *exit = bpf_object__find_program_by_name(skel->obj, lp->exit);
 	uint32_t i;
 	int ret = 0;
 
 	if (!f->n)
 		return 0;
+	if (!enter || !exit || bpf_program__fd(enter) < 0 || bpf_program__fd(exit) < 0)
+		return sb_fail(err, ENOENT, "%s: the programs %s and %s are not loaded", path,
+			       lp->enter, lp->exit);
 	/* The returns first: an entry whose return is not probed would leave its frame open. */
 	if (lp->multi)
-		return attach_multi(lp, skel, lp->exit, path, f, true, err) ?:
-		       attach_multi(lp, skel, lp->enter, path, f, false, err);
+		return attach_multi(lp, skel, exit, path, f, true, err) ?:
+		       attach_multi(lp, skel, enter, path, f, false, err);
 	for (i = 0; i < f->n && !ret; i++) {
-		ret = attach_one(lp, skel, lp->exit, path, f, i, true, err);
+		ret = attach_one(lp, skel, exit, path, f, i, true, err);
 		if (!ret)
-			ret = attach_one(lp, skel, lp->enter, path, f, i, false, err);
+			ret = attach_one(lp, skel, enter, path, f, i, false, err);
 	}
 	return ret;
 }

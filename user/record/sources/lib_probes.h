@@ -21,7 +21,7 @@ struct bpf_program;
 struct region_bpf;
 
 struct sb_lib_probes {
-	struct bpf_program *enter, *exit;
+	const char *enter, *exit;	/* the programs' names: found in the object loaded last */
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
 	struct sb_detach held;		/* the links, and what they opened (detach.h) */
 	bool multi;			/* one uprobe multi link per file and direction */
@@ -38,10 +38,11 @@ struct sb_lib_funcs {
 
 /*
  * Before load: the entry and return programs (SEC("?uprobe"), SEC("?uretprobe"))
- * are loaded, as uprobe multi programs where the kernel has those links.
+ * named enter and exit are loaded, as uprobe multi programs where multi (the
+ * kernel has those links).
  */
-int sb_lib_probes_configure(struct sb_lib_probes *lp, struct bpf_program *enter,
-			    struct bpf_program *exit);
+int sb_lib_probes_configure(struct sb_lib_probes *lp, struct region_bpf *skel, bool multi,
+			    const char *enter, const char *exit);
 void sb_lib_probes_start(struct sb_lib_probes *lp);
 
 /* 1 when the file (dev, inode) was not looked at before (it is now marked), 0, or -ENOMEM. */

@@ -42,8 +42,8 @@ static int mpi_configure(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
 
-	return sb_lib_probes_configure(&m->probes, env->skel->progs.mpi_enter,
-				       env->skel->progs.mpi_exit);
+	return sb_lib_probes_configure(&m->probes, env->skel,
+				       env->kernel->has[SB_KF_UPROBE_MULTI], "mpi_enter", "mpi_exit");
 }
 
 /*

@@ -5,19 +5,88 @@
  * kernel side could not keep.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "record/attach.h"
+#include "record/fast/site_read.h"
 #include "record/sources/regions.h"
 #include "record/sources/sources.h"
+#include "region.skel.h"
+
+struct regions {
+	struct sb_attach attach;
+	uint64_t named;		/* sites the kernel could not read, named here */
+	uint64_t unresolved;	/* of those, sites not even this process could read */
+};
 
 static int regions_start(void *state, struct sb_source_env *env, struct sb_error *err)
 {
-	struct sb_attach *a = state;
+	struct regions *rg = state;
 
-	sb_attach_init(a, env->skel, env->guardian, env->opts->verbose);
+	sb_attach_init(&rg->attach, env->skel, env->guardian, env->opts->verbose);
 	(void)err;
-	a->fast = record_fast_wanted(env->opts);
+	rg->attach.fast = record_fast_wanted(env->opts);
 	return 0;
+}
+
+/*
+ * Name a site the marker program could not read (a page the process never
+ * touched): reading it from here faults the page in. Its calls so far carry
+ * the program's stand-in, named now; the real hash goes to the sites table
+ * for the calls that follow.
+ */
+static int name_site(struct sb_source_env *env, const struct sb_site_pending_event *e)
+{
+	struct sb_site_key key = { .tgid = e->tgid, .gen = e->gen, .site = e->site };
+	struct sb_fast_site s;
+	uint64_t h;
+	int ret;
+
+	ret = sb_fast_site_read((pid_t)e->tgid, e->site, &s);
+	if (ret)
+		return ret;
+	h = sb_name_hash(s.name);
+	ret = sb_collector_add_region(env->coll, h, s.name, s.file, s.line, s.tags);
+	if (!ret)
+		ret = sb_collector_alias(env->coll, e->name_hash, h);
+	if (!ret)
+		bpf_map_update_elem(bpf_map__fd(env->skel->maps.sites), &key, &h, BPF_ANY);
+	return ret;
+}
+
+static int regions_record(void *state, struct sb_source_env *env, const void *data, size_t size)
+{
+	const struct sb_site_pending_event *e = data;
+	struct regions *rg = state;
+	int ret;
+
+	if (size < sizeof(*e))
+		return 0;
+	ret = name_site(env, e);
+	if (e->stop_seq && env->resume)
+		env->resume(env, (pid_t)e->tgid, e->stop_seq);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		rg->unresolved++;
+		if (env->opts->verbose)
+			fprintf(stderr, "scope-bpf: process %u: site %#llx cannot be read: %s\n",
+				e->tgid, (unsigned long long)e->site, strerror(-ret));
+		return 0;
+	}
+	rg->named++;
+	return 0;
+}
+
+uint64_t sb_regions_unresolved(const struct sb_sources *set)
+{
+	const struct regions *rg = sb_sources_state(set, &sb_regions_source);
+
+	return rg ? rg->unresolved : 0;
 }
 
 /* A new process image (or the first look at one): attach its probes. */
@@ -26,17 +95,21 @@ static int regions_process(void *state, struct sb_source_env *env, const struct 
 {
 	int ret;
 
+	struct regions *rg = state;
+
 	(void)env;
 	if (ch->what == SB_PROC_FORK)
 		return 0;	/* the child has its parent's probes */
-	ret = sb_attach_process(state, ch->pid, err);
+	ret = sb_attach_process(&rg->attach, ch->pid, err);
 	return ret < 0 ? ret : 0;
 }
 
 static void regions_detach(void *state, struct sb_source_env *env)
 {
+	struct regions *rg = state;
+
 	(void)env;
-	sb_attach_free(state);
+	sb_attach_free(&rg->attach);
 }
 
 uint64_t sb_regions_lost_events(const struct sb_source_env *env)
@@ -48,9 +121,9 @@ uint64_t sb_regions_lost_events(const struct sb_source_env *env)
 
 int sb_regions_probe_files(const struct sb_sources *set)
 {
-	const struct sb_attach *a = sb_sources_state(set, &sb_regions_source);
+	const struct regions *rg = sb_sources_state(set, &sb_regions_source);
 
-	return a ? a->probe_files : 0;
+	return rg ? rg->attach.probe_files : 0;
 }
 
 /* The kernel's counters and the collector's drops; model/health.c explains each key. */
@@ -58,9 +131,9 @@ static int regions_losses(void *state, struct sb_source_env *env)
 {
 	struct sb_profile *p = &env->coll->prof;
 	const uint64_t *n = env->counters;
+	struct regions *rg = state;
 	int ret = 0;
 
-	(void)state;
 	ret |= sb_profile_set_int(p, "lost_events", (int64_t)sb_regions_lost_events(env));
 	ret |= sb_profile_set_int(p, "open_calls_dropped",
 				  (int64_t)(n[SB_CNT_OPEN_DROPPED] + env->open_at_end));
@@ -70,6 +143,8 @@ static int regions_losses(void *state, struct sb_source_env *env)
 				  (int64_t)(n[SB_CNT_UNMATCHED_END] + env->fast_unmatched));
 	ret |= sb_profile_set_int(p, "invalid_sites",
 				  (int64_t)(n[SB_CNT_BAD_SITE] + env->fast_bad_sites));
+	ret |= sb_profile_set_int(p, "sites_named_by_recorder", (int64_t)rg->named);
+	ret |= sb_profile_set_int(p, "unresolved_sites", (int64_t)rg->unresolved);
 	ret |= sb_profile_set_int(p, "threads_dropped",
 				  (int64_t)(n[SB_CNT_THREADS_FULL] + env->fast_threads_full));
 	ret |= sb_collector_metadata(env->coll);
@@ -78,14 +153,18 @@ static int regions_losses(void *state, struct sb_source_env *env)
 
 static void regions_free(void *state)
 {
-	sb_attach_free(state);
+	struct regions *rg = state;
+
+	sb_attach_free(&rg->attach);
 }
 
 const struct sb_source_ops sb_regions_source = {
 	.name = "regions",
-	.state_size = sizeof(struct sb_attach),
+	.state_size = sizeof(struct regions),
 	.start = regions_start,
 	.process = regions_process,
+	.record_type = SB_EV_SITE_PENDING,
+	.record = regions_record,
 	.detach = regions_detach,
 	.losses = regions_losses,
 	.free = regions_free,

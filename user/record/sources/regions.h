@@ -10,5 +10,7 @@
 uint64_t sb_regions_lost_events(const struct sb_source_env *env);
 /* Objects with scope_bpf probes attached so far. */
 int sb_regions_probe_files(const struct sb_sources *set);
+/* Sites neither the kernel nor the recorder could read: their calls are dropped. */
+uint64_t sb_regions_unresolved(const struct sb_sources *set);
 
 #endif

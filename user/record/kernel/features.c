@@ -1,0 +1,146 @@
+/* The kernel's features, probed by test loads (features.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "features.skel.h"
+#include "record/kernel/features.h"
+#include "record/sources/mpi_uprobe_multi.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+static const struct {
+	const char *name;
+	const char *fallback;
+} features[SB_KF_COUNT] = {
+	[SB_KF_SLEEPABLE] = { "sleepable", "marker programs not sleepable: sites they cannot "
+			      "read are named by the recorder" },
+	[SB_KF_UPROBE_MULTI] = { "uprobe_multi", "library calls (MPI, CUDA) probed one uprobe "
+				 "per function" },
+	[SB_KF_TASK_STORAGE] = { "task_storage", "the scheduler hook looks every task up in "
+				 "the process table" },
+	[SB_KF_TASK_BTF] = { "task_btf", "marker programs take tid and tgid from "
+			     "bpf_get_current_pid_tgid" },
+	[SB_KF_PIDFD_THREAD] = { "pidfd_thread", "running threads are marked at their first "
+				 "event, not at attach" },
+};
+
+const char *sb_kfeature_name(enum sb_kfeature f)
+{
+	return f < SB_KF_COUNT ? features[f].name : "?";
+}
+
+const char *sb_kfeature_fallback(enum sb_kfeature f)
+{
+	return f < SB_KF_COUNT ? features[f].fallback : "?";
+}
+
+static int feature_by_name(const char *name, size_t len)
+{
+	int f;
+
+	for (f = 0; f < SB_KF_COUNT; f++)
+		if (strlen(features[f].name) == len && !strncmp(features[f].name, name, len))
+			return f;
+	return -1;
+}
+
+int sb_kfeatures_parse_off(struct sb_kfeatures *k, const char *list, struct sb_error *err)
+{
+	const char *p = list, *end;
+	size_t len;
+	int f;
+
+	while (p && *p) {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 3 && !strncmp(p, "all", 3)) {
+			for (f = 0; f < SB_KF_COUNT; f++)
+				k->forced_off[f] = true;
+		} else if (len) {
+			f = feature_by_name(p, len);
+			if (f < 0)
+				return sb_fail(err, EINVAL, "%s: unknown kernel feature '%.*s' (known: "
+					       "sleepable, uprobe_multi, task_storage, task_btf, "
+					       "pidfd_thread, all)", SB_KERNEL_OFF_ENV, (int)len, p);
+			k->forced_off[f] = true;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* A sleepable uprobe that faults pages in and uses the marker programs' kinds of map. */
+static bool probe_sleepable(void)
+{
+	struct features_bpf *skel = features_bpf__open();
+	bool ok;
+
+	if (!skel)
+		return false;
+	ok = !bpf_program__set_autoload(skel->progs.sleepable_uprobe, true) &&
+	     !bpf_program__set_flags(skel->progs.sleepable_uprobe, BPF_F_SLEEPABLE) &&
+	     !features_bpf__load(skel);
+	features_bpf__destroy(skel);
+	return ok;
+}
+
+static bool probe_task_storage(void)
+{
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_task_storage_get, NULL) == 1;
+}
+
+static bool probe_pidfd_thread(void)
+{
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), PIDFD_THREAD);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static bool probe(enum sb_kfeature f)
+{
+	switch (f) {
+	case SB_KF_SLEEPABLE:
+		return probe_sleepable();
+	case SB_KF_UPROBE_MULTI:
+		return sb_uprobe_multi_supported();
+	case SB_KF_TASK_STORAGE:
+		return probe_task_storage();
+	case SB_KF_TASK_BTF:
+		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_current_task_btf,
+					       NULL) == 1;
+	case SB_KF_PIDFD_THREAD:
+		return probe_pidfd_thread();
+	default:
+		return false;
+	}
+}
+
+int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err)
+{
+	struct utsname u;
+	int f, ret;
+
+	ret = sb_kfeatures_parse_off(k, getenv(SB_KERNEL_OFF_ENV), err);
+	if (ret)
+		return ret;
+	if (!uname(&u))
+		snprintf(k->release, sizeof(k->release), "%s", u.release);
+	for (f = 0; f < SB_KF_COUNT; f++)
+		k->has[f] = !k->forced_off[f] && probe(f);
+	return 0;
+}
