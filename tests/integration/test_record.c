@@ -238,17 +238,44 @@ static pid_t record_waiter(const char *out)
 	return pid;
 }
 
+/* The child of parent whose name is comm, the one this test started; 0 when none. */
+static pid_t child_named(pid_t parent, const char *comm)
+{
+	char path[64], name[32];
+	pid_t child, found = 0;
+	FILE *kids, *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)parent, (int)parent);
+	kids = fopen(path, "r");
+	if (!kids)
+		return 0;
+	while (!found && fscanf(kids, "%d", &child) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)child);
+		f = fopen(path, "r");
+		if (f && fgets(name, sizeof(name), f) && !strncmp(name, comm, strlen(comm)) &&
+		    name[strlen(comm)] == '\n')
+			found = child;
+		if (f)
+			fclose(f);
+	}
+	fclose(kids);
+	return found;
+}
+
 static void test_killed_target_leaves_valid_file(void **state)
 {
 	struct sb_profile p;
 	char out[300];
-	pid_t rec;
+	pid_t rec, target;
 
 	(void)state;
 	require_bpf();
 	rec = record_waiter(tmp_file("killed.h5", out, sizeof(out)));
 	sleep_ms(1000);
-	assert_int_equal(system("pkill -KILL -x waiter"), 0);
+	/* By PID: the waiter the recorder launched, never another process of that name. */
+	target = child_named(rec, "waiter");
+	assert_true(target > 0);
+	assert_int_equal(kill(target, SIGKILL), 0);
 	assert_int_equal(wait_status(rec), 128 + SIGKILL);
 	load_profile(out, &p);
 	assert_true(must_pair(&p, "iter", 0)->count > 10);

@@ -201,6 +201,33 @@ static void test_calls_are_named_by_name_hash_not_address(void **state)
 	sb_collector_free(&c);
 }
 
+/*
+ * A site the kernel could not read: its calls carry a stand-in hash until the
+ * recorder names it, and land in the region of that name with the later calls.
+ */
+static void test_stand_in_hashes_join_their_region(void **state)
+{
+	struct sb_call_event e = { .type = SB_EV_CALL, .tgid = 3, .tid = 3, .site = 0x20,
+				   .start = 1, .end = 2, .call_id = 0, .parent_id = -1,
+				   .name_hash = 0x5eed };
+	struct sb_collector c;
+	char name[] = "cold", file[] = "lib.c";
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	assert_int_equal(sb_collector_alias(&c, 0x5eed, sb_name_hash("cold")), -ENOENT);
+	assert_int_equal(sb_collector_add_region(&c, sb_name_hash(name), name, file, 3, ""), 0);
+	assert_int_equal(sb_collector_alias(&c, 0x5eed, sb_name_hash("cold")), 0);
+	assert_int_equal(sb_collector_record(&c, &e, sizeof(e)), 0);
+	call(&c, 3, 3, "cold", 3, 5, 1, -1, 0);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.prof.n_pairs, 1);
+	assert_string_equal(c.prof.regions[c.prof.pairs[0].region].name, "cold");
+	assert_int_equal(c.prof.pairs[0].count, 2);
+	assert_int_equal(c.dropped_calls, 0);
+	sb_collector_free(&c);
+}
+
 static void thread_exit(struct sb_collector *c, uint32_t tgid, uint32_t tid, uint64_t cpu_ns)
 {
 	struct sb_thread_event e = { .type = SB_EV_THREAD_EXIT, .tgid = tgid, .tid = tid,
@@ -635,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_records_are_ignored),
 		cmocka_unit_test(test_refused_calls_are_dropped_and_syncs_still_served),
 		cmocka_unit_test(test_calls_are_named_by_name_hash_not_address),
+		cmocka_unit_test(test_stand_in_hashes_join_their_region),
 		cmocka_unit_test(test_exited_thread_is_not_overwritten_by_a_live_read),
 		cmocka_unit_test(test_a_reused_tid_is_another_thread),
 		cmocka_unit_test(test_gpu_time_goes_to_the_innermost_launching_call),

@@ -16,15 +16,8 @@
 #define MAX_ATTEMPTS (SB_KERNEL_MAX_DISABLED + 2)
 #define MAX_PROGS 64
 
-/* What libbpf said about the load in progress: the program it failed on, the kernel's reason. */
-struct load_log {
-	char program[64];
-	char reason[256];
-	char last_warning[256];
-};
-
 static bool log_verbose;
-static struct load_log *capturing;
+static struct sb_kernel_log *capturing;
 
 /* The verifier's own words: the last line of its log that is not its statistics. */
 static void take_reason(const char *log, char *reason, size_t size)
@@ -48,7 +41,7 @@ static void take_reason(const char *log, char *reason, size_t size)
 }
 
 /* libbpf: "prog 'NAME': BPF program load failed: ..." and the log between BEGIN and END. */
-static void capture(struct load_log *l, const char *msg)
+void sb_kernel_log_capture(struct sb_kernel_log *l, const char *msg)
 {
 	const char *p = strstr(msg, "prog '"), *q;
 	size_t len;
@@ -79,7 +72,7 @@ static int kernel_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (capturing && level == LIBBPF_WARN) {
 		va_copy(copy, ap);
 		if (vasprintf(&msg, fmt, copy) >= 0)
-			capture(capturing, msg);
+			sb_kernel_log_capture(capturing, msg);
 		va_end(copy);
 	}
 	if (log_verbose)
@@ -211,7 +204,7 @@ static int owner_of(struct region_bpf *skel, const int *owner, const char *name,
  * variants, and try again (0); a program every recording needs is fatal.
  */
 static int refuse(struct sb_kernel *k, struct sb_sources *set, const int *owner,
-		  const struct load_log *l, int code, struct sb_error *err)
+		  const struct sb_kernel_log *l, int code, struct sb_error *err)
 {
 	const char *why = l->reason[0] ? l->reason : strerror(code);
 	struct sb_kernel_refusal *r;
@@ -242,7 +235,7 @@ int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_f
 		   struct sb_error *err)
 {
 	int owner[MAX_PROGS], ret;
-	struct load_log l;
+	struct sb_kernel_log l;
 
 	ret = sb_kfeatures_probe(&k->feat, err);
 	while (!ret && k->attempts < MAX_ATTEMPTS) {

@@ -44,6 +44,16 @@ struct sb_kernel {
 /* The recorder's own part of the configuration, replayed on every fresh object. */
 typedef int (*sb_kernel_base_fn)(struct region_bpf *skel, void *ctx);
 
+/* What libbpf said of the load in progress: the program it failed on, the kernel's reason. */
+struct sb_kernel_log {
+	char program[64];
+	char reason[256];
+	char last_warning[256];
+};
+
+/* Take one of libbpf's warnings into l (exposed for its unit test). */
+void sb_kernel_log_capture(struct sb_kernel_log *l, const char *msg);
+
 /* libbpf's messages go to stderr only when verbose; the kernel layer reads them always. */
 void sb_kernel_log_init(bool verbose);
 

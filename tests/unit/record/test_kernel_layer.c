@@ -1,0 +1,124 @@
+/*
+ * The kernel layer's pure parts: the test switch that forces kernel features
+ * off, and what it reads of libbpf's messages when the verifier refuses a
+ * program (the program's name and the kernel's reason, for the summary).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "record/kernel/features.h"
+#include "record/kernel/load.h"
+
+static void test_named_features_are_forced_off(void **state)
+{
+	struct sb_kfeatures k = { 0 };
+	struct sb_error err = { { 0 } };
+
+	(void)state;
+	assert_int_equal(sb_kfeatures_parse_off(&k, "sleepable,,task_storage", &err), 0);
+	assert_true(k.forced_off[SB_KF_SLEEPABLE]);
+	assert_true(k.forced_off[SB_KF_TASK_STORAGE]);
+	assert_false(k.forced_off[SB_KF_UPROBE_MULTI]);
+	assert_false(k.forced_off[SB_KF_TASK_BTF]);
+	assert_false(k.forced_off[SB_KF_PIDFD_THREAD]);
+}
+
+static void test_all_forces_every_feature_off_and_nothing_forces_none(void **state)
+{
+	struct sb_kfeatures k = { 0 };
+	int f;
+
+	(void)state;
+	assert_int_equal(sb_kfeatures_parse_off(&k, NULL, NULL), 0);
+	assert_int_equal(sb_kfeatures_parse_off(&k, "", NULL), 0);
+	for (f = 0; f < SB_KF_COUNT; f++)
+		assert_false(k.forced_off[f]);
+	assert_int_equal(sb_kfeatures_parse_off(&k, "all", NULL), 0);
+	for (f = 0; f < SB_KF_COUNT; f++) {
+		assert_true(k.forced_off[f]);
+		assert_non_null(strstr(sb_kfeature_fallback(f), " "));
+	}
+}
+
+/* A misspelt switch must fail the test run, not silently test the default. */
+static void test_an_unknown_feature_is_refused_by_name(void **state)
+{
+	struct sb_kfeatures k = { 0 };
+	struct sb_error err = { { 0 } };
+
+	(void)state;
+	assert_int_equal(sb_kfeatures_parse_off(&k, "sleepable,sleepabel", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'sleepabel'"));
+	assert_non_null(strstr(err.msg, SB_KERNEL_OFF_ENV));
+	assert_int_equal(sb_kfeatures_parse_off(&k, "sleep", &err), -EINVAL);
+}
+
+/* Debian 12's 6.1 verifier on mpi_enter, as libbpf 1.1 prints it. */
+static void test_the_refused_program_and_the_verifiers_reason_are_read(void **state)
+{
+	struct sb_kernel_log l;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	sb_kernel_log_capture(&l, "libbpf: prog 'mpi_enter': BPF program load failed: "
+			      "Permission denied\n");
+	sb_kernel_log_capture(&l, "libbpf: prog 'mpi_enter': -- BEGIN PROG LOAD LOG --\n"
+			      "0: R1=ctx(off=0,imm=0) R10=fp0\n"
+			      "; int mpi_enter(struct pt_regs *ctx)\n"
+			      "invalid indirect access to stack R1 off=-80 size=256\n"
+			      "processed 5214 insns (limit 1000000) max_states_per_insn 4\n"
+			      "-- END PROG LOAD LOG --\n");
+	sb_kernel_log_capture(&l, "libbpf: failed to load object 'region_bpf'\n");
+	assert_string_equal(l.program, "mpi_enter");
+	assert_string_equal(l.reason, "invalid indirect access to stack R1 off=-80 size=256");
+	assert_string_equal(l.last_warning, "libbpf: failed to load object 'region_bpf'");
+}
+
+/* 6.18.44 refuses a map at load, before any instruction: a one-line log. */
+static void test_a_map_refusal_is_the_reason(void **state)
+{
+	struct sb_kernel_log l;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	sb_kernel_log_capture(&l, "libbpf: prog 'region_begin': -- BEGIN PROG LOAD LOG --\n"
+			      "Sleepable programs can only use array, hash, ringbuf and local "
+			      "storage maps, also as inner maps\n"
+			      "verification time 12 usec\nstack depth 0\n"
+			      "-- END PROG LOAD LOG --\n");
+	assert_string_equal(l.program, "region_begin");
+	assert_string_equal(l.reason, "Sleepable programs can only use array, hash, ringbuf and "
+				      "local storage maps, also as inner maps");
+}
+
+/* A failure that names no program (a map libbpf could not create) keeps libbpf's line. */
+static void test_a_failure_without_a_program_keeps_the_last_warning(void **state)
+{
+	struct sb_kernel_log l;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	sb_kernel_log_capture(&l, "libbpf: map 'traced_tasks': failed to create: Invalid argument(-22)\n");
+	assert_string_equal(l.program, "");
+	assert_string_equal(l.last_warning,
+			    "libbpf: map 'traced_tasks': failed to create: Invalid argument(-22)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_named_features_are_forced_off),
+		cmocka_unit_test(test_all_forces_every_feature_off_and_nothing_forces_none),
+		cmocka_unit_test(test_an_unknown_feature_is_refused_by_name),
+		cmocka_unit_test(test_the_refused_program_and_the_verifiers_reason_are_read),
+		cmocka_unit_test(test_a_map_refusal_is_the_reason),
+		cmocka_unit_test(test_a_failure_without_a_program_keeps_the_last_warning),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
