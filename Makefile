@@ -120,12 +120,19 @@ asan:
 
 # test_record runs twice: markers record through the fast path by default, and through
 # the kernel path with --mode=kernel (SCOPE_BPF_TEST_MODE: tests/integration/harness.h).
+# Then the key cases again with every kernel feature forced off (SCOPE_BPF_KERNEL_OFF,
+# docs/KERNELS.md): the fallbacks older kernels take, proven on this one.
+FALLBACK_TESTS := test_record test_mpi_calls test_omp
 integration: $(BUILD)/scope-bpf $(INTEG_BINS) $(APP_BINS)
 	$(Q)set -e; for t in $(INTEG_BINS); do echo "== $$t"; \
 		SCOPE_BPF=$(BUILD)/scope-bpf APPS=$(BUILD)/apps $$t; done
 	$(Q)echo "== $(BUILD)/tests/integration/test_record (--mode=kernel)"; \
 		SCOPE_BPF_TEST_MODE=kernel SCOPE_BPF=$(BUILD)/scope-bpf APPS=$(BUILD)/apps \
 		$(BUILD)/tests/integration/test_record
+	$(Q)set -e; for t in $(FALLBACK_TESTS); do \
+		echo "== $(BUILD)/tests/integration/$$t (--mode=kernel, SCOPE_BPF_KERNEL_OFF=all)"; \
+		SCOPE_BPF_KERNEL_OFF=all SCOPE_BPF_TEST_MODE=kernel SCOPE_BPF=$(BUILD)/scope-bpf \
+		APPS=$(BUILD)/apps $(BUILD)/tests/integration/$$t; done
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -64,3 +64,18 @@ int sleepable_uprobe(struct pt_regs *ctx)
 		bpf_ringbuf_discard(r, 0);
 	return 0;
 }
+
+/*
+ * The floor: atomic fetch-and-add (5.12), which numbers calls across a
+ * process's threads. Older kernels refuse the instruction itself.
+ */
+SEC("?uprobe")
+int atomic_fetch(struct pt_regs *ctx)
+{
+	__u32 zero = 0;
+	__u64 *v = bpf_map_lookup_elem(&probe_hash, &zero);
+
+	if (v && __sync_fetch_and_add(v, 1) == 1)
+		return 1;
+	return 0;
+}

@@ -261,6 +261,11 @@ static __always_inline __s64 mpi_sum_counts(__u64 counts, __s32 n)
 		len = (__u32)(n - c * 16);
 		if (len > 16)
 			len = 16;
+		/*
+		 * Clang may bound a copy of len and pass the other: 6.1's verifier
+		 * then sees a size of up to 256 bytes for this 64-byte buffer.
+		 */
+		barrier_var(len);
 		if (bpf_probe_read_user(chunk, len * sizeof(chunk[0]), (void *)(counts + c * 64)))
 			return -1;
 		for (i = 0; i < 16; i++) {

@@ -175,6 +175,27 @@ static inline void read_stderr(char *buf, size_t size)
 	buf[n] = 0;
 }
 
+/* Whether SCOPE_BPF_KERNEL_OFF (the kernel layer's test switch) names this feature, or all. */
+static inline bool kernel_feature_off(const char *name)
+{
+	const char *off = getenv("SCOPE_BPF_KERNEL_OFF"), *p;
+	size_t len = strlen(name);
+
+	for (p = off; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if ((!strncmp(p, name, len) && (p[len] == ',' || !p[len])) ||
+		    (!strncmp(p, "all", 3) && (p[3] == ',' || !p[3])))
+			return true;
+	return false;
+}
+
+/* Markers go through the fast path: SCOPE_BPF_TEST_MODE unset or auto. */
+static inline bool fast_mode(void)
+{
+	const char *mode = getenv("SCOPE_BPF_TEST_MODE");
+
+	return !mode || !strcmp(mode, "auto");
+}
+
 /*
  * scope-bpf record -q -o OUT -- APPS/app args... (NULL-terminated); with
  * SCOPE_BPF_TEST_MODE set, --mode=that too (make integration runs a test twice).

@@ -324,6 +324,18 @@ static void test_children_and_exec_are_followed(void **state)
 	child1 = must_pair(&p, "child_work", 2);
 	assert_int_equal(child0->count, 10);
 	assert_int_equal(child1->count, 10);
+	assert_int_equal(meta_int(&p, "unresolved_sites"), 0);
+	assert_int_equal(meta_int(&p, "invalid_sites"), 0);
+	assert_string_equal(meta_str(&p, "sources_disabled"), "");
+	/*
+	 * Marker programs that may not fault pages in cannot read a forked
+	 * child's sites (fork copies no page of an untouched file mapping): the
+	 * recorder names them, and no call is lost.
+	 */
+	if (kernel_feature_off("sleepable") && !fast_mode()) {
+		assert_true(meta_int(&p, "sites_named_by_recorder") > 0);
+		assert_non_null(strstr(meta_str(&p, "kernel_fallbacks"), "sleepable"));
+	}
 	sb_profile_free(&p);
 }
 

@@ -80,19 +80,23 @@ int sb_kfeatures_parse_off(struct sb_kfeatures *k, const char *list, struct sb_e
 	return 0;
 }
 
-/* A sleepable uprobe that faults pages in and uses the marker programs' kinds of map. */
-static bool probe_sleepable(void)
+/* Load the probe program named prog, sleepable or not: 0, or -errno. */
+static int try_load(const char *prog, bool sleepable)
 {
 	struct features_bpf *skel = features_bpf__open();
-	bool ok;
+	struct bpf_program *p;
+	int ret;
 
 	if (!skel)
-		return false;
-	ok = !bpf_program__set_autoload(skel->progs.sleepable_uprobe, true) &&
-	     !bpf_program__set_flags(skel->progs.sleepable_uprobe, BPF_F_SLEEPABLE) &&
-	     !features_bpf__load(skel);
+		return -errno;
+	p = bpf_object__find_program_by_name(skel->obj, prog);
+	ret = p ? bpf_program__set_autoload(p, true) : -ENOENT;
+	if (!ret)
+		ret = bpf_program__set_flags(p, sleepable ? BPF_F_SLEEPABLE : 0);
+	if (!ret)
+		ret = features_bpf__load(skel);
 	features_bpf__destroy(skel);
-	return ok;
+	return ret;
 }
 
 static bool probe_task_storage(void)
@@ -115,7 +119,7 @@ static bool probe(enum sb_kfeature f)
 {
 	switch (f) {
 	case SB_KF_SLEEPABLE:
-		return probe_sleepable();
+		return !try_load("sleepable_uprobe", true);
 	case SB_KF_UPROBE_MULTI:
 		return sb_uprobe_multi_supported();
 	case SB_KF_TASK_STORAGE:
@@ -140,6 +144,15 @@ int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err)
 		return ret;
 	if (!uname(&u))
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
+	/* Below the floor nothing could be recorded right: say which feature is missing. */
+	ret = try_load("atomic_fetch", false);
+	if (ret == -EPERM || ret == -EACCES)
+		return ret;
+	if (ret)
+		return sb_fail(err, ENOTSUP, "kernel %s cannot be used: it has no BPF atomic "
+			       "fetch-and-add (Linux 5.12), which numbers a process's calls across "
+			       "its threads; scope-bpf needs Linux >= 5.12 with BTF (docs/KERNELS.md)",
+			       k->release);
 	for (f = 0; f < SB_KF_COUNT; f++)
 		k->has[f] = !k->forced_off[f] && probe(f);
 	return 0;

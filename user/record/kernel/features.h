@@ -46,7 +46,11 @@ const char *sb_kfeature_fallback(enum sb_kfeature f);
  */
 int sb_kfeatures_parse_off(struct sb_kfeatures *k, const char *list, struct sb_error *err);
 
-/* Probe every feature not forced off. 0, or -errno with err set (the environment's list). */
+/*
+ * Check the floor (atomic fetch-and-add, 5.12), then probe every feature not
+ * forced off. 0; -EPERM or -EACCES (no right to load BPF); or -errno with err
+ * set (the environment's list, a kernel below the floor).
+ */
 int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err);
 
 #endif
