@@ -190,10 +190,43 @@ static void test_regions_open_at_attach_are_named(void **state)
 	sb_profile_free(&p);
 }
 
+/* A -p target that ends while the programs load still gets a file, which says so: exit 3. */
+static void test_target_gone_while_loading_gets_a_file(void **state)
+{
+	char out[300], err[300], pidstr[16], path[512];
+	char *target[] = { (char *)app_path("waiter", path, sizeof(path)), "60", NULL };
+	struct sb_profile p;
+	pid_t pid, rec;
+	int fd = -1;
+
+	(void)state;
+	require_bpf();
+	pid = spawn(target, NULL, &fd);
+	assert_true(pid > 0);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-v", "-p", pidstr, "-o",
+				 (char *)tmp_file("gone.h5", out, sizeof(out)), NULL };
+
+		rec = spawn(argv, tmp_file("gone.err", err, sizeof(err)), NULL);
+		assert_true(wait_for_text(err, "loading the BPF programs\n"));
+		assert_int_equal(kill(pid, SIGKILL), 0);
+		assert_int_equal(wait_status(pid), 128 + SIGKILL);
+		assert_int_equal(wait_status(rec), 3);
+	}
+	close(fd);
+	assert_true(wait_for_text(err, "exited while scope-bpf was loading its programs"));
+	load_profile(out, &p);
+	assert_int_equal(meta_int(&p, "target_exited_before_recording"), 1);
+	assert_int_equal(p.n_pairs, 0);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exited_threads_leave_no_state),
+		cmocka_unit_test(test_target_gone_while_loading_gets_a_file),
 		cmocka_unit_test(test_calls_of_threads_without_a_slot_are_counted),
 		cmocka_unit_test(test_depth_overflow_is_exact),
 		cmocka_unit_test(test_invalid_site_counts_once_per_call),

@@ -62,6 +62,8 @@ struct recorder {
 	struct sb_child child;
 	pid_t root;
 	int root_pidfd;		/* -p: readable once the process has exited, reaped or not */
+	char root_name[64];	/* -p: its name when record began */
+	bool root_gone;		/* -p: it exited before anything could be attached */
 	struct sb_guardian guardian;	/* resumes held processes if this one dies */
 	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
 	struct sb_syswide sys;	/* -a: which processes are traced */
@@ -361,29 +363,28 @@ static int attach_tree(struct recorder *r, struct sb_error *err)
 	return ret;
 }
 
+static bool root_pidfd_readable(const struct recorder *r);
+
 static int start_pid(struct recorder *r)
 {
 	struct sb_error err = { { 0 } };
 	char name[64];
 	int ret;
 
-	if (kill(r->o.pid, 0) && errno == ESRCH) {
-		record_say("process %d: no such process", (int)r->o.pid);
-		return SB_EXIT_USAGE;
-	}
-	/* Its maps are empty: it would read as a process without markers. */
-	if (sb_process_state(r->o.pid) == 'Z') {
-		record_say("process %d: has exited (a zombie its parent has not reaped)",
-			   (int)r->o.pid);
-		return SB_EXIT_USAGE;
-	}
-	sb_process_name(r->o.pid, name, sizeof(name));
 	r->root = r->o.pid;
 	/*
-	 * Its exit is seen even when it happens before the recording flag is on
-	 * and its parent never reaps it: a zombie still answers kill(pid, 0).
+	 * It was there when record began (sb_record opened its pidfd) and ended
+	 * while the programs loaded: the profile says so, with nothing in it.
 	 */
-	r->root_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
+	if ((kill(r->o.pid, 0) && errno == ESRCH) || sb_process_state(r->o.pid) == 'Z' ||
+	    root_pidfd_readable(r)) {
+		record_say("process %d (%s): exited while scope-bpf was loading its programs; the "
+			   "profile has no calls", (int)r->o.pid, r->root_name);
+		r->root_gone = true;
+		begin_recording(r);
+		return 0;
+	}
+	snprintf(name, sizeof(name), "%s", r->root_name);
 	ret = attach_tree(r, &err);
 	if (ret < 0) {
 		if (kill(r->o.pid, 0) && errno == ESRCH)
@@ -725,6 +726,8 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 	if (!sb_profile_meta(p, "mpi_size"))
 		ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
 	ret |= sb_kernel_metadata(&r->kernel, p);
+	if (r->root_gone)
+		ret |= sb_profile_set_int(p, "target_exited_before_recording", 1);
 	free(cmd);
 	return ret ? -ENOMEM : 0;
 }
@@ -882,6 +885,29 @@ static void recorder_close(struct recorder *r)
 	r->root_pidfd = -1;
 }
 
+/*
+ * -p, before loading (which takes a while): the process must exist now, and
+ * its pidfd sees it end even if its parent never reaps it. 0, or 1 after saying why.
+ */
+static int open_target(struct recorder *r)
+{
+	r->root_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
+	if (r->root_pidfd < 0 && errno == ESRCH) {
+		record_say("process %d: no such process", (int)r->o.pid);
+		return 1;
+	}
+	/* Its maps are empty: it would read as a process without markers. */
+	if (sb_process_state(r->o.pid) == 'Z') {
+		record_say("process %d: has exited (a zombie its parent has not reaped)",
+			   (int)r->o.pid);
+		return 1;
+	}
+	sb_process_name(r->o.pid, r->root_name, sizeof(r->root_name));
+	if (r->o.verbose)
+		record_say("process %d (%s): loading the BPF programs", (int)r->o.pid, r->root_name);
+	return 0;
+}
+
 /* Before the sources' hooks, which may set the collector's rank rule. 0, or 1 after saying why. */
 static int init_collector(struct recorder *r)
 {
@@ -927,7 +953,8 @@ static int run(struct recorder *r)
 		return ret;
 	record_loop(r);
 	ret = finish(r);
-	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources);
+	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources) ||
+		     r->root_gone;
 	recorder_close(r);
 	if (!r->o.cmd)
 		return ret ? ret : incomplete ? SB_EXIT_INCOMPLETE : 0;
@@ -1006,7 +1033,9 @@ int sb_record(const struct record_opts *o)
 		}
 		r.o.output = r.to_stdout.path;
 	}
-	if (check_system() || init_collector(&r) || load_bpf_uninterrupted(&r)) {
+	if (r.o.pid && !r.o.all && open_target(&r)) {
+		ret = SB_EXIT_USAGE;
+	} else if (check_system() || init_collector(&r) || load_bpf_uninterrupted(&r)) {
 		ret = 1;
 	} else if (sb_h5_check_target(r.o.output, &err)) {
 		/* Before recording for hours: the file must be writable at the end. */
