@@ -591,12 +591,21 @@ int begin_site_reg_ctr(struct pt_regs *ctx)
 	return region_begin_at(SB_SITE_REG(ctx), true);
 }
 
-/* Index of the innermost open frame named h, or -1. */
-static __always_inline int find_frame(struct sb_thread_state *th, __u64 h)
+/*
+ * Index of the innermost open frame of thread tid named h, or -1. A global
+ * function, verified once on its own: inlined, its loop was walked again on
+ * every path of every program that ends a call by name (a third of the
+ * verifier's work at start).
+ */
+__noinline int find_frame(__u32 tid, __u64 h)
 {
-	__u32 d = th->depth;
+	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
+	__u32 d;
 	int i;
 
+	if (!th)
+		return -1;
+	d = th->depth;
 	for (i = SB_MAX_DEPTH - 1; i >= 0; i--) {
 		if ((__u32)i >= d)
 			continue;
@@ -747,7 +756,7 @@ static __always_inline int region_end_at(__u64 site, bool ctr)
 		h = site_name_hash(tgid, proc, site, false, true);
 		if (!h)
 			return 0;
-		i = find_frame(th, h);
+		i = find_frame(tid, h);
 		if (i < 0) {
 			emit_unmatched(tgid, tid, site, h);
 			return 0;

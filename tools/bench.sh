@@ -25,6 +25,7 @@
 #   BENCH_FAST_N=2000000		regions per loop of (l), BENCH_FAST_ROUNDS=3, BENCH_FLOOD_S=2 seconds
 #   BENCH_SWITCH_N=300000		yields per thread in (k)'s context switches, BENCH_SWITCH_ROUNDS=5
 #   BENCH_FINE="10000 4000"	fine_grained's ITERATIONS LENGTH for the mini-app ratio of (l)
+#   BENCH_ATTACH_ROUNDS=5		record -p starts timed in (m)
 
 set -u
 
@@ -56,6 +57,7 @@ switch_n=${BENCH_SWITCH_N:-300000}
 switch_rounds=${BENCH_SWITCH_ROUNDS:-5}
 flood_s=${BENCH_FLOOD_S:-2}
 fine=${BENCH_FINE:-10000 4000}
+attach_rounds=${BENCH_ATTACH_ROUNDS:-5}
 
 die()
 {
@@ -761,3 +763,34 @@ row "(l) recorder CPU per million calls, ms" \
 row "(l) fine-grained loop, fast | kernel / untraced" \
 	"$fine_ratio | $(calc 2 "${lf[fine_kernel]} / ${lf[fine_base]}")" "<= 1.05" \
 	"$(verdict "$fine_ratio <= 1.05"); $(calc 0 "$fine_calls / (${lf[fine_base]} / 1e9) / 1000") k calls/s untraced"
+
+# (m) Start: from record -p's own start to its "recording" line (-v), attached to
+# a running waiter (tests/apps), BENCH_ATTACH_ROUNDS times; the median decides.
+# Verification dominates: only the programs the recording uses load at start.
+attach_ms()
+{
+	local t0 line
+
+	t0=$(date +%s%N)
+	while IFS= read -r line; do
+		if [[ $line == *"record: recording"* ]]; then
+			echo $((($(date +%s%N) - t0) / 1000000))
+			cat > /dev/null
+			return
+		fi
+	done < <("$sb" record -v -p "$1" -d 0.2 -o "$tmp/attach.h5" 2>&1 >/dev/null)
+	echo "-"
+}
+
+"$build/apps/waiter" 60 > /dev/null &
+waiter=$!
+sleep 0.3
+attach=()
+for ((i = 0; i < attach_rounds; i++)); do
+	attach+=("$(attach_ms "$waiter")")
+done
+kill "$waiter" 2>/dev/null
+wait "$waiter" 2>/dev/null
+attach_med=$(printf '%s\n' "${attach[@]}" | sort -n | sed -n "$(((attach_rounds + 1) / 2))p")
+row "(m) record -p: start to recording, ms" "$attach_med" "<= 300" \
+	"$(verdict "$attach_med <= 300"); median of ${attach[*]}; load $(loadavg)"

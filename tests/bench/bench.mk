@@ -22,7 +22,8 @@ ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
 BENCH_BINS += $(BUILD)/bench/mpi_pingpong
 endif
 
-bench: $(BENCH_BINS)
+# waiter (tests/apps): the running process (m) attaches to.
+bench: $(BENCH_BINS) $(BUILD)/apps/waiter
 
 $(BUILD)/bench/mpi_pingpong: tests/bench/mpi_pingpong.c include/scope_bpf.h
 	$(call msg,BENCH,$@)

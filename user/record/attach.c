@@ -16,28 +16,34 @@
 
 #include "record/attach.h"
 #include "record/guardian.h"
+#include "record/kernel/load.h"
 #include "record/probes.h"
 #include "region.skel.h"
 
 /* What registering one uprobe took at worst on a loaded machine here. */
 #define UPROBE_REGISTER_MAX_NS 1000000000ULL
 
-void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guardian *g,
+void sb_attach_init(struct sb_attach *a, struct sb_kernel *k, struct sb_guardian *g,
 		    bool verbose)
 {
 	memset(a, 0, sizeof(*a));
-	a->skel = skel;
+	a->kernel = k;
+	a->skel = k->skel;
 	a->guardian = g;
 	a->verbose = verbose;
 	sb_hashmap_init(&a->files);
 }
 
-static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char *path,
+/* The probe of the object at path, to the program called prog (loaded now if need be). */
+static int attach_usdt(struct sb_attach *a, const char *prog_name, const char *path,
 		       const char *probe, struct sb_error *err)
 {
+	struct bpf_program *prog = sb_kernel_prog(a->kernel, prog_name, err);
 	struct bpf_link *link;
 	int ret;
 
+	if (!prog)
+		return -EPERM;
 	ret = sb_detach_mark(&a->held);
 	if (ret)
 		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
@@ -50,31 +56,29 @@ static int attach_usdt(struct sb_attach *a, struct bpf_program *prog, const char
 }
 
 /*
- * The program for one marker probe of an object: the one that reads the site
+ * The program (its name) for one marker probe of an object: the one that reads the site
  * from its register when every such note of the object says it is there (the
  * current header's markers), else the one that fetches it where each note says.
  */
-static struct bpf_program *marker_program(struct sb_attach *a, const char *path,
-					  const char *probe)
+static const char *marker_program(struct sb_attach *a, const char *path, const char *probe)
 {
 	bool begin = !strcmp(probe, "region_begin");
 	int all = sb_count_named_probes(path, SB_PROVIDER, probe);
-	struct region_bpf *k = a->skel;
-	/* The counting variants, where the kernel layer loaded those (record -e/-g). */
-	bool ctr = bpf_program__fd(k->progs.region_begin_ctr) >= 0;
+	/* The counting variants, where the recording counts (record -e/-g). */
+	bool ctr = sb_kernel_wants(a->kernel, "region_begin_ctr");
 
 	if (SB_SITE_ARG && all > 0 &&
 	    sb_count_probes_with_args(path, SB_PROVIDER, probe, SB_SITE_ARG) == all) {
 		if (begin)
-			return ctr ? k->progs.begin_site_reg_ctr : k->progs.begin_site_reg;
-		return ctr ? k->progs.end_site_reg_ctr : k->progs.end_site_reg;
+			return ctr ? "begin_site_reg_ctr" : "begin_site_reg";
+		return ctr ? "end_site_reg_ctr" : "end_site_reg";
 	}
 	if (a->verbose)
 		fprintf(stderr, "scope-bpf: %s: %s sites not all in %s: fetched as each note says\n",
 			path, probe, SB_SITE_ARG ? SB_SITE_ARG : "a register");
 	if (begin)
-		return ctr ? k->progs.region_begin_ctr : k->progs.region_begin;
-	return ctr ? k->progs.region_end_ctr : k->progs.region_end;
+		return ctr ? "region_begin_ctr" : "region_begin";
+	return ctr ? "region_end_ctr" : "region_end";
 }
 
 /* The loader calls _dl_debug_state whenever the link map changes (startup, dlopen). */
@@ -135,9 +139,9 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	 * probe only when its thread has no ring (no slot, no memory).
 	 */
 	if (!ret && a->fast && sb_count_named_probes(path, SB_PROVIDER, "fast_ready") > 0) {
-		ret = attach_usdt(a, a->skel->progs.fast_ready, path, "fast_ready", err);
+		ret = attach_usdt(a, "fast_ready", path, "fast_ready", err);
 		if (!ret)
-			ret = attach_usdt(a, a->skel->progs.fast_site, path, "fast_site", err);
+			ret = attach_usdt(a, "fast_site", path, "fast_site", err);
 		if (!ret)
 			a->fast_files++;
 	}

@@ -10,11 +10,13 @@
 #include "util/hashmap.h"
 
 struct region_bpf;
+struct sb_kernel;
 struct bpf_link;
 struct sb_guardian;
 
 struct sb_attach {
-	struct region_bpf *skel;
+	struct sb_kernel *kernel;	/* the programs, by name */
+	struct region_bpf *skel;	/* the core: the guardian's lease */
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
 	struct sb_detach held;		/* the links, and what they opened (detach.h) */
 	struct sb_guardian *guardian;
@@ -25,7 +27,7 @@ struct sb_attach {
 	bool verbose;
 };
 
-void sb_attach_init(struct sb_attach *a, struct region_bpf *skel, struct sb_guardian *g,
+void sb_attach_init(struct sb_attach *a, struct sb_kernel *k, struct sb_guardian *g,
 		    bool verbose);
 /* Attach to the objects pid maps now; returns how many new ones had probes, or <0. */
 int sb_attach_process(struct sb_attach *a, pid_t pid, struct sb_error *err);

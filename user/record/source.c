@@ -186,18 +186,6 @@ void *sb_sources_state(const struct sb_sources *set, const struct sb_source_ops 
 	return NULL;
 }
 
-void sb_sources_drop(struct sb_sources *set, size_t i)
-{
-	if (i >= set->n)
-		return;
-	if (set->ops[i]->free)
-		set->ops[i]->free(set->state[i]);
-	free(set->state[i]);
-	memmove(&set->ops[i], &set->ops[i + 1], (set->n - i - 1) * sizeof(*set->ops));
-	memmove(&set->state[i], &set->state[i + 1], (set->n - i - 1) * sizeof(*set->state));
-	set->n--;
-}
-
 void sb_sources_free(struct sb_sources *set)
 {
 	size_t i;

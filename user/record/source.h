@@ -16,7 +16,7 @@
 
 #include "cmd/record_opts.h"
 #include "record/collect.h"
-#include "record/kernel/features.h"
+#include "record/kernel/load.h"
 #include "util/error.h"
 #include "region.h"
 
@@ -29,7 +29,7 @@ struct sb_stacks;
 struct sb_source_env {
 	const struct record_opts *opts;
 	struct region_bpf *skel;	/* opened at configure, loaded from start on */
-	const struct sb_kfeatures *kernel;	/* what the running kernel offers (probed) */
+	struct sb_kernel *kernel;	/* what the kernel offers; programs by name (load.h) */
 	struct sb_collector *coll;
 	struct sb_guardian *guardian;	/* resumes held processes if the recorder dies */
 	struct sb_stacks *stacks;	/* the stack table, when a source takes stacks */
@@ -75,8 +75,9 @@ struct sb_source_ops {
 	/*
 	 * Before the BPF object is loaded: .rodata switches, programs to load, map
 	 * sizes. Replayable: the kernel layer calls it again on a fresh object
-	 * when the kernel refused another source's programs, so it keeps no
-	 * pointer into the object and sets up its own state only once.
+	 * (a kernel that refused sleepable programs), so it keeps no pointer
+	 * into the object and sets up its own state only once. The programs it
+	 * turns on are its own: they load with the first sb_kernel_prog of one.
 	 */
 	sb_source_fn configure;
 	/* Loaded and the scheduler tracepoints attached: open events, attach programs. */
@@ -134,11 +135,6 @@ int sb_sources_contribute(struct sb_sources *set);
 int sb_sources_losses(struct sb_sources *set);
 /* The state of the source with these ops, NULL when it is not in the set. */
 void *sb_sources_state(const struct sb_sources *set, const struct sb_source_ops *ops);
-/*
- * Take source i out of the recording before it started (the kernel refused
- * its programs): its state is freed and no hook of it runs again.
- */
-void sb_sources_drop(struct sb_sources *set, size_t i);
 void sb_sources_free(struct sb_sources *set);
 
 #endif

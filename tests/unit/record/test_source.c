@@ -249,31 +249,6 @@ static void test_a_failing_source_is_reported_and_the_others_still_hear_of_the_p
 }
 
 /* The keys cmd_record wrote before the sources owned them, in the same order and sums. */
-/* A source the kernel refused leaves the recording whole: freed, and no hook of it runs. */
-static void test_a_dropped_source_is_freed_and_hears_nothing_more(void **state)
-{
-	const struct sb_source_ops *table[] = { &broken_source, &toy_source, &broken_source };
-	struct sb_proc_change start = { .what = SB_PROC_START, .pid = 7 };
-	uint32_t rec[2] = { TOY_RECORD, 0 };
-	struct sb_error err = { { 0 } };
-
-	(void)state;
-	freed_log[0] = 0;
-	open_table(table, 3);
-	assert_int_equal(fx.set.n, 3);
-	sb_sources_drop(&fx.set, 1);
-	assert_int_equal(fx.set.n, 2);
-	assert_string_equal(freed_log, "configure free");
-	assert_null(sb_sources_state(&fx.set, &toy_source));
-	assert_ptr_equal(fx.set.ops[0], &broken_source);
-	assert_ptr_equal(fx.set.ops[1], &broken_source);
-	/* Its records now go to the collector, as any type no source takes. */
-	assert_int_equal(sb_sources_record(&fx.set, rec, sizeof(rec)), 1);
-	assert_int_equal(sb_sources_process(&fx.set, &start, &err), -EIO);
-	sb_sources_drop(&fx.set, 5);
-	assert_int_equal(fx.set.n, 2);
-}
-
 static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 {
 	static const char *const keys[] = { "lost_events", "open_calls_dropped",
@@ -335,7 +310,6 @@ int main(void)
 		FX(test_a_source_that_is_not_wanted_is_left_out),
 		FX(test_records_of_a_source_type_go_to_it_and_others_to_the_collector),
 		FX(test_a_failing_source_is_reported_and_the_others_still_hear_of_the_process),
-		FX(test_a_dropped_source_is_freed_and_hears_nothing_more),
 		FX(test_regions_and_stacks_name_the_kernel_counters),
 		FX(test_the_stack_table_is_wanted_only_with_stacks),
 	};

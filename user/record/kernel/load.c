@@ -1,6 +1,5 @@
 /* Open, configure, load the BPF object; a refused optional program costs its source (load.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,80 +11,9 @@
 #include "record/source.h"
 #include "region.skel.h"
 
-/* A refusal per optional source, the sleepable fallback, and the final load. */
-#define MAX_ATTEMPTS (SB_KERNEL_MAX_DISABLED + 2)
+/* The sleepable fallback, and the final load. */
+#define MAX_ATTEMPTS 2
 #define MAX_PROGS 64
-
-static bool log_verbose;
-static struct sb_kernel_log *capturing;
-
-/* The verifier's own words: the last line of its log that is not its statistics. */
-static void take_reason(const char *log, char *reason, size_t size)
-{
-	const char *line = log, *next, *best = NULL;
-	size_t len, best_len = 0;
-
-	for (; *line; line = next) {
-		next = strchr(line, '\n');
-		len = next ? (size_t)(next - line) : strlen(line);
-		next = next ? next + 1 : line + len;
-		if (!len || !strncmp(line, "processed ", 10) || !strncmp(line, "verification time", 17) ||
-		    !strncmp(line, "stack depth", 11) || !strncmp(line, "-- END", 6) ||
-		    strstr(line, "-- BEGIN PROG LOAD LOG --"))
-			continue;
-		best = line;
-		best_len = len;
-	}
-	if (best)
-		snprintf(reason, size, "%.*s", (int)best_len, best);
-}
-
-/* libbpf: "prog 'NAME': BPF program load failed: ..." and the log between BEGIN and END. */
-void sb_kernel_log_capture(struct sb_kernel_log *l, const char *msg)
-{
-	const char *p = strstr(msg, "prog '"), *q;
-	size_t len;
-
-	if (p) {
-		p += 6;
-		q = strchr(p, '\'');
-		len = q ? (size_t)(q - p) : 0;
-		if (len && len < sizeof(l->program) &&
-		    (strstr(q, "load failed") || strstr(q, "BEGIN PROG LOAD LOG"))) {
-			memcpy(l->program, p, len);
-			l->program[len] = 0;
-		}
-		if (q && strstr(q, "BEGIN PROG LOAD LOG"))
-			take_reason(strstr(q, "BEGIN PROG LOAD LOG"), l->reason, sizeof(l->reason));
-	}
-	len = strcspn(msg, "\n");
-	if (len && !strstr(msg, "LOAD LOG"))
-		snprintf(l->last_warning, sizeof(l->last_warning), "%.*s", (int)len, msg);
-}
-
-static int kernel_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char *msg = NULL;
-	va_list copy;
-	int n = 0;
-
-	if (capturing && level == LIBBPF_WARN) {
-		va_copy(copy, ap);
-		if (vasprintf(&msg, fmt, copy) >= 0)
-			sb_kernel_log_capture(capturing, msg);
-		va_end(copy);
-	}
-	if (log_verbose)
-		n = vfprintf(stderr, fmt, ap);
-	free(msg);
-	return n;
-}
-
-void sb_kernel_log_init(bool verbose)
-{
-	log_verbose = verbose;
-	libbpf_set_print(kernel_print);
-}
 
 static void set_sleepable(struct bpf_program *p, bool on)
 {
@@ -153,11 +81,66 @@ static void snapshot(struct region_bpf *skel, bool *loads)
 			loads[i++] = bpf_program__autoload(p);
 }
 
+static int group_of(struct sb_kernel *k, const char *source)
+{
+	unsigned int g;
+
+	for (g = 0; g < k->n_groups; g++)
+		if (!strcmp(k->groups[g].source, source))
+			return (int)g;
+	if (k->n_groups >= SB_KERNEL_MAX_GROUPS)
+		return -1;
+	snprintf(k->groups[k->n_groups].source, sizeof(k->groups[0].source), "%s", source);
+	return (int)k->n_groups++;
+}
+
+/*
+ * The markers that fetch the site as each note says: only objects built with
+ * other headers or compilers need them, and theirs is the costliest verification.
+ */
+static bool fetching_marker(const char *name)
+{
+	return !strcmp(name, "region_begin") || !strcmp(name, "region_end");
+}
+
+/* Every wanted program but the core's waits for its first use, with its settings. */
+static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const int *owner)
+{
+	struct sb_kernel_deferred *d;
+	struct bpf_program *p;
+	const char *group;
+	int i = -1;
+
+	k->n_deferred = 0;
+	k->n_groups = 0;
+	bpf_object__for_each_program(p, k->skel->obj) {
+		i++;
+		if (!bpf_program__autoload(p))
+			continue;
+		group = i < MAX_PROGS && owner[i] >= 0 ? set->ops[owner[i]]->name :
+			fetching_marker(bpf_program__name(p)) ? "markers" : NULL;
+		if (!group)
+			continue;
+		if (k->n_deferred >= SB_KERNEL_MAX_DEFERRED)
+			return -E2BIG;
+		d = &k->deferred[k->n_deferred++];
+		snprintf(d->name, sizeof(d->name), "%s", bpf_program__name(p));
+		d->group = group_of(k, group);
+		d->flags = bpf_program__flags(p);
+		d->attach = bpf_program__expected_attach_type(p);
+		if (d->group < 0)
+			return -E2BIG;
+		bpf_program__set_autoload(p, false);
+	}
+	return 0;
+}
+
 /* A fresh object with the whole configuration: the replayable step. */
 static int open_configured(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_fn base,
-			   void *ctx, int *owner, struct sb_error *err)
+			   void *ctx, struct sb_error *err)
 {
 	bool before[MAX_PROGS];
+	int owner[MAX_PROGS];
 	size_t i;
 	int ret;
 
@@ -176,80 +159,56 @@ static int open_configured(struct sb_kernel *k, struct sb_sources *set, sb_kerne
 		ret = set->ops[i]->configure(set->state[i], set->env);
 		note_owners(k->skel, before, owner, (int)i);
 	}
+	if (!ret) {
+		apply_sleepable(k, k->skel);
+		ret = set_groups_aside(k, set, owner);
+	}
 	if (ret)
 		return sb_fail(err, -ret, "configuring the BPF programs: %s", strerror(-ret));
-	apply_sleepable(k, k->skel);
 	return 0;
 }
 
-static int owner_of(struct region_bpf *skel, const int *owner, const char *name,
-		    struct bpf_program **prog)
-{
-	struct bpf_program *p;
-	int i = 0;
-
-	bpf_object__for_each_program(p, skel->obj) {
-		if (!strcmp(bpf_program__name(p), name)) {
-			*prog = p;
-			return i < MAX_PROGS ? owner[i] : -1;
-		}
-		i++;
-	}
-	*prog = NULL;
-	return -1;
-}
-
 /*
- * The load failed on l->program: give up its source, or the sleepable
- * variants, and try again (0); a program every recording needs is fatal.
+ * The core failed to load on l->program: without sleepable programs if that
+ * one was sleepable (0: try again); a program every recording needs is fatal.
  */
-static int refuse(struct sb_kernel *k, struct sb_sources *set, const int *owner,
-		  const struct sb_kernel_log *l, int code, struct sb_error *err)
+static int refuse(struct sb_kernel *k, const struct sb_kernel_log *l, int code,
+		  struct sb_error *err)
 {
 	const char *why = l->reason[0] ? l->reason : strerror(code);
-	struct sb_kernel_refusal *r;
 	struct bpf_program *prog;
-	int src;
 
 	if (!l->program[0])
 		return sb_fail(err, code, "loading the BPF programs failed: %s (%s)", strerror(code),
 			       l->last_warning[0] ? l->last_warning : "rerun with -v for libbpf's log");
-	src = owner_of(k->skel, owner, l->program, &prog);
-	if (src < 0 && prog && (bpf_program__flags(prog) & BPF_F_SLEEPABLE)) {
+	prog = bpf_object__find_program_by_name(k->skel->obj, l->program);
+	if (prog && (bpf_program__flags(prog) & BPF_F_SLEEPABLE) && !k->sleepable_refused) {
 		k->sleepable_refused = true;
 		snprintf(k->sleepable_reason, sizeof(k->sleepable_reason), "%s: %s", l->program, why);
 		return 0;
 	}
-	if (src < 0 || k->n_refused >= SB_KERNEL_MAX_DISABLED)
-		return sb_fail(err, code, "kernel %s refused the BPF program %s, which every "
-			       "recording needs: %s", k->feat.release, l->program, why);
-	r = &k->refused[k->n_refused++];
-	snprintf(r->source, sizeof(r->source), "%s", set->ops[src]->name);
-	snprintf(r->program, sizeof(r->program), "%s", l->program);
-	snprintf(r->reason, sizeof(r->reason), "%s", why);
-	sb_sources_drop(set, (size_t)src);
-	return 0;
+	return sb_fail(err, code, "kernel %s refused the BPF program %s, which every recording "
+		       "needs: %s", k->feat.release, l->program, why);
 }
 
 int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_fn base, void *ctx,
 		   struct sb_error *err)
 {
-	int owner[MAX_PROGS], ret;
 	struct sb_kernel_log l;
+	int ret;
 
 	ret = sb_kfeatures_probe(&k->feat, err);
 	while (!ret && k->attempts < MAX_ATTEMPTS) {
 		k->attempts++;
-		ret = open_configured(k, set, base, ctx, owner, err);
+		ret = open_configured(k, set, base, ctx, err);
 		if (ret)
 			return ret;
-		memset(&l, 0, sizeof(l));
-		capturing = &l;
+		sb_kernel_log_start(&l);
 		ret = region_bpf__load(k->skel);
-		capturing = NULL;
+		sb_kernel_log_stop();
 		if (!ret || ret == -EPERM || ret == -EACCES)
 			return ret;
-		ret = refuse(k, set, owner, &l, -ret, err);
+		ret = refuse(k, &l, -ret, err);
 		region_bpf__destroy(k->skel);
 		k->skel = NULL;
 		set->env->skel = NULL;
@@ -260,13 +219,16 @@ int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_f
 
 void sb_kernel_report(const struct sb_kernel *k, const char *prefix)
 {
+	const struct sb_kernel_group *g;
 	unsigned int i;
 	int f;
 
-	for (i = 0; i < k->n_refused; i++)
-		fprintf(stderr, "%s%s not recorded: kernel %s refused the program %s: %s\n", prefix,
-			k->refused[i].source, k->feat.release, k->refused[i].program,
-			k->refused[i].reason);
+	for (i = 0; i < k->n_groups; i++) {
+		g = &k->groups[i];
+		if (g->refused)
+			fprintf(stderr, "%s%s not recorded: kernel %s refused the program %s: %s\n",
+				prefix, g->source, k->feat.release, g->program, g->reason);
+	}
 	if (k->sleepable_refused)
 		fprintf(stderr, "%skernel %s refused sleepable marker programs (%s): %s\n", prefix,
 			k->feat.release, k->sleepable_reason, sb_kfeature_fallback(SB_KF_SLEEPABLE));
@@ -292,15 +254,19 @@ static void fallbacks(const struct sb_kernel *k, char *out, size_t size)
 
 int sb_kernel_metadata(const struct sb_kernel *k, struct sb_profile *p)
 {
-	char list[SB_KERNEL_MAX_DISABLED * 400] = "", fb[256];
+	char list[SB_KERNEL_MAX_GROUPS * 400] = "", fb[256];
+	const struct sb_kernel_group *g;
 	size_t used = 0;
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < k->n_refused; i++)
-		used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
-					 "%s%s: %s: %s", i ? "; " : "", k->refused[i].source,
-					 k->refused[i].program, k->refused[i].reason);
+	for (i = 0; i < k->n_groups; i++) {
+		g = &k->groups[i];
+		if (g->refused)
+			used += (size_t)snprintf(list + used, used < sizeof(list) ?
+						 sizeof(list) - used : 0, "%s%s: %s: %s",
+						 used ? "; " : "", g->source, g->program, g->reason);
+	}
 	fallbacks(k, fb, sizeof(fb));
 	ret |= sb_profile_set_str(p, "kernel_release", k->feat.release);
 	ret |= sb_profile_set_str(p, "sources_disabled", list);
@@ -310,11 +276,22 @@ int sb_kernel_metadata(const struct sb_kernel *k, struct sb_profile *p)
 
 bool sb_kernel_incomplete(const struct sb_kernel *k)
 {
-	return k->n_refused > 0;
+	unsigned int i;
+
+	for (i = 0; i < k->n_groups; i++)
+		if (k->groups[i].refused)
+			return true;
+	return false;
 }
 
 void sb_kernel_close(struct sb_kernel *k)
 {
+	unsigned int i;
+
+	for (i = 0; i < k->n_groups; i++) {
+		region_bpf__destroy(k->groups[i].obj);
+		k->groups[i].obj = NULL;
+	}
 	region_bpf__destroy(k->skel);
 	k->skel = NULL;
 }

@@ -1,48 +1,64 @@
 /*
  * The kernel layer: the only code that opens, configures, loads and attaches
  * the BPF object (region.bpf.c). It probes the kernel first (features.h) and
- * picks each program's variant from that; configuration is one step it can
- * replay on a fresh object, so a program the verifier refuses costs only its
- * data source: the object is opened again without that source's programs,
- * the source leaves the recording, and the refusal is said (summary, metadata,
- * exit status), never the recording's failure. No libbpf pointer is held
- * outside this layer across a reload: sources find their programs in
- * env->skel, which is valid from the final load on.
+ * picks each program's variant from that. Configuration is one step replayed
+ * on a fresh object. At start it loads only the core: the hooks every
+ * recording runs and the marker programs that read the site from its
+ * register. Every other program (a source's: MPI, OpenMP, CUDA, counters,
+ * the sampler; the marker programs that fetch the site as a note says) loads
+ * with its group the first time it is asked for (sb_kernel_prog), in a sibling
+ * object that shares every map of the core: verification dominates start,
+ * and most recordings need few of them. A group the kernel refuses costs its
+ * source only, said in the summary, the metadata and the exit status, never
+ * the recording. Sources hold no libbpf program across this: they ask by name.
  */
 #ifndef SB_KERNEL_LOAD_H
 #define SB_KERNEL_LOAD_H
 
 #include <stdbool.h>
+#include <linux/bpf.h>
 
 #include "record/kernel/features.h"
 #include "util/error.h"
 
+struct bpf_program;
 struct region_bpf;
 struct sb_sources;
 struct sb_profile;
 
-#define SB_KERNEL_MAX_DISABLED 8
+#define SB_KERNEL_MAX_GROUPS 8
+#define SB_KERNEL_MAX_DEFERRED 32
 
-/* A data source the running kernel refused, and the kernel's reason. */
-struct sb_kernel_refusal {
+/* A program the recording wants that loads with its group, on demand. */
+struct sb_kernel_deferred {
+	char name[64];
+	int group;		/* index in groups */
+	__u32 flags;
+	enum bpf_attach_type attach;
+};
+
+/* The programs of one source (or of the fetching markers), and what became of them. */
+struct sb_kernel_group {
 	char source[32];
-	char program[64];
+	struct region_bpf *obj;		/* loaded, or NULL */
+	bool refused;
+	char program[64];		/* what the kernel refused, and why */
 	char reason[256];
 };
 
 struct sb_kernel {
 	struct sb_kfeatures feat;
-	struct region_bpf *skel;	/* loaded, or NULL */
-	struct sb_kernel_refusal refused[SB_KERNEL_MAX_DISABLED];
-	unsigned int n_refused;
+	struct region_bpf *skel;	/* the core, loaded; its maps are every group's */
+	struct sb_kernel_deferred deferred[SB_KERNEL_MAX_DEFERRED];
+	unsigned int n_deferred;
+	struct sb_kernel_group groups[SB_KERNEL_MAX_GROUPS];
+	unsigned int n_groups;
 	bool sleepable;		/* the marker programs run sleepable */
 	bool sleepable_refused;	/* probed, yet refused in the real object */
 	char sleepable_reason[400];
-	int attempts;		/* loads it took */
+	int attempts;		/* loads of the core it took */
+	bool verbose;
 };
-
-/* The recorder's own part of the configuration, replayed on every fresh object. */
-typedef int (*sb_kernel_base_fn)(struct region_bpf *skel, void *ctx);
 
 /* What libbpf said of the load in progress: the program it failed on, the kernel's reason. */
 struct sb_kernel_log {
@@ -53,19 +69,35 @@ struct sb_kernel_log {
 
 /* Take one of libbpf's warnings into l (exposed for its unit test). */
 void sb_kernel_log_capture(struct sb_kernel_log *l, const char *msg);
+/* Capture libbpf's warnings into l (cleared) until sb_kernel_log_stop. */
+void sb_kernel_log_start(struct sb_kernel_log *l);
+void sb_kernel_log_stop(void);
 
 /* libbpf's messages go to stderr only when verbose; the kernel layer reads them always. */
 void sb_kernel_log_init(bool verbose);
 
+/* The recorder's own part of the configuration, replayed on every fresh object. */
+typedef int (*sb_kernel_base_fn)(struct region_bpf *skel, void *ctx);
+
 /*
- * Probe, open, configure (base, then every source), load; a refused optional
- * program drops its source and loads again. 0 with k->skel loaded; -EPERM or
- * -EACCES (the caller says which capability); another -errno with err set.
+ * Probe, open, configure (base, then every source), set the groups aside,
+ * load the core. 0 with k->skel loaded; -EPERM or -EACCES (the caller says
+ * which capability); another -errno with err set.
  */
 int sb_kernel_load(struct sb_kernel *k, struct sb_sources *sources, sb_kernel_base_fn base,
 		   void *ctx, struct sb_error *err);
 
-/* One line per refused source and fallback taken, each starting with prefix. */
+/*
+ * The program called name, loaded: in the core, or now with its group. NULL
+ * with err when the kernel refused its group (kept for the summary) or the
+ * recording does not load it.
+ */
+struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct sb_error *err);
+
+/* Whether the recording loads the program called name, at start or on demand. */
+bool sb_kernel_wants(const struct sb_kernel *k, const char *name);
+
+/* One line per refused group and fallback taken, each starting with prefix. */
 void sb_kernel_report(const struct sb_kernel *k, const char *prefix);
 
 /* sources_disabled, kernel_fallbacks and kernel_release into the profile. 0 or -ENOMEM. */

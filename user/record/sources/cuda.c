@@ -92,6 +92,7 @@ static int attach_probe(struct cuda *c, struct bpf_program *prog, const char *pa
 static int attach_mapped(struct cuda *c, struct sb_source_env *env, pid_t pid,
 			 const struct sb_map *m, struct sb_error *err)
 {
+	struct bpf_program *batch, *name;
 	char path[4200];
 	int ret;
 
@@ -103,11 +104,16 @@ static int attach_mapped(struct cuda *c, struct sb_source_env *env, pid_t pid,
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
 	if (sb_count_provider_probes(path, SB_CUDA_PROVIDER) <= 0)
 		return 0;
+	/* Loaded with the first object that has the probes; NULL: the kernel refused them. */
+	batch = sb_kernel_prog(env->kernel, "cuda_batch", err);
+	name = batch ? sb_kernel_prog(env->kernel, "cuda_name", err) : NULL;
+	if (!name)
+		return -EPERM;
 	sb_guardian_busy(env->skel, 2000000000ULL);
-	ret = attach_probe(c, env->skel->progs.cuda_batch, path, m->path, "batch", err);
+	ret = attach_probe(c, batch, path, m->path, "batch", err);
 	/* An object that never names kernels (a test, a benchmark) may lack this one. */
 	if (!ret) {
-		ret = attach_probe(c, env->skel->progs.cuda_name, path, m->path, "name", err);
+		ret = attach_probe(c, name, path, m->path, "name", err);
 		if (ret == -ENOENT) {
 			ret = 0;
 			err->msg[0] = 0;

@@ -56,7 +56,7 @@ static int cuda_host_configure(void *state, struct sb_source_env *env)
 	if (!c->sym)
 		return -ENOMEM;
 	return sb_lib_probes_configure(&c->probes, env->skel,
-				       env->kernel->has[SB_KF_UPROBE_MULTI], "cuda_host_enter", "cuda_host_exit");
+				       env->kernel->feat.has[SB_KF_UPROBE_MULTI], "cuda_host_enter", "cuda_host_exit");
 }
 
 static int cuda_host_start(void *state, struct sb_source_env *env, struct sb_error *err)
@@ -81,7 +81,7 @@ static int attach_runtime(struct cuda_host *c, const char *fd_path, const char *
 	ret = sb_cuda_host_lib_read(fd_path, program, &funcs);
 	if (ret <= 0)
 		return ret;
-	ret = sb_lib_probes_attach(&c->probes, c->env->skel, fd_path, &funcs, err);
+	ret = sb_lib_probes_attach(&c->probes, c->env->kernel, fd_path, &funcs, err);
 	if (ret)
 		return ret;
 	c->runtimes++;

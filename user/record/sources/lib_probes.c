@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/guardian.h"
+#include "record/kernel/load.h"
 #include "record/maps.h"
 #include "record/sources/lib_probes.h"
 #include "record/sources/mpi_uprobe_multi.h"
@@ -123,19 +124,21 @@ static int attach_multi(struct sb_lib_probes *lp, struct region_bpf *skel,
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
-int sb_lib_probes_attach(struct sb_lib_probes *lp, struct region_bpf *skel, const char *path,
+int sb_lib_probes_attach(struct sb_lib_probes *lp, struct sb_kernel *k, const char *path,
 			 const struct sb_lib_funcs *f, struct sb_error *err)
 {
-	struct bpf_program *enter = bpf_object__find_program_by_name(skel->obj, lp->enter);
-	struct bpf_program *exit = bpf_object__find_program_by_name(skel->obj, lp->exit);
+	struct region_bpf *skel = k->skel;
+	struct bpf_program *enter, *exit;
 	uint32_t i;
 	int ret = 0;
 
 	if (!f->n)
 		return 0;
-	if (!enter || !exit || bpf_program__fd(enter) < 0 || bpf_program__fd(exit) < 0)
-		return sb_fail(err, ENOENT, "%s: the programs %s and %s are not loaded", path,
-			       lp->enter, lp->exit);
+	/* Loaded with the first library that needs them; NULL: the kernel refused them. */
+	enter = sb_kernel_prog(k, lp->enter, err);
+	exit = enter ? sb_kernel_prog(k, lp->exit, err) : NULL;
+	if (!exit)
+		return -EPERM;
 	/* The returns first: an entry whose return is not probed would leave its frame open. */
 	if (lp->multi)
 		return attach_multi(lp, skel, exit, path, f, true, err) ?:

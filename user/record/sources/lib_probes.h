@@ -19,6 +19,7 @@
 
 struct bpf_program;
 struct region_bpf;
+struct sb_kernel;
 
 struct sb_lib_probes {
 	const char *enter, *exit;	/* the programs' names: found in the object loaded last */
@@ -67,7 +68,7 @@ int sb_lib_probes_scan(struct sb_lib_probes *lp, pid_t pid, bool (*match)(const 
 		       sb_lib_found_fn found, void *ctx, struct sb_error *err);
 
 /* Entry and return probes on every function of f in the file at path: the returns first. */
-int sb_lib_probes_attach(struct sb_lib_probes *lp, struct region_bpf *skel, const char *path,
+int sb_lib_probes_attach(struct sb_lib_probes *lp, struct sb_kernel *k, const char *path,
 			 const struct sb_lib_funcs *f, struct sb_error *err);
 
 /* Take the probes off: their last closes to the guardian g when it takes them. */

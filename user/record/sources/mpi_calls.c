@@ -43,7 +43,7 @@ static int mpi_configure(void *state, struct sb_source_env *env)
 	struct mpi_calls *m = state;
 
 	return sb_lib_probes_configure(&m->probes, env->skel,
-				       env->kernel->has[SB_KF_UPROBE_MULTI], "mpi_enter", "mpi_exit");
+				       env->kernel->feat.has[SB_KF_UPROBE_MULTI], "mpi_enter", "mpi_exit");
 }
 
 /*
@@ -90,7 +90,7 @@ static int attach_file(void *ctx, const char *fd_path, const char *name, struct 
 	if (ret <= 0)
 		return ret;
 	wanted_funcs(m->env->opts, &lib, &funcs);
-	ret = sb_lib_probes_attach(&m->probes, m->env->skel, fd_path, &funcs, err);
+	ret = sb_lib_probes_attach(&m->probes, m->env->kernel, fd_path, &funcs, err);
 	if (ret)
 		return ret;
 	m->libraries++;

@@ -60,17 +60,19 @@ struct attaching {
 static int attach_one(struct attaching *a, const struct sb_omp_probe *p, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = p->cookie, .retprobe = retprobe);
-	struct region_bpf *skel = a->env->skel;
+	struct bpf_program *prog;
 	struct bpf_link *link;
 	int ret = sb_detach_mark(&a->o->held);
 
 	if (ret)
 		return sb_fail(a->err, ret, "%s: cannot list open files: %s", a->name,
 			       strerror(-ret));
-	sb_guardian_busy(skel, 1000000000ULL);
-	link = bpf_program__attach_uprobe_opts(retprobe ? skel->progs.omp_exit :
-					       skel->progs.omp_enter, -1, a->path,
-					       (size_t)p->offset, &opts);
+	/* Loaded with the first OpenMP runtime seen; NULL: the kernel refused them. */
+	prog = sb_kernel_prog(a->env->kernel, retprobe ? "omp_exit" : "omp_enter", a->err);
+	if (!prog)
+		return -EPERM;
+	sb_guardian_busy(a->env->skel, 1000000000ULL);
+	link = bpf_program__attach_uprobe_opts(prog, -1, a->path, (size_t)p->offset, &opts);
 	if (!link)
 		return sb_fail(a->err, errno, "%s: cannot attach to %s: %s", a->name, p->name,
 			       strerror(errno));

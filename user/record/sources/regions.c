@@ -27,7 +27,7 @@ static int regions_start(void *state, struct sb_source_env *env, struct sb_error
 {
 	struct regions *rg = state;
 
-	sb_attach_init(&rg->attach, env->skel, env->guardian, env->opts->verbose);
+	sb_attach_init(&rg->attach, env->kernel, env->guardian, env->opts->verbose);
 	(void)err;
 	rg->attach.fast = record_fast_wanted(env->opts);
 	return 0;

@@ -52,11 +52,18 @@ static int sampler_start(void *state, struct sb_source_env *env, struct sb_error
 {
 	int ncpu = libbpf_num_possible_cpus(), hz = env->opts->sample_hz, cpu, fd;
 	struct sampler *s = state;
+	struct bpf_program *prog;
 	struct bpf_link *link;
 	bool hardware;
 
 	if (ncpu <= 0)
 		return sb_fail(err, EINVAL, "cannot count the CPUs to sample");
+	/* A kernel that refuses the program costs the samples only: said at the end, exit 3. */
+	prog = sb_kernel_prog(env->kernel, "on_sample", err);
+	if (!prog) {
+		err->msg[0] = 0;
+		return 0;
+	}
 	s->links = calloc((size_t)ncpu, sizeof(*s->links));
 	if (!s->links)
 		return -ENOMEM;
@@ -73,7 +80,7 @@ static int sampler_start(void *state, struct sb_source_env *env, struct sb_error
 		if (fd < 0)
 			return sb_fail(err, errno, "sampling: perf_event_open (%s) on CPU %d: %s",
 				       s->event, cpu, strerror(errno));
-		link = bpf_program__attach_perf_event(env->skel->progs.on_sample, fd);
+		link = bpf_program__attach_perf_event(prog, fd);
 		if (!link) {
 			close(fd);
 			return sb_fail(err, errno, "sampling: attaching to CPU %d: %s", cpu,

@@ -1,0 +1,147 @@
+/*
+ * Groups of programs loaded on first use (load.h): a source's programs, or
+ * the markers that fetch their site, verified only when a recording needs
+ * them, in a sibling object whose maps are the core's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "record/kernel/load.h"
+#include "region.skel.h"
+
+/*
+ * libbpf's USDT support keeps its attach specs per object, numbered by that
+ * object: shared, two objects would hand out the same spec ids.
+ */
+static bool own_map(const char *name)
+{
+	return !strcmp(name, "__bpf_usdt_specs") || !strcmp(name, "__bpf_usdt_ip_to_spec_id");
+}
+
+/* Every map of obj is the core's, .rodata and .bss included: one recording, one state. */
+static int share_maps(struct region_bpf *core, struct region_bpf *obj)
+{
+	struct bpf_map *m, *from;
+	int ret;
+
+	bpf_object__for_each_map(m, obj->obj) {
+		if (own_map(bpf_map__name(m)))
+			continue;
+		from = bpf_object__find_map_by_name(core->obj, bpf_map__name(m));
+		if (!from || bpf_map__fd(from) < 0) {
+			/* Not created in the core (traced_tasks without task storage): not here either. */
+			bpf_map__set_autocreate(m, false);
+			continue;
+		}
+		ret = bpf_map__reuse_fd(m, bpf_map__fd(from));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static const struct sb_kernel_deferred *find_deferred(const struct sb_kernel *k,
+							const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->n_deferred; i++)
+		if (!strcmp(k->deferred[i].name, name))
+			return &k->deferred[i];
+	return NULL;
+}
+
+/* Only group g's programs, set as they were in the core's configuration. */
+static int choose_programs(const struct sb_kernel *k, struct region_bpf *obj, int g)
+{
+	const struct sb_kernel_deferred *d;
+	struct bpf_program *p;
+	unsigned int i;
+
+	bpf_object__for_each_program(p, obj->obj)
+		bpf_program__set_autoload(p, false);
+	for (i = 0; i < k->n_deferred; i++) {
+		d = &k->deferred[i];
+		if (d->group != g)
+			continue;
+		p = bpf_object__find_program_by_name(obj->obj, d->name);
+		if (!p || bpf_program__set_autoload(p, true) || bpf_program__set_flags(p, d->flags) ||
+		    bpf_program__set_expected_attach_type(p, d->attach))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The kernel refused group g: kept for the summary, the metadata and the exit status. */
+static int refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, int code,
+		   struct sb_error *err)
+{
+	struct sb_kernel_group *gr = &k->groups[g];
+
+	gr->refused = true;
+	snprintf(gr->program, sizeof(gr->program), "%s", l->program[0] ? l->program : "?");
+	snprintf(gr->reason, sizeof(gr->reason), "%s", l->reason[0] ? l->reason :
+		 l->last_warning[0] ? l->last_warning : strerror(code));
+	if (k->verbose)
+		fprintf(stderr, "scope-bpf record: %s not recorded: kernel %s refused the program "
+			"%s: %s\n", gr->source, k->feat.release, gr->program, gr->reason);
+	return sb_fail(err, code, "%s not recorded: kernel %s refused the program %s", gr->source,
+		       k->feat.release, gr->program);
+}
+
+static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
+{
+	struct region_bpf *obj = region_bpf__open();
+	struct sb_kernel_log l;
+	int ret;
+
+	if (!obj)
+		return sb_fail(err, errno, "cannot open the BPF object: %s", strerror(errno));
+	sb_kernel_log_start(&l);
+	ret = choose_programs(k, obj, g);
+	if (!ret)
+		ret = share_maps(k->skel, obj);
+	if (!ret)
+		ret = region_bpf__load(obj);
+	sb_kernel_log_stop();
+	if (ret) {
+		region_bpf__destroy(obj);
+		return refused(k, g, &l, -ret, err);
+	}
+	k->groups[g].obj = obj;
+	return 0;
+}
+
+struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct sb_error *err)
+{
+	const struct sb_kernel_deferred *d = find_deferred(k, name);
+	struct sb_kernel_group *g;
+	struct bpf_program *p;
+
+	if (!d) {
+		p = bpf_object__find_program_by_name(k->skel->obj, name);
+		if (p && bpf_program__fd(p) >= 0)
+			return p;
+		sb_fail(err, ENOENT, "the BPF program %s is not loaded in this recording", name);
+		return NULL;
+	}
+	g = &k->groups[d->group];
+	if (g->refused) {
+		sb_fail(err, EPERM, "%s not recorded: kernel %s refused the program %s", g->source,
+			k->feat.release, g->program);
+		return NULL;
+	}
+	if (!g->obj && load_group(k, d->group, err))
+		return NULL;
+	return bpf_object__find_program_by_name(g->obj->obj, name);
+}
+
+bool sb_kernel_wants(const struct sb_kernel *k, const char *name)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(k->skel->obj, name);
+
+	return find_deferred(k, name) || (p && bpf_program__autoload(p));
+}
