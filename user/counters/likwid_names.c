@@ -146,16 +146,23 @@ const char *sb_likwid_name_map(const char *arch, const char *event)
 	return NULL;
 }
 
-/* A spelling perf's own syntax covers (generic, raw, msr) needs no PMU prefix. */
+/*
+ * The spelling as an event of the group's PMU first: a bare libpfm4 name
+ * resolves only against the PMUs of the machine this runs on, and groups are
+ * read for other machines too (an AMD group on an Intel host). Then as perf's
+ * own syntax (generic, raw, msr), which needs no PMU prefix.
+ */
 static int resolve_spelling(const char *pmu, const char *spelling, struct sb_counter_event *ev,
 			    struct sb_error *err)
 {
 	char name[2 * SB_EVENT_NAME_MAX];
+	int ret;
 
-	if (!strchr(spelling, ':'))
-		return sb_counter_event_resolve(spelling, ev, err);
 	snprintf(name, sizeof(name), "%s::%s", pmu, spelling);
-	return sb_pfm_resolve(name, ev, err);
+	ret = sb_pfm_resolve(name, ev, err);
+	if (ret != -ENOENT || strchr(spelling, ':'))
+		return ret;
+	return sb_counter_event_resolve(spelling, ev, err);
 }
 
 /* Try libpfm4 on EVENT, then on EVENT:UMASK split at each '_' from the right. */
