@@ -1,6 +1,7 @@
 /* Finding and reading LIKWID group files: `-g NAME` for this CPU, a path, `--list-groups`. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,7 +84,13 @@ int sb_likwid_group_load_arch(const char *arch, const char *name, struct sb_likw
 int sb_likwid_group_load(const char *name, struct sb_likwid_group *g, struct sb_error *err)
 {
 	const char *arch = sb_likwid_arch_detect(err);
+	char why[sizeof(err->msg)];
 
+	/* The group asked for is the object the message names; the CPU is the cause. */
+	if (!arch && err) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		sb_fail(err, ENOENT, "-g %s: %s", name, why);
+	}
 	if (!arch)
 		return -ENOENT;
 	if (strchr(name, '/'))

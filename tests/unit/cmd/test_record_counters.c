@@ -114,8 +114,10 @@ static void test_group_option(void **state)
 		assert_string_equal(o.group->name, "CLOCK");
 		assert_int_equal(o.counters.n, o.group->events.n);
 	} else {
+		/* No PMU: refused, for that; or first for a CPU LIKWID has no groups for. */
 		assert_true(ret < 0);
-		assert_non_null(strstr(err.msg, "software events"));
+		assert_true(strstr(err.msg, "software events") ||
+			    strstr(err.msg, "-g CLOCK: LIKWID groups: no perfgroups directory"));
 	}
 	record_opts_free(&o);
 	assert_null(o.group);
