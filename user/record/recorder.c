@@ -157,7 +157,7 @@ static int configure_base(struct region_bpf *skel, void *ctx)
 	return 0;
 }
 
-/* 0, or 1 after saying why. */
+/* 0, or after saying why 1 (2: a SCOPE_BPF_KERNEL_OFF naming no feature). */
 static int load_bpf(struct recorder *r)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
@@ -1036,8 +1036,10 @@ int sb_record(const struct record_opts *o)
 	}
 	if (r.o.pid && !r.o.all && open_target(&r)) {
 		ret = SB_EXIT_USAGE;
-	} else if (check_system() || init_collector(&r) || load_bpf_uninterrupted(&r)) {
+	} else if (check_system() || init_collector(&r)) {
 		ret = 1;
+	} else if ((ret = load_bpf_uninterrupted(&r))) {
+		/* 1, or 2 for a SCOPE_BPF_KERNEL_OFF that names no feature. */
 	} else if (sb_h5_check_target(r.o.output, &err)) {
 		/* Before recording for hours: the file must be writable at the end. */
 		record_say("%s", err.msg);
