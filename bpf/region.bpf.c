@@ -600,17 +600,21 @@ int begin_site_reg_ctr(struct pt_regs *ctx)
 __noinline int find_frame(__u32 tid, __u64 h)
 {
 	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
-	__u32 d;
-	int i;
+	__u32 d, n, i;
 
 	if (!th)
 		return -1;
 	d = th->depth;
-	for (i = SB_MAX_DEPTH - 1; i >= 0; i--) {
-		if ((__u32)i >= d)
-			continue;
+	/*
+	 * From the top down, leaving at the bottom: each turn ends one way or
+	 * goes on, so 6.1's verifier walks 64 turns, not every depth's own path.
+	 */
+	for (n = 0; n < SB_MAX_DEPTH; n++) {
+		if (n >= d)
+			break;
+		i = (d - 1 - n) & (SB_MAX_DEPTH - 1);
 		if (th->frames[i].name_hash == h)
-			return i;
+			return (int)i;
 	}
 	return -1;
 }

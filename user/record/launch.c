@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,10 +32,29 @@ static bool wait_for_go(int go_rd)
 	return n == 1 && byte == GO_BYTE;
 }
 
+/* The command's own open-files limit, from before the recorder raised its own. */
+static struct rlimit files_before;
+static bool files_raised;
+
+void sb_launch_raise_files(void)
+{
+	struct rlimit r;
+
+	if (files_raised || getrlimit(RLIMIT_NOFILE, &r))
+		return;
+	files_before = r;
+	r.rlim_cur = r.rlim_max;
+	files_raised = !setrlimit(RLIMIT_NOFILE, &r);
+}
+
 static void child_main(pid_t recorder, int go_rd, int err_wr, char **cmd,
 		       const struct sb_runas *who)
 {
 	int e;
+
+	/* The command runs with the limits it was given, not the recorder's. */
+	if (files_raised)
+		setrlimit(RLIMIT_NOFILE, &files_before);
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);

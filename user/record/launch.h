@@ -21,6 +21,13 @@ struct sb_child {
  */
 int sb_launch_prepare(struct sb_child *child, char **cmd, const struct sb_runas *who,
 		      struct sb_error *err);
+/*
+ * Raise this process's open-files limit to its hard limit: where the kernel
+ * has no uprobe multi links every library function's probe holds a file, and
+ * an MPI library has hundreds. A command launched after it gets the limit it
+ * had before.
+ */
+void sb_launch_raise_files(void);
 /* Let it exec; returns 0 once the exec succeeded, else the exec's -errno. */
 int sb_launch_go(struct sb_child *child);
 /* Shell-like status of an ended child: its exit code, or 128 + signal. */

@@ -166,6 +166,7 @@ static int load_bpf(struct recorder *r)
 
 	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+	sb_launch_raise_files();
 	r->env.kernel = &r->kernel;
 	r->kernel.verbose = r->o.verbose;
 	err = sb_kernel_load(&r->kernel, &r->sources, configure_base, r, &e);
