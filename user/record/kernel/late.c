@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "record/guardian.h"
 #include "record/kernel/load.h"
 #include "region.skel.h"
 
@@ -92,6 +93,13 @@ static int refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, in
 		       k->feat.release, gr->program);
 }
 
+/*
+ * Verifying a group takes long where the machine is slow (seconds under
+ * emulation): a lease, so that processes held meanwhile stay held and the
+ * ones that sync now are held too (guardian.h).
+ */
+#define GROUP_LOAD_LEASE_NS 30000000000ULL
+
 static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 {
 	struct region_bpf *obj = region_bpf__open();
@@ -100,6 +108,7 @@ static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 
 	if (!obj)
 		return sb_fail(err, errno, "cannot open the BPF object: %s", strerror(errno));
+	sb_guardian_busy(k->skel, GROUP_LOAD_LEASE_NS);
 	sb_kernel_log_start(&l);
 	ret = choose_programs(k, obj, g);
 	if (!ret)
@@ -109,9 +118,11 @@ static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 	sb_kernel_log_stop();
 	if (ret) {
 		region_bpf__destroy(obj);
+		sb_guardian_heartbeat(k->skel);
 		return refused(k, g, &l, -ret, err);
 	}
 	k->groups[g].obj = obj;
+	sb_guardian_heartbeat(k->skel);
 	return 0;
 }
 
