@@ -111,6 +111,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include cupti/cupti.mk
 -include markers/markers.mk
 -include packaging/packaging.mk
+-include tools/kernels/kernels.mk
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
