@@ -97,6 +97,28 @@ static void test_kernel_mode_and_older_headers_trap(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * A kernel-mode recording right after a fast one: the first recorder's
+ * fast-path probes are gone when it returns (their semaphore would send the
+ * markers to memory nobody reads); only its region probes are left to its
+ * guardian to close.
+ */
+static void test_kernel_mode_right_after_a_fast_recording(void **state)
+{
+	char out[300], path[512];
+	char *fast[] = { (char *)scope_bin(), "record", "-q", "-o",
+			 (char *)tmp_file("first.h5", out, sizeof(out)), "--",
+			 (char *)app_path("nested", path, sizeof(path)), NULL };
+	int i;
+
+	(void)state;
+	require_bpf();
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(run(fast), 0);
+		check_kernel_path("nested", "next.h5");
+	}
+}
+
 static void test_hostile_target_cannot_hurt_the_recorder(void **state)
 {
 	struct sb_profile p;
@@ -521,6 +543,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_current_header_takes_the_fast_path),
 		cmocka_unit_test(test_kernel_mode_and_older_headers_trap),
+		cmocka_unit_test(test_kernel_mode_right_after_a_fast_recording),
 		cmocka_unit_test(test_hostile_target_cannot_hurt_the_recorder),
 		cmocka_unit_test(test_stopped_recorder_never_stalls_the_program),
 		cmocka_unit_test(test_flood_of_one_thread_is_kept),

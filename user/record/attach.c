@@ -34,9 +34,12 @@ void sb_attach_init(struct sb_attach *a, struct sb_kernel *k, struct sb_guardian
 	sb_hashmap_init(&a->files);
 }
 
-/* The probe of the object at path, to the program called prog (loaded now if need be). */
-static int attach_usdt(struct sb_attach *a, const char *prog_name, const char *path,
-		       const char *probe, struct sb_error *err)
+/*
+ * The probe of the object at path, to the program called prog (loaded now if
+ * need be), kept in held.
+ */
+static int attach_usdt(struct sb_attach *a, struct sb_detach *held, const char *prog_name,
+		       const char *path, const char *probe, struct sb_error *err)
 {
 	struct bpf_program *prog = sb_kernel_prog(a->kernel, prog_name, err);
 	struct bpf_link *link;
@@ -44,14 +47,14 @@ static int attach_usdt(struct sb_attach *a, const char *prog_name, const char *p
 
 	if (!prog)
 		return -EPERM;
-	ret = sb_detach_mark(&a->held);
+	ret = sb_detach_mark(held);
 	if (ret)
 		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
 	link = bpf_program__attach_usdt(prog, -1, path, SB_PROVIDER, probe, NULL);
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach probe %s:%s: %s", path,
 			       SB_PROVIDER, probe, strerror(errno));
-	ret = sb_detach_keep(&a->held, link);
+	ret = sb_detach_keep(held, link);
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }
 
@@ -128,10 +131,10 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	/* A unit that only includes the header has no probe; others may have only the fast ones. */
 	ret = 0;
 	if (sb_count_named_probes(path, SB_PROVIDER, "region_begin") > 0) {
-		ret = attach_usdt(a, marker_program(a, path, "region_begin"), path,
+		ret = attach_usdt(a, &a->held, marker_program(a, path, "region_begin"), path,
 				  "region_begin", err);
 		if (!ret)
-			ret = attach_usdt(a, marker_program(a, path, "region_end"), path,
+			ret = attach_usdt(a, &a->held, marker_program(a, path, "region_end"), path,
 					  "region_end", err);
 	}
 	/*
@@ -139,9 +142,9 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	 * probe only when its thread has no ring (no slot, no memory).
 	 */
 	if (!ret && a->fast && sb_count_named_probes(path, SB_PROVIDER, "fast_ready") > 0) {
-		ret = attach_usdt(a, "fast_ready", path, "fast_ready", err);
+		ret = attach_usdt(a, &a->fast_held, "fast_ready", path, "fast_ready", err);
 		if (!ret)
-			ret = attach_usdt(a, "fast_site", path, "fast_site", err);
+			ret = attach_usdt(a, &a->fast_held, "fast_site", path, "fast_site", err);
 		if (!ret)
 			a->fast_files++;
 	}
@@ -189,6 +192,14 @@ int sb_attach_process(struct sb_attach *a, pid_t pid, struct sb_error *err)
 
 void sb_attach_free(struct sb_attach *a)
 {
+	/*
+	 * The fast-path probes first, and here: while one is registered its
+	 * semaphore sends a process's markers to shared memory, so a recording
+	 * started next in kernel mode, while the guardian still closed ours,
+	 * got none of them. Two probes an object; the region probes, many, go
+	 * to the guardian.
+	 */
+	sb_detach_release(&a->fast_held, NULL);
 	sb_detach_release(&a->held, a->guardian);
 	sb_hashmap_free(&a->files);
 	memset(a, 0, sizeof(*a));
