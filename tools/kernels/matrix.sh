@@ -31,7 +31,7 @@ fmt='%-6s | %-22s | %6s | %6s | %6s | %7s | %7s | %s\n'
 # One kernel: boot, run the tests, write its table row to $mdir/ALIAS.row.
 one() {
 	local a=$1 res=$mdir/$1 rc release boot total p=0 f=0 s=0 failed="" result
-	local name trc secs tp tf ts
+	local name trc secs tp tf ts during
 	kmsg "$a: running ${*:2} ($(sed -n 's/^package=//p' "$KDIR/$a/kernel.info"))"
 	# The guest runs tests.sh in this folder with this environment (run.sh copies both);
 	# the per-kernel timeout leaves room for every test's own.
@@ -47,10 +47,13 @@ one() {
 			[ "$trc" = 0 ] || failed="$failed $name"
 		done < "$res/tests.tsv"
 	fi
+	# The test a timeout or a guest's death cut short: the last one tests.sh started.
+	during=$(sed -n 's/^== \([^ ]*\) (.*/\1/p' "$res/output" 2>/dev/null | tail -n 1)
 	case $rc in
 	0) result="ok" ;;
-	124) result="TIMEOUT (the guest ran past ${KTIMEOUT:-3600}s)${failed:+; failed:$failed}" ;;
+	124) result="TIMEOUT (the guest ran past ${KTIMEOUT:-3600}s, during $during)${failed:+; failed:$failed}" ;;
 	125) result="DID NOT BOOT: see $mdir/$a.run.log" ;;
+	126) result="GUEST KERNEL DIED during $during: see $res/console.txt${failed:+; failed:$failed}" ;;
 	*) result="FAILED:$failed" ;;
 	esac
 	printf "$fmt" "$a" "$release" "${boot:-?}" "$p" "$f" "$s" "$(printf '%.0f' "${total:-0}")" "$result" > "$mdir/$a.row"
