@@ -3,7 +3,7 @@
 # and unpack what booting it under QEMU needs into build/kernels/ALIAS/:
 #   vmlinuz, modules/*.ko (decompressed: busybox insmod reads neither .xz nor .zst),
 #   modules.load (the modules in dependency order, for the initramfs's /init),
-#   config (the kernel's .config, handy when a feature is missing), kernel.info.
+#   config (the kernel's .config, when the package has it: 7.x's do not), kernel.info.
 #
 # Aliases and where "newest" is looked for (resolved now, printed, and remembered):
 #   5.10  Debian 11: bullseye-security            linux-image-5.10.0-N-amd64
@@ -14,7 +14,8 @@
 #
 # apt runs with a private configuration (its own sources list, lists, status and cache under
 # build/kernels/apt/), so the machine's apt sources and state are never touched. A kernel
-# already unpacked is not looked at again (nothing is downloaded) unless --refresh is given.
+# already unpacked is not looked at again (nothing is downloaded) unless --refresh is given;
+# then the lists are updated and a package is downloaded only if a newer one appeared.
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -35,7 +36,7 @@ papt() {
 		-o Dir::State="$APTDIR/state" -o Dir::State::Lists="$APTDIR/state/lists" \
 		-o Dir::State::status="$APTDIR/state/status" -o Dir::Cache="$APTDIR/cache" \
 		-o Acquire::Languages=none -o APT::Architecture=amd64 -o APT::Architectures::=amd64 \
-		-o APT::Sandbox::User=root -o Debug::NoLocking=0 "$@"
+		-o APT::Sandbox::User=root "$@"
 }
 
 # The suites each alias may come from (the field madison prints is "SUITE/main").
@@ -127,6 +128,10 @@ fetch_one() {
 	line=$(resolve "$alias") || kdie "$alias: no linux-image package found in: $(suites_of "$alias")"
 	read -r ver pkg suite <<< "$line"
 	kmsg "$alias: newest is $pkg $ver ($suite)"
+	if [ -f "$out/kernel.info" ] && grep -qxF "package=$pkg=$ver" "$out/kernel.info"; then
+		kmsg "$alias: already unpacked"
+		return 0
+	fi
 
 	# Since 6.16 or so the image package is a small one that depends on linux-binary-* (the
 	# kernel) and linux-modules-*; older ones hold everything. Take whichever of these exists.
@@ -163,6 +168,9 @@ fetch_one() {
 		add_module "$m"
 	done
 	rm -rf "$work"
+	# The packages are not needed once unpacked (about 120 MB a kernel); --refresh downloads
+	# again only when a newer version appeared.
+	for p in "$pkg" $extra; do rm -f "$DEBS/${p}_"*"_amd64.deb"; done
 	{
 		echo "alias=$alias"
 		echo "package=$pkg=$ver"

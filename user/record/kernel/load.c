@@ -94,15 +94,6 @@ static int group_of(struct sb_kernel *k, const char *source)
 	return (int)k->n_groups++;
 }
 
-/*
- * The markers that fetch the site as each note says: only objects built with
- * other headers or compilers need them, and theirs is the costliest verification.
- */
-static bool fetching_marker(const char *name)
-{
-	return !strcmp(name, "region_begin") || !strcmp(name, "region_end");
-}
-
 /* Every wanted program but the core's waits for its first use, with its settings. */
 static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const int *owner)
 {
@@ -113,12 +104,18 @@ static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const i
 
 	k->n_deferred = 0;
 	k->n_groups = 0;
+	/*
+	 * Nothing is set aside for now: with groups loaded on first use, a
+	 * recorder stopped while it attached took 30 s or more to end after
+	 * SIGINT (test_faults), not understood yet. Every program loads at start.
+	 */
+	if (!k->defer_groups)
+		return 0;
 	bpf_object__for_each_program(p, k->skel->obj) {
 		i++;
 		if (!bpf_program__autoload(p))
 			continue;
-		group = i < MAX_PROGS && owner[i] >= 0 ? set->ops[owner[i]]->name :
-			fetching_marker(bpf_program__name(p)) ? "markers" : NULL;
+		group = i < MAX_PROGS && owner[i] >= 0 ? set->ops[owner[i]]->name : NULL;
 		if (!group)
 			continue;
 		if (k->n_deferred >= SB_KERNEL_MAX_DEFERRED)

@@ -58,6 +58,7 @@ struct sb_kernel {
 	char sleepable_reason[400];
 	int attempts;		/* loads of the core it took */
 	bool verbose;
+	bool defer_groups;	/* set groups aside until first use (off: see load.c) */
 };
 
 /* What libbpf said of the load in progress: the program it failed on, the kernel's reason. */
