@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared settings for the kernel-matrix scripts (sourced, not run).
 # Every script takes the repository from KROOT (default: the checkout these scripts sit in)
 # and the build folder from KBUILD (default: $KROOT/build), so one set of scripts can test

@@ -64,7 +64,7 @@ apt_setup() {
 		done
 	} > "$APTDIR/sources.list"
 	# Lists are fetched once per fetch.sh run that needs them (or once ever, without --refresh).
-	if [ "$refresh" = 1 ] || [ -z "$(ls "$APTDIR/state/lists" 2>/dev/null | grep _Packages)" ]; then
+	if [ "$refresh" = 1 ] || ! ls "$APTDIR"/state/lists/*_Packages > /dev/null 2>&1; then
 		kmsg "updating the private package lists in $APTDIR"
 		papt apt-get -qq update || kdie "apt-get update (private lists) failed"
 	fi

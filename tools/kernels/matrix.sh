@@ -31,7 +31,7 @@ fmt='%-6s | %-22s | %6s | %6s | %6s | %7s | %7s | %s\n'
 # One kernel: boot, run the tests, write its table row to $mdir/ALIAS.row.
 one() {
 	local a=$1 res=$mdir/$1 rc release boot total p=0 f=0 s=0 failed="" result
-	local name trc secs tp tf ts during
+	local name trc tp tf ts during
 	kmsg "$a: running ${*:2} ($(sed -n 's/^package=//p' "$KDIR/$a/kernel.info"))"
 	# The guest runs tests.sh in this folder with this environment (run.sh copies both);
 	# the per-kernel timeout leaves room for every test's own.
@@ -42,7 +42,7 @@ one() {
 	boot=$(sed -n 's/^boot_s=//p' "$res/summary" 2>/dev/null)
 	total=$(sed -n 's/^total_s=//p' "$res/summary" 2>/dev/null)
 	if [ -f "$res/tests.tsv" ]; then
-		while IFS=$'\t' read -r name trc secs tp tf ts; do
+		while IFS=$'\t' read -r name trc _ tp tf ts; do
 			p=$((p + tp)); f=$((f + tf)); s=$((s + ts))
 			[ "$trc" = 0 ] || failed="$failed $name"
 		done < "$res/tests.tsv"

@@ -86,7 +86,7 @@ fi
 wait $qpid
 qrc=$?
 set -e
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(echo "$(date +%s.%N) $start" | awk '{ printf "%.1f", $1 - $2 }')
 boot=$(sed -n 's/.*kinit: kernel .* up after \([0-9.]*\) s.*/\1/p' "$res/console.log" | head -1)
 tr -d '\r' < "$res/console.log" > "$res/console.txt" 2>/dev/null || true
 
