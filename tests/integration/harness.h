@@ -154,12 +154,30 @@ static inline int wait_status(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Run argv to the end; stderr lands in tmp_dir/stderr.txt. */
+/* Print what a run said on stderr, so that a failure in a log (CI, a guest) says why. */
+static inline void echo_stderr(const char *path, int status)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return;
+	printf("  exit %d; its stderr:\n", status);
+	while (n++ < 60 && fgets(line, sizeof(line), f))
+		printf("  | %s", line);
+	fclose(f);
+}
+
+/* Run argv to the end; stderr lands in tmp_dir/stderr.txt and, on a failure, in the log. */
 static inline int run(char *const argv[])
 {
 	char err[300];
+	int status = wait_status(spawn(argv, tmp_file("stderr.txt", err, sizeof(err)), NULL));
 
-	return wait_status(spawn(argv, tmp_file("stderr.txt", err, sizeof(err)), NULL));
+	if (status)
+		echo_stderr(err, status);
+	return status;
 }
 
 static inline void read_stderr(char *buf, size_t size)

@@ -28,6 +28,19 @@ fmt='%-6s | %-22s | %6s | %6s | %6s | %7s | %7s | %s\n'
 	echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) tests: ${*:-default}  ($(git -C "$KROOT" describe --always --dirty 2>/dev/null))"
 	printf "$fmt" kernel release boot_s passed failed skipped time_s result
 } > "$table"
+# Why each failed test failed, in a few lines: a log that CI keeps shows it without the files.
+why() {
+	local res=$1 name log
+	shift
+	for name in "$@"; do
+		log=$res/$(echo "$name" | tr ':/' '__').log
+		echo "  $name:"
+		sed 's/^/    /' "${log%.log}.key" 2>/dev/null
+		grep -E -A1 '^\[  (ERROR|FAILED) +\] --- |^\[   LINE   \]|^  (exit [0-9]+; its stderr:|\| )|^TIMEOUT' \
+			"$log" 2>/dev/null | head -n 40 | sed 's/^/    /'
+	done
+}
+
 # One kernel: boot, run the tests, write its table row to $mdir/ALIAS.row.
 one() {
 	local a=$1 res=$mdir/$1 rc release boot total p=0 f=0 s=0 failed="" result
@@ -58,6 +71,7 @@ one() {
 	esac
 	printf "$fmt" "$a" "$release" "${boot:-?}" "$p" "$f" "$s" "$(printf '%.0f' "${total:-0}")" "$result" > "$mdir/$a.row"
 	sed 's/^/  /' "$mdir/$a.run.log" >&2
+	[ -z "$failed" ] || why "$res" $failed >&2
 	cat "$mdir/$a.row"
 	[ $rc -eq 0 ]
 }
