@@ -361,7 +361,8 @@ static void test_bad_targets_are_reported(void **state)
 	char out[300], err[1024], path[512], pidstr[16];
 	char *gone[] = { (char *)scope_bin(), "record", "-p", "999999", "-o",
 			 (char *)tmp_file("x.h5", out, sizeof(out)), NULL };
-	char *plain[] = { (char *)app_path("nomarkers", path, sizeof(path)), "5", NULL };
+	/* Alive well past the load, which takes seconds under emulation (the kernel matrix). */
+	char *plain[] = { (char *)app_path("nomarkers", path, sizeof(path)), "120", NULL };
 	pid_t pid;
 
 	char *device[] = { (char *)scope_bin(), "record", "-o", "/dev/null", "--", "/bin/true", NULL };
