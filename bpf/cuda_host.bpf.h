@@ -128,7 +128,7 @@ int cuda_host_exit(struct pt_regs *ctx)
 		return 0;
 	}
 	/* None: the call began before tracing did (record -p); nothing to close. */
-	i = find_site_frame(th, SB_CUDA_HOST_SITE);
+	i = find_site_frame(tid, SB_CUDA_HOST_SITE);
 	if (i >= 0)
 		pop_frame(th, tgid, tid, i, now);
 	return 0;

@@ -773,7 +773,7 @@ int mpi_exit(struct pt_regs *ctx)
 		th->overflow--;
 		return 0;
 	}
-	i = th ? find_site_frame(th, SB_MPI_SITE) : -1;
+	i = th ? find_site_frame(tid, SB_MPI_SITE) : -1;
 	if (i < 0) {
 		/* Entered before tracing began (record -p), or its thread had no slot. */
 		count(SB_CNT_MPI_UNMATCHED, 1);

@@ -159,7 +159,7 @@ int omp_exit(struct pt_regs *ctx)
 	cookie = bpf_get_attach_cookie(ctx);
 	op = cookie & SB_OMP_OP_MASK;
 	/* None: entered before tracing began, or a body no call seen started. */
-	i = find_site_frame(th, SB_OMP_SITE_TAG | cookie);
+	i = find_site_frame(tid, SB_OMP_SITE_TAG | cookie);
 	if (i < 0)
 		return 0;
 	/* The fork's join, opened when its body returned on this thread, ends with it. */
