@@ -1,7 +1,7 @@
 /*
- * Groups of programs loaded on first use (load.h): a source's programs, or
- * the markers that fetch their site, verified only when a recording needs
- * them, in a sibling object whose maps are the core's.
+ * Groups of programs loaded after the core (load.h): a source's programs, or
+ * the markers that fetch their site, each group in a sibling object whose
+ * maps are the core's, so that the kernel refusing one costs that group only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,6 @@
 
 #include <bpf/libbpf.h>
 
-#include "record/guardian.h"
 #include "record/kernel/load.h"
 #include "region.skel.h"
 
@@ -44,28 +43,28 @@ static int share_maps(struct region_bpf *core, struct region_bpf *obj)
 	return 0;
 }
 
-static const struct sb_kernel_deferred *find_deferred(const struct sb_kernel *k,
+static const struct sb_kernel_member *find_member(const struct sb_kernel *k,
 							const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < k->n_deferred; i++)
-		if (!strcmp(k->deferred[i].name, name))
-			return &k->deferred[i];
+	for (i = 0; i < k->n_members; i++)
+		if (!strcmp(k->members[i].name, name))
+			return &k->members[i];
 	return NULL;
 }
 
 /* Only group g's programs, set as they were in the core's configuration. */
 static int choose_programs(const struct sb_kernel *k, struct region_bpf *obj, int g)
 {
-	const struct sb_kernel_deferred *d;
+	const struct sb_kernel_member *d;
 	struct bpf_program *p;
 	unsigned int i;
 
 	bpf_object__for_each_program(p, obj->obj)
 		bpf_program__set_autoload(p, false);
-	for (i = 0; i < k->n_deferred; i++) {
-		d = &k->deferred[i];
+	for (i = 0; i < k->n_members; i++) {
+		d = &k->members[i];
 		if (d->group != g)
 			continue;
 		p = bpf_object__find_program_by_name(obj->obj, d->name);
@@ -77,8 +76,7 @@ static int choose_programs(const struct sb_kernel *k, struct region_bpf *obj, in
 }
 
 /* The kernel refused group g: kept for the summary, the metadata and the exit status. */
-static int refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, int code,
-		   struct sb_error *err)
+static void refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, int code)
 {
 	struct sb_kernel_group *gr = &k->groups[g];
 
@@ -86,20 +84,9 @@ static int refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, in
 	snprintf(gr->program, sizeof(gr->program), "%s", l->program[0] ? l->program : "?");
 	snprintf(gr->reason, sizeof(gr->reason), "%s", l->reason[0] ? l->reason :
 		 l->last_warning[0] ? l->last_warning : strerror(code));
-	if (k->verbose)
-		fprintf(stderr, "scope-bpf record: %s not recorded: kernel %s refused the program "
-			"%s: %s\n", gr->source, k->feat.release, gr->program, gr->reason);
-	return sb_fail(err, code, "%s not recorded: kernel %s refused the program %s", gr->source,
-		       k->feat.release, gr->program);
 }
 
-/*
- * Verifying a group takes long where the machine is slow (seconds under
- * emulation): a lease, so that processes held meanwhile stay held and the
- * ones that sync now are held too (guardian.h).
- */
-#define GROUP_LOAD_LEASE_NS 30000000000ULL
-
+/* 0 when group g loaded or was refused (kept); -errno with err when no object opens. */
 static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 {
 	struct region_bpf *obj = region_bpf__open();
@@ -108,7 +95,6 @@ static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 
 	if (!obj)
 		return sb_fail(err, errno, "cannot open the BPF object: %s", strerror(errno));
-	sb_guardian_busy(k->skel, GROUP_LOAD_LEASE_NS);
 	sb_kernel_log_start(&l);
 	ret = choose_programs(k, obj, g);
 	if (!ret)
@@ -118,17 +104,29 @@ static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 	sb_kernel_log_stop();
 	if (ret) {
 		region_bpf__destroy(obj);
-		sb_guardian_heartbeat(k->skel);
-		return refused(k, g, &l, -ret, err);
+		refused(k, g, &l, -ret);
+		return 0;
 	}
 	k->groups[g].obj = obj;
-	sb_guardian_heartbeat(k->skel);
+	return 0;
+}
+
+int sb_kernel_load_groups(struct sb_kernel *k, struct sb_error *err)
+{
+	unsigned int g;
+	int ret;
+
+	for (g = 0; g < k->n_groups; g++) {
+		ret = load_group(k, (int)g, err);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
 struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct sb_error *err)
 {
-	const struct sb_kernel_deferred *d = find_deferred(k, name);
+	const struct sb_kernel_member *d = find_member(k, name);
 	struct sb_kernel_group *g;
 	struct bpf_program *p;
 
@@ -140,13 +138,11 @@ struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct
 		return NULL;
 	}
 	g = &k->groups[d->group];
-	if (g->refused) {
+	if (!g->obj) {
 		sb_fail(err, EPERM, "%s not recorded: kernel %s refused the program %s", g->source,
 			k->feat.release, g->program);
 		return NULL;
 	}
-	if (!g->obj && load_group(k, d->group, err))
-		return NULL;
 	return bpf_object__find_program_by_name(g->obj->obj, name);
 }
 
@@ -154,5 +150,5 @@ bool sb_kernel_wants(const struct sb_kernel *k, const char *name)
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(k->skel->obj, name);
 
-	return find_deferred(k, name) || (p && bpf_program__autoload(p));
+	return find_member(k, name) || (p && bpf_program__autoload(p));
 }

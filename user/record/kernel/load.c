@@ -94,23 +94,16 @@ static int group_of(struct sb_kernel *k, const char *source)
 	return (int)k->n_groups++;
 }
 
-/* Every wanted program but the core's waits for its first use, with its settings. */
+/* Every wanted program but the core's loads with its group, after the core, with its settings. */
 static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const int *owner)
 {
-	struct sb_kernel_deferred *d;
+	struct sb_kernel_member *d;
 	struct bpf_program *p;
 	const char *group;
 	int i = -1;
 
-	k->n_deferred = 0;
+	k->n_members = 0;
 	k->n_groups = 0;
-	/*
-	 * Nothing is set aside for now: with groups loaded on first use, a
-	 * recorder stopped while it attached took 30 s or more to end after
-	 * SIGINT (test_faults), not understood yet. Every program loads at start.
-	 */
-	if (!k->defer_groups)
-		return 0;
 	bpf_object__for_each_program(p, k->skel->obj) {
 		i++;
 		if (!bpf_program__autoload(p))
@@ -118,9 +111,9 @@ static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const i
 		group = i < MAX_PROGS && owner[i] >= 0 ? set->ops[owner[i]]->name : NULL;
 		if (!group)
 			continue;
-		if (k->n_deferred >= SB_KERNEL_MAX_DEFERRED)
+		if (k->n_members >= SB_KERNEL_MAX_MEMBERS)
 			return -E2BIG;
-		d = &k->deferred[k->n_deferred++];
+		d = &k->members[k->n_members++];
 		snprintf(d->name, sizeof(d->name), "%s", bpf_program__name(p));
 		d->group = group_of(k, group);
 		d->flags = bpf_program__flags(p);
@@ -203,7 +196,9 @@ int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_f
 		sb_kernel_log_start(&l);
 		ret = region_bpf__load(k->skel);
 		sb_kernel_log_stop();
-		if (!ret || ret == -EPERM || ret == -EACCES)
+		if (!ret)
+			return sb_kernel_load_groups(k, err);
+		if (ret == -EPERM || ret == -EACCES)
 			return ret;
 		ret = refuse(k, &l, -ret, err);
 		region_bpf__destroy(k->skel);

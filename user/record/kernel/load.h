@@ -2,15 +2,14 @@
  * The kernel layer: the only code that opens, configures, loads and attaches
  * the BPF object (region.bpf.c). It probes the kernel first (features.h) and
  * picks each program's variant from that. Configuration is one step replayed
- * on a fresh object. At start it loads only the core: the hooks every
- * recording runs and the marker programs that read the site from its
- * register. Every other program (a source's: MPI, OpenMP, CUDA, counters,
- * the sampler; the marker programs that fetch the site as a note says) loads
- * with its group the first time it is asked for (sb_kernel_prog), in a sibling
- * object that shares every map of the core: verification dominates start,
- * and most recordings need few of them. A group the kernel refuses costs its
- * source only, said in the summary, the metadata and the exit status, never
- * the recording. Sources hold no libbpf program across this: they ask by name.
+ * on a fresh object. It loads the core first: the hooks every recording runs
+ * and the marker programs that read the site from its register. Every other
+ * program (a source's: MPI, OpenMP, CUDA, counters, the sampler; the marker
+ * programs that fetch the site as a note says) loads next with its group, in
+ * a sibling object that shares every map of the core. A group the kernel
+ * refuses costs its source only, said in the summary, the metadata and the
+ * exit status, never the recording. Sources ask for programs by name
+ * (sb_kernel_prog).
  */
 #ifndef SB_KERNEL_LOAD_H
 #define SB_KERNEL_LOAD_H
@@ -27,10 +26,10 @@ struct sb_sources;
 struct sb_profile;
 
 #define SB_KERNEL_MAX_GROUPS 8
-#define SB_KERNEL_MAX_DEFERRED 32
+#define SB_KERNEL_MAX_MEMBERS 32
 
-/* A program the recording wants that loads with its group, on demand. */
-struct sb_kernel_deferred {
+/* A program the recording wants that loads with its group, after the core. */
+struct sb_kernel_member {
 	char name[64];
 	int group;		/* index in groups */
 	__u32 flags;
@@ -49,8 +48,8 @@ struct sb_kernel_group {
 struct sb_kernel {
 	struct sb_kfeatures feat;
 	struct region_bpf *skel;	/* the core, loaded; its maps are every group's */
-	struct sb_kernel_deferred deferred[SB_KERNEL_MAX_DEFERRED];
-	unsigned int n_deferred;
+	struct sb_kernel_member members[SB_KERNEL_MAX_MEMBERS];
+	unsigned int n_members;
 	struct sb_kernel_group groups[SB_KERNEL_MAX_GROUPS];
 	unsigned int n_groups;
 	bool sleepable;		/* the marker programs run sleepable */
@@ -58,7 +57,6 @@ struct sb_kernel {
 	char sleepable_reason[400];
 	int attempts;		/* loads of the core it took */
 	bool verbose;
-	bool defer_groups;	/* set groups aside until first use (off: see load.c) */
 };
 
 /* What libbpf said of the load in progress: the program it failed on, the kernel's reason. */
@@ -82,20 +80,24 @@ typedef int (*sb_kernel_base_fn)(struct region_bpf *skel, void *ctx);
 
 /*
  * Probe, open, configure (base, then every source), set the groups aside,
- * load the core. 0 with k->skel loaded; -EPERM or -EACCES (the caller says
- * which capability); another -errno with err set.
+ * load the core, then each group (a refused one is kept for the summary).
+ * 0 with k->skel loaded; -EPERM or -EACCES (the caller says which
+ * capability); another -errno with err set.
  */
 int sb_kernel_load(struct sb_kernel *k, struct sb_sources *sources, sb_kernel_base_fn base,
 		   void *ctx, struct sb_error *err);
 
+/* Load every group set aside, each in its own object; 0, or -errno with err. */
+int sb_kernel_load_groups(struct sb_kernel *k, struct sb_error *err);
+
 /*
- * The program called name, loaded: in the core, or now with its group. NULL
- * with err when the kernel refused its group (kept for the summary) or the
+ * The program called name, loaded: in the core or with its group. NULL with
+ * err when the kernel refused its group (kept for the summary) or the
  * recording does not load it.
  */
 struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct sb_error *err);
 
-/* Whether the recording loads the program called name, at start or on demand. */
+/* Whether the recording loads the program called name, in the core or a group. */
 bool sb_kernel_wants(const struct sb_kernel *k, const char *name);
 
 /* One line per refused group and fallback taken, each starting with prefix. */
