@@ -34,6 +34,9 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "unresolved_sites", "probe sites could not be named", "unnamed sites",
 	  "neither the kernel nor the recorder could read a site's descriptor (the process "
 	  "unmapped it?); its calls were not recorded" },
+	{ "probes_not_attached", "objects' marker probes could not be attached", "not attached",
+	  "the kernel refused their uprobes (probe_attach_failure says why: most kernels let only "
+	  "root or CAP_SYS_ADMIN create one); the calls of those objects are missing" },
 	{ "threads_dropped", "events of new threads were dropped", "thread table full",
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",

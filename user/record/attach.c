@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,19 @@ static bool is_loader(const char *path)
 	return !strncmp(base, "ld-", 3) && strstr(base, ".so");
 }
 
+/*
+ * Probes found and not attached while their process lives on: their calls
+ * are missing, said at the end (not only with -v). A process or file gone
+ * meanwhile lost nothing.
+ */
+static void note_failure(struct sb_attach *a, pid_t pid, int ret, const struct sb_error *err)
+{
+	if (ret == -ENOMEM || ret == -ENOENT || ret == -ESRCH || (kill(pid, 0) && errno == ESRCH))
+		return;
+	if (!a->failed_files++)
+		snprintf(a->failure, sizeof(a->failure), "%s", err->msg);
+}
+
 static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, struct sb_error *err)
 {
 	char path[4200];
@@ -148,6 +162,8 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 		if (!ret)
 			a->fast_files++;
 	}
+	if (ret)
+		note_failure(a, pid, ret, err);
 	sb_guardian_heartbeat(a->skel);
 	if (ret)
 		return ret;

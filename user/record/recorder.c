@@ -27,6 +27,7 @@
 #include "record/collect.h"
 #include "record/cuda_env.h"
 #include "record/guardian.h"
+#include "record/kernel/access.h"
 #include "record/kernel/load.h"
 #include "record/launch.h"
 #include "record/outpath.h"
@@ -172,10 +173,12 @@ static int load_bpf(struct recorder *r)
 	err = sb_kernel_load(&r->kernel, &r->sources, configure_base, r, &e);
 	r->env.skel = r->kernel.skel;
 	if (err == -EPERM || err == -EACCES) {
-		record_say("loading BPF programs needs root, or the capabilities CAP_BPF and "
-			   "CAP_PERFMON (plus CAP_SYS_PTRACE to read other users' processes): run "
-			   "with sudo, or `sudo setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep %s`",
-			   "scope-bpf");
+		record_say("loading BPF programs needs root: run with sudo (docs/PRIVILEGES.md)");
+		return 1;
+	}
+	/* Loaded, yet every probe would be refused: said now, not after the whole run. */
+	if (!err && sb_kernel_uprobe_access(&e)) {
+		record_say("%s (docs/PRIVILEGES.md)", e.msg);
 		return 1;
 	}
 	if (err) {
@@ -790,13 +793,23 @@ static void summary_line(struct recorder *r)
 }
 
 /* Write the profile. 0, or 1 after saying why. */
+/* What to do about a refused attach, where the cause says it. */
+static const char *attach_hint(const char *failure)
+{
+	if (strstr(failure, strerror(EACCES)) || strstr(failure, strerror(EPERM)))
+		return " (this kernel lets only root or CAP_SYS_ADMIN create uprobes: run with sudo)";
+	return "";
+}
+
 static int finish(struct recorder *r)
 {
 	struct sb_collect_stream stream;
 	struct sb_error err = { { 0 } };
+	const char *failure;
 	int64_t end_ns;
-	int ret;
+	int ret, failed;
 
+	failure = sb_regions_attach_failure(&r->sources, &failed);
 	end_recording(r, &end_ns);
 	ret = build_profile(r, end_ns);
 	if (ret) {
@@ -820,6 +833,9 @@ static int finish(struct recorder *r)
 		record_say("no process was traced: none ran a file with scope_bpf probes or an MPI "
 			   "library%s", r->o.exe || r->o.comm || r->o.ranks ? " and matched the filters" :
 			   "");
+	else if (failure)
+		record_say("the probes of %d object%s were not attached, their calls are missing: %s%s",
+			   failed, failed == 1 ? "" : "s", failure, attach_hint(failure));
 	else if (!r->coll.calls && !sb_regions_probe_files(&r->sources) && !r->o.quiet)
 		record_say("no scope_bpf probes were found in the command or its children; mark "
 		    "regions with include/scope_bpf.h (see docs/MARKERS.md)");
@@ -929,7 +945,7 @@ static int init_collector(struct recorder *r)
 static int run(struct recorder *r)
 {
 	bool incomplete;
-	int ret, status;
+	int ret, status, failed;
 
 	r->coll.on_sync = on_sync;
 	r->coll.on_fork = on_fork;
@@ -956,7 +972,7 @@ static int run(struct recorder *r)
 	record_loop(r);
 	ret = finish(r);
 	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources) ||
-		     r->root_gone;
+		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone;
 	recorder_close(r);
 	if (!r->o.cmd)
 		return ret ? ret : incomplete ? SB_EXIT_INCOMPLETE : 0;

@@ -119,6 +119,14 @@ uint64_t sb_regions_lost_events(const struct sb_source_env *env)
 	       env->fast_threads_full;
 }
 
+const char *sb_regions_attach_failure(const struct sb_sources *set, int *files)
+{
+	const struct regions *rg = sb_sources_state(set, &sb_regions_source);
+
+	*files = rg ? rg->attach.failed_files : 0;
+	return *files ? rg->attach.failure : NULL;
+}
+
 int sb_regions_probe_files(const struct sb_sources *set)
 {
 	const struct regions *rg = sb_sources_state(set, &sb_regions_source);
@@ -145,6 +153,8 @@ static int regions_losses(void *state, struct sb_source_env *env)
 				  (int64_t)(n[SB_CNT_BAD_SITE] + env->fast_bad_sites));
 	ret |= sb_profile_set_int(p, "sites_named_by_recorder", (int64_t)rg->named);
 	ret |= sb_profile_set_int(p, "unresolved_sites", (int64_t)rg->unresolved);
+	ret |= sb_profile_set_int(p, "probes_not_attached", rg->attach.failed_files);
+	ret |= sb_profile_set_str(p, "probe_attach_failure", rg->attach.failure);
 	ret |= sb_profile_set_int(p, "threads_dropped",
 				  (int64_t)(n[SB_CNT_THREADS_FULL] + env->fast_threads_full));
 	ret |= sb_collector_metadata(env->coll);
