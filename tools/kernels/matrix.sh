@@ -36,8 +36,9 @@ why() {
 		log=$res/$(echo "$name" | tr ':/' '__').log
 		echo "  $name:"
 		sed 's/^/    /' "${log%.log}.key" 2>/dev/null
-		grep -E -A1 '^\[  (ERROR|FAILED) +\] --- |^\[   LINE   \]|^  (exit [0-9]+; its stderr:|\| )|^TIMEOUT' \
-			"$log" 2>/dev/null | head -n 40 | sed 's/^/    /'
+		# The failing assertion, after what the run it checked said (harness.h echoes it).
+		grep -E -B8 -A1 '^\[  ERROR   \] --- |^TIMEOUT' "$log" 2>/dev/null | head -n 40 |
+			sed 's/^/    /'
 	done
 }
 

@@ -83,44 +83,107 @@ int format_pct(char *buf, size_t n, int64_t part, int64_t whole)
 	return snprintf(buf, n, "%.1f%%", 100.0 * (double)part / (double)whole);
 }
 
+/*
+ * Names, paths and metadata come from traced processes and from files anyone
+ * can write: a terminal must never receive their control characters (ESC [6n
+ * makes it type into the shell; CR and LF forge table rows). One unit of text
+ * is one code point shown as is, or one of these shown as a visible escape:
+ * C0 and DEL as \n, \r, \t or \x1b, C1 (U+0080..U+009F, which some terminals
+ * obey like ESC [) as \u009b, and a byte that is not valid UTF-8 as \xff.
+ */
+#define ESC_MAX 7	/* "\u009f" */
+
+struct unit {
+	size_t len;		/* bytes of the source it stands for */
+	size_t width;		/* columns it takes */
+	char esc[ESC_MAX + 1];	/* the escape to print; "" when the source is safe as is */
+};
+
+static void unit_at(const unsigned char *u, struct unit *x)
+{
+	size_t n = sb_utf8_seq(u);
+
+	x->esc[0] = '\0';
+	x->len = n ? n : 1;
+	x->width = 1;
+	if (n == 1 && (*u < 0x20 || *u == 0x7f)) {
+		if (*u == '\n' || *u == '\r' || *u == '\t')
+			snprintf(x->esc, sizeof(x->esc), "\\%c",
+				 *u == '\n' ? 'n' : *u == '\r' ? 'r' : 't');
+		else
+			snprintf(x->esc, sizeof(x->esc), "\\x%02x", *u);
+	} else if (n == 2 && u[0] == 0xc2 && u[1] < 0xa0) {
+		snprintf(x->esc, sizeof(x->esc), "\\u%04x", u[1]);
+	} else if (!n) {
+		snprintf(x->esc, sizeof(x->esc), "\\x%02x", *u);
+	}
+	if (x->esc[0])
+		x->width = strlen(x->esc);
+}
+
+/* Print s[0..len) a unit at a time; runs of safe text go out in one write. */
+static void put_text(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s, *end = u + len, *run = u;
+	struct unit x;
+
+	while (u < end) {
+		unit_at(u, &x);
+		if (x.esc[0]) {
+			fwrite(run, 1, (size_t)(u - run), f);
+			fputs(x.esc, f);
+			run = u + x.len;
+		}
+		u += x.len;
+	}
+	fwrite(run, 1, (size_t)(end - run), f);
+}
+
+void format_text(FILE *f, const char *s)
+{
+	put_text(f, s, strlen(s));
+}
+
 size_t format_width(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t w = 0, len;
+	struct unit x;
+	size_t w = 0;
 
-	while (*u) {
-		len = sb_utf8_seq(u);
-		/* A terminal shows a stray byte as one replacement character. */
-		u += len ? len : 1;
-		w++;
+	for (; *u; u += x.len) {
+		unit_at(u, &x);
+		w += x.width;
 	}
 	return w;
 }
 
-/* The byte offset of s's code point number k (format_width()'s columns). */
-static size_t column_offset(const char *s, size_t k)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len;
-
-	for (; *u && k; k--) {
-		len = sb_utf8_seq(u);
-		u += len ? len : 1;
-	}
-	return (size_t)(u - (const unsigned char *)s);
-}
-
+/*
+ * Head and tail in whole units: an escape that would straddle a cut is left
+ * out with it, so the result may be a few columns narrower than width.
+ */
 void format_cut(FILE *f, const char *s, size_t width)
 {
-	size_t w = format_width(s), head, tail;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t w = format_width(s), head, tail, done = 0;
+	struct unit x;
 
 	if (w <= width) {
-		fputs(s, f);
+		format_text(f, s);
 		return;
 	}
 	head = (width - 3 + 1) / 2;
 	tail = width - 3 - head;
-	fprintf(f, "%.*s...%s", (int)column_offset(s, head), s, s + column_offset(s, w - tail));
+	for (unit_at(u, &x); done + x.width <= head; unit_at(u, &x)) {
+		done += x.width;
+		u += x.len;
+	}
+	put_text(f, s, (size_t)(u - (const unsigned char *)s));
+	fputs("...", f);
+	for (; w - done > tail; u += x.len) {
+		unit_at(u, &x);
+		done += x.width;
+	}
+	format_text(f, (const char *)u);
 }
 
 void format_right(FILE *f, const char *s, size_t width)
@@ -129,7 +192,7 @@ void format_right(FILE *f, const char *s, size_t width)
 
 	for (; w < width; w++)
 		fputc(' ', f);
-	fputs(s, f);
+	format_text(f, s);
 }
 
 static void json_char(FILE *f, unsigned char c)
