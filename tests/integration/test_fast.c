@@ -538,6 +538,44 @@ static void test_attach_again_reuses_the_memory(void **state)
 	fclose(f);
 }
 
+/* A daemon closed its memfd: the next -p reaches the memory through the mapping that stays. */
+static void test_closed_memfd_is_found_by_its_mapping(void **state)
+{
+	char out[300], pidstr[16], path[512], line[64], fds[64];
+	char *waiter[] = { (char *)app_path("waiter", path, sizeof(path)), "30", NULL };
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o", out,
+			 NULL };
+	struct sb_profile p;
+	int fd = -1, round;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	require_bpf();
+	pid = spawn(waiter, NULL, &fd);
+	f = fdopen(fd, "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	snprintf(fds, sizeof(fds), "/proc/%d/fd/3", (int)pid);
+	for (round = 0; round < 2; round++) {
+		tmp_file(round ? "closed2.h5" : "closed1.h5", out, sizeof(out));
+		assert_int_equal(run(argv), 0);
+		load_profile(out, &p);
+		assert_in_range(must_pair(&p, "iter", 0)->count, 100, 1000);
+		assert_true(meta_int(&p, "fast_records") > 200);
+		assert_int_equal(meta_int(&p, "fast_memories_refused"), 0);
+		sb_profile_free(&p);
+		if (round)
+			break;
+		kill(pid, SIGUSR1);
+		sleep_ms(100);
+		assert_int_equal(access(fds, F_OK), -1);
+	}
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_status(pid), 0);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_small_cgroup_bounds_the_queue),
 		cmocka_unit_test(test_every_record_is_kept_or_counted),
 		cmocka_unit_test(test_attach_again_reuses_the_memory),
+		cmocka_unit_test(test_closed_memfd_is_found_by_its_mapping),
 	};
 
 	return cmocka_run_group_tests_name("fast", tests, setup_tmp, teardown_tmp);

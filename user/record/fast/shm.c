@@ -218,14 +218,11 @@ static void start(struct sb_fast_mem *m, bool fresh)
 	__atomic_store_n(&m->hdr->gen, gen | 1, __ATOMIC_RELAXED);
 }
 
-int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool fresh,
-		      struct sb_error *err)
+/* A copy of the process's fd target_fd, or -errno with err. */
+static int take_fd(pid_t pid, int target_fd, struct sb_error *err)
 {
-	struct sb_fast_mem *m;
 	int pidfd, fd, rc;
-	void *p;
 
-	*out = NULL;
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0) {
 		rc = errno;
@@ -238,6 +235,74 @@ int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool f
 		return sb_fail(err, rc, "process %d: cannot take its fd %d: %s%s", (int)pid,
 			       target_fd, strerror(rc),
 			       rc == EPERM ? " (no right to trace it)" : "");
+	return fd;
+}
+
+/*
+ * The shared mapping of our memfd in pid, of exactly our size: [*start, *end).
+ * 0, or -ENOENT. Only the name and the size are the kernel's word here; the
+ * file opened through it is checked again (check_memfd).
+ */
+static int find_mapping(pid_t pid, unsigned long long *start, unsigned long long *end)
+{
+	char path[64], line[512], flags[8];
+	int rc = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (rc && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, MEMFD_LINK) ||
+		    sscanf(line, "%llx-%llx %7s", start, end, flags) != 3)
+			continue;
+		if (flags[3] == 's' && *end - *start == SIZE)
+			rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+/*
+ * The memory of a process that closed its memfd (a daemon closes what it
+ * inherited; the mapping stays): opened through /proc/PID/map_files, which
+ * needs what reading its fds needs and CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE.
+ */
+static int open_mapping(pid_t pid, struct sb_error *err)
+{
+	unsigned long long start, end;
+	char path[96];
+	int fd, rc;
+
+	rc = find_mapping(pid, &start, &end);
+	if (rc)
+		return sb_fail(err, -rc, "process %d: its fast memory is neither open nor mapped",
+			       (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid, start, end);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		rc = errno;
+		return sb_fail(err, rc, "process %d: cannot open its fast memory through %s: %s",
+			       (int)pid, path, strerror(rc));
+	}
+	return fd;
+}
+
+int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool fresh,
+		      struct sb_error *err)
+{
+	struct sb_fast_mem *m;
+	int fd, rc;
+	void *p;
+
+	*out = NULL;
+	fd = target_fd == SB_FAST_MAPPED ? open_mapping(pid, err) : take_fd(pid, target_fd, err);
+	/* Named, then closed before we came for it: its mapping is still there. */
+	if (fd == -EBADF)
+		fd = open_mapping(pid, err);
+	if (fd < 0)
+		return fd;
 	rc = check_memfd(fd, pid, target_fd, err);
 	if (rc)
 		goto fail_fd;
@@ -293,6 +358,15 @@ int sb_fast_mem_find(pid_t pid, int *target_fd)
 		}
 	}
 	closedir(d);
+	if (rc == -ENOENT) {
+		unsigned long long start, end;
+
+		/* Closed, yet still mapped: adopted through its mapping. */
+		if (!find_mapping(pid, &start, &end)) {
+			*target_fd = SB_FAST_MAPPED;
+			rc = 0;
+		}
+	}
 	return rc;
 }
 

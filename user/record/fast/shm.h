@@ -16,7 +16,8 @@
 struct sb_fast_mem;
 
 /*
- * Take fd target_fd of process pid (pidfd_getfd), check it is a memfd named
+ * Take fd target_fd of process pid (pidfd_getfd; its mapping, through
+ * /proc/PID/map_files, for SB_FAST_MAPPED or a closed fd), check it is a memfd named
  * "scope-bpf-fast" of exactly SCOPE_BPF_IMPL_FAST_SIZE bytes, seal its size (so the target can
  * never make our mapping SIGBUS), map it and check its header against our layout and pid.
  * fresh: the memory was just made, every slot is read from 0. !fresh: it predates this
@@ -29,7 +30,13 @@ struct sb_fast_mem;
 int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool fresh,
 		      struct sb_error *err);
 
-/* The fd number in pid of its "scope-bpf-fast" memfd; -ENOENT when it has none, or -errno. */
+/* A target_fd meaning: the process closed its memfd, and the memory is reached by its mapping. */
+#define SB_FAST_MAPPED (-1)
+
+/*
+ * The fd number in pid of its "scope-bpf-fast" memfd, else SB_FAST_MAPPED
+ * where it closed that fd but still maps the memory; -ENOENT when neither, or -errno.
+ */
 int sb_fast_mem_find(pid_t pid, int *target_fd);
 
 /* The clock of every record (enum scope_bpf_impl_clock), as checked at adoption. */
