@@ -342,7 +342,9 @@ static void text_regressions(FILE *f, const struct sb_diff *d, bool wide)
 	size_t i;
 
 	limit_str(limit, sizeof(limit), d->max_regression);
-	fprintf(f, "\nregressions over %s%% in %s: ", limit, sb_diff_label(d));
+	fprintf(f, "\nregressions over %s%% in ", limit);
+	format_text(f, sb_diff_label(d));
+	fputs(": ", f);
 	if (!d->n_regressions) {
 		fputs("none\n", f);
 		return;
@@ -364,8 +366,11 @@ static void text_regressions(FILE *f, const struct sb_diff *d, bool wide)
 
 static void text_file(FILE *f, const char *label, const char *path, const struct sb_profile *p)
 {
-	fprintf(f, "%s  %s (%s)\n", label, path ? path : "-",
-		p->format ? p->format : "unknown format");
+	fprintf(f, "%s  ", label);
+	format_text(f, path ? path : "-");
+	fputs(" (", f);
+	format_text(f, p->format ? p->format : "unknown format");
+	fputs(")\n", f);
 }
 
 static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profile *pa,
@@ -376,8 +381,9 @@ static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profil
 	if (d->per_rank)
 		fprintf(f, "ranks  A has %u, B has %u: calls and total are per-rank averages\n",
 			d->ranks_a, d->ranks_b);
-	fprintf(f, "metric %s: regions in both, largest change first\n\n",
-		sb_diff_label(d));
+	fputs("metric ", f);
+	format_text(f, sb_diff_label(d));
+	fputs(": regions in both, largest change first\n\n", f);
 	if (d->n_rows)
 		text_rows(f, d, o->wide);
 	else
@@ -554,13 +560,15 @@ static void say_regressions(const struct sb_diff *d)
 	size_t i, shown = 0;
 
 	limit_str(limit, sizeof(limit), d->max_regression);
-	fprintf(stderr, "scope-bpf diff: %zu %s slower by more than %s%% in %s:",
-		d->n_regressions, format_plural(d->n_regressions, "region", "regions"), limit,
-		sb_diff_label(d));
+	fprintf(stderr, "scope-bpf diff: %zu %s slower by more than %s%% in ",
+		d->n_regressions, format_plural(d->n_regressions, "region", "regions"), limit);
+	format_text(stderr, sb_diff_label(d));
+	fputc(':', stderr);
 	for (i = 0; i < d->n_rows; i++) {
 		if (!d->rows[i].regression)
 			continue;
-		fprintf(stderr, "%s %s", shown++ ? "," : "", d->rows[i].name);
+		fputs(shown++ ? ", " : " ", stderr);
+		format_text(stderr, d->rows[i].name);
 	}
 	fputc('\n', stderr);
 }

@@ -349,7 +349,7 @@ static int grid_print(FILE *f, struct grid *g)
 		if (g->align[c] == 'r') {
 			format_right(f, g->cells[i], width[c]);
 		} else {
-			fputs(g->cells[i], f);
+			format_text(f, g->cells[i]);
 			if (c + 1 < g->cols)
 				pad(f, width[c] - format_width(g->cells[i]));
 		}
@@ -366,11 +366,12 @@ static void text_counter(FILE *f, const struct sb_profile *p, const char *key)
 
 	fprintf(f, "%-19s", key);
 	if (!m)
-		fputs("not recorded\n", f);
+		fputs("not recorded", f);
 	else if (m->is_int)
-		fprintf(f, "%" PRId64 "\n", m->i);
+		fprintf(f, "%" PRId64, m->i);
 	else
-		fprintf(f, "%s\n", m->s);
+		format_text(f, m->s ? m->s : "");
+	fputc('\n', f);
 }
 
 static void text_header(FILE *f, const struct sb_profile *p, const struct inspect_opts *o,
@@ -381,8 +382,11 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct inspec
 	unsigned bit;
 	size_t i;
 
-	fprintf(f, "file               %s\n", o->path ? o->path : "-");
-	fprintf(f, "format             %s\n", p->format ? p->format : "unknown");
+	fputs("file               ", f);
+	format_text(f, o->path ? o->path : "-");
+	fputs("\nformat             ", f);
+	format_text(f, p->format ? p->format : "unknown");
+	fputc('\n', f);
 	fprintf(f, "schema             %d\n", p->schema);
 	fprintf(f, "events             %" PRIu64 "\n", x->calls);
 	fputs("optional columns  ", f);

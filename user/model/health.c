@@ -6,6 +6,7 @@
 
 #include "model/health.h"
 #include "region.h"
+#include "util/text_format.h"
 
 #define STR(x) #x
 #define XSTR(x) STR(x)
@@ -99,13 +100,18 @@ size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
 	}
 	refused = sb_profile_meta(p, "sources_disabled");
 	if (refused && !refused->is_int && refused->s && *refused->s) {
-		fprintf(f, "%swarning: data sources the kernel refused (sources_disabled): %s\n",
-			indent, refused->s);
+		fprintf(f, "%swarning: data sources the kernel refused (sources_disabled): ",
+			indent);
+		format_text(f, refused->s);
+		fputc('\n', f);
 		n++;
 	}
 	open = sb_profile_meta(p, "regions_open_at_start");
-	if (open && !open->is_int && open->s && *open->s)
-		fprintf(f, "%s         regions open at start: %s\n", indent, open->s);
+	if (open && !open->is_int && open->s && *open->s) {
+		fprintf(f, "%s         regions open at start: ", indent);
+		format_text(f, open->s);
+		fputc('\n', f);
+	}
 	return n;
 }
 

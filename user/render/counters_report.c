@@ -7,9 +7,10 @@
 #include "render/counters_report.h"
 #include "util/text_format.h"
 
+/* Columns of an event's or ratio's name as shown (escaped), at least 12. */
 static int width_of(const char *name)
 {
-	int n = (int)strlen(name);
+	int n = (int)format_width(name);
 
 	return n > 12 ? n : 12;
 }
@@ -53,10 +54,15 @@ static void text_head(FILE *f, const struct sb_counter_report *r, unsigned from,
 	fprintf(f, "%8s %8s", "calls", "unknown");
 	for (i = from; i < to && i < r->n; i++) {
 		snprintf(own, sizeof(own), "own %s", r->names[i]);
-		fprintf(f, " %*s %*s", width_of(r->names[i]), r->names[i], width_of(own), own);
+		fputc(' ', f);
+		format_right(f, r->names[i], (size_t)width_of(r->names[i]));
+		fputc(' ', f);
+		format_right(f, own, (size_t)width_of(own));
 	}
-	for (i = from > r->n ? from : r->n; i < to; i++)
-		fprintf(f, " %*s", width_of(r->ratios[i - r->n].name), r->ratios[i - r->n].name);
+	for (i = from > r->n ? from : r->n; i < to; i++) {
+		fputc(' ', f);
+		format_right(f, r->ratios[i - r->n].name, (size_t)width_of(r->ratios[i - r->n].name));
+	}
 	fputs("  region\n", f);
 }
 

@@ -273,7 +273,8 @@ static void text_cells(FILE *f, const struct sb_gpu_row *row, bool wide)
 		fprintf(f, "\n%*s", NAME_LEFT, "");
 		format_cut(f, row->name, TEXT_COLUMNS - NAME_LEFT);
 	} else {
-		fprintf(f, "  %s", row->name);
+		fputs("  ", f);
+		format_text(f, row->name);
 	}
 	fputc('\n', f);
 }
@@ -304,7 +305,9 @@ static void text_launchers(FILE *f, const struct sb_profile *p, const struct sb_
 			fprintf(f, "\n%*s", LAUNCH_LEFT, "");
 			col = LAUNCH_LEFT;
 		}
-		fprintf(f, " %s", item);
+		/* Escaped already, but the buffer may have cut a sequence in two. */
+		fputc(' ', f);
+		format_text(f, item);
 		col += 2 + format_width(item);
 	}
 	fputc('\n', f);
@@ -323,8 +326,7 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_gpu
 	char t[FORMAT_NS_MAX + 1], s[FORMAT_NS_MAX + 1];
 	size_t i;
 
-	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
-		p->format ? p->format : "unknown format");
+	sb_report_file_line(f, p, o);
 	format_ns(t, sizeof(t), r->gpu_total);
 	format_ns(s, sizeof(s), r->sync_total);
 	fprintf(f, "GPU       %" PRIu64 " %s on the GPU, %s;%s%" PRIu64 " CUDA API %s, %" PRIu64

@@ -45,8 +45,8 @@ static void text_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_re
 			format_pct(pct, sizeof(pct), o->time, o->region_total);
 		else
 			strcpy(pct, "-");
-		fprintf(f, "%-12s %8" PRIu64 " %14" PRId64 " %12s %8s  ", o->op, o->calls,
-			o->bytes, t, pct);
+		format_left(f, o->op, 12);
+		fprintf(f, " %8" PRIu64 " %14" PRId64 " %12s %8s  ", o->calls, o->bytes, t, pct);
 		text_name(f, region_name(p, o->region), OPS_LEFT, wide);
 	}
 }
@@ -125,8 +125,7 @@ static void text_matrix(FILE *f, const struct sb_mpi_report *r, bool wide)
 static void render_text(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
 			const struct report_opts *o)
 {
-	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
-		p->format ? p->format : "unknown format");
+	sb_report_file_line(f, p, o);
 	fprintf(f, "MPI       %" PRIu64 " %s on %u %s%s\n\n", r->mpi_calls,
 		format_plural(r->mpi_calls, "call", "calls"), r->n_ranks,
 		format_plural(r->n_ranks, "rank", "ranks"),

@@ -146,6 +146,15 @@ static void fill_cells(char cells[N_COLS][CELL_MAX], const struct sb_ct_node *n,
 		format_pct(cells[C_GPU_SHARE], CELL_MAX, n->gpu, n->total);
 }
 
+void sb_report_file_line(FILE *f, const struct sb_profile *p, const struct report_opts *o)
+{
+	fputs("file      ", f);
+	format_text(f, o->path ? o->path : "-");
+	fputs(" (", f);
+	format_text(f, p->format ? p->format : "unknown format");
+	fputs(")\n", f);
+}
+
 static void text_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 			const struct report_opts *o, int64_t span)
 {
@@ -155,8 +164,7 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	uint32_t ranks = sb_profile_rank_count(p);
 	char buf[CELL_MAX];
 
-	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
-		p->format ? p->format : "unknown format");
+	sb_report_file_line(f, p, o);
 	fputs("recording ", f);
 	if (span > 0) {
 		format_ns(buf, sizeof(buf), span);
@@ -345,7 +353,7 @@ static void text_name(FILE *f, const struct sb_calltree *t, uint32_t i, const st
 	size_t indent = indent_width(t->nodes[i].depth, l);
 
 	if (l->room == SIZE_MAX)
-		fputs(sb_calltree_name(t, i), f);
+		format_text(f, sb_calltree_name(t, i));
 	else
 		format_cut(f, sb_calltree_name(t, i),
 			   indent + NAME_MIN < l->room ? l->room - indent : NAME_MIN);

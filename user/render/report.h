@@ -67,6 +67,9 @@ int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree 
 uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank,
 			       const struct sb_filter *f);
 
+/* "file      PATH (FORMAT)", the first line of every text report, escaped (format_text). */
+void sb_report_file_line(FILE *f, const struct sb_profile *p, const struct report_opts *o);
+
 /* Write t (built from p with o's rank and mode) to f as o->format; -EIO on a write error. */
 int sb_report_render(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 		     const struct report_opts *o);

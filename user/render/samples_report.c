@@ -52,6 +52,18 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+static void text_cut_module(FILE *f, const struct sb_cut_where *w)
+{
+	fprintf(f, "; %.0f%% of those end in ", pct(w->in_module, w->truncated));
+	format_text(f, base_name(w->module));
+	if (*w->function) {
+		fputs(" (", f);
+		format_text(f, w->function);
+		fputc(')', f);
+	}
+	fputs(": code there keeps no frame pointer (see docs/SAMPLING.md)\n", f);
+}
+
 /*
  * Where the stacks break, not a build flag the user may well have used: the
  * walk usually stops in code that keeps no frame pointer, most often a system
@@ -74,10 +86,7 @@ static void text_cut_warning(FILE *f, const struct sb_profile *p)
 	if (w.too_deep * 2 > w.truncated)
 		fprintf(f, "; most are %d frames deep, the kernel's limit\n", SB_STACK_LIMIT);
 	else if (w.module)
-		fprintf(f, "; %.0f%% of those end in %s%s%s%s: code there keeps no frame pointer "
-			"(see docs/SAMPLING.md)\n", pct(w.in_module, w.truncated),
-			base_name(w.module), *w.function ? " (" : "", w.function,
-			*w.function ? ")" : "");
+		text_cut_module(f, &w);
 	else
 		fputs("; they have no user frame at all\n", f);
 }
@@ -95,8 +104,7 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 	const struct sb_meta *minb = meta_of(p, "offcpu_min_block_ns", true);
 	char buf[CELL];
 
-	fprintf(f, "file      %s (%s)\n", o->path ? o->path : "-",
-		p->format ? p->format : "unknown format");
+	sb_report_file_line(f, p, o);
 	weight_cell(buf, st->kind, st->weight);
 	if (st->kind == SB_SAMPLE_OFFCPU) {
 		fprintf(f, "samples   off-CPU, %s blocked", buf);
@@ -109,8 +117,11 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_sam
 			format_plural(st->weight, "sample", "samples"));
 		if (hz)
 			fprintf(f, " at %" PRId64 " Hz", hz->i);
-		if (ev)
-			fprintf(f, " (%s)", ev->s);
+		if (ev) {
+			fputs(" (", f);
+			format_text(f, ev->s);
+			fputc(')', f);
+		}
 	}
 	if (o->rank >= 0)
 		fprintf(f, ", rank %" PRId64, o->rank);
@@ -185,8 +196,8 @@ static void text_rows(FILE *f, const struct sb_sample_stats *st, const struct sb
 			format_right(f, c[k], width[k]);
 			fputs("  ", f);
 		}
-		fprintf(f, "%s%s\n", st->names.names[ps->fns[i].fn],
-			st->names.kernel[ps->fns[i].fn] ? " [k]" : "");
+		format_text(f, st->names.names[ps->fns[i].fn]);
+		fputs(st->names.kernel[ps->fns[i].fn] ? " [k]\n" : "\n", f);
 	}
 }
 
@@ -220,7 +231,9 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_samp
 		if (!label)
 			return -ENOMEM;
 		weight_cell(w, st->kind, ps->weight);
-		fprintf(f, "%s%s  %s%s (%.1f%%)\n", i ? "\n" : "", label, w,
+		fputs(i ? "\n" : "", f);
+		format_text(f, label);
+		fprintf(f, "  %s%s (%.1f%%)\n", w,
 			st->kind == SB_SAMPLE_CPU ? format_plural(ps->weight, " sample", " samples") : "",
 			pct(ps->weight, st->weight));
 		free(label);

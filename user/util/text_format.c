@@ -195,6 +195,15 @@ void format_right(FILE *f, const char *s, size_t width)
 	format_text(f, s);
 }
 
+void format_left(FILE *f, const char *s, size_t width)
+{
+	size_t w = format_width(s);
+
+	format_text(f, s);
+	for (; w < width; w++)
+		fputc(' ', f);
+}
+
 static void json_char(FILE *f, unsigned char c)
 {
 	switch (c) {
@@ -236,6 +245,9 @@ void format_json_string(FILE *f, const char *s)
 		len = sb_utf8_seq(u);
 		if (len == 1) {
 			json_char(f, *u);
+		} else if (len == 2 && u[0] == 0xc2 && u[1] < 0xa0) {
+			/* C1 is legal JSON raw, but a terminal showing the output may obey it. */
+			fprintf(f, "\\u%04x", u[1]);
 		} else if (len) {
 			/* Valid UTF-8 is legal JSON as is. */
 			fwrite(u, 1, len, f);
@@ -252,10 +264,11 @@ void format_json_string(FILE *f, const char *s)
 /*
  * A spreadsheet runs a cell that starts with one of these as a formula
  * (=HYPERLINK(...), +cmd|...); region names come from the profiled code.
+ * A leading tab or CR would be one too, but fields show them escaped.
  */
 static bool formula_start(char c)
 {
-	return c && strchr("=+-@\t\r", c);
+	return c && strchr("=+-@", c);
 }
 
 const char *format_plural(uint64_t n, const char *one, const char *many)
@@ -266,22 +279,23 @@ const char *format_plural(uint64_t n, const char *one, const char *many)
 void format_csv_field(FILE *f, const char *s)
 {
 	bool formula = formula_start(s[0]);
-	const char *c;
+	const char *q;
 
 	/* Leading or trailing spaces are quoted too: some readers trim unquoted fields. */
-	if (!formula && !strpbrk(s, ",\"\r\n") && s[0] != ' ' &&
+	if (!formula && !strpbrk(s, ",\"") && s[0] != ' ' &&
 	    (!s[0] || s[strlen(s) - 1] != ' ')) {
-		fputs(s, f);
+		format_text(f, s);
 		return;
 	}
 	fputc('"', f);
 	/* OWASP's defence: a leading quote makes the cell text. */
 	if (formula)
 		fputc('\'', f);
-	for (c = s; *c; c++) {
-		if (*c == '"')
-			fputc('"', f);
-		fputc(*c, f);
+	/* CR and LF are escaped like every control character: quotes are all there is to double. */
+	for (; (q = strchr(s, '"')); s = q + 1) {
+		put_text(f, s, (size_t)(q - s));
+		fputs("\"\"", f);
 	}
+	format_text(f, s);
 	fputc('"', f);
 }

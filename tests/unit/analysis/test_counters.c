@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "fixtures.h"
+#include "inert_text.h"
 
 #include "analysis/counters.h"
 #include "cmd/commands.h"
@@ -154,6 +155,43 @@ static void test_renderings(void **state)
 	sb_profile_free(&p);
 }
 
+/* Event names come from the file: escaped in the headings, which still line up. */
+static void test_text_escapes_event_and_region_names(void **state)
+{
+	struct report_opts o = { .format = SB_REPORT_TEXT, .path = "x.h5", .wide = true };
+	struct sb_error err = { .msg = "" };
+	struct sb_counter_report r;
+	struct sb_profile p;
+	char *buf;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	build(&p, "instructions,cyc\x1b[6n\r,cache-references,cache-misses");
+	free(p.regions[0].name);
+	p.regions[0].name = strdup(HOSTILE);
+	assert_non_null(p.regions[0].name);
+	assert_int_equal(sb_counter_report_build(&r, &p, 0, &err), 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(sb_counter_report_render(f, &p, &r, &o), 0);
+	fclose(f);
+	expect_inert(buf);
+	expect_has(buf, " instructions own instructions cyc\\x1b[6n\\r own cyc\\x1b[6n\\r ");
+	expect_has(buf, "       4000             3600         1500             1500 ");
+	expect_has(buf, "  " HOSTILE_SHOWN "\n");
+	free(buf);
+	o.format = SB_REPORT_CSV;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(sb_counter_report_render(f, &p, &r, &o), 0);
+	fclose(f);
+	expect_inert(buf);
+	expect_has(buf, ",cyc\\x1b[6n\\r,own cyc\\x1b[6n\\r,");
+	expect_has(buf, "\n" HOSTILE_SHOWN ",3,1,4000,3600,1500,");
+	free(buf);
+	sb_counter_report_free(&r);
+	sb_profile_free(&p);
+}
+
 /*
  * The counters' way through a file: written beside the events, read back
  * out of line, and moved with their calls when a filter drops regions.
@@ -192,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_no_ratio_without_both_events),
 		cmocka_unit_test(test_profile_without_counters),
 		cmocka_unit_test(test_renderings),
+		cmocka_unit_test(test_text_escapes_event_and_region_names),
 		cmocka_unit_test(test_command_reads_counters_back_from_a_file),
 	};
 

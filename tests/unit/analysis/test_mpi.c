@@ -13,7 +13,9 @@
 #include "analysis/mpi.h"
 #include "cmd/commands.h"
 #include "fixtures.h"
+#include "inert_text.h"
 #include "json_check.h"
+#include "render/mpi_report.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -193,6 +195,38 @@ static void test_imbalance_is_max_over_mean_of_every_rank(void **state)
 	sb_profile_free(&p);
 }
 
+/* The operation is the name's first word: anything but a space, so it is escaped too. */
+static void test_report_mpi_text_escapes_names(void **state)
+{
+	struct report_opts o = { .path = "mpi.h5", .rank = -1, .format = SB_REPORT_TEXT,
+				 .wide = true };
+	struct sb_error err = { .msg = "" };
+	struct sb_mpi_report m;
+	struct sb_profile p;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	sb_profile_init(&p);
+	p.format = strdup("synthetic");
+	p.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	call(&p, HOSTILE, 0, 0, 100, 1, -1);
+	call(&p, "mpi:\x1b[6n\r kind=collective bytes=8 peer=-1 root=-1 tag=-1 comm=0", 0, 10, 20,
+	     2, 1);
+	assert_int_equal(sb_mpi_report_build(&m, &p, &err), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(sb_mpi_report_render(f, &p, &m, &o), 0);
+	assert_int_equal(fclose(f), 0);
+	expect_inert(out);
+	expect_has(out, "\\x1b[6n\\r           1              8        10 ns    10.0%  "
+			HOSTILE_SHOWN "\n");
+	free(out);
+	sb_mpi_report_free(&m);
+	sb_profile_free(&p);
+}
+
 static char *report_to_file(const char *file, const char *fmt, const char *extra)
 {
 	char *out = tmp_path("mpi.out");
@@ -306,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_sums_and_matrix_are_exact),
 		cmocka_unit_test(test_imbalance_is_max_over_mean_of_every_rank),
 		cmocka_unit_test(test_report_mpi_text_json_csv),
+		cmocka_unit_test(test_report_mpi_text_escapes_names),
 		cmocka_unit_test(test_every_rank_has_its_lane_and_process),
 		cmocka_unit_test(test_mpi_refuses_html_samples_and_rank),
 	};

@@ -21,6 +21,7 @@
 #include "analysis/samples_report.h"
 #include "render/samples_report.h"
 #include "fixtures.h"
+#include "inert_text.h"
 #include "json_check.h"
 
 /* ---- a synthetic profile: regions A and A;B on two threads, with CPU and off-CPU samples ---- */
@@ -776,6 +777,32 @@ static void rename_frame(struct sb_profile *p, unsigned frame, const char *name)
 	p->samples.frames[frame].function = strdup(name);
 }
 
+/* Function, region and event names come from the traced program and the file. */
+static void test_report_escapes_hostile_names(void **state)
+{
+	struct sb_profile p;
+	char *s;
+
+	(void)state;
+	build(&p);
+	rename_frame(&p, F_KERNEL_X, HOSTILE);
+	free(p.samples.paths[1].name);
+	p.samples.paths[1].name = strdup(HOSTILE);
+	assert_non_null(p.samples.paths[1].name);
+	assert_int_equal(sb_profile_set_str(&p, "sample_event", HOSTILE), 0);
+	s = render(&p, SB_REPORT_TEXT, SB_SAMPLE_CPU, 2);
+	expect_inert(s);
+	expect_has(s, " at 999 Hz (" HOSTILE_SHOWN "); top 2");
+	expect_has(s, "\nA;" HOSTILE_SHOWN "  10 samples (62.5%)\n");
+	expect_has(s, "  70.0%   70.0%     7      7  " HOSTILE_SHOWN "\n");
+	free(s);
+	s = render(&p, SB_REPORT_CSV, SB_SAMPLE_CPU, 10);
+	expect_inert(s);
+	expect_has(s, "\nA;" HOSTILE_SHOWN ",10," HOSTILE_SHOWN ",0,7,7,70.0,70.0\n");
+	free(s);
+	sb_profile_free(&p);
+}
+
 #define CXX_COMPUTE "_ZN6solver7computeEv"
 #define RUST_WORKER "_ZN4core3fmt5write17h0123456789abcdefE"
 
@@ -998,6 +1025,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_shares_per_path),
 		cmocka_unit_test(test_offcpu_shares_are_time_weighted),
 		cmocka_unit_test(test_report_formats),
+		cmocka_unit_test(test_report_escapes_hostile_names),
 		cmocka_unit_test(test_report_options),
 		cmocka_unit_test(test_truncation_warning),
 		cmocka_unit_test(test_folded_stacks),

@@ -1,5 +1,6 @@
 /* Unit tests of the GPU columns of `report` and of `report --gpu`, on in-memory profiles. */
 #include "fixtures.h"
+#include "inert_text.h"
 
 #include "analysis/calltree.h"
 #include "cmd/commands.h"
@@ -276,6 +277,33 @@ static void test_gpu_table_text_json_csv(void **state)
 	sb_profile_free(&p);
 }
 
+/* Kernel and region names come from the traced program: shown escaped, one row each. */
+static void test_gpu_table_escapes_hostile_names(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	build(&p, true);
+	free(p.cuda.names[1]);
+	p.cuda.names[1] = strdup(HOSTILE);
+	free(p.regions[1].name);
+	p.regions[1].name = strdup(HOSTILE);
+	assert_non_null(p.cuda.names[1]);
+	assert_non_null(p.regions[1].name);
+	out = render_gpu(&p, SB_REPORT_TEXT, 0);
+	expect_inert(out);
+	expect_has(out, "  " HOSTILE_SHOWN "\n       launched in: (outside every region)");
+	expect_has(out, "launched in: " HOSTILE_SHOWN " 300 ns (2), main 100 ns (1)\n");
+	free(out);
+	out = render_gpu(&p, SB_REPORT_CSV, -1);
+	expect_inert(out);
+	expect_has(out, "\nkernel," HOSTILE_SHOWN ",1,50,50,50,50,,,1,50\n");
+	expect_has(out, ",1000,," HOSTILE_SHOWN ",2,300\n");
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_gpu_table_without_cuda_says_so(void **state)
 {
 	struct sb_profile p;
@@ -425,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_demangle_or_keep),
 		cmocka_unit_test(test_kernels_copies_memsets_by_gpu_time),
 		cmocka_unit_test(test_gpu_table_text_json_csv),
+		cmocka_unit_test(test_gpu_table_escapes_hostile_names),
 		cmocka_unit_test(test_gpu_table_without_cuda_says_so),
 		cmocka_unit_test(test_gpu_option_and_its_conflicts),
 		cmocka_unit_test(test_command_shows_gpu_columns_and_table),

@@ -150,7 +150,7 @@ static void test_right_alignment_counts_code_points_not_bytes(void **state)
 	assert_int_equal(format_width(""), 0);
 	assert_int_equal(format_width("12.3 us"), 7);
 	assert_int_equal(format_width("├─ é"), 4);
-	assert_int_equal(format_width("a\xff" "b"), 3);
+	assert_int_equal(format_width("a\xff" "b"), 6);	/* shown as a\xffb */
 	out = capture(right_9, "12.3 us");
 	assert_string_equal(out, "  12.3 us");
 	free(out);
@@ -192,6 +192,90 @@ static void test_json_passes_utf8_and_replaces_invalid_bytes(void **state)
 	expect_json("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
 }
 
+static void expect_text(const char *in, const char *want)
+{
+	char *out = capture(format_text, in);
+
+	assert_string_equal(out, want);
+	assert_int_equal(format_width(in), format_width(want));
+	free(out);
+}
+
+/* Hostile names as a profile may hold them: each must reach a terminal inert. */
+static void test_text_escapes_every_control_character(void **state)
+{
+	(void)state;
+	expect_text("plain", "plain");
+	expect_text("a\x1b[6nb", "a\\x1b[6nb");
+	expect_text("row\rforged\nrow", "row\\rforged\\nrow");
+	expect_text("tab\tbel\x07" "del\x7f", "tab\\tbel\\x07del\\x7f");
+	expect_text("\x01\x1f", "\\x01\\x1f");
+	/* C1 as UTF-8 (U+009B is CSI), and the same byte alone, which is not UTF-8. */
+	expect_text("a\xc2\x9b" "6n", "a\\u009b6n");
+	expect_text("\xc2\x80\xc2\x9f", "\\u0080\\u009f");
+	expect_text("a\x9b" "6n", "a\\x9b6n");
+	expect_text("\xff\xc0\xaf\xe2\x82", "\\xff\\xc0\\xaf\\xe2\\x82");
+	/* A backslash is text: the escapes need not round-trip, only be seen. */
+	expect_text("a\\x1b", "a\\x1b");
+}
+
+static void test_text_keeps_valid_utf8_beyond_c1(void **state)
+{
+	(void)state;
+	expect_text("caf\xc3\xa9", "caf\xc3\xa9");
+	expect_text("\xe6\xbc\xa2\xe5\xad\x97", "\xe6\xbc\xa2\xe5\xad\x97");
+	expect_text("\xc2\xa0nbsp", "\xc2\xa0nbsp");
+	expect_text("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");
+	assert_int_equal(format_width("caf\xc3\xa9"), 4);
+	assert_int_equal(format_width("\x1b"), 4);
+	assert_int_equal(format_width("\xc2\x9b"), 6);
+}
+
+static void cut_12(FILE *f, const char *s)
+{
+	format_cut(f, s, 12);
+}
+
+static void test_cut_and_right_escape_and_count_the_escapes(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = capture(right_9, "a\x1b");
+	assert_string_equal(out, "    a\\x1b");
+	free(out);
+	out = capture(cut_12, "ab\n");
+	assert_string_equal(out, "ab\\n");
+	free(out);
+	/* 4 + 3 + 4 columns: the escape that would straddle the head's end is left out. */
+	out = capture(cut_12, "abcd\x1b" "efghijklmnopq\r");
+	assert_string_equal(out, "abcd...pq\\r");
+	free(out);
+	out = capture(cut_12, "\x1b\x1b\x1b\x1b\x1b");
+	assert_false(strchr(out, '\x1b'));
+	assert_true(format_width(out) <= 12);
+	free(out);
+}
+
+static void test_json_escapes_c1_so_a_terminal_shows_it(void **state)
+{
+	(void)state;
+	expect_json("a\xc2\x9b" "6n", "\"a\\u009b6n\"");
+	expect_json("\xc2\x85", "\"\\u0085\"");
+	expect_json("\xc2\xa0", "\"\xc2\xa0\"");
+}
+
+static void test_csv_escapes_controls_and_stays_one_field(void **state)
+{
+	(void)state;
+	expect_csv("a\x1b[6n", "a\\x1b[6n");
+	expect_csv("x,\ny", "\"x,\\ny\"");
+	expect_csv("q\"\r\"", "\"q\"\"\\r\"\"\"");
+	expect_csv("=\x07", "\"'=\\x07\"");
+	expect_csv("\xc2\x9b\x9b", "\\u009b\\x9b");
+	expect_csv("caf\xc3\xa9,\x7f", "\"caf\xc3\xa9,\\x7f\"");
+}
+
 static void test_plural_is_one_word_for_one_only(void **state)
 {
 	(void)state;
@@ -209,8 +293,8 @@ static void test_csv_quotes_only_when_needed(void **state)
 	expect_csv("main;solve", "main;solve");
 	expect_csv("a,b", "\"a,b\"");
 	expect_csv("say \"hi\"", "\"say \"\"hi\"\"\"");
-	expect_csv("two\nlines", "\"two\nlines\"");
-	expect_csv("cr\r", "\"cr\r\"");
+	expect_csv("two\nlines", "two\\nlines");
+	expect_csv("cr\r", "cr\\r");
 	expect_csv(" lead", "\" lead\"");
 	expect_csv("trail ", "\"trail \"");
 	expect_csv("in side", "in side");
@@ -223,8 +307,9 @@ static void test_csv_names_that_spreadsheets_would_run_are_text(void **state)
 	expect_csv("+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"");
 	expect_csv("-2+3", "\"'-2+3\"");
 	expect_csv("@SUM(A1)", "\"'@SUM(A1)\"");
-	expect_csv("\t=1", "\"'\t=1\"");
-	expect_csv("\r=1", "\"'\r=1\"");
+	/* A leading tab or CR is escaped: the field starts with a backslash. */
+	expect_csv("\t=1", "\\t=1");
+	expect_csv("\r=1", "\\r=1");
 	/* Only the first character counts. */
 	expect_csv("a=b", "a=b");
 	expect_csv("x-y", "x-y");
@@ -243,6 +328,11 @@ int main(void)
 		cmocka_unit_test(test_right_alignment_counts_code_points_not_bytes),
 		cmocka_unit_test(test_json_escapes_quotes_backslashes_and_controls),
 		cmocka_unit_test(test_json_passes_utf8_and_replaces_invalid_bytes),
+		cmocka_unit_test(test_text_escapes_every_control_character),
+		cmocka_unit_test(test_text_keeps_valid_utf8_beyond_c1),
+		cmocka_unit_test(test_cut_and_right_escape_and_count_the_escapes),
+		cmocka_unit_test(test_json_escapes_c1_so_a_terminal_shows_it),
+		cmocka_unit_test(test_csv_escapes_controls_and_stays_one_field),
 		cmocka_unit_test(test_plural_is_one_word_for_one_only),
 		cmocka_unit_test(test_csv_quotes_only_when_needed),
 		cmocka_unit_test(test_csv_names_that_spreadsheets_would_run_are_text),
