@@ -1198,10 +1198,19 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 tgid = p->tgid, tid = p->pid;
 	__u64 now = bpf_ktime_get_ns();
 	struct sb_thread_state *th;
+	bool traced;
 
-	if (!recording || !bpf_map_lookup_elem(&procs, &tgid))
+	if (!recording)
 		return 0;
-	th = thread_get(tid, tgid, now);
+	traced = bpf_map_lookup_elem(&procs, &tgid);
+	/*
+	 * A thread whose process has ended already: its joiner woke at exit_mm(),
+	 * before this tracepoint, and the last thread's exit removed the process.
+	 * Its state says what it did, and its name.
+	 */
+	th = traced ? thread_get(tid, tgid, now) : bpf_map_lookup_elem(&threads, &tid);
+	if (!traced && (!th || th->tgid != tgid))
+		return 0;
 	if (th) {
 		/* Calls beyond the stack were counted as depth overflow already. */
 		if (th->depth)
@@ -1211,7 +1220,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	}
 	ctr_thread_note(tgid, tid, 1);
 	bpf_map_delete_elem(&mpi_pending, &tid);
-	if (BPF_CORE_READ(p, signal, live.counter) == 0) {
+	if (traced && BPF_CORE_READ(p, signal, live.counter) == 0) {
 		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
 		bpf_map_delete_elem(&procs, &tgid);
 	}

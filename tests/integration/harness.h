@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "io/h5read.h"
+#include "model/health.h"
 #include "model/model.h"
 
 #define MS 1000000LL
@@ -301,6 +302,17 @@ static inline int64_t meta_int(const struct sb_profile *p, const char *key)
 	if (!m || !m->is_int)
 		fail_msg("metadata %s missing or not an integer", key);
 	return m->i;
+}
+
+/* Every loss counter the profile holds that is not 0: what to read when a count is short. */
+static inline void print_losses(const struct sb_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < sb_health_n_keys; i++)
+		if (meta_int(p, sb_health_keys[i].key))
+			printf("  %s = %lld\n", sb_health_keys[i].key,
+			       (long long)meta_int(p, sb_health_keys[i].key));
 }
 
 static inline const char *meta_str(const struct sb_profile *p, const char *key)

@@ -137,6 +137,8 @@ static void test_eight_threads(void **state)
 	assert_int_equal(record_app(tmp_file("threads.h5", out, sizeof(out)), "threads", NULL), 0);
 	load_profile(out, &p);
 	work = must_pair(&p, "work", 0);
+	if (work->count != 800)
+		print_losses(&p);
 	assert_int_equal(work->count, 800);
 	assert_int_equal(must_pair(&p, "main", 0)->count, 1);
 	assert_true(p.columns & SB_COL_THREAD);
