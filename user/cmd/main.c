@@ -5,6 +5,7 @@
 #include "cmd/commands.h"
 #include "cmd/suggest.h"
 #include "util/error.h"
+#include "util/sudo.h"
 #include "util/version.h"
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -66,6 +67,23 @@ static int not_a_command(const char *name)
 	return SB_EXIT_USAGE;
 }
 
+/*
+ * Under sudo every file is written with the rights of the user in SUDO_UID
+ * (util/sudo.h): a value that names no one would leave root's, so no command
+ * runs with it.
+ */
+static int check_sudo(void)
+{
+	struct sb_error err = { .msg = "" };
+	uid_t uid;
+	gid_t gid;
+
+	if (sb_sudo_user(&uid, &gid, &err) >= 0)
+		return 0;
+	fprintf(stderr, "scope-bpf: %s\n", err.msg);
+	return SB_EXIT_USAGE;
+}
+
 /* help: the list of commands; help CMD: CMD --help, word for word. */
 static int help(int argc, char **argv)
 {
@@ -107,5 +125,7 @@ int main(int argc, char **argv)
 	i = find_command(argv[1]);
 	if (i < 0)
 		return not_a_command(argv[1]);
+	if (check_sudo())
+		return SB_EXIT_USAGE;
 	return commands[i].fn(argc - 1, argv + 1);
 }

@@ -117,7 +117,8 @@ int sb_tmpfile_commit(int fd, const char *tmp, const char *path, struct sb_error
 	 * Root under sudo writes for the user who asked. A filesystem that refuses
 	 * (NFS squashing root, no CAP_CHOWN) leaves the file root's: better than no file.
 	 */
-	if (sb_sudo_user(&uid, &gid) && fchown(fd, uid, gid) && errno != EPERM && errno != EINVAL)
+	if (sb_sudo_user(&uid, &gid, NULL) > 0 && fchown(fd, uid, gid) && errno != EPERM &&
+	    errno != EINVAL)
 		return sb_fail(err, errno, "%s: cannot give %s to user %u: %s", path, tmp,
 			       (unsigned)uid, strerror(errno));
 	/* Data on disk before the name points at it: a crash never leaves a half file at path. */

@@ -100,6 +100,7 @@ int sb_runas_resolve(struct sb_runas *r, const char *user, bool as_root, struct 
 	struct passwd *pw;
 	uid_t uid;
 	gid_t gid;
+	int sudo;
 
 	memset(r, 0, sizeof(*r));
 	if (user) {
@@ -111,7 +112,10 @@ int sb_runas_resolve(struct sb_runas *r, const char *user, bool as_root, struct 
 			return sb_fail(err, EINVAL, "--user %s: no such user", user);
 		return take_user(r, pw, pw->pw_gid, err);
 	}
-	if (as_root || !sb_sudo_user(&uid, &gid))
+	sudo = sb_sudo_user(&uid, &gid, err);
+	if (sudo < 0)
+		return sudo;
+	if (as_root || !sudo)
 		return 0;
 	pw = getpwuid(uid);
 	if (!pw)
