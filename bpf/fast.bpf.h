@@ -85,7 +85,8 @@ int BPF_USDT(fast_site, void *site)
 	h = site_name_hash(tgid, proc, (__u64)site, false, false);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(SB_CNT_LOST_OTHER, 1);
+		/* The recorder reads the site from the process when a record names it. */
+		count(SB_CNT_SITES_UNSENT, 1);
 		return 0;
 	}
 	e->type = SB_EV_FAST_SITE;
@@ -110,12 +111,12 @@ static __always_inline void fast_offcpu(__u32 tgid, __u32 tid, __u64 start, __u6
 
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
 	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2) {
-		count(SB_CNT_LOST_OTHER, 1);
+		count(SB_CNT_OFFCPU_LOST, 1);
 		return;
 	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(SB_CNT_LOST_OTHER, 1);
+		count(SB_CNT_OFFCPU_LOST, 1);
 		return;
 	}
 	e->type = SB_EV_OFFCPU;

@@ -402,8 +402,9 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, b
 	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(SB_CNT_LOST_OTHER, 1);
-		return 0;
+		/* The small record that has the recorder read it, with the process held. */
+		count(SB_CNT_SITES_UNSENT, 1);
+		return pend ? pending_site(key) : 0;
 	}
 	e->type = SB_EV_SITE;
 	e->tgid = key->tgid;

@@ -83,6 +83,13 @@ enum sb_counter {
 	SB_CNT_MPI_UNMATCHED,	/* MPI returns without their entry (tracing began inside the call) */
 	SB_CNT_LOST_STACKS,	/* stacks the stack table had no room for (their samples are kept) */
 	SB_CNT_CUDA_LOST,	/* CUDA activity records the ring buffer had no room for, or unreadable */
+	/*
+	 * Site descriptions the ring buffer had no room for: not calls lost. The
+	 * recorder names those sites itself (a held process, or the fast path's
+	 * records); calls it cannot name are counted where they are dropped.
+	 */
+	SB_CNT_SITES_UNSENT,
+	SB_CNT_OFFCPU_LOST,	/* fast-path threads' off-CPU intervals not sent: not calls */
 	SB_CNT_MAX,
 };
 

@@ -78,6 +78,30 @@ static void test_c_named(void **state)
 	sb_profile_free(&p);
 }
 
+/* A burst of 40 000 new names: each one named, none of their calls lost or unnamed. */
+static void test_many_names_are_all_kept(void **state)
+{
+	struct sb_profile p;
+	uint64_t calls = 0;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("many.h5", out, sizeof(out)), "named_markers", "40000",
+				    NULL), 0);
+	load_profile(out, &p);
+	for (i = 0; i < p.n_pairs; i++)
+		calls += p.pairs[i].count;
+	if (p.n_regions != 40000 || calls != 80000)
+		print_losses(&p);
+	assert_int_equal(p.n_regions, 40000);
+	assert_int_equal(calls, 80000);
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_int_equal(meta_int(&p, "invalid_sites"), 0);
+	sb_profile_free(&p);
+}
+
 static void test_fortran(void **state)
 {
 	char out[300];
@@ -127,6 +151,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_c_named, setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_many_names_are_all_kept, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_fortran, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_python, setup_tmp, teardown_tmp),
 	};

@@ -26,12 +26,11 @@ static bool has_entries(const char *path)
 	return any;
 }
 
-int sb_outdir_open(struct sb_outdir *d, const char *path, struct sb_error *err)
+static int make_tmp(struct sb_outdir *d, const char *path, struct sb_error *err)
 {
 	struct stat st;
 	int r;
 
-	*d = (struct sb_outdir){ .path = path };
 	if (!stat(path, &st) && !S_ISDIR(st.st_mode))
 		return sb_fail(err, ENOTDIR, "%s: exists and is not a directory; the archive "
 			       "is a directory: choose another name with -o", path);
@@ -58,6 +57,20 @@ int sb_outdir_open(struct sb_outdir *d, const char *path, struct sb_error *err)
 	return -r;
 }
 
+int sb_outdir_open(struct sb_outdir *d, const char *path, struct sb_error *err)
+{
+	int r;
+
+	*d = (struct sb_outdir){ .path = path };
+	r = sb_sudo_fs_enter(&d->as, err);
+	if (r)
+		return r;
+	r = make_tmp(d, path, err);
+	if (r)
+		sb_sudo_fs_leave(&d->as);
+	return r;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -73,6 +86,7 @@ void sb_outdir_abort(struct sb_outdir *d)
 		nftw(d->tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	free(d->tmp);
 	d->tmp = NULL;
+	sb_sudo_fs_leave(&d->as);
 }
 
 int sb_outdir_commit(struct sb_outdir *d, struct sb_error *err)
@@ -83,6 +97,7 @@ int sb_outdir_commit(struct sb_outdir *d, struct sb_error *err)
 	if (!rename(d->tmp, d->path)) {
 		free(d->tmp);
 		d->tmp = NULL;
+		sb_sudo_fs_leave(&d->as);
 		return 0;
 	}
 	r = errno;

@@ -1,6 +1,5 @@
 /* Write a profile as scope-profiler schema 2 (columnar) HDF5, atomically, streaming the events. */
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -848,22 +847,13 @@ static int create_file(struct sb_h5w *w, int fd, const char *tmp)
 
 int sb_h5_check_target(const char *path, struct sb_error *err)
 {
-	char *copy = strdup(path), *dir;
 	struct stat st;
-	int ret = 0;
 
-	if (!copy)
-		return sb_fail(err, ENOMEM, "%s: out of memory", path);
 	/* The profile is renamed into place: never over a device, FIFO or folder. */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		ret = sb_fail(err, EINVAL, "%s: exists and is not a regular file; refusing to replace it",
-			      path);
-	dir = dirname(copy);
-	if (!ret && access(dir, W_OK | X_OK))
-		ret = sb_fail(err, errno, "%s: cannot create files in %s: %s", path, dir,
-			      strerror(errno));
-	free(copy);
-	return ret;
+		return sb_fail(err, EINVAL, "%s: exists and is not a regular file; refusing to "
+			       "replace it", path);
+	return sb_tmpfile_check(path, err);
 }
 
 int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_stream *events,

@@ -20,7 +20,10 @@
  * appears atomically: a failure leaves any previous file at path untouched.
  * Returns 0 or -errno with "path: cause" in err.
  */
-/* Whether path can take a profile: not an existing non-regular file, in a writable folder. */
+/*
+ * Whether path can take a profile: not an existing non-regular file, and
+ * sb_tmpfile_check() says it can be written (as the sudo user under sudo).
+ */
 int sb_h5_check_target(const char *path, struct sb_error *err);
 
 int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_stream *events,

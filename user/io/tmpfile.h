@@ -8,6 +8,20 @@
 #include "util/error.h"
 
 /*
+ * Every file and name below is made, renamed and removed with the rights of
+ * the user who ran sudo when that is how we run as root (util/sudo.h), so the
+ * files are theirs and no folder they cannot write is written.
+ */
+
+/*
+ * Before any work: whether path can be written as sb_tmpfile_create() and
+ * sb_tmpfile_commit() write it. Its folder must exist, be a directory and let
+ * us create files; a file at path in a sticky folder (/tmp) must be ours or
+ * the folder's owner's. 0, or -errno with "path: cause" in err.
+ */
+int sb_tmpfile_check(const char *path, struct sb_error *err);
+
+/*
  * Create "PATH.tmp.<12 random characters>" beside path: exclusively, never
  * through a link, with mode less the umask. Returns the fd, with the name in
  * *tmp (malloc'd), or -errno with *tmp NULL. Reopen it only through the fd
@@ -22,9 +36,8 @@ int sb_tmpfile_anon(const char *dir);
 void sb_tmpfile_fd_path(int fd, char *buf, size_t size);
 
 /*
- * Put fd's file, created as tmp, in place at path: given to the user who ran
- * sudo when that is how we run as root, synced, checked to be still what tmp
- * names, then renamed. 0, or -errno with "path: cause" in err.
+ * Put fd's file, created as tmp, in place at path: synced, checked to be
+ * still what tmp names, then renamed. 0, or -errno with "path: cause" in err.
  */
 int sb_tmpfile_commit(int fd, const char *tmp, const char *path, struct sb_error *err);
 

@@ -38,6 +38,9 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "probes_not_attached", "objects' marker probes could not be attached", "not attached",
 	  "the kernel refused their uprobes (probe_attach_failure says why: most kernels let only "
 	  "root or CAP_SYS_ADMIN create one); the calls of those objects are missing" },
+	{ "offcpu_intervals_lost", "off-CPU intervals were lost", "off-CPU lost",
+	  "the ring buffer was half full and calls came first: the off-CPU time of those "
+	  "intervals is in no call's off-CPU share (the calls themselves are kept)" },
 	{ "threads_dropped", "events of new threads were dropped", "thread table full",
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",

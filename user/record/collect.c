@@ -75,6 +75,7 @@ int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_
 	sb_hashmap_init(&c->path_parent);
 	sb_hashmap_init(&c->path_name);
 	sb_hashmap_init(&c->name_of);
+	sb_hashmap_init(&c->region_named);
 	sb_hashmap_init(&c->path_of);
 	c->rank_rule = sb_rank_by_first_call;
 	sb_metrics_blank(c->blank_metric);
@@ -109,6 +110,7 @@ void sb_collector_free(struct sb_collector *c)
 	sb_hashmap_free(&c->path_parent);
 	sb_hashmap_free(&c->path_name);
 	sb_hashmap_free(&c->name_of);
+	sb_hashmap_free(&c->region_named);
 	sb_hashmap_free(&c->path_of);
 	for (r = 0; r < c->n_names; r++)
 		free(c->names[r]);
@@ -264,6 +266,29 @@ static int remember_name(struct sb_collector *c, uint64_t hash, const char *name
 	return sb_hashmap_put(&c->name_of, hash, 0, c->n_names++);
 }
 
+/*
+ * The region called name: by a hash of the names, a linear search only when
+ * two names share one. Sixty thousand run-time names took seconds of strcmp
+ * searched one by one, while the ring buffer filled and dropped their calls.
+ */
+static ssize_t find_region(struct sb_collector *c, const char *name)
+{
+	const struct sb_region *r = c->prof.regions;
+	uint64_t *at;
+
+	for (; c->regions_named < c->prof.n_regions; c->regions_named++)
+		if (!sb_hashmap_get(&c->region_named, sb_name_hash(r[c->regions_named].name), 0) &&
+		    sb_hashmap_put(&c->region_named, sb_name_hash(r[c->regions_named].name), 0,
+				   c->regions_named))
+			return sb_profile_find_region(&c->prof, name);
+	at = sb_hashmap_get(&c->region_named, sb_name_hash(name), 0);
+	if (!at)
+		return -ENOENT;
+	if (!strcmp(r[*at].name, name))
+		return (ssize_t)*at;
+	return sb_profile_find_region(&c->prof, name);
+}
+
 int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, char *file,
 			    int line, const char *tags)
 {
@@ -278,7 +303,7 @@ int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, c
 	sb_utf8_sanitize(file);
 	if (!name[0])
 		return 0;
-	region = sb_profile_find_region(&c->prof, name);
+	region = find_region(c, name);
 	if (region < 0) {
 		json = sb_tags_to_json(tags);
 		if (!json)

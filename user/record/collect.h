@@ -52,6 +52,8 @@ struct sb_collector {
 	struct sb_spill *spill;
 	int64_t blank_metric[SB_N_METRICS];	/* each column's missing value */
 	struct sb_hashmap region_of;	/* (name hash, 0) -> region: calls carry their name's hash */
+	struct sb_hashmap region_named;	/* (hash of the region's name, 0) -> region */
+	size_t regions_named;		/* regions in region_named: any source may add one */
 	/*
 	 * Calls are kept by process until finish, when the rank rule numbers the
 	 * processes: a rank is a label on the pairs, never part of the spill's key.

@@ -7,6 +7,43 @@
 #include <unistd.h>
 
 #include "record/stdout_profile.h"
+#include "util/sudo.h"
+
+/*
+ * Under sudo the folder is the user's, like the profile written into it
+ * (io/tmpfile.c), so it is made, read and emptied with their rights: root
+ * reading a name in a folder the user owns could be sent by a link or a
+ * hard link they put there to a file only root may read.
+ */
+static char *make_dir(char *tmpl)
+{
+	struct sb_sudo_fs as;
+	int r = sb_sudo_fs_enter(&as, NULL);
+	char *dir;
+
+	if (r) {
+		errno = -r;
+		return NULL;
+	}
+	dir = mkdtemp(tmpl);
+	sb_sudo_fs_leave(&as);
+	return dir;
+}
+
+static int open_profile(const char *path)
+{
+	struct sb_sudo_fs as;
+	int fd;
+
+	fd = sb_sudo_fs_enter(&as, NULL);
+	if (fd) {
+		errno = -fd;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	sb_sudo_fs_leave(&as);
+	return fd;
+}
 
 int sb_stdout_profile_begin(struct sb_stdout_profile *s, struct sb_error *err)
 {
@@ -21,7 +58,7 @@ int sb_stdout_profile_begin(struct sb_stdout_profile *s, struct sb_error *err)
 		s->dir = NULL;
 		return sb_fail(err, ENOMEM, "-o -: out of memory");
 	}
-	if (!mkdtemp(s->dir) || asprintf(&s->path, "%s/profile.h5", s->dir) < 0) {
+	if (!make_dir(s->dir) || asprintf(&s->path, "%s/profile.h5", s->dir) < 0) {
 		int e = errno;
 
 		sb_stdout_profile_end(s);
@@ -42,7 +79,7 @@ int sb_stdout_profile_emit(struct sb_stdout_profile *s, struct sb_error *err)
 {
 	char buf[1 << 16];
 	ssize_t n, w, off;
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open_profile(s->path);
 
 	if (fd < 0)
 		return sb_fail(err, errno, "-o -: %s: %s", s->path, strerror(errno));
@@ -66,10 +103,15 @@ int sb_stdout_profile_emit(struct sb_stdout_profile *s, struct sb_error *err)
 
 void sb_stdout_profile_end(struct sb_stdout_profile *s)
 {
-	if (s->path)
-		unlink(s->path);
-	if (s->dir)
-		rmdir(s->dir);
+	struct sb_sudo_fs as;
+
+	if (!sb_sudo_fs_enter(&as, NULL)) {
+		if (s->path)
+			unlink(s->path);
+		if (s->dir)
+			rmdir(s->dir);
+		sb_sudo_fs_leave(&as);
+	}
 	if (s->out_fd >= 0)
 		close(s->out_fd);
 	free(s->path);

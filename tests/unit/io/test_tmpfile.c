@@ -1,7 +1,8 @@
 /*
  * Temporary files beside outputs, as root in a folder others can write to: a
  * link planted at any name we might use is never followed, the victim file it
- * points at stays as it was, and the output goes to the user who ran sudo.
+ * points at stays as it was, and under sudo every file is made with the rights
+ * of the user who ran sudo: theirs, and only where they may write.
  */
 #include <fcntl.h>
 #include <sys/random.h>
@@ -257,7 +258,45 @@ static void assert_owner(const char *path, uid_t uid, gid_t gid)
 	assert_int_equal(st.st_gid, gid);
 }
 
-/* Root through sudo writes files that belong to the user who ran sudo. */
+/*
+ * The user sudo stands for in these tests: ids without an account, as the
+ * kernel checks numbers. The scratch folder is opened for them to pass through.
+ */
+#define SUDO_UID 12345
+#define SUDO_GID 23456
+#define OTHER_UID 34567
+
+static void act_for_sudo_user(void)
+{
+	assert_int_equal(chmod(tmp_dir, 0755), 0);
+	set_sudo("12345", "23456");
+}
+
+/* A new folder in the scratch one: mode, owned by uid. */
+static const char *folder(const char *name, mode_t mode, uid_t uid)
+{
+	const char *dir = tmp_path(name);
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, mode), 0);
+	assert_int_equal(chown(dir, uid, uid ? SUDO_GID : 0), 0);
+	return dir;
+}
+
+static int entries(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *d;
+	int n = 0;
+
+	assert_non_null(dp);
+	while ((d = readdir(dp)))
+		n += strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+	closedir(dp);
+	return n;
+}
+
+/* Root through sudo makes files that belong to the user who ran sudo, made by them. */
 static void test_outputs_belong_to_the_sudo_user(void **state)
 {
 	struct sb_error err = { .msg = "" };
@@ -267,37 +306,133 @@ static void test_outputs_belong_to_the_sudo_user(void **state)
 	(void)state;
 	if (geteuid() != 0)
 		skip();
-	set_sudo("12345", "23456");
+	folder("mine", 0755, SUDO_UID);
+	act_for_sudo_user();
 	build_profile(&p);
-	if (fx_write_h5(tmp_path("sudo.h5"), &p, &err))
+	if (fx_write_h5(tmp_path("mine/sudo.h5"), &p, &err))
 		fail_msg("%s", err.msg);
 	sb_profile_free(&p);
-	assert_int_equal(sb_output_open(&o, tmp_path("sudo.txt"), SB_OUTPUT_REPLACE, &err), 0);
+	assert_int_equal(sb_output_open(&o, tmp_path("mine/sudo.txt"), SB_OUTPUT_REPLACE,
+					&err), 0);
 	fputs("x\n", o.f);
 	assert_int_equal(sb_output_commit(&o, &err), 0);
 	clear_sudo();
-	assert_owner(tmp_path("sudo.h5"), 12345, 23456);
-	assert_owner(tmp_path("sudo.txt"), 12345, 23456);
+	assert_owner(tmp_path("mine/sudo.h5"), SUDO_UID, SUDO_GID);
+	assert_owner(tmp_path("mine/sudo.txt"), SUDO_UID, SUDO_GID);
 }
 
-/* Not under sudo, or sudo run by root, or a SUDO_UID that is not a number: root's file. */
-static void test_no_sudo_user_means_no_chown(void **state)
+/*
+ * A root file in a folder only root may write (/etc/profile.d): the sudo
+ * user may not replace it, by any way of writing, and nothing is left there.
+ */
+static void test_sudo_user_cannot_replace_a_root_file(void **state)
 {
-	static const char *const uids[] = { "0", "12x", "" };
+	const char *victim = tmp_path("rootonly/f.sh");
 	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
 	struct sb_output o;
+	char *tmp;
 
 	(void)state;
 	if (geteuid() != 0)
 		skip();
-	for (size_t i = 0; i < 3; i++) {
-		set_sudo(uids[i], "23456");
-		assert_int_equal(sb_output_open(&o, tmp_path("nosudo.txt"), SB_OUTPUT_REPLACE,
-						&err), 0);
-		assert_int_equal(sb_output_commit(&o, &err), 0);
+	folder("rootonly", 0755, 0);
+	write_text(victim, VICTIM_TEXT);
+	act_for_sudo_user();
+	assert_int_equal(sb_tmpfile_check(victim, &err), -EACCES);
+	expect_has(err.msg, "rootonly as user 12345 (SUDO_UID): Permission denied");
+	assert_int_equal(sb_tmpfile_create(victim, 0666, &tmp), -EACCES);
+	assert_int_equal(sb_output_open(&o, victim, SB_OUTPUT_REPLACE, &err), -EACCES);
+	build_profile(&p);
+	assert_int_equal(fx_write_h5(victim, &p, &err), -EACCES);
+	sb_profile_free(&p);
+	clear_sudo();
+	assert_text(victim, VICTIM_TEXT);
+	assert_owner(victim, 0, 0);
+	assert_int_equal(entries(tmp_path("rootonly")), 1);
+}
+
+/*
+ * In a sticky folder (/tmp) only a file's owner or the folder's may replace
+ * it: told before any work, and the rename itself is the user's, which the
+ * kernel refuses too.
+ */
+static void test_sticky_folder_keeps_other_users_files(void **state)
+{
+	const char *theirs = tmp_path("sticky/theirs"), *mine = tmp_path("sticky/mine");
+	struct sb_error err = { .msg = "" };
+	char *tmp;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	folder("sticky", 01777, 0);
+	write_text(theirs, VICTIM_TEXT);
+	assert_int_equal(chown(theirs, OTHER_UID, OTHER_UID), 0);
+	write_text(mine, "old\n");
+	assert_int_equal(chown(mine, SUDO_UID, SUDO_GID), 0);
+	act_for_sudo_user();
+	assert_int_equal(sb_tmpfile_check(theirs, &err), -EPERM);
+	expect_has(err.msg, "belongs to user 34567");
+	assert_int_equal(sb_tmpfile_check(mine, &err), 0);
+	fd = sb_tmpfile_create(theirs, 0666, &tmp);
+	assert_true(fd >= 0);
+	assert_int_equal(sb_tmpfile_commit(fd, tmp, theirs, &err), -EPERM);
+	sb_tmpfile_discard(fd, tmp);
+	close(fd);
+	free(tmp);
+	clear_sudo();
+	assert_text(theirs, VICTIM_TEXT);
+	assert_int_equal(entries(tmp_path("sticky")), 2);
+}
+
+/* sudo run by root is root; a SUDO_UID or SUDO_GID that names no one writes nothing. */
+static void test_bad_sudo_ids_are_refused(void **state)
+{
+	static const char *const bad[][2] = { { "12x", "23456" }, { "", "23456" },
+					      { "-1", "23456" }, { "12345", "abc" } };
+	const char *out = tmp_path("nosudo.txt");
+	struct sb_error err = { .msg = "" };
+	struct sb_output o;
+	char want[64];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	set_sudo("0", "23456");
+	assert_int_equal(sb_output_open(&o, out, SB_OUTPUT_REPLACE, &err), 0);
+	assert_int_equal(sb_output_commit(&o, &err), 0);
+	clear_sudo();
+	assert_owner(out, 0, 0);
+	assert_int_equal(unlink(out), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(want, sizeof(want), "%s='%s': not a", i < 3 ? "SUDO_UID" : "SUDO_GID",
+			 bad[i][i < 3 ? 0 : 1]);
+		set_sudo(bad[i][0], bad[i][1]);
+		assert_int_equal(sb_tmpfile_check(out, &err), -EINVAL);
+		expect_has(err.msg, want);
+		assert_int_equal(sb_output_open(&o, out, SB_OUTPUT_REPLACE, &err), -EINVAL);
 		clear_sudo();
-		assert_owner(tmp_path("nosudo.txt"), 0, 0);
+		assert_false(exists(out));
 	}
+}
+
+/* An output below a regular file can never be written: said before any work. */
+static void test_folder_that_is_a_file_is_refused(void **state)
+{
+	const char *file = tmp_path("plain"), *out = tmp_path("plain/out.h5");
+	struct sb_error err = { .msg = "" };
+
+	(void)state;
+	write_text(file, "not a folder\n");
+	/* Executable: root's access(W_OK | X_OK) on it then succeeds, and said nothing. */
+	assert_int_equal(chmod(file, 0755), 0);
+	assert_int_equal(sb_tmpfile_check(out, &err), -ENOTDIR);
+	expect_has(err.msg, "plain is not a directory");
+	assert_int_equal(sb_h5_check_target(out, &err), -ENOTDIR);
+	assert_int_equal(sb_tmpfile_check(tmp_path("none/out.h5"), &err), -ENOENT);
+	expect_has(err.msg, "cannot create files in");
 }
 
 /* The spill's file has no name at all: nothing in the folder, before or after. */
@@ -324,7 +459,10 @@ int main(void)
 		cmocka_unit_test(test_swapped_name_is_not_renamed_into_place),
 		cmocka_unit_test(test_abort_removes_only_our_file),
 		cmocka_unit_test(test_outputs_belong_to_the_sudo_user),
-		cmocka_unit_test(test_no_sudo_user_means_no_chown),
+		cmocka_unit_test(test_sudo_user_cannot_replace_a_root_file),
+		cmocka_unit_test(test_sticky_folder_keeps_other_users_files),
+		cmocka_unit_test(test_bad_sudo_ids_are_refused),
+		cmocka_unit_test(test_folder_that_is_a_file_is_refused),
 		cmocka_unit_test(test_anonymous_file_leaves_no_name),
 	};
 

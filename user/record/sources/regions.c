@@ -153,6 +153,8 @@ static int regions_losses(void *state, struct sb_source_env *env)
 				  (int64_t)(n[SB_CNT_BAD_SITE] + env->fast_bad_sites));
 	ret |= sb_profile_set_int(p, "sites_named_by_recorder", (int64_t)rg->named);
 	ret |= sb_profile_set_int(p, "unresolved_sites", (int64_t)rg->unresolved);
+	ret |= sb_profile_set_int(p, "site_descriptions_unsent", (int64_t)n[SB_CNT_SITES_UNSENT]);
+	ret |= sb_profile_set_int(p, "offcpu_intervals_lost", (int64_t)n[SB_CNT_OFFCPU_LOST]);
 	ret |= sb_profile_set_int(p, "probes_not_attached", rg->attach.failed_files);
 	ret |= sb_profile_set_str(p, "probe_attach_failure", rg->attach.failure);
 	ret |= sb_profile_set_int(p, "threads_dropped",
