@@ -75,7 +75,7 @@ struct scope_bpf_site {
 
 /* The longest region name the recorder keeps, in bytes; longer ones are cut. */
 #define SCOPE_BPF_NAME_MAX 127
-/* The most distinct names scope_bpf_begin_named takes; later new ones are not recorded. */
+/* The most distinct names scope_bpf_begin_named takes; later new ones share one region. */
 #define SCOPE_BPF_NAMED_MAX 65536
 
 #ifdef __cplusplus

@@ -44,6 +44,18 @@ static _Atomic(struct name_table *) names;
 static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t n_names;			/* under insert_lock */
 static bool warned_full;		/* under insert_lock */
+static atomic_bool names_full;		/* SCOPE_BPF_NAMED_MAX names were taken */
+#define STRINGIFY(x) #x
+#define AS_TEXT(x) STRINGIFY(x)
+/*
+ * Where every name past the limit goes: their calls stay in the profile,
+ * under one region that says why, rather than vanish without a count.
+ */
+static struct scope_bpf_site beyond_limit = {
+	.magic = SCOPE_BPF_SITE_MAGIC,
+	.version = SCOPE_BPF_SITE_VERSION,
+	.name = "(names beyond " AS_TEXT(SCOPE_BPF_NAMED_MAX) ")",
+};
 
 /* FNV-1a, 64-bit. */
 static uint64_t hash_bytes(const char *s, size_t len)
@@ -137,9 +149,10 @@ static struct named_site *insert(const char *name, size_t len, uint64_t h)
 	if (n_names >= SCOPE_BPF_NAMED_MAX) {
 		if (!warned_full)
 			fprintf(stderr, "scope_bpf: more than %d distinct region names: \"%.*s\" "
-				"and later new names are not recorded\n", SCOPE_BPF_NAMED_MAX,
-				(int)len, name);
+				"and later new names are recorded as \"%s\"\n", SCOPE_BPF_NAMED_MAX,
+				(int)len, name, beyond_limit.name);
 		warned_full = true;
+		atomic_store_explicit(&names_full, true, memory_order_relaxed);
 		goto out;
 	}
 	t = table_with_room();
@@ -156,7 +169,8 @@ out:
 /*
  * The descriptor for the first len bytes of name (up to a NUL), cut to
  * SCOPE_BPF_NAME_MAX bytes as the recorder would cut it; NULL for a NULL or
- * empty name, or when no more names can be added.
+ * empty name (or no memory); past SCOPE_BPF_NAMED_MAX names, the one site
+ * that stands for all later new ones.
  */
 struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len)
 {
@@ -172,6 +186,8 @@ struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len)
 	s = find(atomic_load_explicit(&names, memory_order_acquire), name, len, h);
 	if (!s)
 		s = insert(name, len, h);
+	if (!s && atomic_load_explicit(&names_full, memory_order_relaxed))
+		return &beyond_limit;
 	return s ? &s->site : NULL;
 }
 
