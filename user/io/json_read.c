@@ -757,6 +757,9 @@ int sb_json_read(const char *path, struct sb_profile *p, struct sb_error *err)
 		goto out;
 	sb_json_init(&r.j, text, len);
 	ret = read_document(&r);
+	/* Everything read is copied out: the text goes before finish lays the calls out twice. */
+	free(text);
+	text = NULL;
 	if (!ret)
 		ret = finish(&r);
 	if (ret == -ENOMEM)

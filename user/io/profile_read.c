@@ -316,10 +316,15 @@ static int64_t column(const int64_t *v, uint64_t i)
 	return v ? v[i] : -1;
 }
 
-/* Room for n calls in g, and their counter rows of stride values. */
+/*
+ * Room for n calls in g, and their counter rows of stride values. A group's
+ * first piece is often all its calls (a JSON region lists them together):
+ * room for exactly those, where a minimum or a power of two would leave up
+ * to half of the calls' memory unused; later pieces double it.
+ */
 static int reserve_calls(struct sb_read_group *g, uint64_t n, size_t stride)
 {
-	uint64_t cap = g->cap ? g->cap : 16;
+	uint64_t cap = g->cap ? g->cap : n;
 	int64_t *ctr;
 	void *q;
 

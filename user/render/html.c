@@ -355,29 +355,58 @@ static ssize_t collect_lanes(const struct sb_profile *p, const struct sb_html_op
 	return (ssize_t)u;
 }
 
-static const struct sb_thread *find_thread(const struct sb_profile *p, uint32_t rank,
-					   int64_t index)
+/* Thread rows by (rank, index), then in file order: a lane's row is the first of its key. */
+static int cmp_thread(const void *a, const void *b)
 {
-	size_t i;
+	const struct sb_thread *x = *(const struct sb_thread *const *)a;
+	const struct sb_thread *y = *(const struct sb_thread *const *)b;
 
-	for (i = 0; i < p->n_threads; i++)
-		if (p->threads[i].rank == rank && p->threads[i].index == index)
-			return &p->threads[i];
-	return NULL;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return (x > y) - (x < y);
 }
 
-static void data_lanes(FILE *j, const struct sb_profile *p, const uint64_t *lanes, size_t n)
+static int cmp_thread_key(const void *key, const void *row)
 {
-	const struct sb_thread *th;
+	const struct sb_thread *x = key, *y = *(const struct sb_thread *const *)row;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The row of (rank, index) among the n sorted rows: a search, as a file may hold many threads. */
+static const struct sb_thread *find_thread(const struct sb_thread **sorted, size_t n,
+					   uint32_t rank, int64_t index)
+{
+	const struct sb_thread key = { .rank = rank, .index = index }, **at;
+
+	at = bsearch(&key, sorted, n, sizeof(*sorted), cmp_thread_key);
+	while (at && at > sorted && !cmp_thread_key(&key, at - 1))
+		at--;
+	return at ? *at : NULL;
+}
+
+static int data_lanes(FILE *j, const struct sb_profile *p, const uint64_t *lanes, size_t n)
+{
+	const struct sb_thread *th, **sorted;
 	uint32_t rank;
 	int64_t thread;
 	size_t i;
 
+	sorted = malloc((p->n_threads ? p->n_threads : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	for (i = 0; i < p->n_threads; i++)
+		sorted[i] = &p->threads[i];
+	qsort(sorted, p->n_threads, sizeof(*sorted), cmp_thread);
 	fputs(",\n \"lanes\": [", j);
 	for (i = 0; i < n; i++) {
 		rank = (uint32_t)(lanes[i] >> 32);
 		thread = (int64_t)(uint32_t)lanes[i] - 1;
-		th = thread >= 0 ? find_thread(p, rank, thread) : NULL;
+		th = thread >= 0 ? find_thread(sorted, p->n_threads, rank, thread) : NULL;
 		fprintf(j, "%s{\"rank\": %u, \"thread\": %" PRId64 ", \"tid\": ", i ? ", " : "",
 			rank, thread);
 		json_int_or_null(j, th ? th->tid : 0, th != NULL);
@@ -386,6 +415,8 @@ static void data_lanes(FILE *j, const struct sb_profile *p, const uint64_t *lane
 		fputc('}', j);
 	}
 	fputc(']', j);
+	free(sorted);
+	return 0;
 }
 
 enum column { COL_REGION, COL_LANE, COL_START, COL_DUR, COL_OFFCPU };
@@ -470,18 +501,20 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 	fprintf(j, "\"total\": %zu, \"shown\": %zu, \"truncated\": %s, \"t0\": %" PRId64
 		", \"span\": %" PRId64, k.total, kept, kept < k.total ? "true" : "false",
 		any ? k.t0 : 0, any ? k.t1 - k.t0 : 0);
-	data_lanes(j, p, lanes, (size_t)n_lanes);
-	data_column(j, p, o, &k, COL_REGION, lanes, (size_t)n_lanes);
-	data_column(j, p, o, &k, COL_LANE, lanes, (size_t)n_lanes);
-	data_column(j, p, o, &k, COL_START, lanes, (size_t)n_lanes);
-	data_column(j, p, o, &k, COL_DUR, lanes, (size_t)n_lanes);
-	if (p->columns & SB_COL_OFFCPU)
-		data_column(j, p, o, &k, COL_OFFCPU, lanes, (size_t)n_lanes);
-	sb_html_gpu_write(j, &gpu, k.t0);
-	fputc('}', j);
+	r = data_lanes(j, p, lanes, (size_t)n_lanes);
+	if (!r) {
+		data_column(j, p, o, &k, COL_REGION, lanes, (size_t)n_lanes);
+		data_column(j, p, o, &k, COL_LANE, lanes, (size_t)n_lanes);
+		data_column(j, p, o, &k, COL_START, lanes, (size_t)n_lanes);
+		data_column(j, p, o, &k, COL_DUR, lanes, (size_t)n_lanes);
+		if (p->columns & SB_COL_OFFCPU)
+			data_column(j, p, o, &k, COL_OFFCPU, lanes, (size_t)n_lanes);
+		sb_html_gpu_write(j, &gpu, k.t0);
+		fputc('}', j);
+	}
 	sb_html_gpu_free(&gpu);
 	free(lanes);
-	return 0;
+	return r;
 }
 
 /* Histogram bin of a duration: floor(log10(d) * BINS_PER_DECADE), durations below 1 ns in bin 0. */
@@ -520,16 +553,54 @@ static void data_region_durations(FILE *j, uint32_t region, const int64_t *d, si
 	fputs("]}", j);
 }
 
+/*
+ * The index rows of each region, in file order: region r's are
+ * rows[first[r] .. first[r + 1]). A counting sort, so the durations of every
+ * region cost one pass over the rows, not one pass per region.
+ */
+struct region_rows {
+	uint32_t *rows;
+	size_t *first;
+};
+
+static int region_rows_build(struct region_rows *rr, const struct sb_profile *p)
+{
+	size_t i, *at;
+
+	rr->rows = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*rr->rows));
+	rr->first = calloc(p->n_regions + 1, sizeof(*rr->first));
+	at = calloc(p->n_regions + 1, sizeof(*at));
+	if (!rr->rows || !rr->first || !at) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->n_pairs; i++)
+		rr->first[p->pairs[i].region + 1]++;
+	for (i = 0; i < p->n_regions; i++)
+		rr->first[i + 1] += rr->first[i];
+	memcpy(at, rr->first, (p->n_regions + 1) * sizeof(*at));
+	for (i = 0; i < p->n_pairs; i++)
+		rr->rows[at[p->pairs[i].region]++] = (uint32_t)i;
+	free(at);
+	return 0;
+}
+
+static void region_rows_free(struct region_rows *rr)
+{
+	free(rr->rows);
+	free(rr->first);
+}
+
 /* Durations of region r's calls (rank filter applied) into d, sorted; returns how many. */
 static size_t region_durations(const struct sb_profile *p, const struct sb_html_opts *o,
-			       uint32_t r, int64_t *d)
+			       const struct region_rows *rr, uint32_t r, int64_t *d)
 {
 	const struct sb_pair *pr;
 	size_t i, e, n = 0;
 
-	for (i = 0; i < p->n_pairs; i++) {
-		pr = &p->pairs[i];
-		if (pr->region != r || !rank_in(o, pr->rank))
+	for (i = rr->first[r]; i < rr->first[r + 1]; i++) {
+		pr = &p->pairs[rr->rows[i]];
+		if (!rank_in(o, pr->rank))
 			continue;
 		for (e = pr->offset; e < pr->offset + pr->count; e++)
 			d[n++] = p->events[e].end - p->events[e].start;
@@ -541,10 +612,12 @@ static size_t region_durations(const struct sb_profile *p, const struct sb_html_
 /* Per region, over all its calls (not just those on the timeline). */
 static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
 {
+	struct region_rows rr = { 0 };
 	size_t *count, most = 0, i;
 	bool first = true;
 	int64_t *d = NULL;
 	uint32_t r;
+	int ret = 0;
 
 	fprintf(j, ",\n\"bins_per_decade\": %d, \"quantiles\": [0, 25, 50, 75, 90, 99, 100]",
 		BINS_PER_DECADE);
@@ -558,17 +631,21 @@ static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_h
 	for (r = 0; r < p->n_regions; r++)
 		most = count[r] > most ? count[r] : most;
 	/* One buffer, as big as the busiest region needs, serves them all. */
-	d = most ? malloc(most * sizeof(*d)) : NULL;
-	for (r = 0; d && r < p->n_regions; r++) {
+	if (most) {
+		d = malloc(most * sizeof(*d));
+		ret = d ? region_rows_build(&rr, p) : -ENOMEM;
+	}
+	for (r = 0; d && !ret && r < p->n_regions; r++) {
 		if (!count[r])
 			continue;
-		data_region_durations(j, r, d, region_durations(p, o, r, d), first);
+		data_region_durations(j, r, d, region_durations(p, o, &rr, r, d), first);
 		first = false;
 	}
 	fputs("]", j);
+	region_rows_free(&rr);
 	free(d);
 	free(count);
-	return most && !d ? -ENOMEM : 0;
+	return ret;
 }
 
 /* Sample rows for the page: the innermost function per region path, the hottest first. */
