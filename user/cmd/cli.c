@@ -10,6 +10,7 @@
 #include "cmd/suggest.h"
 #include "io/profile_read.h"
 #include "io/tmpfile.h"
+#include "util/sudo.h"
 
 #define OUT_BUFFER (1 << 20)	/* stdio buffer: fewer write(2)s for multi-GB outputs */
 
@@ -107,20 +108,32 @@ const char *sb_output_name(const struct sb_output *o)
 	return o->path ? o->path : "standard output";
 }
 
-/* Open a private temporary file beside o->path into o->f and o->tmp; -errno on failure. */
-static int open_tmp(struct sb_output *o)
+static void release(struct sb_output *o)
+{
+	free(o->tmp);
+	free(o->buf);
+	*o = (struct sb_output){ 0 };
+}
+
+/* A private temporary file beside o->path into o->f and o->tmp. 0 or -errno with err set. */
+static int open_tmp(struct sb_output *o, struct sb_error *err)
 {
 	int fd, r;
 
+	r = sb_tmpfile_check(o->path, err);
+	if (r)
+		return r;
 	o->buf = malloc(OUT_BUFFER);
 	if (!o->buf)
-		return -ENOMEM;
+		return sb_fail(err, ENOMEM, "%s: out of memory", o->path);
 	fd = sb_tmpfile_create(o->path, 0666, &o->tmp);
 	if (fd < 0)
-		return fd;
+		return sb_fail(err, fd, "%s: cannot create a temporary file beside it: %s",
+			       o->path, strerror(-fd));
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
-		r = -errno;
+		r = sb_fail(err, errno, "%s: cannot open %s: %s", o->path, o->tmp,
+			    strerror(errno));
 		sb_tmpfile_discard(fd, o->tmp);
 		close(fd);
 		return r;
@@ -129,42 +142,105 @@ static int open_tmp(struct sb_output *o)
 	return 0;
 }
 
-static void release(struct sb_output *o)
-{
-	free(o->tmp);
-	free(o->buf);
-	*o = (struct sb_output){ 0 };
-}
+/* How an output path is written. */
+enum target {
+	TARGET_REPLACE,		/* a new file renamed over whatever is there */
+	TARGET_LINK,		/* through a link of ours or root's, as a shell's > would */
+	TARGET_DEVICE,		/* device, FIFO, socket: a rename would put a file there */
+};
 
-int sb_output_open(struct sb_output *o, const char *path, enum sb_output_mode mode,
-		   struct sb_error *err)
+/*
+ * A link is followed only when it is ours (the sudo user's under sudo) or
+ * root's, as the kernel's protected_symlinks does in sticky folders: a link
+ * another user planted would let them choose which file we overwrite. It is
+ * replaced instead, like any regular file.
+ */
+static int choose_target(const char *path, enum target *t, struct sb_error *err)
 {
 	struct stat st;
+	uid_t me;
+	int r;
+
+	*t = TARGET_REPLACE;
+	r = sb_sudo_fs_uid(&me, err);
+	if (r || lstat(path, &st))
+		return r;
+	if (S_ISLNK(st.st_mode) && (st.st_uid == 0 || st.st_uid == me))
+		*t = TARGET_LINK;
+	else if (S_ISDIR(st.st_mode))
+		return sb_fail(err, EISDIR, "%s: %s", path, strerror(EISDIR));
+	else if (!S_ISLNK(st.st_mode) && !S_ISREG(st.st_mode))
+		*t = TARGET_DEVICE;
+	return 0;
+}
+
+/*
+ * Open a link's target or a device as the user we write for. A device is
+ * opened without following a link or truncating, then checked: if someone
+ * swapped in a link or a regular file since choose_target(), nothing of
+ * theirs was touched.
+ */
+static int open_in_place(struct sb_output *o, enum target t, struct sb_error *err)
+{
+	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC;
+	struct sb_sudo_fs as;
+	struct stat st;
+	int fd, r;
+
+	flags |= t == TARGET_LINK ? O_CREAT | O_TRUNC : O_NOFOLLOW;
+	r = sb_sudo_fs_enter(&as, err);
+	if (r)
+		return r;
+	fd = open(o->path, flags, 0666);
+	sb_sudo_fs_leave(&as);
+	if (fd < 0)
+		return sb_fail(err, errno, "%s: %s", o->path, strerror(errno));
+	r = fstat(fd, &st) ? -errno : 0;
+	if (!r && t == TARGET_DEVICE && S_ISREG(st.st_mode))
+		r = -EEXIST;
+	if (!r)
+		o->f = fdopen(fd, "w");
+	if (!r && !o->f)
+		r = -errno;
+	if (r) {
+		close(fd);
+		return sb_fail(err, r, "%s: %s", o->path, r == -EEXIST ?
+			       "was replaced by a regular file while it was opened" : strerror(-r));
+	}
+	return 0;
+}
+
+/*
+ * Whether path is the file our standard output already is (/dev/stdout, or
+ * the file it was redirected to): written through the descriptor we were
+ * given, it needs no one's rights, while opening it again under sudo would
+ * need the user's, which a pipe or file root's shell made does not grant.
+ */
+static bool is_stdout(const char *path)
+{
+	struct stat st, out;
+
+	return !stat(path, &st) && !fstat(STDOUT_FILENO, &out) && st.st_dev == out.st_dev &&
+	       st.st_ino == out.st_ino;
+}
+
+int sb_output_open(struct sb_output *o, const char *path, struct sb_error *err)
+{
+	enum target t;
 	int r;
 
 	/* "-" is standard output for every command, as for most Unix tools. */
-	if (path && !strcmp(path, "-"))
+	if (path && (!strcmp(path, "-") || is_stdout(path)))
 		path = NULL;
 	*o = (struct sb_output){ .f = stdout, .path = path };
 	if (!path) {
 		errno = 0;
 		return 0;
 	}
-	if (mode == SB_OUTPUT_REPLACE_FILE && !stat(path, &st) && !S_ISREG(st.st_mode))
-		mode = SB_OUTPUT_IN_PLACE;
-	if (mode == SB_OUTPUT_IN_PLACE) {
-		o->f = fopen(path, "w");
-		if (!o->f) {
-			r = -errno;
-			return sb_fail(err, r, "%s: %s", path, strerror(-r));
-		}
-		errno = 0;
-		return 0;
-	}
-	r = open_tmp(o);
+	r = choose_target(path, &t, err);
+	if (!r)
+		r = t == TARGET_REPLACE ? open_tmp(o, err) : open_in_place(o, t, err);
 	if (r) {
-		sb_fail(err, r, "%s: cannot create %s: %s", path,
-			o->tmp ? o->tmp : "a temporary file", strerror(-r));
 		release(o);
 		return r;
 	}

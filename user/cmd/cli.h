@@ -63,23 +63,6 @@ int sb_usage_error(const char *cmd, const char *msg);
  */
 int sb_load_profile(const char *cmd, const char *path, struct sb_profile *p);
 
-/* How sb_output_open() writes a path. */
-enum sb_output_mode {
-	/* fopen(path, "w"): readers see the file as it is written. */
-	SB_OUTPUT_IN_PLACE,
-	/*
-	 * A temporary file beside path, renamed over whatever path is by
-	 * sb_output_commit(): readers see the old file or the whole new one.
-	 */
-	SB_OUTPUT_REPLACE,
-	/*
-	 * SB_OUTPUT_REPLACE for a regular or new file; a device, FIFO or socket
-	 * (/dev/stdout, a named pipe) is written in place, since a rename would put
-	 * a plain file where it was.
-	 */
-	SB_OUTPUT_REPLACE_FILE,
-};
-
 /* An open output; fields are read-only outside cli.c. */
 struct sb_output {
 	FILE *f;
@@ -89,12 +72,18 @@ struct sb_output {
 };
 
 /*
- * Open path (NULL or "-": standard output) for writing as mode says. Returns 0 with
- * errno cleared, so a write error's errno can be told apart later, or -errno
- * with "path: cause" in err.
+ * Open path for writing, the one way every command writes a file. NULL, "-"
+ * and the file standard output already is (/dev/stdout) are standard output.
+ * A new or regular file, or a link another user owns, is written to a
+ * temporary file beside it (io/tmpfile.h) that sb_output_commit() renames
+ * into place: readers see the old file or the whole new one, and a planted
+ * link is replaced, never followed. A link of ours or root's is followed,
+ * and a device, FIFO or socket written in place. Under sudo all of it is done
+ * with the rights of the user who ran sudo. Returns 0 with errno cleared, so
+ * a write error's errno can be told apart later, or -errno with "path: cause"
+ * in err.
  */
-int sb_output_open(struct sb_output *o, const char *path, enum sb_output_mode mode,
-		   struct sb_error *err);
+int sb_output_open(struct sb_output *o, const char *path, struct sb_error *err);
 
 /* The path, or "standard output", for messages. */
 const char *sb_output_name(const struct sb_output *o);

@@ -546,7 +546,7 @@ static int write_diff(const struct diff_opts *o, const struct sb_diff *d,
 	struct sb_error err = { .msg = "" };
 	struct sb_output out;
 
-	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+	if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf diff: %s\n", err.msg);
 		return 1;
 	}

@@ -302,7 +302,7 @@ static int export_profile(const struct export_opts *o, const struct sb_profile *
 		free(derived);
 		return SB_EXIT_USAGE;
 	}
-	r = sb_output_open(&f, out, SB_OUTPUT_REPLACE_FILE, &err);
+	r = sb_output_open(&f, out, &err);
 	if (r) {
 		fprintf(stderr, "scope-bpf export: %s\n", err.msg);
 		free(derived);

@@ -822,7 +822,7 @@ static int write_inspect(const struct inspect_opts *o, const struct sb_profile *
 	struct sb_error err = { .msg = "" };
 	struct sb_output out;
 
-	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+	if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf inspect: %s\n", err.msg);
 		return 1;
 	}

@@ -274,7 +274,7 @@ static int write_report(const struct report_opts *o, const struct sb_profile *p,
 	struct sb_output out;
 	int r;
 
-	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+	if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		return 1;
 	}
@@ -292,7 +292,7 @@ static int write_html(const struct report_opts *o, const struct sb_profile *p,
 	struct sb_output out;
 	int r;
 
-	r = sb_output_open(&out, o->html, SB_OUTPUT_REPLACE_FILE, &err);
+	r = sb_output_open(&out, o->html, &err);
 	if (r)
 		goto fail;
 	r = sb_report_html(out.f, p, t, &ho, &err);
@@ -418,7 +418,7 @@ static int report_mpi(const struct report_opts *o, const struct sb_profile *p)
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
 		return 1;
 	}
-	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+	if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		sb_mpi_report_free(&m);
 		return 1;
@@ -440,7 +440,7 @@ static int report_gpu(const struct report_opts *o, const struct sb_profile *p)
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
 		return 1;
 	}
-	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+	if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		sb_gpu_report_free(&g);
 		return 1;
@@ -465,7 +465,7 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 		sb_counter_report_free(&c);
 		return r == -EINVAL ? SB_EXIT_USAGE : 1;
 	}
-	if (sb_output_open(&out, o->output, SB_OUTPUT_IN_PLACE, &err)) {
+	if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		sb_counter_report_free(&c);
 		return 1;

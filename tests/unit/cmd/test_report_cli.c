@@ -498,7 +498,7 @@ static void test_dash_output_is_standard_output_everywhere(void **state)
 	char *out;
 
 	(void)state;
-	assert_int_equal(sb_output_open(&o, "-", SB_OUTPUT_REPLACE_FILE, &err), 0);
+	assert_int_equal(sb_output_open(&o, "-", &err), 0);
 	assert_ptr_equal(o.f, stdout);
 	assert_null(o.path);
 	assert_string_equal(sb_output_name(&o), "standard output");

@@ -197,7 +197,7 @@ static void test_report_output_never_follows_planted_links(void **state)
 
 	(void)state;
 	plant(out, victim, dangling);
-	assert_int_equal(sb_output_open(&o, out, SB_OUTPUT_REPLACE, &err), 0);
+	assert_int_equal(sb_output_open(&o, out, &err), 0);
 	fputs("report\n", o.f);
 	if (sb_output_commit(&o, &err))
 		fail_msg("%s", err.msg);
@@ -242,7 +242,7 @@ static void test_abort_removes_only_our_file(void **state)
 
 	(void)state;
 	write_text(out, "old\n");
-	assert_int_equal(sb_output_open(&o, out, SB_OUTPUT_REPLACE, &err), 0);
+	assert_int_equal(sb_output_open(&o, out, &err), 0);
 	fputs("half", o.f);
 	sb_output_abort(&o);
 	assert_int_equal(count_tmp_files(), before);
@@ -312,8 +312,7 @@ static void test_outputs_belong_to_the_sudo_user(void **state)
 	if (fx_write_h5(tmp_path("mine/sudo.h5"), &p, &err))
 		fail_msg("%s", err.msg);
 	sb_profile_free(&p);
-	assert_int_equal(sb_output_open(&o, tmp_path("mine/sudo.txt"), SB_OUTPUT_REPLACE,
-					&err), 0);
+	assert_int_equal(sb_output_open(&o, tmp_path("mine/sudo.txt"), &err), 0);
 	fputs("x\n", o.f);
 	assert_int_equal(sb_output_commit(&o, &err), 0);
 	clear_sudo();
@@ -342,7 +341,7 @@ static void test_sudo_user_cannot_replace_a_root_file(void **state)
 	assert_int_equal(sb_tmpfile_check(victim, &err), -EACCES);
 	expect_has(err.msg, "rootonly as user 12345 (SUDO_UID): Permission denied");
 	assert_int_equal(sb_tmpfile_create(victim, 0666, &tmp), -EACCES);
-	assert_int_equal(sb_output_open(&o, victim, SB_OUTPUT_REPLACE, &err), -EACCES);
+	assert_int_equal(sb_output_open(&o, victim, &err), -EACCES);
 	build_profile(&p);
 	assert_int_equal(fx_write_h5(victim, &p, &err), -EACCES);
 	sb_profile_free(&p);
@@ -401,7 +400,7 @@ static void test_bad_sudo_ids_are_refused(void **state)
 	if (geteuid() != 0)
 		skip();
 	set_sudo("0", "23456");
-	assert_int_equal(sb_output_open(&o, out, SB_OUTPUT_REPLACE, &err), 0);
+	assert_int_equal(sb_output_open(&o, out, &err), 0);
 	assert_int_equal(sb_output_commit(&o, &err), 0);
 	clear_sudo();
 	assert_owner(out, 0, 0);
@@ -412,7 +411,8 @@ static void test_bad_sudo_ids_are_refused(void **state)
 		set_sudo(bad[i][0], bad[i][1]);
 		assert_int_equal(sb_tmpfile_check(out, &err), -EINVAL);
 		expect_has(err.msg, want);
-		assert_int_equal(sb_output_open(&o, out, SB_OUTPUT_REPLACE, &err), -EINVAL);
+		assert_int_equal(sb_output_open(&o, out, &err), -EINVAL);
+		expect_has(err.msg, want);
 		clear_sudo();
 		assert_false(exists(out));
 	}
@@ -433,6 +433,76 @@ static void test_folder_that_is_a_file_is_refused(void **state)
 	assert_int_equal(sb_h5_check_target(out, &err), -ENOTDIR);
 	assert_int_equal(sb_tmpfile_check(tmp_path("none/out.h5"), &err), -ENOENT);
 	expect_has(err.msg, "cannot create files in");
+}
+
+/* Another user's link is replaced, never followed, whoever the folder belongs to. */
+static void test_output_replaces_links_of_other_users(void **state)
+{
+	const char *out = tmp_path("theirs.link"), *victim = tmp_path("theirs.victim");
+	struct sb_error err = { .msg = "" };
+	struct sb_output o;
+	struct stat st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	write_text(victim, VICTIM_TEXT);
+	assert_int_equal(symlink(victim, out), 0);
+	assert_int_equal(lchown(out, OTHER_UID, OTHER_UID), 0);
+	assert_int_equal(sb_output_open(&o, out, &err), 0);
+	assert_non_null(o.tmp);
+	fputs("report\n", o.f);
+	assert_int_equal(sb_output_commit(&o, &err), 0);
+	assert_text(victim, VICTIM_TEXT);
+	assert_int_equal(lstat(out, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_text(out, "report\n");
+}
+
+/* Our own link is followed, as a shell's > would; so is /dev/null, written in place. */
+static void test_output_follows_our_own_links(void **state)
+{
+	const char *out = tmp_path("own.link"), *target = tmp_path("own.target");
+	struct sb_error err = { .msg = "" };
+	struct sb_output o;
+
+	(void)state;
+	write_text(target, "old\n");
+	assert_int_equal(symlink(target, out), 0);
+	assert_int_equal(sb_output_open(&o, out, &err), 0);
+	assert_null(o.tmp);
+	fputs("new\n", o.f);
+	assert_int_equal(sb_output_commit(&o, &err), 0);
+	assert_true(is_link(out));
+	assert_text(target, "new\n");
+	assert_int_equal(sb_output_open(&o, "/dev/null", &err), 0);
+	assert_null(o.tmp);
+	assert_int_equal(sb_output_commit(&o, &err), 0);
+}
+
+/* The file standard output already is (/dev/stdout) is written through it, never reopened. */
+static void test_output_to_the_file_stdout_is(void **state)
+{
+	const char *file = tmp_path("stdout.txt");
+	struct sb_error err = { .msg = "" };
+	struct sb_output o;
+	int saved = dup(STDOUT_FILENO), fd;
+
+	(void)state;
+	fflush(stdout);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0 && saved >= 0);
+	assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(sb_output_open(&o, file, &err), 0);
+	assert_ptr_equal(o.f, stdout);
+	assert_null(o.path);
+	assert_int_equal(sb_output_commit(&o, &err), 0);
+	assert_int_equal(sb_output_open(&o, "/dev/stdout", &err), 0);
+	assert_ptr_equal(o.f, stdout);
+	sb_output_abort(&o);
+	assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved);
 }
 
 /* The spill's file has no name at all: nothing in the folder, before or after. */
@@ -463,6 +533,9 @@ int main(void)
 		cmocka_unit_test(test_sticky_folder_keeps_other_users_files),
 		cmocka_unit_test(test_bad_sudo_ids_are_refused),
 		cmocka_unit_test(test_folder_that_is_a_file_is_refused),
+		cmocka_unit_test(test_output_replaces_links_of_other_users),
+		cmocka_unit_test(test_output_follows_our_own_links),
+		cmocka_unit_test(test_output_to_the_file_stdout_is),
 		cmocka_unit_test(test_anonymous_file_leaves_no_name),
 	};
 
