@@ -1,5 +1,6 @@
-/* Integration: the scope-bpf binary's own command line: help, -V, and a mistyped command. */
+/* Integration: the scope-bpf binary's own command line: help, -V, a mistyped command, hostile names. */
 #include "harness.h"
+#include "unit/inert_text.h"
 
 /* argv's exit status, its standard output in out and its standard error in err. */
 static int run_out(char *const argv[], char *out, size_t size, char *err, size_t err_size)
@@ -59,11 +60,54 @@ static void test_help_version_and_typos(void **state)
 				 "Did you mean 'scope-bpf --version'?\n");
 }
 
+/* A profile anyone can write: names that would make a terminal type into the shell, or forge rows. */
+static const char hostile_json[] =
+	"{\"format\":\"scope-profiler-profile\",\"format_version\":1,"
+	"\"time_unit\":\"nanoseconds\","
+	"\"metadata\":{\"command\":\"run \\u001b[6n\\r\\nX\\u009b\"},"
+	"\"regions\":[{\"name\":\"main\",\"rank\":0,\"start_times_ns\":[0],"
+	"\"end_times_ns\":[100]},"
+	"{\"name\":\"a\\u001b[6n\\rb\\nc\\u0007d\\u007fe\\u009bf\",\"rank\":0,"
+	"\"source_file\":\"s\\u001b.c\",\"source_lineno\":3,\"tags\":[\"t\\u001b\"],"
+	"\"start_times_ns\":[10],\"end_times_ns\":[50]}]}";
+#define HOSTILE_REGION "a\\x1b[6n\\rb\\nc\\x07d\\x7fe\\u009bf"
+
+static void test_text_outputs_show_hostile_names_inert(void **state)
+{
+	char path[300], *file = (char *)tmp_file("hostile.json", path, sizeof(path));
+	char *report[] = { (char *)scope_bin(), "report", "--wide", file, NULL };
+	char *narrow[] = { (char *)scope_bin(), "report", file, NULL };
+	char *inspect[] = { (char *)scope_bin(), "inspect", file, NULL };
+	char *csv[] = { (char *)scope_bin(), "export", "csv", file, "-o", "-", NULL };
+	char *diff[] = { (char *)scope_bin(), "diff", "--wide", file, file, NULL };
+	char *const *cmds[] = { report, narrow, inspect, csv, diff };
+	static char out[65536], err[4096];
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs(hostile_json, f);
+	assert_int_equal(fclose(f), 0);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(run_out(cmds[i], out, sizeof(out), err, sizeof(err)), 0);
+		expect_inert(out);
+		expect_inert(err);
+		assert_non_null(strstr(out, i == 1 ? "a\\x1b[6n" : HOSTILE_REGION));
+	}
+	/* The argv a recording keeps is shown like any other text. */
+	assert_int_equal(run_out(inspect, out, sizeof(out), err, sizeof(err)), 0);
+	assert_non_null(strstr(out, "  command  run \\x1b[6n\\r\\nX\\u009b\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_help_version_and_typos, setup_tmp,
 						teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_text_outputs_show_hostile_names_inert,
+						setup_tmp, teardown_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
