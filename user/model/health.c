@@ -63,8 +63,9 @@ const struct sb_health_key sb_health_keys[] = {
 	  "site never named, or time running backwards; their calls were not recorded" },
 	{ "fast_memories_refused", "processes' fast-path memory could not be read",
 	  "fast refused",
-	  "the recorder could not take or check a process's shared memory (no ptrace right?); "
-	  "that process's marker records are missing: record --mode=kernel" },
+	  "the recorder could not take or check a process's shared memory (it exited before "
+	  "the recorder, stopped or starved, could take it; or no ptrace right); that "
+	  "process's marker records are missing: record --mode=kernel" },
 	{ "cuda_records_lost", "CUDA activity records were lost", "CUDA lost",
 	  "the ring buffer had no room for a burst of CUPTI's records (or they were malformed); "
 	  "GPU times of their regions are undercounted" },

@@ -56,6 +56,7 @@
 struct recorder {
 	struct record_opts o;
 	struct ring_buffer *rb;
+	uint64_t records_read;	/* from the ring: a heartbeat every HEARTBEAT_EVERY */
 	struct sb_collector coll;
 	struct sb_sources sources;
 	struct sb_source_env env;	/* what the sources see; env.skel is the BPF object */
@@ -321,10 +322,22 @@ static void note_failure(struct recorder *r, int ret)
 	}
 }
 
+/*
+ * The heartbeat goes on while one poll reads a long backlog: processes are
+ * held at a sync only while the recorder is heard from (SB_HEARTBEAT_STALE_NS),
+ * and a backlog of adoptions took over a second, letting later ones run on
+ * unheld and exit with their records.
+ */
+#define HEARTBEAT_EVERY 64
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
-	int ret = sb_sources_record(&r->sources, data, size);
+	int ret;
+
+	if (!(++r->records_read % HEARTBEAT_EVERY))
+		sb_guardian_heartbeat(r->env.skel);
+	ret = sb_sources_record(&r->sources, data, size);
 
 	if (ret > 0)
 		ret = sb_collector_record(&r->coll, data, size);
