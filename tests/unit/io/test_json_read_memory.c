@@ -78,6 +78,10 @@ static void test_calls_cost_about_two_rows_at_the_peak(void **state)
 	double per_call;
 
 	(void)state;
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan pads every block and keeps freed ones in quarantine: its peak is not the reader's. */
+	skip();
+#endif
 	write_json(one, REGIONS);
 	write_json(two, 2 * REGIONS);
 	per_call = (peak_reading(two) - peak_reading(one)) / (REGIONS * CALLS);
