@@ -93,6 +93,7 @@ int BPF_USDT(fast_site, void *site)
 	e->tgid = tgid;
 	e->site = (__u64)site;
 	e->name_hash = h;
+	e->time = bpf_ktime_get_ns();
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
 }

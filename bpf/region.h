@@ -275,6 +275,7 @@ struct sb_fast_site_event {
 	__u32 tgid;
 	__u64 site;
 	__u64 name_hash;	/* 0: the descriptor was invalid or unreadable */
+	__u64 time;		/* of the announcement: names the site's records from then on */
 };
 
 struct sb_offcpu_event {

@@ -11,6 +11,7 @@
 #include "record/fast/clock.h"
 #include "record/fast/layout.h"
 #include "record/fast/shm.h"
+#include "record/fast/sites.h"
 #include "util/hashmap.h"
 
 struct sb_fast_nest;
@@ -21,7 +22,7 @@ struct fast_image {
 	struct sb_fast_mem *mem;
 	uint64_t hdr_addr;			/* where the process mapped it */
 	struct sb_fast_clock clock;
-	struct sb_hashmap sites;		/* (descriptor address, 0) -> name hash */
+	struct sb_fast_sites sites;		/* descriptor address -> name hash, over time */
 	uint32_t slot_tid[SCOPE_BPF_IMPL_FAST_SLOTS];	/* the tid the sampler knows per slot */
 	uint32_t named_late;			/* sites read from the process, not announced */
 	bool closing;				/* exec'd or exited: drained once more, then closed */

@@ -160,7 +160,7 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 	sb_fast_clock_sample(&im->clock);
 	im->proc = p;
 	im->hdr_addr = hdr_addr;
-	sb_hashmap_init(&im->sites);
+	sb_fast_sites_init(&im->sites);
 	im->next = p->images;
 	p->images = im;
 	return sb_fast_drainer_add(&f->drainer, im->mem, im);
@@ -205,28 +205,29 @@ static int name_late(struct fast_state *f, struct fast_image *im, uint64_t site)
 		if (ret)
 			return ret;
 	}
-	return sb_hashmap_put(&im->sites, site, 0, h);
+	return sb_fast_sites_name(&im->sites, site, h, 0);
 }
 
 static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb_fast_run *run,
 		    const struct scope_bpf_impl_fast_rec *r)
 {
-	uint64_t site = r->site & ~SCOPE_BPF_IMPL_FAST_END, *h;
-	int64_t t;
+	uint64_t site = r->site & ~SCOPE_BPF_IMPL_FAST_END, h;
+	int64_t t = sb_fast_clock_ns(&im->clock, r->time);
+	bool known;
 
-	h = sb_hashmap_get(&im->sites, site, 0);
-	if (!h && !name_late(f, im, site))
-		h = sb_hashmap_get(&im->sites, site, 0);
-	if (!h) {
+	/* The name the site had when the record was written: its address may be reused since. */
+	known = sb_fast_sites_at(&im->sites, site, t, &h);
+	if (!known && !name_late(f, im, site))
+		known = sb_fast_sites_at(&im->sites, site, t, &h);
+	if (!known) {
 		im->proc->unknown_sites++;
 		return 0;
 	}
 	/* An invalid descriptor: its calls are counted once each, at their begin, as the kernel's. */
-	if (!*h) {
+	if (!h) {
 		im->proc->bad_site_calls += !(r->site & SCOPE_BPF_IMPL_FAST_END);
 		return 0;
 	}
-	t = sb_fast_clock_ns(&im->clock, r->time);
 	/*
 	 * Written between attach and the start, or after the end, when the kernel
 	 * programs record nothing either: a step's MPI calls would be missing from it.
@@ -234,8 +235,8 @@ static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb
 	if (t < f->env->start_ns || t > f->env->end_ns)
 		return 0;
 	if (r->site & SCOPE_BPF_IMPL_FAST_END)
-		return sb_fast_nest_end(im->proc->nest, run->tid, t, *h, site);
-	return sb_fast_nest_begin(im->proc->nest, run->tid, t, *h, site);
+		return sb_fast_nest_end(im->proc->nest, run->tid, t, h, site);
+	return sb_fast_nest_begin(im->proc->nest, run->tid, t, h, site);
 }
 
 static int nest_run(struct fast_state *f, const struct sb_fast_chunk *c, const struct sb_fast_run *run)
@@ -379,7 +380,7 @@ static int on_site(struct fast_state *f, const struct sb_fast_site_event *e)
 	/* A name hash of 0 marks a descriptor the kernel found invalid. */
 	if (!p || !p->images)
 		return 0;
-	return sb_hashmap_put(&p->images->sites, e->site, 0, e->name_hash);
+	return sb_fast_sites_name(&p->images->sites, e->site, e->name_hash, (int64_t)e->time);
 }
 
 /* The records of the kernel that concern fast-path processes: 0 when kept here. */
@@ -661,7 +662,7 @@ static void fast_free(void *state)
 		for (im = p->images; im; im = next_im) {
 			next_im = im->next;
 			sb_fast_mem_close(im->mem);
-			sb_hashmap_free(&im->sites);
+			sb_fast_sites_free(&im->sites);
 			free(im);
 		}
 		sb_fast_nest_free(p->nest);

@@ -1,0 +1,45 @@
+/*
+ * The names of one process image's fast-path sites, over time. A library
+ * unloaded and another loaded at the same address reuse site addresses: the
+ * records still queued from the first must keep the first one's names while
+ * the second's announcements arrive. Each announcement is kept with the time
+ * it was made; a record takes the name its site had when it was written.
+ */
+#ifndef SB_FAST_SITES_H
+#define SB_FAST_SITES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/hashmap.h"
+
+/* Names kept per address: older ones stand for the oldest kept. */
+#define SB_FAST_SITE_GENERATIONS 16
+/*
+ * An announcement counts from this long before it was made: a record's time
+ * (read after its site was announced) comes through a clock conversion that
+ * may be off by a microsecond or so, and no library unloads and another loads
+ * in its place within 10 us.
+ */
+#define SB_FAST_SITE_SLACK_NS 10000
+
+struct sb_fast_sites {
+	struct sb_hashmap map;	/* (site, slot) -> announcements, names, times: sites.c */
+};
+
+void sb_fast_sites_init(struct sb_fast_sites *s);
+void sb_fast_sites_free(struct sb_fast_sites *s);
+
+/*
+ * Site named hash (0: invalid) from since_ns on (CLOCK_MONOTONIC; 0: from
+ * the start). 0 or -ENOMEM.
+ */
+int sb_fast_sites_name(struct sb_fast_sites *s, uint64_t site, uint64_t hash, int64_t since_ns);
+
+/*
+ * The name of site at time t: the latest announcement made at or before t,
+ * else the oldest kept. False when the site was never named.
+ */
+bool sb_fast_sites_at(const struct sb_fast_sites *s, uint64_t site, int64_t t, uint64_t *hash);
+
+#endif
