@@ -47,6 +47,12 @@ static void count_calls(const struct sb_profile *p, const char *name, const char
 	}
 }
 
+/* The thread that ran "a": the one that forks. */
+static int64_t main_of(const struct sb_profile *p)
+{
+	return p->events[must_pair(p, "a", 0)->offset].thread;
+}
+
 /* The thread that ran "solve": the one that forks. */
 static int64_t main_thread(const struct sb_profile *p)
 {
@@ -388,11 +394,74 @@ static int reap_guardians(void **state)
 	return -1;
 }
 
+/* The event whose call id is id on rank 0, or NULL. */
+static const struct sb_event *call_by_id(const struct sb_profile *p, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_events; i++)
+		if (p->events[i].call_id == id)
+			return &p->events[i];
+	return NULL;
+}
+
+/* Every call lies inside its parent's interval; no own time is negative. */
+static void check_intervals(const struct sb_profile *p)
+{
+	const struct sb_event *e, *up;
+	size_t i;
+
+	for (i = 0; i < p->n_events; i++) {
+		e = &p->events[i];
+		if (e->parent_id < 0)
+			continue;
+		up = call_by_id(p, e->parent_id);
+		assert_non_null(up);
+		if (e->start < up->start || e->end > up->end)
+			fail_msg("call %lld [%lld, %lld] is outside its parent %lld [%lld, %lld]",
+				 (long long)e->call_id, (long long)e->start, (long long)e->end,
+				 (long long)up->call_id, (long long)up->start, (long long)up->end);
+	}
+	for (i = 0; i < p->n_pairs; i++)
+		assert_true(p->pairs[i].exclusive_total >= 0);
+}
+
+/*
+ * Many short parallel loops inside marker regions, with 1 and 2 threads:
+ * every omp:parallel under "a" (a third of them once sat under whatever was
+ * open when the recorder, behind on the markers' records, placed them).
+ */
+static void test_parallel_loops_nest_in_their_marker_region(void **state)
+{
+	static const char *const threads[] = { "1", "2" };
+	struct per_thread t;
+	struct sb_profile p;
+	char out[300];
+	size_t k;
+
+	(void)state;
+	require_bpf();
+	for (k = 0; k < sizeof(threads) / sizeof(threads[0]); k++) {
+		setenv("OMP_NUM_THREADS", threads[k], 1);
+		assert_int_equal(record_app(tmp_file("nest.h5", out, sizeof(out)), "omp_nest", "300",
+					    NULL), 0);
+		load_profile(out, &p);
+		assert_int_equal(must_pair(&p, "a", 0)->count, 300);
+		count_calls(&p, "omp:parallel", "a", &t);
+		assert_int_equal(t.calls[main_of(&p)], 900);
+		check_intervals(&p);
+		sb_profile_free(&p);
+	}
+	unsetenv("OMP_NUM_THREADS");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_every_thread_has_its_regions, reap_guardians),
 		cmocka_unit_test_teardown(test_bodies_nest_where_they_run, reap_guardians),
+		cmocka_unit_test_teardown(test_parallel_loops_nest_in_their_marker_region,
+					  reap_guardians),
 		cmocka_unit_test_teardown(test_tasks_are_not_implicit_tasks, reap_guardians),
 		cmocka_unit_test_teardown(test_no_omp_records_only_user_regions, reap_guardians),
 		cmocka_unit_test_teardown(test_hybrid_mpi_openmp, reap_guardians),

@@ -96,6 +96,7 @@ struct sb_fast_nest {
 	struct thread **table;	/* NULL: empty */
 	uint32_t cap;
 	uint32_t len;
+	uint32_t queued;	/* kernel calls waiting, all threads */
 	struct sb_fast_nest_stats st;
 };
 
@@ -339,6 +340,7 @@ static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct 
 	struct kparent *kp = d < SB_MAX_DEPTH ? &k->kp[d] : NULL;
 	struct link l;
 
+	n->queued--;
 	if (kp && (k->known >> d & 1) && kp->kid == e->call_id && !kp->arrived) {
 		/* Its children placed it already. */
 		l = kp->parent;
@@ -512,12 +514,12 @@ static int queue_room(struct sb_fast_nest *n, struct thread *th)
 	uint32_t cap;
 	int ret = 0;
 
-	if (k->len < k->cap)
-		return 0;
-	if (!k->head && k->cap >= SB_FAST_NEST_MAX_QUEUED) {
+	if (n->queued >= SB_FAST_NEST_MAX_QUEUED && k->head < k->len) {
 		n->st.kernel_early++;
 		ret = place_kernel(n, th, &k->q[k->head++]);
 	}
+	if (k->len < k->cap)
+		return ret;
 	if (k->head) {
 		memmove(k->q, k->q + k->head, (k->len - k->head) * sizeof(*k->q));
 		k->len -= k->head;
@@ -530,7 +532,7 @@ static int queue_room(struct sb_fast_nest *n, struct thread *th)
 		return -ENOMEM;
 	k->q = q;
 	k->cap = cap;
-	return 0;
+	return ret;
 }
 
 int sb_fast_nest_kernel_call(struct sb_fast_nest *n, const struct sb_call_event *e)
@@ -567,6 +569,7 @@ int sb_fast_nest_kernel_call(struct sb_fast_nest *n, const struct sb_call_event 
 	}
 	k->q[i] = *e;
 	k->len++;
+	n->queued++;
 	return err;
 }
 

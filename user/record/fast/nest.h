@@ -18,8 +18,14 @@
 #define SB_FAST_NEST_MAX_THREADS SB_MAX_THREADS
 /* Off-CPU intervals a thread may have ahead of its records; more are merged (counted). */
 #define SB_FAST_NEST_MAX_GAPS 256
-/* Kernel calls a thread may have waiting for its records; more are placed early (counted). */
-#define SB_FAST_NEST_MAX_QUEUED 1024
+/*
+ * Kernel calls (MPI, OpenMP) a process's threads may have waiting for their
+ * records, all threads together (24 MiB); more are placed early (counted).
+ * The recorder reads the kernel's ring ahead of a backlog of records it is
+ * still nesting, and 1024 a thread placed OpenMP calls under whatever their
+ * thread had open then: a third of them under the wrong region.
+ */
+#define SB_FAST_NEST_MAX_QUEUED (1u << 18)
 
 /* Called with each event, as the kernel's ring would give it; a negative return is passed on. */
 typedef int (*sb_fast_emit_fn)(void *ctx, const void *event, size_t size);
@@ -36,7 +42,7 @@ struct sb_fast_nest_stats {
 	uint64_t bad_time;
 	uint64_t open_now;		/* fast calls open now, all threads */
 	uint64_t kernel_calls;		/* kernel calls placed */
-	uint64_t kernel_early;		/* placed early: their thread's queue was full */
+	uint64_t kernel_early;		/* placed early: the process's queue was full */
 	uint64_t kernel_orphans;	/* kernel parent unknown, not inferable */
 	uint64_t offcpu_merged;		/* intervals merged with the one before: too many ahead */
 	uint64_t threads_full;		/* records dropped: SB_FAST_NEST_MAX_THREADS followed */

@@ -116,12 +116,11 @@ int sb_kernel_load_groups(struct sb_kernel *k, struct sb_error *err)
 	unsigned int g;
 	int ret;
 
-	for (g = 0; g < k->n_groups; g++) {
+	sb_kernel_log_details(false);
+	for (g = 0, ret = 0; g < k->n_groups && !ret; g++)
 		ret = load_group(k, (int)g, err);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	sb_kernel_log_details(true);
+	return ret;
 }
 
 struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct sb_error *err)

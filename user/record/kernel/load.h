@@ -74,6 +74,11 @@ void sb_kernel_log_stop(void);
 
 /* libbpf's messages go to stderr only when verbose; the kernel layer reads them always. */
 void sb_kernel_log_init(bool verbose);
+/*
+ * Whether -v shows libbpf's debug messages: not while the groups load, each
+ * of which would list the whole object again (warnings still show).
+ */
+void sb_kernel_log_details(bool on);
 
 /* The recorder's own part of the configuration, replayed on every fresh object. */
 typedef int (*sb_kernel_base_fn)(struct region_bpf *skel, void *ctx);

@@ -9,6 +9,7 @@
 #include "record/kernel/load.h"
 
 static bool log_verbose;
+static bool log_details = true;	/* libbpf's debug messages too, with -v */
 static struct sb_kernel_log *capturing;	/* the load in progress, or NULL */
 
 /* The verifier's own words: the last line of its log that is not its statistics. */
@@ -67,7 +68,7 @@ static int kernel_print(enum libbpf_print_level level, const char *fmt, va_list 
 			sb_kernel_log_capture(capturing, msg);
 		va_end(copy);
 	}
-	if (log_verbose)
+	if (log_verbose && (log_details || level != LIBBPF_DEBUG))
 		n = vfprintf(stderr, fmt, ap);
 	free(msg);
 	return n;
@@ -77,6 +78,11 @@ void sb_kernel_log_init(bool verbose)
 {
 	log_verbose = verbose;
 	libbpf_set_print(kernel_print);
+}
+
+void sb_kernel_log_details(bool on)
+{
+	log_details = on;
 }
 
 void sb_kernel_log_start(struct sb_kernel_log *l)
