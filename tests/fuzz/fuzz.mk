@@ -16,7 +16,7 @@ FUZZ_CFLAGS = -std=gnu11 -Wall -Wextra -g -O1 $(FUZZ_SAN) -D_GNU_SOURCE -DSB_FUZ
 	-Iuser $(PKG_CFLAGS)
 # What the readers link: listed, so work in progress elsewhere cannot break the fuzz build.
 FUZZ_LIB_SRCS := user/io/profile_read.c user/io/spt_read.c user/io/json_read.c user/util/json_parse.c \
-	$(wildcard user/io/h5*.c) user/model/model.c user/model/columns.c user/model/stats.c \
+	$(wildcard user/io/h5*.c) user/io/profile_wire.c user/model/model.c user/model/columns.c user/model/stats.c \
 	user/model/index_rules.c user/util/hashmap.c user/util/error.c user/util/utf8.c \
 	user/util/text_format.c user/analysis/calltree.c user/analysis/calltree_stream.c \
 	user/io/tmpfile.c user/util/sudo.c

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/merge.h"
+#include "io/h5guard.h"
 #include "io/h5read.h"
 #include "io/h5write.h"
 #include "util/hashmap.h"
@@ -24,7 +25,8 @@ static int read_inputs(struct sb_merge_input *in, const char *const *paths, size
 
 	for (i = 0; i < n; i++) {
 		in[i].path = paths[i];
-		ret = sb_h5_read_opts(paths[i], &in[i].p, SB_H5_READ_LEAN, err);
+		/* libhdf5 reads each file in a child: a corrupt one cannot crash or hang the merge. */
+		ret = sb_h5_read_guarded(paths[i], &in[i].p, SB_H5_READ_LEAN, err);
 		if (ret)
 			return ret == -ENOMEM ? ret : -EINVAL;
 	}
@@ -425,7 +427,7 @@ struct merge_stream {
 	struct sb_merge_input *in;
 	size_t n, cur;
 	unsigned mask;
-	struct sb_h5_source src;
+	struct sb_h5_guarded_source src;
 	struct sb_event_stream *s;	/* the current input's pass; NULL between inputs */
 	uint64_t next;			/* events of an input held in memory: the next one */
 	struct sb_error err;		/* why reading an input failed, naming it */
@@ -461,7 +463,7 @@ static ssize_t read_input(struct merge_stream *m, struct sb_event *rows, int64_t
 	if (in->p.events)
 		return read_held(m, rows, counters, max);
 	if (!m->s) {
-		sb_h5_source_init(&m->src, in->path, &in->p);
+		sb_h5_guarded_source_init(&m->src, in->path, &in->p);
 		ret = m->src.base.open(&m->src.base, m->mask, &m->s, &m->err);
 		if (ret)
 			return ret;

@@ -328,7 +328,7 @@ static int report_profile(const struct report_opts *o, const struct sb_profile *
 	return r;
 }
 
-/* A read and tree build with the events left on disk; all of it under the HDF5 guard. */
+/* A read and tree build with the events left on disk, libhdf5 kept in child processes. */
 struct lean {
 	const struct report_opts *o;
 	struct sb_profile p;
@@ -338,15 +338,14 @@ struct lean {
 	int read_ret;
 };
 
-static int lean_build(void *ctx)
+static int lean_build(struct lean *l)
 {
-	struct lean *l = ctx;
 	struct sb_ct_opts co = { .flat = l->o->flat, .rank = l->o->rank, .sort = l->o->sort };
 	struct sb_error err = { .msg = "" };
-	struct sb_h5_source src;
+	struct sb_h5_guarded_source src;
 	int r;
 
-	r = sb_h5_read_opts(l->o->path, &l->p, SB_H5_READ_LEAN, &l->err);
+	r = sb_h5_read_guarded(l->o->path, &l->p, SB_H5_READ_LEAN, &l->err);
 	l->read_ret = r;
 	if (r)
 		return r;
@@ -354,7 +353,7 @@ static int lean_build(void *ctx)
 	/* Schema 1 and unordered index rows come back with their events in memory. */
 	if (l->p.events || (l->o->rank >= 0 && l->o->rank >= sb_profile_rank_count(&l->p)))
 		return SB_CT_FALLBACK;
-	sb_h5_source_init(&src, l->o->path, &l->p);
+	sb_h5_guarded_source_init(&src, l->o->path, &l->p);
 	return sb_calltree_build_stream(&l->t, &l->p, &co, &src.base, &err);
 }
 
@@ -386,7 +385,7 @@ static int report_lean(const struct report_opts *o)
 			r = -1;
 		}
 	} else if (fmt == SB_FMT_HDF5) {
-		r = sb_h5_guarded(o->path, lean_build, &l);
+		r = lean_build(&l);
 	} else {
 		return -1;
 	}
@@ -475,19 +474,6 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 	return sb_output_close(&out, r, "report");
 }
 
-struct gpu_read {
-	const char *path;
-	struct sb_profile *p;
-	struct sb_error *err;
-};
-
-static int gpu_read_lean(void *ctx)
-{
-	struct gpu_read *g = ctx;
-
-	return sb_h5_read_opts(g->path, g->p, SB_H5_READ_LEAN, g->err);
-}
-
 /*
  * --gpu needs the activity, the index rows and the threads, never a call: an
  * HDF5 file's events are checked in one pass and left on disk (the filter
@@ -502,8 +488,7 @@ static int load_for_gpu(const char *path, struct sb_profile *p)
 
 	if (sb_profile_detect(path, &fmt, &err) || fmt != SB_FMT_HDF5)
 		return sb_load_profile("report", path, p);
-	sb_profile_init(p);
-	r = sb_h5_guarded(path, gpu_read_lean, &(struct gpu_read){ path, p, &err });
+	r = sb_h5_read_guarded(path, p, SB_H5_READ_LEAN, &err);
 	if (r < 0) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		sb_profile_free(p);

@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include "io/h5guard.h"
-#include "io/h5read.h"
 #include "io/json_read.h"
 #include "io/profile_read.h"
 #include "io/spt_read.h"
@@ -117,19 +116,6 @@ out:
 	return ret;
 }
 
-struct h5_read_args {
-	const char *path;
-	struct sb_profile *p;
-	struct sb_error *err;
-};
-
-static int read_hdf5(void *ctx)
-{
-	struct h5_read_args *a = ctx;
-
-	return sb_h5_read(a->path, a->p, a->err);
-}
-
 int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err)
 {
 	enum sb_format fmt = SB_FMT_UNKNOWN;
@@ -141,8 +127,8 @@ int sb_profile_read(const char *path, struct sb_profile *p, struct sb_error *err
 		return ret;
 	switch (fmt) {
 	case SB_FMT_HDF5:
-		/* libhdf5 can crash or hang on corrupt files: that still ends as one line, exit 2. */
-		return sb_h5_guarded(path, read_hdf5, &(struct h5_read_args){ path, p, err });
+		/* libhdf5 can crash, abort or hang on corrupt files: it reads them in a child. */
+		return sb_h5_read_guarded(path, p, 0, err);
 	case SB_FMT_SPT:
 		return sb_spt_read(path, p, err);
 	case SB_FMT_JSON:
