@@ -245,23 +245,40 @@ static inline unsigned short scope_bpf_impl_sem(const volatile unsigned short *s
 	return *sem;
 }
 
-/* A thread's view of its slot, in this object's thread-local storage. */
-struct scope_bpf_impl_fast_tls {
-	struct scope_bpf_impl_fast_slot *slot;	/* NULL: not set up (or none) */
+/*
+ * A thread's view of its slot. Views live in memory the kernel wipes in a
+ * forked child (MADV_WIPEONFORK), one per slot: a child whose fork skipped
+ * the handler below (a raw clone system call) finds no view where its
+ * thread-local pointer leads, and makes memory of its own rather than write
+ * into its parent's ring. 64 bytes: threads write their own only.
+ */
+struct scope_bpf_impl_fast_view {
+	struct scope_bpf_impl_fast_slot *slot;	/* NULL: not set up (or wiped in a child) */
 	struct scope_bpf_impl_fast_rec *ring;
 	const volatile struct scope_bpf_impl_fast_hdr *hdr;
 	uint64_t limit;		/* head may reach this before the tail is read again */
-	uint32_t clock;
-	uint32_t none;		/* set up and failed (no slot or no memory): take the probes */
 	uint64_t skip;		/* regions open inside a dropped call: dropped too */
+	uint32_t clock;
+} __attribute__((aligned(64)));
+
+/* A thread's state, in this object's thread-local storage. */
+struct scope_bpf_impl_fast_tls {
+	struct scope_bpf_impl_fast_view *view;	/* scope_bpf_impl_fast_blank: not set up */
+	uint32_t none;		/* set up and failed (no slot or no memory): take the probes */
 };
 
 /* Set while a fast-mode recorder is attached: probes fast_ready and fast_site. */
 extern unsigned short scope_bpf_fast_semaphore;
 __attribute__((weak, visibility("hidden"), section(".probes")))
 unsigned short scope_bpf_fast_semaphore;
+/* No slot: what a thread's view is until it has one (never written). */
 __attribute__((weak, visibility("hidden")))
-__thread struct scope_bpf_impl_fast_tls scope_bpf_impl_fast_tls;
+struct scope_bpf_impl_fast_view scope_bpf_impl_fast_blank;
+__attribute__((weak, visibility("hidden")))
+__thread struct scope_bpf_impl_fast_tls scope_bpf_impl_fast_tls = { &scope_bpf_impl_fast_blank, 0 };
+/* This object's views, one per slot, made at its first slot. */
+__attribute__((weak, visibility("hidden")))
+struct scope_bpf_impl_fast_view *scope_bpf_impl_fast_views;
 
 /*
  * The C library, declared under names of our own (asm labels): strict C99
@@ -275,6 +292,7 @@ extern long scope_bpf_impl_syscall(long nr, ...) __asm__("syscall");
 extern void *scope_bpf_impl_mmap(void *addr, size_t len, int prot, int flags, int fd,
 				 long off) __asm__("mmap");
 extern int scope_bpf_impl_munmap(void *addr, size_t len) __asm__("munmap");
+extern int scope_bpf_impl_madvise(void *addr, size_t len, int advice) __asm__("madvise");
 extern int scope_bpf_impl_ftruncate(int fd, long len) __asm__("ftruncate");
 extern int scope_bpf_impl_close(int fd) __asm__("close");
 extern int scope_bpf_impl_open(const char *path, int flags, ...) __asm__("open");
@@ -301,6 +319,8 @@ extern int scope_bpf_impl_atfork(void (*prepare)(void), void (*parent)(void),
 #define SCOPE_BPF_IMPL_O_RDONLY_CLOEXEC 02000000
 #define SCOPE_BPF_IMPL_PROT_RW 3	/* PROT_READ | PROT_WRITE */
 #define SCOPE_BPF_IMPL_MAP_SHARED 1
+#define SCOPE_BPF_IMPL_MAP_PRIVATE_ANON 0x22	/* MAP_PRIVATE | MAP_ANONYMOUS */
+#define SCOPE_BPF_IMPL_MADV_WIPEONFORK 18
 #define SCOPE_BPF_IMPL_CLOCK_MONOTONIC 1
 
 /*
@@ -312,7 +332,7 @@ struct scope_bpf_impl_fast_proc {
 	int pid;		/* the process hdr belongs to: a forked child has another */
 	int fd;
 	int owned;		/* this copy made the memory (and closes its fd in a child) */
-	int lock;
+	int lock;		/* 0, or the pid of the process whose thread holds it */
 	int failed_pid;		/* the process could not make it: markers take the probe */
 };
 __attribute__((weak)) struct scope_bpf_impl_fast_proc scope_bpf_impl_fast_proc;
@@ -381,20 +401,49 @@ uint32_t scope_bpf_impl_fast_clock(void)
 	return SCOPE_BPF_IMPL_CLOCK_MONO;
 }
 
-/* In a forked child: the parent's rings are not ours to write. */
+/* Memory another process made (the parent, before a fork) is not this one's to write. */
 SCOPE_BPF_IMPL_ONCE
-void scope_bpf_impl_fast_child(void)
+void scope_bpf_impl_fast_forget(struct scope_bpf_impl_fast_proc *p, int pid)
 {
-	struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
-	struct scope_bpf_impl_fast_tls blank = { 0, 0, 0, 0, 0, 0, 0 };
-
-	scope_bpf_impl_fast_tls = blank;
-	p->lock = 0;
-	if (p->hdr && p->pid != scope_bpf_impl_getpid()) {
+	if (p->hdr && p->pid != pid) {
 		scope_bpf_impl_munmap(p->hdr, SCOPE_BPF_IMPL_FAST_SIZE);
 		if (p->owned)
 			scope_bpf_impl_close(p->fd);
 		p->hdr = 0;
+	}
+}
+
+/* In a forked child: a thread that had no slot in the parent may have one here. */
+SCOPE_BPF_IMPL_ONCE
+void scope_bpf_impl_fast_child(void)
+{
+	struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
+	struct scope_bpf_impl_fast_tls blank = { &scope_bpf_impl_fast_blank, 0 };
+
+	scope_bpf_impl_fast_tls = blank;
+	p->lock = 0;
+	scope_bpf_impl_fast_forget(p, scope_bpf_impl_getpid());
+}
+
+/*
+ * The lock holds its holder's pid: one a child finds held by its parent's
+ * pid was copied by a fork that skipped the handler while another thread of
+ * the parent held it, and no thread of the child ever will release it.
+ * (Objects built with an older header hold it as 1.)
+ */
+SCOPE_BPF_IMPL_ONCE
+void scope_bpf_impl_fast_lock(struct scope_bpf_impl_fast_proc *p, int pid)
+{
+	int held = 0;
+
+	while (!__atomic_compare_exchange_n(&p->lock, &held, pid, 0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		if (held != pid && held != 1 &&
+		    __atomic_compare_exchange_n(&p->lock, &held, pid, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+		scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_YIELD);
+		held = 0;
 	}
 }
 
@@ -528,24 +577,51 @@ struct scope_bpf_impl_fast_hdr *scope_bpf_impl_fast_memory(void)
 		scope_bpf_impl_fast_forkwatch = 1;
 		scope_bpf_impl_atfork(0, 0, scope_bpf_impl_fast_child);
 	}
-	while (__atomic_exchange_n(&p->lock, 1, __ATOMIC_ACQUIRE))
-		scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_YIELD);
+	scope_bpf_impl_fast_lock(p, pid);
+	scope_bpf_impl_fast_forget(p, pid);
 	hdr = __atomic_load_n(&p->hdr, __ATOMIC_ACQUIRE);
 	if (!hdr && p->failed_pid != pid)
 		hdr = scope_bpf_impl_fast_find(pid);
 	if (!hdr && p->failed_pid != pid)
 		hdr = scope_bpf_impl_fast_make(pid);
 	__atomic_store_n(&p->lock, 0, __ATOMIC_RELEASE);
-	return hdr && p->pid == pid ? hdr : 0;
+	return hdr;
 }
 
-/* A slot for this thread: the one another object of it holds, or a free one. */
+/* This object's views, made once; NULL where the kernel would not wipe them in a child. */
 SCOPE_BPF_IMPL_ONCE
-int scope_bpf_impl_fast_claim(struct scope_bpf_impl_fast_tls *t, struct scope_bpf_impl_fast_hdr *hdr)
+struct scope_bpf_impl_fast_view *scope_bpf_impl_fast_views_get(void)
+{
+	struct scope_bpf_impl_fast_view *views, *none = 0;
+	const size_t size = SCOPE_BPF_IMPL_FAST_SLOTS * sizeof(*views);
+	void *m;
+
+	views = __atomic_load_n(&scope_bpf_impl_fast_views, __ATOMIC_ACQUIRE);
+	if (views)
+		return views;
+	m = scope_bpf_impl_mmap(0, size, SCOPE_BPF_IMPL_PROT_RW, SCOPE_BPF_IMPL_MAP_PRIVATE_ANON, -1,
+				0);
+	if (m == (void *)-1)
+		return 0;
+	views = (struct scope_bpf_impl_fast_view *)m;
+	if (scope_bpf_impl_madvise(m, size, SCOPE_BPF_IMPL_MADV_WIPEONFORK) ||
+	    !__atomic_compare_exchange_n(&scope_bpf_impl_fast_views, &none, views, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		scope_bpf_impl_munmap(m, size);
+		return none;
+	}
+	return views;
+}
+
+/* A slot for this thread (the one another object of it holds, or a free one), and its view. */
+SCOPE_BPF_IMPL_ONCE
+struct scope_bpf_impl_fast_view *scope_bpf_impl_fast_claim(struct scope_bpf_impl_fast_hdr *hdr,
+							    struct scope_bpf_impl_fast_view *views)
 {
 	struct scope_bpf_impl_fast_slot *slots = (struct scope_bpf_impl_fast_slot *)
 		((char *)hdr + SCOPE_BPF_IMPL_FAST_SLOTS_AT);
 	uint32_t tid = (uint32_t)scope_bpf_impl_syscall(SCOPE_BPF_IMPL_SYS_GETTID), free_tid;
+	struct scope_bpf_impl_fast_view *v;
 	int i, found = -1;
 
 	for (i = 0; i < SCOPE_BPF_IMPL_FAST_SLOTS && found < 0; i++)
@@ -559,21 +635,23 @@ int scope_bpf_impl_fast_claim(struct scope_bpf_impl_fast_tls *t, struct scope_bp
 	}
 	if (found < 0)
 		return 0;
-	t->ring = (struct scope_bpf_impl_fast_rec *)((char *)hdr + SCOPE_BPF_IMPL_FAST_RINGS_AT) +
+	v = &views[found];
+	v->ring = (struct scope_bpf_impl_fast_rec *)((char *)hdr + SCOPE_BPF_IMPL_FAST_RINGS_AT) +
 		  (uint64_t)found * SCOPE_BPF_IMPL_FAST_RING;
-	t->hdr = hdr;
-	t->clock = hdr->clock;
-	t->limit = 0;
-	t->slot = &slots[found];
-	return 1;
+	v->hdr = hdr;
+	v->clock = hdr->clock;
+	v->limit = 0;
+	v->skip = 0;
+	v->slot = &slots[found];
+	return v;
 }
 
 /* The ring looked too full to take head: read the recorder's tail again. */
 SCOPE_BPF_IMPL_ONCE
-int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_tls *t, uint64_t head)
+int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_view *v, uint64_t head)
 {
-	t->limit = __atomic_load_n(&t->slot->tail, __ATOMIC_ACQUIRE) + SCOPE_BPF_IMPL_FAST_RING;
-	return head <= t->limit;
+	v->limit = __atomic_load_n(&v->slot->tail, __ATOMIC_ACQUIRE) + SCOPE_BPF_IMPL_FAST_RING;
+	return head <= v->limit;
 }
 
 /* The kernel reads the descriptor and names it to the recorder, once per recording. */
@@ -585,23 +663,29 @@ void scope_bpf_impl_fast_announce(struct scope_bpf_site *site, uint32_t gen)
 }
 
 /*
- * A thread's first marker under a fast tracer: give it a slot. 0 when it has
- * none: no slot or no memory, and its markers fire their probes (the kernel path).
+ * A thread's first marker under a fast tracer, or its first in a child whose
+ * fork skipped the handler (its view wiped): give it a slot in this process's
+ * memory. NULL when it has none: no slot or no memory, and its markers fire
+ * their probes (the kernel path).
  */
 SCOPE_BPF_IMPL_ONCE
-int scope_bpf_impl_fast_first(struct scope_bpf_impl_fast_tls *t)
+struct scope_bpf_impl_fast_view *scope_bpf_impl_fast_first(struct scope_bpf_impl_fast_tls *t)
 {
-	struct scope_bpf_impl_fast_hdr *hdr;
+	struct scope_bpf_impl_fast_view *views, *v = 0;
+	struct scope_bpf_impl_fast_hdr *hdr = 0;
 
 	if (t->none)
 		return 0;
-	hdr = scope_bpf_impl_fast_memory();
-	if (hdr && scope_bpf_impl_fast_claim(t, hdr))
-		return 1;
+	views = scope_bpf_impl_fast_views_get();
+	if (views)
+		hdr = scope_bpf_impl_fast_memory();
 	if (hdr)
+		v = scope_bpf_impl_fast_claim(hdr, views);
+	if (hdr && !v)
 		__atomic_fetch_add(&hdr->unslotted, 1, __ATOMIC_RELAXED);
-	t->none = 1;
-	return 0;
+	t->view = v ? v : &scope_bpf_impl_fast_blank;
+	t->none = !v;
+	return v;
 }
 #pragma GCC diagnostic pop
 
@@ -612,22 +696,23 @@ int scope_bpf_impl_fast_first(struct scope_bpf_impl_fast_tls *t)
  */
 static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
 {
-	struct scope_bpf_impl_fast_tls *t = &scope_bpf_impl_fast_tls;
-	struct scope_bpf_impl_fast_slot *s = t->slot;
+	struct scope_bpf_impl_fast_view *v = scope_bpf_impl_fast_tls.view;
+	struct scope_bpf_impl_fast_slot *s;
 	struct scope_bpf_impl_fast_rec *r;
 	uint64_t h, need;
 	uint32_t d;
 
 	if (!scope_bpf_impl_sem(&scope_bpf_fast_semaphore))
 		return 0;
-	if (__builtin_expect(!s, 0)) {
-		if (!scope_bpf_impl_fast_first(t))
+	if (__builtin_expect(!v->slot, 0)) {
+		v = scope_bpf_impl_fast_first(&scope_bpf_impl_fast_tls);
+		if (!v)
 			return 0;
-		s = t->slot;
 	}
+	s = v->slot;
 	/* The recorder hears of a site before any record names it. */
-	if (__builtin_expect(site->announced != t->hdr->gen, 0))
-		scope_bpf_impl_fast_announce(site, t->hdr->gen);
+	if (__builtin_expect(site->announced != v->hdr->gen, 0))
+		scope_bpf_impl_fast_announce(site, v->hdr->gen);
 	h = s->head;
 	d = s->depth;
 	/*
@@ -635,19 +720,19 @@ static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
 	 * with room left for the ends of every region then open, and a call
 	 * whose begin was dropped is dropped with all it contains.
 	 */
-	if (__builtin_expect(t->skip, 0)) {
-		t->skip += end ? -1 : 1;
+	if (__builtin_expect(v->skip, 0)) {
+		v->skip += end ? -1 : 1;
 		s->dropped++;
 		return 1;
 	}
 	need = end ? h + 1 : h + d + 2;
-	if (__builtin_expect(need > t->limit, 0) && !scope_bpf_impl_fast_room(t, need)) {
-		t->skip = !end;
+	if (__builtin_expect(need > v->limit, 0) && !scope_bpf_impl_fast_room(v, need)) {
+		v->skip = !end;
 		s->dropped++;
 		return 1;
 	}
-	r = &t->ring[h & (SCOPE_BPF_IMPL_FAST_RING - 1)];
-	r->time = scope_bpf_impl_now(t->clock);
+	r = &v->ring[h & (SCOPE_BPF_IMPL_FAST_RING - 1)];
+	r->time = scope_bpf_impl_now(v->clock);
 	r->site = (uint64_t)(uintptr_t)site | end;
 	if (!end) {
 		if (d < SCOPE_BPF_IMPL_FAST_STACK)

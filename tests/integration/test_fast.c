@@ -610,6 +610,35 @@ static void test_short_lived_children_are_all_kept(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * A child made by a raw clone system call runs no fork handler and inherits
+ * its parent's thread-local view of a slot; it marks regions while its parent
+ * does. Each process's calls are its own and all there: the child writes
+ * memory of its own, never its parent's ring (rings of 20 000 calls never fill).
+ */
+static void test_raw_clone_child_keeps_its_own_calls(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("raw_clone.h5", out, sizeof(out)), "raw_clone",
+				    "20000", NULL), 0);
+	load_profile(out, &p);
+	/* The parent's first call completes before the child exists: it is rank 0. */
+	assert_int_equal(must_pair(&p, "parent", 0)->count, 20001);
+	assert_int_equal(must_pair(&p, "child", 1)->count, 20000);
+	assert_null(find_pair(&p, "child", 0));
+	assert_null(find_pair(&p, "parent", 1));
+	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_int_equal(meta_int(&p, "fast_records_invalid"), 0);
+	assert_int_equal(meta_int(&p, "unmatched_region_ends"), 0);
+	if (fast_mode())
+		assert_int_equal(meta_int(&p, "fast_records"), 2 * (20001 + 20000));
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_attach_again_reuses_the_memory),
 		cmocka_unit_test(test_closed_memfd_is_found_by_its_mapping),
 		cmocka_unit_test(test_short_lived_children_are_all_kept),
+		cmocka_unit_test(test_raw_clone_child_keeps_its_own_calls),
 	};
 
 	return cmocka_run_group_tests_name("fast", tests, setup_tmp, teardown_tmp);

@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -116,7 +118,50 @@ struct child {
 	uint32_t tid;		/* its main thread */
 };
 
-/* Commands: n > 0: n regions on the main thread; n < 0: -n on a new thread, joined; 0: exit. */
+/* A command: a raw clone whose child and parent each run CLONE_WORK regions at once. */
+#define RAW_CLONE INT_MIN
+#define CLONE_WORK 20000
+
+/*
+ * The raw clone's child: no fork handler ran, yet its records went to memory
+ * of its own, all of them by its own thread. Exits with what it found (0: all so).
+ */
+static void clone_child(void)
+{
+	const struct scope_bpf_impl_fast_proc *p = &scope_bpf_impl_fast_proc;
+	const struct scope_bpf_impl_fast_slot *slots;
+	int i;
+
+	work(CLONE_WORK);
+	if (!p->hdr || p->hdr->pid != (uint32_t)getpid())
+		_exit(10);
+	slots = (const void *)((const char *)p->hdr + SCOPE_BPF_IMPL_FAST_SLOTS_AT);
+	for (i = 0; i < SCOPE_BPF_IMPL_FAST_SLOTS; i++)
+		if (slots[i].tid == my_tid())
+			_exit(slots[i].head == 2 * CLONE_WORK ? 0 : 12);
+	_exit(11);
+}
+
+/* RAW_CLONE: the clone's exit status, once both ran their regions. */
+static uint32_t raw_clone(void)
+{
+	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	int status;
+
+	if (!pid)
+		clone_child();
+	if (pid < 0)
+		_exit(1);
+	work(CLONE_WORK);
+	if (waitpid((pid_t)pid, &status, 0) != pid || !WIFEXITED(status))
+		_exit(1);
+	return (uint32_t)WEXITSTATUS(status);
+}
+
+/*
+ * Commands: n > 0: n regions on the main thread; n < 0: -n on a new thread, joined;
+ * RAW_CLONE; 0: exit.
+ */
 static void child_main(int rd, int wr, int n)
 {
 	pthread_t th;
@@ -131,7 +176,9 @@ static void child_main(int rd, int wr, int n)
 		_exit(1);
 	while (read(rd, &cmd, sizeof(cmd)) == sizeof(cmd) && cmd) {
 		msg[0] = 0;
-		if (cmd > 0) {
+		if (cmd == RAW_CLONE) {
+			msg[0] = raw_clone();
+		} else if (cmd > 0) {
 			work(cmd);
 		} else {
 			msg[0] = (uint32_t)-cmd;
@@ -283,6 +330,30 @@ static void test_full_ring_drops_until_drained_then_has_room(void **state)
 	sb_fast_mem_stats(m, &st);
 	assert_int_equal(st.dropped, 3000);
 	assert_int_equal(st.records, RING + 20);
+	sb_fast_mem_close(m);
+	child_end(&c);
+	got_free(&g);
+}
+
+/*
+ * A writer's child made by a raw clone system call runs no fork handler and
+ * inherits its parent's thread-local view: it must still write memory of its
+ * own, never its parent's ring, whose records stay complete and its own.
+ */
+static void test_raw_clone_child_never_writes_its_parents_ring(void **state)
+{
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct got g = { 0 };
+	struct child c;
+
+	(void)state;
+	got_reset(&g);
+	child_start(&c, 1000);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, true, &err), 0);
+	assert_int_equal(child_do(&c, RAW_CLONE), 0);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 2000 + 2 * CLONE_WORK);
+	check_work_records(&g, 0, c.tid);
 	sb_fast_mem_close(m);
 	child_end(&c);
 	got_free(&g);
@@ -959,6 +1030,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_writer_records_arrive_complete_and_in_order),
 		cmocka_unit_test(test_full_ring_drops_until_drained_then_has_room),
+		cmocka_unit_test(test_raw_clone_child_never_writes_its_parents_ring),
 		cmocka_unit_test(test_adopting_old_memory_skips_its_records_and_renews_gen),
 		cmocka_unit_test(test_exited_thread_frees_its_slot_for_the_next),
 		cmocka_unit_test(test_refuses_memfd_of_another_name),
