@@ -1,4 +1,5 @@
 /* Integration: record the test apps with real BPF and check the numbers in the file. */
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include "harness.h"
@@ -491,6 +492,49 @@ static void test_file_capabilities_work_or_are_refused(void **state)
 	remove_copy(dir);
 }
 
+/*
+ * record ... 2>&1 | cat: the reader sees the end when the recorder ends, not
+ * a second later when its guardian has closed the probes (it kept stderr).
+ * The guardian, adopted here, must still be at work when the pipe closes.
+ */
+static void test_pipe_closes_when_record_ends(void **state)
+{
+	char out[300], app[300], buf[256];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", out, "--", app, "10", NULL };
+	siginfo_t info = { 0 };
+	int fds[2], status;
+	pid_t rec;
+
+	(void)state;
+	require_bpf();
+	tmp_file("pipe.h5", out, sizeof(out));
+	app_path("count", app, sizeof(app));
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	assert_int_equal(pipe(fds), 0);
+	rec = fork();
+	if (!rec) {
+		dup2(fds[1], STDERR_FILENO);
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	assert_int_equal(waitpid(rec, &status, 0), rec);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	alarm(30);
+	while (read(fds[0], buf, sizeof(buf)) > 0)
+		;
+	alarm(0);
+	/* No child has ended yet: the guardian outlives the pipe (its last sweeps take 0.6 s). */
+	assert_int_equal(waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT), 0);
+	assert_int_equal(info.si_pid, 0);
+	close(fds[0]);
+	while (wait(NULL) > 0)
+		;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
 /* -o -: the profile is the standard output, and the command's own output goes to stderr. */
 static void test_profile_to_standard_output(void **state)
 {
@@ -541,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_bad_targets_are_reported),
 		cmocka_unit_test(test_unprivileged_user_is_told_what_is_missing),
 		cmocka_unit_test(test_file_capabilities_work_or_are_refused),
+		cmocka_unit_test(test_pipe_closes_when_record_ends),
 		cmocka_unit_test(test_profile_to_standard_output),
 	};
 

@@ -36,6 +36,7 @@
 #define MAX_ADOPTED 65536
 #define MSG_FDS 'F'		/* references to close later */
 #define MSG_RELEASE 'R'		/* the recorder closed its own: close ours */
+#define MSG_DONE 'D'		/* the recorder ended well: none held, none to be, nothing to say */
 /* After the recorder is gone: stops already under way may still land. */
 static const int final_sweeps_ms[] = { 0, 20, 100, 500 };
 
@@ -158,6 +159,16 @@ static void guardian_detach(void)
 	}
 }
 
+static void quiet_stderr(void)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+}
+
 /* What the recorder handed over, closed once it has closed its own references. */
 struct adopted {
 	int fds[MAX_ADOPTED];
@@ -174,7 +185,7 @@ static void close_adopted(struct adopted *a)
 }
 
 /* One message from the recorder; false once the socket is closed. */
-static bool receive(int sock, struct adopted *a)
+static bool receive(int sock, struct adopted *a, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(FDS_PER_MSG * sizeof(int))];
@@ -190,7 +201,7 @@ static bool receive(int sock, struct adopted *a)
 	msg.msg_iovlen = 1;
 	msg.msg_control = ctl.buf;
 	msg.msg_controllen = sizeof(ctl.buf);
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) <= 0)
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags) <= 0)
 		return false;
 	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
@@ -208,6 +219,14 @@ static bool receive(int sock, struct adopted *a)
 	}
 	if (kind == MSG_RELEASE)
 		close_adopted(a);
+	/*
+	 * A clean end: the recorder let every process go and none can be held
+	 * again, so there is nothing left to say. Let go of stderr now, or a pipe
+	 * the recorder wrote to (record ... 2>&1 | cat) stays open while the
+	 * links close, a second or more after the command ended.
+	 */
+	if (kind == MSG_DONE)
+		quiet_stderr();
 	return true;
 }
 
@@ -245,13 +264,16 @@ static void guardian_main(const struct watch *w)
 	guardian_detach();
 	/* Reparenting happens after the recorder's files, links included, are closed. */
 	while (getppid() == w->recorder) {
-		if (pfd.fd >= 0 && poll(&pfd, 1, POLL_MS) > 0 && !receive(w->sock, &adopted))
+		if (pfd.fd >= 0 && poll(&pfd, 1, POLL_MS) > 0 && !receive(w->sock, &adopted, 0))
 			pfd.fd = -1;
 		if (pfd.fd < 0)
 			sleep_ms(POLL_MS);
 		if (recorder_stalled(w))
 			sb_stops_release(w->stops_fd, SB_STOP_TIMEOUT_NS);
 	}
+	/* What the recorder sent just before it ended (MSG_DONE last) is still queued. */
+	while (pfd.fd >= 0 && receive(w->sock, &adopted, MSG_DONTWAIT))
+		;
 	/* First the held processes, then the links: closing many takes seconds. */
 	resumed += sb_stops_release(w->stops_fd, 0);
 	close_adopted(&adopted);
@@ -369,4 +391,12 @@ void sb_guardian_release(struct sb_guardian *g)
 {
 	if (g && g->sock >= 0)
 		send_msg(g->sock, MSG_RELEASE, NULL, 0);
+}
+
+void sb_guardian_done(struct sb_guardian *g, struct region_bpf *skel)
+{
+	/* Stale at once: the kernel side holds no process for a recorder that is gone. */
+	skel->bss->heartbeat_ns = 0;
+	if (g && g->sock >= 0)
+		send_msg(g->sock, MSG_DONE, NULL, 0);
 }

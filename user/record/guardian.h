@@ -44,6 +44,11 @@ void sb_guardian_busy(struct region_bpf *skel, uint64_t for_ns);
 int sb_guardian_adopt(struct sb_guardian *g, const int *fds, size_t n);
 /* This process closed its references: the guardian may close its own now. */
 void sb_guardian_release(struct sb_guardian *g);
+/*
+ * The recording ended well: no process may be held any more (the heartbeat
+ * goes stale now), and the guardian need not keep stderr while it closes.
+ */
+void sb_guardian_done(struct sb_guardian *g, struct region_bpf *skel);
 
 /*
  * Resume the processes the stops map holds (all of them, or those held at

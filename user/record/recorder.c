@@ -767,6 +767,8 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	sb_sources_stop(&r->sources);
 	note_failure(r, r->env.error);
 	ring_buffer__consume(r->rb);
+	/* No process is held from now on: the guardian need not keep stderr (guardian.h). */
+	sb_guardian_done(&r->guardian, r->env.skel);
 	sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
 	read_counters(r);
 	r->env.open_at_end = collect_live_threads(r, *end_ns);
