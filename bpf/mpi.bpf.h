@@ -217,24 +217,39 @@ static __always_inline void mpi_add_request(struct sb_mpi_event *e, const struct
  * MPI_Waitall completes them all (take); MPI_Waitany and MPI_Waitsome leave
  * them for their return, which knows which ones completed.
  */
-static __always_inline void mpi_read_requests(const __u64 *a, __u32 abi, __u32 tgid, bool take,
-					      struct sb_mpi_event *e)
+__noinline int mpi_requests_into(__u64 base, __s32 n, __u64 tgid_abi, int take,
+				 struct sb_mpi_event *e)
 {
-	__s32 n = mpi_int(a, 1);
+	__u32 tgid = tgid_abi >> 32, abi = (__u32)tgid_abi;
 	struct sb_mpi_event r;
 	bool first = true;
 	int i;
 
+	if (!e)
+		return 0;
 	for (i = 0; i < SB_MPI_WAITALL_MAX; i++) {
 		if (i >= n)
 			break;
-		if (!mpi_find_request(tgid, a[1] + (__u64)i * mpi_handle_size(abi), abi, take, &r))
+		if (!mpi_find_request(tgid, base + (__u64)i * mpi_handle_size(abi), abi, take, &r))
 			continue;
 		mpi_add_request(e, &r, first, take);
 		first = false;
 	}
 	if (n > SB_MPI_WAITALL_MAX)
 		e->bytes = -1;
+	return 0;
+}
+
+/*
+ * Global (mpi_requests_into), verified once: inlined at its three waits, its
+ * loop of map lookups made most of mpi_enter's 0.75 s of verification, which
+ * was most of a recording's start.
+ */
+static __always_inline void mpi_read_requests(const __u64 *a, __u32 abi, __u32 tgid, bool take,
+					      struct sb_mpi_event *e)
+{
+	/* Five arguments at most: tgid and the ABI share one. */
+	mpi_requests_into(a[1], mpi_int(a, 1), (__u64)tgid << 32 | abi, take, e);
 }
 
 /* What process tgid learned of comm; NULL when it never asked. */
@@ -245,8 +260,11 @@ static __always_inline struct sb_mpi_comm_info *mpi_comm_info(__u32 tgid, __s32 
 	return comm == -1 ? NULL : bpf_map_lookup_elem(&mpi_comms, &key);
 }
 
-/* The sum of counts[0..n), n at most SB_MPI_COUNTS_MAX, in a few reads; -1 when unreadable. */
-static __always_inline __s64 mpi_sum_counts(__u64 counts, __s32 n)
+/*
+ * The sum of counts[0..n), n at most SB_MPI_COUNTS_MAX, in a few reads; -1
+ * when unreadable. Global: verified once, not at each v collective.
+ */
+__noinline __s64 mpi_sum_counts(__u64 counts, __s32 n)
 {
 	__s32 chunk[16];
 	__s64 sum = 0;
