@@ -79,10 +79,24 @@ int BPF_USDT(fast_site, void *site)
 	if (!proc)
 		return 0;
 	/*
-	 * Not counted here when invalid: user space counts each call that names
-	 * it. Unreadable: 0, and user space reads the descriptor itself.
+	 * A burst of new sites (tens of thousands of run-time names) while the
+	 * recorder is short of CPU: past half the ring, no description is sent;
+	 * the small pending record has the recorder name the site, the process
+	 * held meanwhile. A pause of the burst, not its names lost (a process
+	 * may end a moment later, and no one could read them then).
 	 */
-	h = site_name_hash(tgid, proc, (__u64)site, false, false);
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2) {
+		struct sb_site_key key = { .tgid = tgid, .gen = proc->gen, .site = (__u64)site };
+
+		pending_site(&key);
+		return 0;
+	}
+	/*
+	 * Not counted here when invalid: user space counts each call that names
+	 * it. pend: a descriptor the kernel cannot read is named the same way.
+	 */
+	h = site_name_hash(tgid, proc, (__u64)site, false, true);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		/* The recorder reads the site from the process when a record names it. */

@@ -373,6 +373,7 @@ static __always_inline __u64 pending_site(struct sb_site_key *key)
 	e->gen = key->gen;
 	e->site = key->site;
 	e->name_hash = h;
+	e->time = bpf_ktime_get_ns();
 	e->stop_seq = hold_current(key->tgid);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	bpf_map_update_elem(&sites, key, &h, BPF_ANY);

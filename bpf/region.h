@@ -215,6 +215,7 @@ struct sb_site_pending_event {
 	__u32 stop_seq;		/* the process waits, stopped, until it is named (0: not held) */
 	__u64 site;
 	__u64 name_hash;
+	__u64 time;		/* when it was asked for: a fast-path site is named from then */
 };
 
 struct sb_thread_event {

@@ -307,12 +307,19 @@ static inline int64_t meta_int(const struct sb_profile *p, const char *key)
 /* Every loss counter the profile holds that is not 0: what to read when a count is short. */
 static inline void print_losses(const struct sb_profile *p)
 {
+	static const char *const more[] = { "site_descriptions_unsent", "fast_records_dropped",
+					    "fast_records_invalid", "sites_named_by_recorder" };
+	const struct sb_meta *m;
 	size_t i;
 
-	for (i = 0; i < sb_health_n_keys; i++)
-		if (meta_int(p, sb_health_keys[i].key))
-			printf("  %s = %lld\n", sb_health_keys[i].key,
-			       (long long)meta_int(p, sb_health_keys[i].key));
+	for (i = 0; i < sb_health_n_keys + sizeof(more) / sizeof(more[0]); i++) {
+		const char *key = i < sb_health_n_keys ? sb_health_keys[i].key :
+				  more[i - sb_health_n_keys];
+
+		m = sb_profile_meta(p, key);
+		if (m && m->is_int && m->i)
+			printf("  %s = %lld\n", key, (long long)m->i);
+	}
 }
 
 static inline const char *meta_str(const struct sb_profile *p, const char *key)

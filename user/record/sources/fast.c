@@ -391,6 +391,7 @@ static int fast_intercept(void *state, struct sb_source_env *env, const void *da
 	const struct sb_offcpu_event *off = data;
 	const struct sb_proc_event *pe = data;
 	const struct sb_call_event *call = data;
+	const struct sb_site_pending_event *pend = data;
 	struct fast_proc *p;
 	uint32_t type;
 	int ret;
@@ -407,6 +408,13 @@ static int fast_intercept(void *state, struct sb_source_env *env, const void *da
 		return ret;
 	case SB_EV_FAST_SITE:
 		return size < sizeof(struct sb_fast_site_event) ? 0 : on_site(f, data);
+	case SB_EV_SITE_PENDING:
+		/* A fast-path site the recorder names (the regions source): its stand-in from now. */
+		if (size >= sizeof(*pend) && (p = proc_of(f, pend->tgid)) && p->images &&
+		    sb_fast_sites_name(&p->images->sites, pend->site, pend->name_hash,
+				       (int64_t)pend->time))
+			return -ENOMEM;
+		return 1;
 	case SB_EV_OFFCPU:
 		p = size < sizeof(*off) ? NULL : proc_of(f, off->tgid);
 		return p ? sb_fast_nest_offcpu(p->nest, off->tid, (int64_t)off->start,
