@@ -105,8 +105,18 @@ def cmd_trace(path):
         doc = json.load(f)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     regions = {}
+    open_calls = {}
     for e in events:
-        if e.get("cat") == "region" and e.get("ph") == "X":
+        ph = e.get("ph")
+        if ph == "E":
+            # A region call is a begin and the end that closes the innermost
+            # open begin of its track (a zero-length call: one "X" event).
+            b = open_calls[(e["pid"], e["tid"])].pop()
+            b["dur"] = e["ts"] - b["ts"]
+            continue
+        if ph == "B":
+            open_calls.setdefault((e["pid"], e["tid"]), []).append(e)
+        if e.get("cat") == "region" and ph in ("B", "X"):
             # A region call's own values are in "call": "args" holds only what
             # every call of the region shares, so that speedscope aggregates them.
             regions[(e["pid"], e["call"]["call_id"])] = e

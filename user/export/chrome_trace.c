@@ -7,19 +7,22 @@
 #include "export/export.h"
 #include "util/version.h"
 
-/* One open call on a thread's stack, for the off-CPU counter. */
+/* One open call on a thread's stack. */
 struct frame {
 	int64_t end;
+	uint32_t region;
+	bool has_end;		/* written as a begin: its end event is still to come */
 	int share;		/* off-CPU share of the call in tenths of a percent */
 };
 
-/* Per (rank, thread): its track id and off-CPU counter state. */
+/* Per (rank, thread): its track id, its open calls and its off-CPU counter state. */
 struct track {
 	int64_t tid;
 	char *counter;		/* quoted counter name */
 	struct frame *stack;
 	size_t depth;
 	size_t cap;
+	int64_t last_start;	/* of the thread's latest call written */
 	int shown;		/* last counter value written; -1 before the first */
 };
 
@@ -236,6 +239,7 @@ static int chrome_init(struct chrome *c)
 		return -ENOMEM;
 	for (i = 0; i < c->threads.n; i++) {
 		c->tracks[i].shown = -1;
+		c->tracks[i].last_start = INT64_MIN;
 		if (c->offcpu) {
 			r = counter_name(&c->tracks[i], &c->threads.v[i]);
 			if (r)
@@ -328,23 +332,9 @@ static void put_counter(struct chrome *c, const struct sb_xthread *x, struct tra
 	sb_out_str(&c->t.o, "}}");
 }
 
-/* Close the calls that ended by time `until`; the counter falls back to the caller's share. */
-static void pop_until(struct chrome *c, const struct sb_xthread *x, struct track *t,
-		      int64_t until)
-{
-	int64_t end;
-
-	while (t->depth && t->stack[t->depth - 1].end <= until) {
-		end = t->stack[--t->depth].end;
-		put_counter(c, x, t, end, t->depth ? t->stack[t->depth - 1].share : 0);
-	}
-}
-
 static int share_of(const struct sb_event *e)
 {
-	int64_t dur = e->end - e->start;
-
-	int64_t off = e->metric[SB_METRIC_OFFCPU];
+	int64_t dur = e->end - e->start, off = e->metric[SB_METRIC_OFFCPU];
 
 	if (dur <= 0 || off <= 0)
 		return 0;
@@ -353,19 +343,56 @@ static int share_of(const struct sb_event *e)
 	return (int)((off * 1000 + dur / 2) / dur);
 }
 
+static void put_name(struct chrome *c, uint32_t region)
+{
+	sb_out_str(&c->t.o, ",\"name\":");
+	sb_out_str(&c->t.o, c->names[region]);
+}
+
+static void put_args(struct chrome *c, uint32_t region)
+{
+	sb_out_str(&c->t.o, ",\"args\":{");
+	if (c->sources[region]) {
+		sb_out_str(&c->t.o, "\"source\":");
+		sb_out_str(&c->t.o, c->sources[region]);
+	}
+	sb_out_char(&c->t.o, '}');
+}
+
 /*
- * The counter shows the off-CPU share of the innermost call open on the
- * thread. Calls that overlap their caller without nesting (corrupt input)
- * still get their slice but leave the counter alone.
+ * The end of a call: name and args as at its begin, so that speedscope,
+ * which keys a frame by both, closes the frame it opened.
  */
-static int track_offcpu(struct chrome *c, const struct sb_xthread *x, struct track *t,
-			const struct sb_event *e)
+static void put_end(struct chrome *c, const struct sb_xthread *x, const struct track *t,
+		    const struct frame *f)
+{
+	sb_trace_begin(&c->t, 'E', x->rank, t->tid);
+	sb_out_str(&c->t.o, ",\"ts\":");
+	sb_trace_ts(&c->t, f->end);
+	put_name(c, f->region);
+	put_args(c, f->region);
+	sb_out_char(&c->t.o, '}');
+}
+
+/* Close the calls that ended by time `until`; the counter falls back to the caller's share. */
+static void pop_until(struct chrome *c, const struct sb_xthread *x, struct track *t,
+		      int64_t until)
+{
+	const struct frame *f;
+
+	while (t->depth && t->stack[t->depth - 1].end <= until) {
+		f = &t->stack[--t->depth];
+		if (f->has_end)
+			put_end(c, x, t, f);
+		if (c->offcpu)
+			put_counter(c, x, t, f->end, t->depth ? t->stack[t->depth - 1].share : 0);
+	}
+}
+
+static int push(struct track *t, const struct sb_event *e, uint32_t region)
 {
 	struct frame *q;
 
-	pop_until(c, x, t, e->start);
-	if (t->depth && e->end > t->stack[t->depth - 1].end)
-		return 0;
 	if (t->depth == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
 		q = realloc(t->stack, t->cap * sizeof(*q));
@@ -373,8 +400,7 @@ static int track_offcpu(struct chrome *c, const struct sb_xthread *x, struct tra
 			return -ENOMEM;
 		t->stack = q;
 	}
-	t->stack[t->depth++] = (struct frame){ e->end, share_of(e) };
-	put_counter(c, x, t, e->start, share_of(e));
+	t->stack[t->depth++] = (struct frame){ e->end, region, e->end > e->start, share_of(e) };
 	return 0;
 }
 
@@ -417,27 +443,65 @@ static void put_call_values(struct chrome *c, const struct sb_event *e)
 		sb_out_char(&c->t.o, '}');
 }
 
-static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, int64_t tid)
+/*
+ * A call as a begin event; its end event follows when it closes. A consumer
+ * reads an end as the number written, so a child that ends with its parent
+ * ends at the parent's instant, where an X event's end is ts + dur in the
+ * consumer's doubles and can land after the parent's (speedscope then
+ * closes the wrong frame). A zero-length call is an instant event: its
+ * begin and end could be read in either order at their one instant (as
+ * speedscope does when the instant is its caller's start). A call that
+ * does not nest (complete) is a complete event, which no stack of begins
+ * can hold.
+ */
+static void put_call(struct chrome *c, const struct sb_event *e, uint32_t pair, int64_t tid,
+		     bool complete)
 {
 	const struct sb_pair *q = &c->p->pairs[pair];
+	char ph = complete ? 'X' : e->end <= e->start ? 'i' : 'B';
 
-	sb_trace_begin(&c->t, 'X', q->rank, tid);
+	sb_trace_begin(&c->t, ph, q->rank, tid);
 	sb_out_str(&c->t.o, ",\"ts\":");
 	sb_trace_ts(&c->t, e->start);
-	sb_out_str(&c->t.o, ",\"dur\":");
-	sb_out_us(&c->t.o, (uint64_t)e->end - (uint64_t)e->start);
-	sb_out_str(&c->t.o, ",\"name\":");
-	sb_out_str(&c->t.o, c->names[q->region]);
+	if (ph == 'X') {
+		sb_out_str(&c->t.o, ",\"dur\":");
+		sb_out_us(&c->t.o, e->end > e->start ? (uint64_t)e->end - (uint64_t)e->start : 0);
+	} else if (ph == 'i') {
+		sb_out_str(&c->t.o, ",\"s\":\"t\"");	/* on its thread's track */
+	}
+	put_name(c, q->region);
 	sb_out_str(&c->t.o, ",\"cat\":");
 	sb_out_str(&c->t.o, c->cats[q->region]);
-	sb_out_str(&c->t.o, ",\"args\":{");
-	if (c->sources[q->region]) {
-		sb_out_str(&c->t.o, "\"source\":");
-		sb_out_str(&c->t.o, c->sources[q->region]);
-	}
-	sb_out_char(&c->t.o, '}');
+	put_args(c, q->region);
 	put_call_values(c, e);
 	sb_out_char(&c->t.o, '}');
+}
+
+/*
+ * Calls nest on their thread's stack. One that overlaps its caller without
+ * nesting, or starts before the thread's previous call (a consistent
+ * profile has neither; the threads of a profile without a thread column
+ * share one stack), is kept as a complete event, outside the stack, and
+ * leaves the counter alone.
+ */
+static int put_thread_call(struct chrome *c, const struct sb_xthread *x, struct track *t,
+			   const struct sb_event *e, uint32_t pair)
+{
+	int r;
+
+	pop_until(c, x, t, e->start);
+	if (e->start < t->last_start || (t->depth && e->end > t->stack[t->depth - 1].end)) {
+		put_call(c, e, pair, t->tid, true);
+		return 0;
+	}
+	t->last_start = e->start;
+	r = push(t, e, c->p->pairs[pair].region);
+	if (r)
+		return r;
+	put_call(c, e, pair, t->tid, false);
+	if (c->offcpu)
+		put_counter(c, x, t, e->start, t->stack[t->depth - 1].share);
+	return 0;
 }
 
 /* One rank's calls in start order (threads interleaved, each in nesting order). */
@@ -458,14 +522,11 @@ static int put_rank(struct chrome *c, uint32_t rank)
 				return -EINVAL;	/* every thread with calls is listed */
 			t = &c->tracks[last - c->threads.v];
 		}
-		put_call(c, e, pair, t->tid);
-		if (c->offcpu) {
-			r = track_offcpu(c, last, t, e);
-			if (r)
-				return r;
-		}
+		r = put_thread_call(c, last, t, e, pair);
+		if (r)
+			return r;
 	}
-	for (i = 0; c->offcpu && i < c->threads.n; i++) {
+	for (i = 0; i < c->threads.n; i++) {
 		x = &c->threads.v[i];
 		if (x->rank == rank)
 			pop_until(c, x, &c->tracks[i], INT64_MAX);

@@ -222,7 +222,7 @@ static const struct jv *find_meta(const struct jv *events, const char *name, int
 }
 
 /* The per-call values are in "call"; "args" holds only the region's source. */
-static void check_slice_args(const struct jv *e, int64_t ts)
+static void check_slice_args(const struct jv *e, int64_t ts, int64_t dur)
 {
 	const struct jv *args = jneed(e, "call", J_OBJ);
 	size_t i;
@@ -232,7 +232,7 @@ static void check_slice_args(const struct jv *e, int64_t ts)
 		    (int64_t)calls[i].rank + 1 != jint(e, "pid") ||
 		    calls[i].e.call_id != jint(args, "call_id"))
 			continue;
-		assert_int_equal(jus(e, "dur"), calls[i].e.end - calls[i].e.start);
+		assert_int_equal(dur, calls[i].e.end - calls[i].e.start);
 		assert_int_equal(jint(args, "parent_id"), calls[i].e.parent_id);
 		assert_int_equal(jint(args, "offcpu_ns"), calls[i].e.metric[SB_METRIC_OFFCPU]);
 		return;
@@ -240,11 +240,73 @@ static void check_slice_args(const struct jv *e, int64_t ts)
 	fail_msg("slice at %lld matches no call", (long long)ts);
 }
 
+/* Whether two events have the same member key, written alike. */
+static bool same_member(const struct jv *a, const struct jv *b, const char *key)
+{
+	const struct jv *x = jget(a, key), *y = jget(b, key);
+	size_t i;
+
+	if (!x || !y || x->t != y->t || x->n != y->n)
+		return !x && !y;
+	if (x->t == J_STR)
+		return !strcmp(x->str, y->str);
+	for (i = 0; i < x->n; i++)
+		if (strcmp(x->keys[i], y->keys[i]) || !same_member(x, y, x->keys[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The calls as slices, in the order of their begins: a begin ("B") and the
+ * end ("E") that closes the innermost open begin of its track, with the
+ * same name and args, an instant on its thread ("i", zero-length calls) or
+ * a complete event ("X"). *begin[i] is slice i's first event.
+ */
+static size_t collect_slices(const struct jv *events, struct slice *s, const struct jv **begin,
+			     size_t max)
+{
+	size_t i, k, n = 0, open[16], depth = 0;
+	const struct jv *e;
+	const char *ph;
+
+	for (i = 0; i < events->n; i++) {
+		e = &events->items[i];
+		ph = jstr(e, "ph");
+		if (strcmp(ph, "B") && strcmp(ph, "E") && strcmp(ph, "X") && strcmp(ph, "i"))
+			continue;
+		if (*ph == 'i')
+			assert_string_equal(jstr(e, "s"), "t");
+		if (strcmp(ph, "E")) {
+			assert_true(n < max && depth < 16);
+			s[n] = (struct slice){ jint(e, "pid"), jint(e, "tid"), jus(e, "ts"),
+					       *ph == 'X' ? jus(e, "dur") : *ph == 'i' ? 0 : -1 };
+			begin[n] = e;
+			if (*ph == 'B')
+				open[depth++] = n;
+			n++;
+			continue;
+		}
+		for (k = depth; k-- > 0;)
+			if (s[open[k]].pid == jint(e, "pid") && s[open[k]].tid == jint(e, "tid"))
+				break;
+		if (k == SIZE_MAX)
+			fail_msg("an end at %lld closes nothing", (long long)jus(e, "ts"));
+		if (!same_member(begin[open[k]], e, "name") || !same_member(begin[open[k]], e, "args"))
+			fail_msg("the end at %lld is not the open %s's", (long long)jus(e, "ts"),
+				 jstr(begin[open[k]], "name"));
+		s[open[k]].dur = jus(e, "ts") - s[open[k]].ts;
+		memmove(&open[k], &open[k + 1], (depth - k - 1) * sizeof(open[0]));
+		depth--;
+	}
+	assert_int_equal(depth, 0);
+	return n;
+}
+
 static void test_chrome_trace_ranks_threads_slices_counters(void **state)
 {
 	struct slice s[N_CALLS];
-	const struct jv *events, *e, *meta;
-	size_t i, n = 0, counters = 0;
+	const struct jv *events, *e, *meta, *v, *begin[N_CALLS];
+	size_t i, n, counters = 0;
 	struct sb_profile p;
 	struct jv doc;
 	char *out;
@@ -272,30 +334,30 @@ static void test_chrome_trace_ranks_threads_slices_counters(void **state)
 		e = &events->items[i];
 		jint(e, "pid");
 		jint(e, "tid");
-		if (!strcmp(jstr(e, "ph"), "C")) {
-			const struct jv *v = jneed(jneed(e, "args", J_OBJ), "%", J_NUM);
-
-			assert_true(v->num >= 0 && v->num <= 100);
-			jus(e, "ts");
-			counters++;
+		if (strcmp(jstr(e, "ph"), "C"))
 			continue;
-		}
-		if (strcmp(jstr(e, "ph"), "X"))
-			continue;
-		assert_true(n < N_CALLS);
-		s[n] = (struct slice){ jint(e, "pid"), jint(e, "tid"), jus(e, "ts"),
-				       jus(e, "dur") };
-		check_slice_args(e, s[n].ts);
-		n++;
-		jstr(e, "name");
-		jstr(e, "cat");
+		v = jneed(jneed(e, "args", J_OBJ), "%", J_NUM);
+		assert_true(v->num >= 0 && v->num <= 100);
+		jus(e, "ts");
+		counters++;
+	}
+	n = collect_slices(events, s, begin, N_CALLS);
+	for (i = 0; i < n; i++) {
+		check_slice_args(begin[i], s[i].ts, s[i].dur);
+		jstr(begin[i], "cat");
 	}
 	assert_int_equal(n, N_CALLS);
 	check_nesting(s, n);
 	assert_true(counters > 0);
 
 	/* Units: rank 0's main starts 50 ns after the origin and lasts 900 ns. */
-	expect_has(out, "\"ts\":0.050,\"dur\":0.900,\"name\":\"main\",\"cat\":\"app\"");
+	expect_has(out, "{\"ph\":\"B\",\"pid\":1,\"tid\":4242,\"ts\":0.050,\"name\":\"main\","
+			"\"cat\":\"app\"");
+	expect_has(out, "{\"ph\":\"E\",\"pid\":1,\"tid\":4242,\"ts\":0.950,\"name\":\"main\","
+			"\"args\":{\"source\":\"app.c:10\"}}");
+	/* A zero-length call is an instant on its thread. */
+	expect_has(out, "{\"ph\":\"i\",\"pid\":1,\"tid\":4242,\"ts\":0.250,\"s\":\"t\","
+			"\"name\":\"io,\\\"w\\\"\",");
 	expect_has(out, "\"name\":\"solve\",\"cat\":\"io,mpi\"");
 	expect_has(out, "\"name\":\"io,\\\"w\\\"\",\"cat\":\"region\"");
 	expect_has(out, "\"source\":\"app.c:10\"");
@@ -312,13 +374,14 @@ static void test_chrome_trace_ranks_threads_slices_counters(void **state)
 
 /*
  * speedscope's trace importer keys a frame by name plus the text of "args":
- * every call of a region must give the same key, or each call is a frame of
- * its own and nothing aggregates. Each event is one line.
+ * every call of a region must give the same key, at its begin and at its
+ * end, or each call is a frame of its own and nothing aggregates (or an end
+ * does not close its begin). Each event is one line.
  */
 static void test_chrome_trace_calls_of_a_region_share_one_frame_key(void **state)
 {
-	char *keys[N_CALLS], *line, *save = NULL, *name, *args, *end;
-	size_t i, j, n = 0, distinct = 0, names = 0;
+	char *keys[3 * N_CALLS], *line, *save = NULL, *name, *args, *end;
+	size_t i, j, n = 0, begins = 0, distinct = 0, names = 0, len;
 	struct sb_profile p;
 	char *out;
 
@@ -326,7 +389,7 @@ static void test_chrome_trace_calls_of_a_region_share_one_frame_key(void **state
 	build(&p);
 	out = render(sb_export_chrome_trace, &p, 0);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "{\"ph\":\"X\"", 9))
+		if (strncmp(line, "{\"ph\":", 6) || !strchr("BEXi", line[7]))
 			continue;
 		name = strstr(line, "\"name\":");
 		args = strstr(line, "\"args\":{");
@@ -334,14 +397,21 @@ static void test_chrome_trace_calls_of_a_region_share_one_frame_key(void **state
 		assert_non_null(args);
 		end = strchr(args, '}');
 		assert_non_null(end);
-		assert_true(n < N_CALLS);
-		assert_true(asprintf(&keys[n], "%.*s %.*s", (int)(strstr(name, ",\"cat\":") - name), name,
-				     (int)(end + 1 - args), args) > 0);
+		/* The name runs to the next member: "cat" (B, X, i) or "args" (E). */
+		len = strcspn(name + 7, ",") + 7;
+		while (name[len] && strncmp(name + len, ",\"cat\":", 7) &&
+		       strncmp(name + len, ",\"args\":", 8))
+			len += strcspn(name + len + 1, ",") + 1;
+		assert_true(n < 3 * N_CALLS);
+		assert_true(asprintf(&keys[n++], "%.*s %.*s", (int)len, name, (int)(end + 1 - args),
+				     args) > 0);
+		if (line[7] == 'E')
+			continue;
 		/* The per-call values are still there, outside args. */
 		assert_non_null(strstr(end, "\"call\":{\"call_id\":"));
-		n++;
+		begins++;
 	}
-	assert_int_equal(n, N_CALLS);
+	assert_int_equal(begins, N_CALLS);
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < i && strcmp(keys[j], keys[i]); j++)
 			;
@@ -393,8 +463,10 @@ static void test_chrome_trace_numbers_threads_by_index_when_tids_repeat(void **s
 	out = render(sb_export_chrome_trace, &p, 0);
 	assert_true(json_valid(out));
 	expect_has(out, "\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}");
-	expect_has(out, "\"pid\":1,\"tid\":1,\"ts\":0.050,\"dur\":0.900");
-	expect_has(out, "\"pid\":1,\"tid\":2,\"ts\":0.200,\"dur\":0.200");
+	expect_has(out, "\"pid\":1,\"tid\":1,\"ts\":0.050,\"name\":\"main\"");
+	expect_has(out, "\"pid\":1,\"tid\":1,\"ts\":0.950,\"name\":\"main\"");
+	expect_has(out, "\"pid\":1,\"tid\":2,\"ts\":0.200,\"name\":\"solve\"");
+	expect_has(out, "\"pid\":1,\"tid\":2,\"ts\":0.400,\"name\":\"solve\"");
 	/* Rank 1 keeps its OS tid. */
 	expect_has(out, "\"pid\":2,\"tid\":5252,");
 	free(out);
