@@ -95,7 +95,86 @@ static int sample_types(struct pp *x)
 	return x->prof.sample_type ? 0 : -ENOMEM;
 }
 
-/* One mapping per module; frame_map gives each frame's. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* "libc.so.6", "ld-linux-x86-64.so.2", "[kernel]": not a program a process runs. */
+static bool library_like(const char *module)
+{
+	const char *b = base_name(module), *so;
+
+	if (!b[0] || b[0] == '[')
+		return true;
+	for (so = strstr(b, ".so"); so; so = strstr(so + 1, ".so"))
+		if (so[3] == '\0' || so[3] == '.')
+			return true;
+	return false;
+}
+
+/* Whether module is a process's argv[0]: its command's first word, by file name. */
+static bool runs_as_command(const struct sb_profile *p, const char *module)
+{
+	const char *name = base_name(module), *cmd, *word;
+	size_t i, len;
+
+	for (i = 0; i < p->n_processes; i++) {
+		cmd = p->processes[i].command;
+		if (!cmd)
+			continue;
+		len = strcspn(cmd, " ");
+		for (word = cmd + len; word > cmd && word[-1] != '/'; word--)
+			;
+		if (strlen(name) == (size_t)(cmd + len - word) && !strncmp(name, word, strlen(name)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * pprof takes the first mapping for the program (its "File:" line, the
+ * binary it symbolizes against): a process's argv[0], else the first module
+ * not named as a library. Frame order alone may put ld.so first.
+ */
+static size_t main_mapping(const struct pp *x, size_t n)
+{
+	size_t j, first = n;
+	const char *name;
+
+	for (j = 0; j < n; j++) {
+		name = x->strs[x->maps[j].filename];
+		if (library_like(name))
+			continue;
+		if (runs_as_command(x->p, name))
+			return j;
+		if (first == n)
+			first = j;
+	}
+	return first == n ? 0 : first;
+}
+
+/* Mapping k becomes the first (id 1), the ones before it move up by one. */
+static void move_first(struct pp *x, size_t k)
+{
+	Perftools__Profiles__Mapping m = x->maps[k];
+	uint64_t old;
+	size_t i;
+
+	memmove(&x->maps[1], &x->maps[0], k * sizeof(*x->maps));
+	x->maps[0] = m;
+	for (i = 0; i <= k; i++)
+		x->maps[i].id = i + 1;
+	for (i = 0; i < x->s->n_frames; i++) {
+		old = x->frame_map[i];	/* 0: no mapping */
+		if (old && old <= k + 1)
+			x->frame_map[i] = old == k + 1 ? 1 : old + 1;
+	}
+}
+
+/* One mapping per module, the program's first; frame_map gives each frame's. */
 static int mappings(struct pp *x)
 {
 	size_t i, j, n = 0;
@@ -120,6 +199,8 @@ static int mappings(struct pp *x)
 		}
 		x->frame_map[i] = j + 1;
 	}
+	if (n)
+		move_first(x, main_mapping(x, n));
 	x->prof.n_mapping = n;
 	x->prof.mapping = alloc_ptrs(x->maps, sizeof(*x->maps), n);
 	return x->prof.mapping ? 0 : -ENOMEM;
@@ -266,16 +347,24 @@ static int sample_space(struct pp *x, size_t *n_rows)
 	return x->samples && x->labels && x->loc_ids && x->values ? 0 : -ENOMEM;
 }
 
-/* Labels rank and thread (keys: their string indexes), for pprof -tagfocus and -tagshow. */
+/*
+ * Labels rank and thread (keys: their string indexes), for pprof -tagfocus
+ * and -tagshow. Numbers with a unit, the key's own name, as pprof assumes
+ * for a key without one: pprof drops a label whose num and unit are both
+ * 0 (proto3 writes neither), which was every label of rank 0 or thread 0.
+ */
 static int sample_labels(Perftools__Profiles__Sample *sm, Perftools__Profiles__Label *lb,
 			 const int64_t keys[2], const struct sb_sample *r)
 {
-	lb[0] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-	lb[0].key = keys[0];
-	lb[0].num = r->rank;
-	lb[1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-	lb[1].key = keys[1];
-	lb[1].num = r->thread;
+	int64_t values[2] = { r->rank, r->thread };
+	unsigned k;
+
+	for (k = 0; k < 2; k++) {
+		lb[k] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lb[k].key = keys[k];
+		lb[k].num = values[k];
+		lb[k].num_unit = keys[k];
+	}
 	sm->n_label = r->thread >= 0 ? 2 : 1;
 	sm->label = malloc(2 * sizeof(*sm->label));
 	if (!sm->label)

@@ -728,6 +728,112 @@ static void test_pprof_names_as_users_read_them(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * A label as pprof's decoder keeps it: a string, or a number when num or
+ * its unit is set (proto3 writes neither when 0, and pprof then drops the
+ * label). Its number, or -1 when pprof would not see it.
+ */
+static int64_t pprof_num_label(const struct pbt *prof, const struct pbt *sample, const char *key)
+{
+	const struct pbt *lb;
+	size_t i;
+
+	for (i = 0; (lb = pbt_nth(sample, "label", i)); i++) {
+		if (strcmp(pprof_string(prof, pbt_int(lb, "key", 0)), key))
+			continue;
+		assert_int_equal(pbt_int(lb, "str", 0), 0);
+		if (!pbt_int(lb, "num", 0) && !pbt_int(lb, "num_unit", 0))
+			return -1;
+		/* The unit pprof would assume for the key, written so that a 0 stays. */
+		assert_string_equal(pprof_string(prof, pbt_int(lb, "num_unit", 0)), key);
+		return pbt_int(lb, "num", 0);
+	}
+	return -1;
+}
+
+/* Rank 0 and thread 0 are labels too: pprof -tagfocus=thread=0 finds the samples of thread 0. */
+static void test_pprof_labels_of_rank_and_thread_0_stay(void **state)
+{
+	const struct pbt *sm;
+	struct sb_profile p;
+	struct pbt prof;
+	size_t i, thread0 = 0;
+
+	(void)state;
+	build_samples(&p);
+	decode_profile(&p, &prof);
+	for (i = 0; (sm = pbt_nth(&prof, "sample", i)); i++) {
+		assert_int_equal(pprof_num_label(&prof, sm, "rank"), rows[i].rank);
+		assert_int_equal(pprof_num_label(&prof, sm, "thread"), rows[i].thread);
+		thread0 += pprof_num_label(&prof, sm, "thread") == 0;
+	}
+	assert_int_equal(i, 4);
+	assert_int_equal(thread0, 3);
+	pbt_free(&prof);
+	sb_profile_free(&p);
+}
+
+/* The mapping pprof reads as the program, the first, of its module. */
+static const char *first_mapping(const struct pbt *prof)
+{
+	const struct pbt *m = pbt_nth(prof, "mapping", 0);
+
+	assert_non_null(m);
+	assert_int_equal(pbt_int(m, "id", 0), 1);
+	return pprof_string(prof, pbt_int(m, "filename", 0));
+}
+
+/* Every location's mapping is its frame's module. */
+static void check_location_mappings(const struct sb_profile *p, const struct pbt *prof)
+{
+	const struct pbt *loc, *map;
+	size_t i;
+
+	for (i = 0; i < p->samples.n_frames; i++) {
+		loc = pbt_by_id(prof, "location", (int64_t)i + 1);
+		map = pbt_by_id(prof, "mapping", pbt_int(loc, "mapping_id", 0));
+		assert_non_null(map);
+		assert_string_equal(pprof_string(prof, pbt_int(map, "filename", 0)),
+				    p->samples.frames[i].module);
+	}
+}
+
+/*
+ * pprof names its first mapping as the profile's "File:": the program, not
+ * ld.so, whose frames may come first (a sample in the dynamic loader).
+ */
+static void test_pprof_maps_the_program_first(void **state)
+{
+	static const struct sb_process procs[] = { { 4242, 1, 0, 50, 1100, 0, "./app --x" } };
+	struct sb_profile p;
+	struct pbt prof;
+
+	(void)state;
+	build_samples(&p);
+	free(p.samples.frames[F_COMPUTE].module);
+	p.samples.frames[F_COMPUTE].module = strdup("/lib64/ld-linux-x86-64.so.2");
+	fx_add_processes(&p, procs, 1);
+	decode_profile(&p, &prof);
+	assert_string_equal(first_mapping(&prof), "/app");
+	check_location_mappings(&p, &prof);
+	pbt_free(&prof);
+	/* Without a process that ran it: the first module not named as a library. */
+	p.n_processes = 0;
+	decode_profile(&p, &prof);
+	assert_string_equal(first_mapping(&prof), "/app");
+	check_location_mappings(&p, &prof);
+	pbt_free(&prof);
+	/* argv[0] wins over a program listed before it (a launcher's frames). */
+	free(p.samples.frames[F_COMPUTE].module);
+	p.samples.frames[F_COMPUTE].module = strdup("/usr/bin/mpiexec");
+	p.n_processes = 1;
+	decode_profile(&p, &prof);
+	assert_string_equal(first_mapping(&prof), "/app");
+	check_location_mappings(&p, &prof);
+	pbt_free(&prof);
+	sb_profile_free(&p);
+}
+
 static void build_mangled(struct sb_profile *p)
 {
 	build_samples(p);
@@ -822,6 +928,8 @@ int main(void)
 		cmocka_unit_test(test_pprof_one_kind_one_sample_type),
 		cmocka_unit_test(test_pprof_stacks_end_in_the_region_path),
 		cmocka_unit_test(test_pprof_names_as_users_read_them),
+		cmocka_unit_test(test_pprof_labels_of_rank_and_thread_0_stay),
+		cmocka_unit_test(test_pprof_maps_the_program_first),
 		cmocka_unit_test(test_command_writes_both_kinds),
 		cmocka_unit_test(test_command_no_demangle),
 	};
