@@ -11,10 +11,14 @@
 #define PF_MAX_METRICS (1 + SB_COUNTER_SLOTS)
 
 /*
- * A per-call metric shown as a counter track per thread: the value of the
- * innermost open call, as the Chrome trace's off-CPU counter does; off-CPU
- * time as a share of the call, counters as a rate, so that a long call
- * does not dwarf its children.
+ * A per-call metric shown as a counter track per thread. Off-CPU time: the
+ * share of the innermost open call, as the Chrome trace's off-CPU counter
+ * shows it. A counted event (record -e): the thread's count so far, which
+ * takes each call's count where the call ends (the profile knows how much a
+ * call counted, not when within it), so that over any call the track rises
+ * by the call's count, where a rate in whole events per microsecond would
+ * round software events, a few per millisecond, to 0. Perfetto's UI shows
+ * such a track as a rate or as deltas too.
  */
 struct pf_metric {
 	unsigned id;		/* column */
@@ -29,6 +33,7 @@ struct pf_thread {
 	int64_t *vals;		/* and their metric values, n_metrics a call */
 	size_t depth;
 	size_t cap;
+	int64_t count[PF_MAX_METRICS];	/* counted events: the thread's count so far */
 	int64_t shown[PF_MAX_METRICS];	/* the values last written */
 };
 
@@ -67,32 +72,39 @@ static void counter_name(const struct sb_profile *p, unsigned i, char *buf, size
 static void find_metrics(struct pf *x)
 {
 	unsigned i, slots = sb_profile_counter_slots(x->p);
-	char name[64];
 
 	if (x->p->columns & SB_COL_OFFCPU) {
 		x->metrics[x->n_metrics].id = SB_METRIC_OFFCPU;
 		snprintf(x->metrics[x->n_metrics++].name, sizeof(x->metrics[0].name), "off-CPU %%");
 	}
 	for (i = 0; i < slots; i++) {
-		counter_name(x->p, i, name, sizeof(name));
-		x->metrics[x->n_metrics].id = SB_METRIC_COUNTER + i;
-		snprintf(x->metrics[x->n_metrics++].name, sizeof(x->metrics[0].name), "%s per us",
-			 name);
+		counter_name(x->p, i, x->metrics[x->n_metrics].name, sizeof(x->metrics[0].name));
+		x->metrics[x->n_metrics++].id = SB_METRIC_COUNTER + i;
 	}
 }
 
-/* Metric k of call e: off-CPU percent of its time, a counter per microsecond; 0 unknown. */
-static int64_t metric_value(const struct pf *x, unsigned k, const struct sb_event *e)
+static bool is_count(const struct pf *x, unsigned k)
+{
+	return x->metrics[k].id != SB_METRIC_OFFCPU;
+}
+
+/*
+ * Metric k of call e as its open call keeps it: the off-CPU percent of its
+ * time (0 unknown); for a counted event, the thread's count once e has ended.
+ */
+static int64_t metric_value(const struct pf *x, const struct pf_thread *t, unsigned k,
+			    const struct sb_event *e)
 {
 	int64_t v = sb_event_metric(x->p, e, x->metrics[k].id), dur = e->end - e->start;
-	__int128 rate;
 
+	if (is_count(x, k)) {
+		if (v <= 0)
+			return t->count[k];
+		return v > INT64_MAX - t->count[k] ? INT64_MAX : t->count[k] + v;
+	}
 	if (v <= 0 || dur <= 0)
 		return 0;
-	if (x->metrics[k].id == SB_METRIC_OFFCPU)
-		return v >= dur ? 100 : (v * 100 + dur / 2) / dur;
-	rate = ((__int128)v * 1000 + dur / 2) / dur;
-	return rate > INT64_MAX ? INT64_MAX : (int64_t)rate;
+	return v >= dur ? 100 : (v * 100 + dur / 2) / dur;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -168,6 +180,9 @@ static int put_counters(struct pf *x, struct pf_thread *t, const char *thread)
 	for (k = 0; k < x->n_metrics; k++) {
 		if (asprintf(&name, "%s %s", x->metrics[k].name, thread) < 0)
 			return -ENOMEM;
+		cd.has_unit = is_count(x, k);
+		cd.unit = cd.has_unit ? PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT :
+					PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_UNSPECIFIED;
 		d = (Perfetto__Protos__TrackDescriptor)PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
 		d.has_parent_uuid = true;
 		d.parent_uuid = t->uuid;
@@ -226,20 +241,42 @@ static int put_threads(struct pf *x)
 	return r ? r : x->w.err;
 }
 
-/* The end of the innermost open call: the metrics fall back to the caller's values. */
-static void pop(struct pf *x, struct pf_thread *t)
+/* A slice begin or end on t, with the metrics' values where any of them changed. */
+static void put_event(struct pf *x, struct pf_thread *t, int64_t ts, unsigned type,
+		      uint64_t name_iid, const int64_t *vals)
 {
-	static const int64_t none[PF_MAX_METRICS];
-	int64_t end = t->ends[--t->depth];
-	const int64_t *vals = t->depth ? &t->vals[(t->depth - 1) * x->n_metrics] : none;
 	size_t len = x->n_metrics * sizeof(*vals);
 
 	if (!len || !memcmp(t->shown, vals, len)) {
-		pf_event(&x->w, &t->seq, end, PF_SLICE_END, 0, NULL, 0);
+		pf_event(&x->w, &t->seq, ts, type, name_iid, NULL, 0);
 		return;
 	}
 	memcpy(t->shown, vals, len);
-	pf_event(&x->w, &t->seq, end, PF_SLICE_END, 0, t->shown, x->n_metrics);
+	pf_event(&x->w, &t->seq, ts, type, name_iid, t->shown, x->n_metrics);
+}
+
+/*
+ * The end of the innermost open call: the off-CPU share falls back to the
+ * caller's, a counted event's track takes the call's count.
+ */
+static void pop(struct pf *x, struct pf_thread *t)
+{
+	int64_t end = t->ends[--t->depth], vals[PF_MAX_METRICS];
+	const int64_t *call = &t->vals[t->depth * x->n_metrics];
+	const int64_t *caller = t->depth ? call - x->n_metrics : NULL;
+	unsigned k;
+
+	for (k = 0; k < x->n_metrics; k++) {
+		if (is_count(x, k)) {
+			/* Never back: children that counted more than their caller keep it. */
+			if (call[k] > t->count[k])
+				t->count[k] = call[k];
+			vals[k] = t->count[k];
+		} else {
+			vals[k] = caller ? caller[k] : 0;
+		}
+	}
+	put_event(x, t, end, PF_SLICE_END, 0, vals);
 }
 
 static void pop_until(struct pf *x, struct pf_thread *t, int64_t until)
@@ -268,9 +305,8 @@ static int grow(struct pf *x, struct pf_thread *t)
 static int put_call(struct pf *x, struct pf_thread *t, const struct sb_event *e, uint32_t pair)
 {
 	uint32_t region = x->p->pairs[pair].region;
-	int64_t *vals;
+	int64_t *call, vals[PF_MAX_METRICS];
 	unsigned k;
-	bool changed = false;
 
 	pop_until(x, t, e->start);
 	if (t->depth && e->end > t->ends[t->depth - 1]) {
@@ -280,16 +316,13 @@ static int put_call(struct pf *x, struct pf_thread *t, const struct sb_event *e,
 	if (t->depth == t->cap && grow(x, t))
 		return -ENOMEM;
 	t->ends[t->depth] = e->end;
-	vals = &t->vals[t->depth++ * x->n_metrics];
+	call = &t->vals[t->depth++ * x->n_metrics];
 	for (k = 0; k < x->n_metrics; k++) {
-		vals[k] = metric_value(x, k, e);
-		changed |= vals[k] != t->shown[k];
+		call[k] = metric_value(x, t, k, e);
+		vals[k] = is_count(x, k) ? t->count[k] : call[k];
 	}
-	if (changed)
-		memcpy(t->shown, vals, x->n_metrics * sizeof(*vals));
 	pf_intern(&x->w, &t->seq, region + 1, x->p->regions[region].name);
-	pf_event(&x->w, &t->seq, e->start, PF_SLICE_BEGIN, region + 1, changed ? vals : NULL,
-		 x->n_metrics);
+	put_event(x, t, e->start, PF_SLICE_BEGIN, region + 1, vals);
 	return 0;
 }
 
@@ -324,6 +357,7 @@ static int put_rank(struct pf *x, uint32_t rank)
 static int start_sequences(struct pf *x)
 {
 	struct pf_thread *t;
+	unsigned k;
 	size_t i;
 	int r;
 
@@ -331,6 +365,9 @@ static int start_sequences(struct pf *x)
 		t = &x->t[i];
 		if (!x->threads.v[i].calls)
 			continue;
+		/* A counted event's track starts at 0 with the thread's first call. */
+		for (k = 0; k < x->n_metrics; k++)
+			t->shown[k] = is_count(x, k) ? -1 : 0;
 		r = pf_seq_start(&x->w, &t->seq, t->uuid, t->counters, x->n_metrics,
 				 x->p->n_regions);
 		if (r)

@@ -44,12 +44,14 @@ static int export_to(int (*fn)(FILE *, const struct sb_profile *, struct sb_erro
 #define MAX_SEQ 32
 #define MAX_IID 32
 #define MAX_OPEN 16
+#define MAX_COUNTERS 256
 
 struct got_slice {
 	uint64_t track;
 	char *name;
 	int64_t start, end;
 	unsigned depth;
+	int64_t c_begin, c_end;	/* the first counter's value after its begin, after its end */
 };
 
 struct got_counter {
@@ -64,6 +66,7 @@ struct replay {
 	int64_t now[MAX_SEQ];
 	uint64_t track_of[MAX_SEQ];
 	uint64_t counter_of[MAX_SEQ];
+	int64_t counter_now[MAX_SEQ];	/* the first counter's latest value */
 	char *names[MAX_SEQ][MAX_IID];
 	/* open slices per track */
 	struct got_slice open[MAX_UUID][MAX_OPEN];
@@ -71,7 +74,7 @@ struct replay {
 	unsigned begins[MAX_UUID], ends[MAX_UUID];
 	struct got_slice slices[256];
 	size_t n_slices;
-	struct got_counter counters[256];
+	struct got_counter counters[MAX_COUNTERS];
 	size_t n_counters;
 };
 
@@ -123,7 +126,7 @@ static void replay_event(struct replay *r, uint32_t seq, const struct pbt *pk)
 	const char *type = pbt_str(ev, "type");
 	uint64_t track = r->track_of[seq];
 	struct got_slice *s;
-	size_t i;
+	size_t i, first_value = 0;
 
 	/* The default clock is the sequence's incremental one: timestamps are deltas. */
 	assert_null(pbt_get(pk, "timestamp_clock_id"));
@@ -131,14 +134,18 @@ static void replay_event(struct replay *r, uint32_t seq, const struct pbt *pk)
 	assert_int_equal(pbt_int(pk, "sequence_flags", 0), 2);
 	assert_true(track > 0 && track < MAX_UUID);
 	for (i = 0; i < ev->n; i++)
-		if (!strcmp(ev->kids[i].key, "extra_counter_values"))
+		if (!strcmp(ev->kids[i].key, "extra_counter_values")) {
+			assert_true(r->n_counters < MAX_COUNTERS);
 			r->counters[r->n_counters++] = (struct got_counter){
 				r->counter_of[seq], r->now[seq], strtoll(ev->kids[i].val, NULL, 10) };
+			if (!first_value++)
+				r->counter_now[seq] = r->counters[r->n_counters - 1].value;
+		}
 	if (!strcmp(type, "TYPE_SLICE_BEGIN")) {
 		assert_true(r->depth[track] < MAX_OPEN);
 		s = &r->open[track][r->depth[track]];
 		*s = (struct got_slice){ track, r->names[seq][pbt_int(ev, "name_iid", 0)],
-					 r->now[seq], -1, r->depth[track] };
+					 r->now[seq], -1, r->depth[track], r->counter_now[seq], -1 };
 		if (!s->name)
 			fail_msg("name iid %lld used before it was interned",
 				 (long long)pbt_int(ev, "name_iid", 0));
@@ -150,6 +157,7 @@ static void replay_event(struct replay *r, uint32_t seq, const struct pbt *pk)
 	assert_true(r->depth[track] > 0);
 	s = &r->open[track][--r->depth[track]];
 	s->end = r->now[seq];
+	s->c_end = r->counter_now[seq];
 	assert_true(s->end >= s->start);
 	r->slices[r->n_slices++] = *s;
 	r->ends[track]++;
@@ -407,15 +415,31 @@ static void test_perfetto_leaves_out_calls_that_do_not_nest(void **state)
 	sb_profile_free(&p);
 }
 
-/* A counted event (record -e) is a counter track per thread: the innermost call's count per us. */
-static void test_perfetto_counter_rates_per_thread(void **state)
+/* The counter track of pf's (one) thread whose name starts with name; fails when none. */
+static uint64_t counter_track(const struct replay *r, const char *name)
+{
+	uint64_t k;
+
+	for (k = 1; k < MAX_UUID; k++)
+		if (r->desc[k] && pbt_get(r->desc[k], "counter") &&
+		    !strncmp(pbt_str(r->desc[k], "name"), name, strlen(name)))
+			return k;
+	fail_msg("no counter track %s", name);
+	return 0;
+}
+
+/*
+ * A counted event (record -e) is a counter track per thread of its count so
+ * far: it rises by a call's count where the call ends, so that over any
+ * call it rises by the call's count, and ends at the thread's total.
+ */
+static void test_perfetto_counters_count_per_thread(void **state)
 {
 	static const struct fx_call tree[] = {
 		{ "a", 100, 300, 1, -1, 0 },
 		{ "b", 150, 250, 2, 1, 0 },
 	};
-	static const int64_t want[][2] = { { 100, 20000 }, { 150, 5000 }, { 250, 20000 },
-					   { 300, 0 } };
+	static const int64_t want[][2] = { { 100, 0 }, { 250, 500 }, { 300, 4000 } };
 	struct sb_profile p;
 	struct pbt trace;
 	struct replay *r = calloc(1, sizeof(*r));
@@ -428,13 +452,73 @@ static void test_perfetto_counter_rates_per_thread(void **state)
 	sb_event_set_metric(&p, 0, SB_METRIC_COUNTER, 4000);	/* a: 4000 in 200 ns */
 	sb_event_set_metric(&p, 1, SB_METRIC_COUNTER, 500);	/* b: 500 in 100 ns */
 	assert_int_equal(sb_profile_set_str(&p, "counter_events", "instructions"), 0);
-	decode_trace(&p, "rates.pftrace", &trace, r, 0);
-	assert_int_equal(r->n_counters, 4);
+	decode_trace(&p, "counts.pftrace", &trace, r, 0);
+	assert_int_equal(r->n_counters, 3);
 	assert_string_equal(pbt_str(r->desc[r->counters[0].track], "name"),
-			    "instructions per us app (tid 42)");
-	for (i = 0; i < 4; i++) {
+			    "instructions app (tid 42)");
+	assert_string_equal(pbt_str(pbt_get(r->desc[r->counters[0].track], "counter"), "unit"),
+			    "UNIT_COUNT");
+	for (i = 0; i < 3; i++) {
 		assert_int_equal(r->counters[i].ts, want[i][0]);
 		assert_int_equal(r->counters[i].value, want[i][1]);
+	}
+	pbt_free(&trace);
+	free(r);
+	sb_profile_free(&p);
+}
+
+/*
+ * Software events count a few per call, over calls of a millisecond
+ * (report --counters: 382 page faults): what the trace shows adds up to
+ * the profile's counts, per call and per thread, however slow the rate.
+ */
+static void test_perfetto_counts_add_up_to_the_profile(void **state)
+{
+	static const struct fx_call tree[] = {
+		{ "solve", 100, 1000100, 1, -1, 0 },
+		{ "solve", 2000000, 3000000, 4, -1, 0 },
+		{ "assemble", 200, 500200, 2, 1, 0 },
+		{ "assemble", 600000, 900000, 3, 1, 0 },
+	};
+	static const int64_t faults[] = { 382, 10, 94, 2 };
+	const struct got_slice *s;
+	struct sb_profile p;
+	struct pbt trace;
+	struct replay *r = calloc(1, sizeof(*r));
+	int64_t total = 0, last = -1;
+	uint64_t track;
+	size_t i, k;
+
+	(void)state;
+	fx_call_tree(&p, tree, 4, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID |
+			 SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER_EXCL));
+	assert_int_equal(sb_profile_alloc_counters(&p), 0);
+	for (i = 0; i < 4; i++) {
+		sb_event_set_metric(&p, i, SB_METRIC_COUNTER, faults[i]);
+		total += tree[i].parent < 0 ? faults[i] : 0;
+	}
+	assert_int_equal(sb_profile_set_str(&p, "counter_events", "page-faults"), 0);
+	decode_trace(&p, "faults.pftrace", &trace, r, 0);
+	track = counter_track(r, "page-faults ");
+	for (i = 0; i < r->n_counters; i++) {
+		assert_int_equal(r->counters[i].track, track);
+		assert_true(r->counters[i].value >= last);
+		last = r->counters[i].value;
+	}
+	/* The thread's count: the top-level calls' counts, every call's own count summed. */
+	assert_int_equal(last, total);
+	assert_int_equal(total, 392);
+	/* Over each call, the track rises by the call's count. */
+	assert_int_equal(r->n_slices, 4);
+	for (i = 0; i < r->n_slices; i++) {
+		s = &r->slices[i];
+		for (k = 0; k < 4 && (tree[k].start != s->start || tree[k].end != s->end); k++)
+			;
+		assert_true(k < 4);
+		if (s->c_end - s->c_begin != faults[k])
+			fail_msg("%s at %lld: the track rises by %lld, not by its %lld faults", s->name,
+				 (long long)s->start, (long long)(s->c_end - s->c_begin),
+				 (long long)faults[k]);
 	}
 	pbt_free(&trace);
 	free(r);
@@ -920,7 +1004,8 @@ int main(void)
 		cmocka_unit_test(test_perfetto_slices_are_the_calls_nested),
 		cmocka_unit_test(test_perfetto_offcpu_counter_follows_the_innermost_call),
 		cmocka_unit_test(test_perfetto_leaves_out_calls_that_do_not_nest),
-		cmocka_unit_test(test_perfetto_counter_rates_per_thread),
+		cmocka_unit_test(test_perfetto_counters_count_per_thread),
+		cmocka_unit_test(test_perfetto_counts_add_up_to_the_profile),
 		cmocka_unit_test(test_perfetto_thread_of_a_rank_without_calls),
 		cmocka_unit_test(test_perfetto_gpu_lanes),
 		cmocka_unit_test(test_perfetto_empty_profile_decodes),
