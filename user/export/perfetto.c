@@ -177,12 +177,12 @@ static int put_counters(struct pf *x, struct pf_thread *t, const char *thread)
 	char *name;
 	unsigned k;
 
+	/* Set for the counted events only. */
+	cd.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
 	for (k = 0; k < x->n_metrics; k++) {
 		if (asprintf(&name, "%s %s", x->metrics[k].name, thread) < 0)
 			return -ENOMEM;
 		cd.has_unit = is_count(x, k);
-		cd.unit = cd.has_unit ? PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT :
-					PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_UNSPECIFIED;
 		d = (Perfetto__Protos__TrackDescriptor)PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
 		d.has_parent_uuid = true;
 		d.parent_uuid = t->uuid;

@@ -119,7 +119,7 @@ static bool library_like(const char *module)
 static bool runs_as_command(const struct sb_profile *p, const char *module)
 {
 	const char *name = base_name(module), *cmd, *word;
-	size_t i, len;
+	size_t i, len, n = strlen(name);
 
 	for (i = 0; i < p->n_processes; i++) {
 		cmd = p->processes[i].command;
@@ -128,7 +128,7 @@ static bool runs_as_command(const struct sb_profile *p, const char *module)
 		len = strcspn(cmd, " ");
 		for (word = cmd + len; word > cmd && word[-1] != '/'; word--)
 			;
-		if (strlen(name) == (size_t)(cmd + len - word) && !strncmp(name, word, strlen(name)))
+		if ((size_t)(cmd + len - word) == n && !strncmp(name, word, n))
 			return true;
 	}
 	return false;

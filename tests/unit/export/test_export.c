@@ -291,7 +291,8 @@ static size_t collect_slices(const struct jv *events, struct slice *s, const str
 				break;
 		if (k == SIZE_MAX)
 			fail_msg("an end at %lld closes nothing", (long long)jus(e, "ts"));
-		if (!same_member(begin[open[k]], e, "name") || !same_member(begin[open[k]], e, "args"))
+		if (!same_member(begin[open[k]], e, "name") ||
+		    !same_member(begin[open[k]], e, "args"))
 			fail_msg("the end at %lld is not the open %s's", (long long)jus(e, "ts"),
 				 jstr(begin[open[k]], "name"));
 		s[open[k]].dur = jus(e, "ts") - s[open[k]].ts;

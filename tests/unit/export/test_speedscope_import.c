@@ -16,6 +16,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +43,12 @@ static int64_t rnd(int64_t below)
 {
 	rnd_state = rnd_state * 6364136223846793005ULL + 1442695040888963407ULL;
 	return (int64_t)((rnd_state >> 33) % (uint64_t)below);
+}
+
+static struct sb_event call(int64_t start, int64_t end, size_t thread, int64_t id,
+			    int64_t parent)
+{
+	return (struct sb_event){ start, end, (int64_t)thread, id, parent, { -1, -1 } };
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -75,11 +82,9 @@ static void build_omp(struct sb_profile *p)
 			len = 1000000 + rnd(1000000);
 			end = rnd(3) ? s + len - 1 - rnd(5000) : s + len;
 			id = (int64_t)n * 3 + 1;
-			ev[SOLVE][n] = (struct sb_event){ s, s + len, (int64_t)k, id, -1, { -1, -1 } };
-			ev[PARALLEL][n] = (struct sb_event){ s + 1 + rnd(2000), end, (int64_t)k, id + 1,
-							     id, { -1, -1 } };
-			ev[JOIN][n] = (struct sb_event){ end - 1 - rnd(3000), end, (int64_t)k, id + 2,
-							 id + 1, { -1, -1 } };
+			ev[SOLVE][n] = call(s, s + len, k, id, -1);
+			ev[PARALLEL][n] = call(s + 1 + rnd(2000), end, k, id + 1, id);
+			ev[JOIN][n] = call(end - 1 - rnd(3000), end, k, id + 2, id + 1);
 		}
 	}
 	for (r = 0; r < N_REGIONS; r++) {
@@ -171,8 +176,8 @@ static void check_tree(const struct rebuilt *b, size_t want)
 			fail_msg("%s [%.17g, %.17g] is not inside its parent %s [%.17g, %.17g]",
 				 f->name, f->start, f->end, up->name, up->start, up->end);
 		if (f->call_id >= 0 && f->parent_id != (up ? up->call_id : -1))
-			fail_msg("call %lld (%s) is under call %lld, not %lld", (long long)f->call_id,
-				 f->name, (long long)(up ? up->call_id : -1),
+			fail_msg("call %lld (%s) is under call %lld, not %lld",
+				 (long long)f->call_id, f->name, (long long)(up ? up->call_id : -1),
 				 (long long)f->parent_id);
 	}
 }
@@ -355,29 +360,38 @@ static void match_end(struct tev *e, size_t n, const struct tev *open)
 			}
 }
 
+/* The begin first when it is earlier, or at one instant when it has the end's key. */
+static bool begin_first(const struct tev *be, const struct tev *ee)
+{
+	if (!be || !ee)
+		return be;
+	return be->ts < ee->ts || (be->ts == ee->ts && !strcmp(be->key, ee->key));
+}
+
 static void replay_thread(struct queues *q, struct rebuilt *b)
 {
-	const struct tev *open[64];
+	const struct tev *open[64], *top;
 	size_t ib = 0, ie = 0, depth = 0;
 	struct tev *be, *ee;
 
 	while (ib < q->nb || ie < q->ne) {
 		be = ib < q->nb ? &q->b[ib] : NULL;
 		ee = ie < q->ne ? &q->e[ie] : NULL;
-		if (be && (!ee || be->ts < ee->ts || (be->ts == ee->ts && !strcmp(be->key, ee->key)))) {
+		if (begin_first(be, ee)) {
 			assert_true(depth < 64);
 			open[depth++] = be;
 			enter(b, be->name, be->ts, be->call_id, be->parent_id);
 			ib++;
 			continue;
 		}
-		if (depth)
-			match_end(ee, q->ne - ie, open[depth - 1]);
 		if (!depth)
-			fail_msg("ts=%.17g: tried to end \"%s\" with nothing open", ee->ts, ee->key);
-		if (strcmp(ee->name, open[depth - 1]->name) || strcmp(ee->key, open[depth - 1]->key))
-			fail_msg("ts=%.17g: tried to end \"%s\" when \"%s\" was on the top of the stack",
-				 ee->ts, ee->key, open[depth - 1]->key);
+			fail_msg("ts=%.17g: tried to end \"%s\" with nothing open", ee->ts,
+				 ee->key);
+		top = open[depth - 1];
+		match_end(ee, q->ne - ie, top);
+		if (strcmp(ee->name, top->name) || strcmp(ee->key, top->key))
+			fail_msg("ts=%.17g: tried to end \"%s\" when \"%s\" was on the top of the "
+				 "stack", ee->ts, ee->key, top->key);
 		depth--;
 		leave(b, ee->ts);
 		ie++;
