@@ -667,7 +667,8 @@ static void test_large_spt_report_stays_small(void **state)
 	/* Holding the calls takes over 100 bytes each (300 MiB); the tree takes a few KiB. */
 	r = run_bounded(report_big, path, SANITIZED ? 0 : 256 * MiB, 60);
 	expect_exit(&r, 0, 10.0);
-	if (r.max_rss_kb > 96 * 1024)
+	/* ASan's shadow and quarantine add their part: the plain build holds the tight bound. */
+	if (r.max_rss_kb > (SANITIZED ? 128 : 96) * 1024)
 		fail_msg("report of %u calls peaked at %ld KiB", BIG_CALLS, r.max_rss_kb);
 	/* An export needs every call: past the machine's memory that is bad input too, exit 2. */
 	if (!SANITIZED) {
