@@ -505,6 +505,76 @@ static void test_small_cgroup_bounds_the_queue(void **state)
 	sb_profile_free(&p);
 }
 
+/* Calls of region name on every rank. */
+static uint64_t calls_of(const struct sb_profile *p, const char *name)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++)
+		if (!strcmp(p->regions[p->pairs[i].region].name, name))
+			n += p->pairs[i].count;
+	return n;
+}
+
+/*
+ * Sixteen processes of eight threads flood with --buffer 32M in a 512 MiB
+ * memory cgroup that holds the recorder and the job (their rings: 256 MiB):
+ * every ring is full when they end. The last passes take what the rings hold
+ * a queue's worth at a time, so the profile is written, and every call made
+ * is in it or counted. The last pass once took what all
+ * the rings held at once (2 MiB a thread, in the recorder's memory too): the
+ * kernel killed the recorder and no file was written (at 640 MiB too).
+ */
+static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
+{
+	char out[300], path[512], name[32], dir[400], procs[450], script[600], line[64];
+	struct sb_profile p;
+	long calls = -1;
+	int status, i, fd = -1;
+	pid_t rec;
+	FILE *f;
+
+	(void)state;
+	require_bpf();
+	snprintf(name, sizeof(name), "sb-test-last-%d", (int)getpid());
+	if (!make_memory_cgroup(name, 512ull << 20, dir, sizeof(dir))) {
+		if (!strcmp(env_or("CI", ""), "true"))
+			fail_msg("no memory cgroup could be made (v2 memory.max or v1 memory controller)");
+		fprintf(stderr, "skipping: no memory cgroup could be made here\n");
+		skip();
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	snprintf(script, sizeof(script), "echo $$ > %s && exec \"$@\"", procs);
+	{
+		char *argv[] = { "/bin/sh", "-c", script, "sh", (char *)scope_bin(), "record", "-q",
+				 "--buffer", "32M", "-o",
+				 (char *)tmp_file("last_drain.h5", out, sizeof(out)), "--",
+				 (char *)app_path("fast_flood", path, sizeof(path)), "8", "1", "16",
+				 NULL };
+
+		rec = spawn(argv, NULL, &fd);
+	}
+	f = fdopen(fd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "calls %ld", &calls);
+	fclose(f);
+	status = wait_status(rec);
+	for (i = 0; i < 40 && rmdir(dir) && errno == EBUSY; i++)
+		sleep_ms(50);
+	assert_int_equal(status, 0);
+	assert_true(calls > 0);
+	load_profile(out, &p);
+	assert_true(meta_int(&p, "fast_records_dropped") > 0);
+	assert_int_equal(meta_int(&p, "fast_records") + meta_int(&p, "fast_records_dropped"),
+			 2 * calls);
+	/* A call whose begin was taken and its end not is an open call, its end a dropped record. */
+	assert_int_equal((int64_t)calls_of(&p, "flood") * 2 + meta_int(&p, "fast_records_dropped") +
+			 meta_int(&p, "open_calls_dropped"), 2 * calls);
+	sb_profile_free(&p);
+}
+
 /* -p twice in a row: the second recording finds the memory the first one had it make. */
 static void test_attach_again_reuses_the_memory(void **state)
 {
@@ -576,18 +646,6 @@ static void test_closed_memfd_is_found_by_its_mapping(void **state)
 	fclose(f);
 }
 
-/* Calls of region name on every rank. */
-static uint64_t calls_of(const struct sb_profile *p, const char *name)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < p->n_pairs; i++)
-		if (!strcmp(p->regions[p->pairs[i].region].name, name))
-			n += p->pairs[i].count;
-	return n;
-}
-
 /*
  * 500 children forked without exec, 50 alive at once, each with its own
  * memory: each is held until the recorder took it, however far behind the
@@ -651,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_duration_holds_through_a_backlog),
 		cmocka_unit_test(test_stalled_drainer_is_stood_in_for),
 		cmocka_unit_test(test_small_cgroup_bounds_the_queue),
+		cmocka_unit_test(test_last_drain_keeps_to_the_budget_in_a_cgroup),
 		cmocka_unit_test(test_every_record_is_kept_or_counted),
 		cmocka_unit_test(test_attach_again_reuses_the_memory),
 		cmocka_unit_test(test_closed_memfd_is_found_by_its_mapping),

@@ -55,9 +55,9 @@ const struct sb_health_key sb_health_keys[] = {
 	  "more than " XSTR(SB_CTR_MAX_THREADS) " threads were counted at once, or their events "
 	  "could not be opened; their calls' counts are unknown" },
 	{ "fast_records_dropped", "fast-path records were dropped", "fast dropped",
-	  "a thread's ring in shared memory was full (the recorder fell behind: its queue "
-	  "full, see record --buffer, memory short, or more busy writers than CPUs); their "
-	  "regions are undercounted" },
+	  "a thread's ring in shared memory was full, or still held them when recording ended "
+	  "(the recorder fell behind: its queue full, see record --buffer, memory short, or "
+	  "more busy writers than CPUs); their regions are undercounted" },
 	{ "fast_records_invalid", "fast-path records were invalid", "fast invalid",
 	  "records the recorder could not use: a ring lapped or rewritten by the process, a "
 	  "site never named, or time running backwards; their calls were not recorded" },

@@ -947,6 +947,64 @@ static void test_forged_counts_stay_bounded(void **state)
 	unforge(&f, SIZE);
 }
 
+/* After the end, drains stop where the recording's records did: later ones are not its. */
+static void test_records_after_the_end_are_not_read(void **state)
+{
+	struct sb_fast_mem_stats st;
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct got g = { 0 };
+	struct forged f;
+
+	(void)state;
+	got_reset(&g);
+	forge(&f, "scope-bpf-fast", SIZE);
+	f.slots[0].tid = my_tid();
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	write_recs(&f, 0, 0, 100);
+	assert_int_equal(sb_fast_mem_unread(m, 0), 100);
+	sb_fast_mem_end(m);
+	write_recs(&f, 0, 100, 150);
+	assert_int_equal(sb_fast_mem_unread(m, 0), 100);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 100);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 0);
+	assert_int_equal(g.time[99], 99);
+	assert_int_equal(sb_fast_mem_unread(m, 0), 0);
+	sb_fast_mem_stats(m, &st);
+	assert_int_equal(st.unread, 0);
+	sb_fast_mem_close(m);
+	unforge(&f, SIZE);
+	got_free(&g);
+}
+
+/* Records of the recording the recorder had no room for at the end are counted, not forgotten. */
+static void test_records_left_unread_at_the_end_are_counted(void **state)
+{
+	struct sb_fast_mem_stats st;
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct got g = { 0 };
+	struct forged f;
+
+	(void)state;
+	got_reset(&g);
+	forge(&f, "scope-bpf-fast", SIZE);
+	f.slots[3].tid = my_tid();
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	write_recs(&f, 3, 0, RING);
+	sb_fast_mem_end(m);
+	g.fail_at = 1000;
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), -EIO);
+	sb_fast_mem_stats(m, &st);
+	assert_int_equal(st.records, 1000);
+	assert_int_equal(st.unread, RING - 1000);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.records + st.unread, RING);
+	sb_fast_mem_close(m);
+	unforge(&f, SIZE);
+	got_free(&g);
+}
+
 /* Drops after the recording's end (threads go on writing while the recorder nests) are not its. */
 static void test_drops_after_the_end_are_not_counted(void **state)
 {
@@ -1049,6 +1107,8 @@ int main(void)
 		cmocka_unit_test(test_slots_of_threads_gone_before_adoption_are_freed),
 		cmocka_unit_test(test_slot_of_a_thread_still_listed_is_freed_by_a_later_drain),
 		cmocka_unit_test(test_forged_counts_stay_bounded),
+		cmocka_unit_test(test_records_after_the_end_are_not_read),
+		cmocka_unit_test(test_records_left_unread_at_the_end_are_counted),
 		cmocka_unit_test(test_drops_after_the_end_are_not_counted),
 		cmocka_unit_test(test_drain_throughput),
 	};

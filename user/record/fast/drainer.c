@@ -239,6 +239,9 @@ long sb_fast_drainer_pass(struct sb_fast_drainer *d)
 {
 	long total;
 
+	/* Once the warming thread has stopped, each of the last passes looks at the memory itself. */
+	if (__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
+		sb_fast_queue_may_grow(&d->queue, memory_to_spare(d));
 	pthread_mutex_lock(&d->lock);
 	total = pass_locked(d);
 	pthread_mutex_unlock(&d->lock);
@@ -404,15 +407,31 @@ void sb_fast_drainer_stop(struct sb_fast_drainer *d)
 	d->running = false;
 	d->standing_by = false;
 	d->warming = false;
-	/*
-	 * The last pass takes whatever the rings hold, queue full or not: at
-	 * most a ring a slot, and nested at once. Left behind, those records
-	 * would be neither in the file nor counted.
-	 */
-	pthread_mutex_lock(&d->queue.lock);
-	d->queue.max_chunks = SIZE_MAX;
-	d->queue.may_grow = true;
-	pthread_mutex_unlock(&d->queue.lock);
+}
+
+void sb_fast_drainer_end(struct sb_fast_drainer *d)
+{
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->n_mems; i++)
+		if (!d->mems[i].closed)
+			sb_fast_mem_end(d->mems[i].mem);
+	pthread_mutex_unlock(&d->lock);
+}
+
+uint64_t sb_fast_drainer_unread(struct sb_fast_drainer *d, const struct sb_fast_mem *mem,
+				uint32_t tid)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->n_mems; i++)
+		if (!d->mems[i].closed && (!mem || d->mems[i].mem == mem))
+			n += sb_fast_mem_unread(d->mems[i].mem, tid);
+	pthread_mutex_unlock(&d->lock);
+	return n;
 }
 
 void sb_fast_drainer_free(struct sb_fast_drainer *d)

@@ -59,8 +59,19 @@ int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void
 void sb_fast_drainer_remove(struct sb_fast_drainer *d, struct sb_fast_mem *mem);
 /* Passes begun so far: a pass numbered above this one began after now. */
 uint64_t sb_fast_drainer_passes_begun(struct sb_fast_drainer *d);
-/* One pass now, from the caller's thread (the last one, after stop). Records copied. */
+/*
+ * One pass now, from the caller's thread (the last ones, after stop: within
+ * the queue's budget still, and the memory the machine can spare). Records copied.
+ */
 long sb_fast_drainer_pass(struct sb_fast_drainer *d);
+/* The recording ended: passes take no record written from now on (sb_fast_mem_end). */
+void sb_fast_drainer_end(struct sb_fast_drainer *d);
+/*
+ * Records in the rings of mem (NULL: of all), of thread tid (0: of all), that
+ * no pass copied yet: sb_fast_mem_unread.
+ */
+uint64_t sb_fast_drainer_unread(struct sb_fast_drainer *d, const struct sb_fast_mem *mem,
+				uint32_t tid);
 void sb_fast_drainer_stop(struct sb_fast_drainer *d);
 void sb_fast_drainer_free(struct sb_fast_drainer *d);
 

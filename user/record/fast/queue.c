@@ -224,6 +224,16 @@ void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uin
 	pthread_mutex_unlock(&q->lock);
 }
 
+bool sb_fast_queue_empty(struct sb_fast_queue *q)
+{
+	bool empty;
+
+	pthread_mutex_lock(&q->lock);
+	empty = !q->head;
+	pthread_mutex_unlock(&q->lock);
+	return empty;
+}
+
 struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, struct sb_fast_mark *mark)
 {
 	struct sb_fast_chunk *list;

@@ -89,6 +89,8 @@ struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q);
  */
 void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
 			int64_t begun_ns, bool complete);
+/* Whether nothing is handed over and not yet taken. */
+bool sb_fast_queue_empty(struct sb_fast_queue *q);
 /* Take everything handed over; *mark: how far it reaches. */
 struct sb_fast_chunk *sb_fast_queue_take(struct sb_fast_queue *q, struct sb_fast_mark *mark);
 /* Give taken chunks back once read. */

@@ -47,6 +47,7 @@ struct sb_fast_mem {
 	bool ended;		/* recording ended: drops are those counted then */
 	uint64_t end_dropped;
 	uint64_t end_unslotted;
+	uint64_t end_head[SLOTS];	/* where the recording's records end: never read past */
 	uint64_t head[SLOTS];	/* one pass's snapshot */
 	uint32_t tid[SLOTS];
 	struct sb_fast_cursor cur[SLOTS];
@@ -438,6 +439,8 @@ long sb_fast_mem_drain_runs(struct sb_fast_mem *m, sb_fast_run_fn fn, void *ctx)
 	for (i = 0; i < SLOTS; i++) {
 		m->head[i] = __atomic_load_n(&m->slots[i].head, __ATOMIC_ACQUIRE);
 		m->tid[i] = __atomic_load_n(&m->slots[i].tid, __ATOMIC_RELAXED);
+		if (m->ended)
+			m->head[i] = min_u64(m->head[i], m->end_head[i]);
 	}
 	for (i = 0; i < SLOTS; i++) {
 		if (m->head[i] == m->cur[i].tail)
@@ -502,6 +505,24 @@ void sb_fast_mem_thread_gone(struct sb_fast_mem *m, uint32_t tid)
 	}
 }
 
+uint64_t sb_fast_mem_unread(const struct sb_fast_mem *m, uint32_t tid)
+{
+	uint64_t n = 0, head;
+	uint32_t i;
+
+	if (!m)
+		return 0;
+	/* The writer is never more than a ring past our tail: beyond that a head lies. */
+	for (i = 0; i < SLOTS; i++) {
+		if (tid && __atomic_load_n(&m->slots[i].tid, __ATOMIC_RELAXED) != tid)
+			continue;
+		head = m->ended ? m->end_head[i] : __atomic_load_n(&m->slots[i].head,
+								   __ATOMIC_ACQUIRE);
+		n += min_u64(head > m->cur[i].tail ? head - m->cur[i].tail : 0, RING);
+	}
+	return n;
+}
+
 /* How far target-driven count (since a baseline) is taken: see SB_FAST_MAX_PER_NS. */
 static uint64_t since(uint64_t now, uint64_t then, uint64_t cap)
 {
@@ -532,18 +553,22 @@ void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s)
 	if (m->ended) {
 		s->dropped = m->end_dropped;
 		s->unslotted = m->end_unslotted;
+		s->unread = sb_fast_mem_unread(m, 0);
 	}
 }
 
 void sb_fast_mem_end(struct sb_fast_mem *m)
 {
 	struct sb_fast_mem_stats s;
+	uint32_t i;
 
 	if (!m || m->ended)
 		return;
 	sb_fast_mem_stats(m, &s);
 	m->end_dropped = s.dropped;
 	m->end_unslotted = s.unslotted;
+	for (i = 0; i < SLOTS; i++)
+		m->end_head[i] = __atomic_load_n(&m->slots[i].head, __ATOMIC_ACQUIRE);
 	m->ended = true;
 }
 

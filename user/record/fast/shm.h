@@ -88,6 +88,7 @@ struct sb_fast_mem_stats {
 	uint64_t lost;		/* skipped by us: a head that ran ahead, ownerless records */
 	uint64_t dropped;	/* not written by the threads: their ring was full */
 	uint64_t unslotted;	/* not written: the thread found no free slot */
+	uint64_t unread;	/* ended: written before the end, never read (no room for them) */
 	uint64_t threads;	/* owners seen writing */
 	uint64_t resyncs;	/* times a slot's head broke the protocol (went back, ran ahead) */
 };
@@ -95,9 +96,16 @@ void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s)
 /*
  * The recording ended: records the threads drop from now on are not its
  * (under -p they go on writing while the recorder nests what it has), so
- * dropped and unslotted stay as they are now.
+ * dropped and unslotted stay as they are now, and drains read no record
+ * written after now. Not while a drain runs.
  */
 void sb_fast_mem_end(struct sb_fast_mem *m);
+/*
+ * Records in the rings (of the slots thread tid holds; 0: of all) not handed
+ * yet: up to the heads now, or once ended, up to where the recording's
+ * records end. Not while a drain runs.
+ */
+uint64_t sb_fast_mem_unread(const struct sb_fast_mem *m, uint32_t tid);
 
 /* Unmap and close; NULL is fine. */
 void sb_fast_mem_close(struct sb_fast_mem *m);

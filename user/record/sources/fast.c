@@ -281,6 +281,16 @@ static int nest_chunks(struct fast_state *f, struct sb_fast_chunk **list, int64_
 	return ret;
 }
 
+static void add_stats(struct sb_fast_mem_stats *sum, const struct sb_fast_mem_stats *s)
+{
+	sum->records += s->records;
+	sum->lost += s->lost;
+	sum->dropped += s->dropped;
+	sum->unslotted += s->unslotted;
+	sum->unread += s->unread;
+	sum->threads += s->threads;
+}
+
 static void close_image(struct fast_state *f, struct fast_image *im)
 {
 	struct sb_fast_mem_stats s;
@@ -289,11 +299,7 @@ static void close_image(struct fast_state *f, struct fast_image *im)
 		return;
 	sb_fast_drainer_remove(&f->drainer, im->mem);
 	sb_fast_mem_stats(im->mem, &s);
-	f->closed.records += s.records;
-	f->closed.lost += s.lost;
-	f->closed.dropped += s.dropped;
-	f->closed.unslotted += s.unslotted;
-	f->closed.threads += s.threads;
+	add_stats(&f->closed, &s);
 	sb_fast_mem_close(im->mem);
 	im->mem = NULL;
 	im->closed = true;
@@ -336,12 +342,35 @@ static int apply(struct fast_state *f, struct pending *pd)
 	return 0;
 }
 
+/*
+ * Whether a thread's exit would drop its open calls, or a process's exit or
+ * exec close its memory, while its rings still hold records: passes left them
+ * there while the queue was full, and later ones take them.
+ */
+static bool ends_unread(struct fast_state *f, const struct pending *pd)
+{
+	bool thread = pd->ev.thread.type == SB_EV_THREAD_EXIT;
+	struct fast_proc *p = proc_of(f, thread ? pd->ev.thread.tgid : pd->ev.proc.tgid);
+	struct fast_image *im;
+
+	for (im = p ? p->images : NULL; im; im = im->next)
+		if ((thread || im->closing) && !im->closed &&
+		    sb_fast_drainer_unread(&f->drainer, im->mem, thread ? pd->ev.thread.tid : 0))
+			return true;
+	return false;
+}
+
+/* The held records whose pass was nested, in order; passes UINT64_MAX: all, at the end. */
 static int apply_pending(struct fast_state *f, uint64_t passes)
 {
 	struct pending *pd;
 	int ret = 0;
 
 	while ((pd = f->pending) && pd->after_pass <= passes && !ret) {
+		if (passes != UINT64_MAX && ends_unread(f, pd)) {
+			pd->after_pass = sb_fast_drainer_passes_begun(&f->drainer) + 1;
+			break;
+		}
 		ret = apply(f, pd);
 		f->pending = pd->next;
 		if (!f->pending)
@@ -548,7 +577,40 @@ static int fast_configure(void *state, struct sb_source_env *env)
 	return 0;
 }
 
-/* Recording has ended: one last pass, everything nested, every held record applied. */
+/* Nest what was taken and what waits in the queue, a turn at a time. */
+static int nest_queued(struct fast_state *f)
+{
+	int ret = 0;
+
+	while (!ret && (f->backlog || !sb_fast_queue_empty(&f->drainer.queue)))
+		ret = fast_turn(f, false);
+	return ret;
+}
+
+/*
+ * The records written before the end, however many the rings still hold
+ * (a ring a thread, of hundreds of threads): a pass within the queue's
+ * budget, nested, and again, until none is left or no pass makes progress
+ * (no memory to copy into): those are counted as dropped (unread).
+ */
+static int drain_to_the_end(struct fast_state *f)
+{
+	uint64_t left, before;
+	int ret = nest_queued(f);
+
+	left = sb_fast_drainer_unread(&f->drainer, NULL, 0);
+	while (!ret && left) {
+		sb_fast_drainer_pass(&f->drainer);
+		ret = nest_queued(f);
+		before = left;
+		left = sb_fast_drainer_unread(&f->drainer, NULL, 0);
+		if (left >= before)
+			break;
+	}
+	return ret;
+}
+
+/* Recording has ended: its records nested within the queue's budget, every held record applied. */
 static void fast_stop(void *state, struct sb_source_env *env)
 {
 	struct fast_state *f = state;
@@ -557,17 +619,11 @@ static void fast_stop(void *state, struct sb_source_env *env)
 
 	if (!f->drainer_ready)
 		return;
-	for (p = f->procs; p; p = p->next)
-		for (im = p->images; im; im = im->next)
-			if (!im->closed)
-				sb_fast_mem_end(im->mem);
+	sb_fast_drainer_end(&f->drainer);
 	sb_fast_drainer_stop(&f->drainer);
 	if (!f->procs)
 		return;
-	sb_fast_drainer_pass(&f->drainer);
-	env->error = fast_turn(f, false);
-	while (f->backlog && !env->error)
-		env->error = fast_turn(f, false);
+	env->error = drain_to_the_end(f);
 	env->error = env->error ?: fast_turn(f, true);
 	env->error = env->error ?: apply_pending(f, UINT64_MAX);
 	for (p = f->procs; p; p = p->next)
@@ -597,7 +653,7 @@ static void fast_detach(void *state, struct sb_source_env *env)
 	}
 	f->invalid += t->lost;
 	/* lost_events counts calls: a call on the fast path is two records. */
-	env->fast_lost = (f->invalid + t->dropped + 1) / 2;
+	env->fast_lost = (f->invalid + t->dropped + t->unread + 1) / 2;
 }
 
 static int paths_string(struct fast_state *f, struct sb_profile *prof, char **out)
@@ -643,7 +699,8 @@ static int fast_losses(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_str(prof, "record_mode", record_mode_name(env->opts->mode));
 	ret |= sb_profile_set_str(prof, "record_path_by_process", paths);
 	ret |= sb_profile_set_int(prof, "fast_records", (int64_t)t->records);
-	ret |= sb_profile_set_int(prof, "fast_records_dropped", (int64_t)t->dropped);
+	/* Not written (a full ring) and written but never read (no room left at the end). */
+	ret |= sb_profile_set_int(prof, "fast_records_dropped", (int64_t)(t->dropped + t->unread));
 	/* Not a loss: threads beyond the slots took the kernel path. */
 	ret |= sb_profile_set_int(prof, "fast_threads_unslotted", (int64_t)t->unslotted);
 	ret |= sb_profile_set_int(prof, "fast_records_invalid", (int64_t)f->invalid);
