@@ -14,7 +14,15 @@
  * order): 2 rows a call, and less than one for everything else. Holding the
  * text or doubling the lists' room as well came to 3.5.
  */
+#ifdef __SANITIZE_ADDRESS__
+/*
+ * ASan pads every block and keeps freed ones in quarantine (4.4 rows seen):
+ * a looser bound, which still catches a reader that holds the calls again.
+ */
+#define MAX_ROWS_A_CALL 6.0
+#else
 #define MAX_ROWS_A_CALL 3.0
+#endif
 
 /* regions regions of CALLS calls each, as scope-profiler writes them. */
 static void write_json(const char *path, size_t regions)
@@ -78,10 +86,6 @@ static void test_calls_cost_about_two_rows_at_the_peak(void **state)
 	double per_call;
 
 	(void)state;
-#ifdef __SANITIZE_ADDRESS__
-	/* ASan pads every block and keeps freed ones in quarantine: its peak is not the reader's. */
-	skip();
-#endif
 	write_json(one, REGIONS);
 	write_json(two, 2 * REGIONS);
 	per_call = (peak_reading(two) - peak_reading(one)) / (REGIONS * CALLS);
