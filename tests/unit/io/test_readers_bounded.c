@@ -363,15 +363,14 @@ static void test_hdf5_inflating_index_is_refused_in_bounded_memory(void **state)
 	size_t i;
 
 	(void)state;
-	if (SANITIZED) {
-		print_message("under ASan the reader runs uncapped (h5guard.c): skipped\n");
-		return;
-	}
 	fx_write_built(c.path, small_tree);
 	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		h5_replace_inflating(c.path, cols[i], BOMB_ROWS);
 	assert_int_equal(stat(c.path, &st), 0);
 	assert_true(st.st_size < (1 << 20));
+	/* Under ASan the reader runs uncapped (h5guard.c): only the bomb itself is checked. */
+	if (SANITIZED)
+		return;
 	/* A cap of our own too: should the reader's fail, this test must not take the machine. */
 	r = run_bounded(merge_status, c.path, 4ull << 30, 30);
 	expect_exit(&r, 2, 5.0);
