@@ -666,8 +666,12 @@ static void test_large_spt_report_stays_small(void **state)
 	/* Holding the calls takes over 100 bytes each (300 MiB); the tree takes a few KiB. */
 	r = run_bounded(report_big, path, SANITIZED ? 0 : 256 * MiB, 60);
 	expect_exit(&r, 0, 10.0);
-	/* ASan's shadow and quarantine add their part: the plain build holds the tight bound. */
-	if (r.max_rss_kb > (SANITIZED ? 128 : 96) * 1024)
+	/*
+	 * ASan keeps up to 256 MiB of freed blocks in quarantine: what the report
+	 * freed counts there. Its bound still fails a report that holds the
+	 * calls (300 MiB, twice that under ASan); the plain build holds the tight one.
+	 */
+	if (r.max_rss_kb > (SANITIZED ? 96 + 256 : 96) * 1024)
 		fail_msg("report of %u calls peaked at %ld KiB", BIG_CALLS, r.max_rss_kb);
 	/* An export needs every call: past the machine's memory that is bad input too, exit 2. */
 	if (!SANITIZED) {
