@@ -4,8 +4,10 @@
  * memory it tries to shrink it (the recorder's mapping would fault), then
  * rewrites what the recorder reads: records with made-up sites and times
  * that run backwards, a head far past the tail and then behind it, slots
- * claimed by threads that do not exist, a header that lies. Between attacks
- * it runs genuine regions ("work", 5000 calls), so there is something to keep.
+ * claimed by threads that do not exist, counts of dropped records and of
+ * threads without a slot far past anything its threads could have done, a
+ * header that lies. Between attacks it runs genuine regions ("work", 5000
+ * calls), so there is something to keep.
  *
  * Exits 0 when every attack ran and shrinking failed, 3 when shrinking
  * worked (the memory was not sealed), 2 when no recorder took the memory.
@@ -95,6 +97,9 @@ int main(void)
 	forge_slot(h, 201, 3);
 	for (i = 202; i < 210; i++)
 		forge_slot(h, i, (uint64_t)rand() << 20);
+	for (i = 0; i < SCOPE_BPF_IMPL_FAST_SLOTS; i++)
+		slot(h, i)->dropped += 1ull << 52;
+	h->unslotted += 1ull << 60;
 	work(WORK_CALLS);
 	usleep(50000);
 	h->slots = 7;

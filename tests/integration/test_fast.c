@@ -119,10 +119,36 @@ static void test_kernel_mode_right_after_a_fast_recording(void **state)
 	}
 }
 
+/*
+ * The most records a process's threads can have written or dropped in a
+ * recording: two a nanosecond on each CPU, from its start to its end and the
+ * settling after it (record/fast/shm.h).
+ */
+static int64_t most_records(const struct sb_profile *p)
+{
+	int64_t ns = meta_int(p, "finalize_time_ns") - meta_int(p, "start_time_ns") + 10 * MS;
+
+	return ns * sysconf(_SC_NPROCESSORS_CONF) * 2;
+}
+
+/* The sum of the counts of a "PID:N PID:N" metadata string; *n: how many processes it names. */
+static int64_t sum_by_process(const struct sb_profile *p, const char *key, int *n)
+{
+	const char *s = meta_str(p, key);
+	long long pid, v;
+	int64_t sum = 0;
+	int used;
+
+	for (*n = 0; sscanf(s, " %lld:%lld%n", &pid, &v, &used) == 2; s += used, ++*n)
+		sum += v;
+	return sum;
+}
+
 static void test_hostile_target_cannot_hurt_the_recorder(void **state)
 {
 	struct sb_profile p;
-	char out[300];
+	char out[300], pid[32];
+	int n;
 
 	(void)state;
 	require_bpf();
@@ -133,6 +159,17 @@ static void test_hostile_target_cannot_hurt_the_recorder(void **state)
 	/* Its own thread's ring was never touched: every genuine call is there. */
 	assert_int_equal(must_pair(&p, "work", 0)->count, 5000);
 	assert_true(meta_int(&p, "fast_records_invalid") > 0);
+	/* Its forged counts (2^52 drops a slot) are cut to what it could have done, and said to be. */
+	assert_true(meta_int(&p, "fast_records_dropped") <= most_records(&p));
+	assert_true(meta_int(&p, "lost_events") <= most_records(&p));
+	assert_int_equal(meta_int(&p, "fast_counts_cut"), 1);
+	assert_int_equal(sum_by_process(&p, "fast_records_dropped_by_process", &n),
+			 meta_int(&p, "fast_records_dropped"));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum_by_process(&p, "fast_records_invalid_by_process", &n),
+			 meta_int(&p, "fast_records_invalid"));
+	snprintf(pid, sizeof(pid), "%lld:", (long long)p.processes[0].pid);
+	assert_non_null(strstr(meta_str(&p, "fast_records_invalid_by_process"), pid));
 	sb_profile_free(&p);
 }
 
@@ -522,7 +559,7 @@ static uint64_t calls_of(const struct sb_profile *p, const char *name)
  * memory cgroup that holds the recorder and the job (their rings: 256 MiB):
  * every ring is full when they end. The last passes take what the rings hold
  * a queue's worth at a time, so the profile is written, and every call made
- * is in it or counted. The last pass once took what all
+ * is in it or counted, process by process. The last pass once took what all
  * the rings held at once (2 MiB a thread, in the recorder's memory too): the
  * kernel killed the recorder and no file was written (at 640 MiB too).
  */
@@ -531,7 +568,7 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 	char out[300], path[512], name[32], dir[400], procs[450], script[600], line[64];
 	struct sb_profile p;
 	long calls = -1;
-	int status, i, fd = -1;
+	int status, i, fd = -1, n;
 	pid_t rec;
 	FILE *f;
 
@@ -572,6 +609,10 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 	/* A call whose begin was taken and its end not is an open call, its end a dropped record. */
 	assert_int_equal((int64_t)calls_of(&p, "flood") * 2 + meta_int(&p, "fast_records_dropped") +
 			 meta_int(&p, "open_calls_dropped"), 2 * calls);
+	assert_int_equal(sum_by_process(&p, "fast_records_dropped_by_process", &n),
+			 meta_int(&p, "fast_records_dropped"));
+	assert_in_range(n, 1, 16);
+	assert_int_equal(meta_int(&p, "fast_counts_cut"), 0);
 	sb_profile_free(&p);
 }
 

@@ -57,10 +57,16 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "fast_records_dropped", "fast-path records were dropped", "fast dropped",
 	  "a thread's ring in shared memory was full, or still held them when recording ended "
 	  "(the recorder fell behind: its queue full, see record --buffer, memory short, or "
-	  "more busy writers than CPUs); their regions are undercounted" },
+	  "more busy writers than CPUs); their regions are undercounted, "
+	  "fast_records_dropped_by_process says whose" },
 	{ "fast_records_invalid", "fast-path records were invalid", "fast invalid",
 	  "records the recorder could not use: a ring lapped or rewritten by the process, a "
 	  "site never named, or time running backwards; their calls were not recorded" },
+	{ "fast_counts_cut", "processes counted more fast-path losses than they could have had",
+	  "fast counts cut",
+	  "a process's own count of dropped records (or its ring's head) said more than its "
+	  "threads could have written: it wrote its shared memory? Its counts were cut to that "
+	  "most, so they are bounds, not counts" },
 	{ "fast_memories_refused", "processes' fast-path memory could not be read",
 	  "fast refused",
 	  "the recorder could not take or check a process's shared memory (it exited before "

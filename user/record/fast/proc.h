@@ -36,6 +36,9 @@ struct fast_proc {
 	struct fast_image *images;		/* images[0] is the current one */
 	uint64_t unknown_sites;			/* records naming a site the kernel never named */
 	uint64_t bad_site_calls;		/* calls whose begin names an invalid descriptor */
+	struct sb_fast_mem_stats closed;	/* its images' memories, summed as each is closed */
+	bool capped;				/* one of them counted more than it could have */
+	uint64_t invalid;			/* records not used, all kinds: at detach */
 	struct fast_proc *next;
 };
 

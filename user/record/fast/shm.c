@@ -39,13 +39,15 @@ struct sb_fast_mem {
 	struct scope_bpf_impl_fast_hdr *hdr;	/* the mapping: every byte is the target's */
 	struct scope_bpf_impl_fast_slot *slots;
 	const struct scope_bpf_impl_fast_rec *rings;
-	uint64_t born;		/* process start, CLOCK_BOOTTIME ns: bounds its counts */
+	uint64_t adopted;	/* CLOCK_BOOTTIME ns: the counts are since then */
+	uint64_t cpus;		/* CPUs this machine may run: at most as many writers at once */
 	uint64_t unslotted0;	/* hdr->unslotted at adoption */
 	uint64_t records;
 	uint64_t threads;
 	uint64_t resyncs;
 	bool ended;		/* recording ended: drops are those counted then */
-	uint64_t end_dropped;
+	uint64_t end_ns;	/* CLOCK_BOOTTIME */
+	uint64_t end_dropped;	/* as the process said, at the end */
 	uint64_t end_unslotted;
 	uint64_t end_head[SLOTS];	/* where the recording's records end: never read past */
 	uint64_t head[SLOTS];	/* one pass's snapshot */
@@ -69,34 +71,6 @@ static uint64_t clock_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* When pid started (its /proc stat starttime), in CLOCK_BOOTTIME ns; 0 (boot) if unknown. */
-static uint64_t process_born(pid_t pid)
-{
-	unsigned long long ticks;
-	char path[64], buf[1024];
-	long hz = sysconf(_SC_CLK_TCK);
-	ssize_t n;
-	char *p;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || hz <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* The command name may hold anything, ")" too: the fields start after the last one. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu", &ticks) != 1)
-		return 0;
-	return (uint64_t)(ticks / (unsigned long long)hz) * 1000000000ull +
-	       (uint64_t)(ticks % (unsigned long long)hz) * (1000000000ull / (uint64_t)hz);
 }
 
 /* fd is a memfd named "scope-bpf-fast", now sealed against resizing, of exactly our size. */
@@ -295,6 +269,7 @@ int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool f
 {
 	struct sb_fast_mem *m;
 	int fd, rc;
+	long cpus;
 	void *p;
 
 	*out = NULL;
@@ -330,7 +305,9 @@ int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool f
 		sb_fast_mem_close(m);
 		return rc;
 	}
-	m->born = process_born(pid);
+	m->adopted = clock_ns(CLOCK_BOOTTIME);
+	cpus = sysconf(_SC_NPROCESSORS_CONF);
+	m->cpus = cpus > 0 ? (uint64_t)cpus : 1;
 	start(m, fresh);
 	*out = m;
 	return 0;
@@ -505,6 +482,38 @@ void sb_fast_mem_thread_gone(struct sb_fast_mem *m, uint32_t tid)
 	}
 }
 
+static uint64_t since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+/*
+ * The most records the process's threads could have written, or dropped,
+ * since adoption (until the end): SB_FAST_MAX_PER_NS a nanosecond on each
+ * CPU. Counts of ours that a lying head inflates, and counts the process
+ * keeps itself, are cut to it.
+ */
+static uint64_t most_written(const struct sb_fast_mem *m)
+{
+	uint64_t ns = since(m->ended ? m->end_ns : clock_ns(CLOCK_BOOTTIME), m->adopted) + 1;
+	uint64_t per_ns = m->cpus * SB_FAST_MAX_PER_NS;
+
+	return ns > UINT64_MAX / per_ns ? UINT64_MAX : ns * per_ns;
+}
+
+/* What the process says it did not write since adoption: its threads' drops, and its unslotted. */
+static void claimed(const struct sb_fast_mem *m, uint64_t *dropped, uint64_t *unslotted)
+{
+	uint32_t i;
+
+	*dropped = 0;
+	for (i = 0; i < SLOTS; i++)
+		*dropped = sat_add(*dropped, since(__atomic_load_n(&m->slots[i].dropped,
+								   __ATOMIC_RELAXED),
+						   m->cur[i].dropped0));
+	*unslotted = since(__atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED), m->unslotted0);
+}
+
 uint64_t sb_fast_mem_unread(const struct sb_fast_mem *m, uint32_t tid)
 {
 	uint64_t n = 0, head;
@@ -518,55 +527,45 @@ uint64_t sb_fast_mem_unread(const struct sb_fast_mem *m, uint32_t tid)
 			continue;
 		head = m->ended ? m->end_head[i] : __atomic_load_n(&m->slots[i].head,
 								   __ATOMIC_ACQUIRE);
-		n += min_u64(head > m->cur[i].tail ? head - m->cur[i].tail : 0, RING);
+		n += min_u64(since(head, m->cur[i].tail), RING);
 	}
 	return n;
 }
 
-/* How far target-driven count (since a baseline) is taken: see SB_FAST_MAX_PER_NS. */
-static uint64_t since(uint64_t now, uint64_t then, uint64_t cap)
-{
-	return now > then ? min_u64(now - then, cap) : 0;
-}
-
 void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s)
 {
-	uint64_t life, cap, dropped;
+	uint64_t cap, dropped, unslotted, lost = 0;
 	uint32_t i;
 
 	memset(s, 0, sizeof(*s));
 	if (!m)
 		return;
-	life = clock_ns(CLOCK_BOOTTIME);
-	life = life > m->born ? life - m->born : 1;
-	cap = life > UINT64_MAX / SB_FAST_MAX_PER_NS ? UINT64_MAX : life * SB_FAST_MAX_PER_NS;
+	cap = most_written(m);
 	s->records = m->records;
 	s->threads = m->threads;
 	s->resyncs = m->resyncs;
-	for (i = 0; i < SLOTS; i++) {
-		dropped = __atomic_load_n(&m->slots[i].dropped, __ATOMIC_RELAXED);
-		s->dropped = sat_add(s->dropped, since(dropped, m->cur[i].dropped0, cap));
-		s->lost = sat_add(s->lost, min_u64(m->cur[i].lost, cap));
-	}
-	s->unslotted = since(__atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED), m->unslotted0,
-			     cap);
+	for (i = 0; i < SLOTS; i++)
+		lost = sat_add(lost, m->cur[i].lost);
+	claimed(m, &dropped, &unslotted);
 	if (m->ended) {
-		s->dropped = m->end_dropped;
-		s->unslotted = m->end_unslotted;
-		s->unread = sb_fast_mem_unread(m, 0);
+		dropped = m->end_dropped;
+		unslotted = m->end_unslotted;
 	}
+	s->capped = dropped > cap || unslotted > cap || lost > cap;
+	s->dropped = min_u64(dropped, cap);
+	s->unslotted = min_u64(unslotted, cap);
+	s->lost = min_u64(lost, cap);
+	s->unread = m->ended ? sb_fast_mem_unread(m, 0) : 0;
 }
 
 void sb_fast_mem_end(struct sb_fast_mem *m)
 {
-	struct sb_fast_mem_stats s;
 	uint32_t i;
 
 	if (!m || m->ended)
 		return;
-	sb_fast_mem_stats(m, &s);
-	m->end_dropped = s.dropped;
-	m->end_unslotted = s.unslotted;
+	claimed(m, &m->end_dropped, &m->end_unslotted);
+	m->end_ns = clock_ns(CLOCK_BOOTTIME);
 	for (i = 0; i < SLOTS; i++)
 		m->end_head[i] = __atomic_load_n(&m->slots[i].head, __ATOMIC_ACQUIRE);
 	m->ended = true;

@@ -55,7 +55,7 @@ struct fast_state {
 	struct sb_fast_mark backlog_mark;	/* how far it reaches */
 	struct sb_fast_mark nested;		/* how far what was nested reaches */
 	struct pending *pending, **pending_tail;
-	struct sb_fast_mem_stats closed;	/* of memories already closed */
+	struct sb_fast_mem_stats closed;	/* of memories already closed, all processes */
 	uint64_t refused;			/* memories that could not be adopted */
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
 	uint64_t invalid;			/* records not used: lapped, unnamed, back in time */
@@ -300,6 +300,8 @@ static void close_image(struct fast_state *f, struct fast_image *im)
 	sb_fast_drainer_remove(&f->drainer, im->mem);
 	sb_fast_mem_stats(im->mem, &s);
 	add_stats(&f->closed, &s);
+	add_stats(&im->proc->closed, &s);
+	im->proc->capped |= s.capped;
 	sb_fast_mem_close(im->mem);
 	im->mem = NULL;
 	im->closed = true;
@@ -649,41 +651,65 @@ static void fast_detach(void *state, struct sb_source_env *env)
 		env->fast_unmatched += s.unmatched_ends;
 		env->fast_threads_full += s.threads_full;
 		env->fast_bad_sites += p->bad_site_calls;
-		f->invalid += p->unknown_sites + s.bad_time;
+		p->invalid = p->unknown_sites + s.bad_time + p->closed.lost;
+		f->invalid += p->invalid;
 	}
-	f->invalid += t->lost;
 	/* lost_events counts calls: a call on the fast path is two records. */
 	env->fast_lost = (f->invalid + t->dropped + t->unread + 1) / 2;
 }
 
-static int paths_string(struct fast_state *f, struct sb_profile *prof, char **out)
-{
-	size_t i, len = 0, cap = 64;
-	char *s = malloc(cap), *grown;
-	int n;
+enum by_process { PATH, DROPPED, INVALID };
 
-	if (!s)
-		return -ENOMEM;
-	s[0] = 0;
+static uint64_t loss_of(const struct fast_proc *p, enum by_process what)
+{
+	if (!p)
+		return 0;
+	return what == DROPPED ? p->closed.dropped + p->closed.unread : p->invalid;
+}
+
+/*
+ * "PID:VALUE" for the processes of the profile, space-separated: the path
+ * each took, or the fast-path records dropped or invalid of each that had any.
+ * What a process counts itself is cut to what it could have written
+ * (record/fast/shm.h): a hostile one cannot make a count a reader believes.
+ */
+static char *by_process(struct fast_state *f, const struct sb_profile *prof, enum by_process what)
+{
+	const struct fast_proc *p;
+	const char *sep;
+	size_t i, len;
+	char *s = NULL;
+	long long pid;
+	uint64_t n;
+	FILE *m = open_memstream(&s, &len);
+
+	if (!m)
+		return NULL;
 	for (i = 0; i < prof->n_processes; i++) {
-		for (;;) {
-			n = snprintf(s + len, cap - len, "%s%lld:%s", len ? " " : "",
-				     (long long)prof->processes[i].pid,
-				     proc_of(f, (uint32_t)prof->processes[i].pid) ? "fast" : "kernel");
-			if ((size_t)n < cap - len)
-				break;
-			grown = realloc(s, cap * 2);
-			if (!grown) {
-				free(s);
-				return -ENOMEM;
-			}
-			s = grown;
-			cap *= 2;
-		}
-		len += (size_t)n;
+		pid = (long long)prof->processes[i].pid;
+		p = proc_of(f, (uint32_t)pid);
+		sep = ftell(m) ? " " : "";
+		if (what == PATH)
+			fprintf(m, "%s%lld:%s", sep, pid, p ? "fast" : "kernel");
+		else if ((n = loss_of(p, what)))
+			fprintf(m, "%s%lld:%llu", sep, pid, (unsigned long long)n);
 	}
-	*out = s;
-	return 0;
+	if (fclose(m)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Processes whose own counts were more than they could have written (cut to that). */
+static int64_t capped_processes(const struct fast_state *f)
+{
+	const struct fast_proc *p;
+	int64_t n = 0;
+
+	for (p = f->procs; p; p = p->next)
+		n += p->capped;
+	return n;
 }
 
 static int fast_losses(void *state, struct sb_source_env *env)
@@ -691,16 +717,20 @@ static int fast_losses(void *state, struct sb_source_env *env)
 	struct sb_profile *prof = &env->coll->prof;
 	struct fast_state *f = state;
 	struct sb_fast_mem_stats *t = &f->closed;
-	char *paths;
-	int ret = 0;
+	char *paths = by_process(f, prof, PATH), *dropped = by_process(f, prof, DROPPED);
+	char *invalid = by_process(f, prof, INVALID);
+	int ret = !paths || !dropped || !invalid;
 
-	if (paths_string(f, prof, &paths))
-		return -ENOMEM;
+	if (ret)
+		goto out;
 	ret |= sb_profile_set_str(prof, "record_mode", record_mode_name(env->opts->mode));
 	ret |= sb_profile_set_str(prof, "record_path_by_process", paths);
 	ret |= sb_profile_set_int(prof, "fast_records", (int64_t)t->records);
 	/* Not written (a full ring) and written but never read (no room left at the end). */
 	ret |= sb_profile_set_int(prof, "fast_records_dropped", (int64_t)(t->dropped + t->unread));
+	ret |= sb_profile_set_str(prof, "fast_records_dropped_by_process", dropped);
+	ret |= sb_profile_set_str(prof, "fast_records_invalid_by_process", invalid);
+	ret |= sb_profile_set_int(prof, "fast_counts_cut", capped_processes(f));
 	/* Not a loss: threads beyond the slots took the kernel path. */
 	ret |= sb_profile_set_int(prof, "fast_threads_unslotted", (int64_t)t->unslotted);
 	ret |= sb_profile_set_int(prof, "fast_records_invalid", (int64_t)f->invalid);
@@ -709,7 +739,10 @@ static int fast_losses(void *state, struct sb_source_env *env)
 	/* Not a loss: passes the standby made while the drainer's CPU stalled. */
 	ret |= sb_profile_set_int(prof, "fast_standby_passes",
 				  f->drainer_ready ? (int64_t)f->drainer.stood_in : 0);
+out:
 	free(paths);
+	free(dropped);
+	free(invalid);
 	return ret ? -ENOMEM : 0;
 }
 
