@@ -674,6 +674,11 @@ static int cmp_key(const struct sb_ct_node *a, const struct sb_ct_node *b, enum 
 		return cmp_i64(sb_ct_avg(b), sb_ct_avg(a));
 	case SB_CT_SORT_START:
 		return cmp_i64(a->first_start, b->first_start);
+	/* SB_CT_UNKNOWN is INT64_MIN: nodes that cannot tell go last. */
+	case SB_CT_SORT_OWN:
+		return cmp_i64(b->own, a->own);
+	case SB_CT_SORT_OFFCPU:
+		return cmp_i64(b->offcpu, a->offcpu);
 	case SB_CT_SORT_NAME:
 		break;
 	}
@@ -751,6 +756,8 @@ int sb_ct_sort_parse(const char *s, enum sb_ct_sort *key)
 		[SB_CT_SORT_AVG] = "avg",
 		[SB_CT_SORT_NAME] = "name",
 		[SB_CT_SORT_START] = "start",
+		[SB_CT_SORT_OWN] = "own",
+		[SB_CT_SORT_OFFCPU] = "offcpu",
 	};
 	size_t i;
 

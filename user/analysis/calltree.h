@@ -17,6 +17,8 @@ enum sb_ct_sort {
 	SB_CT_SORT_AVG,		/* average time, largest first */
 	SB_CT_SORT_NAME,	/* region name, A to Z */
 	SB_CT_SORT_START,	/* first start, earliest first */
+	SB_CT_SORT_OWN,		/* own (exclusive) time, largest first; unknown last */
+	SB_CT_SORT_OFFCPU,	/* off-CPU time, largest first; unknown last */
 };
 
 /*
@@ -88,7 +90,7 @@ uint32_t sb_calltree_next(const struct sb_calltree *t, uint32_t i);
 const char *sb_calltree_name(const struct sb_calltree *t, uint32_t i);
 int64_t sb_ct_avg(const struct sb_ct_node *n);
 
-/* "total", "calls", "avg", "name", "start"; -EINVAL for anything else. */
+/* "total", "calls", "avg", "name", "start", "own", "offcpu"; -EINVAL for anything else. */
 int sb_ct_sort_parse(const char *s, enum sb_ct_sort *key);
 
 #endif

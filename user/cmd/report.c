@@ -54,7 +54,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "Summarize a profile (scope-bpf or scope-profiler) as a call tree.\n"
 	      "\n"
-	      "  -s, --sort KEY      order siblings by total (default), calls, avg, name or start\n"
+	      "  -s, --sort KEY      order siblings by total (default), own, offcpu, calls,\n"
+	      "                      avg, name or start\n"
 	      "      --flat          one row per region instead of one per call path\n"
 	      "      --wide          every column and whole region names, however wide;\n"
 	      "                      without it the text fits 80 columns (min and max go\n"
@@ -148,7 +149,8 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case 's':
 		if (sb_ct_sort_parse(optarg, &o->sort))
 			return sb_fail(err, EINVAL,
-				       "--sort: '%s' is not one of total, calls, avg, name, start",
+				       "--sort: '%s' is not one of total, own, offcpu, calls, avg, "
+				       "name, start",
 				       optarg);
 		return 0;
 	case 'f':

@@ -255,6 +255,37 @@ static void test_text_flat_and_offcpu_and_span_from_calls(void **state)
 	sb_profile_free(&p);
 }
 
+/* What perf users sort by first: own time and off-CPU time, largest first. */
+static void test_sort_by_own_and_offcpu(void **state)
+{
+	char *own[] = { "report", "--sort", "own", "p" };
+	char *offcpu[] = { "report", "-s", "offcpu", "p" };
+	struct sb_error err;
+	struct report_opts o;
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(own), own, &o, &err), 0);
+	assert_int_equal(o.sort, SB_CT_SORT_OWN);
+	assert_int_equal(parse(ARGC(offcpu), offcpu, &o, &err), 0);
+	assert_int_equal(o.sort, SB_CT_SORT_OFFCPU);
+
+	make_profile(&p, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID | SB_COL_OFFCPU, true);
+	/* By total solve (50 ns) leads; by own io ties it at 20 ns and goes first by name. */
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_OWN);
+	assert_true(strstr(out, "├─ io,") < strstr(out, "├─ solve"));
+	assert_true(strstr(out, "├─ solve") < strstr(out, "└─ mark"));
+	free(out);
+	/* Flat by off-CPU: solve 4 ns, kernel 3 ns, then the 0 ns regions by name. */
+	out = render(&p, SB_REPORT_TEXT, true, SB_CT_SORT_OFFCPU);
+	assert_true(strstr(out, "solve\n") < strstr(out, "kernel\n"));
+	assert_true(strstr(out, "kernel\n") < strstr(out, "io,"));
+	assert_true(strstr(out, "io,") < strstr(out, "main\n"));
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_text_warns_about_lost_events(void **state)
 {
 	struct sb_profile p;
@@ -552,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_command_exit_codes),
 		cmocka_unit_test(test_text_is_an_aligned_tree),
 		cmocka_unit_test(test_text_flat_and_offcpu_and_span_from_calls),
+		cmocka_unit_test(test_sort_by_own_and_offcpu),
 		cmocka_unit_test(test_text_warns_about_lost_events),
 		cmocka_unit_test(test_text_explains_every_unrecorded_call),
 		cmocka_unit_test(test_percent_of_many_ranks_is_of_rank_seconds),
