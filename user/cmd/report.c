@@ -59,7 +59,8 @@ static void usage(FILE *f)
 	      "      --flat          one row per region instead of one per call path\n"
 	      "      --wide          every column and whole region names, however wide;\n"
 	      "                      without it the text fits 80 columns (min and max go\n"
-	      "                      first, then long names are cut in the middle)\n"
+	      "                      first, then deep levels of the tree are drawn 2 or\n"
+	      "                      1 columns wide and long names cut in the middle)\n"
 	      "  -f, --format FMT    text (default), json or csv\n"
 	      "      --rank N        only the calls of rank N\n"
 	      SB_FILTER_HELP

@@ -207,6 +207,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 /* How the table is laid out: which columns, how deep the indent grows, how long names are. */
 struct layout {
 	bool show[N_COLS];
+	uint32_t narrow_from;	/* from this depth a level of the indent takes 2 columns, not 3 */
+	uint32_t tight_from;	/* from this depth (never before narrow_from) it takes 1 */
 	uint32_t max_drawn;	/* from this depth the indent stops growing */
 	size_t room;		/* columns for indent and name; SIZE_MAX: no limit */
 };
@@ -217,32 +219,54 @@ static bool compact(const struct layout *l)
 	return l->room != SIZE_MAX;
 }
 
+/* How many of the levels [from, to) lie in [2, depth): the ancestors' below the top level. */
+static size_t levels(uint32_t from, uint32_t to, uint32_t depth)
+{
+	uint32_t lo = from > 2 ? from : 2, hi = to < depth ? to : depth;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/*
+ * Columns the drawn indent of a node at depth takes: a line for each level of
+ * its ancestors below the top level (3, 2 or 1 columns as the layout says),
+ * then its own branch ("├─ ", or "├ " once narrow).
+ */
+static size_t drawn_width(uint32_t depth, const struct layout *l)
+{
+	if (depth < 2)
+		return 0;
+	return 3 * levels(0, l->narrow_from, depth) + 2 * levels(l->narrow_from, l->tight_from, depth) +
+	       levels(l->tight_from, UINT32_MAX, depth) + (depth < l->narrow_from ? 3 : 2);
+}
+
 /* Columns the indent of a node at depth takes. */
 static size_t indent_width(uint32_t depth, const struct layout *l)
 {
 	char mark[DEPTH_MARK_MAX + 1];
 	size_t w;
 
-	if (depth < 2)
-		return 0;
 	if (depth < l->max_drawn)
-		return 3 * (size_t)(depth - 1);
+		return drawn_width(depth, l);
 	/* "┄" takes one column in three bytes: count it as the space it is printed as. */
 	w = (size_t)snprintf(mark, sizeof(mark), "  [depth %u] ", depth);
-	return compact(l) ? w : w + 3 * (size_t)(l->max_drawn - 1);
+	return compact(l) ? w : w + drawn_width(l->max_drawn, l);
 }
 
 /*
  * Tree drawing: one "│  " or "   " per ancestor below the top level, then this
- * node's branch. From max_drawn the indent stops growing and the depth is
- * written instead: a 20 000-deep recursion must not print gigabytes, and a
- * deep tree must not push its names off an 80-column line.
+ * node's branch. Where 80 columns are too few for that, the deepest levels
+ * take 2 columns ("│ ", then "├ "), then 1 ("│"): a deep tree keeps its lines
+ * and its names. From max_drawn the indent stops growing and the depth is
+ * written instead: a 20 000-deep recursion must not print gigabytes.
  */
 static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsigned char *more,
 			const struct layout *l)
 {
+	static const char *const line[] = { "│", "│ ", "│  " }, *const blank[] = { " ", "  ", "   " };
 	const struct sb_ct_node *n = &t->nodes[i];
 	uint32_t d;
+	int w;
 
 	more[n->depth] = n->next_sibling != SB_CT_NONE;
 	if (n->depth < 2)
@@ -251,11 +275,28 @@ static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsign
 		fprintf(f, "┄ [depth %u] ", n->depth);
 		return;
 	}
-	for (d = 2; d < n->depth && d < l->max_drawn; d++)
-		fputs(more[d] ? "│  " : "   ", f);
+	for (d = 2; d < n->depth && d < l->max_drawn; d++) {
+		w = d < l->narrow_from ? 2 : d < l->tight_from ? 1 : 0;
+		fputs(more[d] ? line[w] : blank[w], f);
+	}
 	if (n->depth >= l->max_drawn)
 		fprintf(f, "┄ [depth %u] ", n->depth);
-	fputs(more[n->depth] ? "├─ " : "└─ ", f);
+	if (n->depth < l->narrow_from)
+		fputs(more[n->depth] ? "├─ " : "└─ ", f);
+	else
+		fputs(more[n->depth] ? "├ " : "└ ", f);
+}
+
+/* The indent one step narrower: its deepest wide level takes 2 columns, else its deepest 2. */
+static bool narrower(struct layout *l)
+{
+	if (l->narrow_from > 2)
+		l->narrow_from--;
+	else if (l->tight_from > 2)
+		l->tight_from--;
+	else
+		return false;
+	return true;
 }
 
 /* Widest cell of each column, titles included, so every column lines up. */
@@ -306,8 +347,9 @@ static size_t widest_name(const struct sb_calltree *t, const struct layout *l)
 
 /*
  * --wide, or a table that fits: everything. Else leave out min and max (then GPU
- * share), and if it still does not fit, stop the indent early and cut names;
- * when that leaves less than ROOM_MIN, avg and %rec go too.
+ * share), and if it still does not fit, draw deep levels narrower, stop the
+ * indent early and cut names; when that leaves less than ROOM_MIN, avg and
+ * %rec go too.
  */
 static void plan_layout(struct layout *l, const struct sb_calltree *t, const size_t *width,
 			int n_cols, bool wide)
@@ -320,6 +362,7 @@ static void plan_layout(struct layout *l, const struct sb_calltree *t, const siz
 
 	for (c = 0; c < N_COLS; c++)
 		l->show[c] = true;
+	l->narrow_from = l->tight_from = MAX_DRAWN_DEPTH;
 	l->max_drawn = MAX_DRAWN_DEPTH;
 	l->room = SIZE_MAX;
 	if (wide)
@@ -343,8 +386,17 @@ static void plan_layout(struct layout *l, const struct sb_calltree *t, const siz
 		return;
 	room = used + NAME_MIN < TEXT_COLUMNS ? TEXT_COLUMNS - used : NAME_MIN;
 	l->room = room;
-	/* The deepest indent drawn leaves a name NAME_MIN columns. */
-	while (l->max_drawn > 2 && 3 * (size_t)(l->max_drawn - 2) + NAME_MIN > room)
+	/* The deepest levels narrower, step by step, until every name fits whole; */
+	while (widest_name(t, l) > room && narrower(l))
+		;
+	/* else only as narrow as leaves the deepest node's name NAME_MIN columns; */
+	if (widest_name(t, l) > room) {
+		l->narrow_from = l->tight_from = MAX_DRAWN_DEPTH;
+		while (drawn_width(t->max_depth, l) + NAME_MIN > room && narrower(l))
+			;
+	}
+	/* deeper than one column a level allows, the depth stands for the indent. */
+	while (l->max_drawn > 2 && drawn_width(l->max_drawn - 1, l) + NAME_MIN > room)
 		l->max_drawn--;
 }
 

@@ -69,16 +69,66 @@ static void test_deep_tree_of_long_names_fits_80_columns(void **state)
 	/* min and max go first, then avg; the tree is still drawn, names keep both ends. */
 	expect_has(out, "calls    total    %rec      own  off-CPU  region\n");
 	expect_has(out, "  0 ns  solver::level_00::...with_gauss_seidel\n");
-	expect_has(out, "  1 ns  └─ solver::level_01...ith_gauss_seidel\n");
-	expect_has(out, "  7 ns                    └─ solver:..._seidel\n");
-	/* Past the depth the indent can take, the depth stands for it. */
-	expect_has(out, "  8 ns  ┄ [depth 9] solver::leve...auss_seidel\n");
-	expect_has(out, "  ┄ [depth 12] solver::lev...auss_seidel\n");
+	/* Levels of 2 columns draw the tree to its deepest node; names keep 16 at least. */
+	expect_has(out, "  1 ns  └ solver::level_01:...ith_gauss_seidel\n");
+	expect_has(out, "  11 ns                      └ solver:...seidel\n");
+	assert_null(strstr(out, "[depth"));
 	free(out);
 	out = render(&p, false, true);
 	assert_true(widest_line(out) > 80);
 	expect_has(out, "└─ solver::level_11::smooth_with_gauss_seidel\n");
 	expect_has(out, "     min      max");
+	free(out);
+	sb_profile_free(&p);
+}
+
+/* LULESH's call chain, 10 deep, with a second region beside each level's next. */
+static const char *const lulesh[] = {
+	"main", "LagrangeLeapFrog", "LagrangeNodal", "CalcForceForNodes",
+	"CalcVolumeForceForElems", "CalcHourglassControlForElems", "CalcFBHourglassForceForElems",
+	"CalcElemFBHourglassForce", "SumElemStressesToNodeForces", "CollectElemNodes",
+};
+#define LULESH_DEPTH (sizeof(lulesh) / sizeof(lulesh[0]))
+
+static char beside[LULESH_DEPTH][32];
+
+static void build_lulesh(struct sb_profile *p)
+{
+	struct fx_call calls[2 * LULESH_DEPTH];
+	int64_t d, n = 0;
+
+	for (d = 0; d < (int64_t)LULESH_DEPTH; d++) {
+		calls[n++] = (struct fx_call){ lulesh[d], 10 * d, 100000 - 10 * d, 2 * d + 1,
+					       d ? 2 * d - 1 : -1, d };
+		if (!d)
+			continue;
+		/* Shorter than the chain's call: it comes second, so the chain's lines go on past it. */
+		snprintf(beside[d], sizeof(beside[d]), "Beside%02d", (int)d);
+		calls[n++] = (struct fx_call){ beside[d], 100000 - 5 * d, 100000 - 5 * d + 1,
+					       2 * d + 2, 2 * d - 1, 0 };
+	}
+	fx_call_tree(p, calls, (size_t)n, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID |
+			 SB_COL_OFFCPU);
+}
+
+/* A tree as deep as real codes' stays a tree in 80 columns: its lines, not "[depth N]". */
+static void test_ten_deep_tree_keeps_its_lines_in_80_columns(void **state)
+{
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	build_lulesh(&p);
+	out = render(&p, false, false);
+	if (widest_line(out) > 80)
+		fail_msg("a line over 80 columns:\n%s", out);
+	if (strstr(out, "[depth"))
+		fail_msg("levels folded into a depth:\n%s", out);
+	/* Whole names: the deepest levels take 2 columns, then 1, their lines still drawn. */
+	expect_has(out, "  │ │ ├ CalcForceForNodes\n");
+	expect_has(out, "  │ │ ││││││├ CollectElemNodes\n");
+	expect_has(out, "  │ │ │││││└ Beside08\n");
+	expect_has(out, "  └ Beside01\n");
 	free(out);
 	sb_profile_free(&p);
 }
@@ -237,6 +287,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deep_tree_of_long_names_fits_80_columns),
+		cmocka_unit_test(test_ten_deep_tree_keeps_its_lines_in_80_columns),
 		cmocka_unit_test(test_flat_table_that_fits_is_whole),
 		cmocka_unit_test(test_mpi_counters_gpu_and_inspect_fit_80_columns),
 	};
