@@ -576,8 +576,8 @@ static void say_regressions(const struct sb_diff *d)
 static int diff_profiles(const struct diff_opts *o, const struct sb_profile *pa,
 			 const struct sb_profile *pb)
 {
-	uint32_t ranks_a = sb_report_ranks_shown(pa, -1, &o->filter);
-	uint32_t ranks_b = sb_report_ranks_shown(pb, -1, &o->filter);
+	uint32_t ranks_a = sb_report_ranks_shown(pa, -1);
+	uint32_t ranks_b = sb_report_ranks_shown(pb, -1);
 	struct sb_error err = { .msg = "" };
 	struct sb_diff d;
 	int r;

@@ -91,12 +91,14 @@ static void usage(FILE *f)
 	      "\n"
 	      "total, avg, min and max are times of the calls on each call path (--flat:\n"
 	      "a call inside a call of its own region adds no time to total); %rec is\n"
-	      "total over rank-seconds, the recording's duration times the ranks shown (a\n"
-	      "region every rank runs throughout reads 100%; threads of one rank in it at\n"
-	      "once still add up); own leaves out the time of the regions called inside;\n"
-	      "off-CPU is the time the thread waited, not ran, inside the calls; with GPU\n"
-	      "work recorded, GPU time is that of the work the calls launched themselves\n"
-	      "and GPU share that time over total (above 100%: kernels outlived the calls).\n",
+	      "total over rank-seconds, the recording's duration times the ranks shown\n"
+	      "that have calls or threads in the profile (record -p of one rank: that\n"
+	      "one; a region every rank runs throughout reads 100%; threads of one rank\n"
+	      "in it at once still add up); own leaves out the time of the regions\n"
+	      "called inside; off-CPU is the time the thread waited, not ran, inside the\n"
+	      "calls; with GPU work recorded, GPU time is that of the work the calls\n"
+	      "launched themselves and GPU share that time over total (above 100%:\n"
+	      "kernels outlived the calls).\n",
 	      f);
 }
 

@@ -324,3 +324,35 @@ void sb_event_set_metric(struct sb_profile *p, size_t i, unsigned id, int64_t v)
 	if (c)
 		*c = v;
 }
+
+/* Mark rank in seen (a bit a rank below SB_MAX_RANK); 1 the first time. */
+static uint32_t mark_rank(uint8_t *seen, int64_t rank)
+{
+	uint8_t bit;
+
+	if (rank < 0 || rank >= SB_MAX_RANK)
+		return 0;
+	bit = (uint8_t)(1u << (rank & 7));
+	if (seen[rank >> 3] & bit)
+		return 0;
+	seen[rank >> 3] |= bit;
+	return 1;
+}
+
+uint32_t sb_profile_ranks_recorded(const struct sb_profile *p)
+{
+	uint8_t *seen = calloc(SB_MAX_RANK / 8, 1);
+	uint32_t n = 0;
+	size_t i;
+
+	if (!seen)
+		return sb_profile_rank_count(p);
+	for (i = 0; i < p->n_pairs; i++)
+		n += mark_rank(seen, p->pairs[i].rank);
+	for (i = 0; i < p->n_threads; i++)
+		n += mark_rank(seen, p->threads[i].rank);
+	for (i = 0; i < p->n_processes; i++)
+		n += mark_rank(seen, p->processes[i].rank);
+	free(seen);
+	return n;
+}

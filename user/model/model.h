@@ -208,4 +208,10 @@ bool sb_thread_keys_have(const uint64_t *keys, size_t n, uint32_t rank, uint64_t
 /* Rank count: max(mpi_size, highest rank + 1). */
 uint32_t sb_profile_rank_count(const struct sb_profile *p);
 
+/*
+ * The ranks with anything recorded (calls, threads, processes): fewer than the
+ * rank count when record -p took one rank of a job, whose mpi_size is the job's.
+ */
+uint32_t sb_profile_ranks_recorded(const struct sb_profile *p);
+
 #endif

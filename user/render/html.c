@@ -164,7 +164,7 @@ static void data_header(FILE *j, const struct sb_profile *p, const struct sb_cal
 	fputs(", \"recording_ns\": ", j);
 	json_int_or_null(j, span, span > 0);
 	fputs(", \"pct_base_ns\": ", j);
-	json_int_or_null(j, sb_report_pct_base(p, t, sb_report_ranks_shown(p, o->rank, o->filter)),
+	json_int_or_null(j, sb_report_pct_base(p, t, sb_report_ranks_shown(p, o->rank)),
 			 span > 0);
 	fprintf(j, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64
 		", \"offcpu\": %s, \"events\": %s", sb_profile_rank_count(p), threads, t->calls,

@@ -57,12 +57,9 @@ int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree 
 	return span * (ranks ? ranks : 1);
 }
 
-uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank,
-			       const struct sb_filter *f)
+uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank)
 {
-	if (rank >= 0)
-		return 1;
-	return f && f->ranks ? (uint32_t)f->n_ranks : sb_profile_rank_count(p);
+	return rank >= 0 ? 1 : sb_profile_ranks_recorded(p);
 }
 
 /*
@@ -89,7 +86,7 @@ static double gpu_share(const struct sb_ct_node *n)
 
 static uint32_t ranks_shown(const struct sb_profile *p, const struct report_opts *o)
 {
-	return sb_report_ranks_shown(p, o->rank, &o->filter);
+	return sb_report_ranks_shown(p, o->rank);
 }
 
 /* The ranks of --ranks, one by one. */
@@ -161,7 +158,7 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	const struct sb_meta *lost = meta_int(p, "lost_events");
 	const struct sb_meta *open = meta_int(p, "open_calls_dropped");
 	size_t threads = thread_count(p, o->rank);
-	uint32_t ranks = sb_profile_rank_count(p);
+	uint32_t ranks = sb_profile_rank_count(p), recorded = sb_profile_ranks_recorded(p);
 	char buf[CELL_MAX];
 
 	sb_report_file_line(f, p, o);
@@ -174,6 +171,8 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 		fprintf(f, "rank %" PRId64 " of %u, ", o->rank, ranks);
 	else if (o->filter.ranks)
 		fprintf(f, "ranks %s of %u, ", o->filter.ranks_arg, ranks);
+	else if (recorded && recorded < ranks)
+		fprintf(f, "%u of %u ranks, ", recorded, ranks);
 	else
 		fprintf(f, "%u %s, ", ranks, format_plural(ranks, "rank", "ranks"));
 	/* Files without a thread table (scope-profiler's) would read "0 threads": leave it out. */
@@ -516,8 +515,9 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	if (span > 0 && ranks_shown(p, o) > 1)
 		fprintf(f, ", \"percent_of\": \"rank_seconds\", \"rank_seconds_ns\": %" PRId64,
 			sb_report_pct_base(p, t, ranks_shown(p, o)));
-	fprintf(f, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64,
-		sb_profile_rank_count(p), thread_count(p, o->rank), t->calls);
+	fprintf(f, ", \"ranks\": %u, \"ranks_recorded\": %u, \"threads\": %zu, \"calls\": %" PRIu64,
+		sb_profile_rank_count(p), sb_profile_ranks_recorded(p), thread_count(p, o->rank),
+		t->calls);
 	if (lost)
 		fprintf(f, ", \"lost_events\": %" PRId64, lost->i);
 	if (open)

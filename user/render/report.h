@@ -63,9 +63,11 @@ int64_t sb_report_span(const struct sb_profile *p, const struct sb_calltree *t);
 int64_t sb_report_pct_base(const struct sb_profile *p, const struct sb_calltree *t,
 			   uint32_t ranks);
 
-/* Ranks a report covers: the one of rank >= 0, those f lists, or all of p's. */
-uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank,
-			       const struct sb_filter *f);
+/*
+ * Ranks a report covers: the one of rank >= 0, else those p has anything of
+ * (sb_profile_ranks_recorded; a --ranks filter has dropped the others).
+ */
+uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank);
 
 /* "file      PATH (FORMAT)", the first line of every text report, escaped (format_text). */
 void sb_report_file_line(FILE *f, const struct sb_profile *p, const struct report_opts *o);

@@ -382,6 +382,44 @@ static void test_percent_of_many_ranks_is_of_rank_seconds(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * record -p of one rank of a 4-rank job: the world is 4 (mpi_size), one rank
+ * was recorded. Its main runs the whole recording: 100%, not 25%.
+ */
+static void test_percent_of_one_rank_recorded_is_of_that_rank(void **state)
+{
+	struct sb_event main_call = { 0, 100, 0, 0, -1, { -1, -1 } };
+	struct sb_event solve_call = { 10, 60, 0, 1, 0, { -1, -1 } };
+	struct sb_thread th = { .rank = 2, .index = 0, .tid = 7, .end_ns = -1, .cpu_ns = -1,
+				.name = "app" };
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	sb_profile_init(&p);
+	p.format = strdup("synthetic");
+	assert_int_equal(sb_profile_add_region(&p, "main", "", -1, NULL), 0);
+	assert_int_equal(sb_profile_add_region(&p, "solve", "", -1, NULL), 1);
+	assert_int_equal(sb_profile_set_int(&p, "start_time_ns", 0), 0);
+	assert_int_equal(sb_profile_set_int(&p, "finalize_time_ns", 100), 0);
+	assert_int_equal(sb_profile_set_int(&p, "mpi_size", 4), 0);
+	p.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	fx_add_call(&p, 0, 2, &main_call);
+	fx_add_call(&p, 1, 2, &solve_call);
+	fx_add_threads(&p, &th, 1);
+	out = render(&p, SB_REPORT_TEXT, false, SB_CT_SORT_TOTAL);
+	expect_has(out, "recording 100 ns, 1 of 4 ranks, 1 thread, 2 calls\n");
+	assert_null(strstr(out, "rank-seconds"));
+	expect_has(out, "100 ns  100.0%");
+	expect_has(out, "50 ns   50.0%");
+	free(out);
+	out = render(&p, SB_REPORT_JSON, false, SB_CT_SORT_TOTAL);
+	expect_has(out, "\"ranks\": 4, \"ranks_recorded\": 1, ");
+	expect_has(out, "\"percent\": 100.0");
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_json_checker_rejects_broken_json(void **state)
 {
 	(void)state;
@@ -406,8 +444,8 @@ static void test_json_is_valid_with_header_and_paths(void **state)
 		fail_msg("invalid JSON:\n%s", out);
 	expect_has(out, "{\"header\": {\"file\": \"prof.h5\", \"format\": \"synthetic\", "
 			"\"schema\": 2, \"mode\": \"tree\", \"rank\": null, \"recording_ns\": 200, "
-			"\"ranks\": 1, \"threads\": 1, \"calls\": 6, \"lost_events\": 0, "
-			"\"open_calls_dropped\": 2},\n");
+			"\"ranks\": 1, \"ranks_recorded\": 1, \"threads\": 1, \"calls\": 6, "
+			"\"lost_events\": 0, \"open_calls_dropped\": 2},\n");
 	expect_has(out, "{\"path\": [\"main\", \"solve\", \"kernel\"], \"depth\": 3, \"calls\": 2, "
 			"\"total_ns\": 30, \"avg_ns\": 15, \"min_ns\": 10, \"max_ns\": 20, "
 			"\"percent\": 15.0, \"own_ns\": 30, \"offcpu_ns\": null, "
@@ -587,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_text_warns_about_lost_events),
 		cmocka_unit_test(test_text_explains_every_unrecorded_call),
 		cmocka_unit_test(test_percent_of_many_ranks_is_of_rank_seconds),
+		cmocka_unit_test(test_percent_of_one_rank_recorded_is_of_that_rank),
 		cmocka_unit_test(test_json_checker_rejects_broken_json),
 		cmocka_unit_test(test_json_is_valid_with_header_and_paths),
 		cmocka_unit_test(test_json_of_an_empty_tree_is_valid),
