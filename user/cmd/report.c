@@ -7,6 +7,7 @@
 
 #include "analysis/calltree.h"
 #include "analysis/calltree_stream.h"
+#include "analysis/mpi.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "util/text_format.h"
@@ -98,7 +99,12 @@ static void usage(FILE *f)
 	      "called inside; off-CPU is the time the thread waited, not ran, inside the\n"
 	      "calls; with GPU work recorded, GPU time is that of the work the calls\n"
 	      "launched themselves and GPU share that time over total (above 100%:\n"
-	      "kernels outlived the calls).\n",
+	      "kernels outlived the calls).\n"
+	      "\n"
+	      "Exit status: 0; 1 when the output cannot be written or memory runs out; 2 on\n"
+	      "a usage error, an unreadable profile, or a view of data the profile has\n"
+	      "none of (--samples without samples, --mpi without MPI calls, --gpu without\n"
+	      "CUDA activity, --counters without counters): nothing is written then.\n",
 	      f);
 }
 
@@ -501,6 +507,30 @@ static int load_for_gpu(const char *path, struct sb_profile *p)
 	return r;
 }
 
+/*
+ * A view of data the profile has none of is bad input, as an export of
+ * samples from a profile without them is: one line saying what to record,
+ * exit 2, nothing written. Asked of the whole file, before any filter.
+ */
+static int check_view(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+
+	if (o->samples)
+		sb_samples_require(p, 1u << o->sample_kind, &err);
+	else if (o->mpi && !sb_mpi_profile_has_calls(p))
+		sb_fail(&err, EINVAL, "the profile has no MPI calls: record an MPI job, without "
+			"--no-mpi");
+	else if (o->gpu && !p->cuda.n_acts)
+		sb_fail(&err, EINVAL, "the profile has no CUDA activity: record with --cuda");
+	else if (o->counters && !sb_profile_counter_slots(p))
+		sb_fail(&err, EINVAL, "the profile has no counters: record with -e or -g");
+	if (!err.msg[0])
+		return 0;
+	fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
+	return SB_EXIT_USAGE;
+}
+
 /* Read the profile whole (--gpu: without its calls), filter it and report it; the exit status. */
 static int report_whole(const struct report_opts *o)
 {
@@ -511,6 +541,8 @@ static int report_whole(const struct report_opts *o)
 	if (r < 0)
 		return SB_EXIT_USAGE;
 	r = check_rank(o, &p);
+	if (!r)
+		r = check_view(o, &p);
 	if (!r)
 		r = sb_filter_profile("report", o->path, &o->filter, &p);
 	if (!r && o->mpi)

@@ -12,6 +12,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/suggest.h"
+#include "fixtures.h"
 #include "util/error.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -158,6 +159,55 @@ static void test_record_errors_are_two_lines(void **state)
 	}
 }
 
+/* Two calls: no samples, MPI calls, CUDA activity or counters. */
+static void build_plain(struct sb_profile *p)
+{
+	static const struct fx_call calls[] = {
+		{ "main", 0, 100, 1, -1, 0 },
+		{ "step", 10, 20, 2, 1, 0 },
+	};
+
+	fx_call_tree(p, calls, 2, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID);
+}
+
+/*
+ * A view of data the profile has none of is bad input in every command that
+ * has such views: one line naming the file and what to record, exit 2, and
+ * no output file.
+ */
+static void test_a_view_without_its_data_is_bad_input(void **state)
+{
+	static const char *const cases[][3] = {
+		{ "report", "--samples", "record with --sample" },
+		{ "report", "--offcpu", "record with --offcpu-stacks" },
+		{ "report", "--mpi", "no MPI calls" },
+		{ "report", "--gpu", "record with --cuda" },
+		{ "report", "--counters", "record with -e" },
+		{ "export", "pprof", "record with --sample" },
+		{ "export", "folded", "record with --sample" },
+	};
+	char *file = tmp_path("plain.h5"), *out = tmp_path("view.out"), msg[4096];
+	char *argv[5];
+	size_t i;
+
+	(void)state;
+	fx_write_built(file, build_plain);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		argv[0] = (char *)cases[i][0];
+		argv[1] = (char *)cases[i][1];
+		argv[2] = "-o";
+		argv[3] = out;
+		argv[4] = file;
+		assert_int_equal(run_stderr(strcmp(argv[0], "report") ? cmd_export : cmd_report, 5,
+					    argv, msg, sizeof(msg)), SB_EXIT_USAGE);
+		if (count_lines(msg) != 1 || !strstr(msg, file) || !strstr(msg, cases[i][2]))
+			fail_msg("%s %s: not one line naming the file and '%s':\n%s", argv[0],
+				 argv[1], cases[i][2], msg);
+		if (!access(out, F_OK))
+			fail_msg("%s %s: wrote %s", argv[0], argv[1], out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +215,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_option_names_the_nearest),
 		cmocka_unit_test(test_every_command_suggests_its_options),
 		cmocka_unit_test(test_record_errors_are_two_lines),
+		cmocka_unit_test_setup_teardown(test_a_view_without_its_data_is_bad_input, tmp_setup,
+						tmp_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,6 @@
 /* Unit tests of the GPU columns of `report` and of `report --gpu`, on in-memory profiles. */
+#include <unistd.h>
+
 #include "fixtures.h"
 #include "inert_text.h"
 
@@ -438,10 +440,10 @@ static void test_command_shows_gpu_columns_and_table(void **state)
 	assert_null(strstr(out, "plain_c_kernel"));
 	assert_null(strstr(out, "outside every region"));
 	free(out);
-	/* As --mpi on a profile without MPI: said in the report, not an error. */
-	out = run_report(none, ARGC(none), 0);
-	expect_has(out, "no CUDA activity in this profile (record it with record --cuda)\n");
-	free(out);
+	/* As --mpi on a profile without MPI: bad input, exit 2, nothing written. */
+	assert_int_equal(unlink(tmp_path("out.txt")), 0);
+	assert_int_equal(cmd_report(ARGC(none), none), 2);
+	assert_int_equal(access(tmp_path("out.txt"), F_OK), -1);
 }
 
 int main(void)
