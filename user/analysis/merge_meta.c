@@ -279,6 +279,20 @@ static int rank_times(struct sb_profile *out, const struct sb_merge_input *in, s
 	return ret;
 }
 
+/* The inputs' one way of recording, else "mixed": only a launch rules attaching out (health.h). */
+static int record_scope(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
+{
+	const char *first = meta_str(&in[0].p, SB_META_RECORD_SCOPE), *s;
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		s = meta_str(&in[i].p, SB_META_RECORD_SCOPE);
+		if (!first != !s || (first && strcmp(first, s)))
+			return sb_profile_set_str(out, SB_META_RECORD_SCOPE, "mixed");
+	}
+	return 0;
+}
+
 int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, size_t n)
 {
 	char key[64], *json;
@@ -286,6 +300,7 @@ int sb_merge_metadata(struct sb_profile *out, const struct sb_merge_input *in, s
 	int ret;
 
 	ret = copy_meta(out, &in[0].p);
+	ret |= record_scope(out, in, n);
 	ret |= span(out, in, n);
 	ret |= sizes(out, in, n);
 	ret |= rank_times(out, in, n);

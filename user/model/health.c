@@ -23,12 +23,13 @@ const struct sb_health_key sb_health_keys[] = {
 	  "calls nested deeper than " XSTR(SB_MAX_DEPTH) " regions (runaway recursion?) "
 	  "were counted, not recorded" },
 	{ "unmatched_region_ends", "region ends had no start", "unmatched ends",
-	  "regions already open when recording attached (-p), or an end marker that "
-	  "does not match its begin in the code" },
+	  "regions already open when recording attached to their process (record -p, -a), "
+	  "begins that were lost (see the other warnings), or an end marker that does not "
+	  "match its begin in the code" },
 	{ "calls_open_at_start", "calls were open when recording attached",
 	  "open at start",
-	  "they began before -p attached, so only their ends were seen and they are not "
-	  "in the tree" },
+	  "they began before recording attached to their process (record -p, -a), or their "
+	  "begins were lost, so only their ends were seen and they are not in the tree" },
 	{ "invalid_sites", "calls came from invalid probe sites", "bad sites",
 	  "a probe's site descriptor could not be read or was malformed (a binary "
 	  "changed on disk?); those calls were not recorded" },
@@ -49,8 +50,8 @@ const struct sb_health_key sb_health_keys[] = {
 	  "the stack table was full; those samples are counted without their stack" },
 	{ "mpi_calls_open_at_start", "MPI calls were open when recording attached",
 	  "MPI open at start",
-	  "they began before -p attached (or their thread had no slot), so only their "
-	  "returns were seen and they are not in the tree" },
+	  "they began before recording attached to their process (record -p, -a), or their "
+	  "thread had no slot, so only their returns were seen and they are not in the tree" },
 	{ "counter_threads_uncounted", "threads got no counters", "uncounted threads",
 	  "more than " XSTR(SB_CTR_MAX_THREADS) " threads were counted at once, or their events "
 	  "could not be opened; their calls' counts are unknown" },
@@ -85,11 +86,64 @@ const struct sb_health_key sb_health_keys[] = {
 
 const size_t sb_health_n_keys = sizeof(sb_health_keys) / sizeof(sb_health_keys[0]);
 
+/* What the keys that name attaching as a cause say of a recording that launched its command. */
+static const struct {
+	const char *key;
+	const char *label;
+	const char *hint;
+} launched_words[] = {
+	{ "unmatched_region_ends", "region ends had no start",
+	  "begins that were lost (see the other warnings), or an end marker that does not "
+	  "match its begin in the code: the recording started with the command, so none of "
+	  "its regions was open before" },
+	{ "calls_open_at_start", "calls ended without a start",
+	  "their begins were lost or never marked (see unmatched_region_ends), so only their "
+	  "ends were seen and they are not in the tree" },
+	{ "mpi_calls_open_at_start", "MPI calls returned without their entry",
+	  "their thread had no slot when they began, so only their returns were seen and "
+	  "they are not in the tree" },
+};
+
 int64_t sb_health_value(const struct sb_profile *p, const char *key)
 {
 	const struct sb_meta *m = sb_profile_meta(p, key);
 
 	return m && m->is_int ? m->i : 0;
+}
+
+/* Only a recording that says it launched its command rules attaching out. */
+static bool launched(const struct sb_profile *p)
+{
+	const struct sb_meta *m = sb_profile_meta(p, SB_META_RECORD_SCOPE);
+
+	return m && !m->is_int && m->s && !strcmp(m->s, SB_RECORD_SCOPE_COMMAND);
+}
+
+/* k's words for a launched recording; -1 when its own hold for every recording. */
+static int launched_index(const struct sb_profile *p, const struct sb_health_key *k)
+{
+	size_t i;
+
+	if (!launched(p))
+		return -1;
+	for (i = 0; i < sizeof(launched_words) / sizeof(launched_words[0]); i++)
+		if (!strcmp(k->key, launched_words[i].key))
+			return (int)i;
+	return -1;
+}
+
+const char *sb_health_label(const struct sb_profile *p, const struct sb_health_key *k)
+{
+	int i = launched_index(p, k);
+
+	return i < 0 ? k->label : launched_words[i].label;
+}
+
+const char *sb_health_hint(const struct sb_profile *p, const struct sb_health_key *k)
+{
+	int i = launched_index(p, k);
+
+	return i < 0 ? k->hint : launched_words[i].hint;
 }
 
 size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
@@ -104,8 +158,8 @@ size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
 		v = sb_health_value(p, k->key);
 		if (!v)
 			continue;
-		fprintf(f, "%swarning: %" PRId64 " %s (%s): %s\n", indent, v, k->label, k->key,
-			k->hint);
+		fprintf(f, "%swarning: %" PRId64 " %s (%s): %s\n", indent, v,
+			sb_health_label(p, k), k->key, sb_health_hint(p, k));
 		n++;
 	}
 	refused = sb_profile_meta(p, "sources_disabled");
@@ -118,7 +172,8 @@ size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
 	}
 	open = sb_profile_meta(p, "regions_open_at_start");
 	if (open && !open->is_int && open->s && *open->s) {
-		fprintf(f, "%s         regions open at start: ", indent);
+		fprintf(f, "%s         %s: ", indent,
+			launched(p) ? "regions of those calls" : "regions open at start");
 		format_text(f, open->s);
 		fputc('\n', f);
 	}

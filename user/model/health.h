@@ -8,6 +8,14 @@
 
 #include "model/model.h"
 
+/*
+ * How the recording was made (string metadata): "command" (it launched the
+ * command), "attached" (record -p), "system-wide" (record -a); a merge of
+ * recordings made differently says "mixed". Files without it do not say.
+ */
+#define SB_META_RECORD_SCOPE "record_scope"
+#define SB_RECORD_SCOPE_COMMAND "command"
+
 /* One int64 metadata key the recorder writes when calls or samples went unrecorded. */
 struct sb_health_key {
 	const char *key;	/* metadata key */
@@ -22,6 +30,14 @@ extern const size_t sb_health_n_keys;
 
 /* The counter's value in p's metadata; 0 when absent or not an int. */
 int64_t sb_health_value(const struct sb_profile *p, const char *key);
+
+/*
+ * k's label and hint as they hold for p: where they name attaching to a
+ * running process as a cause, a recording that launched its command has
+ * words of its own.
+ */
+const char *sb_health_label(const struct sb_profile *p, const struct sb_health_key *k);
+const char *sb_health_hint(const struct sb_profile *p, const struct sb_health_key *k);
 
 /*
  * One "indentwarning: N label (key): hint" line for every non-zero counter,

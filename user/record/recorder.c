@@ -736,8 +736,8 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 				  r->clock_offset_start);
 	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_end_ns", r->clock_offset_end);
 	ret |= sb_profile_set_int(p, "recorder_cpu_ns", recorder_cpu_ns());
-	if (r->o.all)
-		ret |= sb_profile_set_str(p, "record_scope", "system-wide");
+	ret |= sb_profile_set_str(p, SB_META_RECORD_SCOPE, r->o.all ? "system-wide" :
+				  r->o.cmd ? SB_RECORD_SCOPE_COMMAND : "attached");
 	if (r->o.ranks_arg)
 		ret |= sb_profile_set_str(p, "record_ranks", r->o.ranks_arg);
 	/* A source that knows the world size (MPI) has said it; else every rank is one process. */

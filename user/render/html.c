@@ -137,9 +137,9 @@ static void data_health(FILE *j, const struct sb_profile *p)
 			continue;
 		fprintf(j, "%s{\"key\": \"%s\", \"count\": %" PRId64 ", \"label\": ",
 			first ? "" : ", ", k->key, v);
-		format_json_string(j, k->label);
+		format_json_string(j, sb_health_label(p, k));
 		fputs(", \"hint\": ", j);
-		format_json_string(j, k->hint);
+		format_json_string(j, sb_health_hint(p, k));
 		fputc('}', j);
 		first = false;
 	}

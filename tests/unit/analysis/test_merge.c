@@ -261,6 +261,44 @@ static void test_merge_metadata_records_inputs(void **state)
 	sb_profile_free(&p);
 }
 
+/* Both inputs with record_scope scope_a and scope_b, merged; the merge's record_scope. */
+static char *merged_scope(const char *scope_a, const char *scope_b)
+{
+	const char *in[] = { tmp_path("sa.h5"), tmp_path("sb.h5") };
+	const char *scope[] = { scope_a, scope_b };
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	char *s;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		build_rank(&p, i ? &spec_b : &spec_a);
+		assert_int_equal(sb_profile_set_str(&p, "record_scope", scope[i]), 0);
+		if (fx_write_h5(in[i], &p, &err))
+			fail_msg("%s", err.msg);
+		sb_profile_free(&p);
+	}
+	merge_ok(in, 2, tmp_path("sm.h5"));
+	read_merged(tmp_path("sm.h5"), &p);
+	s = strdup(meta_str(&p, "record_scope"));
+	sb_profile_free(&p);
+	return s;
+}
+
+/* Recorded differently, the inputs merge as "mixed": only a launch rules attaching out. */
+static void test_record_scope_is_mixed_when_inputs_differ(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = merged_scope("command", "command");
+	assert_string_equal(s, "command");
+	free(s);
+	s = merged_scope("command", "attached");
+	assert_string_equal(s, "mixed");
+	free(s);
+}
+
 /* One boot of one machine is one clock: differing offset readings move nothing. */
 static void test_same_boot_is_not_shifted(void **state)
 {
@@ -561,6 +599,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_keeps_ranks_regions_threads_processes),
 		cmocka_unit_test(test_merge_metadata_records_inputs),
+		cmocka_unit_test(test_record_scope_is_mixed_when_inputs_differ),
 		cmocka_unit_test(test_same_boot_is_not_shifted),
 		cmocka_unit_test(test_conflicting_ranks_name_both_files),
 		cmocka_unit_test(test_command_usage),

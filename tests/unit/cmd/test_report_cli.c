@@ -323,7 +323,8 @@ static void test_text_explains_every_unrecorded_call(void **state)
 	expect_has(out, "warning: 9807 calls were too deep to record (depth_overflow_calls): "
 			"calls nested deeper than 64 regions (runaway recursion?)");
 	expect_has(out, "warning: 4 region ends had no start (unmatched_region_ends): "
-			"regions already open when recording attached (-p)");
+			"regions already open when recording attached to their process "
+			"(record -p, -a)");
 	free(out);
 	out = render(&p, SB_REPORT_JSON, false, SB_CT_SORT_TOTAL);
 	if (!json_valid(out))

@@ -117,6 +117,43 @@ static void test_regions_open_at_start_are_named(void **state)
 	sb_profile_free(&p);
 }
 
+/* A recording that launched its command attached to no running process: no warning says so. */
+static void test_a_launched_recording_never_blames_attaching(void **state)
+{
+	struct sb_profile p;
+	size_t n;
+	char *out;
+
+	(void)state;
+	sb_profile_init(&p);
+	assert_int_equal(sb_profile_set_int(&p, "unmatched_region_ends", 3), 0);
+	assert_int_equal(sb_profile_set_int(&p, "calls_open_at_start", 3), 0);
+	assert_int_equal(sb_profile_set_int(&p, "mpi_calls_open_at_start", 2), 0);
+	assert_int_equal(sb_profile_set_str(&p, "regions_open_at_start", "solve"), 0);
+	assert_int_equal(sb_profile_set_str(&p, "record_scope", "command"), 0);
+	out = print(&p, "", &n);
+	assert_int_equal(n, 3);
+	if (strstr(out, "-p") || strstr(out, "attach"))
+		fail_msg("a launched recording blamed attaching:\n%s", out);
+	expect_has(out, "an end marker that does not match its begin in the code");
+	expect_has(out, ": solve\n");
+	free(out);
+	/* record -p, or a file that does not say how it was recorded: attaching is a cause. */
+	assert_int_equal(sb_profile_set_str(&p, "record_scope", "attached"), 0);
+	out = print(&p, "", &n);
+	expect_has(out, "regions already open when recording attached to their process (record -p");
+	expect_has(out, "regions open at start: solve\n");
+	free(out);
+	sb_profile_free(&p);
+	sb_profile_init(&p);
+	assert_int_equal(sb_profile_set_int(&p, "unmatched_region_ends", 3), 0);
+	out = print(&p, "", &n);
+	expect_has(out, "(record -p");
+	expect_has(out, "an end marker that does not match its begin in the code");
+	free(out);
+	sb_profile_free(&p);
+}
+
 static void test_other_tools_files_have_no_counters(void **state)
 {
 	struct sb_profile p;
@@ -143,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_every_non_zero_counter_has_its_line_and_hint),
 		cmocka_unit_test(test_deep_recursion_reads_in_the_summary),
 		cmocka_unit_test(test_regions_open_at_start_are_named),
+		cmocka_unit_test(test_a_launched_recording_never_blames_attaching),
 		cmocka_unit_test(test_other_tools_files_have_no_counters),
 	};
 
