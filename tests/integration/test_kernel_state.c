@@ -179,6 +179,8 @@ static void test_regions_open_at_attach_are_named(void **state)
 	assert_null(find_pair(&p, "outer", 0));
 	assert_true(meta_int(&p, "calls_open_at_start") >= 1);
 	assert_non_null(strstr(meta_str(&p, "regions_open_at_start"), "outer"));
+	/* The profile says it attached: its warnings may name that as the cause. */
+	assert_string_equal(meta_str(&p, "record_scope"), "attached");
 	sb_profile_free(&p);
 
 	/* Traced from the start, nothing was open before. */
@@ -187,7 +189,38 @@ static void test_regions_open_at_attach_are_named(void **state)
 	assert_int_equal(must_pair(&p, "outer", 0)->count, 1);
 	assert_int_equal(meta_int(&p, "calls_open_at_start"), 0);
 	assert_null(sb_profile_meta(&p, "regions_open_at_start"));
+	assert_string_equal(meta_str(&p, "record_scope"), "command");
 	sb_profile_free(&p);
+}
+
+/*
+ * record -p while the target sits inside a region it entered before: its
+ * probes are attached and no call completes. The recorder says that, not
+ * that the target has no probes.
+ */
+static void test_probes_without_a_completed_call_are_not_called_missing(void **state)
+{
+	char out[300], err[300], pidstr[16], said[4096];
+	pid_t pid;
+	int status;
+
+	(void)state;
+	require_bpf();
+	pid = start_inside_outer("60");
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-d", "1", "-p", pidstr, "-o",
+				 (char *)tmp_file("none.h5", out, sizeof(out)), NULL };
+
+		status = wait_status(spawn(argv, tmp_file("none.err", err, sizeof(err)), NULL));
+	}
+	kill(pid, SIGKILL);
+	wait_status(pid);
+	file_text(err, said, sizeof(said));
+	if (status || strstr(said, "no scope_bpf probes") ||
+	    !strstr(said, "the probes of 1 object in the traced processes were attached, but no "
+			  "call was recorded: no marked region was both entered and left"))
+		fail_msg("exit %d, said:\n%s", status, said);
 }
 
 /* A -p target that ends while the programs load still gets a file, which says so: exit 3. */
@@ -232,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_site_counts_once_per_call),
 		cmocka_unit_test(test_plugin_at_a_reused_address_has_its_own_name),
 		cmocka_unit_test(test_regions_open_at_attach_are_named),
+		cmocka_unit_test(test_probes_without_a_completed_call_are_not_called_missing),
 	};
 
 	return cmocka_run_group_tests_name("kernel_state", tests, setup_tmp, teardown_tmp);

@@ -218,5 +218,4 @@ void sb_attach_free(struct sb_attach *a)
 	sb_detach_release(&a->fast_held, NULL);
 	sb_detach_release(&a->held, a->guardian);
 	sb_hashmap_free(&a->files);
-	memset(a, 0, sizeof(*a));
 }

@@ -34,7 +34,11 @@ void sb_attach_init(struct sb_attach *a, struct sb_kernel *k, struct sb_guardian
 		    bool verbose);
 /* Attach to the objects pid maps now; returns how many new ones had probes, or <0. */
 int sb_attach_process(struct sb_attach *a, pid_t pid, struct sb_error *err);
-/* Detach every probe; the guardian finishes the slow part (see detach.h). */
+/*
+ * Detach every probe; the guardian finishes the slow part (see detach.h).
+ * The counts and the first failure stay: the profile's metadata and the
+ * recorder's last words are written after the probes are gone. Safe twice.
+ */
 void sb_attach_free(struct sb_attach *a);
 
 #endif

@@ -816,15 +816,47 @@ static const char *attach_hint(const char *failure)
 	return "";
 }
 
+/* Whether any loss counter of the profile is not 0: its warnings were printed. */
+static bool any_loss(const struct sb_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < sb_health_n_keys; i++)
+		if (sb_health_value(p, sb_health_keys[i].key))
+			return true;
+	return false;
+}
+
+/*
+ * A profile without calls: no probes, or probes that fired and whose calls
+ * were all lost (the loss counters say how), or probes no call went through
+ * while recording. files: the objects whose probes were attached.
+ */
+static void say_no_calls(struct recorder *r, int files)
+{
+	const char *where = r->o.cmd ? "the command or its children" : "the traced processes";
+
+	if (!files) {
+		record_say("no scope_bpf probes were found in %s; mark regions with "
+			   "include/scope_bpf.h (see docs/MARKERS.md)", where);
+		return;
+	}
+	record_say("the probes of %d object%s in %s were attached, but no call was recorded: %s",
+		   files, files == 1 ? "" : "s", where,
+		   any_loss(&r->coll.prof) ? "the warnings above say what was lost" :
+		   "no marked region was both entered and left while recording");
+}
+
 static int finish(struct recorder *r)
 {
 	struct sb_collect_stream stream;
 	struct sb_error err = { { 0 } };
 	const char *failure;
 	int64_t end_ns;
-	int ret, failed;
+	int ret, failed, files;
 
 	failure = sb_regions_attach_failure(&r->sources, &failed);
+	files = sb_regions_probe_files(&r->sources);
 	end_recording(r, &end_ns);
 	ret = build_profile(r, end_ns);
 	if (ret) {
@@ -851,9 +883,8 @@ static int finish(struct recorder *r)
 	else if (failure)
 		record_say("the probes of %d object%s were not attached, their calls are missing: %s%s",
 			   failed, failed == 1 ? "" : "s", failure, attach_hint(failure));
-	else if (!r->coll.calls && !sb_regions_probe_files(&r->sources) && !r->o.quiet)
-		record_say("no scope_bpf probes were found in the command or its children; mark "
-		    "regions with include/scope_bpf.h (see docs/MARKERS.md)");
+	else if (!r->coll.calls && !r->o.quiet)
+		say_no_calls(r, files);
 	return 0;
 }
 
