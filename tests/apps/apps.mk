@@ -72,6 +72,14 @@ $(BUILD)/apps/%: tests/apps/%.cc $(APPS_DEPS)
 # dlopen_loop loads libsbtest.so by the path it is given.
 $(BUILD)/apps/dlopen_loop: | $(BUILD)/apps/libsbtest.so
 
+# A library named as MPI's that no uprobe can probe; refused_lib loads it from its own directory.
+$(BUILD)/apps/libmpi_refused.so: tests/apps/lib/mpi_refused.c
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared $< -o $@
+
+$(BUILD)/apps/refused_lib: | $(BUILD)/apps/libmpi_refused.so
+
 # Two plugins from one source: the same layout, another region name. dlplugins
 # loads them from its own directory.
 $(BUILD)/apps/libplugin_%.so: tests/apps/plugin/plugin.c $(APPS_DEPS)

@@ -4,6 +4,8 @@
  * call, named per the grammar, with its bytes, peer, root and tag, nested in
  * the user region around it.
  */
+#include <limits.h>
+
 #include "harness.h"
 
 #include "analysis/mpi.h"
@@ -452,6 +454,42 @@ static void test_more_operations(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * record -p of a process that maps a library the kernel will not probe (a
+ * trap where its MPI_Init begins): the refusal names the library as the
+ * process maps it, not the descriptor the recorder opened it through
+ * (/proc/self/fd/N), and says the cause in words.
+ */
+static void test_a_refused_library_is_named(void **state)
+{
+	char path[512], lib[512], real[PATH_MAX], pidstr[16], out[300], err[4096], line[16] = "";
+	char *target[] = { (char *)app_path("refused_lib", path, sizeof(path)), NULL };
+	pid_t pid;
+	int fd = -1, status;
+
+	(void)state;
+	require_bpf();
+	assert_non_null(realpath(app_path("libmpi_refused.so", lib, sizeof(lib)), real));
+	pid = spawn(target, NULL, &fd);
+	assert_true(pid > 0);
+	assert_true(read(fd, line, sizeof(line) - 1) > 0);
+	close(fd);
+	assert_string_equal(line, "ready\n");
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	{
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o",
+				 (char *)tmp_file("refused.h5", out, sizeof(out)), NULL };
+
+		status = run(argv);
+	}
+	kill(pid, SIGKILL);
+	wait_status(pid);
+	read_stderr(err, sizeof(err));
+	if (status != 2 || strstr(err, "/proc/self/fd/") || !strstr(err, real) ||
+	    !strstr(err, "cannot attach to") || strstr(err, "Unknown error"))
+		fail_msg("exit %d, said:\n%s", status, err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_no_mpi_records_only_user_regions),
 		cmocka_unit_test(test_mpi_all_adds_polling_calls),
 		cmocka_unit_test(test_more_operations),
+		cmocka_unit_test(test_a_refused_library_is_named),
 	};
 
 	return cmocka_run_group_tests_name("mpi_calls", tests, setup_tmp, teardown_tmp);

@@ -54,7 +54,7 @@ static int attach_usdt(struct sb_attach *a, struct sb_detach *held, const char *
 	link = bpf_program__attach_usdt(prog, -1, path, SB_PROVIDER, probe, NULL);
 	if (!link)
 		return sb_fail(err, errno, "%s: cannot attach probe %s:%s: %s", path,
-			       SB_PROVIDER, probe, strerror(errno));
+			       SB_PROVIDER, probe, sb_strerror(errno));
 	ret = sb_detach_keep(held, link);
 	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/error.h"
 
@@ -15,6 +16,16 @@ int sb_fail(struct sb_error *err, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code > 0 ? -code : code;
+}
+
+/* The kernel's ENOTSUPP: a uprobe on an instruction it cannot single-step or emulate. */
+#define KERNEL_ENOTSUPP 524
+
+const char *sb_strerror(int code)
+{
+	if (code == KERNEL_ENOTSUPP)
+		return "the kernel cannot probe the instruction there";
+	return strerror(code);
 }
 
 int sb_bad(char *why, size_t len, const char *fmt, ...)

@@ -19,6 +19,12 @@ int sb_fail(struct sb_error *err, int code, const char *fmt, ...)
 /* Say why a rule is broken into why[len]; returns -EINVAL for the caller to return. */
 int sb_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * strerror(code), and words for the kernel's internal codes that attaching a
+ * probe can leak (ENOTSUPP, 524), which libc calls "Unknown error".
+ */
+const char *sb_strerror(int code);
+
 /* "path: cause" with cause from fmt, as sb_fail(); a long cause is cut so the path stays. */
 int sb_fail_at(struct sb_error *err, int code, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -81,7 +81,7 @@ static int attach_runtime(struct cuda_host *c, const char *fd_path, const char *
 	ret = sb_cuda_host_lib_read(fd_path, program, &funcs);
 	if (ret <= 0)
 		return ret;
-	ret = sb_lib_probes_attach(&c->probes, c->env->kernel, fd_path, &funcs, err);
+	ret = sb_lib_probes_attach(&c->probes, c->env->kernel, fd_path, name, &funcs, err);
 	if (ret)
 		return ret;
 	c->runtimes++;

@@ -86,47 +86,54 @@ int sb_lib_probes_scan(struct sb_lib_probes *lp, pid_t pid, bool (*match)(const 
 	return ret < 0 ? ret : 0;
 }
 
+/* The file to probe: path opens it (a /proc/self/fd path), name is what messages call it. */
+struct target {
+	const char *path;
+	const char *name;
+};
+
 static int attach_one(struct sb_lib_probes *lp, struct region_bpf *skel, struct bpf_program *prog,
-		      const char *path, const struct sb_lib_funcs *f, uint32_t i, bool retprobe,
-		      struct sb_error *err)
+		      const struct target *t, const struct sb_lib_funcs *f, uint32_t i,
+		      bool retprobe, struct sb_error *err)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = f->cookie[i], .retprobe = retprobe);
 	struct bpf_link *link;
 	int ret = sb_detach_mark(&lp->held);
 
 	if (ret)
-		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
+		return sb_fail(err, ret, "%s: cannot list open files: %s", t->name, strerror(-ret));
 	sb_guardian_busy(skel, 1000000000ULL);
-	link = bpf_program__attach_uprobe_opts(prog, -1, path, (size_t)f->offset[i], &opts);
+	link = bpf_program__attach_uprobe_opts(prog, -1, t->path, (size_t)f->offset[i], &opts);
 	if (!link)
-		return sb_fail(err, errno, "%s: cannot attach to %s: %s", path, f->name[i],
-			       strerror(errno));
+		return sb_fail(err, errno, "%s: cannot attach to %s: %s", t->name, f->name[i],
+			       sb_strerror(errno));
 	ret = sb_detach_keep(&lp->held, link);
-	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
+	return ret ? sb_fail(err, ret, "%s: %s", t->name, strerror(-ret)) : 0;
 }
 
 /* One link for all of the functions, entries or returns; the fd is let go with the rest. */
 static int attach_multi(struct sb_lib_probes *lp, struct region_bpf *skel,
-			struct bpf_program *prog, const char *path, const struct sb_lib_funcs *f,
-			bool retprobe, struct sb_error *err)
+			struct bpf_program *prog, const struct target *t,
+			const struct sb_lib_funcs *f, bool retprobe, struct sb_error *err)
 {
 	int fd, ret = sb_detach_mark(&lp->held);
 
 	if (ret)
-		return sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
+		return sb_fail(err, ret, "%s: cannot list open files: %s", t->name, strerror(-ret));
 	sb_guardian_busy(skel, 1000000000ULL);
-	fd = sb_uprobe_multi_link(bpf_program__fd(prog), path, f->offset, f->cookie, f->n,
+	fd = sb_uprobe_multi_link(bpf_program__fd(prog), t->path, f->offset, f->cookie, f->n,
 				  retprobe);
 	if (fd < 0)
-		return sb_fail(err, -fd, "%s: cannot attach to %u functions: %s", path, f->n,
-			       strerror(-fd));
+		return sb_fail(err, -fd, "%s: cannot attach to %u function%s: %s", t->name, f->n,
+			       f->n == 1 ? "" : "s", sb_strerror(-fd));
 	ret = sb_detach_keep_fd(&lp->held, fd);
-	return ret ? sb_fail(err, ret, "%s: %s", path, strerror(-ret)) : 0;
+	return ret ? sb_fail(err, ret, "%s: %s", t->name, strerror(-ret)) : 0;
 }
 
 int sb_lib_probes_attach(struct sb_lib_probes *lp, struct sb_kernel *k, const char *path,
-			 const struct sb_lib_funcs *f, struct sb_error *err)
+			 const char *name, const struct sb_lib_funcs *f, struct sb_error *err)
 {
+	const struct target t = { .path = path, .name = name };
 	struct region_bpf *skel = k->skel;
 	struct bpf_program *enter, *exit;
 	uint32_t i;
@@ -141,12 +148,12 @@ int sb_lib_probes_attach(struct sb_lib_probes *lp, struct sb_kernel *k, const ch
 		return -EPERM;
 	/* The returns first: an entry whose return is not probed would leave its frame open. */
 	if (lp->multi)
-		return attach_multi(lp, skel, exit, path, f, true, err) ?:
-		       attach_multi(lp, skel, enter, path, f, false, err);
+		return attach_multi(lp, skel, exit, &t, f, true, err) ?:
+		       attach_multi(lp, skel, enter, &t, f, false, err);
 	for (i = 0; i < f->n && !ret; i++) {
-		ret = attach_one(lp, skel, exit, path, f, i, true, err);
+		ret = attach_one(lp, skel, exit, &t, f, i, true, err);
 		if (!ret)
-			ret = attach_one(lp, skel, enter, path, f, i, false, err);
+			ret = attach_one(lp, skel, enter, &t, f, i, false, err);
 	}
 	return ret;
 }

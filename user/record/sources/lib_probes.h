@@ -67,9 +67,13 @@ int sb_lib_probes_file(const char *path, const char *name, sb_lib_found_fn found
 int sb_lib_probes_scan(struct sb_lib_probes *lp, pid_t pid, bool (*match)(const char *path),
 		       sb_lib_found_fn found, void *ctx, struct sb_error *err);
 
-/* Entry and return probes on every function of f in the file at path: the returns first. */
+/*
+ * Entry and return probes on every function of f in the file at path (the
+ * /proc/self/fd path found() was given): the returns first. Messages call
+ * the file name, as the process maps it.
+ */
 int sb_lib_probes_attach(struct sb_lib_probes *lp, struct sb_kernel *k, const char *path,
-			 const struct sb_lib_funcs *f, struct sb_error *err);
+			 const char *name, const struct sb_lib_funcs *f, struct sb_error *err);
 
 /* Take the probes off: their last closes to the guardian g when it takes them. */
 void sb_lib_probes_release(struct sb_lib_probes *lp, struct sb_guardian *g);

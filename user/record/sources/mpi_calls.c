@@ -90,7 +90,7 @@ static int attach_file(void *ctx, const char *fd_path, const char *name, struct 
 	if (ret <= 0)
 		return ret;
 	wanted_funcs(m->env->opts, &lib, &funcs);
-	ret = sb_lib_probes_attach(&m->probes, m->env->kernel, fd_path, &funcs, err);
+	ret = sb_lib_probes_attach(&m->probes, m->env->kernel, fd_path, name, &funcs, err);
 	if (ret)
 		return ret;
 	m->libraries++;

@@ -75,7 +75,7 @@ static int attach_one(struct attaching *a, const struct sb_omp_probe *p, bool re
 	link = bpf_program__attach_uprobe_opts(prog, -1, a->path, (size_t)p->offset, &opts);
 	if (!link)
 		return sb_fail(a->err, errno, "%s: cannot attach to %s: %s", a->name, p->name,
-			       strerror(errno));
+			       sb_strerror(errno));
 	ret = sb_detach_keep(&a->o->held, link);
 	return ret ? sb_fail(a->err, ret, "%s: %s", a->name, strerror(-ret)) : 0;
 }
