@@ -1,4 +1,7 @@
-/* Test app: maps libmpi_refused.so, beside it, which no uprobe can probe; says "ready", then waits to be killed. */
+/*
+ * Test app: maps libmpi_refused.so, beside it, which no uprobe can probe;
+ * says "ready", then waits to be killed.
+ */
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>

@@ -235,7 +235,8 @@ static size_t drawn_width(uint32_t depth, const struct layout *l)
 {
 	if (depth < 2)
 		return 0;
-	return 3 * levels(0, l->narrow_from, depth) + 2 * levels(l->narrow_from, l->tight_from, depth) +
+	return 3 * levels(0, l->narrow_from, depth) +
+	       2 * levels(l->narrow_from, l->tight_from, depth) +
 	       levels(l->tight_from, UINT32_MAX, depth) + (depth < l->narrow_from ? 3 : 2);
 }
 
@@ -262,7 +263,9 @@ static size_t indent_width(uint32_t depth, const struct layout *l)
 static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsigned char *more,
 			const struct layout *l)
 {
-	static const char *const line[] = { "│", "│ ", "│  " }, *const blank[] = { " ", "  ", "   " };
+	/* By columns a level takes, less one. */
+	static const char *const line[] = { "│", "│ ", "│  " };
+	static const char *const blank[] = { " ", "  ", "   " };
 	const struct sb_ct_node *n = &t->nodes[i];
 	uint32_t d;
 	int w;
@@ -286,7 +289,7 @@ static void text_prefix(FILE *f, const struct sb_calltree *t, uint32_t i, unsign
 		fputs(more[n->depth] ? "├ " : "└ ", f);
 }
 
-/* The indent one step narrower: its deepest wide level takes 2 columns, else its deepest 2. */
+/* One step narrower: the deepest 3-column level takes 2, else the deepest 2-column one 1. */
 static bool narrower(struct layout *l)
 {
 	if (l->narrow_from > 2)

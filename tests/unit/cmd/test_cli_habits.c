@@ -215,8 +215,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_option_names_the_nearest),
 		cmocka_unit_test(test_every_command_suggests_its_options),
 		cmocka_unit_test(test_record_errors_are_two_lines),
-		cmocka_unit_test_setup_teardown(test_a_view_without_its_data_is_bad_input, tmp_setup,
-						tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_a_view_without_its_data_is_bad_input,
+						tmp_setup, tmp_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,7 @@ static void build_lulesh(struct sb_profile *p)
 					       d ? 2 * d - 1 : -1, d };
 		if (!d)
 			continue;
-		/* Shorter than the chain's call: it comes second, so the chain's lines go on past it. */
+		/* Shorter than the chain's call: second, so the chain's lines go on past it. */
 		snprintf(beside[d], sizeof(beside[d]), "Beside%02d", (int)d);
 		calls[n++] = (struct fx_call){ beside[d], 100000 - 5 * d, 100000 - 5 * d + 1,
 					       2 * d + 2, 2 * d - 1, 0 };
