@@ -78,6 +78,21 @@ struct {
 } procs SEC(".maps");
 
 /*
+ * When each traced process ended, for the threads still on their way out:
+ * the joiner of a thread wakes at exit_mm(), before that thread reaches
+ * sched_process_exit, and can end the process first. Honoured for
+ * ENDED_GRACE_NS only, so that a reused pid is not taken for it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u64);
+} ended_procs SEC(".maps");
+
+#define ENDED_GRACE_NS 1000000000ULL
+
+/*
  * Key: tid. Value: open calls and CPU accounting. Inserted at a thread's first
  * event or context switch, never for a thread already exiting; deleted at
  * thread exit. So an entry lives exactly as long as its thread, and the table
@@ -1200,19 +1215,21 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 tgid = p->tgid, tid = p->pid;
 	__u64 now = bpf_ktime_get_ns();
 	struct sb_thread_state *th;
+	__u64 *ended;
 	bool traced;
 
 	if (!recording)
 		return 0;
 	traced = bpf_map_lookup_elem(&procs, &tgid);
+	ended = traced ? NULL : bpf_map_lookup_elem(&ended_procs, &tgid);
 	/*
-	 * A thread whose process has ended already: its joiner woke at exit_mm(),
-	 * before this tracepoint, and the last thread's exit removed the process.
-	 * Its state says what it did, and its name.
+	 * A thread whose process has ended already (ended_procs): it still says
+	 * it ended, and its name, whether it had state (calls) or not (a
+	 * fast-path thread).
 	 */
-	th = traced ? thread_get(tid, tgid, now) : bpf_map_lookup_elem(&threads, &tid);
-	if (!traced && (!th || th->tgid != tgid))
+	if (!traced && (!ended || now - *ended > ENDED_GRACE_NS))
 		return 0;
+	th = thread_get(tid, tgid, now);
 	if (th) {
 		/* Calls beyond the stack were counted as depth overflow already. */
 		if (th->depth)
@@ -1224,6 +1241,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	bpf_map_delete_elem(&mpi_pending, &tid);
 	if (traced && BPF_CORE_READ(p, signal, live.counter) == 0) {
 		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
+		bpf_map_update_elem(&ended_procs, &tgid, &now, BPF_ANY);
 		bpf_map_delete_elem(&procs, &tgid);
 	}
 	return 0;

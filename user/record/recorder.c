@@ -32,6 +32,7 @@
 #include "record/launch.h"
 #include "record/outpath.h"
 #include "record/recorder.h"
+#include "record/ring_drain.h"
 #include "record/spill.h"
 #include "record/source.h"
 #include "record/sources/cuda_host_source.h"
@@ -52,6 +53,8 @@
 #define STATUS_SHARED_NS 10000000000LL	/* status as whole lines, beside the target's output */
 /* Programs that read the recording flag before it was cleared are done within this. */
 #define SETTLE_US 5000
+/* How long the last read waits for a record reserved and not yet submitted. */
+#define RING_DRAIN_NS 200000000LL
 
 struct recorder {
 	struct record_opts o;
@@ -766,7 +769,10 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	usleep(SETTLE_US);
 	sb_sources_stop(&r->sources);
 	note_failure(r, r->env.error);
-	ring_buffer__consume(r->rb);
+	if (sb_ring_drain(r->rb, bpf_map__fd(r->env.skel->maps.events), RING_DRAIN_NS) &&
+	    r->o.verbose)
+		record_say("the kernel's ring still had a record being written after %d ms",
+			   (int)(RING_DRAIN_NS / 1000000));
 	/* No process is held from now on: the guardian need not keep stderr (guardian.h). */
 	sb_guardian_done(&r->guardian, r->env.skel);
 	sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
