@@ -138,6 +138,7 @@ integration: $(BUILD)/scope-bpf $(INTEG_BINS) $(APP_BINS)
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory header-check
+	$(Q)tools/layout-check.sh
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory asan
 	$(Q)$(MAKE) --no-print-directory integration
