@@ -501,6 +501,23 @@ static bool make_memory_cgroup(const char *name, unsigned long long bytes, char 
 }
 
 /*
+ * A memory cgroup of bytes named name (its folder in dir), and in script a
+ * shell line that moves itself there and runs its arguments. Where none can
+ * be made the test skips, except under CI, where that is a failure.
+ */
+static void enter_memory_cgroup(const char *name, unsigned long long bytes, char *dir,
+				size_t dir_size, char *script, size_t script_size)
+{
+	if (!make_memory_cgroup(name, bytes, dir, dir_size)) {
+		if (!strcmp(env_or("CI", ""), "true"))
+			fail_msg("no memory cgroup could be made (v2 memory.max or v1 memory controller)");
+		fprintf(stderr, "skipping: no memory cgroup could be made here\n");
+		skip();
+	}
+	snprintf(script, script_size, "echo $$ > %s/cgroup.procs && exec \"$@\"", dir);
+}
+
+/*
  * A job in a memory cgroup far smaller than the machine (a batch system's
  * job), recorded from inside it while one thread floods: the queue is sized
  * from what the cgroup allows and stops growing short of its limit, so
@@ -510,21 +527,14 @@ static bool make_memory_cgroup(const char *name, unsigned long long bytes, char 
  */
 static void test_small_cgroup_bounds_the_queue(void **state)
 {
-	char out[300], path[512], name[32], dir[400], procs[450], script[600];
+	char out[300], path[512], name[32], dir[400], script[600];
 	struct sb_profile p;
 	int status, i;
 
 	(void)state;
 	require_bpf();
 	snprintf(name, sizeof(name), "sb-test-%d", (int)getpid());
-	if (!make_memory_cgroup(name, 768ull << 20, dir, sizeof(dir))) {
-		if (!strcmp(env_or("CI", ""), "true"))
-			fail_msg("no memory cgroup could be made (v2 memory.max or v1 memory controller)");
-		fprintf(stderr, "skipping: no memory cgroup could be made here\n");
-		skip();
-	}
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	snprintf(script, sizeof(script), "echo $$ > %s && exec \"$@\"", procs);
+	enter_memory_cgroup(name, 768ull << 20, dir, sizeof(dir), script, sizeof(script));
 	{
 		char *argv[] = { "/bin/sh", "-c", script, "sh", (char *)scope_bin(), "record", "-q",
 				 "-o", (char *)tmp_file("cgroup.h5", out, sizeof(out)), "--",
@@ -565,7 +575,7 @@ static uint64_t calls_of(const struct sb_profile *p, const char *name)
  */
 static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 {
-	char out[300], path[512], name[32], dir[400], procs[450], script[600], line[64];
+	char out[300], path[512], name[32], dir[400], script[600], line[64];
 	struct sb_profile p;
 	long calls = -1;
 	int status, i, fd = -1, n;
@@ -575,14 +585,7 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 	(void)state;
 	require_bpf();
 	snprintf(name, sizeof(name), "sb-test-last-%d", (int)getpid());
-	if (!make_memory_cgroup(name, 512ull << 20, dir, sizeof(dir))) {
-		if (!strcmp(env_or("CI", ""), "true"))
-			fail_msg("no memory cgroup could be made (v2 memory.max or v1 memory controller)");
-		fprintf(stderr, "skipping: no memory cgroup could be made here\n");
-		skip();
-	}
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	snprintf(script, sizeof(script), "echo $$ > %s && exec \"$@\"", procs);
+	enter_memory_cgroup(name, 512ull << 20, dir, sizeof(dir), script, sizeof(script));
 	{
 		char *argv[] = { "/bin/sh", "-c", script, "sh", (char *)scope_bin(), "record", "-q",
 				 "--buffer", "32M", "-o",
@@ -616,75 +619,83 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 	sb_profile_free(&p);
 }
 
-/* -p twice in a row: the second recording finds the memory the first one had it make. */
-static void test_attach_again_reuses_the_memory(void **state)
+/* waiter 30, started and ready (its markers reachable); its stdout is *out. */
+static pid_t start_waiter(FILE **out)
 {
-	char out[300], pidstr[16], path[512], line[64];
+	char path[512], line[64];
 	char *waiter[] = { (char *)app_path("waiter", path, sizeof(path)), "30", NULL };
-	struct sb_profile p;
-	int fd = -1, round;
+	int fd = -1;
 	pid_t pid;
-	FILE *f;
 
-	(void)state;
-	require_bpf();
 	pid = spawn(waiter, NULL, &fd);
-	f = fdopen(fd, "r");
-	assert_non_null(fgets(line, sizeof(line), f));
-	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
-	for (round = 0; round < 2; round++) {
-		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o",
-				 (char *)tmp_file(round ? "again2.h5" : "again1.h5", out,
-						  sizeof(out)), NULL };
+	*out = fdopen(fd, "r");
+	assert_non_null(*out);
+	assert_non_null(fgets(line, sizeof(line), *out));
+	return pid;
+}
 
-		assert_int_equal(run(argv), 0);
-		load_profile(out, &p);
-		assert_in_range(must_pair(&p, "iter", 0)->count, 100, 1000);
-		assert_int_equal(meta_int(&p, "fast_records_invalid"), 0);
-		assert_true(meta_int(&p, "fast_records") > 200);
-		sb_profile_free(&p);
-	}
+/* record -p pid for a second into tmp_dir/name, loaded into p: the fast path's calls are in. */
+static void record_waiter(pid_t pid, const char *name, struct sb_profile *p)
+{
+	char out[300], pidstr[16];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o",
+			 (char *)tmp_file(name, out, sizeof(out)), NULL };
+
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	assert_int_equal(run(argv), 0);
+	load_profile(out, p);
+	assert_in_range(must_pair(p, "iter", 0)->count, 100, 1000);
+	assert_true(meta_int(p, "fast_records") > 200);
+}
+
+static void stop_waiter(pid_t pid, FILE *f)
+{
 	kill(pid, SIGTERM);
 	assert_int_equal(wait_status(pid), 0);
 	fclose(f);
 }
 
-/* A daemon closed its memfd: the next -p reaches the memory through the mapping that stays. */
-static void test_closed_memfd_is_found_by_its_mapping(void **state)
+/* -p twice in a row: the second recording finds the memory the first one had it make. */
+static void test_attach_again_reuses_the_memory(void **state)
 {
-	char out[300], pidstr[16], path[512], line[64], fds[64];
-	char *waiter[] = { (char *)app_path("waiter", path, sizeof(path)), "30", NULL };
-	char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o", out,
-			 NULL };
 	struct sb_profile p;
-	int fd = -1, round;
+	int round;
 	pid_t pid;
 	FILE *f;
 
 	(void)state;
 	require_bpf();
-	pid = spawn(waiter, NULL, &fd);
-	f = fdopen(fd, "r");
-	assert_non_null(fgets(line, sizeof(line), f));
-	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
-	snprintf(fds, sizeof(fds), "/proc/%d/fd/3", (int)pid);
+	pid = start_waiter(&f);
 	for (round = 0; round < 2; round++) {
-		tmp_file(round ? "closed2.h5" : "closed1.h5", out, sizeof(out));
-		assert_int_equal(run(argv), 0);
-		load_profile(out, &p);
-		assert_in_range(must_pair(&p, "iter", 0)->count, 100, 1000);
-		assert_true(meta_int(&p, "fast_records") > 200);
-		assert_int_equal(meta_int(&p, "fast_memories_refused"), 0);
+		record_waiter(pid, round ? "again2.h5" : "again1.h5", &p);
+		assert_int_equal(meta_int(&p, "fast_records_invalid"), 0);
 		sb_profile_free(&p);
-		if (round)
-			break;
-		kill(pid, SIGUSR1);
-		sleep_ms(100);
-		assert_int_equal(access(fds, F_OK), -1);
 	}
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_status(pid), 0);
-	fclose(f);
+	stop_waiter(pid, f);
+}
+
+/* A daemon closed its memfd: the next -p reaches the memory through the mapping that stays. */
+static void test_closed_memfd_is_found_by_its_mapping(void **state)
+{
+	struct sb_profile p;
+	char fds[64];
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	require_bpf();
+	pid = start_waiter(&f);
+	snprintf(fds, sizeof(fds), "/proc/%d/fd/3", (int)pid);
+	record_waiter(pid, "closed1.h5", &p);
+	assert_int_equal(meta_int(&p, "fast_memories_refused"), 0);
+	sb_profile_free(&p);
+	kill(pid, SIGUSR1);
+	sleep_ms(100);
+	assert_int_equal(access(fds, F_OK), -1);
+	record_waiter(pid, "closed2.h5", &p);
+	assert_int_equal(meta_int(&p, "fast_memories_refused"), 0);
+	sb_profile_free(&p);
+	stop_waiter(pid, f);
 }
 
 /*
