@@ -9,6 +9,7 @@
 #include "io/h5guard.h"
 #include "io/profile_read.h"
 #include "io/profile_wire.h"
+#include "same_samples.h"
 
 /* ---- a profile with every table the wire carries ---- */
 
@@ -117,35 +118,6 @@ static void same_meta(const struct sb_profile *a, const struct sb_profile *b)
 	}
 }
 
-static void same_samples(const struct sb_samples *a, const struct sb_samples *b)
-{
-	size_t i;
-
-	assert_int_equal(b->n_frames, a->n_frames);
-	for (i = 0; i < a->n_frames; i++) {
-		assert_string_equal(b->frames[i].function, a->frames[i].function);
-		assert_string_equal(b->frames[i].file, a->frames[i].file);
-		assert_string_equal(b->frames[i].module, a->frames[i].module);
-		assert_int_equal(b->frames[i].line, a->frames[i].line);
-		assert_int_equal(b->frames[i].offset, a->frames[i].offset);
-		assert_int_equal(b->frames[i].inlined, a->frames[i].inlined);
-	}
-	assert_int_equal(b->n_stack_frames, a->n_stack_frames);
-	assert_memory_equal(b->stack_frames, a->stack_frames,
-			    a->n_stack_frames * sizeof(*a->stack_frames));
-	assert_int_equal(b->n_stacks, a->n_stacks);
-	for (i = 0; i < a->n_stacks; i++) {
-		assert_int_equal(b->stacks[i].first, a->stacks[i].first);
-		assert_int_equal(b->stacks[i].depth, a->stacks[i].depth);
-	}
-	assert_int_equal(b->n_paths, a->n_paths);
-	for (i = 0; i < a->n_paths; i++) {
-		assert_int_equal(b->paths[i].parent, a->paths[i].parent);
-		assert_string_equal(b->paths[i].name, a->paths[i].name);
-	}
-	assert_int_equal(b->n_samples, a->n_samples);
-	assert_memory_equal(b->samples, a->samples, a->n_samples * sizeof(*a->samples));
-}
 
 static void same_cuda(const struct sb_cuda_data *a, const struct sb_cuda_data *b)
 {
@@ -178,7 +150,7 @@ static void same_profile(const struct sb_profile *a, const struct sb_profile *b)
 		assert_memory_equal(b->counters, a->counters,
 				    a->n_events * stride * sizeof(*a->counters));
 	same_meta(a, b);
-	same_samples(&a->samples, &b->samples);
+	assert_same_samples(&a->samples, &b->samples);
 	same_cuda(&a->cuda, &b->cuda);
 }
 
