@@ -359,6 +359,7 @@ static void test_stopped_recorder_does_not_freeze(void **state)
 	char progress[300], out[300], pidbuf[16], *argv[12];
 	struct sb_profile p;
 	pid_t target, rec;
+	int rc;
 
 	(void)state;
 	require_bpf();
@@ -373,7 +374,13 @@ static void test_stopped_recorder_does_not_freeze(void **state)
 	kill(rec, SIGCONT);
 	sleep_ms(300);
 	kill(rec, SIGINT);
-	assert_int_equal(wait_within(rec, 20000), 0);
+	/*
+	 * It ends though the job, answered at each sync, writes the next at once
+	 * (a read of the ring has a budget). Processes let go while it was stopped
+	 * may have unmapped what it had to name: a loss, said by exit status 3.
+	 */
+	rc = wait_within(rec, 20000);
+	assert_true(rc == 0 || rc == 3);
 	load_profile(out, &p);
 	sb_profile_free(&p);
 	assert_progress(progress, 1000, "after the recording");

@@ -55,11 +55,20 @@
 #define SETTLE_US 5000
 /* How long the last read waits for a record reserved and not yet submitted. */
 #define RING_DRAIN_NS 200000000LL
+/*
+ * How long one read of the ring may go on. libbpf reads while records come,
+ * and a process answered at each sync writes its next one at once (a dlopen
+ * storm): a read without an end never let the loop see a signal or the deadline.
+ */
+#define READ_BUDGET_NS 50000000LL
+#define READ_BUDGET_EVERY 16
+#define READ_YIELD (-EAGAIN)
 
 struct recorder {
 	struct record_opts o;
 	struct ring_buffer *rb;
 	uint64_t records_read;	/* from the ring: a heartbeat every HEARTBEAT_EVERY */
+	int64_t read_until_ns;	/* this read of the ring yields then (READ_BUDGET_NS) */
 	struct sb_collector coll;
 	struct sb_sources sources;
 	struct sb_source_env env;	/* what the sources see; env.skel is the BPF object */
@@ -333,6 +342,21 @@ static void note_failure(struct recorder *r, int ret)
  */
 #define HEARTBEAT_EVERY 64
 
+/* A read that has had its budget yields; the next one, here or in the drain, has a new one. */
+static bool read_budget_spent(struct recorder *r)
+{
+	int64_t now;
+
+	if (r->records_read % READ_BUDGET_EVERY)
+		return false;
+	now = now_ns();
+	if (now < r->read_until_ns)
+		return false;
+	r->read_until_ns = now + READ_BUDGET_NS;
+	return true;
+}
+
+/* The record is consumed whatever this returns; READ_YIELD only ends this read. */
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -345,7 +369,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (ret > 0)
 		ret = sb_collector_record(&r->coll, data, size);
 	note_failure(r, ret);
-	return 0;
+	return read_budget_spent(r) ? READ_YIELD : 0;
 }
 
 /* Recording starts here, for every probe at the same instant. */
@@ -638,6 +662,7 @@ static void record_loop(struct recorder *r)
 	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
 
 	for (;;) {
+		r->read_until_ns = now_ns() + READ_BUDGET_NS;
 		ring_buffer__poll(r->rb, r->env.busy ? 0 : POLL_MS);
 		/* Records submitted without a wake-up are only seen by consuming. */
 		ring_buffer__consume(r->rb);
