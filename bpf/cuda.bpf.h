@@ -57,6 +57,30 @@ int BPF_USDT(cuda_batch, void *recs, __u64 n)
 	return 0;
 }
 
+/*
+ * A name in a page this program could not fault in: user space reads it
+ * while the process waits (struct sb_cuda_name_unread_event). An empty name
+ * in its place would pass for the kernel's own and hide it for good.
+ */
+static __always_inline int cuda_name_unread(__u32 tgid, __u32 id, __u64 addr)
+{
+	struct sb_cuda_name_unread_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(SB_CNT_CUDA_LOST, 1);
+		return 0;
+	}
+	e->type = SB_EV_CUDA;
+	e->msg = SB_CUDA_MSG_NAME_UNREAD;
+	e->tgid = tgid;
+	e->id = id;
+	e->addr = addr;
+	e->pad = 0;
+	e->stop_seq = hold_current(tgid);
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
 SEC("?usdt")	/* sleepable where the marker programs are (region.bpf.c) */
 int BPF_USDT(cuda_name, __u64 id, const char *name)
 {
@@ -75,8 +99,10 @@ int BPF_USDT(cuda_name, __u64 id, const char *name)
 	e->tgid = tgid;
 	e->id = id;
 	/* A name the process never read may sit in a page not yet faulted in. */
-	if (read_user_str(e->name, sizeof(e->name), (__u64)name) < 0)
-		e->name[0] = 0;
+	if (read_user_str(e->name, sizeof(e->name), (__u64)name) < 0) {
+		bpf_ringbuf_discard(e, 0);
+		return cuda_name_unread(tgid, id, (__u64)name);
+	}
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
 }

@@ -64,6 +64,7 @@ struct sb_cuda_rec {
 enum sb_cuda_msg {
 	SB_CUDA_MSG_BATCH = 1,
 	SB_CUDA_MSG_NAME,
+	SB_CUDA_MSG_NAME_UNREAD,
 };
 
 /* A batch: the header and n records; only those n are in the ring. */
@@ -83,6 +84,22 @@ struct sb_cuda_name_event {
 	__u32 tgid;
 	__u32 id;
 	char name[SB_CUDA_NAME_MAX];
+};
+
+/*
+ * A kernel name the program could not read: a page the process never
+ * touched, and a program that may not fault it in (not sleepable). User
+ * space reads it at addr, which faults the page in; the process is held
+ * meanwhile, as for a marker's site (struct sb_site_pending_event).
+ */
+struct sb_cuda_name_unread_event {
+	__u32 type;		/* SB_EV_CUDA */
+	__u32 msg;		/* SB_CUDA_MSG_NAME_UNREAD */
+	__u32 tgid;
+	__u32 id;
+	__u64 addr;		/* the name in the process */
+	__u32 stop_seq;		/* the process waits, stopped, until it is read (0: not held) */
+	__u32 pad;
 };
 
 #endif /* SB_CUDA_REC_H */

@@ -4,7 +4,8 @@
  * (scope_bpf_cuda:name and :batch) with made-up activity of known shape;
  * the kernel side copies it into the ring buffer, the recorder attributes
  * each piece of GPU work to the region call that launched it, and the file
- * has the GPU time per call and per region. Then `--cuda` on a program
+ * has the GPU time per call and per region and every kernel's name, also
+ * where the name program cannot fault a page in. Then `--cuda` on a program
  * that never loads CUDA: it says so and records the rest.
  */
 #include <sys/stat.h>
@@ -19,6 +20,25 @@ static const struct sb_event *call_at(const struct sb_profile *p, const struct s
 {
 	assert_true(k < pair->count);
 	return &p->events[pair->offset + k];
+}
+
+/* Each kernel activity's name, as cuda_synth sent it: never empty. */
+static void assert_kernel_names(const struct sb_profile *p)
+{
+	const struct sb_cuda_activity *a;
+	size_t i, kernels = 0;
+	const char *name;
+
+	for (i = 0; i < p->cuda.n_acts; i++) {
+		a = &p->cuda.acts[i];
+		if (a->kind != SB_CUDA_ACT_KERNEL)
+			continue;
+		assert_true(a->name >= 0 && (size_t)a->name < p->cuda.n_names);
+		name = p->cuda.names[a->name];
+		assert_true(!strcmp(name, "_Z5scalePfi") || !strcmp(name, "_Z4axpyPKfPfi"));
+		kernels++;
+	}
+	assert_int_equal(kernels, 6);
 }
 
 static void test_gpu_time_reaches_the_launching_regions(void **state)
@@ -54,6 +74,35 @@ static void test_gpu_time_reaches_the_launching_regions(void **state)
 	assert_int_equal(meta_int(&p, "cuda_records_lost"), 0);
 	assert_int_equal(meta_int(&p, "cuda_clock_offset_ns"), -1234);
 	assert_int_equal(meta_int(&p, "lost_events"), 0);
+	assert_kernel_names(&p);
+	sb_profile_free(&p);
+}
+
+/*
+ * cuda_synth names its kernels from pages it never touches. A name program
+ * that may not fault them in (not sleepable: as with -e, or on an older
+ * kernel) leaves the read to the recorder: the names arrive all the same.
+ */
+static void test_kernel_names_arrive_where_the_program_cannot_fault_them_in(void **state)
+{
+	const char *was = getenv("SCOPE_BPF_KERNEL_OFF");
+	char out[300], keep[256];
+	struct sb_profile p;
+	int st;
+
+	(void)state;
+	require_bpf();
+	snprintf(keep, sizeof(keep), "%s", was ? was : "");
+	setenv("SCOPE_BPF_KERNEL_OFF", "sleepable", 1);
+	st = record_app(tmp_file("unread.h5", out, sizeof(out)), "cuda_synth", NULL);
+	if (was)
+		setenv("SCOPE_BPF_KERNEL_OFF", keep, 1);
+	else
+		unsetenv("SCOPE_BPF_KERNEL_OFF");
+	assert_int_equal(st, 0);
+	load_profile(out, &p);
+	assert_kernel_names(&p);
+	assert_int_equal(meta_int(&p, "cuda_records_lost"), 0);
 	sb_profile_free(&p);
 }
 
@@ -101,6 +150,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_time_reaches_the_launching_regions),
+		cmocka_unit_test(test_kernel_names_arrive_where_the_program_cannot_fault_them_in),
 		cmocka_unit_test(test_cuda_on_a_program_without_cuda),
 	};
 

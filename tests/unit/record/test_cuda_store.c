@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "record/sources/cuda_store.h"
@@ -53,6 +55,61 @@ static void test_batches_and_names_are_kept(void **state)
 	assert_int_equal(s.kept[63].name, 0);
 	assert_int_equal(s.kept[0].tgid, 9);
 	assert_int_equal(s.refused, 0);
+	sb_cuda_store_free(&s);
+}
+
+/* What the kernel side sends when it cannot read a name: where it is, in which process. */
+static void send_unread(struct sb_cuda_store *s, __u32 id, const char *name)
+{
+	struct sb_cuda_name_unread_event e = { .type = SB_EV_CUDA, .msg = SB_CUDA_MSG_NAME_UNREAD,
+					       .tgid = (__u32)getpid(), .id = id,
+					       .addr = (__u64)(uintptr_t)name };
+
+	assert_int_equal(sb_cuda_store_record(s, &e, sizeof(e)), 0);
+}
+
+/*
+ * cuda_synth's first name sits in a page it never touched; a name program
+ * that may not fault it in (not sleepable: -e, older kernels) says where it
+ * is. The name is read from the process: never an empty one in its place.
+ */
+static void test_a_name_the_kernel_could_not_read_is_read_from_the_process(void **state)
+{
+	static const char scale[] = "_Z5scalePfi";
+	struct sb_cuda_store s;
+	size_t size;
+
+	(void)state;
+	sb_cuda_store_init(&s, 1000);
+	send_unread(&s, 1, scale);
+	size = fill(2, SB_CUDA_KERNEL);
+	batch.tgid = (__u32)getpid();
+	assert_int_equal(sb_cuda_store_record(&s, &batch, size), 0);
+	assert_int_equal(s.n_names, 1);
+	assert_string_equal(s.names[0], "_Z5scalePfi");
+	assert_int_equal(s.kept[1].name, 0);
+	assert_int_equal(s.refused, 0);
+	sb_cuda_store_free(&s);
+}
+
+/* Not even this process can read it (the process is gone): lost and counted, not named "". */
+static void test_a_name_nobody_can_read_is_counted_not_kept(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size;
+	struct sb_cuda_store s;
+	char *gone = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(gone != MAP_FAILED);
+	assert_int_equal(munmap(gone, page), 0);
+	sb_cuda_store_init(&s, 1000);
+	send_unread(&s, 1, gone);
+	size = fill(1, SB_CUDA_KERNEL);
+	batch.tgid = (__u32)getpid();
+	assert_int_equal(sb_cuda_store_record(&s, &batch, size), 0);
+	assert_int_equal(s.n_names, 0);
+	assert_int_equal(s.kept[0].name, -1);
+	assert_int_equal(s.refused, 1);
 	sb_cuda_store_free(&s);
 }
 
@@ -124,6 +181,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batches_and_names_are_kept),
+		cmocka_unit_test(test_a_name_the_kernel_could_not_read_is_read_from_the_process),
+		cmocka_unit_test(test_a_name_nobody_can_read_is_counted_not_kept),
 		cmocka_unit_test(test_hostile_records_are_refused_and_counted),
 		cmocka_unit_test(test_beyond_the_cap_is_counted_not_kept),
 		cmocka_unit_test(test_dropped_and_clock_are_noted),

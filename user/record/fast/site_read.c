@@ -14,12 +14,8 @@ static int read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EFAULT;
 }
 
-/*
- * A NUL-terminated string of at most size - 1 bytes at addr, cut there as the
- * kernel side cuts it; read a page at a time, so a string that ends just
- * before an unmapped page is still read.
- */
-static int read_string(pid_t pid, uint64_t addr, char *out, size_t size)
+/* Read a page at a time, so a string that ends just before an unmapped page is still read. */
+int sb_read_remote_string(pid_t pid, uint64_t addr, char *out, size_t size)
 {
 	size_t got = 0, chunk;
 	ssize_t n;
@@ -56,13 +52,13 @@ int sb_fast_site_read(pid_t pid, uint64_t addr, struct sb_fast_site *s)
 		return ret;
 	if (d.magic != SCOPE_BPF_SITE_MAGIC || d.version != SCOPE_BPF_SITE_VERSION || !d.name)
 		return -EINVAL;
-	ret = read_string(pid, (uint64_t)(uintptr_t)d.name, s->name, sizeof(s->name));
+	ret = sb_read_remote_string(pid, (uint64_t)(uintptr_t)d.name, s->name, sizeof(s->name));
 	if (ret || !s->name[0])
 		return ret ? ret : -EINVAL;
 	if (d.file)
-		read_string(pid, (uint64_t)(uintptr_t)d.file, s->file, sizeof(s->file));
+		sb_read_remote_string(pid, (uint64_t)(uintptr_t)d.file, s->file, sizeof(s->file));
 	if (d.tags)
-		read_string(pid, (uint64_t)(uintptr_t)d.tags, s->tags, sizeof(s->tags));
+		sb_read_remote_string(pid, (uint64_t)(uintptr_t)d.tags, s->tags, sizeof(s->tags));
 	s->line = d.line;
 	return 0;
 }

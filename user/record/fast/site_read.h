@@ -23,4 +23,12 @@ struct sb_fast_site {
 /* 0, or -errno when the descriptor cannot be read or is not one (bad magic, version, name). */
 int sb_fast_site_read(pid_t pid, uint64_t addr, struct sb_fast_site *s);
 
+/*
+ * A NUL-terminated string of at most size - 1 bytes at addr in process pid,
+ * cut there as the kernel side cuts it (also a CUDA kernel name the kernel
+ * side could not read). Reading it faults its pages in. 0, or -EFAULT when
+ * not even its first byte can be read.
+ */
+int sb_read_remote_string(pid_t pid, uint64_t addr, char *out, size_t size);
+
 #endif

@@ -151,10 +151,17 @@ static int cuda_process(void *state, struct sb_source_env *env, const struct sb_
 
 static int cuda_record(void *state, struct sb_source_env *env, const void *data, size_t size)
 {
+	struct sb_cuda_name_unread_event e;
 	struct cuda *c = state;
+	int ret = sb_cuda_store_record(&c->store, data, size);
 
-	(void)env;
-	return sb_cuda_store_record(&c->store, data, size);
+	/* A name the kernel side could not read: its process waited for the read above. */
+	if (size >= sizeof(e)) {
+		memcpy(&e, data, sizeof(e));
+		if (e.msg == SB_CUDA_MSG_NAME_UNREAD && e.stop_seq && env->resume)
+			env->resume(env, (pid_t)e.tgid, e.stop_seq);
+	}
+	return ret;
 }
 
 static void cuda_detach(void *state, struct sb_source_env *env)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/cuda.h"
+#include "record/fast/site_read.h"
 #include "record/sources/cuda_store.h"
 #include "region.h"
 #include "util/utf8.h"
@@ -28,29 +29,45 @@ void sb_cuda_store_free(struct sb_cuda_store *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int keep_name(struct sb_cuda_store *s, const struct sb_cuda_name_event *e)
+/* The name of kernel id in process tgid. */
+static int keep_name(struct sb_cuda_store *s, uint32_t tgid, uint32_t id, const char *text)
 {
 	char **names, *name;
-
 	uint64_t *had;
 
-	if (!e->id)
+	if (!id)
 		return 0;
 	/* The library sends its names again when a tracer attaches late: keep one of each. */
-	had = sb_hashmap_get(&s->name_of, e->tgid, e->id);
-	if (had && !strncmp(s->names[*had], e->name, sizeof(e->name)))
+	had = sb_hashmap_get(&s->name_of, tgid, id);
+	if (had && !strncmp(s->names[*had], text, SB_CUDA_NAME_MAX))
 		return 0;
 	names = realloc(s->names, (s->n_names + 1) * sizeof(*names));
 	if (!names)
 		return -ENOMEM;
 	s->names = names;
-	name = strndup(e->name, sizeof(e->name) - 1);
+	name = strndup(text, SB_CUDA_NAME_MAX - 1);
 	if (!name)
 		return -ENOMEM;
 	sb_utf8_sanitize(name);
 	s->names[s->n_names] = name;
 	/* A later image of the process (exec) numbers its names again: the newest wins. */
-	return sb_hashmap_put(&s->name_of, e->tgid, e->id, s->n_names++);
+	return sb_hashmap_put(&s->name_of, tgid, id, s->n_names++);
+}
+
+/*
+ * A name the kernel side could not read (a page the process never touched):
+ * read here, which faults the page in. One that cannot be read even so (the
+ * process is gone) is counted as lost; its kernels go unnamed.
+ */
+static int read_name(struct sb_cuda_store *s, const struct sb_cuda_name_unread_event *e)
+{
+	char name[SB_CUDA_NAME_MAX];
+
+	if (sb_read_remote_string((pid_t)e->tgid, e->addr, name, sizeof(name))) {
+		s->refused++;
+		return 0;
+	}
+	return keep_name(s, e->tgid, e->id, name);
 }
 
 static bool rec_valid(const struct sb_cuda_rec *r)
@@ -112,6 +129,7 @@ static int keep_batch(struct sb_cuda_store *s, const void *data, size_t size)
 
 int sb_cuda_store_record(struct sb_cuda_store *s, const void *data, size_t size)
 {
+	struct sb_cuda_name_unread_event unread;
 	struct sb_cuda_name_event name;
 	__u32 msg;
 
@@ -124,7 +142,12 @@ int sb_cuda_store_record(struct sb_cuda_store *s, const void *data, size_t size)
 		return keep_batch(s, data, size);
 	if (msg == SB_CUDA_MSG_NAME && size >= sizeof(name)) {
 		memcpy(&name, data, sizeof(name));
-		return keep_name(s, &name);
+		name.name[sizeof(name.name) - 1] = 0;
+		return keep_name(s, name.tgid, name.id, name.name);
+	}
+	if (msg == SB_CUDA_MSG_NAME_UNREAD && size >= sizeof(unread)) {
+		memcpy(&unread, data, sizeof(unread));
+		return read_name(s, &unread);
 	}
 	s->refused++;
 	return 0;

@@ -1,7 +1,8 @@
 /*
  * CUDA activity as the kernel side delivers it (bpf/cuda_rec.h), kept until
  * the recording ends, then matched to its launches and region calls and put
- * in the profile (p->cuda, gpu_durations). Pure: fed records, not probes.
+ * in the profile (p->cuda, gpu_durations). Fed records, not probes; only a
+ * kernel name the kernel side could not read is read from its process here.
  */
 #ifndef SB_CUDA_STORE_H
 #define SB_CUDA_STORE_H
@@ -39,7 +40,11 @@ struct sb_cuda_store {
 void sb_cuda_store_init(struct sb_cuda_store *s, size_t max);
 void sb_cuda_store_free(struct sb_cuda_store *s);
 
-/* One SB_EV_CUDA ring record; untrusted size and content. 0 or -ENOMEM. */
+/*
+ * One SB_EV_CUDA ring record; untrusted size and content. A name the kernel
+ * side could not read is read from its process, which may be held until
+ * then: the caller lets it go (stop_seq). 0 or -ENOMEM.
+ */
 int sb_cuda_store_record(struct sb_cuda_store *s, const void *data, size_t size);
 
 /*
