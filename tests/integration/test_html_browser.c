@@ -399,8 +399,8 @@ static const char probe_script[] =
 	"})();\n"
 	"</script>\n";
 
-/* The page at html with probe_script run after its own, written to probe. */
-static void add_probe(const char *html, const char *probe)
+/* The page at html with script run after its own, written to probe. */
+static void add_probe(const char *html, const char *probe, const char *script)
 {
 	char *page = NULL, *end;
 	size_t len = 0;
@@ -413,7 +413,7 @@ static void add_probe(const char *html, const char *probe)
 	assert_non_null(end);
 	f = fopen(probe, "w");
 	assert_non_null(f);
-	fprintf(f, "%.*s%s%s", (int)(end - page), page, probe_script, end);
+	fprintf(f, "%.*s%s%s", (int)(end - page), page, script, end);
 	assert_int_equal(fclose(f), 0);
 	free(page);
 }
@@ -427,7 +427,7 @@ static void test_keys_search_and_tooltips_that_follow_the_view(void **state)
 	require_chromium(bin, sizeof(bin));
 	write_profile(tmp_file("keys.h5", h5, sizeof(h5)));
 	report_html(h5, tmp_file("keys.html", html, sizeof(html)));
-	add_probe(html, tmp_file("probe.html", probe, sizeof(probe)));
+	add_probe(html, tmp_file("probe.html", probe, sizeof(probe)), probe_script);
 	dom = load_page(bin, probe);
 	expect_has(dom, "\nfocusable=0,0\n", "the probe");
 	/* + zooms in at the centre, arrows pan a tenth of the view and back. */
@@ -443,6 +443,153 @@ static void test_keys_search_and_tooltips_that_follow_the_view(void **state)
 	expect_has(dom, "\ncount=1 region matches\nrows=1\ntimeline-matched=3\nflame-matched=1\n",
 		   "the probe");
 	expect_has(dom, "\ncleared=0,0\n", "the probe");
+	free(dom);
+}
+
+/* A heat code's step: ITERS x (stencil, boundary) back to back, stencil 99% of the time. */
+#define ITERS 10000
+#define STENCIL_NS 747000	/* 7.47 s in all */
+#define BOUNDARY_NS 9300	/* 93 ms in all */
+#define PERIOD_NS (STENCIL_NS + BOUNDARY_NS)
+
+/* n calls of a new region on thread 0, dur long, one every PERIOD_NS from start, in step. */
+static void add_calls(struct sb_profile *p, const char *name, int64_t start, int64_t dur,
+		      size_t n)
+{
+	ssize_t r = sb_profile_add_region(p, name, "", -1, "[]");
+	struct sb_pair *pr = &p->pairs[p->n_pairs++];
+	struct sb_event *e;
+	size_t k;
+
+	assert_true(r >= 0);
+	*pr = (struct sb_pair){ .region = (uint32_t)r, .offset = p->n_events, .count = n,
+				.exclusive_total = -1 };
+	sb_stats_init(&pr->stats);
+	for (k = 0; k < n; k++) {
+		e = &p->events[p->n_events++];
+		sb_event_blank(e);
+		e->start = start + (int64_t)k * PERIOD_NS;
+		e->end = e->start + dur;
+		e->thread = 0;
+		e->call_id = (int64_t)p->n_events;
+		e->parent_id = r ? 1 : -1;
+		sb_stats_add(&pr->stats, e->start, e->end, -1);
+	}
+}
+
+static void build_overview_profile(struct sb_profile *p)
+{
+	struct sb_thread th = { .rank = 0, .end_ns = -1, .cpu_ns = -1, .name = "heat", .tid = 7 };
+
+	sb_profile_init(p);
+	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	p->events = calloc(2 * ITERS + 1, sizeof(*p->events));
+	p->pairs = calloc(3, sizeof(*p->pairs));
+	assert_true(p->events && p->pairs);
+	add_calls(p, "step", 0, (int64_t)ITERS * PERIOD_NS, 1);
+	add_calls(p, "stencil", 0, STENCIL_NS, ITERS);
+	add_calls(p, "boundary", STENCIL_NS, BOUNDARY_NS, ITERS);
+	assert_true(sb_profile_add_thread(p, &th) >= 0);
+}
+
+/*
+ * Reads the timeline's pixels: per pixel column of the plot, whether more of its
+ * pixels are nearest stencil's color or boundary's (the legend's swatches), shown
+ * whole and then zoomed in 12 halvings at the centre (two or three steps wide).
+ * "name=S B N": S columns are mostly stencil's, B boundary's, of the plot's N.
+ */
+static const char pixel_script[] =
+	"<script>\n"
+	"(function () {\n"
+	"var out = [], tl = document.getElementById('timeline-canvas');\n"
+	"function swatch(name) {\n"
+	"	var items = document.querySelectorAll('#tl-legend > span');\n"
+	"	for (var i = 0; i < items.length; i++)\n"
+	"		if (items[i].textContent === name)\n"
+	"			return getComputedStyle(items[i].firstChild).backgroundColor.match(/\\d+/g).map(Number);\n"
+	"	throw new Error('no legend entry ' + name);\n"
+	"}\n"
+	/* Stencil, boundary, then what else the plot holds: step, background, grid, text. */
+	"var rgb = ['stencil', 'boundary', 'step'].map(swatch).concat([[255, 255, 255], [31, 35, 40], [101, 109, 118]]);\n"
+	"function nearest(d, at) {\n"
+	"	var best = 0, bd = Infinity;\n"
+	"	rgb.forEach(function (c, i) {\n"
+	"		var dist = Math.pow(d[at] - c[0], 2) + Math.pow(d[at + 1] - c[1], 2) + Math.pow(d[at + 2] - c[2], 2);\n"
+	"		if (dist < bd) { bd = dist; best = i; }\n"
+	"	});\n"
+	"	return best;\n"
+	"}\n"
+	"function columns() {\n"
+	/* A copy per read: reading the page's own canvas twice makes Chromium warn on the console. */
+	"	var copy = document.createElement('canvas'), g;\n"
+	"	copy.width = tl.width;\n"
+	"	copy.height = tl.height;\n"
+	"	g = copy.getContext('2d');\n"
+	"	g.drawImage(tl, 0, 0);\n"
+	"	var d = g.getImageData(0, 0, tl.width, tl.height).data;\n"
+	"	var ratio = tl.width / tl.getBoundingClientRect().width, n = [0, 0, 0], x, y;\n"
+	"	for (x = Math.ceil(181 * ratio); x < tl.width - 9 * ratio; x++) {\n"
+	"		var c = [0, 0, 0, 0, 0, 0];\n"
+	"		n[2]++;\n"
+	"		for (y = 0; y < tl.height; y++)\n"
+	"			c[nearest(d, (y * tl.width + x) * 4)]++;\n"
+	"		if (c[0] || c[1])\n"
+	"			n[c[0] >= c[1] ? 0 : 1]++;\n"
+	"	}\n"
+	"	return n.join(' ');\n"
+	"}\n"
+	"function key(k) { tl.focus(); tl.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true })); }\n"
+	"out.push('whole=' + columns());\n"
+	"for (var i = 0; i < 12; i++)\n"
+	"	key('+');\n"
+	"out.push('zoomed=' + columns());\n"
+	"var pre = document.createElement('pre');\n"
+	"pre.id = 'probe';\n"
+	"pre.textContent = '\\n' + out.join('\\n') + '\\n';\n"
+	"document.body.appendChild(pre);\n"
+	"})();\n"
+	"</script>\n";
+
+/* The probe's "name=S B N" line: c[0] stencil's columns, c[1] boundary's, c[2] all. */
+static void probe_columns(const char *dom, const char *name, int c[3])
+{
+	char needle[40];
+	const char *at;
+
+	snprintf(needle, sizeof(needle), "\n%s=", name);
+	at = strstr(dom, needle);
+	if (!at || sscanf(at + strlen(needle), "%d %d %d", &c[0], &c[1], &c[2]) != 3)
+		fail_msg("the probe lacks %s", needle + 1);
+	fprintf(stderr, "  %s: of %d pixel columns, %d stencil's, %d boundary's\n", name, c[2],
+		c[0], c[1]);
+}
+
+/*
+ * Shown whole, a pixel column spans some 8 steps, 99% stencil: each must be stencil's,
+ * whichever call starts first in it. Zoomed in, calls are wide and drawn as they are:
+ * boundary gets its share of the columns (1.2% of the time).
+ */
+static void test_overview_pixels_show_what_covers_their_time(void **state)
+{
+	char bin[300], html[300], probe[300];
+	struct sb_profile p;
+	int c[3];
+	char *dom;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	build_overview_profile(&p);
+	write_page(&p, tmp_file("overview.html", html, sizeof(html)));
+	sb_profile_free(&p);
+	add_probe(html, tmp_file("pixels.html", probe, sizeof(probe)), pixel_script);
+	dom = load_page(bin, probe);
+	probe_columns(dom, "whole", c);
+	assert_true(c[2] > 500);
+	assert_int_equal(c[0], c[2]);
+	probe_columns(dom, "zoomed", c);
+	/* All but the light marks where a bar ends. */
+	assert_true(c[0] + c[1] >= c[2] - 8);
+	assert_in_range(c[1] * 1000 / c[2], 6, 25);
 	free(dom);
 }
 
@@ -472,6 +619,8 @@ int main(void)
 						setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_gpu_lanes_render, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_keys_search_and_tooltips_that_follow_the_view,
+						setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_overview_pixels_show_what_covers_their_time,
 						setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
 						teardown_tmp),
