@@ -20,7 +20,7 @@ $(BUILD)/libscope_bpf_cupti.so: cupti/inject.c cupti/dump.c $(CUPTI_SRCS) $(CUPT
 		-Wl,-rpath,$(CUDA_HOME)/lib64 -lpthread -o $@
 
 UNIT_BINS += $(BUILD)/tests/cupti/test_cupti_convert $(BUILD)/tests/cupti/test_cupti_inject \
-	$(BUILD)/tests/cupti/test_cupti_dump
+	$(BUILD)/tests/cupti/test_cupti_dump $(BUILD)/tests/cupti/test_cupti_cbids
 
 $(BUILD)/tests/cupti/test_cupti_convert: tests/cupti/test_cupti_convert.c $(CUPTI_SRCS) $(CUPTI_HDRS)
 	$(call msg,TEST,$@)
@@ -31,6 +31,13 @@ $(BUILD)/tests/cupti/test_cupti_dump: tests/cupti/test_cupti_dump.c cupti/dump.c
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CUPTI_CFLAGS) $(LDFLAGS) $< cupti/dump.c -lcmocka -o $@
+
+# The recorder's names of CUDA API calls (user/model/cuda_api.c) against the toolkit's ids.
+$(BUILD)/tests/cupti/test_cupti_cbids: tests/cupti/test_cupti_cbids.c user/model/cuda_api.c \
+		user/model/cuda.h
+	$(call msg,TEST,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CUPTI_CFLAGS) -Iuser $(LDFLAGS) $< user/model/cuda_api.c -lcmocka -o $@
 
 $(BUILD)/tests/cupti/test_cupti_inject: tests/cupti/test_cupti_inject.c $(BUILD)/libscope_bpf_cupti.so
 	$(call msg,TEST,$@)

@@ -162,26 +162,6 @@ static void format_bytes(char *buf, size_t n, int64_t bytes)
 	snprintf(buf, n, " %.4g %s", v, units[u]);
 }
 
-/* The common runtime calls by CUPTI callback id (cupti_runtime_cbid.h); NULL for the rest. */
-static const char *runtime_call(int64_t cbid)
-{
-	switch (cbid) {
-	case 20: return "cudaMalloc";
-	case 22: return "cudaFree";
-	case 31: return "cudaMemcpy";
-	case 32: return "cudaMemcpy2D";
-	case 41: return "cudaMemcpyAsync";
-	case 49: return "cudaMemset";
-	case 51: return "cudaMemsetAsync";
-	case 131: return "cudaStreamSynchronize";
-	case 137: return "cudaEventSynchronize";
-	case 165: return "cudaDeviceSynchronize";
-	case 211: case 214: case 506: return "cudaLaunchKernel";
-	case 430: case 431: return "cudaLaunchKernelExC";
-	default: return NULL;
-	}
-}
-
 /* CUpti_ActivitySynchronizationType. */
 static const char *sync_kind(int64_t type)
 {
@@ -226,11 +206,10 @@ static void put_name(const struct sb_cuda_trace *g, struct sb_trace_out *t,
 		sb_out_json(&t->o, buf);
 		return;
 	case SB_CUDA_ACT_RUNTIME:
-		call = runtime_call(a->detail);
-		sb_out_json(&t->o, call ? call : "CUDA runtime call");
-		return;
 	case SB_CUDA_ACT_DRIVER:
-		sb_out_str(&t->o, "\"CUDA driver call\"");
+		call = sb_cuda_api_name(a->kind, a->detail);
+		sb_out_json(&t->o, call ? call : a->kind == SB_CUDA_ACT_RUNTIME ?
+			    "CUDA runtime call" : "CUDA driver call");
 		return;
 	default:
 		sb_out_json(&t->o, sync_kind(a->detail));

@@ -62,4 +62,11 @@ struct sb_cuda_data {
 
 void sb_cuda_data_free(struct sb_cuda_data *d);
 
+/*
+ * The CUDA function a runtime or driver call record (kind, its detail: the
+ * CUPTI callback id) stands for, "cudaLaunchKernel"; NULL when not one of the
+ * common ones (model/cuda_api.c).
+ */
+const char *sb_cuda_api_name(int32_t kind, int64_t cbid);
+
 #endif

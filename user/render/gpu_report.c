@@ -203,6 +203,8 @@ int sb_gpu_report_build(struct sb_gpu_report *r, const struct sb_profile *p, int
 	qsort(it, n, sizeof(*it), cmp_item);
 	ret = group(r, p, it, n);
 	free(it);
+	if (!ret)
+		ret = sb_cuda_api_sum_build(&r->api, p, rank);
 	if (ret) {
 		sb_gpu_report_free(r);
 		return sb_fail(err, ENOMEM, "GPU report: out of memory");
@@ -223,6 +225,7 @@ void sb_gpu_report_free(struct sb_gpu_report *r)
 		free(r->rows[i].launchers);
 	}
 	free(r->rows);
+	sb_cuda_api_sum_free(&r->api);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -320,6 +323,38 @@ static void text_row(FILE *f, const struct sb_profile *p, const struct sb_gpu_ro
 	text_launchers(f, p, row, wide);
 }
 
+/* Host time in each CUDA API function, as nsys stats' cuda_api_sum; --wide adds min to stddev. */
+static void text_api(FILE *f, const struct sb_cuda_api_sum *s, bool wide)
+{
+	char t[6][FORMAT_NS_MAX + 1], pct[16];
+	const struct sb_cuda_api_row *r;
+	size_t i;
+
+	if (!s->n_rows)
+		return;
+	fputs("\nCUDA API calls by function: the host time in each, share of all of it\n", f);
+	fprintf(f, "%6s %10s %8s %10s %10s ", "time%", "total", "calls", "avg", "median");
+	if (wide)
+		fprintf(f, "%10s %10s %10s ", "min", "max", "stddev");
+	fputs(" name\n", f);
+	for (i = 0; i < s->n_rows; i++) {
+		r = &s->rows[i];
+		format_pct(pct, sizeof(pct), r->total, s->total);
+		format_ns(t[0], sizeof(t[0]), r->total);
+		format_ns(t[1], sizeof(t[1]), r->avg);
+		format_ns(t[2], sizeof(t[2]), r->median);
+		format_ns(t[3], sizeof(t[3]), r->min);
+		format_ns(t[4], sizeof(t[4]), r->max);
+		format_ns(t[5], sizeof(t[5]), r->stddev);
+		fprintf(f, "%6s %10s %8" PRIu64 " %10s %10s ", pct, t[0], r->calls, t[1], t[2]);
+		if (wide)
+			fprintf(f, "%10s %10s %10s ", t[3], t[4], t[5]);
+		fputc(' ', f);
+		format_text(f, r->name);
+		fputc('\n', f);
+	}
+}
+
 static void render_text(FILE *f, const struct sb_profile *p, const struct sb_gpu_report *r,
 			const struct report_opts *o)
 {
@@ -340,16 +375,17 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_gpu
 				      "at launch\n" :
 				      "no CUDA activity in this profile (record it with record --cuda)\n",
 		      f);
-		return;
+	} else {
+		fputs("GPU time of kernels, copies and memsets by name; under each, the regions "
+		      "that\nlaunched it: GPU time (launches)\n", f);
+		fprintf(f, "%-6s %8s %10s %10s ", "kind", "calls", "total", "avg");
+		if (o->wide)
+			fprintf(f, "%10s %10s ", "min", "max");
+		fprintf(f, "%14s  %s\n", "bytes", "name");
+		for (i = 0; i < r->n_rows; i++)
+			text_row(f, p, &r->rows[i], o->wide);
 	}
-	fputs("GPU time of kernels, copies and memsets by name; under each, the regions that\n"
-	      "launched it: GPU time (launches)\n", f);
-	fprintf(f, "%-6s %8s %10s %10s ", "kind", "calls", "total", "avg");
-	if (o->wide)
-		fprintf(f, "%10s %10s ", "min", "max");
-	fprintf(f, "%14s  %s\n", "bytes", "name");
-	for (i = 0; i < r->n_rows; i++)
-		text_row(f, p, &r->rows[i], o->wide);
+	text_api(f, &r->api, o->wide);
 }
 
 static void json_row(FILE *f, const struct sb_profile *p, const struct sb_gpu_row *row)
@@ -383,6 +419,26 @@ static void json_row(FILE *f, const struct sb_profile *p, const struct sb_gpu_ro
 	fputs("]}", f);
 }
 
+static void json_api(FILE *f, const struct sb_cuda_api_sum *s)
+{
+	const struct sb_cuda_api_row *r;
+	size_t i;
+
+	fprintf(f, ",\n \"api_total_ns\": %" PRId64 ", \"api\": [", s->total);
+	for (i = 0; i < s->n_rows; i++) {
+		r = &s->rows[i];
+		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+		format_json_string(f, r->name);
+		fprintf(f, ", \"api\": \"%s\", \"calls\": %" PRIu64 ", \"total_ns\": %" PRId64
+			", \"share\": %.4f, \"avg_ns\": %" PRId64 ", \"median_ns\": %" PRId64
+			", \"min_ns\": %" PRId64 ", \"max_ns\": %" PRId64 ", \"stddev_ns\": %" PRId64 "}",
+			r->kind == SB_CUDA_ACT_RUNTIME ? "runtime" : "driver", r->calls, r->total,
+			s->total > 0 ? (double)r->total / (double)s->total : 0.0, r->avg, r->median,
+			r->min, r->max, r->stddev);
+	}
+	fputs(s->n_rows ? "\n ]" : "]", f);
+}
+
 static void render_json(FILE *f, const struct sb_profile *p, const struct sb_gpu_report *r,
 			const struct report_opts *o)
 {
@@ -392,8 +448,10 @@ static void render_json(FILE *f, const struct sb_profile *p, const struct sb_gpu
 	format_json_string(f, o->path ? o->path : "");
 	fprintf(f, ", \"gpu_activities\": %" PRIu64 ", \"gpu_total_ns\": %" PRId64
 		", \"cuda_api_calls\": %" PRIu64 ", \"synchronizations\": %" PRIu64
-		", \"synchronization_ns\": %" PRId64 ",\n \"rows\": [", r->gpu_work, r->gpu_total,
-		r->host_calls, r->syncs, r->sync_total);
+		", \"synchronization_ns\": %" PRId64, r->gpu_work, r->gpu_total, r->host_calls,
+		r->syncs, r->sync_total);
+	json_api(f, &r->api);
+	fputs(",\n \"rows\": [", f);
 	for (i = 0; i < r->n_rows; i++) {
 		fputs(i ? ",\n  " : "\n  ", f);
 		json_row(f, p, &r->rows[i]);

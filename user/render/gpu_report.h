@@ -1,10 +1,14 @@
-/* `report --gpu`: kernels, copies and memsets by name, with the regions that launched them. */
+/*
+ * `report --gpu`: kernels, copies and memsets by name, with the regions that
+ * launched them; then the host time in each CUDA API function.
+ */
 #ifndef SB_RENDER_GPU_REPORT_H
 #define SB_RENDER_GPU_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/cuda_api_sum.h"
 #include "render/report.h"
 
 #define SB_GPU_NO_REGION UINT32_MAX	/* launched outside every region */
@@ -38,6 +42,7 @@ struct sb_gpu_report {
 	uint64_t host_calls;		/* CUDA API calls and synchronizations recorded */
 	uint64_t syncs;
 	int64_t sync_total;		/* time host threads waited in synchronizations */
+	struct sb_cuda_api_sum api;	/* host time per CUDA API function */
 };
 
 /*

@@ -335,6 +335,59 @@ static void test_gpu_table_without_cuda_says_so(void **state)
 	sb_profile_free(&p);
 }
 
+/* Runtime and driver calls by function, as nsys stats' cuda_api_sum: after the GPU work. */
+static void test_api_table_per_function(void **state)
+{
+	const struct sb_cuda_activity api[] = {
+		act(0, SB_CUDA_ACT_RUNTIME, -1, -1, 100, 1000, -1, -1),
+		act(0, SB_CUDA_ACT_RUNTIME, -1, -1, 200, 3000, -1, -1),
+		act(0, SB_CUDA_ACT_DRIVER, -1, -1, 300, 4000, -1, -1),
+		act(1, SB_CUDA_ACT_RUNTIME, -1, -1, 400, 9000, -1, -1),
+	};
+	struct sb_profile p;
+	size_t i, n;
+	char *out;
+
+	(void)state;
+	build(&p, true);
+	n = p.cuda.n_acts;
+	p.cuda.acts = realloc(p.cuda.acts, (n + 4) * sizeof(*p.cuda.acts));
+	assert_non_null(p.cuda.acts);
+	for (i = 0; i < 4; i++)
+		p.cuda.acts[n + i] = api[i];
+	p.cuda.acts[n].detail = p.cuda.acts[n + 1].detail = 211;	/* cudaLaunchKernel */
+	p.cuda.acts[n + 2].detail = 307;				/* cuLaunchKernel */
+	p.cuda.acts[n + 3].detail = 31;					/* cudaMemcpy */
+	p.cuda.n_acts = n + 4;
+	out = render_gpu(&p, SB_REPORT_TEXT, 0);
+	expect_has(out, "\nCUDA API calls by function: the host time in each, share of all of it\n"
+			" time%      total    calls        avg     median        min        max     "
+			"stddev  name\n"
+			" 50.0%    4.00 us        1    4.00 us    4.00 us    4.00 us    4.00 us       "
+			"0 ns  cuLaunchKernel\n"
+			" 50.0%    4.00 us        2    2.00 us    2.00 us    1.00 us    3.00 us    "
+			"1.41 us  cudaLaunchKernel\n"
+			"  0.1%       8 ns        1       8 ns       8 ns       8 ns       8 ns       "
+			"0 ns  runtime call\n");
+	assert_null(strstr(out, "cudaMemcpy"));
+	free(out);
+	out = render_gpu(&p, SB_REPORT_JSON, -1);
+	if (!json_valid(out))
+		fail_msg("invalid JSON:\n%s", out);
+	expect_has(out, "\"api_total_ns\": 17008, \"api\": [\n"
+			"  {\"name\": \"cudaMemcpy\", \"api\": \"runtime\", \"calls\": 1, "
+			"\"total_ns\": 9000, \"share\": 0.5292, \"avg_ns\": 9000, \"median_ns\": 9000, "
+			"\"min_ns\": 9000, \"max_ns\": 9000, \"stddev_ns\": 0},\n"
+			"  {\"name\": \"cuLaunchKernel\", \"api\": \"driver\", \"calls\": 1, "
+			"\"total_ns\": 4000, \"share\": 0.2352, \"avg_ns\": 4000, \"median_ns\": 4000, "
+			"\"min_ns\": 4000, \"max_ns\": 4000, \"stddev_ns\": 0},\n"
+			"  {\"name\": \"cudaLaunchKernel\", \"api\": \"runtime\", \"calls\": 2, "
+			"\"total_ns\": 4000, \"share\": 0.2352, \"avg_ns\": 2000, \"median_ns\": 2000, "
+			"\"min_ns\": 1000, \"max_ns\": 3000, \"stddev_ns\": 1414},");
+	free(out);
+	sb_profile_free(&p);
+}
+
 /* ---- the command: options and the files it reads ---- */
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -457,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_table_text_json_csv),
 		cmocka_unit_test(test_gpu_table_escapes_hostile_names),
 		cmocka_unit_test(test_gpu_table_without_cuda_says_so),
+		cmocka_unit_test(test_api_table_per_function),
 		cmocka_unit_test(test_gpu_option_and_its_conflicts),
 		cmocka_unit_test(test_command_shows_gpu_columns_and_table),
 	};
