@@ -1,96 +1,10 @@
-/* MPI call regions: the name grammar, and per-operation, per-rank and rank-to-rank sums. */
+/* MPI call regions: per-operation, per-function, per-rank and rank-to-rank sums. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/mpi.h"
 #include "util/hashmap.h"
-
-#define PREFIX "mpi:"
-
-/* Copy the token at s (up to a space or the end) into out; -EINVAL when empty or too long. */
-static int word(const char *s, size_t len, char *out)
-{
-	if (!len || len >= SB_MPI_OP_MAX)
-		return -EINVAL;
-	memcpy(out, s, len);
-	out[len] = 0;
-	return 0;
-}
-
-static int number(const char *s, size_t len, int64_t *v)
-{
-	char buf[32], *end;
-
-	if (word(s, len, buf))
-		return -EINVAL;
-	errno = 0;
-	*v = strtoll(buf, &end, 10);
-	return errno || *end ? -EINVAL : 0;
-}
-
-enum { K_KIND, K_BYTES, K_PEER, K_ROOT, K_TAG, K_COMM, N_REQUIRED };
-
-/* Take one key=value token of length len; unknown keys are skipped. */
-static int key_value(const char *s, size_t len, struct sb_mpi_call *c, unsigned *seen)
-{
-	static const char *const keys[] = { "kind", "bytes", "peer", "root", "tag", "comm" };
-	int64_t *nums[] = { NULL, &c->bytes, &c->peer, &c->root, &c->tag, &c->comm };
-	const char *eq = memchr(s, '=', len);
-	size_t k, klen;
-
-	if (!eq)
-		return -EINVAL;
-	klen = (size_t)(eq - s);
-	len -= klen + 1;
-	if (klen == 7 && !memcmp(s, "request", 7))
-		return word(eq + 1, len, c->request);
-	for (k = 0; k < N_REQUIRED; k++) {
-		if (strlen(keys[k]) != klen || memcmp(s, keys[k], klen))
-			continue;
-		*seen |= 1u << k;
-		return k == K_KIND ? word(eq + 1, len, c->kind) : number(eq + 1, len, nums[k]);
-	}
-	return 0;
-}
-
-int sb_mpi_parse(const char *name, struct sb_mpi_call *c)
-{
-	const char *s = name, *sp;
-	unsigned seen = 0;
-	size_t len;
-
-	*c = (struct sb_mpi_call){ .bytes = -1, .peer = -1, .root = -1, .tag = -1, .comm = -1 };
-	if (strncmp(s, PREFIX, strlen(PREFIX)))
-		return -EINVAL;
-	s += strlen(PREFIX);
-	sp = strchrnul(s, ' ');
-	if (word(s, (size_t)(sp - s), c->op))
-		return -EINVAL;
-	while (*sp) {
-		s = sp + 1;
-		sp = strchrnul(s, ' ');
-		len = (size_t)(sp - s);
-		if (len && key_value(s, len, c, &seen))
-			return -EINVAL;
-	}
-	return seen == (1u << N_REQUIRED) - 1 ? 0 : -EINVAL;
-}
-
-bool sb_mpi_is_send(const struct sb_mpi_call *c)
-{
-	static const char *const sends[] = { "send", "isend", "ssend", "issend", "bsend",
-					     "ibsend", "rsend", "irsend" };
-	size_t i;
-
-	if (strcmp(c->kind, "point-to-point"))
-		return false;
-	for (i = 0; i < sizeof(sends) / sizeof(sends[0]); i++)
-		if (!strcmp(c->op, sends[i]))
-			return true;
-	return false;
-}
 
 bool sb_mpi_profile_has_calls(const struct sb_profile *p)
 {
@@ -196,41 +110,117 @@ static int cmp_imb(const void *x, const void *y)
 	return (a->region > b->region) - (a->region < b->region);
 }
 
-/* Every region's per-rank totals: max / mean over all ranks. */
-static int imbalance(struct sb_mpi_report *r, const struct sb_profile *p)
+/*
+ * The imbalance row of a region's calls: its own, or its MPI function's. One
+ * call region per peer exists on one rank only; its function is what every
+ * rank calls and what can be compared.
+ */
+static size_t imb_key(const struct sb_mpi_fns *f, uint32_t region)
 {
-	int64_t *per = calloc((size_t)p->n_regions * r->n_ranks + 1, sizeof(*per));
-	size_t i;
+	return f->of[region] < 0 ? region : f->n_regions + (size_t)f->of[region];
+}
+
+/* One row's per-rank totals t: max / mean over all ranks; false when it took no time. */
+static bool imb_row(struct sb_mpi_imbalance *m, const int64_t *t, uint32_t n_ranks)
+{
+	int64_t sum = 0;
 	uint32_t k;
 
-	r->imb = calloc(p->n_regions + 1, sizeof(*r->imb));
+	for (k = 0; k < n_ranks; k++) {
+		sum += t[k];
+		if (t[k] > m->max) {
+			m->max = t[k];
+			m->slowest = k;
+		}
+	}
+	if (!sum)
+		return false;
+	m->mean = (double)sum / n_ranks;
+	m->ratio = (double)m->max / m->mean;
+	return true;
+}
+
+/* Every region's, and every MPI function's, per-rank totals: max / mean over all ranks. */
+static int imbalance(struct sb_mpi_report *r, const struct sb_profile *p)
+{
+	size_t keys = p->n_regions + r->fns.n, i, n = p->n_regions;
+	int64_t *per = calloc(keys * r->n_ranks + 1, sizeof(*per));
+
+	r->imb = calloc(keys + 1, sizeof(*r->imb));
 	if (!per || !r->imb) {
 		free(per);
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->n_pairs; i++)
 		if (p->pairs[i].rank < r->n_ranks)
-			per[(size_t)p->pairs[i].region * r->n_ranks + p->pairs[i].rank] +=
+			per[imb_key(&r->fns, p->pairs[i].region) * r->n_ranks + p->pairs[i].rank] +=
 				p->pairs[i].stats.total;
-	for (i = 0; i < p->n_regions; i++) {
-		struct sb_mpi_imbalance m = { .region = (uint32_t)i };
-		int64_t *t = &per[i * r->n_ranks], sum = 0;
+	for (i = 0; i < keys; i++) {
+		struct sb_mpi_imbalance m = {
+			.region = i < n ? (uint32_t)i : r->fns.first[i - n],
+			.fn = i < n ? -1 : (int32_t)(i - n),
+		};
 
-		for (k = 0; k < r->n_ranks; k++) {
-			sum += t[k];
-			if (t[k] > m.max) {
-				m.max = t[k];
-				m.slowest = k;
-			}
-		}
-		if (!sum)
-			continue;
-		m.mean = (double)sum / r->n_ranks;
-		m.ratio = (double)m.max / m.mean;
-		r->imb[r->n_imb++] = m;
+		if (imb_row(&m, &per[i * r->n_ranks], r->n_ranks))
+			r->imb[r->n_imb++] = m;
 	}
 	free(per);
 	qsort(r->imb, r->n_imb, sizeof(*r->imb), cmp_imb);
+	return 0;
+}
+
+static int cmp_variant(const void *x, const void *y, void *ctx)
+{
+	const struct sb_mpi_variant *a = x, *b = y;
+	const struct sb_mpi_fns *f = ctx;
+	int c = strcmp(f->name[a->fn], f->name[b->fn]);
+
+	if (c)
+		return c;
+	if (a->time != b->time)
+		return a->time < b->time ? 1 : -1;
+	return (a->region > b->region) - (a->region < b->region);
+}
+
+static void variant_add(struct sb_mpi_variant *v, const struct sb_pair *pr)
+{
+	v->calls += pr->count;
+	v->time += pr->stats.total;
+	if (!v->n_ranks || pr->rank < v->lowest)
+		v->lowest = pr->rank;
+	if (!v->n_ranks || pr->rank > v->highest)
+		v->highest = pr->rank;
+	v->n_ranks++;
+}
+
+/* Each MPI call region with calls, over every rank: its function's details. */
+static int variants(struct sb_mpi_report *r, const struct sb_profile *p)
+{
+	const struct sb_mpi_fns *f = &r->fns;
+	size_t *at = malloc((p->n_regions + 1) * sizeof(*at)), i, n = 0;
+
+	r->variants = calloc(f->n_calls + 1, sizeof(*r->variants));
+	if (!at || !r->variants) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->n_regions; i++) {
+		at[i] = SIZE_MAX;
+		if (f->of[i] >= 0) {
+			at[i] = n;
+			r->variants[n++] = (struct sb_mpi_variant){ .region = (uint32_t)i,
+								    .fn = (uint32_t)f->of[i] };
+		}
+	}
+	for (i = 0; i < p->n_pairs; i++)
+		if (at[p->pairs[i].region] != SIZE_MAX && p->pairs[i].count)
+			variant_add(&r->variants[at[p->pairs[i].region]], &p->pairs[i]);
+	free(at);
+	/* Regions whose calls a filter dropped are no detail of anything. */
+	for (i = 0; i < n; i++)
+		if (r->variants[i].calls)
+			r->variants[r->n_variants++] = r->variants[i];
+	qsort_r(r->variants, r->n_variants, sizeof(*r->variants), cmp_variant, (void *)f);
 	return 0;
 }
 
@@ -277,7 +267,9 @@ static int fill(struct sb_mpi_report *r, struct build *b)
 		}
 	}
 	qsort_r(r->ops, r->n_ops, sizeof(*r->ops), cmp_op, (void *)p);
-	return imbalance(r, p);
+	ret = sb_mpi_fns_build(&r->fns, p);
+	ret = ret ? ret : imbalance(r, p);
+	return ret ? ret : variants(r, p);
 }
 
 int sb_mpi_report_build(struct sb_mpi_report *r, const struct sb_profile *p, struct sb_error *err)
@@ -315,6 +307,8 @@ void sb_mpi_report_free(struct sb_mpi_report *r)
 	free(r->ops);
 	free(r->rank_time);
 	free(r->imb);
+	free(r->variants);
+	sb_mpi_fns_free(&r->fns);
 	free(r->matrix_bytes);
 	free(r->matrix_msgs);
 	*r = (struct sb_mpi_report){ 0 };

@@ -6,27 +6,8 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "analysis/mpi_fns.h"
 #include "model/model.h"
-
-#define SB_MPI_OP_MAX 32
-
-/* One region name "mpi:OP kind=K bytes=N peer=P root=R tag=T comm=C[ request=OP]". */
-struct sb_mpi_call {
-	char op[SB_MPI_OP_MAX];
-	char kind[SB_MPI_OP_MAX];
-	char request[SB_MPI_OP_MAX];	/* "" when the name has none */
-	int64_t bytes, peer, root, tag, comm;	/* -1: unknown */
-};
-
-/*
- * Parse an MPI region name. The prefix "mpi:" and an operation are required, and
- * all six keys; keys the grammar does not know are skipped. Returns 0, or
- * -EINVAL when name is not an MPI call region.
- */
-int sb_mpi_parse(const char *name, struct sb_mpi_call *c);
-
-/* Whether the call sends a message to peer: a point-to-point send of any mode. */
-bool sb_mpi_is_send(const struct sb_mpi_call *c);
 
 /* One operation inside one user region (SB_MPI_TOP: outside every user region). */
 #define SB_MPI_TOP UINT32_MAX
@@ -39,13 +20,27 @@ struct sb_mpi_op_row {
 	int64_t region_total;	/* inclusive ns of the enclosing region's calls; 0 for SB_MPI_TOP */
 };
 
-/* One region's per-rank totals: max over mean, as scope-profiler's rank_imbalance. */
+/*
+ * One region's per-rank totals, or one MPI function's (all its call regions
+ * summed): max over mean, as scope-profiler's rank_imbalance.
+ */
 struct sb_mpi_imbalance {
-	uint32_t region;
+	uint32_t region;	/* the region; an MPI function's first region */
+	int32_t fn;		/* the MPI function, in sb_mpi_report.fns; -1: a region */
 	int64_t max;		/* ns, the slowest rank's total */
 	double mean;		/* ns, over every rank of the profile (a rank without calls: 0) */
 	uint32_t slowest;	/* the rank with max (the lowest one on ties) */
 	double ratio;		/* max / mean; 0 when the region took no time */
+};
+
+/* One MPI call region, a detail of its function's rows: its calls on every rank. */
+struct sb_mpi_variant {
+	uint32_t region;
+	uint32_t fn;		/* in sb_mpi_report.fns */
+	uint64_t calls;
+	int64_t time;		/* ns */
+	uint32_t n_ranks;	/* ranks with calls */
+	uint32_t lowest, highest;	/* the lowest and highest of those ranks */
 };
 
 struct sb_mpi_report {
@@ -54,8 +49,12 @@ struct sb_mpi_report {
 	struct sb_mpi_op_row *ops;	/* by operation, then region name */
 	size_t n_ops;
 	int64_t *rank_time;		/* [n_ranks] ns in MPI calls */
-	struct sb_mpi_imbalance *imb;	/* every region with a call, by ratio, largest first */
+	struct sb_mpi_fns fns;		/* the MPI functions of the regions */
+	/* every region with a call but MPI calls, and every MPI function; by ratio, largest first */
+	struct sb_mpi_imbalance *imb;
 	size_t n_imb;
+	struct sb_mpi_variant *variants;	/* by function name, then time, most first */
+	size_t n_variants;
 	/* [from * n_ranks + to]: what point-to-point sends moved; peer = destination */
 	int64_t *matrix_bytes;
 	uint64_t *matrix_msgs;

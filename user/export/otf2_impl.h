@@ -33,7 +33,7 @@ struct sb_otf2_region {
 	uint64_t bytes;		/* 0 when unknown */
 };
 
-#define SB_OTF2_NAME_LEN (4 + SB_MPI_OP_MAX)
+#define SB_OTF2_NAME_LEN SB_MPI_FN_MAX
 
 /* Metric classes: the counters of record -e, and off-CPU time. */
 enum { SB_OTF2_COUNTERS, SB_OTF2_OFFCPU, SB_OTF2_N_CLASSES };

@@ -4,7 +4,6 @@
  * events OTF2 readers draw.
  */
 #ifdef SB_HAVE_OTF2
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,13 +104,6 @@ static void classify(struct sb_otf2 *c, struct sb_otf2_region *r, const struct s
 	c->world |= r->mpi != SB_OTF2_PLAIN;
 }
 
-/* "MPI_Send" for op "send", as MPI names its functions: Score-P's region names. */
-static void mpi_function(char *out, const char *op)
-{
-	snprintf(out, SB_OTF2_NAME_LEN, "MPI_%s", op);
-	out[4] = (char)toupper((unsigned char)out[4]);
-}
-
 /* What an MPI call region does, for readers that group regions by role. */
 static OTF2_RegionRole mpi_role(const struct sb_mpi_call *m)
 {
@@ -135,7 +127,7 @@ static void map_mpi(struct sb_otf2 *c, struct sb_otf2_region *r, const struct sb
 	char fn[SB_OTF2_NAME_LEN];
 	size_t i;
 
-	mpi_function(fn, m->op);
+	sb_mpi_call_mpi_name(m, fn);
 	r->role = mpi_role(m);
 	for (i = 0; i < *n && strcmp(c->mpi_names[i], fn); i++)
 		;

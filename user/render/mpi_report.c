@@ -12,6 +12,7 @@
 /* Columns before the region name in the operations and imbalance tables. */
 #define OPS_LEFT 60
 #define IMB_LEFT 46
+#define VAR_LEFT 46
 /* Columns of the matrix: the sender's, and each receiver's. */
 #define MATRIX_LEFT 9
 #define MATRIX_CELL 19
@@ -63,13 +64,21 @@ static void text_ranks(FILE *f, const struct sb_mpi_report *r)
 	}
 }
 
+/* An imbalance row's name: its region's, or its MPI function's ("mpi:recv"). */
+static const char *imb_name(const struct sb_profile *p, const struct sb_mpi_report *r,
+			    const struct sb_mpi_imbalance *m)
+{
+	return m->fn >= 0 ? r->fns.name[m->fn] : p->regions[m->region].name;
+}
+
 static void text_imbalance(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r,
 			   bool wide)
 {
 	char mx[CELL], mean[CELL];
 	size_t i;
 
-	fputs("\nload imbalance: per-rank totals of each region, max over mean of every rank\n", f);
+	fputs("\nload imbalance: per-rank totals of each region and MPI function, max over mean\n"
+	      "of every rank\n", f);
 	fprintf(f, "%9s %12s %12s %8s  %s\n", "max/mean", "max", "mean", "slowest", "region");
 	for (i = 0; i < r->n_imb; i++) {
 		const struct sb_mpi_imbalance *m = &r->imb[i];
@@ -77,7 +86,38 @@ static void text_imbalance(FILE *f, const struct sb_profile *p, const struct sb_
 		format_ns(mx, sizeof(mx), m->max);
 		format_ns(mean, sizeof(mean), (int64_t)(m->mean + 0.5));
 		fprintf(f, "%9.3f %12s %12s %8u  ", m->ratio, mx, mean, m->slowest);
-		text_name(f, p->regions[m->region].name, IMB_LEFT, wide);
+		text_name(f, imb_name(p, r, m), IMB_LEFT, wide);
+	}
+}
+
+/* "2", "0-3", or "5 ranks" where they are not one run. */
+static void rank_cell(char *buf, const struct sb_mpi_variant *v)
+{
+	if (v->n_ranks == 1)
+		snprintf(buf, CELL, "%u", v->lowest);
+	else if (v->highest - v->lowest + 1 == v->n_ranks)
+		snprintf(buf, CELL, "%u-%u", v->lowest, v->highest);
+	else
+		snprintf(buf, CELL, "%u ranks", v->n_ranks);
+}
+
+/* The details of the function rows: each call region's arguments, calls and ranks. */
+static void text_variants(FILE *f, const struct sb_mpi_report *r, bool wide)
+{
+	char t[CELL], ranks[CELL];
+	size_t i;
+
+	fputs("\ncalls by arguments: each MPI call region of each function, most time first\n", f);
+	fprintf(f, "%-12s %8s %12s %9s  %s\n", "operation", "calls", "time", "ranks", "arguments");
+	for (i = 0; i < r->n_variants; i++) {
+		const struct sb_mpi_variant *v = &r->variants[i];
+
+		format_ns(t, sizeof(t), v->time);
+		rank_cell(ranks, v);
+		/* Without "mpi:", as the operations table writes them. */
+		format_left(f, r->fns.name[v->fn] + 4, 12);
+		fprintf(f, " %8" PRIu64 " %12s %9s  ", v->calls, t, ranks);
+		text_name(f, r->fns.detail[v->region], VAR_LEFT, wide);
 	}
 }
 
@@ -137,6 +177,7 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_mpi
 	text_ops(f, p, r, o->wide);
 	text_ranks(f, r);
 	text_imbalance(f, p, r, o->wide);
+	text_variants(f, r, o->wide);
 	text_matrix(f, r, o->wide);
 }
 
@@ -162,6 +203,27 @@ static void json_ops(FILE *f, const struct sb_profile *p, const struct sb_mpi_re
 	fputs("]", f);
 }
 
+static void json_variants(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
+{
+	size_t i;
+
+	fputs(",\n \"calls_by_arguments\": [", f);
+	for (i = 0; i < r->n_variants; i++) {
+		const struct sb_mpi_variant *v = &r->variants[i];
+
+		fprintf(f, "%s{\"function\": ", i ? ",\n  " : "\n  ");
+		format_json_string(f, r->fns.name[v->fn]);
+		fputs(", \"region\": ", f);
+		format_json_string(f, p->regions[v->region].name);
+		fputs(", \"arguments\": ", f);
+		format_json_string(f, r->fns.detail[v->region]);
+		fprintf(f, ", \"calls\": %" PRIu64 ", \"time_ns\": %" PRId64 ", \"ranks\": %u"
+			", \"lowest_rank\": %u, \"highest_rank\": %u}", v->calls, v->time,
+			v->n_ranks, v->lowest, v->highest);
+	}
+	fputs("]", f);
+}
+
 static void json_rest(FILE *f, const struct sb_profile *p, const struct sb_mpi_report *r)
 {
 	uint32_t a, b;
@@ -175,7 +237,8 @@ static void json_rest(FILE *f, const struct sb_profile *p, const struct sb_mpi_r
 		const struct sb_mpi_imbalance *m = &r->imb[i];
 
 		fprintf(f, "%s{\"region\": ", i ? ",\n  " : "\n  ");
-		format_json_string(f, p->regions[m->region].name);
+		format_json_string(f, imb_name(p, r, m));
+		fprintf(f, ", \"mpi_function\": %s", m->fn >= 0 ? "true" : "false");
 		fprintf(f, ", \"max_ns\": %" PRId64 ", \"mean_ns\": %.1f, \"ratio\": %.6f"
 			", \"slowest_rank\": %u}", m->max, m->mean, m->ratio, m->slowest);
 	}
@@ -203,6 +266,7 @@ static void render_json(FILE *f, const struct sb_profile *p, const struct sb_mpi
 		r->n_ranks, r->mpi_calls, r->parents ? "true" : "false");
 	json_ops(f, p, r);
 	json_rest(f, p, r);
+	json_variants(f, p, r);
 	fputs("}\n", f);
 }
 

@@ -1,4 +1,4 @@
-/* Unit tests of `report --mpi`: the region name grammar, the sums, and the three renderings. */
+/* Unit tests of `report --mpi`: the sums, per region and MPI function, and the three renderings. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,53 +18,6 @@
 #include "render/mpi_report.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static void test_names_parse_with_the_grammar(void **state)
-{
-	struct sb_mpi_call c;
-
-	(void)state;
-	assert_int_equal(sb_mpi_parse("mpi:isend kind=point-to-point bytes=800 peer=1 root=-1 "
-				      "tag=7 comm=1140850688", &c), 0);
-	assert_string_equal(c.op, "isend");
-	assert_string_equal(c.kind, "point-to-point");
-	assert_int_equal(c.bytes, 800);
-	assert_int_equal(c.peer, 1);
-	assert_int_equal(c.root, -1);
-	assert_int_equal(c.tag, 7);
-	assert_int_equal(c.comm, 1140850688);
-	assert_string_equal(c.request, "");
-	assert_true(sb_mpi_is_send(&c));
-	assert_int_equal(sb_mpi_parse("mpi:wait kind=wait bytes=800 peer=1 root=-1 tag=7 comm=0 "
-				      "request=isend", &c), 0);
-	assert_string_equal(c.request, "isend");
-	assert_false(sb_mpi_is_send(&c));
-	/* Keys the grammar does not know are skipped, in any place. */
-	assert_int_equal(sb_mpi_parse("mpi:alltoall kind=collective future=1 bytes=64 peer=-1 "
-				      "root=-1 tag=-1 comm=0", &c), 0);
-	assert_int_equal(c.bytes, 64);
-	assert_false(sb_mpi_is_send(&c));
-}
-
-static void test_other_names_are_not_mpi_calls(void **state)
-{
-	static const char *bad[] = {
-		"solve", "MPI:send kind=point-to-point bytes=1 peer=1 root=-1 tag=0 comm=0",
-		" mpi:send kind=point-to-point bytes=1 peer=1 root=-1 tag=0 comm=0",
-		"mpi: kind=point-to-point bytes=1 peer=1 root=-1 tag=0 comm=0", "mpi:",
-		"mpi:send kind=point-to-point bytes=1 peer=1 root=-1 tag=0",
-		"mpi:send kind=point-to-point bytes=x peer=1 root=-1 tag=0 comm=0",
-		"mpi:send kind=point-to-point bytes=1 peer=1 root=-1 tag=0 comm=0 junk",
-		"mpi:send kind=point-to-point bytes= peer=1 root=-1 tag=0 comm=0",
-	};
-	struct sb_mpi_call c;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (sb_mpi_parse(bad[i], &c) != -EINVAL)
-			fail_msg("'%s' parsed as an MPI call", bad[i]);
-}
 
 static void call(struct sb_profile *p, const char *name, uint32_t rank, int64_t start,
 		 int64_t end, int64_t id, int64_t parent)
@@ -153,16 +106,29 @@ static void test_sums_and_matrix_are_exact(void **state)
 	sb_profile_free(&p);
 }
 
+/* The imbalance row named name: a region's name, or an MPI function's ("mpi:send"); NULL if none. */
+static const struct sb_mpi_imbalance *imb_find(const struct sb_mpi_report *m,
+					       const struct sb_profile *p, const char *name)
+{
+	const struct sb_mpi_imbalance *x;
+	size_t i;
+
+	for (i = 0; i < m->n_imb; i++) {
+		x = &m->imb[i];
+		if (!strcmp(x->fn >= 0 ? m->fns.name[x->fn] : p->regions[x->region].name, name))
+			return x;
+	}
+	return NULL;
+}
+
 static const struct sb_mpi_imbalance *imb_of(const struct sb_mpi_report *m,
 					     const struct sb_profile *p, const char *name)
 {
-	size_t i;
+	const struct sb_mpi_imbalance *x = imb_find(m, p, name);
 
-	for (i = 0; i < m->n_imb; i++)
-		if (!strcmp(p->regions[m->imb[i].region].name, name))
-			return &m->imb[i];
-	fail_msg("no imbalance row for %s", name);
-	return NULL;
+	if (!x)
+		fail_msg("no imbalance row for %s", name);
+	return x;
 }
 
 static void test_imbalance_is_max_over_mean_of_every_rank(void **state)
@@ -177,20 +143,64 @@ static void test_imbalance_is_max_over_mean_of_every_rank(void **state)
 	assert_int_equal(sb_mpi_report_build(&m, &p, &err), 0);
 	/* exchange: 1000, 1100, 1200, 1300 -> max 1300, mean 1150, rank 3. */
 	x = imb_of(&m, &p, "exchange");
+	assert_int_equal(x->fn, -1);
 	assert_int_equal(x->max, 1300);
 	assert_true(x->mean == 1150.0);
 	assert_true(x->ratio > 1300.0 / 1150 - 1e-12 && x->ratio < 1300.0 / 1150 + 1e-12);
 	assert_int_equal(x->slowest, 3);
 	/* allreduce: 40 on every rank; ties go to the lowest rank. */
-	x = imb_of(&m, &p, "mpi:allreduce kind=collective bytes=8 peer=-1 root=-1 tag=-1 comm=0");
+	x = imb_of(&m, &p, "mpi:allreduce");
 	assert_true(x->ratio == 1.0);
 	assert_int_equal(x->slowest, 0);
-	/* rank 2's sends: 30 ns on one rank of four -> 30 / 7.5 = 4. */
-	x = imb_of(&m, &p, "mpi:send kind=point-to-point bytes=800 peer=3 root=-1 tag=7 comm=0");
-	assert_true(x->ratio == 4.0);
-	assert_int_equal(x->slowest, 2);
-	/* Largest first. */
+	/*
+	 * The sends: one region per peer, each on one rank only, would read 4.0
+	 * each. Per function: 10, 20, 30, 40 ns -> 40 / 25.
+	 */
+	x = imb_of(&m, &p, "mpi:send");
+	assert_true(x->ratio == 1.6);
+	assert_int_equal(x->max, 40);
+	assert_int_equal(x->slowest, 3);
+	assert_null(imb_find(&m, &p, "mpi:send kind=point-to-point bytes=800 peer=3 root=-1 "
+				 "tag=7 comm=0"));
+	/* A function only rank 0 calls is that imbalanced. */
+	assert_true(imb_of(&m, &p, "mpi:isend")->ratio == 4.0);
+	/* Rows: exchange and the three functions. Largest first. */
+	assert_int_equal(m.n_imb, 4);
 	assert_true(m.imb[0].ratio >= m.imb[m.n_imb - 1].ratio);
+	sb_mpi_report_free(&m);
+	sb_profile_free(&p);
+}
+
+/* The function rows' details: each call region, its calls and time, and on which ranks. */
+static void test_calls_by_arguments(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	const struct sb_mpi_variant *v;
+	struct sb_mpi_report m;
+	struct sb_profile p;
+
+	(void)state;
+	four_ranks(&p);
+	assert_int_equal(sb_mpi_report_build(&m, &p, &err), 0);
+	/* allreduce (one region, every rank), isend, then the sends by time. */
+	assert_int_equal(m.n_variants, 1 + 1 + 4);
+	v = &m.variants[0];
+	assert_string_equal(m.fns.name[v->fn], "mpi:allreduce");
+	assert_string_equal(m.fns.detail[v->region], "bytes=8 comm=0");
+	assert_int_equal(v->calls, 4);
+	assert_int_equal(v->time, 160);
+	assert_int_equal(v->n_ranks, 4);
+	assert_int_equal(v->lowest, 0);
+	assert_int_equal(v->highest, 3);
+	assert_string_equal(m.fns.name[m.variants[1].fn], "mpi:isend");
+	/* Rank 3's 4 sends to 0 took longest. */
+	v = &m.variants[2];
+	assert_string_equal(m.fns.detail[v->region], "peer=0 bytes=800 tag=7 comm=0");
+	assert_int_equal(v->calls, 4);
+	assert_int_equal(v->time, 40);
+	assert_int_equal(v->n_ranks, 1);
+	assert_int_equal(v->lowest, 3);
+	assert_int_equal(m.variants[5].time, 10);
 	sb_mpi_report_free(&m);
 	sb_profile_free(&p);
 }
@@ -255,6 +265,13 @@ static void test_report_mpi_text_json_csv(void **state)
 	s = report_to_file(file, "json", NULL);
 	json_parse(s, &v);
 	assert_int_equal(jneed(&v, "mpi_calls", J_NUM)->num, 15);
+	assert_int_equal(jneed(&v, "imbalance", J_ARR)->n, 4);
+	assert_int_equal(jneed(&v, "calls_by_arguments", J_ARR)->n, 6);
+	expect_has(s, "{\"region\": \"mpi:send\", \"mpi_function\": true, \"max_ns\": 40");
+	expect_has(s, "{\"function\": \"mpi:send\", \"region\": \"mpi:send kind=point-to-point "
+		      "bytes=800 peer=0 root=-1 tag=7 comm=0\", \"arguments\": \"peer=0 bytes=800 "
+		      "tag=7 comm=0\", \"calls\": 4, \"time_ns\": 40, \"ranks\": 1, "
+		      "\"lowest_rank\": 3, \"highest_rank\": 3}");
 	assert_int_equal(jneed(&v, "matrix_bytes", J_ARR)->items[2].items[3].num, 2400);
 	assert_int_equal(jneed(&v, "rank_time_ns", J_ARR)->items[0].num, 55);
 	jv_free(&v);
@@ -263,6 +280,12 @@ static void test_report_mpi_text_json_csv(void **state)
 	expect_has(s, "MPI       15 calls on 4 ranks\n");
 	expect_has(s, "send               10           8000");
 	expect_has(s, "    1.130");
+	/* One imbalance row per function, not one per peer that one rank alone has. */
+	expect_has(s, "    1.600        40 ns        25 ns        3  mpi:send\n");
+	assert_null(strstr(s, "    4.000        40 ns"));
+	expect_has(s, "operation       calls         time     ranks  arguments\n"
+		      "allreduce           4       160 ns       0-3  bytes=8 comm=0\n");
+	expect_has(s, "send                4        40 ns         3  peer=0 bytes=800 tag=7 comm=0\n");
 	free(s);
 	/* The rank list and the region filter apply to --mpi too. */
 	s = report_to_file(file, "csv", "--ranks=0,3");
@@ -335,10 +358,9 @@ static void test_mpi_refuses_html_samples_and_rank(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_parse_with_the_grammar),
-		cmocka_unit_test(test_other_names_are_not_mpi_calls),
 		cmocka_unit_test(test_sums_and_matrix_are_exact),
 		cmocka_unit_test(test_imbalance_is_max_over_mean_of_every_rank),
+		cmocka_unit_test(test_calls_by_arguments),
 		cmocka_unit_test(test_report_mpi_text_json_csv),
 		cmocka_unit_test(test_report_mpi_text_escapes_names),
 		cmocka_unit_test(test_every_rank_has_its_lane_and_process),
