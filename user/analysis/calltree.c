@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/calltree_impl.h"
+#include "analysis/mpi_fns.h"
 
 /* node_of[] marks: not yet placed, and being placed (seeing it again means a cycle). */
 #define UNSET SB_CT_NONE
@@ -107,6 +108,7 @@ uint32_t sb_ct_add_node(struct sb_ct_grow *g, uint32_t parent, uint32_t region)
 	n = &t->nodes[t->n_nodes];
 	*n = (struct sb_ct_node){
 		.region = region,
+		.fn = SB_CT_NONE,
 		.parent = parent,
 		.first_child = SB_CT_NONE,
 		.next_sibling = SB_CT_NONE,
@@ -656,6 +658,10 @@ void sb_calltree_free(struct sb_calltree *t)
 	free(t->nodes);
 	t->nodes = NULL;
 	t->n_nodes = 0;
+	if (t->mpi)
+		sb_mpi_fns_free(t->mpi);
+	free(t->mpi);
+	t->mpi = NULL;
 }
 
 struct sort_ctx {
@@ -740,6 +746,8 @@ const char *sb_calltree_name(const struct sb_calltree *t, uint32_t i)
 {
 	uint32_t r = t->nodes[i].region;
 
+	if (t->nodes[i].fn != SB_CT_NONE)
+		return t->mpi->name[t->nodes[i].fn];
 	return r == SB_CT_NONE ? "" : t->p->regions[r].name;
 }
 

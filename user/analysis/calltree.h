@@ -27,7 +27,9 @@ enum sb_ct_sort {
  * of its calls and own = total - sum of the children's totals is exact.
  */
 struct sb_ct_node {
-	uint32_t region;	/* index into p->regions; SB_CT_NONE for the root */
+	/* index into p->regions; SB_CT_NONE for the root; an MPI function's row: its first region */
+	uint32_t region;
+	uint32_t fn;		/* an MPI function's row (calltree_mpi.h): its function; else SB_CT_NONE */
 	uint32_t parent;	/* SB_CT_NONE for the root */
 	uint32_t first_child;	/* children in sort order, linked by next_sibling */
 	uint32_t next_sibling;
@@ -59,8 +61,11 @@ struct sb_ct_opts {
 	enum sb_ct_sort sort;
 };
 
+struct sb_mpi_fns;
+
 struct sb_calltree {
 	const struct sb_profile *p;	/* names are read from here; must outlive the tree */
+	struct sb_mpi_fns *mpi;		/* the MPI function rows' names; NULL when none */
 	struct sb_ct_node *nodes;	/* nodes[0] is the root; its children are the top level */
 	uint32_t n_nodes;
 	uint32_t max_depth;
@@ -87,6 +92,7 @@ int sb_calltree_sort(struct sb_calltree *t, enum sb_ct_sort key);
 /* Pre-order walk: next(t, 0) is the first top-level node; SB_CT_NONE ends it. */
 uint32_t sb_calltree_next(const struct sb_calltree *t, uint32_t i);
 
+/* The region's name; an MPI function row's "mpi:recv". */
 const char *sb_calltree_name(const struct sb_calltree *t, uint32_t i);
 int64_t sb_ct_avg(const struct sb_ct_node *n);
 

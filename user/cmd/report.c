@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/calltree.h"
+#include "analysis/calltree_mpi.h"
 #include "analysis/calltree_stream.h"
 #include "analysis/mpi.h"
 #include "cmd/cli.h"
@@ -25,7 +26,7 @@
 
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
-       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE, OPT_WIDE };
+       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE, OPT_WIDE, OPT_MPI_DETAIL };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "mpi", no_argument, NULL, OPT_MPI },
+	{ "mpi-detail", no_argument, NULL, OPT_MPI_DETAIL },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "gpu", no_argument, NULL, OPT_GPU },
 	{ "peak-gflops", required_argument, NULL, OPT_PEAK_GFLOPS },
@@ -75,6 +77,9 @@ static void usage(FILE *f)
 	      "      --top N         functions shown per region path (default 10)\n"
 	      "      --no-demangle   keep C++ and Rust function names mangled (--samples,\n"
 	      "                      --html)\n"
+	      "      --mpi-detail    the tree has a row per MPI function (mpi:recv), its\n"
+	      "                      calls summed; this adds a row below it per call\n"
+	      "                      region, by peer, bytes and tag (docs/MPI_REPORT.md)\n"
 	      "      --mpi           the MPI calls instead: per operation and region, per\n"
 	      "                      rank, each region's and MPI function's imbalance\n"
 	      "                      across ranks, the calls by arguments, and the\n"
@@ -203,6 +208,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		return 0;
 	case OPT_MPI:
 		o->mpi = true;
+		return 0;
+	case OPT_MPI_DETAIL:
+		o->mpi_detail = true;
 		return 0;
 	case OPT_COUNTERS:
 		o->counters = true;
@@ -335,6 +343,12 @@ static int report_profile(const struct report_opts *o, const struct sb_profile *
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
 		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
 	}
+	/* The page folds each function's call regions below its row: it has them all. */
+	if (sb_calltree_group_mpi(&t, o->html || o->mpi_detail, o->sort)) {
+		fprintf(stderr, "scope-bpf report: %s: call tree: out of memory\n", o->path);
+		sb_calltree_free(&t);
+		return 1;
+	}
 	r = o->html ? write_html(o, p, &t) : write_report(o, p, &t);
 	sb_calltree_free(&t);
 	return r;
@@ -411,7 +425,10 @@ static int report_lean(const struct report_opts *o)
 			sb_profile_free(&l.p);
 		return -1;
 	}
-	r = write_report(o, &l.p, &l.t);
+	r = sb_calltree_group_mpi(&l.t, o->mpi_detail, o->sort);
+	if (r)
+		fprintf(stderr, "scope-bpf report: %s: call tree: out of memory\n", o->path);
+	r = r ? 1 : write_report(o, &l.p, &l.t);
 	sb_calltree_free(&l.t);
 	sb_profile_free(&l.p);
 	return r;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/calltree_mpi.h"
+#include "analysis/mpi_fns.h"
 #include "util/text_format.h"
 #include "model/health.h"
 #include "render/report.h"
@@ -189,6 +191,11 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 		fprintf(f, "%%rec      of %s rank-seconds (the recording times %u ranks)\n", buf,
 			ranks_shown(p, o));
 	}
+	if (t->mpi && !o->mpi_detail)
+		fprintf(f, "mpi       %zu call %s shown as %u %s (--mpi-detail: each one)\n",
+			t->mpi->n_calls,
+			format_plural(t->mpi->n_calls, "region", "regions"), t->mpi->n,
+			format_plural(t->mpi->n, "function", "functions"));
 	sb_health_print(f, p, "");
 	fputc('\n', f);
 }
@@ -340,7 +347,7 @@ static size_t widest_name(const struct sb_calltree *t, const struct layout *l)
 
 	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
 		w = indent_width(t->nodes[i].depth, l) +
-		    format_width(sb_calltree_name(t, i));
+		    format_width(sb_calltree_label(t, i));
 		if (w > max)
 			max = w;
 	}
@@ -407,9 +414,9 @@ static void text_name(FILE *f, const struct sb_calltree *t, uint32_t i, const st
 	size_t indent = indent_width(t->nodes[i].depth, l);
 
 	if (l->room == SIZE_MAX)
-		format_text(f, sb_calltree_name(t, i));
+		format_text(f, sb_calltree_label(t, i));
 	else
-		format_cut(f, sb_calltree_name(t, i),
+		format_cut(f, sb_calltree_label(t, i),
 			   indent + NAME_MIN < l->room ? l->room - indent : NAME_MIN);
 	fputc('\n', f);
 }

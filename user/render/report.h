@@ -30,6 +30,7 @@ struct report_opts {
 	unsigned top;		/* --top N: functions per region path */
 	struct sb_filter filter;	/* --ranks, --include, --exclude */
 	bool mpi;		/* --mpi: MPI calls, imbalance and the communication matrix */
+	bool mpi_detail;	/* --mpi-detail: each MPI call region below its function's row */
 	bool counters;		/* --counters: counter totals and ratios per region */
 	bool gpu;		/* --gpu: kernels, copies and memsets with their launching regions */
 	double peak_gflops;	/* --peak-gflops X: the HTML roofline's compute ceiling; 0 none */
