@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/calltree_mpi.h"
 #include "analysis/counters.h"
 #include "analysis/mpi.h"
 #include "analysis/roofline.h"
@@ -173,7 +174,23 @@ static void data_header(FILE *j, const struct sb_profile *p, const struct sb_cal
 	data_health(j, p);
 }
 
-static void data_regions(FILE *j, const struct sb_profile *p)
+/*
+ * An MPI call region's function ("mpi:recv"), its arguments, and the region
+ * whose colour every region of the function takes: the legend and the
+ * timeline show one colour per function, not one per peer and tag.
+ */
+static void data_region_mpi(FILE *j, const struct sb_mpi_fns *f, size_t i)
+{
+	if (f->of[i] < 0)
+		return;
+	fputs(", \"fn\": ", j);
+	format_json_string(j, f->name[f->of[i]]);
+	fputs(", \"detail\": ", j);
+	format_json_string(j, f->detail[i]);
+	fprintf(j, ", \"colour\": %u", f->first[f->of[i]]);
+}
+
+static void data_regions(FILE *j, const struct sb_profile *p, const struct sb_mpi_fns *f)
 {
 	const struct sb_region *r;
 	size_t i;
@@ -189,12 +206,17 @@ static void data_regions(FILE *j, const struct sb_profile *p)
 		fprintf(j, ", \"line\": %" PRId64 ", \"tags\": ", r->source_line);
 		/* A string, not raw JSON: the page parses it and survives a broken one. */
 		format_json_string(j, r->tags ? r->tags : "[]");
+		data_region_mpi(j, f, i);
 		fputc('}', j);
 	}
 	fputs("]", j);
 }
 
-/* Call tree rows in pre-order: [region, parent row, depth, calls, total, min, max, own, offcpu]. */
+/*
+ * Call tree rows in pre-order: [region, parent row, depth, calls, total, min,
+ * max, own, offcpu], then for an MPI function's row its name and 1, for a
+ * call region below it its arguments (calltree_mpi.h).
+ */
 static int data_nodes(FILE *j, const struct sb_calltree *t)
 {
 	const struct sb_ct_node *n;
@@ -218,7 +240,12 @@ static int data_nodes(FILE *j, const struct sb_calltree *t)
 		json_int_or_null(j, n->own, n->own != SB_CT_UNKNOWN);
 		fputs(", ", j);
 		json_int_or_null(j, n->offcpu, n->offcpu != SB_CT_UNKNOWN);
-		fputc(']', j);
+		/* A label other than the region's name is another string. */
+		if (n->fn != SB_CT_NONE || sb_calltree_label(t, i) != sb_calltree_name(t, i)) {
+			fputs(", ", j);
+			format_json_string(j, sb_calltree_label(t, i));
+		}
+		fputs(n->fn != SB_CT_NONE ? ", 1]" : "]", j);
 		k++;
 	}
 	fputs("]", j);
@@ -529,15 +556,21 @@ static int duration_bin(int64_t d)
 }
 
 /* Quantiles and a sparse histogram of the sorted durations d[0..n-1]. */
-static void data_region_durations(FILE *j, uint32_t region, const int64_t *d, size_t n,
-				  bool first)
+static void data_region_durations(FILE *j, uint32_t region, const char *fn, const int64_t *d,
+				  size_t n, bool first)
 {
 	uint64_t bins[N_BINS] = { 0 };
 	size_t i;
 	int b;
 	bool any = false;
 
-	fprintf(j, "%s{\"region\": %u, \"n\": %zu, \"q\": [", first ? "\n " : ",\n ", region, n);
+	fprintf(j, "%s{\"region\": %u, ", first ? "\n " : ",\n ", region);
+	if (fn) {
+		fputs("\"name\": ", j);
+		format_json_string(j, fn);
+		fputs(", ", j);
+	}
+	fprintf(j, "\"n\": %zu, \"q\": [", n);
 	for (i = 0; i < N_QUANTILES; i++)
 		fprintf(j, "%s%" PRId64, i ? ", " : "",
 			d[(size_t)(quantiles[i] * (double)(n - 1) + 0.5)]);
@@ -556,14 +589,22 @@ static void data_region_durations(FILE *j, uint32_t region, const int64_t *d, si
 /*
  * The index rows of each region, in file order: region r's are
  * rows[first[r] .. first[r + 1]). A counting sort, so the durations of every
- * region cost one pass over the rows, not one pass per region.
+ * region cost one pass over the rows, not one pass per region. An MPI
+ * function's rows are all its call regions', under its first region.
  */
 struct region_rows {
 	uint32_t *rows;
 	size_t *first;
 };
 
-static int region_rows_build(struct region_rows *rr, const struct sb_profile *p)
+/* The region whose durations region's calls are among: its MPI function's first, else itself. */
+static uint32_t durations_of(const struct sb_mpi_fns *f, uint32_t region)
+{
+	return f->of[region] < 0 ? region : f->first[f->of[region]];
+}
+
+static int region_rows_build(struct region_rows *rr, const struct sb_profile *p,
+			     const struct sb_mpi_fns *f)
 {
 	size_t i, *at;
 
@@ -575,12 +616,12 @@ static int region_rows_build(struct region_rows *rr, const struct sb_profile *p)
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->n_pairs; i++)
-		rr->first[p->pairs[i].region + 1]++;
+		rr->first[durations_of(f, p->pairs[i].region) + 1]++;
 	for (i = 0; i < p->n_regions; i++)
 		rr->first[i + 1] += rr->first[i];
 	memcpy(at, rr->first, (p->n_regions + 1) * sizeof(*at));
 	for (i = 0; i < p->n_pairs; i++)
-		rr->rows[at[p->pairs[i].region]++] = (uint32_t)i;
+		rr->rows[at[durations_of(f, p->pairs[i].region)]++] = (uint32_t)i;
 	free(at);
 	return 0;
 }
@@ -609,8 +650,9 @@ static size_t region_durations(const struct sb_profile *p, const struct sb_html_
 	return n;
 }
 
-/* Per region, over all its calls (not just those on the timeline). */
-static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
+/* Per region and MPI function, over all its calls (not just those on the timeline). */
+static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o,
+			  const struct sb_mpi_fns *f)
 {
 	struct region_rows rr = { 0 };
 	size_t *count, most = 0, i;
@@ -627,18 +669,19 @@ static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_h
 		return -ENOMEM;
 	for (i = 0; p->events && i < p->n_pairs; i++)
 		if (rank_in(o, p->pairs[i].rank))
-			count[p->pairs[i].region] += p->pairs[i].count;
+			count[durations_of(f, p->pairs[i].region)] += p->pairs[i].count;
 	for (r = 0; r < p->n_regions; r++)
 		most = count[r] > most ? count[r] : most;
 	/* One buffer, as big as the busiest region needs, serves them all. */
 	if (most) {
 		d = malloc(most * sizeof(*d));
-		ret = d ? region_rows_build(&rr, p) : -ENOMEM;
+		ret = d ? region_rows_build(&rr, p, f) : -ENOMEM;
 	}
 	for (r = 0; d && !ret && r < p->n_regions; r++) {
 		if (!count[r])
 			continue;
-		data_region_durations(j, r, d, region_durations(p, o, &rr, r, d), first);
+		data_region_durations(j, r, f->of[r] < 0 ? NULL : f->name[f->of[r]], d,
+				      region_durations(p, o, &rr, r, d), first);
 		first = false;
 	}
 	fputs("]", j);
@@ -925,15 +968,20 @@ static int data_roofline(FILE *j, const struct sb_profile *p, const struct sb_ht
 static int write_data(FILE *j, const struct sb_profile *p, const struct sb_calltree *t,
 		      const struct sb_html_opts *o)
 {
+	struct sb_mpi_fns f;
 	int r;
 
+	r = sb_mpi_fns_build(&f, p);
+	if (r)
+		return r;
 	data_header(j, p, t, o);
-	data_regions(j, p);
+	data_regions(j, p, &f);
 	r = data_nodes(j, t);
 	if (!r)
 		r = data_timeline(j, p, o);
 	if (!r)
-		r = data_durations(j, p, o);
+		r = data_durations(j, p, o, &f);
+	sb_mpi_fns_free(&f);
 	/* Only profiles with sampled stacks get the key, and the page its Samples section. */
 	if (!r)
 		r = data_samples(j, p, o);

@@ -450,6 +450,67 @@ static void test_command_writes_the_page_atomically(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * MPI calls by function: scope-profiler names a region per peer, bytes and tag,
+ * and a colour each filled the legend (48 for 13 functions). Every call region
+ * of a function has the function's colour, the table a row per function with
+ * the regions folded below it, the durations a row per function.
+ */
+static void test_mpi_calls_by_function(void **state)
+{
+#define RECV_FROM(peer) "mpi:recv kind=point-to-point bytes=800 peer=" peer " root=-1 tag=7 " \
+			"comm=1140850688"
+	static const struct fx_call mpi[] = {
+		{ "main", 0, 100, 1, -1, 0 },
+		{ RECV_FROM("1"), 10, 20, 2, 1, 0 },
+		{ RECV_FROM("1"), 30, 35, 3, 1, 0 },
+		{ RECV_FROM("2"), 40, 70, 4, 1, 0 },
+		{ "mpi:send kind=point-to-point bytes=8 peer=1 root=-1 tag=0 comm=1140850688", 80, 90,
+		  5, 1, 0 },
+	};
+	char dir[] = "/tmp/scope-bpf-html.XXXXXX", h5[64], html[64], cmd[128];
+	char *argv[] = { "report", "--html", html, h5 };
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	char *page, *data;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(h5, sizeof(h5), "%s/p.h5", dir);
+	snprintf(html, sizeof(html), "%s/p.html", dir);
+	fx_call_tree(&p, mpi, sizeof(mpi) / sizeof(mpi[0]), TREE);
+	assert_int_equal(fx_write_h5(h5, &p, &err), 0);
+	sb_profile_free(&p);
+	assert_int_equal(cmd_report(ARGC(argv), argv), 0);
+	page = slurp(html);
+	data = data_of(page);
+	/* Both receive regions take region 1's colour: one legend entry, named by the function. */
+	expect_has(data, "\"name\": \"" RECV_FROM("1") "\", \"file\": \"\", \"line\": -1, "
+		   "\"tags\": \"[]\", \"fn\": \"mpi:recv\", \"detail\": \"peer=1 bytes=800 tag=7\", "
+		   "\"colour\": 1}");
+	expect_has(data, "\"fn\": \"mpi:recv\", \"detail\": \"peer=2 bytes=800 tag=7\", "
+		   "\"colour\": 1}");
+	expect_has(data, "\"fn\": \"mpi:send\", \"detail\": \"peer=1 bytes=8 tag=0\", "
+		   "\"colour\": 3}");
+	expect_has(page, "function colourOf(r)");
+	expect_has(page, "var r = colourOf(n.region);");
+	/* The table: main, mpi:recv (its function row, flagged 1), its regions, mpi:send, ... */
+	expect_has(data, "\"nodes\": [\n [0, -1, 1, 1, 100, 100, 100, 45, null],\n"
+		   " [1, 0, 2, 3, 45, 5, 30, 45, null, \"mpi:recv\", 1],\n"
+		   " [2, 1, 3, 1, 30, 30, 30, 30, null, \"peer=2 bytes=800 tag=7\"],\n"
+		   " [1, 1, 3, 2, 15, 5, 10, 15, null, \"peer=1 bytes=800 tag=7\"],\n"
+		   " [3, 0, 2, 1, 10, 10, 10, 10, null, \"mpi:send\", 1],\n");
+	/* Durations: one row for the three receive calls, named by the function. */
+	expect_has(data, "{\"region\": 1, \"name\": \"mpi:recv\", \"n\": 3, \"q\": [5, 10, 10, "
+		   "30, 30, 30, 30]");
+	assert_null(strstr(data, "{\"region\": 2, "));
+	free(data);
+	free(page);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+#undef RECV_FROM
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_communication_matrix_only_with_mpi_calls),
 		cmocka_unit_test(test_html_option),
 		cmocka_unit_test(test_command_writes_the_page_atomically),
+		cmocka_unit_test(test_mpi_calls_by_function),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
