@@ -317,6 +317,19 @@ static void write_page(const struct sb_profile *p, const char *path)
 	sb_calltree_free(&t);
 }
 
+/* solve's first call launched 250 us of GPU work, its others none: record --cuda's GPU column. */
+static void add_gpu_times(struct sb_profile *p)
+{
+	struct sb_pair *solve = &p->pairs[1];
+	size_t i;
+
+	p->columns |= SB_COL_GPU;
+	for (i = 0; i < solve->count; i++)
+		p->events[solve->offset + i].metric[SB_METRIC_GPU] = i ? 0 : 250000;
+	solve->stats.gpu_count = solve->count;
+	solve->stats.gpu_total = 250000;
+}
+
 static void test_gpu_lanes_render(void **state)
 {
 	char bin[300], html[300];
@@ -327,12 +340,21 @@ static void test_gpu_lanes_render(void **state)
 	require_chromium(bin, sizeof(bin));
 	build_profile(&p);
 	cu_add_activity(&p);
+	add_gpu_times(&p);
 	write_page(&p, tmp_file("gpu.html", html, sizeof(html)));
 	sb_profile_free(&p);
 	dom = load_page(bin, html);
 	/* Every call (7) and every kernel, copy and memset (4), each on its lane. */
 	expect_attr(dom, "timeline-canvas", "data-drawn=\"11\"");
 	expect_has(dom, "memcpy</span>", "the timeline's legend");
+	/* Each kernel with its colour, as the lanes draw them, as copies and memsets are. */
+	expect_has(dom, "square(float*, int)</span>", "the timeline's legend");
+	expect_has(dom, "plain_kernel</span>", "the timeline's legend");
+	/* The text report's GPU columns: solve's 250 us of its 1.40 ms, 17.9%. */
+	expect_has(dom, "GPU time</th>", "the summary table");
+	expect_has(dom, "GPU share</th>", "the summary table");
+	expect_has(dom, "<td><span>250 \u00b5s</span></td><td><span>17.9%</span></td></tr>",
+		   "the summary table");
 	free(dom);
 }
 

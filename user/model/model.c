@@ -356,3 +356,15 @@ uint32_t sb_profile_ranks_recorded(const struct sb_profile *p)
 	free(seen);
 	return n;
 }
+
+bool sb_profile_has_gpu_times(const struct sb_profile *p)
+{
+	size_t i;
+
+	if (!(p->columns & SB_COL_GPU))
+		return false;
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].stats.gpu_count)
+			return true;
+	return false;
+}

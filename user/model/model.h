@@ -214,4 +214,10 @@ uint32_t sb_profile_rank_count(const struct sb_profile *p);
  */
 uint32_t sb_profile_ranks_recorded(const struct sb_profile *p);
 
+/*
+ * Whether some call has a GPU time (record --cuda, or a scope-profiler file
+ * with GPU times): where none has, GPU columns would be all dashes.
+ */
+bool sb_profile_has_gpu_times(const struct sb_profile *p);
+
 #endif

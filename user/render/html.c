@@ -978,6 +978,8 @@ static int write_data(FILE *j, const struct sb_profile *p, const struct sb_callt
 	data_regions(j, p, &f);
 	r = data_nodes(j, t);
 	if (!r)
+		sb_html_gpu_nodes(j, p, t);
+	if (!r)
 		r = data_timeline(j, p, o);
 	if (!r)
 		r = data_durations(j, p, o, &f);

@@ -1,4 +1,4 @@
-/* The HTML timeline's GPU lanes: kernels, copies and memsets per rank, device and stream. */
+/* The HTML report's GPU data: GPU time per call path; kernels, copies and memsets per lane. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -9,6 +9,27 @@
 #include "render/html_gpu.h"
 #include "util/demangle.h"
 #include "util/text_format.h"
+
+void sb_html_gpu_nodes(FILE *j, const struct sb_profile *p, const struct sb_calltree *t)
+{
+	const struct sb_ct_node *n;
+	bool first = true;
+	uint32_t i;
+
+	if (!sb_profile_has_gpu_times(p))
+		return;
+	fputs(",\n\"gpu_nodes\": [", j);
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		n = &t->nodes[i];
+		fputs(first ? "" : ",", j);
+		if (n->gpu == SB_CT_UNKNOWN)
+			fputs("null", j);
+		else
+			fprintf(j, "%" PRId64, n->gpu);
+		first = false;
+	}
+	fputc(']', j);
+}
 
 /* Walks the kept activities in profile order. */
 struct gwalk {

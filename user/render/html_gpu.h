@@ -1,4 +1,7 @@
-/* The HTML timeline's GPU lanes: which kernels, copies and memsets the page gets, and their data. */
+/*
+ * The HTML report's GPU data: the summary's GPU time per call path, and the
+ * timeline's GPU lanes (which kernels, copies and memsets the page gets).
+ */
 #ifndef SB_HTML_GPU_H
 #define SB_HTML_GPU_H
 
@@ -6,7 +9,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/calltree.h"
 #include "model/model.h"
+
+/*
+ * The "gpu_nodes" member: each call tree row's GPU time (data "nodes", same
+ * order; null where unknown), as report's GPU columns show it; nothing when
+ * no call has a GPU time.
+ */
+void sb_html_gpu_nodes(FILE *j, const struct sb_profile *p, const struct sb_calltree *t);
 
 struct sb_html_gpu_lane {
 	uint32_t rank;

@@ -64,22 +64,6 @@ uint32_t sb_report_ranks_shown(const struct sb_profile *p, int64_t rank)
 	return rank >= 0 ? 1 : sb_profile_ranks_recorded(p);
 }
 
-/*
- * GPU columns only for a recording with GPU work (record --cuda, or a
- * scope-profiler file with GPU times): elsewhere they would be all dashes.
- */
-static bool has_gpu(const struct sb_profile *p)
-{
-	size_t i;
-
-	if (!(p->columns & SB_COL_GPU))
-		return false;
-	for (i = 0; i < p->n_pairs; i++)
-		if (p->pairs[i].stats.gpu_count)
-			return true;
-	return false;
-}
-
 /* GPU time over the calls' inclusive time; above 1 when kernels outlive their launch. */
 static double gpu_share(const struct sb_ct_node *n)
 {
@@ -427,7 +411,7 @@ static int render_text(FILE *f, const struct sb_profile *p, const struct sb_call
 	char cells[N_COLS][CELL_MAX];
 	size_t width[N_COLS];
 	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
-	int n_cols = has_gpu(p) ? N_COLS : C_GPU;
+	int n_cols = sb_profile_has_gpu_times(p) ? N_COLS : C_GPU;
 	struct layout l;
 	unsigned char *more;
 	uint32_t i;
@@ -574,7 +558,7 @@ static int render_json(FILE *f, const struct sb_profile *p, const struct sb_call
 		       const struct report_opts *o)
 {
 	int64_t span = sb_report_span(p, t), base = sb_report_pct_base(p, t, ranks_shown(p, o));
-	bool first = true, gpu = has_gpu(p);
+	bool first = true, gpu = sb_profile_has_gpu_times(p);
 	uint32_t *path, i;
 
 	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
@@ -657,7 +641,7 @@ static int render_csv(FILE *f, const struct sb_profile *p, const struct sb_callt
 		      const struct report_opts *o)
 {
 	int64_t base = sb_report_pct_base(p, t, ranks_shown(p, o));
-	bool gpu = has_gpu(p);
+	bool gpu = sb_profile_has_gpu_times(p);
 	uint32_t *path, i;
 	int r = 0;
 

@@ -1,4 +1,4 @@
-/* Unit tests of the HTML timeline's GPU lanes: what the page gets, and its bound. */
+/* Unit tests of the HTML report's GPU data: the summary's GPU times, the timeline's lanes. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -106,6 +106,36 @@ static void test_gpu_lanes_keep_the_longest_and_follow_the_rank(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * The summary's GPU columns, as report's: the GPU time of each call tree row,
+ * in the rows' order; none where no call has one (API calls, GPU lanes alone).
+ */
+static void test_summary_gets_each_rows_gpu_time(void **state)
+{
+	struct sb_profile p;
+	char *page;
+
+	(void)state;
+	cu_build(&p, true);
+	page = render(&p, -1, 0);
+	assert_null(strstr(page, "\"gpu_nodes\""));
+	free(page);
+	/* solve's first call on rank 0 launched 140 ns of GPU work, its second none. */
+	p.columns |= SB_COL_GPU;
+	p.events[2].metric[SB_METRIC_GPU] = 140;
+	p.events[3].metric[SB_METRIC_GPU] = 0;
+	p.pairs[2].stats.gpu_count = 2;
+	p.pairs[2].stats.gpu_total = 140;
+	page = render(&p, -1, 0);
+	/* main, solve inside it (the call with 140 ns), solve on the worker thread alone. */
+	expect_has(page, "\"nodes\": [\n [0, -1, 1, 2, 1650,");
+	expect_has(page, "\n [1, 0, 2, 1, 100,");
+	expect_has(page, "\n [1, -1, 1, 1, 200,");
+	expect_has(page, "\"gpu_nodes\": [0,140,0]");
+	free(page);
+	sb_profile_free(&p);
+}
+
 static void test_no_gpu_member_without_gpu_work(void **state)
 {
 	struct sb_profile p;
@@ -148,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_gets_gpu_lanes_and_columns),
 		cmocka_unit_test(test_gpu_work_outside_the_calls_widens_the_span),
 		cmocka_unit_test(test_gpu_lanes_keep_the_longest_and_follow_the_rank),
+		cmocka_unit_test(test_summary_gets_each_rows_gpu_time),
 		cmocka_unit_test(test_no_gpu_member_without_gpu_work),
 		cmocka_unit_test(test_page_draws_gpu_items_apart_from_calls),
 	};
