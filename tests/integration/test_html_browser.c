@@ -615,6 +615,87 @@ static void test_overview_pixels_show_what_covers_their_time(void **state)
 	free(dom);
 }
 
+/* Ranks 0-3 each call exchange { send to the next rank, allreduce }: a send region per peer. */
+static void build_mpi_profile(struct sb_profile *p)
+{
+	struct sb_thread th = { .end_ns = -1, .cpu_ns = -1, .name = "app" };
+	char send[120];
+	const char *names[3] = { "exchange", send,
+				 "mpi:allreduce kind=collective bytes=8 peer=-1 root=-1 tag=-1 "
+				 "comm=1140850688" };
+	static const int64_t at[3][3] = { { 0, 1000, -1 }, { 10, 20, 1 }, { 500, 540, 1 } };
+	struct sb_pair *pr;
+	uint32_t rank, k;
+	ssize_t r;
+
+	sb_profile_init(p);
+	p->columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	p->events = calloc(12, sizeof(*p->events));
+	p->pairs = calloc(12, sizeof(*p->pairs));
+	assert_true(p->events && p->pairs);
+	for (rank = 0; rank < 4; rank++) {
+		snprintf(send, sizeof(send), "mpi:send kind=point-to-point bytes=800 peer=%u "
+			 "root=-1 tag=7 comm=1140850688", (rank + 1) % 4);
+		for (k = 0; k < 3; k++) {
+			r = sb_profile_find_region(p, names[k]);
+			if (r < 0)
+				r = sb_profile_add_region(p, names[k], "", -1, "[]");
+			assert_true(r >= 0);
+			pr = &p->pairs[p->n_pairs++];
+			*pr = (struct sb_pair){ .region = (uint32_t)r, .rank = rank,
+						.offset = p->n_events, .count = 1,
+						.exclusive_total = -1 };
+			sb_stats_init(&pr->stats);
+			sb_stats_add(&pr->stats, at[k][0], at[k][1], -1);
+			p->events[p->n_events++] = (struct sb_event){
+				.start = at[k][0], .end = at[k][1], .thread = 0, .call_id = k + 1,
+				.parent_id = at[k][2], .metric = { [SB_METRIC_GPU] = -1,
+								   [SB_METRIC_OFFCPU] = -1 },
+			};
+		}
+		th.rank = rank;
+		th.tid = 100 + rank;
+		assert_true(sb_profile_add_thread(p, &th) >= 0);
+	}
+	assert_int_equal(sb_profile_set_int(p, "mpi_size", 4), 0);
+}
+
+/* The legend lists a colour per MPI function, not per call region (one per peer and tag). */
+static void test_mpi_legend_names_functions(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	char bin[300], h5[300], html[300];
+	struct sb_array_stream s;
+	const char *legend, *end;
+	struct sb_profile p;
+	char *dom, *items;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	build_mpi_profile(&p);
+	sb_array_stream_init(&s, &p);
+	if (sb_h5_write(tmp_file("mpi.h5", h5, sizeof(h5)), &p, &s.base, &err))
+		fail_msg("writing %s: %s", h5, err.msg);
+	sb_profile_free(&p);
+	report_html(h5, tmp_file("mpi.html", html, sizeof(html)));
+	dom = load_page(bin, html);
+	legend = strstr(dom, "id=\"tl-legend\"");
+	assert_non_null(legend);
+	end = strstr(legend, "</div>");
+	assert_non_null(end);
+	items = strndup(legend, (size_t)(end - legend));
+	assert_non_null(items);
+	/* exchange, mpi:send (4 regions), mpi:allreduce: three colours, named by function. */
+	expect_has(items, "></span>mpi:send</span>", "the timeline's legend");
+	expect_has(items, "></span>mpi:allreduce</span>", "the timeline's legend");
+	assert_null(strstr(items, "peer="));
+	assert_null(strstr(strstr(items, "mpi:send") + 1, "mpi:send"));
+	/* The table: one mpi:send row below exchange, its regions folded below it. */
+	expect_row(dom, "mpi:send");
+	free(items);
+	free(dom);
+}
+
 static void test_recorded_nested_app_renders(void **state)
 {
 	const char *regions[] = { "a", "b", "c", "fib", "manual", "tagged" };
@@ -644,6 +725,8 @@ int main(void)
 						setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_overview_pixels_show_what_covers_their_time,
 						setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_mpi_legend_names_functions, setup_tmp,
+						teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
 						teardown_tmp),
 	};
