@@ -1,4 +1,4 @@
-/* Host time per CUDA API function (cuda_api_sum.h): calls grouped by callback id, then summed. */
+/* Host time per CUDA API function (cuda_api_sum.h): calls grouped by function, then summed. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

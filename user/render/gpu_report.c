@@ -1,4 +1,4 @@
-/* `report --gpu`: GPU work by kernel, copy direction and memset, as text, JSON and CSV. */
+/* `report --gpu`: GPU work by kernel, copy kind and memset, then host time per CUDA API call. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
