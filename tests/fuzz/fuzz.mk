@@ -19,7 +19,7 @@ FUZZ_LIB_SRCS := user/io/profile_read.c user/io/spt_read.c user/io/json_read.c u
 	$(wildcard user/io/h5*.c) user/io/profile_wire.c user/model/model.c user/model/columns.c user/model/stats.c \
 	user/model/index_rules.c user/util/hashmap.c user/util/error.c user/util/utf8.c \
 	user/util/text_format.c user/analysis/calltree.c user/analysis/calltree_stream.c \
-	user/io/tmpfile.c user/util/sudo.c
+	user/analysis/mpi_fns.c user/analysis/mpi_name.c user/io/tmpfile.c user/util/sudo.c
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
