@@ -67,6 +67,7 @@
 struct recorder {
 	struct record_opts o;
 	struct ring_buffer *rb;
+	struct sb_ring_reader ring;	/* reads rb up to a point */
 	uint64_t records_read;	/* from the ring: a heartbeat every HEARTBEAT_EVERY */
 	int64_t read_until_ns;	/* this read of the ring yields then (READ_BUDGET_NS) */
 	struct sb_collector coll;
@@ -794,8 +795,7 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	usleep(SETTLE_US);
 	sb_sources_stop(&r->sources);
 	note_failure(r, r->env.error);
-	if (sb_ring_drain(r->rb, bpf_map__fd(r->env.skel->maps.events), RING_DRAIN_NS) &&
-	    r->o.verbose)
+	if (sb_ring_read_written(&r->ring, RING_DRAIN_NS) == -ETIME && r->o.verbose)
 		record_say("the kernel's ring still had a record being written after %d ms",
 			   (int)(RING_DRAIN_NS / 1000000));
 	/* No process is held from now on: the guardian need not keep stderr (guardian.h). */
@@ -971,6 +971,7 @@ static void recorder_close(struct recorder *r)
 		sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
 	}
 	sb_sources_free(&r->sources);
+	sb_ring_reader_free(&r->ring);
 	ring_buffer__free(r->rb);
 	r->rb = NULL;
 	sb_kernel_close(&r->kernel);
@@ -1033,7 +1034,8 @@ static int run(struct recorder *r)
 		record_say("cannot open the ring buffer: %s", strerror(errno));
 		return 1;
 	}
-	r->env.rb = r->rb;
+	sb_ring_reader_init(&r->ring, r->rb, bpf_map__fd(r->env.skel->maps.events));
+	r->env.ring = &r->ring;
 	r->env.start_ns = INT64_MAX;
 	r->env.end_ns = INT64_MAX;
 	r->env.resume = resume_held;

@@ -1,4 +1,4 @@
-/* The last read of the kernel's ring waits for records still being written (ring_drain.h). */
+/* Reading the kernel's ring up to a point (ring_drain.h). */
 #include <errno.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,33 +24,58 @@ static unsigned long position(const void *page)
 	return __atomic_load_n((const unsigned long *)page, __ATOMIC_ACQUIRE);
 }
 
-int sb_ring_drain(struct ring_buffer *rb, int map_fd, int64_t max_ns)
+static void *map_page(int map_fd, long page, long nth)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	struct timespec wait = { 0, WAIT_NS };
-	int64_t until = mono_ns() + max_ns;
-	void *read_at, *write_at;
+	void *p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, map_fd, nth * page);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void sb_ring_reader_free(struct sb_ring_reader *rr)
+{
+	if (rr->read_at)
+		munmap(rr->read_at, (size_t)rr->page);
+	if (rr->write_at)
+		munmap(rr->write_at, (size_t)rr->page);
+	rr->read_at = NULL;
+	rr->write_at = NULL;
+}
+
+int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int map_fd)
+{
 	int ret = 0;
 
-	ring_buffer__consume(rb);
-	read_at = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, map_fd, 0);
-	write_at = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, map_fd, page);
-	if (read_at == MAP_FAILED || write_at == MAP_FAILED) {
+	rr->rb = rb;
+	rr->page = sysconf(_SC_PAGESIZE);
+	rr->read_at = map_page(map_fd, rr->page, 0);
+	rr->write_at = map_page(map_fd, rr->page, 1);
+	if (!rr->read_at || !rr->write_at) {
 		ret = -errno;
-		goto out;
+		sb_ring_reader_free(rr);
 	}
-	while (position(read_at) != position(write_at)) {
-		if (mono_ns() >= until) {
-			ret = -ETIME;
-			break;
-		}
-		nanosleep(&wait, NULL);
-		ring_buffer__consume(rb);
-	}
-out:
-	if (read_at != MAP_FAILED)
-		munmap(read_at, (size_t)page);
-	if (write_at != MAP_FAILED)
-		munmap(write_at, (size_t)page);
 	return ret;
+}
+
+int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
+{
+	struct timespec wait = { 0, WAIT_NS };
+	int64_t until = mono_ns() + max_ns;
+	unsigned long target, was;
+
+	if (!rr->read_at) {
+		ring_buffer__consume(rr->rb);
+		return -ENOENT;
+	}
+	target = position(rr->write_at);
+	for (;;) {
+		was = position(rr->read_at);
+		ring_buffer__consume(rr->rb);
+		if ((long)(position(rr->read_at) - target) >= 0)
+			return 0;
+		if (mono_ns() >= until)
+			return -ETIME;
+		/* Held by a record still being written: wait for it, not spin. */
+		if (position(rr->read_at) == was)
+			nanosleep(&wait, NULL);
+	}
 }

@@ -1,8 +1,10 @@
 /*
- * The kernel's ring buffer read to its end. A record reserved on another CPU
- * and not yet submitted stops a read at it; the records after it wait for the
- * next read. The last read of a recording must therefore wait for it, or it
- * loses them without a count (a thread's exit record, under emulation).
+ * Reading the kernel's ring buffer up to a point. A read stops at a record
+ * reserved on another CPU and not yet submitted, and the recorder's reads
+ * yield after a budget (a sync storm never ends on its own); but a reader
+ * that needs what was written before an instant (the fast path's sites,
+ * named before their records; the last read of a recording, a thread's exit
+ * record under emulation) must not stop short, or it loses them uncounted.
  */
 #ifndef SB_RING_DRAIN_H
 #define SB_RING_DRAIN_H
@@ -11,12 +13,22 @@
 
 struct ring_buffer;
 
+struct sb_ring_reader {
+	struct ring_buffer *rb;
+	void *read_at;		/* the ring's read position page, or NULL */
+	void *write_at;		/* its write position page, or NULL */
+	long page;
+};
+
+/* Map the positions of rb (the ring map map_fd); 0 or -errno (then reads are plain reads). */
+int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int map_fd);
+void sb_ring_reader_free(struct sb_ring_reader *rr);
+
 /*
- * Read rb (the ring map map_fd) until the kernel's write position is the
- * read position, for at most max_ns. 0 when it was, -ETIME when a record
- * stayed reserved that long, -errno when the positions cannot be mapped
- * (then one plain read was done).
+ * Read until every record written before this call is read, for at most
+ * max_ns. 0 when it was, -ETIME when a record stayed reserved that long,
+ * -ENOENT when the positions are not mapped (one plain read was done).
  */
-int sb_ring_drain(struct ring_buffer *rb, int map_fd, int64_t max_ns);
+int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns);
 
 #endif

@@ -21,8 +21,8 @@
 #include "region.h"
 
 struct region_bpf;
-struct ring_buffer;
 struct sb_guardian;
+struct sb_ring_reader;
 struct sb_stacks;
 
 /* What every hook may read; the recorder fills it in as the recording goes on. */
@@ -45,7 +45,7 @@ struct sb_source_env {
 	uint64_t fast_overflow;		/* calls deeper than SB_MAX_DEPTH: depth_overflow_calls */
 	uint64_t fast_unmatched;	/* ends without a begin: unmatched_region_ends */
 	uint64_t fast_threads_full;	/* calls of threads the nesting had no room for: threads_dropped */
-	struct ring_buffer *rb;		/* the kernel's records, for a source that must read them first */
+	struct sb_ring_reader *ring;	/* the kernel's records, for a source that must read them first */
 	/* Let go a process the kernel side stopped (stop_seq of its record), once done with it. */
 	void (*resume)(struct sb_source_env *env, pid_t pid, uint32_t stop_seq);
 	void *resume_ctx;

@@ -23,6 +23,7 @@
 #include "record/fast/proc.h"
 #include "record/fast/site_read.h"
 #include "record/recorder.h"
+#include "record/ring_drain.h"
 #include "record/sources/sources.h"
 #include "region.skel.h"
 #include "util/meminfo.h"
@@ -35,6 +36,8 @@
  * answers signals and -d, and keeps the heartbeat processes are stopped by.
  */
 #define TURN_NS 20000000LL
+/* How long a turn waits for a kernel record still being written, its copied records' site among them. */
+#define READ_WRITTEN_NS 50000000LL
 
 /* A kernel record that must wait until the records before it were nested. */
 struct pending {
@@ -215,6 +218,13 @@ static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb
 	int64_t t = sb_fast_clock_ns(&im->clock, r->time);
 	bool known;
 
+	/*
+	 * Written between attach and the start (an earlier recording's too), or
+	 * after the end, when the kernel programs record nothing either: a
+	 * step's MPI calls would be missing from it. Its site is not looked up.
+	 */
+	if (t < f->env->start_ns || t > f->env->end_ns)
+		return 0;
 	/* The name the site had when the record was written: its address may be reused since. */
 	known = sb_fast_sites_at(&im->sites, site, t, &h);
 	if (!known && !name_late(f, im, site))
@@ -228,12 +238,6 @@ static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb
 		im->proc->bad_site_calls += !(r->site & SCOPE_BPF_IMPL_FAST_END);
 		return 0;
 	}
-	/*
-	 * Written between attach and the start, or after the end, when the kernel
-	 * programs record nothing either: a step's MPI calls would be missing from it.
-	 */
-	if (t < f->env->start_ns || t > f->env->end_ns)
-		return 0;
 	if (r->site & SCOPE_BPF_IMPL_FAST_END)
 		return sb_fast_nest_end(im->proc->nest, run->tid, t, h, site);
 	return sb_fast_nest_begin(im->proc->nest, run->tid, t, h, site);
@@ -498,7 +502,7 @@ static int fast_turn(struct fast_state *f, bool final)
 
 	if (!f->backlog) {
 		f->backlog = sb_fast_queue_take(&f->drainer.queue, &f->backlog_mark);
-		ring_buffer__consume(f->env->rb);
+		sb_ring_read_written(f->env->ring, READ_WRITTEN_NS);
 		sample_clocks(f);
 	}
 	ret = nest_chunks(f, &f->backlog, final ? INT64_MAX : now + TURN_NS);
