@@ -375,7 +375,7 @@ static struct scope_bpf_impl_fast_hdr *peek(pid_t pid, int target_fd)
 	return p;
 }
 
-static void test_adopting_old_memory_skips_its_records_and_renews_gen(void **state)
+static void test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_gen(void **state)
 {
 	struct scope_bpf_impl_fast_hdr *hdr;
 	struct sb_fast_mem_stats st;
@@ -392,18 +392,22 @@ static void test_adopting_old_memory_skips_its_records_and_renews_gen(void **sta
 	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, true, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 200);
 	sb_fast_mem_close(m);
-	/* Written after that recording ended: the next one (-p) must not see it. */
+	/*
+	 * Written after that recording's reader left: handed on from where it
+	 * stopped (the source keeps only what is after its own start), so that
+	 * a call made between attach and adoption is not skipped uncounted.
+	 */
 	child_do(&c, 50);
 	gen = hdr->gen;
 	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, false, &err), 0);
 	assert_int_not_equal(hdr->gen, gen);
 	assert_int_equal(hdr->gen & 1, 1);
-	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 0);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 100);
 	child_do(&c, 7);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 14);
 	check_work_records(&g, 200, c.tid);
 	sb_fast_mem_stats(m, &st);
-	assert_int_equal(st.records, 14);
+	assert_int_equal(st.records, 114);
 	assert_int_equal(st.lost, 0);
 	assert_int_equal(st.dropped, 0);
 	sb_fast_mem_close(m);
@@ -777,7 +781,9 @@ static void test_fn_error_stops_and_the_record_comes_again(void **state)
 	forge(&f, "scope-bpf-fast", SIZE);
 	f.slots[0].tid = my_tid();
 	f.slots[4].tid = my_tid();
+	/* An earlier reader left slot 0 there: this one reads on from it. */
 	f.slots[0].head = RING - 300;
+	f.slots[0].tail = RING - 300;
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
 	write_recs(&f, 0, RING - 300, RING + 300);	/* across the ring's end */
 	write_recs(&f, 4, 0, 3);
@@ -798,6 +804,61 @@ static void test_fn_error_stops_and_the_record_comes_again(void **state)
 	got_free(&g);
 }
 
+/* Where an earlier reader left a ring is the target's word: one no reader could have left is not used. */
+static void test_impossible_last_reader_reads_from_head(void **state)
+{
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct got g = { 0 };
+	struct forged f;
+
+	(void)state;
+	got_reset(&g);
+	forge(&f, "scope-bpf-fast", SIZE);
+	f.slots[0].tid = my_tid();
+	write_recs(&f, 0, 0, 100);
+	f.slots[0].tail = 500;		/* ahead of the head */
+	f.slots[1].tid = my_tid();
+	write_recs(&f, 1, RING, RING + 60);
+	f.slots[1].tail = 0;		/* more than a ring behind it */
+	f.slots[2].tid = my_tid();
+	write_recs(&f, 2, 0, 40);
+	f.slots[2].tail = 30;		/* where a reader can be */
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 10);
+	assert_int_equal(g.slot[0], 2);
+	assert_int_equal(g.time[0], 30);
+	sb_fast_mem_close(m);
+	unforge(&f, SIZE);
+	got_free(&g);
+}
+
+/*
+ * What a memory dropped before it was adopted: an earlier recording's when
+ * one had it (its generation renewed), ours when it was made as we attached.
+ */
+static void test_drops_of_a_memory_never_adopted_are_ours(void **state)
+{
+	struct sb_fast_mem_stats st;
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct forged f;
+	int made_now;
+
+	(void)state;
+	for (made_now = 0; made_now < 2; made_now++) {
+		forge(&f, "scope-bpf-fast", SIZE);
+		f.hdr->gen = made_now ? (uint32_t)getpid() * 2654435761u | 1 : 0x12345677;
+		f.slots[0].tid = my_tid();
+		f.slots[0].dropped = 5;
+		assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
+		sb_fast_mem_stats(m, &st);
+		assert_int_equal(st.dropped, made_now ? 5 : 0);
+		sb_fast_mem_close(m);
+		unforge(&f, SIZE);
+	}
+}
+
 static void test_slots_of_threads_gone_before_adoption_are_freed(void **state)
 {
 	const uint32_t dead = 0x7ffffff0;	/* above any pid_max: no such thread */
@@ -815,6 +876,9 @@ static void test_slots_of_threads_gone_before_adoption_are_freed(void **state)
 	write_recs(&f, 1, 0, 9);
 	f.slots[2].tid = dead + 1;
 	write_recs(&f, 2, 0, 3);
+	/* An earlier reader took their records: nothing holds the slots. */
+	f.slots[1].tail = 9;
+	f.slots[2].tail = 3;
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
 	assert_int_equal(f.slots[0].tid, my_tid());
 	assert_int_equal(f.slots[1].tid, 0);
@@ -1107,7 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_real_writer_records_arrive_complete_and_in_order),
 		cmocka_unit_test(test_full_ring_drops_until_drained_then_has_room),
 		cmocka_unit_test(test_raw_clone_child_never_writes_its_parents_ring),
-		cmocka_unit_test(test_adopting_old_memory_skips_its_records_and_renews_gen),
+		cmocka_unit_test(test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_gen),
 		cmocka_unit_test(test_exited_thread_frees_its_slot_for_the_next),
 		cmocka_unit_test(test_refuses_memfd_of_another_name),
 		cmocka_unit_test(test_refuses_regular_file),
@@ -1122,6 +1186,8 @@ int main(void)
 		cmocka_unit_test(test_owner_as_snapshotted_and_ownerless_records_skipped),
 		cmocka_unit_test(test_fn_error_stops_and_the_record_comes_again),
 		cmocka_unit_test(test_room_is_given_back_during_a_long_drain),
+		cmocka_unit_test(test_impossible_last_reader_reads_from_head),
+		cmocka_unit_test(test_drops_of_a_memory_never_adopted_are_ours),
 		cmocka_unit_test(test_slots_of_threads_gone_before_adoption_are_freed),
 		cmocka_unit_test(test_slot_of_a_thread_still_listed_is_freed_by_a_later_drain),
 		cmocka_unit_test(test_forged_counts_stay_bounded),

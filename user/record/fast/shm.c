@@ -161,18 +161,45 @@ static void free_if_gone(struct sb_fast_mem *m, uint32_t i)
 	__atomic_compare_exchange_n(&s->tid, &owner, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
-/* Start reading: from 0, or (!fresh) from what is there now, which an earlier recording had. */
+/*
+ * Where an earlier reader left slot s, or its head when that is not where a
+ * reader can be. The records after it were written with some tracer's
+ * semaphore set: an earlier recording's, or ours since we attached (a memory
+ * made then and found at a sync, not named by its probe); the times of
+ * recording sort them (sources/fast.c), so none after our start is skipped.
+ */
+static uint64_t read_from(const struct scope_bpf_impl_fast_slot *s)
+{
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&s->tail, __ATOMIC_RELAXED);
+
+	return tail <= head && head - tail <= RING ? tail : head;
+}
+
+/*
+ * A memory no recorder adopted yet still has the generation its process gave
+ * it (include/scope_bpf.h): it was made while our probes attached, so what
+ * it dropped is ours, not an earlier recording's.
+ */
+static bool never_adopted(const struct sb_fast_mem *m)
+{
+	return __atomic_load_n(&m->hdr->gen, __ATOMIC_RELAXED) ==
+	       ((uint32_t)m->pid * 2654435761u | 1);
+}
+
+/* Start reading: from 0, or (!fresh) from where an earlier reader left each ring. */
 static void start(struct sb_fast_mem *m, bool fresh)
 {
+	bool earlier = !fresh && !never_adopted(m);
 	struct scope_bpf_impl_fast_slot *s;
 	uint32_t gen, tid, i;
 
 	for (i = 0; i < SLOTS; i++) {
 		s = &m->slots[i];
-		if (!fresh) {
-			m->cur[i].tail = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+		if (!fresh)
+			m->cur[i].tail = read_from(s);
+		if (earlier)
 			m->cur[i].dropped0 = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
-		}
 		__atomic_store_n(&s->tail, m->cur[i].tail, __ATOMIC_RELEASE);
 		/* Threads that exited before we came are told of by no exit event: look now. */
 		tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
@@ -183,7 +210,8 @@ static void start(struct sb_fast_mem *m, bool fresh)
 	}
 	if (fresh)
 		return;
-	m->unslotted0 = __atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED);
+	if (earlier)
+		m->unslotted0 = __atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED);
 	/*
 	 * Not the earlier recording's (bit 1 flips), and odd, so never 0: what a site that was
 	 * never announced holds.
