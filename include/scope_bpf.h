@@ -259,6 +259,7 @@ struct scope_bpf_impl_fast_view {
 	uint64_t limit;		/* head may reach this before the tail is read again */
 	uint64_t skip;		/* regions open inside a dropped call: dropped too */
 	uint32_t clock;
+	uint32_t skip_gen;	/* the recording (hdr->gen) skip began in */
 } __attribute__((aligned(64)));
 
 /* A thread's state, in this object's thread-local storage. */
@@ -721,13 +722,22 @@ static inline int scope_bpf_impl_fast(struct scope_bpf_site *site, uint64_t end)
 	 * whose begin was dropped is dropped with all it contains.
 	 */
 	if (__builtin_expect(v->skip, 0)) {
-		v->skip += end ? -1 : 1;
-		s->dropped++;
-		return 1;
+		/*
+		 * Only within the recording it began in: a recorder that ended
+		 * while a dropped call was open cleared the semaphore before its
+		 * end ran, and every call of the next recording was dropped.
+		 */
+		if (v->skip_gen == v->hdr->gen) {
+			v->skip += end ? -1 : 1;
+			s->dropped++;
+			return 1;
+		}
+		v->skip = 0;
 	}
 	need = end ? h + 1 : h + d + 2;
 	if (__builtin_expect(need > v->limit, 0) && !scope_bpf_impl_fast_room(v, need)) {
 		v->skip = !end;
+		v->skip_gen = v->hdr->gen;
 		s->dropped++;
 		return 1;
 	}
