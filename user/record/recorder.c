@@ -1051,7 +1051,8 @@ static int run(struct recorder *r)
 	record_loop(r);
 	ret = finish(r);
 	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources) ||
-		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone;
+		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone ||
+		     sb_health_value(&r->coll.prof, "lost_events") > 0;
 	recorder_close(r);
 	if (!r->o.cmd)
 		return ret ? ret : incomplete ? SB_EXIT_INCOMPLETE : 0;
