@@ -32,8 +32,11 @@ static const char *require_chromium(char *buf, size_t size)
 {
 	const char *env = getenv("CHROMIUM");
 
-	if (env && *env)
-		return env;
+	/* Callers use buf: $CHROMIUM is copied there too. */
+	if (env && *env) {
+		snprintf(buf, size, "%s", env);
+		return buf;
+	}
 	if (executable_in_path("chromium", buf, size))
 		return buf;
 	if (!strcmp(env_or("CI", ""), "true"))
