@@ -23,6 +23,13 @@ MAN_STAMP := $(BUILD)/man/.made
 
 PACKAGING_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@VERSION@|$(VERSION)|g'
+# The CMake config finds the prefix from its own folder (relocatable): it is
+# given the way there, and a folder under PREFIX relative to the prefix.
+cmake_path = $(patsubst $(PREFIX)/%,$${_scope_bpf_prefix}/%,$(1))
+CMAKE_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CMAKEDIR@|$(CMAKEDIR)|g' \
+	-e "s|@CMAKEDIR_TO_PREFIX@|$$(realpath -m -s --relative-to='$(CMAKEDIR)' '$(PREFIX)')|g" \
+	-e 's|@INCLUDEDIR@|$(call cmake_path,$(INCLUDEDIR))|g' \
+	-e 's|@LIBDIR@|$(call cmake_path,$(LIBDIR))|g' -e 's|@DATADIR@|$(call cmake_path,$(DATADIR))|g'
 
 .PHONY: uninstall dist packaging-check
 all: $(MAN_STAMP)
@@ -42,7 +49,7 @@ install: all
 	sed 's|^_INSTALLED_LIB = .*|_INSTALLED_LIB = "$(LIBDIR)/$(MARKERS_SONAME)"|' \
 		markers/scope_bpf.py > $(DESTDIR)$(PYTHONDIR)/scope_bpf.py
 	$(PACKAGING_SUBST) packaging/scope_bpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/scope_bpf.pc
-	$(PACKAGING_SUBST) packaging/scope_bpf-config.cmake.in > $(DESTDIR)$(CMAKEDIR)/scope_bpf-config.cmake
+	$(CMAKE_SUBST) packaging/scope_bpf-config.cmake.in > $(DESTDIR)$(CMAKEDIR)/scope_bpf-config.cmake
 	$(PACKAGING_SUBST) packaging/scope_bpf-config-version.cmake.in \
 		> $(DESTDIR)$(CMAKEDIR)/scope_bpf-config-version.cmake
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(BUILD)/man/*.1

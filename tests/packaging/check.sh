@@ -1,8 +1,9 @@
 #!/bin/bash
 # The packaging check (make packaging-check, part of make check): install into
 # a temporary prefix, then check what was installed and build a CMake and a
-# plain Makefile project against it; install and uninstall under DESTDIR;
-# make the release tarball and check it is complete.
+# plain Makefile project against it, and against the installed tree moved
+# elsewhere; install and uninstall under DESTDIR; make the release tarball and
+# check it is complete.
 #
 # Usage: tests/packaging/check.sh BUILD_DIR
 #
@@ -143,6 +144,34 @@ elif [ "${CI:-}" = true ]; then
 else
 	echo "packaging-check: skipping the recordings: they need root" >&2
 fi
+
+step "the installed tree moved elsewhere: a CMake project finds it where it now is"
+moved=$tmp/moved
+mv "$prefix" "$moved"
+cmake -S tests/packaging/cmake -B "$tmp/cmake-moved" -DCMAKE_PREFIX_PATH="$moved" > "$tmp/cmake-moved.log" 2>&1 &&
+	cmake --build "$tmp/cmake-moved" >> "$tmp/cmake-moved.log" 2>&1 ||
+	fail "the CMake project did not build against the moved tree: $(tail -15 "$tmp/cmake-moved.log")"
+ldd "$tmp/cmake-moved/app_c" > "$tmp/ldd.moved"
+grep -q "libscope_bpf_markers.so.0 => $moved/lib/" "$tmp/ldd.moved" ||
+	fail "app_c does not load the moved library: $(cat "$tmp/ldd.moved")"
+mv "$moved" "$prefix"
+
+step "a CMake config reached through a link into its prefix (/lib -> usr/lib) finds the prefix"
+merged=$tmp/merged
+$make --no-print-directory -s install BUILD="$build" PREFIX="$merged/usr" PYTHONDIR="$merged/python" > /dev/null
+ln -s usr/lib "$merged/lib"
+mkdir -p "$tmp/linked"
+cat > "$tmp/linked/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(linked_check NONE)
+find_package(scope_bpf REQUIRED)
+get_target_property(include scope_bpf::header INTERFACE_INCLUDE_DIRECTORIES)
+if(NOT EXISTS "${include}/scope_bpf.h")
+	message(FATAL_ERROR "scope_bpf::header's include folder is ${include}")
+endif()
+CMAKE
+cmake -S "$tmp/linked" -B "$tmp/linked/build" -Dscope_bpf_DIR="$merged/lib/cmake/scope_bpf" \
+	> "$tmp/linked.log" 2>&1 || fail "find_package through the link failed: $(tail -15 "$tmp/linked.log")"
 
 step "make install and make uninstall under DESTDIR"
 dest=$tmp/dest
