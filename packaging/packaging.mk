@@ -3,8 +3,8 @@
 #   bin/scope-bpf, include/scope_bpf.h, lib/libscope_bpf_markers.{so,so.0,a},
 #   lib/scope-bpf/libscope_bpf_{ompt,cupti}.so (where built: ompt/ompt.mk, cupti/cupti.mk),
 #   lib/pkgconfig/scope_bpf.pc, lib/cmake/scope_bpf/ (find_package),
-#   share/scope-bpf/fortran/scope_bpf.f90, the Python module scope_bpf.py
-#   in PYTHONDIR, man pages (share/man/man1) and bash completion.
+#   share/scope-bpf/fortran/scope_bpf.f90, man pages (share/man/man1), bash
+#   completion, and the Python module scope_bpf.py where PYTHON looks (PYTHONDIR).
 # The man pages are made from the built binary's --help (packaging/gen-man.sh).
 
 VERSION := $(shell sed -n 's/.*SCOPE_BPF_VERSION "\(.*\)"/\1/p' user/util/version.h)
@@ -13,7 +13,13 @@ INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
-PYTHONDIR ?= $(LIBDIR)/python3/dist-packages
+# The Python module goes where the interpreter that will import it looks: its
+# sysconfig purelib (a venv's or pyenv's site-packages, Debian's
+# /usr/local/lib/python3.X/dist-packages), not under PREFIX, where none looks.
+# Asked only when install or uninstall runs.
+PYTHON ?= python3
+PYTHONDIR ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+python_dir = $(or $(PYTHONDIR),$(error $(PYTHON) did not say where its modules go: set PYTHON or PYTHONDIR))
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 FORTRANDIR := $(DATADIR)/scope-bpf/fortran
 CMAKEDIR := $(LIBDIR)/cmake/scope_bpf
@@ -45,9 +51,9 @@ install: all
 	ln -sf $(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.so
 	install -D -m 0644 $(BUILD)/libscope_bpf_markers.a $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.a
 	install -D -m 0644 markers/scope_bpf.f90 $(DESTDIR)$(FORTRANDIR)/scope_bpf.f90
-	mkdir -p $(DESTDIR)$(PYTHONDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(CMAKEDIR)
+	mkdir -p $(DESTDIR)$(python_dir) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(CMAKEDIR)
 	sed 's|^_INSTALLED_LIB = .*|_INSTALLED_LIB = "$(LIBDIR)/$(MARKERS_SONAME)"|' \
-		markers/scope_bpf.py > $(DESTDIR)$(PYTHONDIR)/scope_bpf.py
+		markers/scope_bpf.py > $(DESTDIR)$(python_dir)/scope_bpf.py
 	$(PACKAGING_SUBST) packaging/scope_bpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/scope_bpf.pc
 	$(CMAKE_SUBST) packaging/scope_bpf-config.cmake.in > $(DESTDIR)$(CMAKEDIR)/scope_bpf-config.cmake
 	$(PACKAGING_SUBST) packaging/scope_bpf-config-version.cmake.in \
@@ -55,13 +61,15 @@ install: all
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(BUILD)/man/*.1
 	install -D -m 0644 packaging/scope-bpf.bash $(DESTDIR)$(COMPLETIONDIR)/scope-bpf
 
-# Removes what install put, and the folders only scope-bpf uses.
+# Removes what install put (and the module's bytecode, which Python writes
+# beside it), and the folders only scope-bpf uses.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/scope-bpf $(DESTDIR)$(INCLUDEDIR)/scope_bpf.h \
 		$(DESTDIR)$(LIBDIR)/$(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.so \
 		$(DESTDIR)$(LIBDIR)/libscope_bpf_markers.a \
 		$(DESTDIR)$(HELPERDIR)/libscope_bpf_cupti.so $(DESTDIR)$(HELPERDIR)/libscope_bpf_ompt.so \
-		$(DESTDIR)$(FORTRANDIR)/scope_bpf.f90 $(DESTDIR)$(PYTHONDIR)/scope_bpf.py \
+		$(DESTDIR)$(FORTRANDIR)/scope_bpf.f90 $(DESTDIR)$(python_dir)/scope_bpf.py \
+		$(DESTDIR)$(python_dir)/__pycache__/scope_bpf.*.pyc \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/scope_bpf.pc \
 		$(DESTDIR)$(CMAKEDIR)/scope_bpf-config.cmake \
 		$(DESTDIR)$(CMAKEDIR)/scope_bpf-config-version.cmake \

@@ -1,9 +1,9 @@
 #!/bin/bash
 # The packaging check (make packaging-check, part of make check): install into
-# a temporary prefix, then check what was installed and build a CMake and a
-# plain Makefile project against it, and against the installed tree moved
-# elsewhere; install and uninstall under DESTDIR; make the release tarball and
-# check it is complete.
+# a temporary prefix (the Python module into a venv), then check what was
+# installed and build a CMake and a plain Makefile project against it, and
+# against the installed tree moved elsewhere; install and uninstall under
+# DESTDIR; make the release tarball and check it is complete.
 #
 # Usage: tests/packaging/check.sh BUILD_DIR
 #
@@ -29,15 +29,21 @@ step() {
 	echo "  PKG      $*"
 }
 
-step "make install PREFIX=$prefix"
-$make --no-print-directory -s install BUILD="$build" PREFIX="$prefix" > "$tmp/install.log" ||
-	fail "make install failed: $(tail -5 "$tmp/install.log")"
+# The Python module goes where the interpreter given as PYTHON looks: here a
+# venv's (no pip: nothing is downloaded).
+venv=$tmp/venv
+python3 -m venv --without-pip "$venv" > "$tmp/venv.log" 2>&1 ||
+	fail "python3 -m venv failed (Debian: python3-venv): $(tail -5 "$tmp/venv.log")"
+
+step "make install PREFIX=$prefix PYTHON=$venv/bin/python"
+$make --no-print-directory -s install BUILD="$build" PREFIX="$prefix" PYTHON="$venv/bin/python" \
+	> "$tmp/install.log" 2>&1 || fail "make install failed: $(tail -5 "$tmp/install.log")"
 commands=$("$bin" --help | awk 'tolower($0) ~ /^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 [ -n "$commands" ] || fail "no subcommands in scope-bpf --help"
 for f in bin/scope-bpf include/scope_bpf.h lib/libscope_bpf_markers.so.0 \
 	lib/libscope_bpf_markers.so lib/libscope_bpf_markers.a lib/pkgconfig/scope_bpf.pc \
 	lib/cmake/scope_bpf/scope_bpf-config.cmake lib/cmake/scope_bpf/scope_bpf-config-version.cmake \
-	share/scope-bpf/fortran/scope_bpf.f90 lib/python3/dist-packages/scope_bpf.py \
+	share/scope-bpf/fortran/scope_bpf.f90 \
 	share/bash-completion/completions/scope-bpf share/man/man1/scope-bpf.1 \
 	$(for c in $commands; do echo "share/man/man1/scope-bpf-$c.1"; done) \
 	$(cd "$build" && ls libscope_bpf_ompt.so libscope_bpf_cupti.so 2>/dev/null | sed 's|^|lib/scope-bpf/|'); do
@@ -109,10 +115,14 @@ CMAKE
 cmake -S "$tmp/version" -B "$tmp/version/build" -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/version.log" 2>&1 ||
 	fail "find_package's version check is wrong: $(tail -5 "$tmp/version.log")"
 
-step "the installed Python module loads the installed library"
-loaded=$(env -u SCOPE_BPF_MARKERS_LIB PYTHONPATH="$prefix/lib/python3/dist-packages" python3 -W error -c \
-	'import scope_bpf; print(scope_bpf._lib._name if scope_bpf.enabled() else "none")')
-[ "$loaded" = "$prefix/lib/libscope_bpf_markers.so.0" ] || fail "scope_bpf.py loaded '$loaded'"
+step "the venv's python imports the installed module, and it loads the installed library"
+loaded=$(cd "$tmp" && env -u SCOPE_BPF_MARKERS_LIB -u PYTHONPATH "$venv/bin/python" -W error -c \
+	'import scope_bpf; print(scope_bpf.__file__, scope_bpf._lib._name if scope_bpf.enabled() else "none")' 2>&1) ||
+	fail "the venv's python cannot import scope_bpf: $loaded"
+case $loaded in
+"$venv/"*" $prefix/lib/libscope_bpf_markers.so.0") ;;
+*) fail "the venv's python imported scope_bpf and loaded: $loaded" ;;
+esac
 out=$(SCOPE_BPF_MARKERS_LIB=$tmp/none.so PYTHONPATH=markers python3 -c '
 import scope_bpf
 with scope_bpf.region("x"):
@@ -173,13 +183,13 @@ CMAKE
 cmake -S "$tmp/linked" -B "$tmp/linked/build" -Dscope_bpf_DIR="$merged/lib/cmake/scope_bpf" \
 	> "$tmp/linked.log" 2>&1 || fail "find_package through the link failed: $(tail -15 "$tmp/linked.log")"
 
-step "make install and make uninstall under DESTDIR"
+step "make install and make uninstall under DESTDIR (the Python module in python3's purelib)"
 dest=$tmp/dest
 $make --no-print-directory -s install BUILD="$build" DESTDIR="$dest" PREFIX=/usr/local > /dev/null
 [ -x "$dest/usr/local/bin/scope-bpf" ] || fail "DESTDIR install has no usr/local/bin/scope-bpf"
-grep -q '^_INSTALLED_LIB = "/usr/local/lib/libscope_bpf_markers.so.0"$' \
-	"$dest/usr/local/lib/python3/dist-packages/scope_bpf.py" ||
-	fail "the Python module under DESTDIR does not name /usr/local/lib's library"
+purelib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+grep -q '^_INSTALLED_LIB = "/usr/local/lib/libscope_bpf_markers.so.0"$' "$dest$purelib/scope_bpf.py" ||
+	fail "no Python module under DESTDIR in python3's purelib ($purelib) that names /usr/local/lib's library"
 grep -qx 'prefix=/usr/local' "$dest/usr/local/lib/pkgconfig/scope_bpf.pc" ||
 	fail "scope_bpf.pc under DESTDIR does not say prefix=/usr/local"
 $make --no-print-directory -s uninstall BUILD="$build" DESTDIR="$dest" PREFIX=/usr/local > /dev/null
