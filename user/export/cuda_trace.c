@@ -130,16 +130,6 @@ void sb_cuda_trace_names(const struct sb_cuda_trace *g, struct sb_trace_out *t)
 	}
 }
 
-/* CUpti_ActivityMemcpyKind as Nsight Systems writes it; NULL for unknown. */
-static const char *copy_kind(int64_t k)
-{
-	static const char *const kinds[] = {
-		NULL, "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
-	};
-
-	return k > 0 && k < (int64_t)(sizeof(kinds) / sizeof(kinds[0])) ? kinds[k] : NULL;
-}
-
 /* " 4 MiB", " 512 B", " 1.5 GiB"; nothing when the size is unknown. */
 static void format_bytes(char *buf, size_t n, int64_t bytes)
 {
@@ -177,7 +167,7 @@ static const char *sync_kind(int64_t type)
 /* "memcpy HtoD 4 MiB", "memset 512 B": what a copy or memset did, for its slice's name. */
 static void transfer_name(char *buf, size_t n, const struct sb_cuda_activity *a)
 {
-	const char *ck = copy_kind(a->copy_kind);
+	const char *ck = sb_cuda_copy_kind(a->copy_kind);
 	char size[32];
 
 	format_bytes(size, sizeof(size), a->bytes);
@@ -260,7 +250,7 @@ static void put_gpu_args(const struct sb_cuda_trace *g, struct sb_out *o,
 			 const struct sb_cuda_activity *a)
 {
 	const struct sb_profile *p = g->p;
-	const char *ck = copy_kind(a->copy_kind);
+	const char *ck = sb_cuda_copy_kind(a->copy_kind);
 
 	put_key(o, "\"device\":", a->device);
 	put_key(o, ",\"stream\":", a->stream);

@@ -45,16 +45,12 @@ static struct pf_lane *lane_of(struct pf_gpu *g, const struct sb_cuda_activity *
 	return at ? &g->l[at - g->lanes.lanes] : NULL;
 }
 
-/* Copy kinds as Nsight Systems names them; "memcpy" when unknown. */
-static const char *copy_name(uint64_t k)
+/* "memcpy HtoD"; "memcpy" when the direction is unknown. */
+static void copy_name(char *buf, size_t n, int64_t kind)
 {
-	static const char *const names[PF_COPY_KINDS] = {
-		"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH",
-		"memcpy AtoA", "memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH",
-		"memcpy PtoP",
-	};
+	const char *d = sb_cuda_copy_kind(kind);
 
-	return names[k < PF_COPY_KINDS ? k : 0];
+	snprintf(buf, n, "memcpy%s%s", d ? " " : "", d ? d : "");
 }
 
 /* The name iid of a's slice, interned on its lane's sequence when new. */
@@ -62,7 +58,7 @@ static uint64_t name_iid(struct pf_gpu *g, struct pf_lane *l, const struct sb_cu
 {
 	const struct sb_cuda_data *d = &g->p->cuda;
 	uint64_t base = d->n_names, ck;
-	char *s;
+	char *s, copy[32];
 
 	if (a->kind == SB_CUDA_ACT_KERNEL && a->name >= 0 && (size_t)a->name < d->n_names) {
 		if (!l->seq.interned[a->name + 1]) {
@@ -75,7 +71,8 @@ static uint64_t name_iid(struct pf_gpu *g, struct pf_lane *l, const struct sb_cu
 	}
 	if (a->kind == SB_CUDA_ACT_MEMCPY) {
 		ck = a->copy_kind > 0 && a->copy_kind < PF_COPY_KINDS ? (uint64_t)a->copy_kind : 0;
-		pf_intern(g->w, &l->seq, base + 1 + ck, copy_name(ck));
+		copy_name(copy, sizeof(copy), (int64_t)ck);
+		pf_intern(g->w, &l->seq, base + 1 + ck, copy);
 		return base + 1 + ck;
 	}
 	pf_intern(g->w, &l->seq, base + 1 + PF_MEMSET,

@@ -69,4 +69,7 @@ void sb_cuda_data_free(struct sb_cuda_data *d);
  */
 const char *sb_cuda_api_name(int32_t kind, int64_t cbid);
 
+/* A copy's direction by its CUpti_ActivityMemcpyKind, as Nsight Systems writes it ("HtoD"); NULL: unknown. */
+const char *sb_cuda_copy_kind(int64_t kind);
+
 #endif

@@ -1,4 +1,4 @@
-/* CUDA API functions by CUPTI callback id: what a runtime or driver call record is named. */
+/* CUPTI's numbers as names: API functions by callback id, copy directions by kind. */
 #include <stdlib.h>
 
 #include "model/cuda.h"
@@ -179,4 +179,13 @@ const char *sb_cuda_api_name(int32_t kind, int64_t cbid)
 		return NULL;
 	at = bsearch(&cbid, t, n, sizeof(*t), cmp_cbid);
 	return at ? at->name : NULL;
+}
+
+const char *sb_cuda_copy_kind(int64_t kind)
+{
+	static const char *const kinds[] = {
+		NULL, "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+	};
+
+	return kind > 0 && kind < (int64_t)(sizeof(kinds) / sizeof(kinds[0])) ? kinds[kind] : NULL;
 }
