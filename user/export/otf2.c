@@ -1,7 +1,7 @@
 /*
  * OTF2 export (docs/EXPORTS.md): the calls as enter and leave events of one
  * location per thread, MPI messages and collectives, counters and off-CPU time
- * as metrics, through libotf2. Events stream: each rank is walked once in
+ * as metrics, GPU work on a location per stream (otf2_cuda.c), through libotf2. Events stream: each rank is walked once in
  * nesting order, and libotf2 flushes each location's buffer to disk as it fills.
  */
 #include <errno.h>
@@ -346,6 +346,7 @@ static int write_events(struct sb_otf2 *c)
 		r = write_rank(c, &w, lo, hi);
 	}
 	sb_walk_free(&w);
+	r = r ? r : sb_otf2_gpu_write(c);
 	return r ? r : sb_otf2_check(c, OTF2_Archive_CloseEvtFiles(c->archive), "event files");
 }
 
@@ -356,7 +357,7 @@ static int write_local_defs(struct sb_otf2 *c)
 	size_t i;
 	int r = sb_otf2_check(c, OTF2_Archive_OpenDefFiles(c->archive), "definition files");
 
-	for (i = 0; i < c->threads.n && !r; i++) {
+	for (i = 0; i < c->threads.n + c->gpu.n_lanes && !r; i++) {
 		d = OTF2_Archive_GetDefWriter(c->archive, (OTF2_LocationRef)i);
 		r = d ? sb_otf2_check(c, OTF2_Archive_CloseDefWriter(c->archive, d),
 				      "definition file") :
@@ -368,7 +369,7 @@ static int write_local_defs(struct sb_otf2 *c)
 
 /* ---- set-up ---- */
 
-/* Locations, ranks, metric classes and the clock's range. */
+/* Locations, ranks, GPU lanes, metric classes and the clock's range. */
 static int prepare(struct sb_otf2 *c)
 {
 	const struct sb_profile *p = c->p;
@@ -396,11 +397,13 @@ static int prepare(struct sb_otf2 *c)
 		if (x->calls && x->last_end > c->last)
 			c->last = x->last_end;
 	}
-	if (c->first > c->last)	/* threads without calls */
+	if (sb_otf2_map_regions(c) || sb_otf2_gpu_map(c))
+		return sb_fail(c->err, ENOMEM, "out of memory");
+	if (c->first > c->last)	/* threads without calls, and no GPU work */
 		c->first = c->last = 0;
 	if (c->first < 0)
-		return sb_fail(c->err, EINVAL, "a call starts at %lld ns: OTF2 has no negative times",
-			       (long long)c->first);
+		return sb_fail(c->err, EINVAL, "a call or GPU work starts at %lld ns: OTF2 has no "
+			       "negative times", (long long)c->first);
 	c->classes[SB_OTF2_COUNTERS].n = sb_profile_counter_slots(p);
 	for (i = 0; i < c->classes[SB_OTF2_COUNTERS].n; i++)
 		c->classes[SB_OTF2_COUNTERS].col[i] = SB_METRIC_COUNTER + i;
@@ -409,7 +412,7 @@ static int prepare(struct sb_otf2 *c)
 		c->classes[SB_OTF2_OFFCPU].col[0] = SB_METRIC_OFFCPU;
 	}
 	c->classes[SB_OTF2_OFFCPU].ref = c->classes[SB_OTF2_COUNTERS].n ? 1 : 0;
-	return sb_otf2_map_regions(c) ? sb_fail(c->err, ENOMEM, "out of memory") : 0;
+	return 0;
 }
 
 /* The definition chunk must hold the largest definition: a group of every location. */
@@ -457,6 +460,7 @@ static void release(struct sb_otf2 *c)
 	free(c->ranks);
 	free(c->regions);
 	free(c->mpi_names);
+	sb_otf2_gpu_free(&c->gpu);
 	sb_xthreads_free(&c->threads);
 }
 

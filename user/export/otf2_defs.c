@@ -1,7 +1,8 @@
 /*
  * The OTF2 export's global definitions: clock, system tree, a process per
- * rank, a location per thread, regions with their source, MPI_COMM_WORLD and
- * the metrics. Written after the events, whose counts the locations carry.
+ * rank, a location per thread, GPU devices and streams, regions with their
+ * source, MPI_COMM_WORLD and the metrics. Written after the events, whose
+ * counts the locations carry.
  */
 #ifdef SB_HAVE_OTF2
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "export/otf2_impl.h"
+#include "util/demangle.h"
 #include "util/hashmap.h"
 
 struct defs {
@@ -102,6 +104,45 @@ static int write_clock(struct defs *d)
 			     "clock properties");
 }
 
+/*
+ * A node per GPU device under the host (node 1 + its index), and per rank and
+ * device an accelerator location group that the rank's process created.
+ */
+static int write_gpu_system(struct defs *d)
+{
+	const struct sb_otf2_gpu *g = &d->c->gpu;
+	struct sb_otf2 *c = d->c;
+	const struct sb_otf2_lane *l;
+	OTF2_StringRef name, cls;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < g->n_devices && !r; i++) {
+		r = str_fmt(d, &name, "GPU %lld", (long long)g->devices[i]);
+		r = r ? r : str_shared(d, "accelerator", &cls);
+		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteSystemTreeNode(
+						 d->w, (OTF2_SystemTreeNodeRef)(1 + i), name, cls, 0),
+					  "system tree node");
+		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(
+						 d->w, (OTF2_SystemTreeNodeRef)(1 + i),
+						 OTF2_SYSTEM_TREE_DOMAIN_ACCELERATOR_DEVICE),
+					  "system tree node");
+	}
+	for (i = 0; i < g->n_lanes && !r; i++) {
+		l = &g->lanes[i];
+		if (i && l->group == l[-1].group)
+			continue;
+		r = str_fmt(d, &name, "rank %u GPU %lld", l->rank, (long long)l->device);
+		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocationGroup(
+						 d->w, (OTF2_LocationGroupRef)(c->n_ranks + l->group),
+						 name, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
+						 (OTF2_SystemTreeNodeRef)(1 + l->node),
+						 (OTF2_LocationGroupRef)sb_otf2_rank_index(c, l->rank)),
+					  "location group");
+	}
+	return r;
+}
+
 /* One node (the host), a process per rank under it, a location per thread. */
 static int write_system(struct defs *d)
 {
@@ -124,7 +165,7 @@ static int write_system(struct defs *d)
 						 OTF2_UNDEFINED_LOCATION_GROUP),
 					  "location group");
 	}
-	return r;
+	return r ? r : write_gpu_system(d);
 }
 
 /* "thread 1 worker (tid 4243)": index, name and tid, where known. */
@@ -148,6 +189,77 @@ static int write_locations(struct defs *d)
 						 OTF2_LOCATION_TYPE_CPU_THREAD, c->locs[i].n_events,
 						 (OTF2_LocationGroupRef)sb_otf2_rank_index(c, x->rank)),
 					  "location");
+	}
+	for (i = 0; i < c->gpu.n_lanes && !r; i++) {
+		const struct sb_otf2_lane *l = &c->gpu.lanes[i];
+
+		r = str_fmt(d, &name, "GPU %lld stream %lld", (long long)l->device,
+			    (long long)l->stream);
+		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocation(
+						 d->w, (OTF2_LocationRef)(c->threads.n + i), name,
+						 OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, l->n_events,
+						 (OTF2_LocationGroupRef)(c->n_ranks + l->group)),
+					  "location");
+	}
+	return r;
+}
+
+/* GPU region k (sb_otf2_gpu_region) as readers name it: kernels demangled, copies by direction. */
+static int gpu_region_names(struct defs *d, size_t k, OTF2_StringRef *name,
+			    OTF2_StringRef *canonical)
+{
+	const struct sb_cuda_data *cu = &d->c->p->cuda;
+	const char *mangled, *dir;
+	char *s;
+	int r;
+
+	if (k < cu->n_names) {
+		mangled = cu->names[k] ? cu->names[k] : "";
+		s = sb_demangle(mangled);
+		r = str(d, s ? s : *mangled ? mangled : "kernel", name);
+		free(s);
+		return r ? r : str(d, *mangled ? mangled : "kernel", canonical);
+	}
+	k -= cu->n_names;
+	dir = sb_cuda_copy_kind((int64_t)k);
+	if (k == SB_OTF2_MEMSET)
+		r = str(d, "memset", name);
+	else if (k == SB_OTF2_KERNEL)
+		r = str(d, "kernel", name);
+	else
+		r = str_fmt(d, name, "memcpy%s%s", dir ? " " : "", dir ? dir : "");
+	*canonical = *name;
+	return r;
+}
+
+/* The regions of GPU work: paradigm CUDA; copies are data transfers. */
+static int write_gpu_regions(struct defs *d)
+{
+	const struct sb_otf2_gpu *g = &d->c->gpu;
+	struct sb_otf2 *c = d->c;
+	OTF2_StringRef name, canonical, none;
+	size_t names = c->p->cuda.n_names, k;
+	bool copy;
+	int r = str_shared(d, "", &none);
+
+	for (k = 0; k < g->n_refs && !r; k++) {
+		if (g->refs[k] == OTF2_UNDEFINED_REGION)
+			continue;
+		copy = k >= names && k - names < SB_OTF2_COPY_KINDS;
+		r = gpu_region_names(d, k, &name, &canonical);
+		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteRegion(
+						 d->w, g->refs[k], name, canonical, none,
+						 copy ? OTF2_REGION_ROLE_DATA_TRANSFER :
+							OTF2_REGION_ROLE_FUNCTION,
+						 OTF2_PARADIGM_CUDA, OTF2_REGION_FLAG_NONE, none, 0, 0),
+					  "region");
+	}
+	if (!r && g->bytes) {
+		r = str(d, "bytes", &name);
+		r = r ? r : str(d, "bytes the copy or memset wrote", &canonical);
+		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteAttribute(
+						 d->w, SB_OTF2_BYTES, name, canonical,
+						 OTF2_TYPE_UINT64), "attribute");
 	}
 	return r;
 }
@@ -181,7 +293,7 @@ static int write_regions(struct defs *d)
 						 OTF2_REGION_FLAG_NONE, file, line, line),
 					  "region");
 	}
-	return e;
+	return e ? e : write_gpu_regions(d);
 }
 
 /*

@@ -53,6 +53,36 @@ struct sb_otf2_frame {
 	uint64_t at_enter[SB_OTF2_N_CLASSES][SB_OTF2_MAX_MEMBERS];
 };
 
+/* GPU regions past the kernel names: copies by CUpti_ActivityMemcpyKind (0: unknown), memsets, unnamed kernels. */
+#define SB_OTF2_COPY_KINDS 11
+#define SB_OTF2_MEMSET SB_OTF2_COPY_KINDS
+#define SB_OTF2_KERNEL (SB_OTF2_COPY_KINDS + 1)
+#define SB_OTF2_GPU_FIXED (SB_OTF2_COPY_KINDS + 2)
+
+/* One GPU lane: the work of one (rank, device, stream), a location after the threads. */
+struct sb_otf2_lane {
+	uint32_t rank;
+	int64_t device;
+	int64_t stream;
+	uint32_t group;		/* its accelerator location group: one per (rank, device) */
+	uint32_t node;		/* its device's system tree node */
+	uint64_t n_events;
+};
+
+/* The profile's GPU work as the archive has it (otf2_cuda.c). */
+struct sb_otf2_gpu {
+	struct sb_otf2_lane *lanes;	/* sorted by rank, device, stream */
+	size_t n_lanes;
+	uint32_t n_groups;
+	int64_t *devices;		/* the device ids, ascending: a system tree node each */
+	uint32_t n_devices;
+	size_t *work;			/* GPU activities written: by lane, then start */
+	size_t n_work;
+	OTF2_RegionRef *refs;		/* by kernel name, then SB_OTF2_GPU_FIXED; undefined: unused */
+	size_t n_refs;
+	bool bytes;			/* some work carries the bytes attribute */
+};
+
 /* One location: a thread of a rank. */
 struct sb_otf2_loc {
 	const struct sb_xthread *x;
@@ -76,17 +106,31 @@ struct sb_otf2 {
 	size_t n_ranks;
 	bool world;			/* some call writes an MPI event */
 	struct sb_otf2_class classes[SB_OTF2_N_CLASSES];
-	uint64_t skipped;		/* calls that do not nest in the call open around them */
+	struct sb_otf2_gpu gpu;
+	uint64_t skipped;		/* calls that do not nest, GPU work that overlaps its lane's */
 	int64_t first, last;		/* the earliest and latest time of any call */
 };
 
 #define SB_OTF2_WORLD 0		/* the one communicator */
+#define SB_OTF2_BYTES 0		/* the one attribute: the bytes a copy or memset wrote */
 
 /* The index of rank in c->ranks, or OTF2_UNDEFINED_UINT32. */
 uint32_t sb_otf2_rank_index(const struct sb_otf2 *c, int64_t rank);
 
 /* c->regions from the profile's regions: MPI names parsed, refs assigned. 0 or -ENOMEM. */
 int sb_otf2_map_regions(struct sb_otf2 *c);
+
+/*
+ * c->gpu from the profile's CUDA activity: lanes, the work in the order it is
+ * written, its regions' refs after the profile's; c->first and c->last
+ * widened to it. 0 or -ENOMEM.
+ */
+int sb_otf2_gpu_map(struct sb_otf2 *c);
+/* Each lane's events, one writer at a time. */
+int sb_otf2_gpu_write(struct sb_otf2 *c);
+/* The GPU region of activity a: an index into c->gpu.refs. */
+size_t sb_otf2_gpu_region(const struct sb_otf2 *c, const struct sb_cuda_activity *a);
+void sb_otf2_gpu_free(struct sb_otf2_gpu *g);
 
 /* Every global definition, after the events (their counts go into the locations). */
 int sb_otf2_write_defs(struct sb_otf2 *c);

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cmd/commands.h"
+#include "cuda_acts.h"
 #include "export/export.h"
 #include "fixtures.h"
 
@@ -380,6 +381,91 @@ static void test_calls_that_do_not_nest_are_left_out(void **state)
 }
 
 /*
+ * GPU work as Score-P writes CUDA: cu_add_activity's kernels, copy and memset
+ * on a location per (rank, device, stream) after the threads, in an
+ * accelerator location group per (rank, device) that the rank's process
+ * created, as regions of paradigm CUDA. Rank 0: GPU 0 streams 7 and 9, GPU 1
+ * stream 7; rank 1: GPU 0 stream 7: locations 4 to 7.
+ */
+static void test_gpu_work_on_a_location_per_stream(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	char *out, *g;
+
+	(void)state;
+	build(&p, false);
+	cu_add_activity(&p);
+	/* Out of the file's order, before every call: it moves the clock's offset. */
+	p.cuda.acts[4].start = 40;
+	p.cuda.acts[4].end = 90;
+	assert_int_equal(export_to("gpu", &p, &err), 0);
+	g = print("gpu", "-G");
+	expect_has(g, "Name: \"GPU 0\" <");
+	expect_has(g, "Name: \"GPU 1\" <");
+	expect_has(g, "System Tree Node: \"accelerator::GPU 1\" <2>, Domain: ACCELERATOR_DEVICE");
+	expect_has(g, "Name: \"rank 0 GPU 1\" <8>, Type: ACCELERATOR, Parent: "
+		   "\"accelerator::GPU 1\" <2>, Creator: \"rank 0\" <0>");
+	expect_has(g, "Name: \"GPU 0 stream 9\" <15>, Type: ACCELERATOR_STREAM, # Events: 2, "
+		   "Group: \"rank 0 GPU 0\" <2>");
+	expect_has(g, "Name: \"GPU 0 stream 7\" <17>, Type: ACCELERATOR_STREAM, # Events: 2, "
+		   "Group: \"rank 1 GPU 0\" <4>");
+	/* Demangled, the mangled name canonical; copies by direction; all CUDA. */
+	expect_has(g, "Name: \"square(float*, int)\" <28> (Aka. \"_Z6squarePfi\" <29>)");
+	expect_has(g, "Name: \"plain_kernel\" <");
+	expect_has(g, "Role: FUNCTION, Paradigm: CUDA");
+	expect_has(g, "Name: \"memcpy HtoD\" <32> (Aka. \"memcpy HtoD\" <32>), Descr.: \"\" <18>, "
+		   "Role: DATA_TRANSFER, Paradigm: CUDA");
+	expect_has(g, "Name: \"memset\" <");
+	expect_has(g, "Global Offset: 40");
+	free(g);
+	out = print("gpu", "");
+	/* The threads' calls as before. */
+	assert_int_equal(count(out, "ENTER", 0), 7);
+	assert_int_equal(count(out, "ENTER", 2), 7);
+	for (long loc = 4; loc < 8; loc++) {
+		assert_int_equal(count(out, "ENTER", loc), 1);
+		assert_int_equal(count(out, "LEAVE", loc), 1);
+	}
+	expect_has(out, "ENTER                                          4                  260  "
+		   "Region: \"square(float*, int)\"");
+	expect_has(out, "LEAVE                                          7                  800  "
+		   "Region: \"plain_kernel\"");
+	/* A copy's and a memset's size. */
+	expect_has(out, "(\"bytes\" <0>; UINT64; 4194304)");
+	expect_has(out, "(\"bytes\" <0>; UINT64; 512)");
+	free(out);
+	sb_profile_free(&p);
+}
+
+/* A stream runs one thing at a time: work that overlaps its stream's is left out and counted. */
+static void test_gpu_work_that_overlaps_its_stream_is_left_out(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_cuda_activity *v;
+	struct sb_profile p;
+	char *out;
+
+	(void)state;
+	build(&p, false);
+	cu_add_activity(&p);
+	v = realloc(p.cuda.acts, 9 * sizeof(*v));
+	assert_non_null(v);
+	/* Another kernel on rank 0's GPU 0 stream 7, inside the one there [260, 400]. */
+	v[8] = v[1];
+	v[8].start = 300;
+	v[8].end = 350;
+	p.cuda.acts = v;
+	p.cuda.n_acts = 9;
+	assert_int_equal(export_to("gpu-overlap", &p, &err), 1);
+	out = print("gpu-overlap", "");
+	assert_int_equal(count(out, "ENTER", 4), 1);
+	assert_int_equal(count(out, "LEAVE", 4), 1);
+	free(out);
+	sb_profile_free(&p);
+}
+
+/*
  * Nothing at all is refused (OTF2 readers need a location); calls without a
  * thread column are one location per rank.
  */
@@ -536,6 +622,8 @@ int main(void)
 		cmocka_unit_test(test_mpi_messages_and_collectives),
 		cmocka_unit_test(test_counters_and_offcpu_as_metrics),
 		cmocka_unit_test(test_calls_that_do_not_nest_are_left_out),
+		cmocka_unit_test(test_gpu_work_on_a_location_per_stream),
+		cmocka_unit_test(test_gpu_work_that_overlaps_its_stream_is_left_out),
 		cmocka_unit_test(test_empty_and_threadless_profiles),
 		cmocka_unit_test(test_bad_input_names_the_cause),
 		cmocka_unit_test(test_command_writes_a_new_or_empty_directory_only),
