@@ -671,7 +671,7 @@ static void test_mpi_legend_names_functions(void **state)
 	struct sb_array_stream s;
 	const char *legend, *end;
 	struct sb_profile p;
-	char *dom, *items;
+	char *dom, *items, *row;
 
 	(void)state;
 	require_chromium(bin, sizeof(bin));
@@ -693,8 +693,19 @@ static void test_mpi_legend_names_functions(void **state)
 	expect_has(items, "></span>mpi:allreduce</span>", "the timeline's legend");
 	assert_null(strstr(items, "peer="));
 	assert_null(strstr(strstr(items, "mpi:send") + 1, "mpi:send"));
-	/* The table: one mpi:send row below exchange, its regions folded below it. */
+	/*
+	 * The table: one mpi:send row below exchange, its regions folded below it.
+	 * Folded, it shows their own time (4 x 10 ns), the last column; the tree
+	 * gives the row none, for the regions below it hold it.
+	 */
 	expect_row(dom, "mpi:send");
+	row = strstr(dom, "</span>mpi:send</td>");
+	end = strstr(row, "</tr>");
+	assert_non_null(end);
+	row = strndup(row, (size_t)(end - row + 5));
+	assert_non_null(row);
+	expect_has(row, "<td><span>40 ns</span></td></tr>", "mpi:send's row");
+	free(row);
 	free(items);
 	free(dom);
 }

@@ -66,6 +66,12 @@ static uint32_t place(struct regroup *r, uint32_t i, bool detail)
 		add_node_calls(&r->g.t->nodes[at], n);
 		if (!detail)
 			return at;
+		/*
+		 * Its own time goes to the region's row below: a parent's own is
+		 * what its children do not hold, so the own column adds up.
+		 */
+		if (r->g.t->nodes[at].own != SB_CT_UNKNOWN)
+			r->g.t->nodes[at].own = 0;
 	}
 	at = sb_ct_child(&r->g, at, n->region);
 	if (at != SB_CT_NONE)

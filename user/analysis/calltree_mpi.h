@@ -10,8 +10,9 @@
  * Regroup t's rows of MPI call regions (scope-profiler names one region per
  * operation, bytes, peer, tag, ...): those below one node become one row per
  * MPI function, "mpi:recv", which sums their calls. With detail each region
- * stays, as a row below its function's; without, the regions' rows and what
- * was called inside them merge into the function's. Then sort t by key.
+ * stays, as a row below its function's, and holds the calls' own time (the
+ * function's row, 0); without, the regions' rows and what was called inside
+ * them merge into the function's. Then sort t by key.
  * Returns 0 (t as it was when it has no MPI call regions, or is grouped
  * already) or -ENOMEM (t as it was).
  */

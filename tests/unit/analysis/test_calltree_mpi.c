@@ -115,13 +115,13 @@ static void test_detail_rows_below_the_function(void **state)
 {
 	static const struct row want[] = {
 		{ 1, "step", 1, 1000, 1000 - 140 - 50, 100, 1000, 1000 },
-		{ 2, "mpi:recv", 4, 140, 127, 60, 10, 70 },
+		{ 2, "mpi:recv", 4, 140, 0, 60, 10, 70 },
 		{ 3, "peer=2 bytes=800 tag=7", 1, 70, 60, 50, 70, 70 },
 		{ 4, "unpack", 1, 10, 10, 0, 10, 10 },
 		{ 3, "peer=1 bytes=800 tag=7", 2, 60, 60, 10, 20, 40 },
 		{ 3, "peer=3 bytes=1600 tag=9", 1, 10, 7, 0, 10, 10 },
 		{ 4, "unpack", 1, 3, 3, 0, 3, 3 },
-		{ 2, "mpi:send", 1, 50, 40, 0, 50, 50 },
+		{ 2, "mpi:send", 1, 50, 0, 0, 50, 50 },
 		{ 3, "peer=1 bytes=800 tag=7", 1, 50, 40, 0, 50, 50 },
 		{ 4, "reduce_op", 1, 10, 10, 0, 10, 10 },
 	};
@@ -138,6 +138,47 @@ static void test_detail_rows_below_the_function(void **state)
 	assert_string_equal(sb_calltree_name(&t, detail), RECV2);
 	sb_calltree_free(&t);
 	sb_profile_free(&p);
+}
+
+/* Own time over every row of t; SB_CT_UNKNOWN counts as a failure. */
+static int64_t own_sum(const struct sb_calltree *t)
+{
+	int64_t sum = 0;
+	uint32_t i;
+
+	for (i = sb_calltree_next(t, 0); i != SB_CT_NONE; i = sb_calltree_next(t, i)) {
+		assert_int_not_equal(t->nodes[i].own, SB_CT_UNKNOWN);
+		sum += t->nodes[i].own;
+	}
+	return sum;
+}
+
+/*
+ * With detail, every call's own time is in its region's row, so the own
+ * column adds up to the time of the whole tree, tree and flat alike: the
+ * function's row holds only what its rows below do not, as any parent does.
+ */
+static void test_detail_own_times_add_up_to_the_total(void **state)
+{
+	struct sb_ct_opts co = { .rank = -1, .sort = SB_CT_SORT_TOTAL };
+	struct sb_error err = { .msg = "" };
+	struct sb_calltree whole, t;
+	struct sb_profile p;
+	uint32_t i;
+	int flat;
+
+	(void)state;
+	for (flat = 0; flat < 2; flat++) {
+		grouped(&p, &t, flat, true);
+		assert_int_equal(sb_calltree_build(&whole, &p, &co, &err), 0);
+		assert_int_equal(own_sum(&t), whole.nodes[0].total);
+		for (i = 1; i < t.n_nodes; i++)
+			if (t.nodes[i].fn != SB_CT_NONE)
+				assert_int_equal(t.nodes[i].own, 0);
+		sb_calltree_free(&whole);
+		sb_calltree_free(&t);
+		sb_profile_free(&p);
+	}
 }
 
 /* --flat: one row per function too, its own time what the call regions' own times add to. */
@@ -245,6 +286,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_row_per_mpi_function),
 		cmocka_unit_test(test_detail_rows_below_the_function),
+		cmocka_unit_test(test_detail_own_times_add_up_to_the_total),
 		cmocka_unit_test(test_flat_table_has_a_row_per_function),
 		cmocka_unit_test(test_no_mpi_and_twice_change_nothing),
 		cmocka_unit_test(test_report_tree_groups_mpi_calls),

@@ -494,12 +494,15 @@ static void test_mpi_calls_by_function(void **state)
 		   "\"colour\": 3}");
 	expect_has(page, "function colourOf(r)");
 	expect_has(page, "var r = colourOf(n.region);");
-	/* The table: main, mpi:recv (its function row, flagged 1), its regions, mpi:send, ... */
+	/*
+	 * The table: main, mpi:recv (its function row, flagged 1; its own time is
+	 * its regions'), its regions, mpi:send, ...
+	 */
 	expect_has(data, "\"nodes\": [\n [0, -1, 1, 1, 100, 100, 100, 45, null],\n"
-		   " [1, 0, 2, 3, 45, 5, 30, 45, null, \"mpi:recv\", 1],\n"
+		   " [1, 0, 2, 3, 45, 5, 30, 0, null, \"mpi:recv\", 1],\n"
 		   " [2, 1, 3, 1, 30, 30, 30, 30, null, \"peer=2 bytes=800 tag=7\"],\n"
 		   " [1, 1, 3, 2, 15, 5, 10, 15, null, \"peer=1 bytes=800 tag=7\"],\n"
-		   " [3, 0, 2, 1, 10, 10, 10, 10, null, \"mpi:send\", 1],\n");
+		   " [3, 0, 2, 1, 10, 10, 10, 0, null, \"mpi:send\", 1],\n");
 	/* Durations: one row for the three receive calls, named by the function. */
 	expect_has(data, "{\"region\": 1, \"name\": \"mpi:recv\", \"n\": 3, \"q\": [5, 10, 10, "
 		   "30, 30, 30, 30]");
