@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "analysis/diff.h"
+#include "analysis/mpi_fns.h"
 
-/* One distinct region name of one profile, summed over its pairs. */
+/* One distinct region name (or MPI function) of one profile, summed over its pairs. */
 struct entry {
 	const char *name;
+	bool mpi_function;
 	struct sb_diff_side side;
 };
 
@@ -179,8 +181,18 @@ static int cmp_name_id(const void *pa, const void *pb)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-/* Distinct names in name order; entry_of[region id] says which entry a region folds into. */
-static int collect_names(const struct sb_profile *p, struct table *t, size_t *entry_of)
+/* What region i is compared by: its MPI function ("mpi:recv") when f groups them, or its name. */
+static const char *row_name(const struct sb_profile *p, const struct sb_mpi_fns *f, size_t i)
+{
+	return f && f->of[i] >= 0 ? f->name[f->of[i]] : p->regions[i].name;
+}
+
+/*
+ * Distinct names (f: MPI call regions by function) in name order;
+ * entry_of[region id] says which entry a region folds into.
+ */
+static int collect_names(const struct sb_profile *p, const struct sb_mpi_fns *f,
+			 struct table *t, size_t *entry_of)
 {
 	struct name_id *ids;
 	size_t i;
@@ -192,12 +204,13 @@ static int collect_names(const struct sb_profile *p, struct table *t, size_t *en
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->n_regions; i++)
-		ids[i] = (struct name_id){ .name = p->regions[i].name, .id = (uint32_t)i };
+		ids[i] = (struct name_id){ .name = row_name(p, f, i), .id = (uint32_t)i };
 	qsort(ids, p->n_regions, sizeof(*ids), cmp_name_id);
 	for (i = 0; i < p->n_regions; i++) {
 		if (!t->n || strcmp(t->e[t->n - 1].name, ids[i].name))
 			t->e[t->n++].name = ids[i].name;
 		entry_of[ids[i].id] = t->n - 1;
+		t->e[t->n - 1].mpi_function |= f && f->of[ids[i].id] >= 0;
 	}
 	free(ids);
 	return 0;
@@ -305,11 +318,12 @@ static int64_t pair_counts(const struct sb_profile *p, const struct sb_pair *q, 
 }
 
 /*
- * Every distinct region name of p with its calls, total, avg and p95 over all
- * ranks, and the counts of counter slot slot (-1: none); calls, total and
- * counts then divided by ranks (1: summed).
+ * Every distinct region name of p (f: MPI call regions by function) with its
+ * calls, total, avg and p95 over all ranks, and the counts of counter slot
+ * slot (-1: none); calls, total and counts then divided by ranks (1: summed).
  */
-static int build_table(const struct sb_profile *p, struct table *t, uint32_t ranks, int slot)
+static int build_table(const struct sb_profile *p, const struct sb_mpi_fns *f, struct table *t,
+		       uint32_t ranks, int slot)
 {
 	struct sb_diff_side *s;
 	size_t *entry_of, i;
@@ -319,7 +333,7 @@ static int build_table(const struct sb_profile *p, struct table *t, uint32_t ran
 	entry_of = malloc((p->n_regions + 1) * sizeof(*entry_of));
 	if (!entry_of)
 		return -ENOMEM;
-	r = collect_names(p, t, entry_of);
+	r = collect_names(p, f, t, entry_of);
 	if (r)
 		goto out;
 	for (i = 0; i < p->n_pairs; i++) {
@@ -434,16 +448,22 @@ static void join(struct sb_diff *d, const struct table *ta, const struct table *
 			c = strcmp(ta->e[i].name, tb->e[j].name);
 		if (c < 0) {
 			row = &d->only_a[d->n_only_a++];
-			*row = (struct sb_diff_row){ .name = ta->e[i].name, .a = ta->e[i].side };
+			*row = (struct sb_diff_row){ .name = ta->e[i].name,
+						     .mpi_function = ta->e[i].mpi_function,
+						     .a = ta->e[i].side };
 			i++;
 		} else if (c > 0) {
 			row = &d->only_b[d->n_only_b++];
-			*row = (struct sb_diff_row){ .name = tb->e[j].name, .b = tb->e[j].side };
+			*row = (struct sb_diff_row){ .name = tb->e[j].name,
+						     .mpi_function = tb->e[j].mpi_function,
+						     .b = tb->e[j].side };
 			j++;
 		} else {
 			row = &d->rows[d->n_rows++];
-			*row = (struct sb_diff_row){ .name = ta->e[i].name, .a = ta->e[i].side,
-						     .b = tb->e[j].side };
+			*row = (struct sb_diff_row){ .name = ta->e[i].name,
+						     .mpi_function = ta->e[i].mpi_function ||
+								     tb->e[j].mpi_function,
+						     .a = ta->e[i].side, .b = tb->e[j].side };
 			compare(row, d->metric, d->max_regression);
 			d->n_regressions += row->regression;
 			i++;
@@ -452,25 +472,31 @@ static void join(struct sb_diff *d, const struct table *ta, const struct table *
 	}
 }
 
-int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
-		  enum sb_diff_metric metric, int64_t max_regression)
+/* p's MPI functions, which d keeps: the rows are named by them. */
+static int group_mpi(struct sb_mpi_fns **f, const struct sb_profile *p)
 {
-	return sb_diff_build_ranks(d, a, b, sb_profile_rank_count(a), sb_profile_rank_count(b),
-				   metric, max_regression);
+	*f = calloc(1, sizeof(**f));
+	return *f ? sb_mpi_fns_build(*f, p) : -ENOMEM;
 }
 
 /* d is set up (metric, gate, ranks): its rows, with counter slots slot_a and slot_b (-1 none). */
 static int build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
-		 int slot_a, int slot_b)
+		 int slot_a, int slot_b, bool mpi_detail)
 {
 	enum sb_diff_metric metric = d->metric;
 	struct table ta = { 0 }, tb = { 0 };
-	int r;
+	int r = 0;
 
 	d->per_rank = d->ranks_a != d->ranks_b;
-	r = build_table(a, &ta, d->per_rank ? d->ranks_a : 1, slot_a);
+	if (!mpi_detail) {
+		r = group_mpi(&d->fns_a, a);
+		if (!r)
+			r = group_mpi(&d->fns_b, b);
+	}
 	if (!r)
-		r = build_table(b, &tb, d->per_rank ? d->ranks_b : 1, slot_b);
+		r = build_table(a, d->fns_a, &ta, d->per_rank ? d->ranks_a : 1, slot_a);
+	if (!r)
+		r = build_table(b, d->fns_b, &tb, d->per_rank ? d->ranks_b : 1, slot_b);
 	if (r)
 		goto out;
 	d->rows = calloc(ta.n + 1, sizeof(*d->rows));
@@ -488,15 +514,6 @@ out:
 	free(ta.e);
 	free(tb.e);
 	return r;
-}
-
-int sb_diff_build_ranks(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
-			uint32_t ranks_a, uint32_t ranks_b, enum sb_diff_metric metric,
-			int64_t max_regression)
-{
-	*d = (struct sb_diff){ .metric = metric, .max_regression = max_regression,
-			       .ranks_a = ranks_a, .ranks_b = ranks_b };
-	return build(d, a, b, -1, -1);
 }
 
 /* The counter slot of event in p (metadata counter_events and its columns), -1 when none. */
@@ -519,21 +536,34 @@ static int counter_slot(const struct sb_profile *p, const char *event, const cha
 	return -1;
 }
 
-int sb_diff_build_counter(struct sb_diff *d, const struct sb_profile *a,
-			  const struct sb_profile *b, uint32_t ranks_a, uint32_t ranks_b,
-			  const char *event, int64_t max_regression, struct sb_error *err)
+int sb_diff_build_opts(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+		       const struct sb_diff_opts *o, struct sb_error *err)
 {
 	const char *events_a, *events_b;
-	int slot_a = counter_slot(a, event, &events_a), slot_b = counter_slot(b, event, &events_b);
+	int slot_a, slot_b;
 
-	*d = (struct sb_diff){ .metric = SB_DIFF_COUNTER, .event = event,
-			       .max_regression = max_regression, .ranks_a = ranks_a,
-			       .ranks_b = ranks_b };
+	*d = (struct sb_diff){ .metric = o->metric, .event = o->event,
+			       .max_regression = o->max_regression, .ranks_a = o->ranks_a,
+			       .ranks_b = o->ranks_b };
+	if (o->metric != SB_DIFF_COUNTER)
+		return build(d, a, b, -1, -1, o->mpi_detail);
+	slot_a = counter_slot(a, o->event, &events_a);
+	slot_b = counter_slot(b, o->event, &events_b);
 	if (slot_a < 0 || slot_b < 0)
 		return sb_fail(err, EINVAL, "--metric %s: not a metric (total, avg, p95, calls) "
-			       "nor an event %s counted (its counters: %s)", event,
+			       "nor an event %s counted (its counters: %s)", o->event,
 			       slot_a < 0 ? "A" : "B", slot_a < 0 ? events_a : events_b);
-	return build(d, a, b, slot_a, slot_b);
+	return build(d, a, b, slot_a, slot_b, o->mpi_detail);
+}
+
+int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+		  enum sb_diff_metric metric, int64_t max_regression)
+{
+	struct sb_diff_opts o = { .metric = metric, .max_regression = max_regression,
+				  .ranks_a = sb_profile_rank_count(a),
+				  .ranks_b = sb_profile_rank_count(b) };
+
+	return sb_diff_build_opts(d, a, b, &o, NULL);
 }
 
 const char *sb_diff_label(const struct sb_diff *d)
@@ -541,10 +571,19 @@ const char *sb_diff_label(const struct sb_diff *d)
 	return d->metric == SB_DIFF_COUNTER && d->event ? d->event : sb_diff_metric_name(d->metric);
 }
 
+static void free_fns(struct sb_mpi_fns *f)
+{
+	if (f)
+		sb_mpi_fns_free(f);
+	free(f);
+}
+
 void sb_diff_free(struct sb_diff *d)
 {
 	free(d->rows);
 	free(d->only_a);
 	free(d->only_b);
+	free_fns(d->fns_a);
+	free_fns(d->fns_b);
 	*d = (struct sb_diff){ 0 };
 }

@@ -1,4 +1,7 @@
-/* Comparing two profiles region by region (by name, over all ranks): `scope-bpf diff`. */
+/*
+ * Comparing two profiles region by region (by name, over all ranks), MPI call
+ * regions by MPI function: `scope-bpf diff`.
+ */
 #ifndef SB_DIFF_H
 #define SB_DIFF_H
 
@@ -36,7 +39,9 @@ struct sb_diff_side {
 };
 
 struct sb_diff_row {
-	const char *name;	/* points into a profile's regions: keep both profiles alive */
+	/* into a profile's regions or d's MPI functions: keep both profiles alive */
+	const char *name;
+	bool mpi_function;	/* an MPI function's row ("mpi:recv"): its call regions summed */
 	struct sb_diff_side a;
 	struct sb_diff_side b;
 	int64_t delta;		/* b - a in the metric; SB_DIFF_UNKNOWN when either side is */
@@ -44,6 +49,8 @@ struct sb_diff_row {
 	bool has_pct;		/* false when a is 0 and b is not ("new"), or unknown */
 	bool regression;	/* slower than the gate allows */
 };
+
+struct sb_mpi_fns;
 
 struct sb_diff {
 	enum sb_diff_metric metric;
@@ -63,29 +70,40 @@ struct sb_diff {
 	 * to nearest), so 4 ranks against 2 do not read as twice the work.
 	 */
 	bool per_rank;
+	/* Each profile's MPI functions the rows name; NULL with mpi_detail. */
+	struct sb_mpi_fns *fns_a;
+	struct sb_mpi_fns *fns_b;
+};
+
+/* What to compare by, and over how many ranks: `diff`'s options. */
+struct sb_diff_opts {
+	enum sb_diff_metric metric;
+	const char *event;		/* SB_DIFF_COUNTER: the event's name */
+	int64_t max_regression;		/* millionths of a percent, or SB_DIFF_NO_GATE */
+	uint32_t ranks_a;		/* ranks shown of each profile (a --ranks list) */
+	uint32_t ranks_b;
+	/*
+	 * Each MPI call region (one per operation, bytes, peer, tag, ...) a row
+	 * of its own; else one row per MPI function, so that two runs whose peers
+	 * or sizes differ still compare.
+	 */
+	bool mpi_detail;
 };
 
 /*
- * Compare a (the baseline) with b. A region is in a profile when its name is in
- * that profile's region table; a region with no calls counts as 0 everywhere.
- * max_regression is SB_DIFF_NO_GATE or a percentage in millionths. Returns 0 or
- * -ENOMEM; d is freed with sb_diff_free either way.
+ * Compare a (the baseline) with b as o says. A region is in a profile when its
+ * name is in that profile's region table; a region with no calls counts as 0
+ * everywhere. SB_DIFF_COUNTER judges by o->event's counts: the sums of each
+ * region's calls' counts, children included. Returns 0, -ENOMEM, or -EINVAL
+ * with the profile ("A" or "B") and its events in err when one of them did not
+ * count the event; d is freed with sb_diff_free either way.
  */
+int sb_diff_build_opts(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
+		       const struct sb_diff_opts *o, struct sb_error *err);
+
+/* The same by a time metric or calls, over the profiles' rank counts, MPI calls by function. */
 int sb_diff_build(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
 		  enum sb_diff_metric metric, int64_t max_regression);
-
-/* The same over ranks_a and ranks_b ranks shown (a --ranks list), not the profiles' counts. */
-int sb_diff_build_ranks(struct sb_diff *d, const struct sb_profile *a, const struct sb_profile *b,
-			uint32_t ranks_a, uint32_t ranks_b, enum sb_diff_metric metric,
-			int64_t max_regression);
-/*
- * The same judged by event's counts (SB_DIFF_COUNTER): the sums of each
- * region's calls' counts, children included. -EINVAL, with the profile
- * ("A" or "B") and its events in err, when one of them did not count it.
- */
-int sb_diff_build_counter(struct sb_diff *d, const struct sb_profile *a,
-			  const struct sb_profile *b, uint32_t ranks_a, uint32_t ranks_b,
-			  const char *event, int64_t max_regression, struct sb_error *err);
 void sb_diff_free(struct sb_diff *d);
 
 /* What d is judged by: the metric's name, or the event's. */

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/mpi_fns.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/diff.h"
 #include "util/text_format.h"
 
 /* Long-only options get values past any character. */
-enum { OPT_MAX_REGRESSION = 256, OPT_WIDE };
+enum { OPT_MAX_REGRESSION = 256, OPT_WIDE, OPT_MPI_DETAIL };
 
 static const struct option long_opts[] = {
 	{ "metric", required_argument, NULL, 'm' },
@@ -19,6 +20,7 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "wide", no_argument, NULL, OPT_WIDE },
+	{ "mpi-detail", no_argument, NULL, OPT_MPI_DETAIL },
 	SB_FILTER_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -29,7 +31,7 @@ static void usage(FILE *f)
 	fputs("usage: scope-bpf diff [OPTIONS] A B\n"
 	      "\n"
 	      "Compare profile B with the baseline A, region by region (matched by name,\n"
-	      "summed over all ranks).\n"
+	      "summed over all ranks), MPI calls by MPI function (mpi:recv).\n"
 	      "\n"
 	      "  -m, --metric M           order and judge by total (default), avg, p95, calls,\n"
 	      "                           or the counts of an event both recorded (record -e)\n"
@@ -40,6 +42,8 @@ static void usage(FILE *f)
 	      "      --wide               every column (avg and p95 too) and whole region\n"
 	      "                           names, however wide; without it the table fits\n"
 	      "                           80 columns\n"
+	      "      --mpi-detail         each MPI call region (its peer, bytes, tag, ...)\n"
+	      "                           on its own row, not its MPI function's\n"
 	      "      --ranks LIST         only these ranks of both: numbers and ranges, 0-3,7\n"
 	      "      --include REGEX      only regions whose name matches REGEX (POSIX\n"
 	      "                           extended)\n"
@@ -87,6 +91,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		return 0;
 	case OPT_WIDE:
 		o->wide = true;
+		return 0;
+	case OPT_MPI_DETAIL:
+		o->mpi_detail = true;
 		return 0;
 	case 'h':
 		o->help = true;
@@ -373,6 +380,17 @@ static void text_file(FILE *f, const char *label, const char *path, const struct
 	fputs(")\n", f);
 }
 
+/* How many MPI call regions became how many function rows, when any did. */
+static void text_mpi(FILE *f, const struct sb_diff *d)
+{
+	if (!d->fns_a || (!d->fns_a->n_calls && !d->fns_b->n_calls))
+		return;
+	fprintf(f, "mpi    A's %zu call %s as %u %s, B's %zu as %u (--mpi-detail: each)\n",
+		d->fns_a->n_calls, format_plural(d->fns_a->n_calls, "region", "regions"),
+		d->fns_a->n, format_plural(d->fns_a->n, "function", "functions"),
+		d->fns_b->n_calls, d->fns_b->n);
+}
+
 static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profile *pa,
 			const struct sb_profile *pb, const struct diff_opts *o)
 {
@@ -381,6 +399,7 @@ static void render_text(FILE *f, const struct sb_diff *d, const struct sb_profil
 	if (d->per_rank)
 		fprintf(f, "ranks  A has %u, B has %u: calls and total are per-rank averages\n",
 			d->ranks_a, d->ranks_b);
+	text_mpi(f, d);
 	fputs("metric ", f);
 	format_text(f, sb_diff_label(d));
 	fputs(": regions in both, largest change first\n\n", f);
@@ -440,9 +459,9 @@ static void json_row(FILE *f, const struct sb_diff_row *r)
 	json_i64(f, "delta", r->delta);
 	fputs(", ", f);
 	json_pct(f, r);
-	fprintf(f, ", \"new\": %s, \"regression\": %s}",
+	fprintf(f, ", \"new\": %s, \"regression\": %s, \"mpi_function\": %s}",
 		!r->has_pct && r->delta != SB_DIFF_UNKNOWN ? "true" : "false",
-		r->regression ? "true" : "false");
+		r->regression ? "true" : "false", r->mpi_function ? "true" : "false");
 }
 
 static void json_only(FILE *f, const char *key, const struct sb_diff_row *rows, size_t n,
@@ -457,7 +476,7 @@ static void json_only(FILE *f, const char *key, const struct sb_diff_row *rows, 
 		format_json_string(f, rows[i].name);
 		fputs(", \"profile\": ", f);
 		json_side(f, only_side(&rows[i], in_a));
-		fputc('}', f);
+		fprintf(f, ", \"mpi_function\": %s}", rows[i].mpi_function ? "true" : "false");
 	}
 	fputs(n ? "\n ]" : "]", f);
 }
@@ -505,8 +524,9 @@ static void render_json(FILE *f, const struct sb_diff *d, const struct sb_profil
 	json_file(f, "a", o->path_a, pa);
 	fputs(",\n ", f);
 	json_file(f, "b", o->path_b, pb);
-	fprintf(f, ",\n \"ranks_a\": %u, \"ranks_b\": %u, \"per_rank\": %s", d->ranks_a,
-		d->ranks_b, d->per_rank ? "true" : "false");
+	fprintf(f, ",\n \"ranks_a\": %u, \"ranks_b\": %u, \"per_rank\": %s, \"mpi_detail\": %s",
+		d->ranks_a, d->ranks_b, d->per_rank ? "true" : "false",
+		d->fns_a ? "false" : "true");
 	fprintf(f, ",\n \"metric\": \"%s\", \"delta_unit\": \"%s\", \"max_regression_percent\": ",
 		sb_diff_label(d), d->metric == SB_DIFF_CALLS ? "calls" :
 		d->metric == SB_DIFF_COUNTER ? "count" : "ns");
@@ -576,18 +596,16 @@ static void say_regressions(const struct sb_diff *d)
 static int diff_profiles(const struct diff_opts *o, const struct sb_profile *pa,
 			 const struct sb_profile *pb)
 {
-	uint32_t ranks_a = sb_report_ranks_shown(pa, -1);
-	uint32_t ranks_b = sb_report_ranks_shown(pb, -1);
+	struct sb_diff_opts dopts = {
+		.metric = o->metric, .event = o->event, .max_regression = o->max_regression,
+		.ranks_a = sb_report_ranks_shown(pa, -1), .ranks_b = sb_report_ranks_shown(pb, -1),
+		.mpi_detail = o->mpi_detail,
+	};
 	struct sb_error err = { .msg = "" };
 	struct sb_diff d;
 	int r;
 
-	if (o->metric == SB_DIFF_COUNTER)
-		r = sb_diff_build_counter(&d, pa, pb, ranks_a, ranks_b, o->event, o->max_regression,
-					  &err);
-	else
-		r = sb_diff_build_ranks(&d, pa, pb, ranks_a, ranks_b, o->metric,
-					o->max_regression);
+	r = sb_diff_build_opts(&d, pa, pb, &dopts, &err);
 	if (r) {
 		sb_diff_free(&d);
 		fprintf(stderr, "scope-bpf diff: %s\n", err.msg[0] ? err.msg : strerror(-r));

@@ -18,6 +18,7 @@ struct diff_opts {
 	enum sb_report_format format;	/* text or json */
 	const char *output;	/* NULL: stdout */
 	bool wide;		/* --wide: every column, whole names; else 80 columns */
+	bool mpi_detail;	/* --mpi-detail: each MPI call region, not its function */
 	const char *path_a;
 	const char *path_b;
 	struct sb_filter filter;	/* --ranks, --include, --exclude: the same on A and B */

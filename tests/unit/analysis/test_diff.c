@@ -702,9 +702,10 @@ static void test_command_json_is_valid(void **state)
 			"\"avg_ns\": 20000, \"p95_ns\": 20000}, \"b\": {\"calls\": 4, "
 			"\"total_ns\": 120000, \"avg_ns\": 30000, \"p95_ns\": 30000}, "
 			"\"delta\": 10000, \"delta_percent\": 50.000, \"new\": false, "
-			"\"regression\": true}");
+			"\"regression\": true, \"mpi_function\": false}");
 	expect_has(out, "\"only_in_a\": [\n  {\"region\": \"old_step\", \"profile\": "
-			"{\"calls\": 2, \"total_ns\": 600, \"avg_ns\": 300, \"p95_ns\": 300}}\n ]");
+			"{\"calls\": 2, \"total_ns\": 600, \"avg_ns\": 300, \"p95_ns\": 300}, "
+			"\"mpi_function\": false}\n ]");
 	expect_has(out, "\"only_in_b\": [\n  {\"region\": \"new_step\"");
 	expect_has(out, "\"regressions\": [\n  {\"region\": \"solve\", \"delta\": 100000, "
 			"\"delta_percent\": 10.000},\n  {\"region\": \"io\"");

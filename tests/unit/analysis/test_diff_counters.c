@@ -33,6 +33,9 @@ static void build(struct sb_profile *p, const char *events, int slot, int64_t v0
 
 static void test_counts_matched_by_name(void **state)
 {
+	struct sb_diff_opts o = { .metric = SB_DIFF_COUNTER, .event = "page-faults",
+				  .max_regression = SB_DIFF_PCT_SCALE * 10LL, .ranks_a = 1,
+				  .ranks_b = 1 };
 	struct sb_error err = { .msg = "" };
 	struct sb_profile a, b;
 	struct sb_diff d;
@@ -41,8 +44,7 @@ static void test_counts_matched_by_name(void **state)
 	/* The event sits in another slot in B: names match, not slots; unknowns add nothing. */
 	build(&a, "page-faults,cycles", 0, 100, 50);
 	build(&b, "cycles,page-faults", 1, 200, -1);
-	assert_int_equal(sb_diff_build_counter(&d, &a, &b, 1, 1, "page-faults",
-					       SB_DIFF_PCT_SCALE * 10LL, &err), 0);
+	assert_int_equal(sb_diff_build_opts(&d, &a, &b, &o, &err), 0);
 	assert_int_equal(d.n_rows, 1);
 	assert_string_equal(sb_diff_label(&d), "page-faults");
 	assert_int_equal(d.rows[0].a.counter, 150);
@@ -57,6 +59,8 @@ static void test_counts_matched_by_name(void **state)
 
 static void test_event_not_counted(void **state)
 {
+	struct sb_diff_opts o = { .metric = SB_DIFF_COUNTER, .event = "cycles",
+				  .max_regression = SB_DIFF_NO_GATE, .ranks_a = 1, .ranks_b = 1 };
 	struct sb_error err = { .msg = "" };
 	struct sb_profile a, b;
 	struct sb_diff d;
@@ -64,14 +68,13 @@ static void test_event_not_counted(void **state)
 	(void)state;
 	build(&a, "page-faults,cycles", 0, 1, 1);
 	build(&b, "page-faults,instructions", 0, 1, 1);
-	assert_int_equal(sb_diff_build_counter(&d, &a, &b, 1, 1, "cycles", SB_DIFF_NO_GATE, &err),
-			 -EINVAL);
+	assert_int_equal(sb_diff_build_opts(&d, &a, &b, &o, &err), -EINVAL);
 	expect_has(err.msg, "cycles");
 	expect_has(err.msg, "event B counted (its counters: page-faults,instructions)");
 	sb_diff_free(&d);
 	/* A prefix of a name is not the name. */
-	assert_int_equal(sb_diff_build_counter(&d, &a, &b, 1, 1, "page", SB_DIFF_NO_GATE, &err),
-			 -EINVAL);
+	o.event = "page";
+	assert_int_equal(sb_diff_build_opts(&d, &a, &b, &o, &err), -EINVAL);
 	sb_diff_free(&d);
 	sb_profile_free(&a);
 	sb_profile_free(&b);
