@@ -38,6 +38,9 @@ static inline void assert_same_samples(const struct sb_samples *a, const struct 
 	assert_int_equal(b->n_samples, a->n_samples);
 	for (i = 0; i < a->n_samples; i++)
 		assert_memory_equal(&b->samples[i], &a->samples[i], sizeof(a->samples[i]));
+	assert_int_equal(b->n_timeline, a->n_timeline);
+	for (i = 0; i < a->n_timeline; i++)
+		assert_memory_equal(&b->timeline[i], &a->timeline[i], sizeof(a->timeline[i]));
 }
 
 #endif

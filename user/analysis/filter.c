@@ -356,6 +356,16 @@ static int repath_samples(const struct sb_filter *f, struct sb_samples *s)
 		s->samples[k++] = *x;
 	}
 	s->n_samples = k;
+	for (i = k = 0; i < s->n_timeline; i++) {
+		struct sb_timed_sample *x = &s->timeline[i];
+
+		if (!sb_filter_rank(f, x->rank))
+			continue;
+		if (x->path >= 0)
+			x->path = eff[x->path];
+		s->timeline[k++] = *x;
+	}
+	s->n_timeline = k;
 out:
 	sb_hashmap_free(&seen);
 	free(eff);

@@ -59,6 +59,8 @@ static int claim_ranks(const struct sb_merge_input *in, size_t i, uint32_t *owne
 		ret = claim(in, i, owner, p->threads[k].rank, err);
 	for (k = 0; k < p->samples.n_samples && !ret; k++)
 		ret = claim(in, i, owner, p->samples.samples[k].rank, err);
+	for (k = 0; k < p->samples.n_timeline && !ret; k++)
+		ret = claim(in, i, owner, p->samples.timeline[k].rank, err);
 	for (k = 0; k < p->cuda.n_acts && !ret; k++)
 		ret = claim(in, i, owner, p->cuda.acts[k].rank, err);
 	for (k = 0; k < p->n_processes && !ret; k++)
@@ -335,8 +337,31 @@ static int append_frames(struct sb_samples *o, const struct sb_samples *s)
 	return 0;
 }
 
-static int append_samples(struct sb_samples *o, const struct sb_samples *s)
+/* Input in's timed samples after o's: ids moved as append_samples moved them, times shifted. */
+static int append_timeline(struct sb_samples *o, const struct sb_merge_input *in, size_t paths,
+			   size_t stacks, struct sb_error *err)
 {
+	const struct sb_samples *s = &in->p.samples;
+	struct sb_timed_sample *q;
+	size_t k;
+
+	for (k = 0; k < s->n_timeline; k++) {
+		q = &o->timeline[o->n_timeline++];
+		*q = s->timeline[k];
+		q->path = moved(q->path, paths);
+		q->ustack = moved(q->ustack, stacks);
+		q->kstack = moved(q->kstack, stacks);
+		if (__builtin_add_overflow(q->time, in->shift, &q->time))
+			return sb_fail(err, ERANGE, "%s: a sample's time overflows when moved to "
+				       "the first file's clock", in->path);
+	}
+	return 0;
+}
+
+static int append_samples(struct sb_samples *o, const struct sb_merge_input *in,
+			  struct sb_error *err)
+{
+	const struct sb_samples *s = &in->p.samples;
 	size_t k, frames = o->n_frames, sf = o->n_stack_frames, stacks = o->n_stacks;
 	size_t paths = o->n_paths;
 	struct sb_sample *q;
@@ -362,12 +387,28 @@ static int append_samples(struct sb_samples *o, const struct sb_samples *s)
 		q->ustack = moved(q->ustack, stacks);
 		q->kstack = moved(q->kstack, stacks);
 	}
-	return 0;
+	return append_timeline(o, in, paths, stacks, err);
 }
 
-static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, size_t n)
+/* By rank, then time, as the file keeps them; ties by thread and CPU, for one answer. */
+static int cmp_timed(const void *a, const void *b)
 {
-	size_t i, nf = 0, nsf = 0, ns = 0, np = 0, nsm = 0;
+	const struct sb_timed_sample *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, size_t n,
+			 struct sb_error *err)
+{
+	size_t i, nf = 0, nsf = 0, ns = 0, np = 0, nsm = 0, nt = 0;
+	int r;
 
 	for (i = 0; i < n; i++) {
 		nf += in[i].p.samples.n_frames;
@@ -375,6 +416,7 @@ static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, 
 		ns += in[i].p.samples.n_stacks;
 		np += in[i].p.samples.n_paths;
 		nsm += in[i].p.samples.n_samples;
+		nt += in[i].p.samples.n_timeline;
 	}
 	if (!nf && !nsf && !ns && !np && !nsm)
 		return 0;
@@ -383,11 +425,17 @@ static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, 
 	o->stacks = calloc(ns + 1, sizeof(*o->stacks));
 	o->paths = calloc(np + 1, sizeof(*o->paths));
 	o->samples = calloc(nsm + 1, sizeof(*o->samples));
-	if (!o->frames || !o->stack_frames || !o->stacks || !o->paths || !o->samples)
+	o->timeline = calloc(nt + 1, sizeof(*o->timeline));
+	if (!o->frames || !o->stack_frames || !o->stacks || !o->paths || !o->samples ||
+	    !o->timeline)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (append_samples(o, &in[i].p.samples))
-			return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		r = append_samples(o, &in[i], err);
+		if (r)
+			return r;
+	}
+	/* Each input holds its own ranks, but the inputs come in no rank order. */
+	qsort(o->timeline, o->n_timeline, sizeof(*o->timeline), cmp_timed);
 	return 0;
 }
 
@@ -407,7 +455,7 @@ static int build(struct sb_profile *out, struct sb_merge_input *in, size_t n, FI
 	if (!ret)
 		ret = merge_threads(out, in, n);
 	if (!ret)
-		ret = merge_samples(&out->samples, in, n);
+		ret = merge_samples(&out->samples, in, n, err);
 	if (!ret)
 		ret = sb_merge_cuda(out, in, n, at, err);
 	if (!ret)

@@ -26,6 +26,7 @@ struct table {
 	size_t stride;
 	size_t arr;		/* offsetof the array pointer in struct sb_samples */
 	size_t count;		/* offsetof its length */
+	bool optional;		/* absent from files that do not have it, and when empty */
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -64,16 +65,28 @@ static const struct column sample_cols[] = {
 	{ "ns", T_U64, offsetof(struct sb_sample, ns) },
 };
 
-#define TABLE(p, c, type, a, n) \
-	{ p, c, N(c), sizeof(type), offsetof(struct sb_samples, a), offsetof(struct sb_samples, n) }
+static const struct column timed_cols[] = {
+	{ "time", T_I64, offsetof(struct sb_timed_sample, time) },
+	{ "rank", T_U32, offsetof(struct sb_timed_sample, rank) },
+	{ "thread", T_I64, offsetof(struct sb_timed_sample, thread) },
+	{ "cpu", T_U32, offsetof(struct sb_timed_sample, cpu) },
+	{ "path", T_I64, offsetof(struct sb_timed_sample, path) },
+	{ "ustack", T_I64, offsetof(struct sb_timed_sample, ustack) },
+	{ "kstack", T_I64, offsetof(struct sb_timed_sample, kstack) },
+};
+
+#define TABLE(p, c, type, a, n, opt)                                                         \
+	{ p, c, N(c), sizeof(type), offsetof(struct sb_samples, a),                          \
+	  offsetof(struct sb_samples, n), opt }
 
 /* Ordered so that everything a table points at is read before it. */
 static const struct table tables[] = {
-	TABLE("frames/", frame_cols, struct sb_frame_sym, frames, n_frames),
-	TABLE("", stack_frame_cols, uint32_t, stack_frames, n_stack_frames),
-	TABLE("stacks/", stack_cols, struct sb_stack, stacks, n_stacks),
-	TABLE("region_paths/", path_cols, struct sb_region_path, paths, n_paths),
-	TABLE("aggregates/", sample_cols, struct sb_sample, samples, n_samples),
+	TABLE("frames/", frame_cols, struct sb_frame_sym, frames, n_frames, false),
+	TABLE("", stack_frame_cols, uint32_t, stack_frames, n_stack_frames, false),
+	TABLE("stacks/", stack_cols, struct sb_stack, stacks, n_stacks, false),
+	TABLE("region_paths/", path_cols, struct sb_region_path, paths, n_paths, false),
+	TABLE("aggregates/", sample_cols, struct sb_sample, samples, n_samples, false),
+	TABLE("timeline/", timed_cols, struct sb_timed_sample, timeline, n_timeline, true),
 };
 
 static void **table_array(const struct table *t, const struct sb_samples *s)
@@ -167,35 +180,68 @@ static bool id_ok(int64_t id, size_t n)
 	return id == -1 || (id >= 0 && (uint64_t)id < n);
 }
 
-static int check_row(const struct sb_profile *p, size_t i, uint32_t ranks, const uint64_t *keys,
-		     size_t n_keys, char *why, size_t len)
-{
-	const struct sb_samples *s = &p->samples;
-	const struct sb_sample *x = &s->samples[i];
+/* What an aggregate row and a timed sample both point at. */
+struct refs {
+	uint32_t rank;
+	int64_t thread, path, ustack, kstack;
+};
 
-	if (x->kind != SB_SAMPLE_CPU && x->kind != SB_SAMPLE_OFFCPU)
-		return sb_bad(why, len, "sample row %zu: unknown kind %u", i, x->kind);
-	if (x->rank >= ranks)
-		return sb_bad(why, len, "sample row %zu: rank %u out of range (%u ranks)", i,
-			      x->rank, ranks);
+struct ctx {
+	const struct sb_profile *p;
+	uint32_t ranks;
+	uint64_t *keys;		/* the thread table's (rank, row) keys */
+	size_t n_keys;
+	char *why;
+	size_t len;
+};
+
+static int check_refs(const struct ctx *c, const char *what, size_t i, const struct refs *x)
+{
+	const struct sb_samples *s = &c->p->samples;
+
+	if (x->rank >= c->ranks)
+		return sb_bad(c->why, c->len, "%s %zu: rank %u out of range (%u ranks)", what, i,
+			      x->rank, c->ranks);
 	if (!id_ok(x->path, s->n_paths))
-		return sb_bad(why, len,
-			      "sample row %zu: region path %lld out of range (%zu paths)", i,
-			      (long long)x->path, s->n_paths);
+		return sb_bad(c->why, c->len, "%s %zu: region path %lld out of range (%zu paths)",
+			      what, i, (long long)x->path, s->n_paths);
 	if (!id_ok(x->ustack, s->n_stacks) || !id_ok(x->kstack, s->n_stacks))
-		return sb_bad(why, len, "sample row %zu: stack %lld out of range (%zu stacks)", i,
-			      (long long)(id_ok(x->ustack, s->n_stacks) ? x->kstack : x->ustack),
+		return sb_bad(c->why, c->len, "%s %zu: stack %lld out of range (%zu stacks)", what,
+			      i, (long long)(id_ok(x->ustack, s->n_stacks) ? x->kstack : x->ustack),
 			      s->n_stacks);
 	if (x->thread < -1 || x->thread > UINT32_MAX)
-		return sb_bad(why, len, "sample row %zu: thread %lld out of range", i,
+		return sb_bad(c->why, c->len, "%s %zu: thread %lld out of range", what, i,
 			      (long long)x->thread);
 	/* Without a thread table (not recorded) there is nothing to point at, nothing to check. */
-	if (x->thread == -1 || !p->n_threads)
+	if (x->thread == -1 || !c->p->n_threads)
 		return 0;
-	if (!sb_thread_keys_have(keys, n_keys, x->rank, (uint64_t)x->thread))
-		return sb_bad(why, len, "sample row %zu: thread %lld is not a thread of rank %u", i,
-			      (long long)x->thread, x->rank);
+	if (!sb_thread_keys_have(c->keys, c->n_keys, x->rank, (uint64_t)x->thread))
+		return sb_bad(c->why, c->len, "%s %zu: thread %lld is not a thread of rank %u",
+			      what, i, (long long)x->thread, x->rank);
 	return 0;
+}
+
+static int check_row(const struct ctx *c, size_t i)
+{
+	const struct sb_sample *x = &c->p->samples.samples[i];
+	struct refs r = { x->rank, x->thread, x->path, x->ustack, x->kstack };
+
+	if (x->kind != SB_SAMPLE_CPU && x->kind != SB_SAMPLE_OFFCPU)
+		return sb_bad(c->why, c->len, "sample row %zu: unknown kind %u", i, x->kind);
+	return check_refs(c, "sample row", i, &r);
+}
+
+/* Readers walk a rank's samples in time order: the file keeps them so. */
+static int check_timed(const struct ctx *c, size_t i)
+{
+	const struct sb_timed_sample *x = &c->p->samples.timeline[i];
+	struct refs r = { x->rank, x->thread, x->path, x->ustack, x->kstack };
+
+	if (i && (x->rank < x[-1].rank || (x->rank == x[-1].rank && x->time < x[-1].time)))
+		return sb_bad(c->why, c->len,
+			      "timed sample %zu: rank %u at %lld ns comes after rank %u at %lld ns",
+			      i, x->rank, (long long)x->time, x[-1].rank, (long long)x[-1].time);
+	return check_refs(c, "timed sample", i, &r);
 }
 
 /* Reports sum counts and times per kind; a sum that wraps would make every share a lie. */
@@ -217,9 +263,8 @@ static int check_sums(const struct sb_samples *s, char *why, size_t len)
 int sb_h5_check_samples(const struct sb_profile *p, char *why, size_t len)
 {
 	const struct sb_samples *s = &p->samples;
-	uint32_t ranks = sb_profile_rank_count(p);
-	uint64_t *keys;
-	size_t i, n_keys;
+	struct ctx c = { .p = p, .ranks = sb_profile_rank_count(p), .why = why, .len = len };
+	size_t i;
 	int ret;
 
 	ret = check_stacks(s, why, len);
@@ -228,16 +273,18 @@ int sb_h5_check_samples(const struct sb_profile *p, char *why, size_t len)
 	if (ret)
 		return ret;
 	/* A profile with samples but no region call still has its one process: rank 0. */
-	if (ranks < 1)
-		ranks = 1;
-	if (ranks > SB_MAX_RANK)
-		ranks = SB_MAX_RANK;
-	keys = sb_profile_thread_keys(p, &n_keys);
-	if (!keys)
+	if (c.ranks < 1)
+		c.ranks = 1;
+	if (c.ranks > SB_MAX_RANK)
+		c.ranks = SB_MAX_RANK;
+	c.keys = sb_profile_thread_keys(p, &c.n_keys);
+	if (!c.keys)
 		return sb_bad(why, len, "out of memory");
 	for (i = 0; i < s->n_samples && !ret; i++)
-		ret = check_row(p, i, ranks, keys, n_keys, why, len);
-	free(keys);
+		ret = check_row(&c, i);
+	for (i = 0; i < s->n_timeline && !ret; i++)
+		ret = check_timed(&c, i);
+	free(c.keys);
 	return ret ? ret : check_sums(s, why, len);
 }
 
@@ -269,6 +316,8 @@ static int write_table(struct sb_h5w *w, const struct table *t, const struct sb_
 	char name[128];
 	int ret = 0;
 
+	if (t->optional && !n)
+		return 0;
 	if (*t->prefix) {
 		snprintf(name, sizeof(name), GROUP "/%.*s", (int)strlen(t->prefix) - 1, t->prefix);
 		ret = make_group(w, name);
@@ -445,7 +494,8 @@ static int open_table(struct r *r, const struct table *t, hid_t *d, uint64_t *n)
 	return ret;
 }
 
-_Static_assert(N(sample_cols) >= N(frame_cols), "read_table: d[] holds the widest table");
+_Static_assert(N(sample_cols) >= N(frame_cols) && N(sample_cols) >= N(timed_cols),
+	       "read_table: d[] holds the widest table");
 
 static int read_table(struct r *r, const struct table *t, struct sb_samples *s)
 {
@@ -455,6 +505,10 @@ static int read_table(struct r *r, const struct table *t, struct sb_samples *s)
 	size_t i;
 	int ret;
 
+	/* An optional table is a group: all of its columns, or nothing. */
+	snprintf(what, sizeof(what), GROUP "/%.*s", (int)strlen(t->prefix) - 1, t->prefix);
+	if (t->optional && H5Lexists(r->file, what, H5P_DEFAULT) <= 0)
+		return 0;
 	for (i = 0; i < t->n_cols; i++)
 		d[i] = H5I_INVALID_HID;
 	ret = open_table(r, t, d, &n);

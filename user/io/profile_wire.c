@@ -504,6 +504,7 @@ static void put_samples(struct sb_wire_out *w, const struct sb_samples *s)
 		sb_wire_put_str(w, s->paths[i].name);
 	}
 	put_rows(w, s->samples, s->n_samples, sizeof(*s->samples));
+	put_rows(w, s->timeline, s->n_timeline, sizeof(*s->timeline));
 }
 
 static int get_frames(struct sb_wire_in *r, struct sb_samples *s)
@@ -571,7 +572,10 @@ static int get_samples(struct sb_wire_in *r, struct sb_samples *s)
 		     "stack frames") ||
 	    get_stacks(r, s) || get_paths(r, s))
 		return r->err;
-	return get_rows(r, (void **)&s->samples, &s->n_samples, sizeof(*s->samples), "samples");
+	if (get_rows(r, (void **)&s->samples, &s->n_samples, sizeof(*s->samples), "samples"))
+		return r->err;
+	return get_rows(r, (void **)&s->timeline, &s->n_timeline, sizeof(*s->timeline),
+			"timed samples");
 }
 
 static void put_cuda(struct sb_wire_out *w, const struct sb_cuda_data *d)

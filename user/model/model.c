@@ -21,6 +21,7 @@ void sb_samples_free(struct sb_samples *s)
 	free(s->stacks);
 	free(s->paths);
 	free(s->samples);
+	free(s->timeline);
 	memset(s, 0, sizeof(*s));
 }
 

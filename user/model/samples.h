@@ -45,6 +45,21 @@ struct sb_sample {
 	uint64_t ns;
 };
 
+/*
+ * One CPU sample on its own, which its aggregate row also counts: when it was
+ * taken, on which CPU, and what ran. Optional: recordings that kept only the
+ * aggregates have none.
+ */
+struct sb_timed_sample {
+	int64_t time;		/* ns on the events' clock */
+	uint32_t rank;
+	uint32_t cpu;
+	int64_t thread;		/* row index within the rank's threads, -1 unknown */
+	int64_t path;		/* region path id, -1 outside every region */
+	int64_t ustack;		/* user stack id, -1 none */
+	int64_t kstack;		/* kernel stack id, -1 none */
+};
+
 struct sb_samples {
 	struct sb_frame_sym *frames;
 	size_t n_frames;
@@ -56,6 +71,8 @@ struct sb_samples {
 	size_t n_paths;
 	struct sb_sample *samples;
 	size_t n_samples;
+	struct sb_timed_sample *timeline;	/* by rank, then time */
+	size_t n_timeline;
 };
 
 void sb_samples_free(struct sb_samples *s);

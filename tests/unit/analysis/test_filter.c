@@ -255,13 +255,18 @@ static void test_samples_move_to_the_nearest_kept_path(void **state)
 	four_ranks(&p);
 	s->paths = calloc(4, sizeof(*s->paths));
 	s->samples = calloc(4, sizeof(*s->samples));
+	s->timeline = calloc(4, sizeof(*s->timeline));
 	for (i = 0; i < 4; i++) {
 		s->paths[i] = paths[i];
 		s->paths[i].name = strdup(paths[i].name);
 		s->samples[i] = (struct sb_sample){ .rank = (uint32_t)i, .path = (int64_t)i,
 						    .ustack = -1, .kstack = -1, .count = 1 };
+		s->timeline[i] = (struct sb_timed_sample){ .time = 10 * (int64_t)i,
+							   .rank = (uint32_t)i,
+							   .path = (int64_t)i, .ustack = -1,
+							   .kstack = -1 };
 	}
-	s->n_paths = s->n_samples = 4;
+	s->n_paths = s->n_samples = s->n_timeline = 4;
 	assert_int_equal(sb_filter_set_exclude(&f, "work", &err), 0);
 	assert_int_equal(sb_filter_set_ranks(&f, "0-2", &err), 0);
 	assert_int_equal(sb_filter_apply(&f, &p, &err), 0);
@@ -271,6 +276,11 @@ static void test_samples_move_to_the_nearest_kept_path(void **state)
 	assert_int_equal(s->samples[0].path, 0);
 	assert_int_equal(s->samples[1].path, 0);
 	assert_int_equal(s->samples[2].path, 2);
+	/* Timed samples alike. */
+	assert_int_equal(s->n_timeline, 3);
+	assert_int_equal(s->timeline[1].path, 0);
+	assert_int_equal(s->timeline[2].path, 2);
+	assert_int_equal(s->timeline[2].time, 20);
 	sb_profile_free(&p);
 	sb_filter_free(&f);
 }

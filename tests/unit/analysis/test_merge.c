@@ -41,6 +41,8 @@ static void add_sample(struct sb_profile *p, uint32_t rank, const char *fn)
 	static const uint32_t frame0 = 0;
 	static const struct sb_stack stack0 = { 0, 1 };
 	struct sb_sample row = { SB_SAMPLE_CPU, rank, 0, 0, 0, -1, 7, 0 };
+	/* On the rank's own clock: B's, SKEW behind A's. */
+	struct sb_timed_sample timed = { 1050 - (rank ? SKEW : 0), rank, 1, 0, 0, 0, -1 };
 
 	s->frames = calloc(1, sizeof(*s->frames));
 	assert_non_null(s->frames);
@@ -57,6 +59,8 @@ static void add_sample(struct sb_profile *p, uint32_t rank, const char *fn)
 	s->n_paths = 1;
 	s->samples = fx_copy(&row, sizeof(row));
 	s->n_samples = 1;
+	s->timeline = fx_copy(&timed, sizeof(timed));
+	s->n_timeline = 1;
 }
 
 static void add_metadata(struct sb_profile *p, const struct rank_spec *r)
@@ -231,6 +235,32 @@ static void test_merge_keeps_ranks_regions_threads_processes(void **state)
 	assert_string_equal(p.samples.frames[1].function, "exchange");
 	for (i = 0; i < p.samples.n_samples; i++)
 		assert_int_equal(p.samples.samples[i].path, (int64_t)i);
+	/* Timed samples too, B's on A's clock. */
+	assert_int_equal(p.samples.n_timeline, 2);
+	assert_int_equal(p.samples.timeline[1].rank, 1);
+	assert_int_equal(p.samples.timeline[1].time, 1050);
+	assert_int_equal(p.samples.timeline[1].ustack, 1);
+	assert_int_equal(p.samples.timeline[1].path, 1);
+	sb_profile_free(&p);
+}
+
+/* Timed samples come by rank, then time, whatever order the inputs are given in. */
+static void test_timed_samples_by_rank_then_time(void **state)
+{
+	const char *in[] = { tmp_path("b.h5"), tmp_path("a.h5") };
+	struct sb_profile p;
+
+	(void)state;
+	write_rank(in[0], &spec_b);
+	write_rank(in[1], &spec_a);
+	merge_ok(in, 2, tmp_path("m.h5"));
+	read_merged(tmp_path("m.h5"), &p);
+	assert_int_equal(p.samples.n_timeline, 2);
+	assert_int_equal(p.samples.timeline[0].rank, 0);
+	assert_int_equal(p.samples.timeline[0].time, 1050 - SKEW);
+	assert_int_equal(p.samples.timeline[0].ustack, 1);
+	assert_int_equal(p.samples.timeline[1].rank, 1);
+	assert_int_equal(p.samples.timeline[1].time, 1050 - SKEW);
 	sb_profile_free(&p);
 }
 
@@ -598,6 +628,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_keeps_ranks_regions_threads_processes),
+		cmocka_unit_test(test_timed_samples_by_rank_then_time),
 		cmocka_unit_test(test_merge_metadata_records_inputs),
 		cmocka_unit_test(test_record_scope_is_mixed_when_inputs_differ),
 		cmocka_unit_test(test_same_boot_is_not_shifted),

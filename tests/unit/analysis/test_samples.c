@@ -77,6 +77,16 @@ static const struct sb_sample rows[] = {
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* Some of the CPU samples on their own, by time: time, rank, CPU, thread, path, stacks. */
+static const struct sb_timed_sample timed[] = {
+	{ 150, 0, 1, 0, P_A, S_RECURSIVE, -1 },
+	{ 250, 0, 2, 1, P_AB, S_INLINED, -1 },
+	{ 300, 0, 1, 0, P_AB, S_COMPUTE, -1 },
+	{ 700, 0, 3, 1, -1, S_READ, S_KERNEL },
+};
+
+#define N_TIMED (sizeof(timed) / sizeof(timed[0]))
 #define CPU_TOTAL 16
 
 static const struct sb_event events[] = {
@@ -106,6 +116,8 @@ static void build_samples(struct sb_samples *s)
 		s->paths[i] = (struct sb_region_path){ (int64_t)i - 1, strdup(names[i]) };
 	s->n_samples = N_ROWS;
 	s->samples = fx_copy(rows, sizeof(rows));
+	s->n_timeline = N_TIMED;
+	s->timeline = fx_copy(timed, sizeof(timed));
 }
 
 static void build(struct sb_profile *p)
@@ -187,6 +199,85 @@ static void test_no_samples_no_group(void **state)
 	assert_null(b.samples.frames);
 	sb_profile_free(&a);
 	sb_profile_free(&b);
+}
+
+/* The timeline is optional: files that kept only the aggregates have no group and read as none. */
+static void test_timeline_is_optional(void **state)
+{
+	const char *path = tmp_path("summed.h5");
+	struct sb_error err = { { 0 } };
+	struct sb_profile a, b;
+	hid_t f;
+
+	(void)state;
+	build(&a);
+	free(a.samples.timeline);
+	a.samples.timeline = NULL;
+	a.samples.n_timeline = 0;
+	if (fx_write_h5(path, &a, &err))
+		fail_msg("%s", err.msg);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	assert_true(f >= 0);
+	assert_true(H5Lexists(f, "/scope_bpf/samples/aggregates", H5P_DEFAULT) > 0);
+	assert_int_equal(H5Lexists(f, "/scope_bpf/samples/timeline", H5P_DEFAULT), 0);
+	H5Fclose(f);
+	if (sb_h5_read(path, &b, &err))
+		fail_msg("%s", err.msg);
+	assert_same_samples(&a.samples, &b.samples);
+	assert_int_equal(b.samples.n_timeline, 0);
+	sb_profile_free(&a);
+	sb_profile_free(&b);
+}
+
+/* Timed samples point where aggregate rows do, and come by rank, then time. */
+static void test_bad_timeline(void **state)
+{
+	const char *path = tmp_path("timeline.h5");
+	int64_t v[N_TIMED];
+	uint32_t u[N_TIMED];
+	size_t i;
+	hid_t f;
+
+	(void)state;
+	for (i = 0; i < N_TIMED; i++)
+		v[i] = timed[i].time;
+	v[2] = 200;
+	write_good(path);
+	h5_replace(path, "/scope_bpf/samples/timeline/time", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
+		N_TIMED);
+	expect_read_error(path, "timed sample 2: rank 0 at 200 ns comes after rank 0 at 250 ns");
+
+	for (i = 0; i < N_TIMED; i++)
+		v[i] = timed[i].thread;
+	v[0] = 2;
+	write_good(path);
+	h5_replace(path, "/scope_bpf/samples/timeline/thread", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
+		N_TIMED);
+	expect_read_error(path, "timed sample 0: thread 2 is not a thread of rank 0");
+
+	for (i = 0; i < N_TIMED; i++)
+		v[i] = timed[i].kstack;
+	v[3] = N_STACKS;
+	write_good(path);
+	h5_replace(path, "/scope_bpf/samples/timeline/kstack", H5T_STD_I64LE, H5T_NATIVE_INT64, v,
+		N_TIMED);
+	expect_read_error(path, "timed sample 3: stack 6 out of range (6 stacks)");
+
+	for (i = 0; i < N_TIMED; i++)
+		u[i] = timed[i].rank;
+	u[3] = 1;
+	write_good(path);
+	h5_replace(path, "/scope_bpf/samples/timeline/rank", H5T_STD_U32LE, H5T_NATIVE_UINT32, u,
+		N_TIMED);
+	expect_read_error(path, "timed sample 3: rank 1 out of range (1 ranks)");
+
+	/* All of its columns or none. */
+	write_good(path);
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	assert_true(f >= 0);
+	assert_true(H5Ldelete(f, "/scope_bpf/samples/timeline/cpu", H5P_DEFAULT) >= 0);
+	H5Fclose(f);
+	expect_read_error(path, "/scope_bpf/samples/timeline/cpu is missing");
 }
 
 static void test_writer_refuses_invalid_samples(void **state)
@@ -987,6 +1078,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_keeps_every_sample),
 		cmocka_unit_test(test_no_samples_no_group),
+		cmocka_unit_test(test_timeline_is_optional),
+		cmocka_unit_test(test_bad_timeline),
 		cmocka_unit_test(test_writer_refuses_invalid_samples),
 		cmocka_unit_test(test_frame_id_out_of_range),
 		cmocka_unit_test(test_region_path_cycle),

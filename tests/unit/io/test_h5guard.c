@@ -18,6 +18,9 @@ static void add_samples(struct sb_samples *s)
 	static const uint32_t ids[] = { 0, 1 };
 	static const struct sb_stack stack = { 0, 2 };
 	static const struct sb_sample row = { SB_SAMPLE_CPU, 0, 0, 0, 0, -1, 5, 0 };
+	static const struct sb_timed_sample timed[] = {
+		{ 210, 0, 3, 0, 0, 0, -1 }, { 260, 0, 1, 0, -1, 0, -1 },
+	};
 
 	s->frames = calloc(2, sizeof(*s->frames));
 	assert_non_null(s->frames);
@@ -36,6 +39,8 @@ static void add_samples(struct sb_samples *s)
 	s->n_paths = 1;
 	s->samples = fx_copy(&row, sizeof(row));
 	s->n_samples = 1;
+	s->timeline = fx_copy(timed, sizeof(timed));
+	s->n_timeline = 2;
 }
 
 /* cu_build()'s two ranks with CUDA activity, plus counters, off-CPU times, a process, samples. */
