@@ -124,7 +124,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "Exit status: 0; 1 when OUT cannot be written or memory runs out; 2 on a\n"
 	      "usage error, an unreadable profile, or one without what KIND shows (samples\n"
-	      "for pprof, folded and flamegraph): nothing is written then.\n"
+	      "for pprof, folded and flamegraph, their times for perf-script): nothing is\n"
+	      "written then.\n"
 	      "\n"
 	      "See docs/EXPORTS.md for what each file holds and how to open it.\n",
 	      f);

@@ -47,6 +47,11 @@ const struct sb_export_kind sb_export_kinds[] = {
 	  "gzipped pprof profile of the samples, region path outermost,\n"
 	  "for pprof, go tool pprof, Pyroscope or speedscope",
 	  sb_export_pprof, NULL, NULL },
+	{ "perf-script", ".perf.txt",
+	  "each CPU sample with its time, thread, CPU and stack, as perf\n"
+	  "script prints them, for speedscope, Firefox Profiler or\n"
+	  "stackcollapse-perf.pl",
+	  sb_export_perf_script, NULL, NULL },
 	{ "otf2", "-otf2",
 	  "OTF2 archive for Vampir, Scalasca, Score-P's tools: a new or\n"
 	  "empty directory OUT; open OUT/traces.otf2",

@@ -1,4 +1,4 @@
-/* Exports of sampled stacks: folded stacks (flamegraph.pl, speedscope, inferno) and an interactive SVG flame graph. */
+/* Exports of sampled stacks: folded stacks (flamegraph.pl, speedscope, inferno), an interactive SVG flame graph, perf script's listing. */
 #ifndef SB_SAMPLES_EXPORT_H
 #define SB_SAMPLES_EXPORT_H
 
@@ -29,5 +29,15 @@ int sb_export_folded(FILE *f, const struct sb_profile *p, enum sb_sample_kind ki
 int sb_export_flamegraph(FILE *f, const struct sb_profile *p, struct sb_error *err);
 int sb_export_flamegraph_kind(FILE *f, const struct sb_profile *p, enum sb_sample_kind kind,
 			      struct sb_error *err);
+
+/*
+ * The timed CPU samples as `perf script -F +pid --ns` prints them, in time
+ * order: "COMM PID/TID [CPU] SEC.NSEC: EVENT:", then a line per frame
+ * innermost first ("\tOFFSET FUNCTION (MODULE)": kernel frames in
+ * "[kernel.kallsyms]", then user frames, then the region path in
+ * "[region]"), then an empty line. -EINVAL with the cause in err when p
+ * kept no sample's time.
+ */
+int sb_export_perf_script(FILE *f, const struct sb_profile *p, struct sb_error *err);
 
 #endif
