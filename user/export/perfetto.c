@@ -1,4 +1,4 @@
-/* Perfetto's native trace: ranks as process tracks, threads as thread tracks, calls as nested slices. */
+/* Perfetto's native trace: ranks as process tracks, threads as thread tracks, calls as nested slices, samples on them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +42,7 @@ struct pf {
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	struct pf_thread *t;	/* parallel to threads.v */
+	int32_t *tids;		/* the tid each thread's track shows, parallel to threads.v */
 	uint64_t *rank_uuid;	/* the process track of each rank below n_ranks */
 	uint32_t n_ranks;
 	struct pf_metric metrics[PF_MAX_METRICS];
@@ -211,7 +212,7 @@ static int put_threads(struct pf *x)
 	Perfetto__Protos__TrackDescriptor d;
 	Perfetto__Protos__ThreadDescriptor td;
 	const struct sb_xthread *th;
-	int32_t *tids = track_tids(&x->threads);
+	int32_t *tids = x->tids = track_tids(&x->threads);
 	char *label;
 	size_t i;
 	int r = tids ? 0 : -ENOMEM;
@@ -237,7 +238,6 @@ static int put_threads(struct pf *x)
 		r = put_counters(x, &x->t[i], label);
 		free(label);
 	}
-	free(tids);
 	return r ? r : x->w.err;
 }
 
@@ -386,6 +386,7 @@ static void pf_free(struct pf *x)
 		free(x->t[i].vals);
 	}
 	free(x->t);
+	free(x->tids);
 	free(x->rank_uuid);
 	sb_xthreads_free(&x->threads);
 	sb_walk_free(&x->walk);
@@ -417,6 +418,8 @@ static int pf_write(struct pf *x)
 		r = put_rank(x, rank);
 	if (!r)
 		r = pf_gpu_export(&x->w, x->p, x->rank_uuid, n, &x->skipped);
+	if (!r)
+		r = pf_samples_export(&x->w, x->p, &x->threads, x->tids);
 	return r ? r : x->w.err;
 }
 

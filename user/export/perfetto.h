@@ -1,6 +1,7 @@
 /*
- * What the Perfetto export's two parts share: perfetto.c writes the ranks,
- * threads and region calls, perfetto_gpu.c the GPU lanes. Descriptors and
+ * What the Perfetto export's parts share: perfetto.c writes the ranks,
+ * threads and region calls, perfetto_gpu.c the GPU lanes, perfetto_samples.c
+ * the CPU samples. Descriptors and
  * other rare packets are packed by protoc-c's code (proto/perfetto_trace.proto);
  * the slice packets, nearly all of the file, by pf_event() directly, to
  * the same field numbers (docs/EXPORTS.md says why).
@@ -68,6 +69,15 @@ void pf_event(struct pf_out *w, struct pf_seq *s, int64_t ts, unsigned type, uin
 
 /* A track descriptor on the descriptor sequence; d's uuid is set from next_uuid. */
 uint64_t pf_track(struct pf_out *w, Perfetto__Protos__TrackDescriptor *d);
+
+/*
+ * The timed CPU samples: a sequence of perf sample packets, each on its
+ * thread (pid rank + 1 and the tid of its track: tids, parallel to
+ * threads), its callstack interned at the sequence's start. Samples of a
+ * thread threads lacks are left out.
+ */
+int pf_samples_export(struct pf_out *w, const struct sb_profile *p,
+		      const struct sb_xthreads *threads, const int32_t *tids);
 
 /* The GPU lanes of p's CUDA activity: tracks under the ranks' process tracks, then their slices. */
 int pf_gpu_export(struct pf_out *w, const struct sb_profile *p, const uint64_t *rank_uuid,

@@ -17,6 +17,7 @@
 #include "cuda_fixture.h"
 #include "fixtures.h"
 #include "pb_text.h"
+#include "timeline_fixture.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -111,7 +112,9 @@ static void replay_interned(struct replay *r, uint32_t seq, const struct pbt *da
 
 	for (i = 0; i < data->n; i++) {
 		k = &data->kids[i];
-		assert_string_equal(k->key, "event_names");
+		/* The other tables are the samples' callstacks, which their tests resolve. */
+		if (strcmp(k->key, "event_names"))
+			continue;
 		iid = pbt_int(k, "iid", 0);
 		assert_true(iid > 0 && iid < MAX_IID);
 		if (r->names[seq][iid])
@@ -609,6 +612,122 @@ static void test_perfetto_empty_profile_decodes(void **state)
 	sb_profile_free(&p);
 }
 
+/* ---- Perfetto: CPU samples, as Perfetto's own profiler writes them ---- */
+
+/* The entry of interned table key with iid; fails the test when there is none. */
+static const struct pbt *by_iid(const struct pbt *data, const char *key, int64_t iid)
+{
+	const struct pbt *e;
+	size_t i;
+
+	for (i = 0; (e = pbt_nth(data, key, i)); i++)
+		if (pbt_int(e, "iid", 0) == iid)
+			return e;
+	fail_msg("%s iid %lld is not interned", key, (long long)iid);
+	return NULL;
+}
+
+/* Callstack iid as "function (mapping path);...", outermost first, into buf. */
+static void callstack_text(const struct pbt *data, int64_t iid, char *buf, size_t len)
+{
+	const struct pbt *cs = by_iid(data, "callstacks", iid), *fr, *map, *id;
+	size_t i, at = 0;
+
+	buf[0] = 0;
+	for (i = 0; (id = pbt_nth(cs, "frame_ids", i)); i++) {
+		fr = by_iid(data, "frames", strtoll(id->val, NULL, 10));
+		map = by_iid(data, "mappings", pbt_int(fr, "mapping_id", 0));
+		at += (size_t)snprintf(buf + at, len - at, "%s%s (%s)", i ? ";" : "",
+				       pbt_str(by_iid(data, "function_names",
+						      pbt_int(fr, "function_name_id", 0)), "str"),
+				       pbt_str(by_iid(data, "mapping_paths",
+						      pbt_int(map, "path_string_ids", 0)), "str"));
+		assert_true(at < len);
+	}
+}
+
+/*
+ * Each timed sample a perf_sample packet on CLOCK_MONOTONIC at its time, on
+ * its thread (the pid and tid of the thread's track), its callstack interned
+ * at its sequence's start: region path outermost, then user, then kernel.
+ */
+static void test_perfetto_samples_on_their_threads(void **state)
+{
+	static const struct {
+		int64_t ts, cpu, pid, tid;
+		const char *stack;
+	} want[TL_SAMPLES] = {
+		{ TL_T0 + 250, 2, 1, 4243,
+		  "solve ([region]);step ([region]);main (/app);compute (/app)" },
+		{ TL_T0 + 500, 3, 1, 4244,
+		  "solve ([region]);main (/app);do_syscall_64 ([kernel.kallsyms])" },
+		{ TL_T0 + 1000, 2, 1, 4243,
+		  "solve ([region]);step ([region]);main (/app);compute (/app)" },
+		{ TL_T0 + 300, 5, 2, 5252, "main (/app)" },
+	};
+	char h5[512], out[512], stack[512];
+	char *argv[] = { "export", "perfetto", h5, "-o", out };
+	const struct pbt *pk, *ps, *data = NULL, *fr;
+	struct replay *r = calloc(1, sizeof(*r));
+	struct pbt trace;
+	size_t i, n = 0;
+
+	(void)state;
+	snprintf(h5, sizeof(h5), "%s", tmp_path("timed.h5"));
+	snprintf(out, sizeof(out), "%s", tmp_path("timed.pftrace"));
+	tl_write(h5);
+	assert_int_equal(cmd_export(ARGC(argv), argv), 0);
+	pbt_decode(&trace, "perfetto.protos.Trace", "perfetto_trace.proto", out);
+	replay(r, &trace);
+	for (i = 0; i < trace.n; i++) {
+		pk = &trace.kids[i];
+		if (pbt_get(pk, "interned_data") &&
+		    pbt_get(pbt_get(pk, "interned_data"), "callstacks")) {
+			assert_int_equal(pbt_int(pk, "sequence_flags", 0), 1);
+			data = pbt_get(pk, "interned_data");
+		}
+		ps = pbt_get(pk, "perf_sample");
+		if (!ps)
+			continue;
+		assert_true(n < TL_SAMPLES);
+		assert_non_null(data);
+		assert_int_equal(pbt_int(pk, "sequence_flags", 0), 2);
+		assert_int_equal(pbt_int(pk, "timestamp_clock_id", 0), 3);
+		assert_int_equal(pbt_int(pk, "timestamp", 0), want[n].ts);
+		assert_int_equal(pbt_int(ps, "cpu", -1), want[n].cpu);
+		assert_int_equal(pbt_int(ps, "pid", 0), want[n].pid);
+		assert_int_equal(pbt_int(ps, "tid", 0), want[n].tid);
+		assert_true(find_track(r, want[n].pid, want[n].tid) > 0);
+		callstack_text(data, pbt_int(ps, "callstack_iid", 0), stack, sizeof(stack));
+		assert_string_equal(stack, want[n].stack);
+		n++;
+	}
+	assert_int_equal(n, TL_SAMPLES);
+	/* A frame's address within its module: compute's. */
+	fr = by_iid(data, "frames", 1);
+	assert_int_equal(pbt_int(fr, "rel_pc", 0), 0x1140);
+	pbt_free(&trace);
+	free(r);
+}
+
+/* A profile that kept only the sums has no sample to place: no perf_sample packet. */
+static void test_perfetto_summed_samples_place_nothing(void **state)
+{
+	struct pbt trace;
+	struct sb_profile p;
+	struct replay *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	(void)state;
+	tl_build(&p);
+	decode_trace(&p, "summed.pftrace", &trace, r, 0);
+	for (i = 0; i < trace.n; i++)
+		assert_null(pbt_get(&trace.kids[i], "perf_sample"));
+	pbt_free(&trace);
+	free(r);
+	sb_profile_free(&p);
+}
+
 /* ---- pprof ---- */
 
 enum { F_COMPUTE, F_MAIN, F_SCHED, F_READ, N_FRAMES };
@@ -1009,6 +1128,8 @@ int main(void)
 		cmocka_unit_test(test_perfetto_thread_of_a_rank_without_calls),
 		cmocka_unit_test(test_perfetto_gpu_lanes),
 		cmocka_unit_test(test_perfetto_empty_profile_decodes),
+		cmocka_unit_test(test_perfetto_samples_on_their_threads),
+		cmocka_unit_test(test_perfetto_summed_samples_place_nothing),
 		cmocka_unit_test(test_pprof_samples_values_and_types),
 		cmocka_unit_test(test_pprof_one_kind_one_sample_type),
 		cmocka_unit_test(test_pprof_stacks_end_in_the_region_path),
