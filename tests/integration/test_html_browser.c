@@ -443,6 +443,89 @@ static void add_probe(const char *html, const char *probe, const char *script)
 	free(page);
 }
 
+/* CPU samples of main (tid 100) and worker (101), each with its time: ticks under their calls. */
+static void add_timed_samples(struct sb_profile *p)
+{
+	static const uint32_t ids[] = { 0, 1 };
+	static const struct sb_stack stack = { 0, 2 };
+	static const struct sb_sample rows[] = {
+		{ SB_SAMPLE_CPU, 0, 0, 0, 0, -1, 1, 0 }, { SB_SAMPLE_CPU, 0, 0, 1, 0, -1, 1, 0 },
+		{ SB_SAMPLE_CPU, 0, 1, 1, 0, -1, 1, 0 },
+	};
+	static const struct sb_timed_sample timed[] = {
+		{ 50000, 0, 1, 0, 0, 0, -1 }, { 120000, 0, 2, 0, 1, 0, -1 },
+		{ 300000, 0, 3, 1, 1, 0, -1 },
+	};
+	struct sb_samples *s = &p->samples;
+
+	s->frames = calloc(2, sizeof(*s->frames));
+	s->paths = calloc(2, sizeof(*s->paths));
+	s->stack_frames = malloc(sizeof(ids));
+	s->stacks = malloc(sizeof(stack));
+	s->samples = malloc(sizeof(rows));
+	s->timeline = malloc(sizeof(timed));
+	assert_true(s->frames && s->paths && s->stack_frames && s->stacks && s->samples &&
+		    s->timeline);
+	s->frames[0] = (struct sb_frame_sym){ strdup("compute"), strdup(""), -1, strdup("/app"),
+					      0x10, false };
+	s->frames[1] = (struct sb_frame_sym){ strdup("main"), strdup(""), -1, strdup("/app"),
+					      0x20, false };
+	s->paths[0] = (struct sb_region_path){ -1, strdup("main") };
+	s->paths[1] = (struct sb_region_path){ 0, strdup("solve") };
+	memcpy(s->stack_frames, ids, sizeof(ids));
+	memcpy(s->stacks, &stack, sizeof(stack));
+	memcpy(s->samples, rows, sizeof(rows));
+	memcpy(s->timeline, timed, sizeof(timed));
+	s->n_frames = s->n_paths = s->n_stack_frames = 2;
+	s->n_stacks = 1;
+	s->n_samples = s->n_timeline = 3;
+}
+
+/* Hovers down worker's lane at 300 us, where its sample is, and says what the tip names. */
+static const char tick_script[] =
+	"<script>\n"
+	"(function () {\n"
+	"var tl = document.getElementById('timeline-canvas'), tip = document.getElementById('tip');\n"
+	"var r = tl.getBoundingClientRect(), x = r.left + 180 + 300000 * (r.width - 188) / 1000000;\n"
+	"var found = 'none', y;\n"
+	"for (y = r.top + 25; y < r.bottom && found === 'none'; y++) {\n"
+	"	tl.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));\n"
+	"	if (tip.style.display === 'block' && /^CPU sample/.test(tip.firstChild.textContent))\n"
+	"		found = tip.textContent;\n"
+	"}\n"
+	"var pre = document.createElement('pre');\n"
+	"pre.id = 'probe';\n"
+	"pre.textContent = '\\ntick=' + found + '\\n';\n"
+	"document.body.appendChild(pre);\n"
+	"})();\n"
+	"</script>\n";
+
+static void test_sample_ticks_render_with_their_tips(void **state)
+{
+	char bin[300], html[300], probe[300];
+	struct sb_profile p;
+	char *dom;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	build_profile(&p);
+	add_timed_samples(&p);
+	write_page(&p, tmp_file("ticks.html", html, sizeof(html)));
+	sb_profile_free(&p);
+	add_probe(html, tmp_file("ticks-probe.html", probe, sizeof(probe)), tick_script);
+	dom = load_page(bin, probe);
+	/* Every call (7) as before, and the three samples as ticks under them. */
+	expect_attr(dom, "timeline-canvas", "data-drawn=\"7\"");
+	expect_attr(dom, "timeline-canvas", "data-ticks=\"3\"");
+	expect_has(dom, "are its CPU samples.", "the timeline's note");
+	/* The tip of worker's sample: its function, region path, time, CPU and thread. */
+	expect_has(dom, "\ntick=CPU sample: compute", "the probe");
+	expect_has(dom, "main \u203a solve", "the tick's tip");
+	expect_has(dom, "300 \u00b5s after the first call", "the tick's tip");
+	expect_has(dom, "worker (101)", "the tick's tip");
+	free(dom);
+}
+
 static void test_keys_search_and_tooltips_that_follow_the_view(void **state)
 {
 	char bin[300], h5[300], html[300], probe[300];
@@ -735,6 +818,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_page_renders_without_errors_and_escapes_names,
 						setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_gpu_lanes_render, setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_sample_ticks_render_with_their_tips, setup_tmp,
+						teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_keys_search_and_tooltips_that_follow_the_view,
 						setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_overview_pixels_show_what_covers_their_time,

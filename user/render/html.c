@@ -15,6 +15,7 @@
 #include "model/health.h"
 #include "render/html.h"
 #include "render/html_gpu.h"
+#include "render/html_samples.h"
 #include "html_page.h"
 #include "render/report.h"
 #include "util/version.h"
@@ -345,22 +346,10 @@ static int pick_calls(const struct sb_profile *p, const struct sb_html_opts *o, 
 	return 0;
 }
 
-/* A timeline lane: one thread of one rank; thread -1 when the file has no thread column. */
-static uint64_t lane_key(uint32_t rank, int64_t thread)
-{
-	return (uint64_t)rank << 32 | (uint32_t)(thread + 1);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The kept calls' lanes, sorted and unique; returns how many, or -ENOMEM. */
+/* The lanes of the kept calls and shown samples, sorted and unique; how many, or -ENOMEM. */
 static ssize_t collect_lanes(const struct sb_profile *p, const struct sb_html_opts *o,
-			     const struct pick *k, size_t kept, uint64_t **lanes)
+			     const struct pick *k, size_t kept, const struct sb_html_ticks *ticks,
+			     uint64_t **lanes)
 {
 	const struct sb_pair *pr;
 	const struct sb_event *e;
@@ -368,13 +357,15 @@ static ssize_t collect_lanes(const struct sb_profile *p, const struct sb_html_op
 	uint64_t *l;
 	size_t n = 0, i, u = 0;
 
-	l = malloc((kept ? kept : 1) * sizeof(*l));
+	l = malloc((kept + ticks->shown + 1) * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	walk_init(&w, p, o, k);
 	while ((e = walk_next(&w, &pr)))
-		l[n++] = lane_key(pr->rank, e->thread);
-	qsort(l, n, sizeof(*l), cmp_u64);
+		l[n++] = sb_html_lane_key(pr->rank, e->thread);
+	sb_html_ticks_lanes(ticks, l + n);
+	n += ticks->shown;
+	qsort(l, n, sizeof(*l), sb_html_cmp_key);
 	for (i = 0; i < n; i++)
 		if (!u || l[i] != l[u - 1])
 			l[u++] = l[i];
@@ -469,8 +460,8 @@ static void data_column(FILE *j, const struct sb_profile *p, const struct sb_htm
 			v = pr->region;
 			break;
 		case COL_LANE:
-			key = lane_key(pr->rank, e->thread);
-			at = bsearch(&key, lanes, n_lanes, sizeof(*lanes), cmp_u64);
+			key = sb_html_lane_key(pr->rank, e->thread);
+			at = bsearch(&key, lanes, n_lanes, sizeof(*lanes), sb_html_cmp_key);
 			v = at ? at - lanes : 0;
 			break;
 		case COL_START:
@@ -489,18 +480,23 @@ static void data_column(FILE *j, const struct sb_profile *p, const struct sb_htm
 	fputc(']', j);
 }
 
-/* The host calls' time range widened to the GPU work's, which starts and ends on its own. */
-static void span_gpu(struct pick *k, const struct sb_html_gpu *g)
+/* The host calls' time range widened to the GPU work's and the samples', which have their own. */
+static void span_more(struct pick *k, const struct sb_html_gpu *g, const struct sb_html_ticks *t)
 {
-	if (!g->shown)
-		return;
-	k->t0 = g->t0 < k->t0 ? g->t0 : k->t0;
-	k->t1 = g->t1 > k->t1 ? g->t1 : k->t1;
+	if (g->shown) {
+		k->t0 = g->t0 < k->t0 ? g->t0 : k->t0;
+		k->t1 = g->t1 > k->t1 ? g->t1 : k->t1;
+	}
+	if (t->shown) {
+		k->t0 = t->t0 < k->t0 ? t->t0 : k->t0;
+		k->t1 = t->t1 > k->t1 ? t->t1 : k->t1;
+	}
 }
 
 static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
 {
 	size_t cap = o->max_calls ? o->max_calls : SB_HTML_MAX_CALLS, kept;
+	struct sb_html_ticks ticks;
 	struct sb_html_gpu gpu;
 	uint64_t *lanes = NULL;
 	struct pick k;
@@ -517,14 +513,15 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 	if (r)
 		return r;
 	kept = k.total < cap ? k.total : cap;
+	sb_html_ticks_pick(&ticks, p, o->rank, SB_HTML_MAX_TICKS);
 	r = sb_html_gpu_pick(&gpu, p, o->rank, cap);
-	n_lanes = r ? r : collect_lanes(p, o, &k, kept, &lanes);
+	n_lanes = r ? r : collect_lanes(p, o, &k, kept, &ticks, &lanes);
 	if (n_lanes < 0) {
 		sb_html_gpu_free(&gpu);
 		return (int)n_lanes;
 	}
-	span_gpu(&k, &gpu);
-	any = kept || gpu.shown;
+	span_more(&k, &gpu, &ticks);
+	any = kept || gpu.shown || ticks.shown;
 	fprintf(j, "\"total\": %zu, \"shown\": %zu, \"truncated\": %s, \"t0\": %" PRId64
 		", \"span\": %" PRId64, k.total, kept, kept < k.total ? "true" : "false",
 		any ? k.t0 : 0, any ? k.t1 - k.t0 : 0);
@@ -537,8 +534,10 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 		if (p->columns & SB_COL_OFFCPU)
 			data_column(j, p, o, &k, COL_OFFCPU, lanes, (size_t)n_lanes);
 		sb_html_gpu_write(j, &gpu, k.t0);
-		fputc('}', j);
+		r = sb_html_ticks_write(j, &ticks, k.t0, lanes, (size_t)n_lanes);
 	}
+	if (!r)
+		fputc('}', j);
 	sb_html_gpu_free(&gpu);
 	free(lanes);
 	return r;
@@ -742,29 +741,6 @@ static int cmp_hot_weight(const void *a, const void *b)
 	return cmp_hot_key(a, b);
 }
 
-/* Region path id as "outer > inner"; the parents' chain is bounded in case a file loops it. */
-static void json_region_path(FILE *j, const struct sb_samples *s, int64_t path)
-{
-	const char *names[64];
-	size_t n = 0, i;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-
-	for (; path >= 0 && (uint64_t)path < s->n_paths && n < 64; path = s->paths[path].parent)
-		names[n++] = s->paths[path].name ? s->paths[path].name : "?";
-	m = n ? open_memstream(&buf, &len) : NULL;
-	if (!m) {
-		format_json_string(j, n ? "?" : "(outside regions)");
-		return;
-	}
-	for (i = n; i > 0; i--)
-		fprintf(m, "%s%s", i < n ? " \u203a " : "", names[i - 1]);
-	fclose(m);
-	format_json_string(j, buf ? buf : "?");
-	free(buf);
-}
-
 static int data_samples(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
 {
 	const struct sb_samples *s = &p->samples;
@@ -818,7 +794,7 @@ static int data_samples(FILE *j, const struct sb_profile *p, const struct sb_htm
 		"{\"title\": \"Off-CPU\", \"type\": \"ns\"}],\n \"rows\": [", cpu, off, u);
 	for (i = 0; i < u && i < SB_HTML_MAX_SAMPLE_ROWS; i++) {
 		fputs(i ? ",\n  [" : "\n  [", j);
-		json_region_path(j, s, h[i].path);
+		sb_html_region_path(j, s, h[i].path);
 		fputs(", ", j);
 		format_json_string(j, h[i].fn);
 		fprintf(j, ", %" PRIu64 ", %" PRIu64 "]", h[i].cpu, h[i].off_ns);
