@@ -67,6 +67,32 @@ int BPF_USDT(fast_ready, void *hdr, int fd)
 	return 0;
 }
 
+/*
+ * Wake-ups for the recorder's drainer and its standby, one ring each (each
+ * has its own reader): they sleep while no ring fills, and a writer whose
+ * ring passed half full fires fast_wake. What is in them is never read.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} fast_wake_drainer SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} fast_wake_standby SEC(".maps");
+
+SEC("usdt")
+int BPF_USDT(fast_wake, void *slot)
+{
+	__u64 one = 1;
+
+	/* A full ring already wakes its reader: a failed write loses nothing. */
+	bpf_ringbuf_output(&fast_wake_drainer, &one, sizeof(one), BPF_RB_FORCE_WAKEUP);
+	bpf_ringbuf_output(&fast_wake_standby, &one, sizeof(one), BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
 SEC("usdt")
 int BPF_USDT(fast_site, void *site)
 {

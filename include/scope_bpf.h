@@ -260,6 +260,7 @@ struct scope_bpf_impl_fast_view {
 	uint64_t skip;		/* regions open inside a dropped call: dropped too */
 	uint32_t clock;
 	uint32_t skip_gen;	/* the recording (hdr->gen) skip began in */
+	uint64_t woke;		/* 1 + the tail fast_wake last fired at, once per tail */
 } __attribute__((aligned(64)));
 
 /* A thread's state, in this object's thread-local storage. */
@@ -643,16 +644,33 @@ struct scope_bpf_impl_fast_view *scope_bpf_impl_fast_claim(struct scope_bpf_impl
 	v->clock = hdr->clock;
 	v->limit = 0;
 	v->skip = 0;
+	v->woke = 0;
 	v->slot = &slots[found];
 	return v;
 }
 
-/* The ring looked too full to take head: read the recorder's tail again. */
+/*
+ * The ring looked too full to take need: read the recorder's tail again.
+ * The limit stops at half a ring first, so that this runs once per half
+ * ring written: past it, the recorder, which sleeps while nothing is
+ * written, is woken (fast_wake), once per tail it has read to.
+ */
 SCOPE_BPF_IMPL_ONCE
-int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_view *v, uint64_t head)
+int scope_bpf_impl_fast_room(struct scope_bpf_impl_fast_view *v, uint64_t need)
 {
-	v->limit = __atomic_load_n(&v->slot->tail, __ATOMIC_ACQUIRE) + SCOPE_BPF_IMPL_FAST_RING;
-	return head <= v->limit;
+	uint64_t tail = __atomic_load_n(&v->slot->tail, __ATOMIC_ACQUIRE);
+
+	if (need <= tail + SCOPE_BPF_IMPL_FAST_RING / 2) {
+		v->limit = tail + SCOPE_BPF_IMPL_FAST_RING / 2;
+		return 1;
+	}
+	if (v->woke != tail + 1) {
+		v->woke = tail + 1;
+		SCOPE_BPF_IMPL_PROBE_SEM(fast_wake, scope_bpf_fast_semaphore, "8@%0",
+					 "r"(v->slot));
+	}
+	v->limit = tail + SCOPE_BPF_IMPL_FAST_RING;
+	return need <= v->limit;
 }
 
 /* The kernel reads the descriptor and names it to the recorder, once per recording. */

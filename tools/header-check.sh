@@ -52,12 +52,13 @@ check_notes() {
 				sem[s[i]] = hex(s[i + 1])
 		}
 		$1 != "scope_bpf" { print "foreign provider " $1; bad = 1; exit }
-		$2 != "region_begin" && $2 != "region_end" && $2 != "fast_ready" && $2 != "fast_site" {
+		$2 != "region_begin" && $2 != "region_end" && $2 != "fast_ready" && $2 != "fast_site" &&
+		$2 != "fast_wake" {
 			print "unknown probe " $2; bad = 1; exit
 		}
 		{
 			seen[$2]++
-			# The two fast probes share one semaphore (include/scope_bpf.h).
+			# The fast probes share one semaphore (include/scope_bpf.h).
 			want = sem["scope_bpf_" ($2 ~ /^fast_/ ? "fast" : $2) "_semaphore"]
 			if (hex($5) == "0" || hex($5) != want) {
 				print $2 " semaphore " $5 " is not its symbol"; bad = 1; exit
@@ -71,8 +72,8 @@ check_notes() {
 		END {
 			if (!bad && (!seen["region_begin"] || !seen["region_end"]))
 				print "missing region_begin or region_end"
-			else if (!bad && (!seen["fast_ready"] || !seen["fast_site"]))
-				print "missing fast_ready or fast_site"
+			else if (!bad && (!seen["fast_ready"] || !seen["fast_site"] || !seen["fast_wake"]))
+				print "missing fast_ready, fast_site or fast_wake"
 		}' >"$obj.notes" 2>&1 || { echo "awk failed on notes"; return; }
 	if grep -qv '^PC ' "$obj.notes" || ! [ -s "$obj.notes" ]; then
 		grep -v '^PC ' "$obj.notes" | head -1

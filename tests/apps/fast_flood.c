@@ -5,7 +5,9 @@
  * "longest_gap_us G": the longest any thread took for 1024 calls, so a tracer
  * that makes the program wait shows as a gap as long as the wait. Prints
  * "ready" once the threads run. With PROCESSES, that many forked children
- * each run THREADS threads, and "calls N" is the sum over them all.
+ * each run THREADS threads, and "calls N" is the sum over them all. With
+ * IDLE_SECONDS, one call of "warmup" first, then that long idle: a flood
+ * that begins while the recorder sleeps.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -117,16 +119,24 @@ static long run_processes(long procs, long threads, long long *gap)
 int main(int argc, char **argv)
 {
 	long threads = argc > 1 ? atol(argv[1]) : 1, procs = argc > 3 ? atol(argv[3]) : 0;
+	double idle = argc > 4 ? atof(argv[4]) : 0;
+	struct timespec pause = { (time_t)idle, (long)((idle - (long)idle) * 1e9) };
 	long total;
 	long long gap;
 
 	seconds = argc > 2 ? atof(argv[2]) : 1;
-	if (threads < 1 || threads > MAX_THREADS || seconds <= 0 || procs < 0) {
-		fprintf(stderr, "usage: fast_flood THREADS(1-%d) SECONDS [PROCESSES]\n",
+	if (threads < 1 || threads > MAX_THREADS || seconds <= 0 || procs < 0 || idle < 0) {
+		fprintf(stderr, "usage: fast_flood THREADS(1-%d) SECONDS [PROCESSES [IDLE_SECONDS]]\n",
 			MAX_THREADS);
 		return 2;
 	}
 	signal(SIGTERM, on_stop);
+	if (idle > 0) {
+		SCOPE_BPF_REGION("warmup") {
+			__asm__ __volatile__("" ::: "memory");
+		}
+		nanosleep(&pause, NULL);
+	}
 	total = procs ? run_processes(procs, threads, &gap) : run_threads(threads, &gap, 1);
 	if (total < 0)
 		return 1;

@@ -201,7 +201,7 @@ static void st_add_note(const char *desc, size_t len, uintptr_t bias, uint64_t b
 	if (arg >= end || strcmp(prov, "scope_bpf"))
 		return;
 	/* The fast path's own probes fire only under a fast-mode recorder: not traced here. */
-	if (!strcmp(name, "fast_ready") || !strcmp(name, "fast_site"))
+	if (!strcmp(name, "fast_ready") || !strcmp(name, "fast_site") || !strcmp(name, "fast_wake"))
 		return;
 	is_end = !strcmp(name, "region_end");
 	if (!is_end && strcmp(name, "region_begin")) {

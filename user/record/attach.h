@@ -24,6 +24,7 @@ struct sb_attach {
 	int probe_files;		/* objects with scope_bpf probes attached so far */
 	int probes;			/* probes in those objects */
 	int fast_files;			/* of those, objects whose markers have the fast path */
+	int fast_unwaking;		/* of those, objects whose writers never fire fast_wake */
 	int failed_files;		/* objects with probes the kernel would not attach */
 	char failure[512];		/* the first of those failures: object, probe, cause */
 	bool fast;			/* attach the fast path's probes where they exist */

@@ -39,6 +39,7 @@ struct sb_source_env {
 	int64_t start_ns;		/* recording began (CLOCK_MONOTONIC); INT64_MAX before */
 	int64_t end_ns;			/* recording ended (CLOCK_MONOTONIC); INT64_MAX before */
 	uint64_t fast_lost;		/* fast-path calls lost, for lost_events (sources/fast.c) */
+	int fast_unwaking;		/* objects whose fast-path writers never wake the drainer */
 	bool busy;			/* a source has work left: the loop does not wait for records */
 	/* The fast path's part of the regions source's counts (sources/fast.c, at detach). */
 	uint64_t fast_bad_sites;	/* calls at invalid descriptors: invalid_sites */

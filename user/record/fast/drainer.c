@@ -36,6 +36,14 @@
 #define STALE_NS 250000
 #define WARM_CHECK_NS 2000000	/* how often the spares are looked at, once warm */
 /*
+ * How long the drainer, its standby and the warming thread sleep while no
+ * ring fills, when every writer wakes them as its ring passes half full
+ * (fast_wake): what is written meanwhile waits in the rings, a few ms late.
+ */
+#define IDLE_WAIT_NS 50000000LL
+/* A pass after sleeping sees the fullest ring; the next comes before it is an eighth fuller. */
+#define FILL_PART 8
+/*
  * Warm at first; the rest of warm_bytes once a burst has used half of what is
  * warm. A recording whose processes write little (most of them) holds no
  * more, and faulting memory in (a CPU for a fraction of a second, the host's
@@ -53,7 +61,10 @@
 struct copy_ctx {
 	struct sb_fast_drainer *d;
 	void *proc;
-	uint64_t most;		/* the longest run taken from one ring */
+	uint64_t most;		/* the most records taken from one ring */
+	void *ring_proc;	/* the ring runs are taken from now: its process and slot */
+	uint32_t ring_slot;
+	uint64_t ring_n;	/* records taken from it so far (runs are 1024 at most) */
 	struct sb_fast_chunk *first, *cur;
 	bool left_some;		/* records stayed in a ring: the queue was full */
 };
@@ -98,12 +109,52 @@ static void hurry(bool *hurried, bool urgent)
  * a burst used are made again while it goes on. Without warm memory a burst
  * only drains more slowly.
  */
+/*
+ * While passes copy records, every WARM_CHECK_NS; else until one does (the
+ * pass signals), at most IDLE_WAIT_NS: an idle recording wakes this thread
+ * twenty times a second, not five hundred.
+ */
+static void warm_sleep(struct sb_fast_drainer *d, uint64_t *seen)
+{
+	struct timespec idle = { 0, WARM_CHECK_NS }, until;
+	uint64_t copied = __atomic_load_n(&d->copied, __ATOMIC_RELAXED);
+
+	if (copied != *seen) {
+		*seen = copied;
+		nanosleep(&idle, NULL);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += IDLE_WAIT_NS;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&d->warm_lock);
+	__atomic_store_n(&d->warm_idle, true, __ATOMIC_RELAXED);
+	while (__atomic_load_n(&d->warm_idle, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) &&
+	       pthread_cond_timedwait(&d->warm_cond, &d->warm_lock, &until) != ETIMEDOUT)
+		;
+	__atomic_store_n(&d->warm_idle, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&d->warm_lock);
+}
+
+/* A pass copied records: the warming thread, asleep since none did, looks again. */
+static void warm_up(struct sb_fast_drainer *d)
+{
+	if (!__atomic_load_n(&d->warm_idle, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&d->warm_lock);
+	__atomic_store_n(&d->warm_idle, false, __ATOMIC_RELAXED);
+	pthread_cond_signal(&d->warm_cond);
+	pthread_mutex_unlock(&d->warm_lock);
+}
+
 static void *warm(void *arg)
 {
-	struct timespec idle = { 0, WARM_CHECK_NS };
 	struct sb_fast_drainer *d = arg;
 	int64_t checked = INT64_MIN / 2, t;
 	bool ready = false, hurried = false, burst;
+	uint64_t seen = 0;
 
 	pthread_setname_np(pthread_self(), "sb-warm");
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
@@ -118,7 +169,7 @@ static void *warm(void *arg)
 		hurry(&hurried, burst);
 		if (!sb_fast_queue_top_up(&d->queue, d->warm_now)) {
 			ready = true;
-			nanosleep(&idle, NULL);
+			warm_sleep(d, &seen);
 		}
 	}
 	return NULL;
@@ -136,6 +187,23 @@ static void start_warming(struct sb_fast_drainer *d)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The warming thread's idle sleep times out by the monotonic clock, as everything here. */
+static int init_warm_wait(struct sb_fast_drainer *d)
+{
+	pthread_condattr_t a;
+	int ret;
+
+	ret = pthread_condattr_init(&a);
+	if (!ret)
+		ret = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	if (!ret)
+		ret = pthread_cond_init(&d->warm_cond, &a);
+	pthread_condattr_destroy(&a);
+	if (!ret)
+		ret = pthread_mutex_init(&d->warm_lock, NULL);
+	return -ret;
+}
+
 int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes,
 			 uint64_t reserve_bytes)
 {
@@ -147,8 +215,12 @@ int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t war
 	d->drain_cpu = -1;
 	d->last_begun = 0;
 	d->filling = false;
+	d->fill_ns = INT64_MAX;
+	d->unwaking = NULL;
 	d->stood_in = 0;
 	d->warming = false;
+	d->warm_idle = false;
+	d->copied = 0;
 	d->warm_bytes = warm_bytes;
 	d->warm_now = warm_bytes < WARM_BEFORE_USE ? warm_bytes : WARM_BEFORE_USE;
 	d->reserve_bytes = reserve_bytes;
@@ -157,7 +229,13 @@ int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t war
 	d->pass = 0;
 	d->refused = 0;
 	d->stop = false;
-	ret = sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
+	ret = sb_fast_wake_init(&d->wake_drainer, -1);
+	if (!ret)
+		ret = sb_fast_wake_init(&d->wake_standby, -1);
+	if (!ret)
+		ret = init_warm_wait(d);
+	if (!ret)
+		ret = sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
 	if (ret)
 		return ret;
 	/* The recorder's thread takes it to add and remove memories while the drainer runs. */
@@ -179,7 +257,13 @@ static long copy_run(void *ctx, uint32_t slot, uint32_t tid,
 	struct sb_fast_run *run;
 	uint64_t done = 0, k;
 
-	c->most = n > c->most ? n : c->most;
+	if (c->proc != c->ring_proc || slot != c->ring_slot) {
+		c->ring_proc = c->proc;
+		c->ring_slot = slot;
+		c->ring_n = 0;
+	}
+	c->ring_n += n;
+	c->most = c->ring_n > c->most ? c->ring_n : c->most;
 	while (done < n) {
 		if (!c->cur || c->cur->n == SB_FAST_CHUNK || c->cur->n_runs == SB_FAST_CHUNK_RUNS) {
 			next = sb_fast_queue_chunk(&c->d->queue);
@@ -202,6 +286,15 @@ static long copy_run(void *ctx, uint32_t slot, uint32_t tid,
 		done += k;
 	}
 	return (long)n;
+}
+
+/* How long the fullest ring, most records in since ns, takes to fill FILL_PART more. */
+static int64_t fill_time(uint64_t most, int64_t since)
+{
+	if (!most || since <= 0)
+		return INT64_MAX;
+	return (int64_t)((unsigned __int128)SCOPE_BPF_IMPL_FAST_RING / FILL_PART * (uint64_t)since /
+			 most);
 }
 
 /* One pass over every memory; the caller holds d->lock. */
@@ -232,6 +325,11 @@ static long pass_locked(struct sb_fast_drainer *d)
 	/* At the rate since the pass before, a ring fills within FILL_WATCH_NS. */
 	__atomic_store_n(&d->filling, since > 0 && c.most * FILL_WATCH_NS >
 			 (uint64_t)SCOPE_BPF_IMPL_FAST_RING * (uint64_t)since, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->fill_ns, fill_time(c.most, since), __ATOMIC_RELAXED);
+	if (total > 0) {
+		__atomic_fetch_add(&d->copied, (uint64_t)total, __ATOMIC_RELAXED);
+		warm_up(d);
+	}
 	return total;
 }
 
@@ -264,17 +362,41 @@ static void run_first(void)
 	setpriority(PRIO_PROCESS, 0, -20);
 }
 
+/* Whether every writer wakes the sleepers as its ring passes half full. */
+static bool writers_wake(struct sb_fast_drainer *d, const struct sb_fast_wake *w)
+{
+	return sb_fast_wake_ready(w) && d->unwaking &&
+	       !__atomic_load_n(d->unwaking, __ATOMIC_RELAXED);
+}
+
+/*
+ * Until the next pass: as before when a writer cannot wake us; else until the
+ * fullest ring is an eighth fuller at the rate of the latest pass, a writer
+ * wakes us (the next pass then comes soon), or IDLE_WAIT_NS.
+ */
+static int64_t drain_wait(struct sb_fast_drainer *d, long copied, bool woken)
+{
+	int64_t fill = __atomic_load_n(&d->fill_ns, __ATOMIC_RELAXED);
+
+	if (!writers_wake(d, &d->wake_drainer))
+		return copied > 0 ? BUSY_SLEEP_NS : IDLE_SLEEP_NS;
+	if (woken || fill < BUSY_SLEEP_NS)
+		return BUSY_SLEEP_NS;
+	return fill < IDLE_WAIT_NS ? fill : IDLE_WAIT_NS;
+}
+
 static void *drain_loop(void *arg)
 {
 	struct sb_fast_drainer *d = arg;
-	struct timespec ts = { 0 };
+	bool woken = false;
+	long copied;
 
 	pthread_setname_np(pthread_self(), "sb-drain");
 	run_first();
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
-		ts.tv_nsec = sb_fast_drainer_pass(d) > 0 ? BUSY_SLEEP_NS : IDLE_SLEEP_NS;
+		copied = sb_fast_drainer_pass(d);
 		__atomic_store_n(&d->drain_cpu, sched_getcpu(), __ATOMIC_RELAXED);
-		nanosleep(&ts, NULL);
+		woken = sb_fast_wake_wait(&d->wake_drainer, drain_wait(d, copied, woken));
 	}
 	return NULL;
 }
@@ -322,8 +444,8 @@ static void stand_in(struct sb_fast_drainer *d)
 static void *standby_loop(void *arg)
 {
 	struct sb_fast_drainer *d = arg;
-	struct timespec ts = { 0 };
 	int avoided = -2;
+	int64_t wait;
 	cpu_set_t allowed;
 
 	pthread_setname_np(pthread_self(), "sb-standby");
@@ -332,9 +454,11 @@ static void *standby_loop(void *arg)
 		return NULL;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) && stand_apart(d, &allowed, &avoided)) {
 		stand_in(d);
-		ts.tv_nsec = __atomic_load_n(&d->filling, __ATOMIC_RELAXED) ? STANDBY_BUSY_NS :
-									   STANDBY_IDLE_NS;
-		nanosleep(&ts, NULL);
+		if (__atomic_load_n(&d->filling, __ATOMIC_RELAXED))
+			wait = STANDBY_BUSY_NS;
+		else
+			wait = writers_wake(d, &d->wake_standby) ? IDLE_WAIT_NS : STANDBY_IDLE_NS;
+		sb_fast_wake_wait(&d->wake_standby, wait);
 	}
 	return NULL;
 }
@@ -356,6 +480,22 @@ static int start_thread(struct sb_fast_drainer *d)
 		return -ret;
 	d->running = true;
 	return 0;
+}
+
+int sb_fast_drainer_wakes(struct sb_fast_drainer *d, int drainer_ring, int standby_ring,
+			  const int *unwaking)
+{
+	int ret;
+
+	if (d->running || sb_fast_wake_ready(&d->wake_drainer))
+		return 0;
+	d->unwaking = unwaking;
+	sb_fast_wake_free(&d->wake_drainer);
+	sb_fast_wake_free(&d->wake_standby);
+	ret = sb_fast_wake_init(&d->wake_drainer, drainer_ring);
+	if (!ret)
+		ret = sb_fast_wake_init(&d->wake_standby, standby_ring);
+	return ret;
 }
 
 int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void *proc)
@@ -398,6 +538,11 @@ uint64_t sb_fast_drainer_passes_begun(struct sb_fast_drainer *d)
 void sb_fast_drainer_stop(struct sb_fast_drainer *d)
 {
 	__atomic_store_n(&d->stop, true, __ATOMIC_RELEASE);
+	sb_fast_wake_stop(&d->wake_drainer);
+	sb_fast_wake_stop(&d->wake_standby);
+	pthread_mutex_lock(&d->warm_lock);
+	pthread_cond_signal(&d->warm_cond);
+	pthread_mutex_unlock(&d->warm_lock);
 	if (d->running)
 		pthread_join(d->thread, NULL);
 	if (d->standing_by)
@@ -442,4 +587,8 @@ void sb_fast_drainer_free(struct sb_fast_drainer *d)
 	d->n_mems = 0;
 	sb_fast_queue_free(&d->queue);
 	pthread_mutex_destroy(&d->lock);
+	sb_fast_wake_free(&d->wake_drainer);
+	sb_fast_wake_free(&d->wake_standby);
+	pthread_cond_destroy(&d->warm_cond);
+	pthread_mutex_destroy(&d->warm_lock);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "record/fast/queue.h"
+#include "record/fast/wake.h"
 
 struct sb_fast_mem;
 
@@ -30,9 +31,17 @@ struct sb_fast_drainer {
 	int drain_cpu;		/* where the drainer ran last; the standby keeps off it */
 	int64_t last_begun;	/* when the latest pass began, CLOCK_MONOTONIC ns */
 	bool filling;		/* a ring fills fast: the standby looks often */
+	int64_t fill_ns;	/* the fullest ring's eighth, at the latest pass's rate */
+	struct sb_fast_wake wake_drainer;	/* what ends the drainer's sleeps */
+	struct sb_fast_wake wake_standby;	/* the standby's */
+	const int *unwaking;	/* objects whose writers never wake us (older headers) */
 	uint64_t stood_in;	/* passes the standby made */
 	pthread_t warmer;	/* keeps warm_bytes of the queue's spares faulted in */
 	bool warming;
+	pthread_mutex_t warm_lock;	/* with warm_cond: the warming thread's idle sleep */
+	pthread_cond_t warm_cond;
+	bool warm_idle;		/* it sleeps until a pass copies records */
+	uint64_t copied;	/* records copied by every pass so far */
 	size_t warm_bytes;	/* once a burst used half of warm_now */
 	size_t warm_now;	/* less before that; the warming thread's own */
 	uint64_t reserve_bytes;	/* the queue grows only while more memory than this is available */
@@ -53,6 +62,14 @@ struct sb_fast_drainer {
  */
 int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t warm_bytes,
 			 uint64_t reserve_bytes);
+/*
+ * Before the first memory: the rings fast_wake writes to, one each for the
+ * drainer and the standby, and the count of objects whose writers never fire
+ * it (read at each sleep). While that count is 0 they sleep until a writer's
+ * ring passes half full instead of looking every 200 us. 0 or -errno.
+ */
+int sb_fast_drainer_wakes(struct sb_fast_drainer *d, int drainer_ring, int standby_ring,
+			  const int *unwaking);
 /* Starts the threads on the first memory. */
 int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void *proc);
 /* After a pass that began once its writers were gone: stop draining it (the caller closes it). */

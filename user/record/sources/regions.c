@@ -97,10 +97,11 @@ static int regions_process(void *state, struct sb_source_env *env, const struct 
 
 	struct regions *rg = state;
 
-	(void)env;
 	if (ch->what == SB_PROC_FORK)
 		return 0;	/* the child has its parent's probes */
 	ret = sb_attach_process(&rg->attach, ch->pid, err);
+	/* Read by the fast path's drainer thread at each sleep. */
+	__atomic_store_n(&env->fast_unwaking, rg->attach.fast_unwaking, __ATOMIC_RELAXED);
 	return ret < 0 ? ret : 0;
 }
 
