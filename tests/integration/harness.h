@@ -266,12 +266,29 @@ static inline const struct sb_pair *find_pair(const struct sb_profile *p, const 
 	return NULL;
 }
 
+static inline void print_losses(const struct sb_profile *p);
+
+/* What the file holds instead, so that a failure seen once (a kernel under emulation) says why. */
+static inline void print_pairs(const struct sb_profile *p)
+{
+	size_t i;
+
+	printf("  %zu processes, %zu threads; calls by region and rank:\n", p->n_processes,
+	       p->n_threads);
+	for (i = 0; i < p->n_pairs; i++)
+		printf("  %s rank %u: %llu\n", p->regions[p->pairs[i].region].name, p->pairs[i].rank,
+		       (unsigned long long)p->pairs[i].count);
+	print_losses(p);
+}
+
 static inline const struct sb_pair *must_pair(const struct sb_profile *p, const char *region, uint32_t rank)
 {
 	const struct sb_pair *pair = find_pair(p, region, rank);
 
-	if (!pair)
+	if (!pair) {
+		print_pairs(p);
 		fail_msg("no calls of region '%s' on rank %u", region, rank);
+	}
 	return pair;
 }
 
