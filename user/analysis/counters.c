@@ -1,4 +1,7 @@
-/* `report --counters`: per region sums of the counter columns, and IPC and miss ratios. */
+/*
+ * `report --counters`: per region (MPI call regions per function) sums of the
+ * counter columns, and IPC and miss ratios.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -6,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/counters.h"
+#include "analysis/mpi_fns.h"
 
 /* The figures perf stat shows, each from two of perf's generic events. */
 static const struct {
@@ -88,6 +92,49 @@ static void add_call(struct sb_counter_report *r, struct sb_counter_row *row, co
 	}
 }
 
+static void add_row(const struct sb_counter_report *r, struct sb_counter_row *to,
+		    const struct sb_counter_row *from)
+{
+	unsigned i;
+
+	to->calls += from->calls;
+	to->unknown += from->unknown;
+	for (i = 0; i < r->n; i++) {
+		to->incl[i] += from->incl[i];
+		to->excl[i] += from->excl[i];
+	}
+}
+
+/*
+ * Each MPI call region's row into its function's, the row of the function's
+ * first region: counts are sums over calls, so the function's are exact.
+ */
+static int fold_mpi(struct sb_counter_report *r, const struct sb_profile *p)
+{
+	struct sb_counter_row *to;
+	int32_t fn;
+	size_t i;
+	int ret;
+
+	r->fns = calloc(1, sizeof(*r->fns));
+	if (!r->fns)
+		return -ENOMEM;
+	ret = sb_mpi_fns_build(r->fns, p);
+	for (i = 0; !ret && i < p->n_regions; i++) {
+		fn = r->fns->of[i];
+		if (fn < 0)
+			continue;
+		to = &r->rows[r->fns->first[fn]];
+		to->name = r->fns->name[fn];
+		if (to == &r->rows[i])
+			continue;
+		add_row(r, to, &r->rows[i]);
+		/* Dropped with the regions no call reached. */
+		r->rows[i].calls = 0;
+	}
+	return ret;
+}
+
 static int by_own_first_event(const void *a, const void *b)
 {
 	const struct sb_counter_row *x = a, *y = b;
@@ -98,7 +145,7 @@ static int by_own_first_event(const void *a, const void *b)
 }
 
 int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile *p, int64_t rank,
-			    struct sb_error *err)
+			    bool mpi_detail, struct sb_error *err)
 {
 	const struct sb_pair *q;
 	size_t i, k;
@@ -115,7 +162,8 @@ int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile
 	if (!r->rows)
 		return -ENOMEM;
 	for (i = 0; i < p->n_regions; i++)
-		r->rows[i].region = (uint32_t)i;
+		r->rows[i] = (struct sb_counter_row){ .region = (uint32_t)i,
+						      .name = p->regions[i].name };
 	for (k = 0; k < p->n_pairs; k++) {
 		q = &p->pairs[k];
 		if (rank >= 0 && q->rank != (uint64_t)rank)
@@ -124,6 +172,8 @@ int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile
 			add_call(r, &r->rows[q->region],
 				 &p->counters[(q->offset + j) * sb_counter_stride(r->n)]);
 	}
+	if (!mpi_detail && fold_mpi(r, p))
+		return -ENOMEM;
 	for (i = 0; i < p->n_regions; i++)
 		if (r->rows[i].calls)
 			r->rows[r->n_rows++] = r->rows[i];
@@ -150,5 +200,8 @@ void sb_counter_report_free(struct sb_counter_report *r)
 	for (i = 0; i < SB_COUNTER_SLOTS; i++)
 		free(r->names[i]);
 	free(r->rows);
+	if (r->fns)
+		sb_mpi_fns_free(r->fns);
+	free(r->fns);
 	memset(r, 0, sizeof(*r));
 }

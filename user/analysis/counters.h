@@ -1,4 +1,7 @@
-/* `report --counters`: the counter columns summed per region, and the figures derived from them. */
+/*
+ * `report --counters`: the counter columns summed per region (MPI call
+ * regions per MPI function), and the figures derived from them.
+ */
 #ifndef SB_ANALYSIS_COUNTERS_H
 #define SB_ANALYSIS_COUNTERS_H
 
@@ -8,11 +11,14 @@
 #include "model/model.h"
 #include "util/error.h"
 
+struct sb_mpi_fns;
+
 #define SB_EVENT_NAME_LEN 96	/* longest event name shown (counters/events.h's SB_EVENT_NAME_MAX) */
 
-/* One region over the ranks reported. */
+/* One region (or MPI function) over the ranks reported. */
 struct sb_counter_row {
-	uint32_t region;
+	uint32_t region;			/* an MPI function's: its first region */
+	const char *name;			/* the region's, or "mpi:recv": into p or fns */
 	uint64_t calls;
 	uint64_t unknown;			/* calls whose counts are unknown (first event) */
 	uint64_t incl[SB_COUNTER_SLOTS];	/* sums of the calls' inclusive counts */
@@ -35,14 +41,16 @@ struct sb_counter_report {
 	size_t n_rows;
 	struct sb_counter_ratio ratios[SB_COUNTER_MAX_RATIOS];
 	unsigned n_ratios;
+	struct sb_mpi_fns *fns;			/* the MPI functions rows fold into; NULL: mpi_detail */
 };
 
 /*
- * The rows of p's regions (rank >= 0: of that rank only). -EINVAL with the
- * cause in err when p has no counter columns.
+ * The rows of p's regions (rank >= 0: of that rank only), an MPI function's
+ * call regions summed into one row unless mpi_detail. -EINVAL with the cause
+ * in err when p has no counter columns.
  */
 int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile *p, int64_t rank,
-			    struct sb_error *err);
+			    bool mpi_detail, struct sb_error *err);
 
 /* Ratio k of a row, inclusive counts; NAN when its denominator is 0. */
 double sb_counter_ratio_value(const struct sb_counter_report *r, unsigned k,

@@ -85,6 +85,7 @@ static void usage(FILE *f)
 	      "                      across ranks, the calls by arguments, and the\n"
 	      "                      communication matrix (CSV: the matrix alone)\n"
 	      "      --counters      the counters recorded with record -e instead: per region\n"
+	      "                      (MPI calls per function, --mpi-detail: per call region)\n"
 	      "                      the calls' totals and own counts, IPC and miss ratios\n"
 	      "                      when their events were counted (docs/COUNTERS.md)\n"
 	      "      --gpu           the GPU work recorded with record --cuda instead: per\n"
@@ -486,7 +487,7 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 	struct sb_output out;
 	int r;
 
-	r = sb_counter_report_build(&c, p, o->rank, &err);
+	r = sb_counter_report_build(&c, p, o->rank, o->mpi_detail, &err);
 	if (r) {
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path,
 			err.msg[0] ? err.msg : strerror(-r));
@@ -498,7 +499,7 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 		sb_counter_report_free(&c);
 		return 1;
 	}
-	r = sb_counter_report_render(out.f, p, &c, o);
+	r = sb_counter_report_render(out.f, &c, o);
 	sb_counter_report_free(&c);
 	return sb_output_close(&out, r, "report");
 }

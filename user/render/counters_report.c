@@ -84,8 +84,8 @@ static void text_row(FILE *f, const struct sb_counter_report *r,
 }
 
 /* Items from..to-1 (events, then ratios) as one table, names cut to fit unless wide. */
-static void text_table(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r,
-		       unsigned from, unsigned to, bool wide)
+static void text_table(FILE *f, const struct sb_counter_report *r, unsigned from, unsigned to,
+		       bool wide)
 {
 	size_t used = LEFT + 2, j;
 	unsigned i;
@@ -95,7 +95,7 @@ static void text_table(FILE *f, const struct sb_profile *p, const struct sb_coun
 	text_head(f, r, from, to);
 	for (j = 0; j < r->n_rows; j++) {
 		text_row(f, r, &r->rows[j], from, to);
-		format_cut(f, p->regions[r->rows[j].region].name,
+		format_cut(f, r->rows[j].name,
 			   wide ? SIZE_MAX :
 			   used + NAME_MIN < TEXT_COLUMNS ? TEXT_COLUMNS - used : NAME_MIN);
 		fputc('\n', f);
@@ -106,8 +106,7 @@ static void text_table(FILE *f, const struct sb_profile *p, const struct sb_coun
  * One table with --wide; else the events and ratios split over as many tables
  * as it takes for each to fit 80 columns, calls and region repeated in each.
  */
-static void render_text(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r,
-			bool wide)
+static void render_text(FILE *f, const struct sb_counter_report *r, bool wide)
 {
 	unsigned n_items = r->n + r->n_ratios, from, to;
 	int room = TEXT_COLUMNS - LEFT - 2 - NAME_ROOM, used;
@@ -121,7 +120,7 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_cou
 			used += item_width(r, to);
 		if (from)
 			fputc('\n', f);
-		text_table(f, p, r, from, to, wide);
+		text_table(f, r, from, to, wide);
 	}
 }
 
@@ -133,8 +132,7 @@ static void json_number(FILE *f, double v)
 		fprintf(f, "%.6g", v);
 }
 
-static void render_json(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r,
-			const struct report_opts *o)
+static void render_json(FILE *f, const struct sb_counter_report *r, const struct report_opts *o)
 {
 	const struct sb_counter_row *row;
 	unsigned i, k;
@@ -151,7 +149,7 @@ static void render_json(FILE *f, const struct sb_profile *p, const struct sb_cou
 	for (j = 0; j < r->n_rows; j++) {
 		row = &r->rows[j];
 		fputs(j ? ",\n{\"region\":" : "\n{\"region\":", f);
-		format_json_string(f, p->regions[row->region].name);
+		format_json_string(f, row->name);
 		fprintf(f, ",\"calls\":%" PRIu64 ",\"unknown_calls\":%" PRIu64 ",\"counters\":{",
 			row->calls, row->unknown);
 		for (i = 0; i < r->n; i++) {
@@ -172,7 +170,7 @@ static void render_json(FILE *f, const struct sb_profile *p, const struct sb_cou
 	fputs("\n]}\n", f);
 }
 
-static void render_csv(FILE *f, const struct sb_profile *p, const struct sb_counter_report *r)
+static void render_csv(FILE *f, const struct sb_counter_report *r)
 {
 	const struct sb_counter_row *row;
 	char own[SB_EVENT_NAME_LEN + 8];
@@ -195,7 +193,7 @@ static void render_csv(FILE *f, const struct sb_profile *p, const struct sb_coun
 	fputc('\n', f);
 	for (j = 0; j < r->n_rows; j++) {
 		row = &r->rows[j];
-		format_csv_field(f, p->regions[row->region].name);
+		format_csv_field(f, row->name);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64, row->calls, row->unknown);
 		for (i = 0; i < r->n; i++)
 			fprintf(f, ",%" PRIu64 ",%" PRIu64, row->incl[i], row->excl[i]);
@@ -210,14 +208,14 @@ static void render_csv(FILE *f, const struct sb_profile *p, const struct sb_coun
 	}
 }
 
-int sb_counter_report_render(FILE *f, const struct sb_profile *p,
-			     const struct sb_counter_report *r, const struct report_opts *o)
+int sb_counter_report_render(FILE *f, const struct sb_counter_report *r,
+			     const struct report_opts *o)
 {
 	if (o->format == SB_REPORT_JSON)
-		render_json(f, p, r, o);
+		render_json(f, r, o);
 	else if (o->format == SB_REPORT_CSV)
-		render_csv(f, p, r);
+		render_csv(f, r);
 	else
-		render_text(f, p, r, o->wide);
+		render_text(f, r, o->wide);
 	return ferror(f) ? -EIO : 0;
 }

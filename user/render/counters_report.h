@@ -7,8 +7,8 @@
 #include "analysis/counters.h"
 #include "render/report.h"
 
-/* Write r (built from p) as o->format. -EIO on a write error. */
-int sb_counter_report_render(FILE *f, const struct sb_profile *p,
-			     const struct sb_counter_report *r, const struct report_opts *o);
+/* Write r as o->format (r names its rows: keep its profile alive). -EIO on a write error. */
+int sb_counter_report_render(FILE *f, const struct sb_counter_report *r,
+			     const struct report_opts *o);
 
 #endif

@@ -857,7 +857,11 @@ static void json_ratio(FILE *j, double v)
 		fprintf(j, "%.6g", v);
 }
 
-/* Only profiles with counter columns get the key, and the page its Counters table. */
+/*
+ * Only profiles with counter columns get the key, and the page its Counters
+ * table: a row per region, per MPI function for MPI calls (named by the
+ * function's first region's fn), as the page's table of times shows them folded.
+ */
 static int data_counters(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
 {
 	const struct sb_counter_row *row;
@@ -867,7 +871,7 @@ static int data_counters(FILE *j, const struct sb_profile *p, const struct sb_ht
 
 	if (!p->events || !(p->columns & SB_COL_METRIC(SB_METRIC_COUNTER)))
 		return 0;
-	if (sb_counter_report_build(&c, p, o->rank, NULL)) {
+	if (sb_counter_report_build(&c, p, o->rank, false, NULL)) {
 		sb_counter_report_free(&c);
 		return -ENOMEM;
 	}

@@ -1,4 +1,7 @@
-/* Unit tests of `report --counters`: per region sums, own counts, unknowns, derived ratios. */
+/*
+ * Unit tests of `report --counters`: per region sums, own counts, unknowns,
+ * derived ratios, MPI call regions per function.
+ */
 #include <math.h>
 
 #include "fixtures.h"
@@ -62,7 +65,7 @@ static void test_sums_unknowns_and_ratios(void **state)
 
 	(void)state;
 	build(&p, "instructions,cycles,cache-references,cache-misses");
-	assert_int_equal(sb_counter_report_build(&r, &p, 0, &err), 0);
+	assert_int_equal(sb_counter_report_build(&r, &p, 0, false, &err), 0);
 	assert_int_equal(r.n, 4);
 	assert_string_equal(r.names[3], "cache-misses");
 	assert_int_equal(r.n_rows, 2);
@@ -82,7 +85,7 @@ static void test_sums_unknowns_and_ratios(void **state)
 	assert_true(isnan(sb_counter_ratio_value(&r, 1, &r.rows[1])));
 	sb_counter_report_free(&r);
 	/* Every rank: rank 1's call adds in. */
-	assert_int_equal(sb_counter_report_build(&r, &p, -1, &err), 0);
+	assert_int_equal(sb_counter_report_build(&r, &p, -1, false, &err), 0);
 	assert_int_equal(r.rows[0].incl[0], 4007);
 	sb_counter_report_free(&r);
 	sb_profile_free(&p);
@@ -96,7 +99,7 @@ static void test_no_ratio_without_both_events(void **state)
 
 	(void)state;
 	build(&p, "instructions,page-faults,cache-references,context-switches");
-	assert_int_equal(sb_counter_report_build(&r, &p, -1, &err), 0);
+	assert_int_equal(sb_counter_report_build(&r, &p, -1, false, &err), 0);
 	assert_int_equal(r.n_ratios, 0);
 	sb_counter_report_free(&r);
 	sb_profile_free(&p);
@@ -110,7 +113,7 @@ static void test_profile_without_counters(void **state)
 
 	(void)state;
 	fx_call_tree(&p, NULL, 0, SB_COL_THREAD);
-	assert_int_equal(sb_counter_report_build(&r, &p, -1, &err), -EINVAL);
+	assert_int_equal(sb_counter_report_build(&r, &p, -1, false, &err), -EINVAL);
 	expect_has(err.msg, "no counters");
 	sb_counter_report_free(&r);
 	sb_profile_free(&p);
@@ -128,16 +131,16 @@ static void test_renderings(void **state)
 
 	(void)state;
 	build(&p, "instructions,cycles,cache-references,cache-misses");
-	assert_int_equal(sb_counter_report_build(&r, &p, 0, &err), 0);
+	assert_int_equal(sb_counter_report_build(&r, &p, 0, false, &err), 0);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(sb_counter_report_render(f, &p, &r, &o), 0);
+	assert_int_equal(sb_counter_report_render(f, &r, &o), 0);
 	fclose(f);
 	expect_has(buf, "own instructions");
 	expect_has(buf, "2.67");
 	free(buf);
 	o.format = SB_REPORT_CSV;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(sb_counter_report_render(f, &p, &r, &o), 0);
+	assert_int_equal(sb_counter_report_render(f, &r, &o), 0);
 	fclose(f);
 	expect_has(buf, "region,calls,unknown_calls,instructions,own instructions,cycles");
 	expect_has(buf, "solve,3,1,4000,3600,1500,");
@@ -146,7 +149,7 @@ static void test_renderings(void **state)
 	free(buf);
 	o.format = SB_REPORT_JSON;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(sb_counter_report_render(f, &p, &r, &o), 0);
+	assert_int_equal(sb_counter_report_render(f, &r, &o), 0);
 	fclose(f);
 	expect_has(buf, "\"instructions\":{\"total\":4000,\"own\":3600}");
 	expect_has(buf, "\"cache miss %\":null");
@@ -171,9 +174,9 @@ static void test_text_escapes_event_and_region_names(void **state)
 	free(p.regions[0].name);
 	p.regions[0].name = strdup(HOSTILE);
 	assert_non_null(p.regions[0].name);
-	assert_int_equal(sb_counter_report_build(&r, &p, 0, &err), 0);
+	assert_int_equal(sb_counter_report_build(&r, &p, 0, false, &err), 0);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(sb_counter_report_render(f, &p, &r, &o), 0);
+	assert_int_equal(sb_counter_report_render(f, &r, &o), 0);
 	fclose(f);
 	expect_inert(buf);
 	expect_has(buf, " instructions own instructions cyc\\x1b[6n\\r own cyc\\x1b[6n\\r ");
@@ -182,12 +185,71 @@ static void test_text_escapes_event_and_region_names(void **state)
 	free(buf);
 	o.format = SB_REPORT_CSV;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(sb_counter_report_render(f, &p, &r, &o), 0);
+	assert_int_equal(sb_counter_report_render(f, &r, &o), 0);
 	fclose(f);
 	expect_inert(buf);
 	expect_has(buf, ",cyc\\x1b[6n\\r,own cyc\\x1b[6n\\r,");
 	expect_has(buf, "\n" HOSTILE_SHOWN ",3,1,4000,3600,1500,");
 	free(buf);
+	sb_counter_report_free(&r);
+	sb_profile_free(&p);
+}
+
+#define RECV(peer) "mpi:recv kind=point-to-point bytes=800 peer=" peer " root=-1 tag=7 " \
+		   "comm=1140850688"
+
+/* build's two regions as two MPI call regions of one function, receives from peers 1 and 2. */
+static void build_mpi(struct sb_profile *p)
+{
+	unsigned i;
+
+	build(p, "instructions,cycles,cache-references,cache-misses");
+	for (i = 0; i < 2; i++) {
+		free(p->regions[i].name);
+		p->regions[i].name = strdup(i ? RECV("2") : RECV("1"));
+		assert_non_null(p->regions[i].name);
+	}
+}
+
+/* One row per MPI function: calls and counts are sums over calls, so its sums are exact. */
+static void test_mpi_call_regions_fold_into_their_function(void **state)
+{
+	struct report_opts o = { .format = SB_REPORT_CSV, .path = "x.h5" };
+	struct sb_error err = { .msg = "" };
+	struct sb_counter_report r;
+	struct sb_profile p;
+	char *buf;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	build_mpi(&p);
+	assert_int_equal(sb_counter_report_build(&r, &p, 0, false, &err), 0);
+	assert_int_equal(r.n_rows, 1);
+	assert_string_equal(r.rows[0].name, "mpi:recv");
+	/* peer=1's 3 calls (one unknown) and peer=2's one. */
+	assert_int_equal(r.rows[0].calls, 3 + 1);
+	assert_int_equal(r.rows[0].unknown, 1);
+	assert_int_equal(r.rows[0].incl[0], 4000 + 400);
+	assert_int_equal(r.rows[0].excl[0], 3600 + 400);
+	assert_int_equal(r.rows[0].incl[1], 1500 + 400);
+	assert_int_equal(r.rows[0].incl[3], 40 + 0);
+	/* The ratio of the sums, not a sum of ratios: 4400 / 1900. */
+	assert_true(fabs(sb_counter_ratio_value(&r, 0, &r.rows[0]) - 4400.0 / 1900) < 1e-9);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(sb_counter_report_render(f, &r, &o), 0);
+	fclose(f);
+	expect_has(buf, "\nmpi:recv,4,1,4400,4000,1900,");
+	assert_null(strstr(buf, "peer="));
+	free(buf);
+	sb_counter_report_free(&r);
+	/* --mpi-detail: each region its row, by its whole name. */
+	assert_int_equal(sb_counter_report_build(&r, &p, 0, true, &err), 0);
+	assert_int_equal(r.n_rows, 2);
+	assert_string_equal(r.rows[0].name, RECV("1"));
+	assert_int_equal(r.rows[0].incl[0], 4000);
+	assert_string_equal(r.rows[1].name, RECV("2"));
+	assert_int_equal(r.rows[1].incl[0], 400);
 	sb_counter_report_free(&r);
 	sb_profile_free(&p);
 }
@@ -231,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_profile_without_counters),
 		cmocka_unit_test(test_renderings),
 		cmocka_unit_test(test_text_escapes_event_and_region_names),
+		cmocka_unit_test(test_mpi_call_regions_fold_into_their_function),
 		cmocka_unit_test(test_command_reads_counters_back_from_a_file),
 	};
 

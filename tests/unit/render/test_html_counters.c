@@ -1,4 +1,7 @@
-/* Unit tests of the HTML report's Counters table: its data only when counters were recorded. */
+/*
+ * Unit tests of the HTML report's Counters table: its data only when counters
+ * were recorded, MPI call regions per function.
+ */
 #include "fixtures.h"
 
 #include "render/html.h"
@@ -8,12 +11,26 @@ static const struct fx_call calls[] = {
 	{ "solve", 10, 60, 2, 1, 0 },
 };
 
-/* main holding solve, with instructions and cycles counted when events is not NULL. */
-static void make_profile(struct sb_profile *p, const char *events)
+#define RECV(peer) "mpi:recv kind=point-to-point bytes=800 peer=" peer " root=-1 tag=7 " \
+		   "comm=1140850688"
+
+/* main holding two receives, MPI call regions of one function. */
+static const struct fx_call mpi_calls[] = {
+	{ "main", 0, 100, 1, -1, 0 },
+	{ RECV("1"), 10, 30, 2, 1, 0 },
+	{ RECV("2"), 40, 60, 3, 1, 0 },
+};
+
+/*
+ * main holding the calls after it, with instructions and cycles counted when
+ * events is not NULL: main's own are what its callees' 300 and 600 each leave.
+ */
+static void make_calls(struct sb_profile *p, const struct fx_call *c, size_t n, const char *events)
 {
+	int64_t callees = 300 * (int64_t)(n - 1);
 	size_t i;
 
-	fx_call_tree(p, calls, 2, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID);
+	fx_call_tree(p, c, n, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID);
 	if (!events)
 		return;
 	p->columns |= SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER + 1) |
@@ -21,13 +38,18 @@ static void make_profile(struct sb_profile *p, const char *events)
 		      SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + 1);
 	assert_int_equal(sb_profile_alloc_counters(p), 0);
 	for (i = 0; i < p->n_events; i++) {
-		/* solve, main */
 		sb_event_set_metric(p, i, SB_METRIC_COUNTER, i ? 300 : 1000);
 		sb_event_set_metric(p, i, SB_METRIC_COUNTER + 1, i ? 600 : 2000);
-		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL, i ? 300 : 700);
-		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + 1, i ? 600 : 1400);
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL, i ? 300 : 1000 - callees);
+		sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + 1, i ? 600 : 2000 - 2 * callees);
 	}
 	assert_int_equal(sb_profile_set_str(p, "counter_events", events), 0);
+}
+
+/* main holding solve. */
+static void make_profile(struct sb_profile *p, const char *events)
+{
+	make_calls(p, calls, 2, events);
 }
 
 static char *render(const struct sb_profile *p)
@@ -79,11 +101,29 @@ static void test_no_counters_no_data(void **state)
 	sb_profile_free(&p);
 }
 
+/* One row per MPI function, its regions' counts summed; the page names it by the regions' fn. */
+static void test_mpi_call_regions_one_row_per_function(void **state)
+{
+	struct sb_profile p;
+	char *page;
+
+	(void)state;
+	make_calls(&p, mpi_calls, 3, "instructions,cycles");
+	page = render(&p);
+	/* mpi:recv (own 600) before main (400), as region 1, its first. */
+	expect_has(page, "\"rows\": [\n [1, 2, 0, [600, 1200], [600, 1200], [0.5]],"
+		   "\n [0, 1, 0, [1000, 2000], [400, 800], [0.5]]]}");
+	expect_has(page, "\"fn\": \"mpi:recv\"");
+	free(page);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counters_table_data),
 		cmocka_unit_test(test_no_counters_no_data),
+		cmocka_unit_test(test_mpi_call_regions_one_row_per_function),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
