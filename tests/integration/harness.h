@@ -232,7 +232,7 @@ static inline int record_app(const char *out, const char *app, ...)
 		snprintf(mode_arg, sizeof(mode_arg), "--mode=%s", mode);
 		argv[n++] = mode_arg;
 	}
-	argv[n++] = "-q";
+	/* Not -q: the summary and its warnings are what run() echoes when the status is not 0. */
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;
 	argv[n++] = "--";
