@@ -26,6 +26,7 @@
 #include "model/health.h"
 #include "record/collect.h"
 #include "record/cuda_env.h"
+#include "record/detach.h"
 #include "record/guardian.h"
 #include "record/kernel/access.h"
 #include "record/kernel/load.h"
@@ -80,6 +81,7 @@ struct recorder {
 	char root_name[64];	/* -p: its name when record began */
 	bool root_gone;		/* -p: it exited before anything could be attached */
 	struct sb_guardian guardian;	/* resumes held processes if this one dies */
+	struct sb_detach access_probe;	/* the kernel layer's test uprobe (kernel/access.h) */
 	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
 	struct sb_syswide sys;	/* -a: which processes are traced */
 	struct sb_stops_shared shared;	/* other recorders that may hold our processes */
@@ -191,7 +193,7 @@ static int load_bpf(struct recorder *r)
 		return 1;
 	}
 	/* Loaded, yet every probe would be refused: said now, not after the whole run. */
-	if (!err && sb_kernel_uprobe_access(&e)) {
+	if (!err && sb_kernel_uprobe_access(&r->access_probe, &e)) {
 		record_say("%s (docs/PRIVILEGES.md)", e.msg);
 		return 1;
 	}
@@ -804,6 +806,7 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	read_counters(r);
 	r->env.open_at_end = collect_live_threads(r, *end_ns);
 	sb_sources_detach(&r->sources);
+	sb_detach_release(&r->access_probe, &r->guardian);
 }
 
 /* The collector's tables, each source's, the recording's own metadata, then what was lost. */
@@ -975,6 +978,7 @@ static void recorder_close(struct recorder *r)
 	ring_buffer__free(r->rb);
 	r->rb = NULL;
 	sb_kernel_close(&r->kernel);
+	sb_detach_release(&r->access_probe, NULL);
 	r->env.skel = NULL;
 	if (r->root_pidfd >= 0)
 		close(r->root_pidfd);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "record/detach.h"
 #include "record/kernel/access.h"
 
 #define UPROBE_TYPE "/sys/bus/event_source/devices/uprobe/type"
@@ -40,7 +41,7 @@ static int scratch_file(char *path, size_t size)
 	return fd;
 }
 
-int sb_kernel_uprobe_access(struct sb_error *err)
+int sb_kernel_uprobe_access(struct sb_detach *held, struct sb_error *err)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
 	int type = uprobe_type(), fd, ev, code;
@@ -56,8 +57,13 @@ int sb_kernel_uprobe_access(struct sb_error *err)
 	ev = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	code = errno;
 	close(fd);
+	/*
+	 * Its close waits out RCU grace periods (about 0.1 s, most of a start):
+	 * held is let go at the end (the guardian closes it). Closed at once
+	 * only when it cannot be kept.
+	 */
 	if (ev >= 0) {
-		close(ev);
+		sb_detach_keep_fd(held, ev);
 		return 0;
 	}
 	if (code != EACCES && code != EPERM)

@@ -8,10 +8,13 @@
 
 #include "util/error.h"
 
+struct sb_detach;
+
 /*
  * 0 when a uprobe could be created (or the kernel has no perf uprobe type to
  * ask: libbpf then tries its own way); -EACCES or -EPERM with err saying so.
+ * The test probe is kept in held (detach.h), to be let go at the end.
  */
-int sb_kernel_uprobe_access(struct sb_error *err);
+int sb_kernel_uprobe_access(struct sb_detach *held, struct sb_error *err);
 
 #endif
