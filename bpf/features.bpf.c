@@ -40,7 +40,10 @@ struct {
 
 /*
  * Loaded sleepable (user space sets the flag): a uprobe that may fault user
- * pages in with bpf_copy_from_user and uses every kind of map above.
+ * pages in with bpf_copy_from_user and uses every kind of map above. The
+ * address is never read (the probe is loaded, not attached) and the verifier
+ * takes any value there; read from ctx, a register would be a CO-RE access to
+ * struct pt_regs, and libbpf would parse the kernel's BTF for this load too.
  */
 SEC("?uprobe")
 int sleepable_uprobe(struct pt_regs *ctx)
@@ -49,7 +52,7 @@ int sleepable_uprobe(struct pt_regs *ctx)
 	__u64 *v, byte = 0;
 	void *r;
 
-	bpf_copy_from_user(&byte, 1, (void *)PT_REGS_PARM1(ctx));
+	bpf_copy_from_user(&byte, 1, (void *)(unsigned long)zero);
 	v = bpf_map_lookup_elem(&probe_hash, &zero);
 	if (v)
 		*v = byte;
