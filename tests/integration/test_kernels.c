@@ -80,6 +80,38 @@ static void test_every_group_loads_on_first_use(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * Every program loads in one object first; a source's program the kernel
+ * refuses (forced here: SCOPE_BPF_KERNEL_REFUSE) has the groups load apart, so
+ * it costs that source only: said, in sources_disabled, exit 3, and the
+ * markers, counters and samples of the same recording are all there.
+ */
+static void test_a_refused_source_costs_that_source_only(void **state)
+{
+	char out[300], err[8192], app[300];
+	char *argv[] = { (char *)scope_bin(), "record", "-e", "task-clock", "--sample",
+			 "-o", (char *)tmp_file("refused.h5", out, sizeof(out)), "--",
+			 (char *)app_path("omp_solve", app, sizeof(app)), NULL };
+	struct sb_profile p;
+
+	(void)state;
+	require_bpf();
+	if (kernel_below(5, 12))
+		skip();
+	setenv("SCOPE_BPF_KERNEL_REFUSE", "omp_enter", 1);
+	assert_int_equal(run(argv), 3);
+	unsetenv("SCOPE_BPF_KERNEL_REFUSE");
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "omp not recorded: kernel"));
+	load_profile(out, &p);
+	assert_non_null(strstr(meta_str(&p, "sources_disabled"), "omp: omp_enter: "));
+	assert_int_equal(must_pair(&p, "solve", 0)->count, 5);
+	assert_null(find_pair(&p, "omp:parallel", 0));
+	assert_string_equal(meta_str(&p, "counter_events"), "task-clock");
+	assert_true(p.samples.n_samples > 0);
+	sb_profile_free(&p);
+}
+
 /* A feature forced off is a fallback, said; a misspelt one is refused, exit 2. */
 static void test_forced_off_features_are_said(void **state)
 {
@@ -114,6 +146,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_the_floor_is_said_or_recording_works),
 		cmocka_unit_test(test_every_group_loads_on_first_use),
+		cmocka_unit_test(test_a_refused_source_costs_that_source_only),
 		cmocka_unit_test(test_forced_off_features_are_said),
 	};
 

@@ -43,8 +43,7 @@ static int share_maps(struct region_bpf *core, struct region_bpf *obj)
 	return 0;
 }
 
-static const struct sb_kernel_member *find_member(const struct sb_kernel *k,
-							const char *name)
+const struct sb_kernel_member *sb_kernel_member(const struct sb_kernel *k, const char *name)
 {
 	unsigned int i;
 
@@ -99,6 +98,7 @@ static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 	ret = choose_programs(k, obj, g);
 	if (!ret)
 		ret = share_maps(k->skel, obj);
+	sb_kernel_test_refusal(obj);
 	if (!ret)
 		ret = region_bpf__load(obj);
 	sb_kernel_log_stop();
@@ -125,7 +125,7 @@ int sb_kernel_load_groups(struct sb_kernel *k, struct sb_error *err)
 
 struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct sb_error *err)
 {
-	const struct sb_kernel_member *d = find_member(k, name);
+	const struct sb_kernel_member *d = sb_kernel_member(k, name);
 	struct sb_kernel_group *g;
 	struct bpf_program *p;
 
@@ -136,6 +136,8 @@ struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct
 		sb_fail(err, ENOENT, "the BPF program %s is not loaded in this recording", name);
 		return NULL;
 	}
+	if (!k->split)
+		return bpf_object__find_program_by_name(k->skel->obj, name);
 	g = &k->groups[d->group];
 	if (!g->obj) {
 		sb_fail(err, EPERM, "%s not recorded: kernel %s refused the program %s", g->source,
@@ -149,5 +151,5 @@ bool sb_kernel_wants(const struct sb_kernel *k, const char *name)
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(k->skel->obj, name);
 
-	return find_member(k, name) || (p && bpf_program__autoload(p));
+	return sb_kernel_member(k, name) || (p && bpf_program__autoload(p));
 }

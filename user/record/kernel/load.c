@@ -11,8 +11,8 @@
 #include "record/source.h"
 #include "region.skel.h"
 
-/* The sleepable fallback, and the final load. */
-#define MAX_ATTEMPTS 2
+/* One object, the groups apart, the sleepable fallback. */
+#define MAX_ATTEMPTS 3
 #define MAX_PROGS 64
 
 static void set_sleepable(struct bpf_program *p, bool on)
@@ -94,7 +94,11 @@ static int group_of(struct sb_kernel *k, const char *source)
 	return (int)k->n_groups++;
 }
 
-/* Every wanted program but the core's loads with its group, after the core, with its settings. */
+/*
+ * Note every wanted program that is not the core's with its group and its
+ * settings; once the groups load apart (k->split), they no longer load with
+ * the core.
+ */
 static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const int *owner)
 {
 	struct sb_kernel_member *d;
@@ -120,9 +124,19 @@ static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const i
 		d->attach = bpf_program__expected_attach_type(p);
 		if (d->group < 0)
 			return -E2BIG;
-		bpf_program__set_autoload(p, false);
+		if (k->split)
+			bpf_program__set_autoload(p, false);
 	}
 	return 0;
+}
+
+void sb_kernel_test_refusal(struct region_bpf *obj)
+{
+	const char *name = getenv(SB_KERNEL_REFUSE_ENV);
+	struct bpf_program *p = name ? bpf_object__find_program_by_name(obj->obj, name) : NULL;
+
+	if (p && bpf_program__autoload(p))
+		bpf_program__set_type(p, BPF_PROG_TYPE_SOCKET_FILTER);
 }
 
 /* A fresh object with the whole configuration: the replayable step. */
@@ -152,6 +166,7 @@ static int open_configured(struct sb_kernel *k, struct sb_sources *set, sb_kerne
 	if (!ret) {
 		apply_sleepable(k, k->skel);
 		ret = set_groups_aside(k, set, owner);
+		sb_kernel_test_refusal(k->skel);
 	}
 	if (ret)
 		return sb_fail(err, -ret, "configuring the BPF programs: %s", strerror(-ret));
@@ -181,6 +196,24 @@ static int refuse(struct sb_kernel *k, const struct sb_kernel_log *l, int code,
 		       "needs: %s", k->feat.release, l->program, why);
 }
 
+/*
+ * One object refused something: where it was a group's program (or libbpf did
+ * not say which), the groups load apart (0: try again), so that the refusal
+ * costs its source only; else as refuse().
+ */
+static int split_or_refuse(struct sb_kernel *k, const struct sb_kernel_log *l, int code,
+			   struct sb_error *err)
+{
+	if (k->split || (l->program[0] && !sb_kernel_member(k, l->program)))
+		return refuse(k, l, code, err);
+	if (k->verbose)
+		fprintf(stderr, "scope-bpf record: kernel %s refused %s in one object; each "
+			"source's programs load apart\n", k->feat.release,
+			l->program[0] ? l->program : "it");
+	k->split = true;
+	return 0;
+}
+
 int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_fn base, void *ctx,
 		   struct sb_error *err)
 {
@@ -197,10 +230,10 @@ int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_f
 		ret = region_bpf__load(k->skel);
 		sb_kernel_log_stop();
 		if (!ret)
-			return sb_kernel_load_groups(k, err);
+			return k->split ? sb_kernel_load_groups(k, err) : 0;
 		if (ret == -EPERM || ret == -EACCES)
 			return ret;
-		ret = refuse(k, &l, -ret, err);
+		ret = split_or_refuse(k, &l, -ret, err);
 		region_bpf__destroy(k->skel);
 		k->skel = NULL;
 		set->env->skel = NULL;

@@ -2,13 +2,15 @@
  * The kernel layer: the only code that opens, configures, loads and attaches
  * the BPF object (region.bpf.c). It probes the kernel first (features.h) and
  * picks each program's variant from that. Configuration is one step replayed
- * on a fresh object. It loads the core first: the hooks every recording runs
- * and the marker programs that read the site from its register. Every other
- * program (a source's: MPI, OpenMP, CUDA, counters, the sampler; the marker
- * programs that fetch the site as a note says) loads next with its group, in
- * a sibling object that shares every map of the core. A group the kernel
- * refuses costs its source only, said in the summary, the metadata and the
- * exit status, never the recording. Sources ask for programs by name
+ * on a fresh object. The core is the hooks every recording runs and the
+ * marker programs that read the site from its register; every other program
+ * (a source's: MPI, OpenMP, CUDA, counters, the sampler; the marker programs
+ * that fetch the site as a note says) belongs to its source's group. All load
+ * in one object first (each object costs a parse of the kernel's BTF and
+ * more); where the kernel refuses anything, the groups load apart, each after
+ * the core in a sibling object that shares every map of the core. A group the
+ * kernel refuses costs its source only, said in the summary, the metadata and
+ * the exit status, never the recording. Sources ask for programs by name
  * (sb_kernel_prog).
  */
 #ifndef SB_KERNEL_LOAD_H
@@ -39,7 +41,7 @@ struct sb_kernel_member {
 /* The programs of one source (or of the fetching markers), and what became of them. */
 struct sb_kernel_group {
 	char source[32];
-	struct region_bpf *obj;		/* loaded, or NULL */
+	struct region_bpf *obj;		/* loaded apart (split), or NULL */
 	bool refused;
 	char program[64];		/* what the kernel refused, and why */
 	char reason[256];
@@ -52,6 +54,7 @@ struct sb_kernel {
 	unsigned int n_members;
 	struct sb_kernel_group groups[SB_KERNEL_MAX_GROUPS];
 	unsigned int n_groups;
+	bool split;		/* the groups load apart: one object refused something */
 	bool sleepable;		/* the marker programs run sleepable */
 	bool sleepable_refused;	/* probed, yet refused in the real object */
 	char sleepable_reason[400];
@@ -84,13 +87,25 @@ void sb_kernel_log_details(bool on);
 typedef int (*sb_kernel_base_fn)(struct region_bpf *skel, void *ctx);
 
 /*
- * Probe, open, configure (base, then every source), set the groups aside,
- * load the core, then each group (a refused one is kept for the summary).
+ * Probe, open, configure (base, then every source), note the groups, load
+ * everything in one object; where that is refused, the core, then each group
+ * apart (a refused one is kept for the summary).
  * 0 with k->skel loaded; -EPERM or -EACCES (the caller says which
  * capability); another -errno with err set.
  */
 int sb_kernel_load(struct sb_kernel *k, struct sb_sources *sources, sb_kernel_base_fn base,
 		   void *ctx, struct sb_error *err);
+
+/* The group member called name, or NULL for a core program (or none). */
+const struct sb_kernel_member *sb_kernel_member(const struct sb_kernel *k, const char *name);
+
+/*
+ * Tests only: SCOPE_BPF_KERNEL_REFUSE=PROGRAM has the kernel refuse that
+ * program of obj, wherever it loads (as a socket filter, which may call none
+ * of its helpers), so a refused source is tested on any kernel.
+ */
+#define SB_KERNEL_REFUSE_ENV "SCOPE_BPF_KERNEL_REFUSE"
+void sb_kernel_test_refusal(struct region_bpf *obj);
 
 /* Load every group set aside, each in its own object; 0, or -errno with err. */
 int sb_kernel_load_groups(struct sb_kernel *k, struct sb_error *err);
