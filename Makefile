@@ -45,6 +45,8 @@ USER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(USER_SRCS))
 PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/proto/%.pb-c.c,$(wildcard proto/*.proto))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 LIB_OBJS := $(filter-out $(BUILD)/user/cmd/main.o,$(USER_OBJS)) $(PROTO_SRCS:.c=.o)
+# The marker header and the headers it includes: what every marked program depends on.
+MARKER_HDRS := include/scope_bpf.h $(wildcard include/scope_bpf/*.h)
 UNIT_SRCS := $(shell find tests/unit -name 'test_*.c')
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 INTEG_SRCS := $(wildcard tests/integration/test_*.c)

@@ -12,7 +12,7 @@ MARKERS_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude -fPIC -fvisibility=hidde
 
 all: $(MARKERS_LIBS)
 
-$(BUILD)/markers/scope_bpf_markers.o: markers/scope_bpf_markers.c include/scope_bpf.h
+$(BUILD)/markers/scope_bpf_markers.o: markers/scope_bpf_markers.c $(MARKER_HDRS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(MARKERS_CFLAGS) -c $< -o $@
@@ -30,7 +30,7 @@ $(BUILD)/libscope_bpf_markers.a: $(BUILD)/markers/scope_bpf_markers.o
 
 UNIT_BINS += $(BUILD)/tests/markers/test_named_sites
 
-$(BUILD)/tests/markers/test_named_sites: tests/markers/test_named_sites.c markers/scope_bpf_markers.c include/scope_bpf.h
+$(BUILD)/tests/markers/test_named_sites: tests/markers/test_named_sites.c markers/scope_bpf_markers.c $(MARKER_HDRS)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 $(WARN) $(CFLAGS) -Iinclude $(LDFLAGS) $< markers/scope_bpf_markers.c \

@@ -8,7 +8,7 @@ OMPT_H := $(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h
 ifneq ($(OMPT_H),)
 all: $(BUILD)/libscope_bpf_ompt.so
 
-$(BUILD)/libscope_bpf_ompt.so: ompt/scope_bpf_ompt.c include/scope_bpf.h
+$(BUILD)/libscope_bpf_ompt.so: ompt/scope_bpf_ompt.c $(MARKER_HDRS)
 	$(call msg,LIB,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 $(WARN) $(CFLAGS) -fPIC -shared -Iinclude -idirafter $(dir $(OMPT_H)) \

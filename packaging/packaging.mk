@@ -1,6 +1,7 @@
 # Installing, uninstalling and the release tarball; included by the top-level
 # Makefile. make install [PREFIX=/usr/local] [DESTDIR=...] puts:
-#   bin/scope-bpf, include/scope_bpf.h, lib/libscope_bpf_markers.{so,so.0,a},
+#   bin/scope-bpf, include/scope_bpf.h and include/scope_bpf/ (the headers it includes),
+#   lib/libscope_bpf_markers.{so,so.0,a},
 #   lib/scope-bpf/libscope_bpf_{ompt,cupti}.so (where built: ompt/ompt.mk, cupti/cupti.mk),
 #   lib/pkgconfig/scope_bpf.pc, lib/cmake/scope_bpf/ (find_package),
 #   share/scope-bpf/fortran/scope_bpf.f90, man pages (share/man/man1), bash
@@ -26,6 +27,8 @@ CMAKEDIR := $(LIBDIR)/cmake/scope_bpf
 # Where ompt.mk and cupti.mk install their libraries: record finds them at bin/../lib/scope-bpf.
 HELPERDIR := $(PREFIX)/lib/scope-bpf
 MAN_STAMP := $(BUILD)/man/.made
+# The headers scope_bpf.h includes, installed in INCLUDEDIR/scope_bpf/.
+MARKER_SUBHDRS := $(filter include/scope_bpf/%,$(MARKER_HDRS))
 
 PACKAGING_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@VERSION@|$(VERSION)|g'
@@ -47,6 +50,7 @@ $(MAN_STAMP): $(BUILD)/scope-bpf packaging/gen-man.sh
 install: all
 	install -D -m 0755 $(BUILD)/scope-bpf $(DESTDIR)$(BINDIR)/scope-bpf
 	install -D -m 0644 include/scope_bpf.h $(DESTDIR)$(INCLUDEDIR)/scope_bpf.h
+	install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR)/scope_bpf $(MARKER_SUBHDRS)
 	install -D -m 0755 $(BUILD)/$(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/$(MARKERS_SONAME)
 	ln -sf $(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.so
 	install -D -m 0644 $(BUILD)/libscope_bpf_markers.a $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.a
@@ -65,6 +69,7 @@ install: all
 # beside it), and the folders only scope-bpf uses.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/scope-bpf $(DESTDIR)$(INCLUDEDIR)/scope_bpf.h \
+		$(patsubst include/%,$(DESTDIR)$(INCLUDEDIR)/%,$(MARKER_SUBHDRS)) \
 		$(DESTDIR)$(LIBDIR)/$(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.so \
 		$(DESTDIR)$(LIBDIR)/libscope_bpf_markers.a \
 		$(DESTDIR)$(HELPERDIR)/libscope_bpf_cupti.so $(DESTDIR)$(HELPERDIR)/libscope_bpf_ompt.so \
@@ -75,8 +80,8 @@ uninstall:
 		$(DESTDIR)$(CMAKEDIR)/scope_bpf-config-version.cmake \
 		$(DESTDIR)$(MANDIR)/man1/scope-bpf.1 $(DESTDIR)$(MANDIR)/man1/scope-bpf-*.1 \
 		$(DESTDIR)$(COMPLETIONDIR)/scope-bpf
-	rmdir $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(FORTRANDIR) $(DESTDIR)$(DATADIR)/scope-bpf \
-		$(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+	rmdir $(DESTDIR)$(INCLUDEDIR)/scope_bpf $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(FORTRANDIR) \
+		$(DESTDIR)$(DATADIR)/scope-bpf $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 dist:
 	$(Q)packaging/dist.sh $(VERSION) $(BUILD) $(BUILD)/scope-bpf-$(VERSION).tar.gz

@@ -25,17 +25,17 @@ endif
 # waiter (tests/apps): the running process (m) attaches to.
 bench: $(BENCH_BINS) $(BUILD)/apps/waiter
 
-$(BUILD)/bench/mpi_pingpong: tests/bench/mpi_pingpong.c include/scope_bpf.h
+$(BUILD)/bench/mpi_pingpong: tests/bench/mpi_pingpong.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(BENCH_CFLAGS) $< -o $@
 
-$(BUILD)/bench/marker_loop: tests/bench/marker_loop.c include/scope_bpf.h
+$(BUILD)/bench/marker_loop: tests/bench/marker_loop.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
 
-$(BUILD)/bench/marker_loop_plain: tests/bench/marker_loop.c include/scope_bpf.h
+$(BUILD)/bench/marker_loop_plain: tests/bench/marker_loop.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -DSCOPE_BPF_DISABLE $< -o $@
@@ -55,7 +55,7 @@ $(BUILD)/bench/peakrss: tests/bench/peakrss.c
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
 
-$(BUILD)/bench/compute_loop: tests/bench/compute_loop.c include/scope_bpf.h
+$(BUILD)/bench/compute_loop: tests/bench/compute_loop.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
@@ -65,7 +65,7 @@ $(BUILD)/bench/gen_profile: tests/bench/gen_profile.c $(BUILD)/libscope.a
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -o $@
 
-$(BUILD)/bench/many_sites: tests/bench/many_sites.c include/scope_bpf.h
+$(BUILD)/bench/many_sites: tests/bench/many_sites.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
@@ -75,12 +75,12 @@ $(BUILD)/bench/cuda_handoff: tests/bench/cuda_handoff.c bpf/cuda_rec.h cupti/pro
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -Ibpf -Icupti $< -o $@
 
-$(BUILD)/bench/fine_grained: tests/bench/fine_grained.c include/scope_bpf.h
+$(BUILD)/bench/fine_grained: tests/bench/fine_grained.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
 
-$(BUILD)/bench/fast_flood: tests/apps/fast_flood.c include/scope_bpf.h
+$(BUILD)/bench/fast_flood: tests/apps/fast_flood.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -pthread -o $@

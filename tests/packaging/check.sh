@@ -40,7 +40,7 @@ $make --no-print-directory -s install BUILD="$build" PREFIX="$prefix" PYTHON="$v
 	> "$tmp/install.log" 2>&1 || fail "make install failed: $(tail -5 "$tmp/install.log")"
 commands=$("$bin" --help | awk 'tolower($0) ~ /^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 [ -n "$commands" ] || fail "no subcommands in scope-bpf --help"
-for f in bin/scope-bpf include/scope_bpf.h lib/libscope_bpf_markers.so.0 \
+for f in bin/scope-bpf include/scope_bpf.h $(ls include/scope_bpf/*.h) lib/libscope_bpf_markers.so.0 \
 	lib/libscope_bpf_markers.so lib/libscope_bpf_markers.a lib/pkgconfig/scope_bpf.pc \
 	lib/cmake/scope_bpf/scope_bpf-config.cmake lib/cmake/scope_bpf/scope_bpf-config-version.cmake \
 	share/scope-bpf/fortran/scope_bpf.f90 \

@@ -1,14 +1,12 @@
 /*
- * The fast path's shared memory as the recorder reads it: the layout from
- * include/scope_bpf.h without its markers (the recorder traces, it is not traced).
+ * The fast path's shared memory as the recorder reads it: the layout of
+ * include/scope_bpf/abi.h, without the markers (the recorder traces, it is
+ * not traced).
  */
 #ifndef SB_FAST_LAYOUT_H
 #define SB_FAST_LAYOUT_H
 
-#ifndef SCOPE_BPF_DISABLE
-#define SCOPE_BPF_DISABLE
-#endif
-#include "scope_bpf.h"
+#include "scope_bpf/abi.h"
 
 _Static_assert(sizeof(struct scope_bpf_impl_fast_rec) == 16, "record size");
 _Static_assert(sizeof(struct scope_bpf_impl_fast_slot) == 640, "slot size");
