@@ -6,8 +6,8 @@
 CUDA_HOME ?= /usr/local/cuda
 CUPTI_H := $(wildcard $(CUDA_HOME)/include/cupti.h)
 CUPTI_SRCS := cupti/convert.c cupti/names.c
-CUPTI_HDRS := $(wildcard cupti/*.h) bpf/cuda_rec.h
-CUPTI_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Ibpf -Icupti -I$(CUDA_HOME)/include
+CUPTI_HDRS := $(wildcard cupti/*.h) bpf/cuda_rec.h include/scope_bpf/probe.h
+CUPTI_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Ibpf -Icupti -I$(CUDA_HOME)/include
 
 ifneq ($(CUPTI_H),)
 all: $(BUILD)/libscope_bpf_cupti.so

@@ -46,7 +46,7 @@ static int exiting;		/* the exit flush has begun: the flusher thread stops */
 static void probe_batch(void *ctx, const struct sb_cuda_rec *recs, __u32 n)
 {
 	static bool was_traced;
-	bool traced = sb_cuda_traced(&scope_bpf_cuda_batch_semaphore);
+	bool traced = scope_bpf_impl_sem(&scope_bpf_cuda_batch_semaphore);
 
 	(void)ctx;
 	sb_cuda_dump_batch(recs, n);
@@ -62,7 +62,7 @@ static void probe_name(void *ctx, __u32 id, const char *name)
 {
 	(void)ctx;
 	sb_cuda_dump_name(id, name);
-	if (__builtin_expect(sb_cuda_traced(&scope_bpf_cuda_name_semaphore), 0))
+	if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_cuda_name_semaphore), 0))
 		SB_CUDA_PROBE(name, id, name);
 }
 
@@ -191,7 +191,7 @@ static void *flush_while_traced(void *arg)
 		nanosleep(&period, NULL);
 		if (is_disabled() || __atomic_load_n(&exiting, __ATOMIC_ACQUIRE))
 			return arg;
-		if (!sb_cuda_traced(&scope_bpf_cuda_batch_semaphore))
+		if (!scope_bpf_impl_sem(&scope_bpf_cuda_batch_semaphore))
 			continue;
 		r = cuptiActivityFlushAll(0);
 		if (r != CUPTI_SUCCESS)

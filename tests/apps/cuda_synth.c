@@ -170,8 +170,8 @@ int main(void)
 {
 	struct sb_cuda_rec *dropped, *clock;
 
-	if (!sb_cuda_traced(&scope_bpf_cuda_batch_semaphore) ||
-	    !sb_cuda_traced(&scope_bpf_cuda_name_semaphore)) {
+	if (!scope_bpf_impl_sem(&scope_bpf_cuda_batch_semaphore) ||
+	    !scope_bpf_impl_sem(&scope_bpf_cuda_name_semaphore)) {
 		fprintf(stderr, "cuda_synth: the CUDA probes are not traced\n");
 		return 3;
 	}

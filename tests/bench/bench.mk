@@ -70,7 +70,8 @@ $(BUILD)/bench/many_sites: tests/bench/many_sites.c $(MARKER_HDRS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
 
-$(BUILD)/bench/cuda_handoff: tests/bench/cuda_handoff.c bpf/cuda_rec.h cupti/probes.h
+$(BUILD)/bench/cuda_handoff: tests/bench/cuda_handoff.c bpf/cuda_rec.h cupti/probes.h \
+		include/scope_bpf/probe.h
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -Ibpf -Icupti $< -o $@

@@ -42,7 +42,7 @@ static __attribute__((noinline)) void hand_off(struct sb_cuda_rec *recs, long ba
 			recs[i].start = (__u64)b;
 			recs[i].end = (__u64)b + 1;
 		}
-		if (__builtin_expect(sb_cuda_traced(&scope_bpf_cuda_batch_semaphore), 0))
+		if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_cuda_batch_semaphore), 0))
 			SB_CUDA_PROBE(batch, recs, SB_CUDA_BATCH_MAX);
 	}
 }
@@ -75,6 +75,6 @@ int main(int argc, char **argv)
 			best_cpu = cpu;
 	}
 	printf("loop_ns=%lld cpu_ns=%lld records=%ld traced=%d\n", best, best_cpu,
-	       batches * SB_CUDA_BATCH_MAX, sb_cuda_traced(&scope_bpf_cuda_batch_semaphore) ? 1 : 0);
+	       batches * SB_CUDA_BATCH_MAX, scope_bpf_impl_sem(&scope_bpf_cuda_batch_semaphore) ? 1 : 0);
 	return 0;
 }
