@@ -9,6 +9,9 @@
 # symbol, its base the .stapsdt.base section, a 1-byte nop at each probe
 # address, and a run that exits 0 (the tests trace themselves, see
 # tests/header/selftrace.h). -DSCOPE_BPF_DISABLE builds must have no notes.
+# Each header of include/scope_bpf/ must also compile on its own, warning-free;
+# abi.h and probe.h (what the recorder and the CUPTI library include) alone
+# must define nothing: no symbol, no probe, no semaphore.
 
 set -u
 
@@ -58,7 +61,7 @@ check_notes() {
 		}
 		{
 			seen[$2]++
-			# The fast probes share one semaphore (include/scope_bpf.h).
+			# The fast probes share one semaphore (include/scope_bpf/impl.h).
 			want = sem["scope_bpf_" ($2 ~ /^fast_/ ? "fast" : $2) "_semaphore"]
 			if (hex($5) == "0" || hex($5) != want) {
 				print $2 " semaphore " $5 " is not its symbol"; bad = 1; exit
@@ -95,9 +98,21 @@ check_notes() {
 		}' 2>&1 || echo "awk failed on disassembly"
 }
 
-# One combination: compiler, -std, -O level, mode (pie, shared, disable).
+# Each header of include/scope_bpf/ built alone in directory $1; prints the first problem.
+check_alone() {
+	local dir=$1 h defs
+
+	for h in abi.h probe.h; do
+		defs=$(nm "$dir/$h.o" | tr '\n' ' ')
+		[ -z "$defs" ] || { echo "$h alone defines $defs"; return; }
+		readelf -SW "$dir/$h.o" | grep -qE '\.probes|\.stapsdt' &&
+			{ echo "$h alone has probe sections"; return; }
+	done
+}
+
+# One combination: compiler, -std, -O level, mode (pie, shared, disable, alone).
 one() {
-	local cc=$1 std=$2 opt=$3 mode=$4 file flags why rc note=""
+	local cc=$1 std=$2 opt=$3 mode=$4 file flags why rc h note=""
 	local id="$cc-$std-$opt-$mode"
 	dir=$out/$id
 
@@ -120,6 +135,12 @@ one() {
 			$cc $flags -fPIE -pie -DHC_DRIVER "$file" -o "$dir/test" \
 				-L"$dir" -lhc -Wl,-rpath,'$ORIGIN'
 			;;
+		alone)
+			for h in include/scope_bpf/*.h; do
+				echo "#include \"scope_bpf/${h##*/}\"" >"$dir/alone.${file##*.}"
+				$cc $flags -c "$dir/alone.${file##*.}" -o "$dir/${h##*/}.o"
+			done
+			;;
 		esac
 	) || why="build failed: $(head -3 "$dir/build.log" | tr '\n' ' ')"
 	[ -z "$why" ] && [ -s "$dir/build.log" ] &&
@@ -133,9 +154,10 @@ one() {
 			readelf -SW "$dir/test" | grep -qE '\.probes|\.stapsdt' &&
 				why="probe sections in a disabled build"
 			;;
+		alone)	why=$(check_alone "$dir") ;;
 		esac
 	fi
-	if [ -z "$why" ]; then
+	if [ -z "$why" ] && [ "$mode" != alone ]; then
 		timeout 20 "$dir/test" >/dev/null 2>"$dir/run.err"
 		rc=$?
 		case $rc in
@@ -170,6 +192,7 @@ matrix() {
 				done
 			done
 			echo "$cc $std O2 disable"
+			echo "$cc $std O2 alone"
 		done
 	done
 }
