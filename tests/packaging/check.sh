@@ -219,7 +219,8 @@ fi
 # The README's two commands, as far as make can tell without running them.
 $make --no-print-directory -n -C "$src" demo check > "$tmp/dist-n.log" 2>&1 ||
 	fail "make -n demo check fails in the unpacked tarball: $(tail -5 "$tmp/dist-n.log")"
-$make --no-print-directory -s -C "$src" -j2 all > "$tmp/dist-build.log" 2>&1 ||
+# BUILD=build: a BUILD given to the make that runs this check reaches this one through MAKEFLAGS.
+$make --no-print-directory -s -C "$src" -j2 BUILD=build all > "$tmp/dist-build.log" 2>&1 ||
 	fail "make all fails in the unpacked tarball: $(tail -10 "$tmp/dist-build.log")"
 [ -x "$src/build/scope-bpf" ] && [ -f "$src/build/libscope_bpf_markers.so.0" ] ||
 	fail "make all in the unpacked tarball built no scope-bpf or marker library"
