@@ -563,43 +563,54 @@ struct event_cols {
 	int n;
 };
 
+/*
+ * Column i of rows [0, n) into col, one value after the other: given the
+ * field of an array of structs, libhdf5 writes each 8 bytes as a piece of its
+ * own through its 64 KiB sieve buffer, and reads the next 64 KiB of the file
+ * (not yet written: zeros) each time it moves on, as much read as written.
+ */
+static void gather(const struct event_cols *ec, int i, const struct sb_event *rows,
+		   const int64_t *counters, size_t n, int64_t *col)
+{
+	const struct sb_h5_event_column *c = &ec->col[i];
+	size_t k, pos;
+
+	if (c->counter_id < 0) {
+		for (k = 0; k < n; k++)
+			memcpy(&col[k], (const char *)&rows[k] + c->offset, sizeof(*col));
+		return;
+	}
+	pos = sb_counter_pos(ec->slots, (unsigned)c->counter_id);
+	for (k = 0; k < n; k++)
+		col[k] = counters[k * ec->stride + pos];
+}
+
 /* Rows [first, first + n) of every open event column from one chunk of the stream. */
 static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const struct sb_event *rows,
-		       const int64_t *counters, uint64_t first, size_t n)
+		       const int64_t *counters, int64_t *col, uint64_t first, size_t n)
 {
-	const struct sb_h5_event_column *c;
-	const hid_t *d = ec->d;
 	hsize_t start = first, count = n;
-	const void *buf;
 	hid_t ms, fs;
 	herr_t rc;
 	int i;
 
 	for (i = 0; i < ec->n; i++) {
-		if (d[i] < 0)
+		if (ec->d[i] < 0)
 			continue;
-		c = &ec->col[i];
-		if (c->counter_id < 0) {
-			ms = sb_h5_field_space(n, sizeof(*rows), c->offset, sizeof(int64_t));
-			buf = rows;
-		} else {
-			ms = sb_h5_field_space(n, ec->stride * sizeof(*counters),
-					       sb_counter_pos(ec->slots, (unsigned)c->counter_id) *
-					       sizeof(*counters), sizeof(*counters));
-			buf = counters;
-		}
-		fs = H5Dget_space(d[i]);
+		gather(ec, i, rows, counters, n, col);
+		ms = H5Screate_simple(1, &count, NULL);
+		fs = H5Dget_space(ec->d[i]);
 		rc = -1;
 		if (ms >= 0 && fs >= 0 &&
 		    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
-			rc = H5Dwrite(d[i], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf);
+			rc = H5Dwrite(ec->d[i], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, col);
 		if (ms >= 0)
 			H5Sclose(ms);
 		if (fs >= 0)
 			H5Sclose(fs);
 		if (rc < 0)
 			return sb_fail(w->err, EIO, "%s: cannot write /events/%s", w->path,
-				       c->name);
+				       ec->col[i].name);
 	}
 	return 0;
 }
@@ -608,8 +619,8 @@ static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const stru
 static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
 			 const struct event_cols *d, struct sb_counter_totals *totals)
 {
+	int64_t *counters = NULL, *col;
 	struct sb_event *rows;
-	int64_t *counters = NULL;
 	uint64_t done = 0;
 	size_t want;
 	ssize_t got;
@@ -619,10 +630,12 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 		return p->n_events ? sb_fail(w->err, EINVAL, "%s: no event stream for %zu events",
 					     w->path, p->n_events) : 0;
 	rows = malloc(EVENT_CHUNK * sizeof(*rows));
+	col = malloc(EVENT_CHUNK * sizeof(*col));
 	if (d->stride)
 		counters = malloc(EVENT_CHUNK * d->stride * sizeof(*counters));
-	if (!rows || (d->stride && !counters)) {
+	if (!rows || !col || (d->stride && !counters)) {
 		free(rows);
+		free(col);
 		free(counters);
 		return nomem(w);
 	}
@@ -637,7 +650,7 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 				      w->path, (unsigned long long)(done + (got > 0 ? got : 0)),
 				      p->n_events);
 		else
-			ret = write_chunk(w, d, rows, counters, done, (size_t)got);
+			ret = write_chunk(w, d, rows, counters, col, done, (size_t)got);
 		if (!ret && sb_counter_totals_add(totals, p, rows, counters, (size_t)got))
 			ret = nomem(w);
 		done += got > 0 ? (uint64_t)got : 0;
@@ -654,6 +667,7 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 				      strerror((int)-got));
 	}
 	free(rows);
+	free(col);
 	free(counters);
 	return ret;
 }
