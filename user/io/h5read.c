@@ -1461,6 +1461,8 @@ struct h5_events {
 	size_t pair;		/* index rows begun */
 	uint64_t left;		/* events of the current row still to come */
 	int64_t prev;		/* decoded start of the previous event of the row */
+	int64_t *col;		/* one column of a read, contiguous (read_rows) */
+	size_t col_cap;
 };
 
 static void events_close(struct h5_events *e)
@@ -1470,6 +1472,9 @@ static void events_close(struct h5_events *e)
 	for (k = 0; k < e->r->n_cols; k++)
 		if (e->d[k] >= 0)
 			H5Dclose(e->d[k]);
+	free(e->col);
+	e->col = NULL;
+	e->col_cap = 0;
 }
 
 /* Rebuild absolute times in rows of schema 3, refusing any overflow. */
@@ -1501,30 +1506,50 @@ static int decode_rows(struct h5_events *e, struct sb_event *rows, size_t n)
 	return 0;
 }
 
-/* Column k of the next n events, into rows or, a counter column, into counter rows. */
-static int read_rows(struct h5_events *e, int k, struct sb_event *rows, int64_t *counters,
-		     size_t n)
+/* Column k of e->col, read contiguous, into the field of rows or counter rows it belongs to. */
+static void scatter(const struct h5_events *e, int k, struct sb_event *rows, int64_t *counters,
+		    size_t n)
 {
 	const struct sb_h5_event_column *ec = &e->r->cols[k];
 	unsigned slots = sb_profile_counter_slots(e->r->p);
-	hsize_t start = e->next, count = n;
-	void *buf = rows;
-	hid_t ms, fs;
-	herr_t rc = -1;
-	char buf_name[64];
+	size_t i, stride, pos;
 
 	if (ec->counter_id < 0) {
-		ms = sb_h5_field_space(n, sizeof(*rows), ec->offset, sizeof(int64_t));
-	} else {
-		ms = sb_h5_field_space(n, sb_counter_stride(slots) * sizeof(*counters),
-				       sb_counter_pos(slots, (unsigned)ec->counter_id) *
-				       sizeof(*counters), sizeof(*counters));
-		buf = counters;
+		for (i = 0; i < n; i++)
+			memcpy((char *)&rows[i] + ec->offset, &e->col[i], sizeof(*e->col));
+		return;
 	}
+	stride = sb_counter_stride(slots);
+	pos = sb_counter_pos(slots, (unsigned)ec->counter_id);
+	for (i = 0; i < n; i++)
+		counters[i * stride + pos] = e->col[i];
+}
+
+/*
+ * Column k of the next n events, into rows or, a counter column, into counter
+ * rows. Read as one contiguous array, then spread: into the field of an array
+ * of structs, libhdf5 reads each 8 bytes as a piece of its own.
+ */
+static int read_rows(struct h5_events *e, int k, struct sb_event *rows, int64_t *counters,
+		     size_t n)
+{
+	hsize_t start = e->next, count = n;
+	char buf_name[64];
+	herr_t rc = -1;
+	hid_t ms, fs;
+
+	if (n > e->col_cap) {
+		free(e->col);
+		e->col = malloc(n * sizeof(*e->col));
+		e->col_cap = e->col ? n : 0;
+		if (!e->col)
+			return -ENOMEM;
+	}
+	ms = H5Screate_simple(1, &count, NULL);
 	fs = H5Dget_space(e->d[k]);
 	if (ms >= 0 && fs >= 0 &&
 	    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
-		rc = H5Dread(e->d[k], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf);
+		rc = H5Dread(e->d[k], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, e->col);
 	if (ms >= 0)
 		H5Sclose(ms);
 	if (fs >= 0)
@@ -1532,6 +1557,7 @@ static int read_rows(struct h5_events *e, int k, struct sb_event *rows, int64_t 
 	if (rc < 0)
 		return corrupt(e->r, "cannot read %s",
 			       event_col_name(e->r, k, buf_name, sizeof(buf_name)));
+	scatter(e, k, rows, counters, n);
 	return 0;
 }
 
