@@ -271,7 +271,7 @@ perf=$(command -v perf)
 sample_event=cpu-clock
 [ -n "$perf" ] && "$perf" stat -e cycles -x, true 2>&1 >/dev/null | grep -q '^[0-9]' &&
 	sample_event=cycles
-echo "(e) sampling: $rounds rounds x up to 5 cases x $compute_reps runs of $compute_n steps"
+echo "(e) sampling: $rounds rounds x up to 6 cases x $compute_reps runs of $compute_n steps"
 declare -A swall scpu
 skeep()
 {
@@ -281,6 +281,10 @@ skeep()
 for ((r = 0; r < rounds; r++)); do
 	out=$(runloop "$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
 	skeep none "$out"
+	# A recording that samples nothing: what the recorder costs by being there.
+	out=$(runloop "$sb" record -q -o "$tmp/e.h5" -- "$bin/compute_loop" "$compute_n" \
+		"$compute_reps") || exit 1
+	skeep quiet "$out"
 	for hz in 99 999; do
 		out=$(runloop "$sb" record -q --sample=$hz -o "$tmp/e.h5" -- \
 			"$bin/compute_loop" "$compute_n" "$compute_reps") || exit 1
@@ -657,6 +661,8 @@ fi
 for r in "${rows_c[@]}" "${rows_d[@]}"; do
 	echo "$r"
 done
+row "(e) recording, no --sample, %, wall | cpu" "$(slowdown swall quiet) | $(slowdown scpu quiet)" \
+	"<= 0.3" "$(verdict "$(slowdown swall quiet) <= 0.3"); the recorder's threads, idle"
 for hz in 99 999; do
 	goal="-" ok=""
 	if [ "$hz" = 99 ]; then
