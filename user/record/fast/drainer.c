@@ -199,8 +199,11 @@ static int init_warm_wait(struct sb_fast_drainer *d)
 	if (!ret)
 		ret = pthread_cond_init(&d->warm_cond, &a);
 	pthread_condattr_destroy(&a);
-	if (!ret)
+	if (!ret) {
 		ret = pthread_mutex_init(&d->warm_lock, NULL);
+		if (ret)
+			pthread_cond_destroy(&d->warm_cond);
+	}
 	return -ret;
 }
 
@@ -230,22 +233,33 @@ int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t war
 	d->refused = 0;
 	d->stop = false;
 	ret = sb_fast_wake_init(&d->wake_drainer, -1);
-	if (!ret)
-		ret = sb_fast_wake_init(&d->wake_standby, -1);
-	if (!ret)
-		ret = init_warm_wait(d);
-	if (!ret)
-		ret = sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
 	if (ret)
 		return ret;
+	ret = sb_fast_wake_init(&d->wake_standby, -1);
+	if (ret)
+		goto free_wake;
+	ret = init_warm_wait(d);
+	if (ret)
+		goto free_wakes;
+	ret = sb_fast_queue_init(&d->queue, chunks ? chunks : 1);
+	if (ret)
+		goto free_warm_wait;
 	/* The recorder's thread takes it to add and remove memories while the drainer runs. */
 	ret = sb_pi_mutex_init(&d->lock);
-	if (ret) {
-		sb_fast_queue_free(&d->queue);
-		return ret;
-	}
+	if (ret)
+		goto free_queue;
 	start_warming(d);
 	return 0;
+free_queue:
+	sb_fast_queue_free(&d->queue);
+free_warm_wait:
+	pthread_cond_destroy(&d->warm_cond);
+	pthread_mutex_destroy(&d->warm_lock);
+free_wakes:
+	sb_fast_wake_free(&d->wake_standby);
+free_wake:
+	sb_fast_wake_free(&d->wake_drainer);
+	return ret;
 }
 
 /* A run of one slot's records: copied into chunks, as many as there is room for. */
