@@ -390,20 +390,6 @@ static int append_samples(struct sb_samples *o, const struct sb_merge_input *in,
 	return append_timeline(o, in, paths, stacks, err);
 }
 
-/* By rank, then time, as the file keeps them; ties by thread and CPU, for one answer. */
-static int cmp_timed(const void *a, const void *b)
-{
-	const struct sb_timed_sample *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
-
 static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, size_t n,
 			 struct sb_error *err)
 {
@@ -435,7 +421,7 @@ static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, 
 			return r;
 	}
 	/* Each input holds its own ranks, but the inputs come in no rank order. */
-	qsort(o->timeline, o->n_timeline, sizeof(*o->timeline), cmp_timed);
+	sb_samples_sort_timeline(o);
 	return 0;
 }
 

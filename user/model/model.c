@@ -25,6 +25,25 @@ void sb_samples_free(struct sb_samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static int cmp_timed(const void *a, const void *b)
+{
+	const struct sb_timed_sample *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+void sb_samples_sort_timeline(struct sb_samples *s)
+{
+	if (s->n_timeline)
+		qsort(s->timeline, s->n_timeline, sizeof(*s->timeline), cmp_timed);
+}
+
 void sb_cuda_data_free(struct sb_cuda_data *d)
 {
 	size_t i;

@@ -77,4 +77,7 @@ struct sb_samples {
 
 void sb_samples_free(struct sb_samples *s);
 
+/* Sort the timeline as files keep it: by rank, then time; ties by thread, then CPU. */
+void sb_samples_sort_timeline(struct sb_samples *s);
+
 #endif
