@@ -90,6 +90,7 @@ enum sb_counter {
 	 */
 	SB_CNT_SITES_UNSENT,
 	SB_CNT_OFFCPU_LOST,	/* fast-path threads' off-CPU intervals not sent: not calls */
+	SB_CNT_TIMELINE_LOST,	/* timed samples the sample ring had no room for (still summed) */
 	SB_CNT_MAX,
 };
 
@@ -332,6 +333,28 @@ struct sb_offcpu_value {
 	__u64 count;
 	__u64 ns;
 };
+
+/*
+ * One CPU sample on its own, through the sample ring (not the events ring: a
+ * sample flood must not crowd out the calls), for the profile's timeline.
+ * Sent only for a sample its aggregate counted, so the timeline never holds
+ * one the sums lack.
+ */
+struct sb_sample_event {
+	struct sb_sample_key key;
+	__u64 time;
+	__u32 cpu;
+	__u32 pad;
+};
+
+/*
+ * The sample ring: SB_SAMPLE_RING_SECONDS of samples at the recording's rate
+ * on every CPU, a power of two within these bounds. User space reads it each
+ * turn of its loop (no wake-ups), so it must hold the turns a slow sync takes.
+ */
+#define SB_SAMPLE_RING_MIN (256u << 10)
+#define SB_SAMPLE_RING_MAX SB_RINGBUF_MAX
+#define SB_SAMPLE_RING_SECONDS 4
 
 /*
  * MPI calls (docs/MPI.md). An entry probe's attach cookie is the operation
