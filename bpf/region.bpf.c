@@ -161,6 +161,12 @@ struct {
 	__type(value, __u64);
 } cpu_samples SEC(".maps");
 
+/* CPU samples one by one (struct sb_sample_event): the profile's timeline. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SB_SAMPLE_RING_MIN);	/* sized by the sampler before load */
+} sample_events SEC(".maps");
+
 /* Key: (thread, stacks where it blocked, region path). Value: intervals and time blocked. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -903,11 +909,52 @@ static __always_inline __u64 take_stack(void *ctx, __u64 flags)
 	return h;
 }
 
-/* A CPU sample: counted per (thread, stacks, region path) in the kernel, never sent one by one. */
+/* Count one sample under key; false when the map has no room for it (counted as lost). */
+static __always_inline bool sum_sample(const struct sb_sample_key *key)
+{
+	__u64 one = 1, *n = bpf_map_lookup_elem(&cpu_samples, key);
+
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return true;
+	}
+	if (!bpf_map_update_elem(&cpu_samples, key, &one, BPF_NOEXIST))
+		return true;
+	/* Another CPU inserted the key first. */
+	n = bpf_map_lookup_elem(&cpu_samples, key);
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return true;
+	}
+	count(SB_CNT_LOST_SAMPLES, 1);
+	return false;
+}
+
+/*
+ * The sample on its own, for the timeline. No wake-up: the recorder reads the
+ * ring every turn of its loop anyway, and a wake-up per sample would cost
+ * more than the sample.
+ */
+static __always_inline void send_sample(const struct sb_sample_key *key, __u64 now)
+{
+	struct sb_sample_event *e = bpf_ringbuf_reserve(&sample_events, sizeof(*e), 0);
+
+	if (!e) {
+		count(SB_CNT_TIMELINE_LOST, 1);
+		return;
+	}
+	e->key = *key;
+	e->time = now;
+	e->cpu = bpf_get_smp_processor_id();
+	e->pad = 0;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/* A CPU sample: counted per (thread, stacks, region path) in the kernel, and sent for its time. */
 SEC("?perf_event")	/* loaded only when the sampler asks for it */
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), one = 1, *n;
+	__u64 id = bpf_get_current_pid_tgid(), now;
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct sb_thread_state *th;
 	struct sb_sample_key key;
@@ -918,6 +965,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
+	now = bpf_ktime_get_ns();
 	th = bpf_map_lookup_elem(&threads, &tid);
 	key.tgid = tgid;
 	key.tid = tid;
@@ -926,18 +974,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		key.path = fast_path(tgid, tid, proc);
 	key.ustack = take_stack(ctx, BPF_F_USER_STACK);
 	key.kstack = kernel_stacks ? take_stack(ctx, 0) : 0;
-	n = bpf_map_lookup_elem(&cpu_samples, &key);
-	if (n) {
-		__sync_fetch_and_add(n, 1);
-		return 0;
-	}
-	if (bpf_map_update_elem(&cpu_samples, &key, &one, BPF_NOEXIST)) {
-		n = bpf_map_lookup_elem(&cpu_samples, &key);
-		if (n)
-			__sync_fetch_and_add(n, 1);
-		else
-			count(SB_CNT_LOST_SAMPLES, 1);
-	}
+	if (sum_sample(&key))
+		send_sample(&key, now);
 	return 0;
 }
 

@@ -172,12 +172,217 @@ static void test_startup_stop_is_not_offcpu_time(void **state)
 	sb_profile_free(&p);
 }
 
+/* record --sample=999 -o NAME -- APP ARG into p; record's exit status says whether it lost any. */
+static void record_sampled(const char *name, const char *app, const char *arg, struct sb_profile *p,
+			   char *out, size_t size)
+{
+	char *argv[] = { (char *)scope_bin(), "record", "--sample=999", "-o",
+			 (char *)tmp_file(name, out, size), "--", NULL, (char *)arg, NULL };
+	char path[512];
+	int status;
+
+	argv[6] = (char *)app_path(app, path, sizeof(path));
+	status = run(argv);
+	load_profile(out, p);
+	print_losses(p);
+	assert_int_equal(status, meta_int(p, "lost_events") > 0 ||
+			 meta_int(p, "lost_timed_samples") > 0 ? 3 : 0);
+}
+
+static bool same_place(const struct sb_timed_sample *t, const struct sb_sample *x)
+{
+	return x->kind == SB_SAMPLE_CPU && x->rank == t->rank && x->thread == t->thread &&
+	       x->path == t->path && x->ustack == t->ustack && x->kstack == t->kstack;
+}
+
+/* Timed samples with the aggregate row's (rank, thread, path, stacks). */
+static uint64_t timed_at(const struct sb_samples *s, const struct sb_sample *x)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < s->n_timeline; i++)
+		n += same_place(&s->timeline[i], x);
+	return n;
+}
+
+static const struct sb_thread *thread_of(const struct sb_profile *p, uint32_t rank, int64_t row)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_threads; i++)
+		if (p->threads[i].rank == rank && p->threads[i].index == row)
+			return &p->threads[i];
+	return NULL;
+}
+
+static int64_t pid_of_rank(const struct sb_profile *p, uint32_t rank)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_processes; i++)
+		if (p->processes[i].rank == (int64_t)rank)
+			return p->processes[i].pid;
+	return -1;
+}
+
+/*
+ * Each sample summed in the kernel is also in the timeline, named as its
+ * aggregate is (or counted in lost_timed_samples), taken while recording, and
+ * the file keeps them by rank, then time. hotspots is two single-threaded
+ * processes: each sample's thread is its rank's process.
+ */
+static void test_the_timeline_holds_every_summed_sample_by_rank_then_time(void **state)
+{
+	const struct sb_timed_sample *t;
+	const struct sb_samples *s;
+	const struct sb_thread *th;
+	uint64_t summed = 0, lost;
+	int64_t start, end;
+	struct sb_profile p;
+	uint32_t ranks = 0;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	record_sampled("timeline.h5", "hotspots", "300", &p, out, sizeof(out));
+	s = &p.samples;
+	lost = (uint64_t)meta_int(&p, "lost_timed_samples");
+	start = meta_int(&p, "start_time_ns");
+	end = meta_int(&p, "finalize_time_ns");
+	for (i = 0; i < s->n_samples; i++) {
+		if (s->samples[i].kind != SB_SAMPLE_CPU)
+			continue;
+		summed += s->samples[i].count;
+		if (lost)
+			assert_true(timed_at(s, &s->samples[i]) <= s->samples[i].count);
+		else
+			assert_int_equal(timed_at(s, &s->samples[i]), s->samples[i].count);
+	}
+	print_message("%zu timed samples, %" PRIu64 " summed, %" PRIu64 " lost\n", s->n_timeline,
+		      summed, lost);
+	assert_true(s->n_timeline >= 500);	/* 5 busy regions of ~300 ms at 999 Hz */
+	assert_true(s->n_timeline <= summed && s->n_timeline + lost >= summed);
+	for (i = 0; i < s->n_timeline; i++) {
+		t = &s->timeline[i];
+		assert_in_range(t->time, start, end);
+		if (i)
+			assert_true(t->rank > t[-1].rank ||
+				    (t->rank == t[-1].rank && t->time >= t[-1].time));
+		th = thread_of(&p, t->rank, t->thread);
+		assert_non_null(th);
+		assert_int_equal(th->tid, pid_of_rank(&p, t->rank));
+		assert_true(t->cpu < (uint32_t)sysconf(_SC_NPROCESSORS_CONF));
+		ranks |= 1u << (t->rank & 31);
+	}
+	assert_int_equal(ranks, 3);	/* the parent and the child that ran K */
+	sb_profile_free(&p);
+}
+
+/* Whether stack id holds a frame of function. */
+static bool stack_has(const struct sb_samples *s, int64_t id, const char *function)
+{
+	size_t j;
+
+	for (j = 0; id >= 0 && j < s->stacks[id].depth; j++)
+		if (!strcmp(s->frames[s->stack_frames[s->stacks[id].first + j]].function, function))
+			return true;
+	return false;
+}
+
+/*
+ * threads: eight workers named worker-N, and the main thread that starts and
+ * joins them. A sample whose stack began in start_thread was taken on a
+ * worker, one that began in __libc_start_call_main on the main thread.
+ */
+static void test_timed_samples_name_the_thread_that_took_them(void **state)
+{
+	const struct sb_timed_sample *t;
+	const struct sb_thread *th;
+	uint64_t on_workers = 0;
+	struct sb_profile p;
+	char out[300];
+	int64_t pid;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	record_sampled("threads.h5", "threads", NULL, &p, out, sizeof(out));
+	pid = pid_of_rank(&p, 0);
+	for (i = 0; i < p.samples.n_timeline; i++) {
+		t = &p.samples.timeline[i];
+		th = thread_of(&p, t->rank, t->thread);
+		assert_non_null(th);
+		if (stack_has(&p.samples, t->ustack, "__libc_start_call_main"))
+			assert_int_equal(th->tid, pid);
+		if (!stack_has(&p.samples, t->ustack, "start_thread"))
+			continue;
+		on_workers++;
+		assert_int_not_equal(th->tid, pid);
+		assert_non_null(th->name);
+		assert_memory_equal(th->name, "worker-", 7);
+	}
+	assert_true(on_workers >= 20);	/* 80 ms of work at 999 Hz */
+	sb_profile_free(&p);
+}
+
+/* Lines of f that contain text. */
+static size_t lines_with(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	size_t n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* Lines the region paths of the timed samples take in perf script: one per region. */
+static size_t region_lines(const struct sb_samples *s)
+{
+	size_t i, n = 0;
+	int64_t q;
+
+	for (i = 0; i < s->n_timeline; i++)
+		for (q = s->timeline[i].path; q >= 0; q = s->paths[q].parent)
+			n++;
+	return n;
+}
+
+/* export perf-script prints each timed sample of a real recording, with its stack and region. */
+static void test_perf_script_prints_each_timed_sample_of_a_recording(void **state)
+{
+	char out[300], txt[300];
+	char *argv[] = { (char *)scope_bin(), "export", "perf-script", out, "-o",
+			 (char *)tmp_file("hot.perf.txt", txt, sizeof(txt)), NULL };
+	struct sb_profile p;
+
+	(void)state;
+	require_bpf();
+	record_sampled("script.h5", "hotspots", "200", &p, out, sizeof(out));
+	assert_int_equal(run(argv), 0);
+	assert_true(p.samples.n_timeline > 0);
+	assert_int_equal(lines_with(txt, ": cpu-clock:") + lines_with(txt, ": cycles:"),
+			 p.samples.n_timeline);
+	assert_true(lines_with(txt, " hot_a (") >= 100);	/* 200 ms of region A at 999 Hz */
+	assert_true(region_lines(&p.samples) > 0);
+	assert_int_equal(lines_with(txt, " ([region])"), region_lines(&p.samples));
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_samples_land_in_each_regions_hot_function),
 		cmocka_unit_test(test_startup_stop_is_not_offcpu_time),
 		cmocka_unit_test(test_every_sample_keeps_its_stack_among_thousands),
+		cmocka_unit_test(test_the_timeline_holds_every_summed_sample_by_rank_then_time),
+		cmocka_unit_test(test_timed_samples_name_the_thread_that_took_them),
+		cmocka_unit_test(test_perf_script_prints_each_timed_sample_of_a_recording),
 	};
 
 	return cmocka_run_group_tests_name("sampling", tests, setup_tmp, teardown_tmp);

@@ -48,6 +48,10 @@ const struct sb_health_key sb_health_keys[] = {
 	  "the sample maps were full; sampled shares are undercounted" },
 	{ "lost_stacks", "stacks were lost", "stacks lost",
 	  "the stack table was full; those samples are counted without their stack" },
+	{ "lost_timed_samples", "timed samples were lost", "timed samples lost",
+	  "the sample ring was full (the recorder fell behind), or the timeline held the "
+	  "most samples a recording keeps (docs/SAMPLING.md); they are summed per stack "
+	  "but missing from the timeline (export perf-script, Perfetto, the HTML ticks)" },
 	{ "mpi_calls_open_at_start", "MPI calls were open when recording attached",
 	  "MPI open at start",
 	  "they began before recording attached to their process (record -p, -a), or their "

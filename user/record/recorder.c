@@ -94,6 +94,7 @@ struct recorder {
 	int64_t clock_offset_start;
 	int64_t clock_offset_end;
 	int failed;		/* a collector error: stop, still write */
+	char *tmp_dir;		/* the output's folder: the collector's and sources' temporary files */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -1011,15 +1012,13 @@ static int open_target(struct recorder *r)
 /* Before the sources' hooks, which may set the collector's rank rule. 0, or 1 after saying why. */
 static int init_collector(struct recorder *r)
 {
-	char *dir = spill_dir(r->o.output);
-
-	if (!dir || sb_collector_init(&r->coll, dir, SPILL_BUDGET)) {
-		record_say("%s: cannot use this folder for temporary data: %s", dir ? dir : "?",
-		    strerror(errno));
-		free(dir);
+	r->tmp_dir = spill_dir(r->o.output);
+	r->env.tmp_dir = r->tmp_dir;
+	if (!r->tmp_dir || sb_collector_init(&r->coll, r->tmp_dir, SPILL_BUDGET)) {
+		record_say("%s: cannot use this folder for temporary data: %s",
+			   r->tmp_dir ? r->tmp_dir : "?", strerror(errno));
 		return 1;
 	}
-	free(dir);
 	return 0;
 }
 
@@ -1056,7 +1055,8 @@ static int run(struct recorder *r)
 	ret = finish(r);
 	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources) ||
 		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone ||
-		     sb_health_value(&r->coll.prof, "lost_events") > 0;
+		     sb_health_value(&r->coll.prof, "lost_events") > 0 ||
+		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0;
 	recorder_close(r);
 	if (!r->o.cmd)
 		return ret ? ret : incomplete ? SB_EXIT_INCOMPLETE : 0;
@@ -1154,6 +1154,7 @@ out:
 	sb_stops_shared_free(&r.shared);
 	sb_collector_free(&r.coll);
 	sb_stdout_profile_end(&r.to_stdout);
+	free(r.tmp_dir);
 	free(output);
 	return ret;
 }

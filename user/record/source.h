@@ -33,6 +33,7 @@ struct sb_source_env {
 	struct sb_collector *coll;
 	struct sb_guardian *guardian;	/* resumes held processes if the recorder dies */
 	struct sb_stacks *stacks;	/* the stack table, when a source takes stacks */
+	const char *tmp_dir;		/* temporary files go there: the output's folder */
 	uint64_t counters[SB_CNT_MAX];	/* the kernel's, summed over CPUs; final after stop */
 	uint64_t open_at_end;		/* calls open in live threads when recording ended */
 	int error;			/* what stopped a source's stop hook (it returns nothing) */

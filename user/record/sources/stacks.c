@@ -2,7 +2,8 @@
  * The stack table. The counting happens in region.bpf.c (samples and blocked
  * time per thread, stacks and region path, aggregated in maps); the sources
  * that take stacks read their maps through here, which symbolizes each stack
- * once and interns its frames into the model.
+ * once and interns its frames into the model. The sampler's timed samples
+ * become the timeline here too, naming the same stacks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/maps.h"
+#include "record/sources/sample_log.h"
 #include "record/sources/sources.h"
 #include "record/sources/stacks.h"
 #include "record/symbols/symbolize.h"
@@ -221,6 +223,52 @@ int sb_stacks_read(struct sb_stacks *st, struct sb_source_env *env, int map_fd,
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+/* One timed sample as a timeline row, named as its aggregate is (add_sample). */
+static int add_timed(void *ctx, const struct sb_sample_event *e)
+{
+	struct builder *b = ctx;
+	const struct sb_sample_key *k = &e->key;
+	int64_t rank = sb_collector_rank(b->c, k->tgid);
+	struct sb_samples *o = b->out;
+
+	/* Its aggregate is left out too, and counted in samples_outside_ranks. */
+	if (rank < 0)
+		return 0;
+	o->timeline[o->n_timeline++] = (struct sb_timed_sample){
+		.time = (int64_t)e->time, .rank = (uint32_t)rank, .cpu = e->cpu,
+		.thread = sb_collector_thread_row(b->c, k->tgid, k->tid),
+		.path = sb_collector_path_id(b->c, k->path),
+		.ustack = stack_id(b, k->tgid, false, k->ustack),
+		.kstack = stack_id(b, k->tgid, true, k->kstack),
+	};
+	return 0;
+}
+
+int sb_stacks_timeline(struct sb_stacks *st, struct sb_source_env *env, struct sb_sample_log *log)
+{
+	struct builder b = { .st = st, .c = env->coll, .out = &env->coll->prof.samples,
+			     .stacks_fd = bpf_map__fd(env->skel->maps.stacks) };
+	uint64_t n = sb_sample_log_count(log);
+	struct sb_samples *o = b.out;
+	int ret;
+
+	if (!n)
+		return 0;
+	o->timeline = malloc((size_t)n * sizeof(*o->timeline));
+	if (!o->timeline)
+		return -ENOMEM;
+	o->n_timeline = 0;
+	ret = sb_sample_log_each(log, add_timed, &b);
+	if (ret) {
+		free(o->timeline);
+		o->timeline = NULL;
+		o->n_timeline = 0;
+		return ret;
+	}
+	sb_samples_sort_timeline(o);
 	return 0;
 }
 

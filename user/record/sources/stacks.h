@@ -12,6 +12,7 @@
 #include "record/source.h"
 #include "util/hashmap.h"
 
+struct sb_sample_log;
 struct sb_symbolizer;
 
 struct sb_stacks {
@@ -29,5 +30,14 @@ struct sb_stacks {
  */
 int sb_stacks_read(struct sb_stacks *st, struct sb_source_env *env, int map_fd,
 		   enum sb_sample_kind kind);
+
+/*
+ * After the CPU aggregates were read: the samples of log as the profile's
+ * timeline, sorted by rank, then time; each row names its thread, path and
+ * stacks as its aggregate does. Samples of processes that are not ranks are
+ * left out, as their aggregates are. 0, or -errno with no timeline (memory,
+ * or the log could not be read back).
+ */
+int sb_stacks_timeline(struct sb_stacks *st, struct sb_source_env *env, struct sb_sample_log *log);
 
 #endif
