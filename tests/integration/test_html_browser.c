@@ -6,6 +6,8 @@
 #include "render/html.h"
 #include "unit/array_stream.h"
 #include "unit/cuda_acts.h"
+#include "unit/scaling_fixture.h"
+#include "render/scaling.h"
 
 /* Chromium itself can stall on a broken machine; the test must not. */
 #define CHROMIUM_TIMEOUT "60"
@@ -812,6 +814,44 @@ static void test_recorded_nested_app_renders(void **state)
 	free(dom);
 }
 
+/* `scaling --html`: plain HTML and SVG, a point per run on both plots, a line per region. */
+static void test_scaling_page_renders(void **state)
+{
+	static const uint32_t ranks[] = { 1, 2, 4 };
+	struct sb_scaling_input in[3];
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p[3];
+	struct sb_scaling s;
+	char bin[300], html[300], *dom, *at;
+	size_t i, points = 0;
+	FILE *f;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	for (i = 0; i < 3; i++) {
+		sc_even(&p[i], ranks[i], 800 * MS, 10 * MS * ranks[i]);
+		in[i] = (struct sb_scaling_input){ .path = "<run>.h5", .p = &p[i] };
+	}
+	/* The three runs share a path: only the page's escaping is checked by it. */
+	if (sb_scaling_build(&s, in, 3, false, &err))
+		fail_msg("%s", err.msg);
+	f = fopen(tmp_file("scaling.html", html, sizeof(html)), "w");
+	assert_non_null(f);
+	assert_int_equal(sb_scaling_html(f, &s), 0);
+	assert_int_equal(fclose(f), 0);
+	dom = load_page(bin, html);
+	expect_has(dom, "<svg id=\"speedup\"", "the DOM");
+	expect_has(dom, "<svg id=\"times\"", "the DOM");
+	expect_has(dom, "&lt;run&gt;.h5", "the runs table");
+	for (at = dom; (at = strstr(at, "class=\"point\"")); at++)
+		points++;
+	assert_int_equal(points, 2 * 3);
+	free(dom);
+	sb_scaling_free(&s);
+	for (i = 0; i < 3; i++)
+		sb_profile_free(&p[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -828,6 +868,7 @@ int main(void)
 						teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
 						teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_scaling_page_renders, setup_tmp, teardown_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

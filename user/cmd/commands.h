@@ -7,6 +7,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_scaling(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 

@@ -19,6 +19,7 @@ static const struct {
 	{ "report", cmd_report, "summarize a profile as a call tree or a flat table" },
 	{ "inspect", cmd_inspect, "show what a profile holds: format, metadata, ranks, threads" },
 	{ "diff", cmd_diff, "compare two profiles region by region" },
+	{ "scaling", cmd_scaling, "speedup and efficiency of runs at several rank counts" },
 	{ "export", cmd_export, "convert a profile: chrome-trace, speedscope, json, csv, ..." },
 	{ "merge", cmd_merge, "merge the profiles of one job's nodes into one" },
 };
