@@ -22,6 +22,8 @@ int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error 
 int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *err);
 int sb_export_json_v1(FILE *f, const struct sb_profile *p, struct sb_error *err);
 int sb_export_csv(FILE *f, const struct sb_profile *p, struct sb_error *err);
+/* Python's pstats file (marshal): one function per region path, summed over ranks. */
+int sb_export_pstats(FILE *f, const struct sb_profile *p, struct sb_error *err);
 
 /*
  * An OTF2 archive of p in dir, which exists and is empty: dir/traces.otf2

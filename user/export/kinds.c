@@ -31,6 +31,10 @@ const struct sb_export_kind sb_export_kinds[] = {
 	  sb_export_json_v1, NULL, NULL },
 	{ "csv", ".csv", "one summary row per (rank, region), one row per call", sb_export_csv,
 	  NULL, NULL },
+	{ "pstats", ".prof",
+	  "Python's pstats file: region paths as functions with calls, own\n"
+	  "and cumulative seconds, for python -m pstats, snakeviz, gprof2dot",
+	  sb_export_pstats, NULL, NULL },
 	{ "folded", ".folded",
 	  "folded stacks of the samples, region path outermost, for\n"
 	  "flamegraph.pl, inferno or speedscope",

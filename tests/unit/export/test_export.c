@@ -928,12 +928,12 @@ static void test_command_texts_list_every_kind_of_the_table(void **state)
 				    "chrome://tracing:\n                 one process per rank,"));
 	assert_non_null(strstr(out, "with its\n                     extension replaced by "
 				    ".trace.json, .speedscope.json,\n                     "
-				    ".json, .csv, .folded, .svg, .pftrace, .pb.gz, .perf.txt or\n"
-				    "                     -otf2\n"));
+				    ".json, .csv, .prof, .folded, .svg, .pftrace, .pb.gz,\n"
+				    "                     .perf.txt or -otf2\n"));
 	assert_non_null(strstr(out, "\n      --offcpu       folded, flamegraph: off-CPU time"));
 	expect_status(ARGC(kind), kind, 2, "'xml' is not a KIND; use one of chrome-trace, "
-		      "speedscope, json, csv, folded, flamegraph, perfetto, pprof, perf-script, "
-		      "otf2\n");
+		      "speedscope, json, csv, pstats, folded, flamegraph, perfetto, pprof, "
+		      "perf-script, otf2\n");
 	expect_status(ARGC(offcpu), offcpu, 2, "--offcpu: only folded and flamegraph have it");
 }
 
