@@ -9,13 +9,27 @@
  * from its slot.
  */
 
-/* Where each thread's slot is in its process (filled in by the recorder). */
+/*
+ * Where each thread's slot is in its process: filled in by the recorder when
+ * it reads the thread's first record, or found by fast_slot_of() before.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SB_MAX_THREADS);
 	__type(key, __u32);
 	__type(value, __u64);
 } fast_slots SEC(".maps");
+
+/* Threads of fast-path processes whose slot was looked for and not found, and when. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, __u64);
+} fast_unslotted SEC(".maps");
+
+/* A thread without a slot (it runs no marker) is looked for again after this. */
+#define FAST_RESCAN_NS 10000000
 
 /* The slot's open regions as the sampler copies them. */
 struct fast_stack {
@@ -46,6 +60,7 @@ int BPF_USDT(fast_ready, void *hdr, int fd)
 	if (!proc)
 		return 0;
 	proc->fast = 1;
+	proc->fast_hdr = (__u64)hdr;
 	thread_get(tid, tgid, 0);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
@@ -172,26 +187,63 @@ static __always_inline void fast_offcpu(__u32 tgid, __u32 tid, __u64 start, __u6
 }
 
 /*
+ * Where tid's slot is in its process's memory; 0 if it has none. The
+ * recorder says so once it has read the thread's first record, which can be
+ * a drainer pass (up to 50 ms) away, longer than a short thread lives: until
+ * then the process's slot table is searched (a thread claims the lowest free
+ * slot), and a thread found in none is looked for again FAST_RESCAN_NS later.
+ */
+static __noinline __u64 fast_slot_of(__u32 tid, __u64 hdr)
+{
+	__u64 *known = bpf_map_lookup_elem(&fast_slots, &tid), *missed, now, at;
+	__u32 i, owner;
+
+	if (known)
+		return *known;
+	now = bpf_ktime_get_ns();
+	missed = bpf_map_lookup_elem(&fast_unslotted, &tid);
+	if (!hdr || (missed && now - *missed < FAST_RESCAN_NS))
+		return 0;
+	for (i = 0; i < SB_FAST_SLOTS; i++) {
+		at = hdr + SB_FAST_SLOTS_AT + (__u64)i * SB_FAST_SLOT_SIZE;
+		if (bpf_probe_read_user(&owner, sizeof(owner), (void *)at))
+			break;
+		if (owner == tid) {
+			bpf_map_update_elem(&fast_slots, &tid, &at, BPF_ANY);
+			return at;
+		}
+	}
+	bpf_map_update_elem(&fast_unslotted, &tid, &now, BPF_ANY);
+	return 0;
+}
+
+/*
  * The path hash of the regions open in a fast-path thread's slot, as
  * push_frame_on would have made it; 0 (outside every region) when the slot
- * is unknown or unreadable, or names a site the kernel has not read.
+ * is unknown or unreadable, or names a site the kernel has not read. A slot
+ * that another thread owns now (tids are reused) is forgotten.
  */
 static __always_inline __u64 fast_path(__u32 tgid, __u32 tid, struct sb_proc *proc)
 {
 	struct sb_site_key key = { .tgid = tgid, .gen = proc->gen };
-	__u64 *slot = bpf_map_lookup_elem(&fast_slots, &tid), path = SB_PATH_SEED, *h;
+	__u64 slot = fast_slot_of(tid, proc->fast_hdr), path = SB_PATH_SEED, *h;
+	struct { __u32 tid, depth; } head;
 	struct fast_stack *st;
 	__u32 zero = 0, depth, i;
 
 	st = bpf_map_lookup_elem(&fast_scratch, &zero);
-	if (!slot || !st || bpf_probe_read_user(&depth, sizeof(depth),
-						(void *)(*slot + SB_FAST_DEPTH_AT)))
+	if (!slot || !st || bpf_probe_read_user(&head, sizeof(head), (void *)slot))
 		return 0;
+	if (head.tid != tid) {
+		bpf_map_delete_elem(&fast_slots, &tid);
+		return 0;
+	}
+	depth = head.depth;
 	if (!depth)
 		return 0;
 	if (depth > SB_FAST_STACK)
 		depth = SB_FAST_STACK;
-	if (bpf_probe_read_user(st->site, sizeof(st->site), (void *)(*slot + SB_FAST_STACK_AT)))
+	if (bpf_probe_read_user(st->site, sizeof(st->site), (void *)(slot + SB_FAST_STACK_AT)))
 		return 0;
 	for (i = 0; i < SB_FAST_STACK; i++) {
 		if (i >= depth)

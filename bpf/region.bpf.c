@@ -1199,6 +1199,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	}
 	proc->gen++;
+	proc->fast_hdr = 0;	/* the new image makes memory of its own */
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && th->depth) {
 		count(SB_CNT_OPEN_DROPPED, th->depth);

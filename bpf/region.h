@@ -254,12 +254,18 @@ struct sb_proc {
 	__u64 next_call_id;
 	__u32 gen;		/* site generation: see struct sb_site_key */
 	__u32 fast;		/* its markers write to shared memory: off-CPU intervals are sent */
+	__u64 fast_hdr;		/* where the image's fast-path memory is mapped; 0: unknown */
 };
 
-/* A fast-path slot as the sampler reads it: include/scope_bpf.h, struct scope_bpf_impl_fast_slot. */
+/*
+ * A fast-path slot as the sampler reads it, and where the slots are:
+ * include/scope_bpf/abi.h (struct scope_bpf_impl_fast_slot, SLOTS_AT).
+ */
 #define SB_FAST_STACK 64
-#define SB_FAST_DEPTH_AT 4
 #define SB_FAST_STACK_AT 128
+#define SB_FAST_SLOTS 256
+#define SB_FAST_SLOTS_AT 4096
+#define SB_FAST_SLOT_SIZE 640
 
 /* The fast-path events: the collector's user-space side nests these records (record/fast/). */
 struct sb_fast_ready_event {
