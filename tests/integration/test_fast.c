@@ -229,8 +229,12 @@ static void test_stopped_recorder_never_stalls_the_program(void **state)
 	while (fgets(line, sizeof(line), f))
 		sscanf(line, "longest_gap_us %ld", &gap_us);
 	fclose(f);
-	/* A waiting writer would show the whole second; preemption on 2 busy cores, tens of ms. */
-	assert_in_range(gap_us, 0, 300000);
+	/*
+	 * A waiting writer would show the whole second. Preemption on 2 busy
+	 * cores is tens of ms, but this VM's host also takes its CPUs for a
+	 * third of each 100 ms at times (DESIGN.md): once, in CI, 324 ms.
+	 */
+	assert_in_range(gap_us, 0, 600000);
 	load_profile(out, &p);
 	assert_true(must_pair(&p, "flood", 0)->count > 1000);
 	/* The second's records, at least: a thread writes millions a second. */
