@@ -10,7 +10,7 @@
 #define SITE 0x7f0000001000ull
 #define MS 1000000LL
 
-static uint64_t name_at(const struct sb_fast_sites *s, uint64_t site, int64_t t)
+static uint64_t name_at(struct sb_fast_sites *s, uint64_t site, int64_t t)
 {
 	uint64_t h = 0;
 
@@ -65,6 +65,35 @@ static void test_late_and_invalid_names(void **state)
 	sb_fast_sites_free(&s);
 }
 
+/*
+ * A name remembered for the next records of its site (a loop's) gives way to
+ * a new announcement at once, and never answers for a time before it held.
+ */
+static void test_remembered_names_follow_announcements(void **state)
+{
+	struct sb_fast_sites s;
+	int k;
+
+	(void)state;
+	sb_fast_sites_init(&s);
+	assert_int_equal(sb_fast_sites_name(&s, SITE, 0xa, 1 * MS), 0);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(name_at(&s, SITE, 2 * MS + k), 0xa);
+	assert_int_equal(name_at(&s, SITE, 0), 0xa);	/* before it: the oldest, not remembered */
+	assert_int_equal(sb_fast_sites_name(&s, SITE, 0xb, 5 * MS), 0);
+	assert_int_equal(name_at(&s, SITE, 6 * MS), 0xb);
+	assert_int_equal(name_at(&s, SITE, 6 * MS + 1), 0xb);
+	assert_int_equal(name_at(&s, SITE, 4 * MS), 0xa);
+	assert_int_equal(name_at(&s, SITE, 7 * MS), 0xb);
+	/* Another site in the same memo entry, and an unknown one, are their own. */
+	for (k = 1; k < 200; k++)
+		assert_int_equal(sb_fast_sites_name(&s, SITE + 8 * (uint64_t)k, 0x100 + k, 1 * MS), 0);
+	for (k = 1; k < 200; k++)
+		assert_int_equal(name_at(&s, SITE + 8 * (uint64_t)k, 8 * MS), 0x100 + k);
+	assert_int_equal(name_at(&s, SITE, 8 * MS), 0xb);
+	sb_fast_sites_free(&s);
+}
+
 /* Reloaded more often than generations are kept: the newest are exact, older ones the oldest kept. */
 static void test_many_reloads(void **state)
 {
@@ -87,6 +116,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_site),
 		cmocka_unit_test(test_reused_address_keeps_each_name),
 		cmocka_unit_test(test_late_and_invalid_names),
+		cmocka_unit_test(test_remembered_names_follow_announcements),
 		cmocka_unit_test(test_many_reloads),
 	};
 

@@ -3,6 +3,8 @@
  * slot): slot 0 counts the announcements; announcement k keeps its name at
  * slot 1 + 2 (k % G) and its time at slot 2 + 2 (k % G), G generations.
  */
+#include <string.h>
+
 #include "record/fast/sites.h"
 
 #define G SB_FAST_SITE_GENERATIONS
@@ -20,6 +22,13 @@ static uint64_t time_slot(uint64_t k)
 void sb_fast_sites_init(struct sb_fast_sites *s)
 {
 	sb_hashmap_init(&s->map);
+	s->version = 1;		/* a memo of version 0 (never filled) never holds */
+	memset(s->memo, 0, sizeof(s->memo));
+}
+
+static struct sb_fast_site_memo *memo_of(struct sb_fast_sites *s, uint64_t site)
+{
+	return &s->memo[(site * 0x9e3779b97f4a7c15ULL) >> 58];
 }
 
 void sb_fast_sites_free(struct sb_fast_sites *s)
@@ -38,20 +47,33 @@ int sb_fast_sites_name(struct sb_fast_sites *s, uint64_t site, uint64_t hash, in
 				     (uint64_t)(since_ns - SB_FAST_SITE_SLACK_NS));
 	if (!ret)
 		ret = sb_hashmap_put(&s->map, site, 0, k + 1);
+	s->version++;
 	return ret;
 }
 
-bool sb_fast_sites_at(const struct sb_fast_sites *s, uint64_t site, int64_t t, uint64_t *hash)
+bool sb_fast_sites_at(struct sb_fast_sites *s, uint64_t site, int64_t t, uint64_t *hash)
 {
-	const uint64_t *n = sb_hashmap_get(&s->map, site, 0);
+	struct sb_fast_site_memo *m = memo_of(s, site);
+	const uint64_t *n;
 	uint64_t k, oldest;
+	int64_t from;
 
+	if (m->site == site && m->version == s->version && t >= m->from) {
+		*hash = m->hash;
+		return true;
+	}
+	n = sb_hashmap_get(&s->map, site, 0);
 	if (!n || !*n)
 		return false;
 	oldest = *n > G ? *n - G : 0;
 	for (k = *n; k-- > oldest;) {
-		if ((int64_t)*sb_hashmap_get(&s->map, site, time_slot(k)) <= t || k == oldest) {
+		from = (int64_t)*sb_hashmap_get(&s->map, site, time_slot(k));
+		if (from <= t || k == oldest) {
 			*hash = *sb_hashmap_get(&s->map, site, name_slot(k));
+			/* The latest name holds for every later time, until another comes. */
+			if (k == *n - 1 && from <= t)
+				*m = (struct sb_fast_site_memo){ .site = site, .version = s->version,
+								 .from = from, .hash = *hash };
 			return true;
 		}
 	}

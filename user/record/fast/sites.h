@@ -23,8 +23,20 @@
  */
 #define SB_FAST_SITE_SLACK_NS 10000
 
+/* Lookups remembered: a marker's site comes back on every call of a loop. */
+#define SB_FAST_SITE_MEMO 64
+
+struct sb_fast_site_memo {
+	uint64_t site;
+	uint64_t version;	/* of the sites when remembered: any announcement ends it */
+	int64_t from;		/* its latest announcement's time: the name holds from then on */
+	uint64_t hash;
+};
+
 struct sb_fast_sites {
 	struct sb_hashmap map;	/* (site, slot) -> announcements, names, times: sites.c */
+	uint64_t version;	/* announcements made */
+	struct sb_fast_site_memo memo[SB_FAST_SITE_MEMO];
 };
 
 void sb_fast_sites_init(struct sb_fast_sites *s);
@@ -40,6 +52,6 @@ int sb_fast_sites_name(struct sb_fast_sites *s, uint64_t site, uint64_t hash, in
  * The name of site at time t: the latest announcement made at or before t,
  * else the oldest kept. False when the site was never named.
  */
-bool sb_fast_sites_at(const struct sb_fast_sites *s, uint64_t site, int64_t t, uint64_t *hash);
+bool sb_fast_sites_at(struct sb_fast_sites *s, uint64_t site, int64_t t, uint64_t *hash);
 
 #endif
