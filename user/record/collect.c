@@ -406,20 +406,64 @@ static ssize_t pair_of(struct sb_collector *c, uint32_t slot, uint32_t region)
  * dlopen) or image (exec) while its calls are still in the ring buffer. The
  * kernel sends a site's record before the first call that uses it.
  */
+static struct sb_call_memo *memo_entry(struct sb_collector *c, const struct sb_call_event *e)
+{
+	uint64_t key = e->name_hash ^ ((uint64_t)e->tgid << 32 | e->tid);
+
+	return &c->memo[(key * 0x9e3779b97f4a7c15ULL) >> 58];
+}
+
+/* e's remembered place, while its thread entry is alive (a reused tid is a new thread). */
+static struct sb_call_memo *memo_find(struct sb_collector *c, const struct sb_call_event *e)
+{
+	struct sb_call_memo *m = memo_entry(c, e);
+
+	if (m->used && m->name_hash == e->name_hash && m->tgid == e->tgid && m->tid == e->tid &&
+	    c->threads[m->thread].end_ns < 0)
+		return m;
+	return NULL;
+}
+
+/* Look up (and make) e's process slot, pair and thread, and remember them. */
+static int memo_fill(struct sb_collector *c, const struct sb_call_event *e, uint32_t region,
+		     struct sb_call_memo **out)
+{
+	struct sb_call_memo *m = memo_entry(c, e);
+	struct sb_thread_info *t;
+	uint32_t slot;
+	ssize_t pair;
+	int ret;
+
+	ret = slot_of(c, e->tgid, &slot);
+	if (ret)
+		return ret;
+	pair = pair_of(c, slot, region);
+	if (pair < 0)
+		return (int)pair;
+	t = thread_info(c, e->tgid, e->tid);
+	if (!t)
+		return -ENOMEM;
+	*m = (struct sb_call_memo){ .name_hash = e->name_hash, .tgid = e->tgid, .tid = e->tid,
+				    .region = region, .slot = slot, .pair = (uint32_t)pair,
+				    .thread = (uint32_t)(t - c->threads), .used = true };
+	*out = m;
+	return 0;
+}
+
 static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 		   const struct sb_call_ctr_event *ctr)
 {
-	uint64_t *region = sb_hashmap_get(&c->region_of, e->name_hash, 0);
+	struct sb_call_memo *m = memo_find(c, e);
+	uint64_t *region = m ? NULL : sb_hashmap_get(&c->region_of, e->name_hash, 0);
 	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
 	struct sb_spill_rec rec;
 	struct sb_thread_info *t;
-	uint32_t slot;
+	uint32_t slot, pair;
 	__u64 value;
-	ssize_t pair;
 	int ret, k;
 
 	/* An unknown name (a forged record) or a clock that ran backwards: not a call. */
-	if (!region || end < start || start < 0 || e->call_id < 0 ||
+	if ((!m && !region) || end < start || start < 0 || e->call_id < 0 ||
 	    (uint64_t)e->call_id >= MAX_CALL_ID) {
 		c->dropped_calls++;
 		return 0;
@@ -433,15 +477,14 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 		c->dropped_calls++;
 		return ret;
 	}
-	ret = slot_of(c, e->tgid, &slot);
-	if (ret)
-		return ret;
-	pair = pair_of(c, slot, (uint32_t)*region);
-	if (pair < 0)
-		return (int)pair;
-	t = thread_info(c, e->tgid, e->tid);
-	if (!t)
-		return -ENOMEM;
+	if (!m) {
+		ret = memo_fill(c, e, (uint32_t)*region, &m);
+		if (ret)
+			return ret;
+	}
+	slot = m->slot;
+	pair = m->pair;
+	t = &c->threads[m->thread];
 	if (start < t->first_ns)
 		t->first_ns = start;
 	sb_stats_add(&c->prof.pairs[pair].stats, start, end, -1);
@@ -463,7 +506,12 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 	if (ret)
 		return ret;
 	c->calls++;
-	return sb_collector_path(c, e->path_hash, e->parent_path, e->name_hash);
+	if (e->path_hash == m->path)
+		return 0;
+	ret = sb_collector_path(c, e->path_hash, e->parent_path, e->name_hash);
+	if (!ret)
+		m->path = e->path_hash;
+	return ret;
 }
 
 static int on_thread_exit(struct sb_collector *c, struct sb_thread_event *e)

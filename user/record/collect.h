@@ -47,6 +47,24 @@ typedef int (*sb_rank_rule_fn)(void *ctx, const uint32_t *tgids, size_t n, uint3
 /* The default rule: ranks in order of the first completed call, 0, 1, 2, ... */
 int sb_rank_by_first_call(void *ctx, const uint32_t *tgids, size_t n, uint32_t *ranks);
 
+/*
+ * Where the last calls of a (name, process, thread) went, so that a loop's
+ * next ones skip five hash lookups (a third of the collector's time per call).
+ */
+#define SB_CALL_MEMO 64
+
+struct sb_call_memo {
+	uint64_t name_hash;
+	uint32_t tgid;
+	uint32_t tid;
+	uint32_t region;
+	uint32_t slot;		/* process slot */
+	uint32_t pair;
+	uint32_t thread;	/* index in threads: checked to be alive at each use */
+	uint64_t path;		/* the last path hash registered from here */
+	bool used;
+};
+
 struct sb_collector {
 	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
 	struct sb_spill *spill;
@@ -96,6 +114,7 @@ struct sb_collector {
 	/* GPU time of the calls that launched GPU work (collect_gpu.c), once attributed. */
 	struct sb_hashmap gpu_of;	/* (pair, call id) -> GPU ns */
 	bool *gpu_pair;			/* pair -> its calls carry GPU times (all of them) */
+	struct sb_call_memo memo[SB_CALL_MEMO];
 };
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget);

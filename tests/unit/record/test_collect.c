@@ -311,6 +311,61 @@ static ssize_t pair_named(const struct sb_collector *c, const char *name)
 	return -1;
 }
 
+/* One call of name on tgid/tid at [start, end) under region path `path`. */
+static void call_on_path(struct sb_collector *c, uint32_t tgid, uint32_t tid, const char *name,
+			 uint64_t start, int64_t id, uint64_t path)
+{
+	struct sb_call_event e = { .type = SB_EV_CALL, .tgid = tgid, .tid = tid, .site = 0x10,
+				   .start = start, .end = start + 5, .call_id = id, .parent_id = -1,
+				   .path_hash = path, .name_hash = sb_name_hash(name) };
+
+	assert_int_equal(sb_collector_record(c, &e, sizeof(e)), 0);
+}
+
+/*
+ * A loop's calls (the collector remembers where the last ones of a name,
+ * process and thread went): interleaved names, processes and threads each
+ * keep their own pair and thread, and a path that changes is registered.
+ */
+static void test_interleaved_loops_keep_their_pairs_threads_and_paths(void **state)
+{
+	static const char *names[] = { "a", "b", "c" };
+	struct sb_collector c;
+	uint64_t count[2][3] = { { 0 } };
+	size_t i, p, n;
+	int64_t id = 0;
+	int k;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	for (p = 0; p < 2; p++)
+		for (k = 0; k < 3; k++)
+			site(&c, (uint32_t)(100 + p), 0x10 + 8 * (uint64_t)k, names[k], "");
+	for (i = 0; i < 3000; i++) {
+		p = i % 2;
+		k = (int)(i / 2 % 3);
+		call_on_path(&c, (uint32_t)(100 + p), (uint32_t)(200 + p * 10 + i % 4), names[k],
+			     10 * i, id++, 0x1000 + (uint64_t)k + (i >= 1500 ? 0x100 : 0));
+	}
+	for (k = 0; k < 3; k++) {
+		assert_true(sb_collector_path_id(&c, 0x1000 + (uint64_t)k) >= 0);
+		assert_true(sb_collector_path_id(&c, 0x1100 + (uint64_t)k) >= 0);
+	}
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.prof.n_pairs, 6);
+	assert_int_equal(c.prof.n_threads, 4);
+	for (i = 0; i < c.prof.n_pairs; i++) {
+		n = c.prof.pairs[i].count;
+		for (k = 0; k < 3; k++)
+			if (!strcmp(c.prof.regions[c.prof.pairs[i].region].name, names[k]))
+				count[c.prof.pairs[i].rank][k] += n;
+	}
+	for (p = 0; p < 2; p++)
+		for (k = 0; k < 3; k++)
+			assert_int_equal(count[p][k], 500);
+	sb_collector_free(&c);
+}
+
 /* GPU work goes to the innermost call open on the launching thread; its pair gets 0 elsewhere. */
 static void test_gpu_time_goes_to_the_innermost_launching_call(void **state)
 {
@@ -665,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_stand_in_hashes_join_their_region),
 		cmocka_unit_test(test_exited_thread_is_not_overwritten_by_a_live_read),
 		cmocka_unit_test(test_a_reused_tid_is_another_thread),
+		cmocka_unit_test(test_interleaved_loops_keep_their_pairs_threads_and_paths),
 		cmocka_unit_test(test_gpu_time_goes_to_the_innermost_launching_call),
 		cmocka_unit_test(test_no_launches_leave_gpu_time_missing),
 		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
