@@ -1038,6 +1038,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (proc) {
 		th = switch_thread(prev, prev_tgid, now);
 		if (th) {
+			/*
+			 * The name the recorder gives a thread still in the map at the
+			 * end that /proc no longer shows (its exit record never came:
+			 * seen under emulation on 7.3).
+			 */
+			__builtin_memcpy(th->comm, prev->comm, sizeof(th->comm));
 			th->off_since = held_by_us(prev, prev_tgid) ? 0 : now;
 			if (th->on_since)
 				th->cpu_ns += now - th->on_since;

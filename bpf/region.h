@@ -323,6 +323,7 @@ struct sb_thread_state {
 	__u64 last_hash;
 	__u32 last_gen;		/* in this image of the process (sb_proc.gen) */
 	__u32 pad2;
+	char comm[16];		/* its name at its last switch-out (TASK_COMM_LEN) */
 	struct sb_frame frames[SB_MAX_DEPTH];
 };
 

@@ -158,7 +158,9 @@ static void test_eight_threads(void **state)
 	}
 	if (workers != 8)
 		for (i = 0; i < p.n_threads; i++)
-			printf("  thread %zu: '%s'\n", i, p.threads[i].name);
+			printf("  thread %zu: '%s' tid %lld end %lld cpu %lld\n", i, p.threads[i].name,
+			       (long long)p.threads[i].tid, (long long)p.threads[i].end_ns,
+			       (long long)p.threads[i].cpu_ns);
 	assert_int_equal(workers, 8);
 	assert_true(p.n_threads >= 9);
 	sb_profile_free(&p);

@@ -615,7 +615,7 @@ int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 	return 0;
 }
 
-int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
+int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid, const char *comm,
 			      int64_t first_ns, int64_t cpu_ns)
 {
 	uint64_t *i = sb_hashmap_get(&c->thread_of, tgid, tid);
@@ -638,8 +638,10 @@ int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t ti
 		if (fgets(t->name, sizeof(t->name), f))
 			t->name[strcspn(t->name, "\n")] = 0;
 		fclose(f);
-		sb_utf8_sanitize(t->name);
+	} else if (!t->name[0] && comm) {
+		snprintf(t->name, sizeof(t->name), "%.*s", 15, comm);
 	}
+	sb_utf8_sanitize(t->name);
 	return 1;
 }
 

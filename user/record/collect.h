@@ -131,8 +131,9 @@ int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int6
  * 1 when taken; 0 when the thread's exit was already reported (its exit record
  * has the final numbers, a later read of the map can only be stale); or -errno.
  * A thread first seen after that exit is a new thread that was given the tid again.
+ * Its name is read from /proc, else comm (the kernel side's last view of it).
  */
-int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid,
+int sb_collector_thread_alive(struct sb_collector *c, uint32_t tgid, uint32_t tid, const char *comm,
 			      int64_t first_ns, int64_t cpu_ns);
 
 /* A region path seen in the kernel's open frames or calls. */

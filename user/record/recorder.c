@@ -711,7 +711,8 @@ static uint64_t collect_live_threads(struct recorder *r, int64_t now)
 		if (bpf_map_lookup_elem(fd, &key, st))
 			continue;
 		cpu = (int64_t)st->cpu_ns + (st->on_since ? now - (int64_t)st->on_since : 0);
-		if (sb_collector_thread_alive(&r->coll, st->tgid, key, (int64_t)st->first_ns, cpu) <= 0)
+		if (sb_collector_thread_alive(&r->coll, st->tgid, key, st->comm, (int64_t)st->first_ns,
+					      cpu) <= 0)
 			continue;
 		/* Calls beyond the stack were counted as depth overflow already. */
 		open += st->depth;

@@ -248,8 +248,8 @@ static void test_exited_thread_is_not_overwritten_by_a_live_read(void **state)
 	call(&c, 9, 11, "busy", 20, 400, 1, -1, 0);
 	thread_exit(&c, 9, 10, 30000000);
 	/* A stale entry of the exited thread, and a thread still running. */
-	assert_int_equal(sb_collector_thread_alive(&c, 9, 10, 10, 0), 0);
-	assert_int_equal(sb_collector_thread_alive(&c, 9, 11, 10, 7000), 1);
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 10, NULL, 10, 0), 0);
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 11, NULL, 10, 7000), 1);
 	assert_int_equal(sb_collector_finish(&c), 0);
 	assert_int_equal(c.prof.n_threads, 2);
 	assert_int_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 10)].cpu_ns, 30000000);
@@ -278,6 +278,31 @@ static const char *meta_str(const struct sb_profile *p, const char *key)
 }
 
 /* pid_max wraps: a thread that exits leaves its tid to a later thread of the same process. */
+/*
+ * A thread the kernel's map still holds at the end whose /proc entry is gone
+ * (its exit record never came) takes the name the kernel side saw last; a
+ * 16-byte name without its NUL is cut, never read past.
+ */
+static void test_a_vanished_live_thread_keeps_the_kernels_name(void **state)
+{
+	const char full[16] = { 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',
+				'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p' };
+	struct sb_collector c;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 9, 0x10, "busy", "");
+	call(&c, 9, 11, "busy", 20, 400, 0, -1, 0);
+	call(&c, 9, 12, "busy", 20, 400, 1, -1, 0);
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 11, "worker-0", 10, 7000), 1);
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 12, full, 10, 7000), 1);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_string_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 11)].name, "worker-0");
+	assert_string_equal(c.prof.threads[sb_collector_thread_row(&c, 9, 12)].name,
+			    "abcdefghijklmno");
+	sb_collector_free(&c);
+}
+
 static void test_a_reused_tid_is_another_thread(void **state)
 {
 	struct sb_event rows[4];
@@ -289,7 +314,7 @@ static void test_a_reused_tid_is_another_thread(void **state)
 	call(&c, 9, 10, "busy", 20, 400, 0, -1, 0);
 	thread_exit(&c, 9, 10, 300);
 	call(&c, 9, 10, "busy", 600, 900, 1, -1, 0);
-	assert_int_equal(sb_collector_thread_alive(&c, 9, 10, 550, 7000), 1);
+	assert_int_equal(sb_collector_thread_alive(&c, 9, 10, NULL, 550, 7000), 1);
 	assert_int_equal(sb_collector_finish(&c), 0);
 	assert_int_equal(c.prof.n_threads, 2);
 	drain(&c, rows, 4, 2);
@@ -719,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_calls_are_named_by_name_hash_not_address),
 		cmocka_unit_test(test_stand_in_hashes_join_their_region),
 		cmocka_unit_test(test_exited_thread_is_not_overwritten_by_a_live_read),
+		cmocka_unit_test(test_a_vanished_live_thread_keeps_the_kernels_name),
 		cmocka_unit_test(test_a_reused_tid_is_another_thread),
 		cmocka_unit_test(test_interleaved_loops_keep_their_pairs_threads_and_paths),
 		cmocka_unit_test(test_gpu_time_goes_to_the_innermost_launching_call),
