@@ -797,7 +797,7 @@ static void test_attach_window_loses_no_call(void **state)
 	struct sb_profile p[2];
 	int64_t made, kept;
 	FILE *f;
-	int fd = -1, i;
+	int fd = -1, i, status[2];
 	char *app[] = { (char *)app_path("timed_calls", path, sizeof(path)), "5",
 			(char *)tmp_file("timed.bin", log, sizeof(log)), NULL };
 	char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o", NULL,
@@ -813,7 +813,7 @@ static void test_attach_window_loses_no_call(void **state)
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	for (i = 0; i < 2; i++) {
 		argv[8] = (char *)tmp_file(i ? "window2.h5" : "window1.h5", out[i], sizeof(out[i]));
-		assert_int_equal(run(argv), 0);
+		status[i] = run(argv);
 	}
 	assert_int_equal(wait_status(pid), 0);
 	fclose(f);
@@ -826,6 +826,14 @@ static void test_attach_window_loses_no_call(void **state)
 		fprintf(stderr, "attach %d: %lld calls made, %lld kept\n", i + 1, (long long)made,
 			(long long)kept);
 		assert_true(made > 10000);
+		/*
+		 * The host starving the recorder (CI, once) fills the ring: records
+		 * dropped are a loss said by exit 3, and counted, so still add up.
+		 */
+		if (meta_int(&p[i], "fast_records_dropped"))
+			assert_int_equal(status[i], 3);
+		else
+			assert_int_equal(status[i], 0);
 		/* A call the start or the end cuts may be on either side of it. */
 		assert_in_range(kept, made - 2, made + 2);
 		sb_profile_free(&p[i]);

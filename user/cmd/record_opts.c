@@ -70,7 +70,7 @@ void record_usage(FILE *f)
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
-		"  -q, --quiet            no status line, no summary\n"
+		"  -q, --quiet            no status line, no summary (losses are still said)\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"      --list-events      the counter events this machine has (docs/COUNTERS.md)\n"
 		"      --list-groups      this CPU's LIKWID groups (docs/COUNTERS.md)\n"

@@ -905,8 +905,14 @@ static int finish(struct recorder *r)
 		record_say("%s", err.msg);
 		return 1;
 	}
-	if (!r->o.quiet)
+	/* -q silences the summary, never what was lost: a batch job must learn why it exited 3. */
+	if (!r->o.quiet) {
 		summary_line(r);
+	} else {
+		sb_health_print(stderr, &r->coll.prof, "scope-bpf: ");
+		if (sb_kernel_incomplete(&r->kernel))
+			sb_kernel_report(&r->kernel, "scope-bpf: ");
+	}
 	/* Where the bounded-memory sort spent its time, for -v. */
 	if (r->o.verbose)
 		record_say("spill: %llu calls sorted in %u runs, %u merge passes",
