@@ -110,16 +110,6 @@ static int cmp_imb(const void *x, const void *y)
 	return (a->region > b->region) - (a->region < b->region);
 }
 
-/*
- * The imbalance row of a region's calls: its own, or its MPI function's. One
- * call region per peer exists on one rank only; its function is what every
- * rank calls and what can be compared.
- */
-static size_t imb_key(const struct sb_mpi_fns *f, uint32_t region)
-{
-	return f->of[region] < 0 ? region : f->n_regions + (size_t)f->of[region];
-}
-
 /* One row's per-rank totals t: max / mean over all ranks; false when it took no time. */
 static bool imb_row(struct sb_mpi_imbalance *m, const int64_t *t, uint32_t n_ranks)
 {
@@ -153,7 +143,9 @@ static int imbalance(struct sb_mpi_report *r, const struct sb_profile *p)
 	}
 	for (i = 0; i < p->n_pairs; i++)
 		if (p->pairs[i].rank < r->n_ranks)
-			per[imb_key(&r->fns, p->pairs[i].region) * r->n_ranks + p->pairs[i].rank] +=
+			/* An MPI call region per peer exists on one rank: its function is compared. */
+			per[sb_mpi_fns_key(&r->fns, p->pairs[i].region) * r->n_ranks +
+			    p->pairs[i].rank] +=
 				p->pairs[i].stats.total;
 	for (i = 0; i < keys; i++) {
 		struct sb_mpi_imbalance m = {

@@ -6,6 +6,7 @@
 #ifndef SB_MPI_FNS_H
 #define SB_MPI_FNS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analysis/mpi_name.h"
@@ -24,5 +25,11 @@ struct sb_mpi_fns {
 /* The functions of p's regions, in order of their first region. 0 (n 0 without MPI calls) or -ENOMEM. */
 int sb_mpi_fns_build(struct sb_mpi_fns *f, const struct sb_profile *p);
 void sb_mpi_fns_free(struct sb_mpi_fns *f);
+
+/* A region's row where MPI call regions are grouped: the region, or past every region its function. */
+static inline size_t sb_mpi_fns_key(const struct sb_mpi_fns *f, uint32_t region)
+{
+	return f->of[region] < 0 ? region : f->n_regions + (size_t)f->of[region];
+}
 
 #endif
