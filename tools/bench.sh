@@ -244,6 +244,7 @@ for run in $runs; do
 	lost=$(sed -n 's/.*"lost_events": \([0-9]*\).*/\1/p' <<<"$hdr")
 	[ -n "$loop_ns" ] && [ -n "$peak_kib" ] && [ -n "$got" ] && [ -n "$lost" ] ||
 		{ cat "$tmp/stderr" >&2; die "cannot read the $calls-call run's results"; }
+	file_bytes=$(stat -c %s "$tmp/c.h5")
 	rm -f "$tmp/c.h5"
 	rate=$(calc 0 "$calls / ($loop_ns / 1e9)")
 	[ "$got" = "$calls" ] && count="all $got calls in the file" || count="MISMATCH: $got in the file"
@@ -259,6 +260,10 @@ for run in $runs; do
 	fi
 	rows_d+=("$(row "(d) $calls calls x$procs: collector peak RSS, MiB" \
 		"$(calc 1 "$peak_kib / 1024")" "$goal" "$memok")")
+	# Issue 29: a full trace of a loop as compact as a tracer's own format.
+	rows_d+=("$(row "(d) $calls calls x$procs: file, bytes/call" \
+		"$(calc 2 "$file_bytes / $calls")" "<= 4" \
+		"$(verdict "$file_bytes <= 4 * $calls"); $(calc 1 "$file_bytes / 1048576") MiB")")
 done
 
 # (e) Sampling overhead: fixed work unprofiled, then recorded with --sample at
