@@ -18,6 +18,8 @@
 #include "io/profile_read.h"
 #include "render/gpu_report.h"
 #include "render/mpi_report.h"
+#include "render/rank_report.h"
+#include "render/series_report.h"
 #include "render/report.h"
 #include "render/counters_report.h"
 #include "render/samples_report.h"
@@ -26,7 +28,8 @@
 
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
-       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE, OPT_WIDE, OPT_MPI_DETAIL };
+       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE, OPT_WIDE, OPT_MPI_DETAIL,
+       OPT_PER_RANK, OPT_DURATIONS };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -44,6 +47,8 @@ static const struct option long_opts[] = {
 	{ "mpi-detail", no_argument, NULL, OPT_MPI_DETAIL },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "gpu", no_argument, NULL, OPT_GPU },
+	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
+	{ "durations", no_argument, NULL, OPT_DURATIONS },
 	{ "peak-gflops", required_argument, NULL, OPT_PEAK_GFLOPS },
 	{ "peak-gbs", required_argument, NULL, OPT_PEAK_GBS },
 	SB_FILTER_OPTIONS,
@@ -92,6 +97,12 @@ static void usage(FILE *f)
 	      "                      kernel (demangled), copy direction and memset its\n"
 	      "                      calls, total, avg, min and max GPU time, and the\n"
 	      "                      regions that launched it (docs/CUDA.md)\n"
+	      "      --per-rank      each region's inclusive time per rank instead, max over\n"
+	      "                      mean and the slowest rank (JSON, CSV: own time too)\n"
+	      "      --durations     each region's call durations instead: min, median,\n"
+	      "                      p90, p99, max, and the median over the run in 40\n"
+	      "                      windows, for the --top N regions with the most time\n"
+	      "                      (JSON, CSV: every region and window)\n"
 	      "      --peak-gflops X, --peak-gbs Y\n"
 	      "                      the machine's peak GFLOP/s and GB/s, drawn as ceilings\n"
 	      "                      on the HTML page's roofline (docs/HTML.md)\n"
@@ -219,6 +230,12 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case OPT_GPU:
 		o->gpu = true;
 		return 0;
+	case OPT_PER_RANK:
+		o->per_rank = true;
+		return 0;
+	case OPT_DURATIONS:
+		o->durations = true;
+		return 0;
 	case OPT_PEAK_GFLOPS:
 		return parse_peak("--peak-gflops", optarg, &o->peak_gflops, err);
 	case OPT_PEAK_GBS:
@@ -232,6 +249,14 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		return SB_OPT_STOP;
 	}
 	return sb_fail(err, EINVAL, "unexpected option %d", c);
+}
+
+/* The option of a view other than --per-rank and --durations that o asks for; NULL: none. */
+static const char *other_view(const struct report_opts *o)
+{
+	return o->html ? "--html (the page shows it)" : o->samples ? "--samples" : o->mpi ? "--mpi" :
+	       o->counters ? "--counters" : o->gpu ? "--gpu" :
+	       o->per_rank && o->durations ? "--durations" : NULL;
 }
 
 int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_error *err)
@@ -267,6 +292,11 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 	if ((o->peak_gflops > 0 || o->peak_gbs > 0) && !o->html)
 		return sb_fail(err, EINVAL, "--%s: only for the roofline of --html",
 			       o->peak_gflops > 0 ? "peak-gflops" : "peak-gbs");
+	if ((o->per_rank || o->durations) && other_view(o))
+		return sb_fail(err, EINVAL, "--%s: not available with %s",
+			       o->per_rank ? "per-rank" : "durations", other_view(o));
+	if (o->per_rank && o->rank >= 0)
+		return sb_fail(err, EINVAL, "--rank: --per-rank takes its ranks from --ranks LIST");
 	if (o->mpi && o->rank >= 0)
 		return sb_fail(err, EINVAL, "--rank: --mpi takes its ranks from --ranks LIST");
 	if (o->rank >= 0 && o->filter.ranks)
@@ -398,7 +428,7 @@ static int report_lean(const struct report_opts *o)
 	int r;
 
 	/* A filter needs the events in memory: it moves and drops them. */
-	if (o->samples || o->html || o->mpi || o->counters || o->gpu ||
+	if (o->samples || o->html || o->mpi || o->counters || o->gpu || o->per_rank || o->durations ||
 	    sb_filter_active(&o->filter) ||
 	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
@@ -504,6 +534,36 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 	return sb_output_close(&out, r, "report");
 }
 
+/* --per-rank or --durations of p to o->output or stdout; the exit status. */
+static int report_view(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_series_opts so = { .rank = o->rank, .metric = SB_SERIES_DURATION,
+				     .windows = SB_SERIES_REPORT_WINDOWS };
+	struct sb_error err = { .msg = "" };
+	struct sb_rank_matrix m;
+	struct sb_series_set s;
+	struct sb_output out;
+	int r;
+
+	r = o->per_rank ? sb_rank_matrix_build(&m, p, &err) : sb_series_build(&s, p, &so, &err);
+	if (r) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
+		return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
+	}
+	r = sb_output_open(&out, o->output, &err);
+	if (r)
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+	else if (o->per_rank)
+		r = sb_output_close(&out, sb_rank_report_render(out.f, p, &m, o), "report");
+	else
+		r = sb_output_close(&out, sb_series_report_render(out.f, p, &s, o), "report");
+	if (o->per_rank)
+		sb_rank_matrix_free(&m);
+	else
+		sb_series_free(&s);
+	return r ? 1 : 0;
+}
+
 /*
  * --gpu needs the activity, the index rows and the threads, never a call: an
  * HDF5 file's events are checked in one pass and left on disk (the filter
@@ -570,6 +630,8 @@ static int report_whole(const struct report_opts *o)
 		r = report_counters(o, &p);
 	else if (!r && o->gpu)
 		r = report_gpu(o, &p);
+	else if (!r && (o->per_rank || o->durations))
+		r = report_view(o, &p);
 	else if (!r)
 		r = o->samples ? write_report(o, &p, NULL) : report_profile(o, &p);
 	sb_profile_free(&p);

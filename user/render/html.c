@@ -16,6 +16,7 @@
 #include "render/html.h"
 #include "render/html_gpu.h"
 #include "render/html_samples.h"
+#include "render/html_views.h"
 #include "html_page.h"
 #include "render/report.h"
 #include "util/version.h"
@@ -973,6 +974,10 @@ static int write_data(FILE *j, const struct sb_profile *p, const struct sb_callt
 		r = data_counters(j, p, o);
 	if (!r)
 		r = data_roofline(j, p, o);
+	if (!r)
+		r = sb_html_rank_matrix(j, p, o->rank);
+	if (!r)
+		r = sb_html_series(j, p, o->rank);
 	fputs("}\n", j);
 	return r;
 }

@@ -36,6 +36,8 @@ struct report_opts {
 	double peak_gflops;	/* --peak-gflops X: the HTML roofline's compute ceiling; 0 none */
 	double peak_gbs;	/* --peak-gbs Y: its bandwidth ceiling; 0 none */
 	bool wide;		/* --wide: every column and whole names; else 80 columns */
+	bool per_rank;		/* --per-rank: each region's time per rank, max over mean */
+	bool durations;		/* --durations: call durations' quantiles and course over the run */
 	bool help;
 };
 
