@@ -26,12 +26,13 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define FIRST_SLOTS 64
+#define TAGS_MAX 127			/* the recorder reads 128 bytes of tags (bpf/region.h) */
 
 struct named_site {
 	struct scope_bpf_site site;	/* its address is the probes' argument */
 	uint64_t hash;
 	size_t len;
-	char name[];			/* NUL-terminated; site.name points here */
+	char name[];			/* NUL-terminated, then the tags if any; site.name points here */
 };
 
 struct name_table {
@@ -122,9 +123,10 @@ static struct name_table *table_with_room(void)
 	return t;
 }
 
-static struct named_site *new_site(const char *name, size_t len, uint64_t h)
+static struct named_site *new_site(const char *name, size_t len, uint64_t h, const char *tags)
 {
-	struct named_site *s = calloc(1, sizeof(*s) + len + 1);
+	size_t tags_len = tags ? strnlen(tags, TAGS_MAX) : 0;
+	struct named_site *s = calloc(1, sizeof(*s) + len + 1 + tags_len + 1);
 
 	if (!s)
 		return NULL;
@@ -134,10 +136,14 @@ static struct named_site *new_site(const char *name, size_t len, uint64_t h)
 	s->site.magic = SCOPE_BPF_SITE_MAGIC;
 	s->site.version = SCOPE_BPF_SITE_VERSION;
 	s->site.name = s->name;
+	if (tags_len) {
+		memcpy(s->name + len + 1, tags, tags_len);
+		s->site.tags = s->name + len + 1;
+	}
 	return s;
 }
 
-static struct named_site *insert(const char *name, size_t len, uint64_t h)
+static struct named_site *insert(const char *name, size_t len, uint64_t h, const char *tags)
 {
 	struct named_site *s;
 	struct name_table *t;
@@ -156,7 +162,7 @@ static struct named_site *insert(const char *name, size_t len, uint64_t h)
 		goto out;
 	}
 	t = table_with_room();
-	s = t ? new_site(name, len, h) : NULL;
+	s = t ? new_site(name, len, h, tags) : NULL;
 	if (s) {
 		place(t, s);
 		n_names++;
@@ -170,9 +176,12 @@ out:
  * The descriptor for the first len bytes of name (up to a NUL), cut to
  * SCOPE_BPF_NAME_MAX bytes as the recorder would cut it; NULL for a NULL or
  * empty name (or no memory); past SCOPE_BPF_NAMED_MAX names, the one site
- * that stands for all later new ones.
+ * that stands for all later new ones. A region's identity is its name: tags
+ * (comma-separated, or NULL) are those of the call that made the descriptor,
+ * as the recorder keeps the tags of a region's first site.
  */
-struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len)
+struct scope_bpf_site *scope_bpf_impl_named_site_tagged(const char *name, size_t len,
+							const char *tags)
 {
 	struct named_site *s;
 	uint64_t h;
@@ -185,10 +194,15 @@ struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len)
 	h = hash_bytes(name, len);
 	s = find(atomic_load_explicit(&names, memory_order_acquire), name, len, h);
 	if (!s)
-		s = insert(name, len, h);
+		s = insert(name, len, h, tags);
 	if (!s && atomic_load_explicit(&names_full, memory_order_relaxed))
 		return &beyond_limit;
 	return s ? &s->site : NULL;
+}
+
+struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len)
+{
+	return scope_bpf_impl_named_site_tagged(name, len, NULL);
 }
 
 #if SCOPE_BPF_ENABLED

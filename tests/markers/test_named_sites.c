@@ -18,6 +18,8 @@
 #define SHARED_NAMES 2000
 
 const struct scope_bpf_site *scope_bpf_impl_named_site(const char *name, size_t len);
+const struct scope_bpf_site *scope_bpf_impl_named_site_tagged(const char *name, size_t len,
+							      const char *tags);
 
 static const struct scope_bpf_site *site(const char *name)
 {
@@ -50,6 +52,25 @@ static void test_length_and_nul(void **state)
 	assert_ptr_equal(scope_bpf_impl_named_site("lenient", 3), site("len"));
 	assert_ptr_equal(scope_bpf_impl_named_site("ab\0cd", 5), site("ab"));
 	assert_string_equal(scope_bpf_impl_named_site("lenient", 3)->name, "len");
+}
+
+/* The first call's tags stay with the name, as the recorder keeps a region's first tags. */
+static void test_tags_of_the_first_call(void **state)
+{
+	const struct scope_bpf_site *a = scope_bpf_impl_named_site_tagged("copy", 4, "kokkos,bytes:8");
+	char long_tags[300];
+
+	(void)state;
+	assert_non_null(a);
+	assert_string_equal(a->name, "copy");
+	assert_string_equal(a->tags, "kokkos,bytes:8");
+	assert_ptr_equal(scope_bpf_impl_named_site_tagged("copy", 4, "kokkos,bytes:16"), a);
+	assert_string_equal(a->tags, "kokkos,bytes:8");
+	assert_ptr_equal(site("copy"), a);
+	assert_null(scope_bpf_impl_named_site_tagged("plain", 5, "")->tags);
+	memset(long_tags, 't', sizeof(long_tags) - 1);
+	long_tags[sizeof(long_tags) - 1] = 0;
+	assert_int_equal(strlen(scope_bpf_impl_named_site_tagged("long", 4, long_tags)->tags), 127);
 }
 
 static void test_null_and_empty_ignored(void **state)
@@ -183,6 +204,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_descriptor_per_name),
 		cmocka_unit_test(test_length_and_nul),
+		cmocka_unit_test(test_tags_of_the_first_call),
 		cmocka_unit_test(test_null_and_empty_ignored),
 		cmocka_unit_test(test_overlong_cut),
 		cmocka_unit_test(test_growth_keeps_descriptors),
