@@ -112,6 +112,9 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include ompt/ompt.mk
 -include cupti/cupti.mk
 -include markers/markers.mk
+-include annot/annot.mk
+-include nvtx/nvtx.mk
+-include kokkos/kokkos.mk
 -include packaging/packaging.mk
 -include tools/kernels/kernels.mk
 
