@@ -11,6 +11,7 @@
 #include "analysis/filter.h"
 #include "cmd/record_opts.h"
 #include "cmd/suggest.h"
+#include "record/annot_env.h"
 #include "region.h"
 
 void record_usage(FILE *f)
@@ -58,6 +59,9 @@ void record_usage(FILE *f)
 		"                         (needs a command: docs/CUDA.md)\n"
 		"      --no-cuda-host     do not time CUDA runtime calls (libcudart) on the host\n"
 		"                         (launches, copies, synchronizations: docs/CUDA.md)\n"
+		"      --annotations LIST the command's NVTX, Kokkos Tools and ITT ranges are\n"
+		"                         regions: nvtx,kokkos,itt, all (the default for a\n"
+		"                         command) or none (docs/ANNOTATIONS.md)\n"
 		"      --mode MODE        how markers reach the recorder: auto (the default:\n"
 		"                         shared memory where the binary's header has it, else\n"
 		"                         a trap per marker), fast (the same; refuses counters),\n"
@@ -213,7 +217,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
-       OPT_BUFFER };
+       OPT_BUFFER, OPT_ANNOTATIONS };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -331,6 +335,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "no-omp", no_argument, NULL, 'P' },
 		{ "cuda", no_argument, NULL, OPT_CUDA },
 		{ "no-cuda-host", no_argument, NULL, OPT_NO_CUDA_HOST },
+		{ "annotations", required_argument, NULL, OPT_ANNOTATIONS },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "buffer", required_argument, NULL, OPT_BUFFER },
 		{ "mpi", optional_argument, NULL, 'I' },
@@ -415,6 +420,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case OPT_NO_CUDA_HOST:
 			o->no_cuda_host = true;
 			break;
+		case OPT_ANNOTATIONS:
+			ret = sb_annot_parse(optarg, &o->annotations, err);
+			o->annotations_given = true;
+			break;
 		case OPT_MODE:
 			ret = parse_mode(optarg, &o->mode, err);
 			break;
@@ -478,6 +487,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "--cuda: only for a command: CUPTI is loaded as the "
 			       "program starts; -p and -a record its CUDA calls on the host "
 			       "(docs/CUDA.md)");
+	if (o->annotations_given && o->annotations && !o->cmd)
+		return sb_fail(err, EINVAL, "--annotations: only for a command: the libraries are "
+			       "loaded as the program starts (docs/ANNOTATIONS.md)");
+	if (!o->annotations_given)
+		o->annotations = o->cmd ? SB_ANNOT_ALL : 0;
 	if (o->kernel_stacks && !o->sample_hz)
 		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
 	if (group) {

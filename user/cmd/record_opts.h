@@ -41,6 +41,8 @@ struct record_opts {
 	bool no_omp;		/* --no-omp: OpenMP constructs are not regions */
 	bool cuda;		/* --cuda: the command's CUDA driver loads the CUPTI library */
 	bool no_cuda_host;	/* --no-cuda-host: CUDA runtime calls are not regions */
+	unsigned annotations;	/* SB_ANNOT_*: the command's NVTX, Kokkos, ITT ranges as regions */
+	bool annotations_given;	/* --annotations: chosen, not the default */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
 	enum sb_record_mode mode;	/* --mode */

@@ -25,6 +25,7 @@
 #include "io/h5write.h"
 #include "model/health.h"
 #include "record/collect.h"
+#include "record/annot_env.h"
 #include "record/cuda_env.h"
 #include "record/detach.h"
 #include "record/guardian.h"
@@ -1130,6 +1131,11 @@ int sb_record(const struct record_opts *o)
 	if (output)
 		r.o.output = output;
 	if (r.o.cuda && sb_cuda_env_setup(&err)) {
+		record_say("%s", err.msg);
+		ret = SB_EXIT_USAGE;
+		goto out;
+	}
+	if (sb_annot_env_setup(r.o.annotations, r.o.annotations_given, &err)) {
 		record_say("%s", err.msg);
 		ret = SB_EXIT_USAGE;
 		goto out;
