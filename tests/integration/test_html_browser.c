@@ -6,6 +6,7 @@
 #include "render/html.h"
 #include "unit/array_stream.h"
 #include "unit/cuda_acts.h"
+#include "unit/json_check.h"
 #include "unit/scaling_fixture.h"
 #include "render/scaling.h"
 
@@ -302,6 +303,11 @@ static void test_page_renders_without_errors_and_escapes_names(void **state)
 	expect_attr(dom, "flame-canvas", "data-drawn=\"4\"");
 	/* The roofline drew a point per region (the group's FLOP rate and bandwidth). */
 	expect_attr(dom, "roofline-chart", "data-drawn=\"3\"");
+	/* One rank: no heat map. Over the run: the durations, then each counter. */
+	expect_has(dom, "<section id=\"ranks\" hidden=\"\">", "the DOM");
+	expect_has(dom, "<option value=\"1\">FP_ARITH_INST_RETIRED_SCALAR_DOUBLE</option>",
+		   "the plots' choice");
+	expect_has(dom, "<option value=\"2\">L1D_REPLACEMENT</option>", "the plots' choice");
 	free(dom);
 }
 
@@ -814,6 +820,174 @@ static void test_recorded_nested_app_renders(void **state)
 	free(dom);
 }
 
+/* `report ARGS... -o tmp/NAME H5`'s output (caller frees). */
+static char *report_out(const char *h5, const char *name, const char *a, const char *b,
+			const char *c)
+{
+	char out[300];
+	char *argv[] = { (char *)scope_bin(), "report", "-o", (char *)tmp_file(name, out, sizeof(out)),
+			 (char *)h5, (char *)a, (char *)b, (char *)c, NULL };
+
+	assert_int_equal(run(argv), 0);
+	return slurp(out);
+}
+
+/* The line of text that ends with "  NAME" (a region's row of a text report); caller frees. */
+static char *text_row(const char *text, const char *name)
+{
+	char needle[100];
+	const char *at, *start;
+
+	snprintf(needle, sizeof(needle), "  %s\n", name);
+	at = strstr(text, needle);
+	if (!at)
+		fail_msg("no row %s in:\n%s", name, text);
+	for (start = at; start > text && start[-1] != '\n'; start--)
+		;
+	return strndup(start, (size_t)(at - start));
+}
+
+/* Cell k (0: the name) of the row of table id whose name cell reads name, as text; caller frees. */
+static char *dom_cell(const char *dom, const char *id, const char *name, int k)
+{
+	char needle[200];
+	const char *at, *end;
+
+	snprintf(needle, sizeof(needle), "id=\"%s\"", id);
+	at = strstr(dom, needle);
+	assert_non_null(at);
+	snprintf(needle, sizeof(needle), "</span>%s</td>", name);
+	at = strstr(at, needle);
+	if (!at)
+		fail_msg("no row %s in #%s", name, id);
+	while (k--) {
+		at = strstr(at + 1, "<td");
+		assert_non_null(at);
+	}
+	at = strchr(at, '>');
+	end = strstr(at, "</td>");
+	assert_non_null(end);
+	return strndup(at + 1, (size_t)(end - at - 1));
+}
+
+/* n with a comma every three digits, as the page's fmtInt writes it. */
+static void commas(char *buf, size_t size, int64_t n)
+{
+	char digits[32];
+	size_t len, i, o = 0;
+
+	len = (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)n);
+	for (i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+/* Chooses context-switches as the plots' value, as a user would. */
+static const char series_probe[] =
+	"<script>\n"
+	"(function () {\n"
+	"var sel = document.getElementById('series-value'), i;\n"
+	"for (i = 0; i < sel.options.length; i++) if (sel.options[i].text === 'context-switches') sel.value = String(i);\n"
+	"sel.dispatchEvent(new Event('change'));\n"
+	"})();\n"
+	"</script>\n";
+
+/*
+ * tests/apps/mpi_scaling at two ranks, counting context switches: serial_io
+ * runs 8 x 5 ms on rank 0 only. The heat map's cells, the series' calls and
+ * the counter plots show what report --per-rank, --durations and --counters print.
+ */
+static void test_rank_heat_map_and_series_show_what_report_prints(void **state)
+{
+	char bin[300], h5[300], html[300], probe[300], app[512], ns[40], want[80];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-e", "context-switches", "-o", h5,
+			 "--", (char *)mpiexec_mpich(), "-n", "2",
+			 (char *)app_path("mpi_scaling", app, sizeof(app)), NULL };
+	char *text, *row, *cell, *dom;
+	const struct jv *regions;
+	unsigned long calls, count;
+	struct jv v;
+	size_t i;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	require_bpf();
+	tmp_file("ranks.h5", h5, sizeof(h5));
+	assert_int_equal(run(argv), 0);
+	report_html(h5, tmp_file("ranks.html", html, sizeof(html)));
+	dom = load_page(bin, html);
+	expect_has(dom, "<section id=\"ranks\">", "the DOM");
+	expect_has(dom, "<section id=\"series\">", "the DOM");
+
+	/* Rank 0's serial_io cell: the text report's, and the JSON's nanoseconds in its tip. */
+	text = report_out(h5, "ranks.txt", "--per-rank", NULL, NULL);
+	row = text_row(text, "serial_io");
+	fprintf(stderr, "report --per-rank: %s\n", row);
+	cell = dom_cell(dom, "ranks-table", "serial_io", 3);
+	assert_int_equal(strlen(row), 38);
+	assert_non_null(strstr(row, "2.000"));
+	row[28] = '\0';
+	assert_string_equal(cell, row + 19 + strspn(row + 19, " "));
+	free(row);
+	free(text);
+	row = dom_cell(dom, "ranks-table", "serial_io", 1);
+	assert_string_equal(row, "2.000");
+	free(row);
+	row = dom_cell(dom, "ranks-table", "serial_io", 4);
+	assert_string_equal(row, "\u2013");
+	free(row);
+	text = report_out(h5, "ranks.json", "--per-rank", "-f", "json");
+	json_parse(text, &v);
+	regions = jneed(&v, "regions", J_ARR);
+	for (i = 0; i < regions->n && strcmp(jstr(&regions->items[i], "region"), "serial_io"); i++)
+		;
+	assert_true(i < regions->n);
+	commas(ns, sizeof(ns), (int64_t)jneed(&regions->items[i], "time_ns", J_ARR)->items[0].num);
+	snprintf(want, sizeof(want), "serial_io on rank 0: %s (%s ns) in 8 calls", cell, ns);
+	expect_has(dom, want, "the heat map's tips");
+	free(cell);
+	jv_free(&v);
+	free(text);
+
+	/* Each of serial_io's 8 calls is a point, as --durations counts them. */
+	text = report_out(h5, "durations.txt", "--durations", NULL, NULL);
+	row = strstr(text, "\nserial_io ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " serial_io %lu", &calls), 1);
+	assert_int_equal(calls, 8);
+	free(text);
+	cell = dom_cell(dom, "series-table", "serial_io", 1);
+	assert_string_equal(cell, "8");
+	free(cell);
+	cell = dom_cell(dom, "series-table", "serial_io", 3);
+	expect_has(cell, "data-drawn=\"8\"", "serial_io's plot");
+	free(cell);
+	free(dom);
+
+	/* Counted: the plots of context-switches, serial_io's total as report --counters says. */
+	text = report_out(h5, "counters.txt", "--counters", NULL, NULL);
+	row = text_row(text, "serial_io");
+	fprintf(stderr, "report --counters: %s\n", row);
+	assert_int_equal(sscanf(row, "%lu %*u %lu", &calls, &count), 2);
+	assert_int_equal(calls, 8);
+	add_probe(html, tmp_file("ranks-probe.html", probe, sizeof(probe)), series_probe);
+	dom = load_page(bin, probe);
+	cell = dom_cell(dom, "series-table", "serial_io", 2);
+	commas(ns, sizeof(ns), (int64_t)count);
+	assert_string_equal(cell, ns);
+	free(cell);
+	expect_has(dom, "context-switches per call", "the plots' heading");
+	cell = dom_cell(dom, "series-table", "serial_io", 3);
+	expect_has(cell, "data-drawn=\"8\"", "serial_io's context-switches plot");
+	free(cell);
+	free(row);
+	free(text);
+	free(dom);
+}
+
 /* `scaling --html`: plain HTML and SVG, a point per run on both plots, a line per region. */
 static void test_scaling_page_renders(void **state)
 {
@@ -869,6 +1043,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
 						teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_scaling_page_renders, setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_rank_heat_map_and_series_show_what_report_prints,
+						setup_tmp, teardown_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
