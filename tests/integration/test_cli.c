@@ -80,7 +80,9 @@ static void test_text_outputs_show_hostile_names_inert(void **state)
 	char *inspect[] = { (char *)scope_bin(), "inspect", file, NULL };
 	char *csv[] = { (char *)scope_bin(), "export", "csv", file, "-o", "-", NULL };
 	char *diff[] = { (char *)scope_bin(), "diff", "--wide", file, file, NULL };
-	char *const *cmds[] = { report, narrow, inspect, csv, diff };
+	char *per_rank[] = { (char *)scope_bin(), "report", "--per-rank", "--wide", file, NULL };
+	char *durations[] = { (char *)scope_bin(), "report", "--durations", "--wide", file, NULL };
+	char *const *cmds[] = { report, narrow, inspect, csv, diff, per_rank, durations };
 	static char out[65536], err[4096];
 	FILE *f;
 	size_t i;

@@ -162,6 +162,33 @@ static void test_usage_errors_say_what_is_wrong(void **state)
 	expect_error(ARGC(no_arg_short), no_arg_short, "-o: needs an argument");
 }
 
+/* --per-rank and --durations: views of their own, --per-rank of every rank shown. */
+static void test_per_rank_and_durations_options(void **state)
+{
+	char *per_rank[] = { "report", "--per-rank", "--ranks", "0-1", "p" };
+	char *durations[] = { "report", "--durations", "--rank", "1", "--top", "3", "p" };
+	char *with_html[] = { "report", "--per-rank", "--html", "x.html", "p" };
+	char *with_mpi[] = { "report", "--durations", "--mpi", "p" };
+	char *both[] = { "report", "--per-rank", "--durations", "p" };
+	char *one_rank[] = { "report", "--per-rank", "--rank", "1", "p" };
+	struct sb_error err;
+	struct report_opts o;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(per_rank), per_rank, &o, &err), 0);
+	assert_true(o.per_rank);
+	assert_false(o.durations);
+	sb_filter_free(&o.filter);
+	assert_int_equal(parse(ARGC(durations), durations, &o, &err), 0);
+	assert_true(o.durations);
+	assert_int_equal(o.rank, 1);
+	assert_int_equal(o.top, 3);
+	expect_error(ARGC(with_html), with_html, "--per-rank: not available with --html");
+	expect_error(ARGC(with_mpi), with_mpi, "--durations: not available with --mpi");
+	expect_error(ARGC(both), both, "--per-rank: not available with --durations");
+	expect_error(ARGC(one_rank), one_rank, "--rank: --per-rank takes its ranks from --ranks");
+}
+
 static void test_command_exit_codes(void **state)
 {
 	char *help[] = { "report", "--help" };
@@ -619,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_help_needs_no_file),
 		cmocka_unit_test(test_bad_values_name_their_option),
 		cmocka_unit_test(test_usage_errors_say_what_is_wrong),
+		cmocka_unit_test(test_per_rank_and_durations_options),
 		cmocka_unit_test(test_command_exit_codes),
 		cmocka_unit_test(test_text_is_an_aligned_tree),
 		cmocka_unit_test(test_text_flat_and_offcpu_and_span_from_calls),
