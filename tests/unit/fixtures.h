@@ -194,6 +194,24 @@ static inline void fx_add_call(struct sb_profile *p, uint32_t region, uint32_t r
 	fx_push(p, &p->pairs[p->n_pairs - 1], e);
 }
 
+/* One call of region name on rank, thread 0, from start to end; returns its pair. */
+static inline struct sb_pair *fx_call_on(struct sb_profile *p, const char *name, uint32_t rank,
+					 int64_t start, int64_t end)
+{
+	struct sb_event e;
+	ssize_t r = sb_profile_find_region(p, name);
+
+	if (r < 0)
+		r = sb_profile_add_region(p, name, "", -1, "[]");
+	assert_true(r >= 0);
+	sb_event_blank(&e);
+	e.start = start;
+	e.end = end;
+	e.thread = 0;
+	fx_add_call(p, (uint32_t)r, rank, &e);
+	return &p->pairs[p->n_pairs - 1];
+}
+
 /* One call of a call tree on rank 0, thread 0, by region name. */
 struct fx_call {
 	const char *region;

@@ -6,24 +6,8 @@
 #include "analysis/counters.h"
 #include "analysis/rank_matrix.h"
 #include "render/html_views.h"
+#include "render/rank_report.h"
 #include "util/text_format.h"
-
-/* An array of n int64 values, null for those below 0 when unknown_below_0. */
-static void json_i64s(FILE *j, const char *key, const int64_t *v, size_t n,
-		      bool unknown_below_0)
-{
-	size_t i;
-
-	fprintf(j, ", \"%s\": [", key);
-	for (i = 0; i < n; i++) {
-		fputs(i ? "," : "", j);
-		if (unknown_below_0 && v[i] < 0)
-			fputs("null", j);
-		else
-			fprintf(j, "%" PRId64, v[i]);
-	}
-	fputc(']', j);
-}
 
 /* A row's MPI function name, which the page shows instead of its first region's. */
 static void json_fn(FILE *j, const struct sb_mpi_fns *f, int32_t fn)
@@ -64,8 +48,8 @@ int sb_html_rank_matrix(FILE *j, const struct sb_profile *p, int64_t rank)
 		fprintf(j, ", \"calls\": %" PRIu64 ", \"total\": %" PRId64 ", \"max\": %" PRId64
 			", \"mean\": %.1f, \"slowest\": %u, \"ratio\": %.6f", r->calls, r->total,
 			r->max, r->mean, r->slowest, r->ratio);
-		json_i64s(j, "time", &m.time[i * m.n_ranks], m.n_ranks, false);
-		json_i64s(j, "own", &m.own[i * m.n_ranks], m.n_ranks, true);
+		sb_rank_json_cells(j, "time", &m.time[i * m.n_ranks], m.n_ranks, false);
+		sb_rank_json_cells(j, "own", &m.own[i * m.n_ranks], m.n_ranks, true);
 		fputs(", \"n\": [", j);
 		for (c = 0; c < m.n_ranks; c++)
 			fprintf(j, "%s%" PRIu64, c ? "," : "", m.calls[i * m.n_ranks + c]);

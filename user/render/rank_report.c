@@ -69,8 +69,7 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_ran
 	}
 }
 
-/* One row's per-rank cells as a JSON array; own: -1 is null. */
-static void json_cells(FILE *f, const char *key, const int64_t *v, uint32_t n, bool own)
+void sb_rank_json_cells(FILE *f, const char *key, const int64_t *v, uint32_t n, bool own)
 {
 	uint32_t c;
 
@@ -106,8 +105,8 @@ static void render_json(FILE *f, const struct sb_profile *p, const struct sb_ran
 			", \"max_ns\": %" PRId64 ", \"mean_ns\": %.1f, \"imbalance\": %.6f"
 			", \"slowest_rank\": %u", r->fn >= 0 ? "true" : "false", r->calls, r->total,
 			r->max, r->mean, r->ratio, r->slowest);
-		json_cells(f, "time_ns", &m->time[i * m->n_ranks], m->n_ranks, false);
-		json_cells(f, "own_ns", &m->own[i * m->n_ranks], m->n_ranks, true);
+		sb_rank_json_cells(f, "time_ns", &m->time[i * m->n_ranks], m->n_ranks, false);
+		sb_rank_json_cells(f, "own_ns", &m->own[i * m->n_ranks], m->n_ranks, true);
 		fputs(", \"calls_per_rank\": [", f);
 		for (c = 0; c < m->n_ranks; c++)
 			fprintf(f, "%s%" PRIu64, c ? ", " : "", m->calls[i * m->n_ranks + c]);

@@ -15,4 +15,7 @@
 int sb_rank_report_render(FILE *f, const struct sb_profile *p, const struct sb_rank_matrix *m,
 			  const struct report_opts *o);
 
+/* A row's n cells v as the member key of a JSON object (", \"key\": [...]"); own: -1 is null. */
+void sb_rank_json_cells(FILE *f, const char *key, const int64_t *v, uint32_t n, bool own);
+
 #endif

@@ -4,22 +4,6 @@
 
 #define SEND(peer) "mpi:send kind=point-to-point bytes=8 peer=" #peer " root=-1 tag=1 comm=1"
 
-static void call(struct sb_profile *p, const char *name, uint32_t rank, int64_t start,
-		 int64_t end)
-{
-	struct sb_event e;
-	ssize_t r = sb_profile_find_region(p, name);
-
-	if (r < 0)
-		r = sb_profile_add_region(p, name, "", -1, "[]");
-	assert_true(r >= 0);
-	sb_event_blank(&e);
-	e.start = start;
-	e.end = end;
-	e.thread = 0;
-	fx_add_call(p, (uint32_t)r, rank, &e);
-}
-
 static void build(struct sb_series_set *set, const struct sb_profile *p, int64_t rank,
 		  unsigned windows, uint64_t max_points)
 {
@@ -50,12 +34,12 @@ static void test_window_edges(void **state)
 
 	(void)state;
 	sb_profile_init(&p);
-	call(&p, "step", 0, 0, 5);
-	call(&p, "step", 0, 9, 10);
-	call(&p, "step", 0, 10, 40);
-	call(&p, "step", 0, 19, 21);
-	call(&p, "step", 0, 19, 27);
-	call(&p, "step", 0, 99, 199);
+	fx_call_on(&p, "step", 0, 0, 5);
+	fx_call_on(&p, "step", 0, 9, 10);
+	fx_call_on(&p, "step", 0, 10, 40);
+	fx_call_on(&p, "step", 0, 19, 21);
+	fx_call_on(&p, "step", 0, 19, 27);
+	fx_call_on(&p, "step", 0, 99, 199);
 	build(&set, &p, -1, 10, 0);
 	assert_int_equal(set.t0, 0);
 	assert_int_equal(set.span, 99);
@@ -86,9 +70,9 @@ static void test_per_call_points_and_order(void **state)
 
 	(void)state;
 	sb_profile_init(&p);
-	call(&p, "short", 0, 1000, 1010);
-	call(&p, "long", 0, 1500, 2500);
-	call(&p, "long", 0, 3000, 3500);
+	fx_call_on(&p, "short", 0, 1000, 1010);
+	fx_call_on(&p, "long", 0, 1500, 2500);
+	fx_call_on(&p, "long", 0, 3000, 3500);
 	build(&set, &p, -1, 10, 2);
 	assert_int_equal(set.t0, 1000);
 	assert_int_equal(set.n, 2);
@@ -110,9 +94,9 @@ static void test_rank_filter_and_mpi_functions(void **state)
 
 	(void)state;
 	sb_profile_init(&p);
-	call(&p, SEND(1), 0, 0, 10);
-	call(&p, SEND(0), 1, 100, 130);
-	call(&p, SEND(2), 1, 200, 210);
+	fx_call_on(&p, SEND(1), 0, 0, 10);
+	fx_call_on(&p, SEND(0), 1, 100, 130);
+	fx_call_on(&p, SEND(2), 1, 200, 210);
 	build(&set, &p, 1, 4, 100);
 	assert_int_equal(set.t0, 100);
 	assert_int_equal(set.n, 1);
@@ -134,7 +118,7 @@ static void test_empty_and_without_events(void **state)
 	assert_int_equal(set.n, 0);
 	assert_int_equal(set.t0, 0);
 	sb_series_free(&set);
-	call(&p, "a", 0, 0, 10);
+	fx_call_on(&p, "a", 0, 0, 10);
 	free(p.events);
 	p.events = NULL;
 	build(&set, &p, -1, 10, 0);
@@ -152,10 +136,10 @@ static void test_hostile_times(void **state)
 
 	(void)state;
 	sb_profile_init(&p);
-	call(&p, "a", 0, INT64_MIN, INT64_MIN + 4);
-	call(&p, "a", 0, 50, 10);
-	call(&p, "a", 0, -10, INT64_MAX);
-	call(&p, "a", 0, INT64_MAX - 1, INT64_MAX);
+	fx_call_on(&p, "a", 0, INT64_MIN, INT64_MIN + 4);
+	fx_call_on(&p, "a", 0, 50, 10);
+	fx_call_on(&p, "a", 0, -10, INT64_MAX);
+	fx_call_on(&p, "a", 0, INT64_MAX - 1, INT64_MAX);
 	build(&set, &p, -1, 3, 0);
 	assert_int_equal(set.dropped, 2);
 	assert_int_equal(set.t0, INT64_MIN);
@@ -180,9 +164,9 @@ static void test_counter_values(void **state)
 
 	(void)state;
 	sb_profile_init(&p);
-	call(&p, "a", 0, 0, 10);
-	call(&p, "a", 0, 20, 30);
-	call(&p, "a", 0, 40, 50);
+	fx_call_on(&p, "a", 0, 0, 10);
+	fx_call_on(&p, "a", 0, 20, 30);
+	fx_call_on(&p, "a", 0, 40, 50);
 	p.columns |= SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER_EXCL);
 	assert_int_equal(sb_profile_alloc_counters(&p), 0);
 	sb_event_set_metric(&p, 0, SB_METRIC_COUNTER, 700);

@@ -22,19 +22,9 @@
 static void call(struct sb_profile *p, const char *name, uint32_t rank, int64_t start,
 		 int64_t end, int64_t id, int64_t parent)
 {
-	struct sb_event e;
-	ssize_t r = sb_profile_find_region(p, name);
-
-	if (r < 0)
-		r = sb_profile_add_region(p, name, "", -1, "[]");
-	assert_true(r >= 0);
-	sb_event_blank(&e);
-	e.start = start;
-	e.end = end;
-	e.thread = 0;
-	e.call_id = id;
-	e.parent_id = parent;
-	fx_add_call(p, (uint32_t)r, rank, &e);
+	fx_call_on(p, name, rank, start, end);
+	p->events[p->n_events - 1].call_id = id;
+	p->events[p->n_events - 1].parent_id = parent;
 }
 
 /*

@@ -4,24 +4,6 @@
 
 #define SEND(peer) "mpi:send kind=point-to-point bytes=8 peer=" #peer " root=-1 tag=1 comm=1"
 
-/* One call of name on rank from start to end, thread 0; returns its pair. */
-static struct sb_pair *call(struct sb_profile *p, const char *name, uint32_t rank, int64_t start,
-			    int64_t end)
-{
-	struct sb_event e;
-	ssize_t r = sb_profile_find_region(p, name);
-
-	if (r < 0)
-		r = sb_profile_add_region(p, name, "", -1, "[]");
-	assert_true(r >= 0);
-	sb_event_blank(&e);
-	e.start = start;
-	e.end = end;
-	e.thread = 0;
-	fx_add_call(p, (uint32_t)r, rank, &e);
-	return &p->pairs[p->n_pairs - 1];
-}
-
 static void build(struct sb_rank_matrix *m, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
@@ -53,14 +35,14 @@ static void three_ranks(struct sb_profile *p)
 	uint32_t r;
 
 	sb_profile_init(p);
-	call(p, "work", 0, 0, 100);
-	call(p, "io", 0, 100, 150);
-	call(p, SEND(1), 0, 150, 160);
-	call(p, "work", 1, 0, 200);
-	call(p, SEND(2), 1, 200, 230);
-	call(p, "work", 2, 0, 100);
-	call(p, "work", 2, 100, 300);
-	call(p, SEND(0), 2, 300, 320);
+	fx_call_on(p, "work", 0, 0, 100);
+	fx_call_on(p, "io", 0, 100, 150);
+	fx_call_on(p, SEND(1), 0, 150, 160);
+	fx_call_on(p, "work", 1, 0, 200);
+	fx_call_on(p, SEND(2), 1, 200, 230);
+	fx_call_on(p, "work", 2, 0, 100);
+	fx_call_on(p, "work", 2, 100, 300);
+	fx_call_on(p, SEND(0), 2, 300, 320);
 	for (r = 0; r < 3; r++) {
 		th.rank = r;
 		assert_true(sb_profile_add_thread(p, &th) >= 0);
@@ -121,10 +103,10 @@ static void test_own_time_is_known_only_when_every_row_has_it(void **state)
 
 	(void)state;
 	sb_profile_init(&p);
-	call(&p, "outer", 0, 0, 100)->exclusive_total = 60;
-	call(&p, "inner", 0, 10, 50)->exclusive_total = 40;
-	call(&p, "outer", 1, 0, 100)->exclusive_total = 70;
-	call(&p, "inner", 1, 10, 40);
+	fx_call_on(&p, "outer", 0, 0, 100)->exclusive_total = 60;
+	fx_call_on(&p, "inner", 0, 10, 50)->exclusive_total = 40;
+	fx_call_on(&p, "outer", 1, 0, 100)->exclusive_total = 70;
+	fx_call_on(&p, "inner", 1, 10, 40);
 	build(&m, &p);
 	assert_int_equal(m.n_rows, 2);
 	assert_string_equal(sb_rank_row_name(&m, &p, &m.rows[0]), "outer");
@@ -147,9 +129,9 @@ static void test_empty_and_single_rank(void **state)
 	assert_int_equal(m.n_ranks, 0);
 	assert_int_equal(m.n_rows, 0);
 	sb_rank_matrix_free(&m);
-	call(&p, "solo", 0, 5, 25);
+	fx_call_on(&p, "solo", 0, 5, 25);
 	/* A zero-length call is a row with no time: ratio 0, not a division by zero. */
-	call(&p, "instant", 0, 30, 30);
+	fx_call_on(&p, "instant", 0, 30, 30);
 	build(&m, &p);
 	assert_int_equal(m.n_ranks, 1);
 	assert_int_equal(m.n_rows, 2);
@@ -169,12 +151,12 @@ static void test_hostile_index_rows(void **state)
 
 	(void)state;
 	sb_profile_init(&p);
-	call(&p, "neg", 7, 0, 10)->stats.total = -500;
-	call(&p, "big", 7, 0, 10)->stats.total = INT64_MAX - 5;
+	fx_call_on(&p, "neg", 7, 0, 10)->stats.total = -500;
+	fx_call_on(&p, "big", 7, 0, 10)->stats.total = INT64_MAX - 5;
 	/* x's two index rows, apart: their sum overflows. */
-	call(&p, "x", 4000000000u, 0, 10)->stats.total = 3;
-	call(&p, "big", 4000000000u, 0, 10)->stats.total = INT64_MAX;
-	call(&p, "x", 4000000000u, 20, 30)->stats.total = INT64_MAX;
+	fx_call_on(&p, "x", 4000000000u, 0, 10)->stats.total = 3;
+	fx_call_on(&p, "big", 4000000000u, 0, 10)->stats.total = INT64_MAX;
+	fx_call_on(&p, "x", 4000000000u, 20, 30)->stats.total = INT64_MAX;
 	assert_int_equal(sb_profile_set_int(&p, "mpi_size", 4000000001ll), 0);
 	build(&m, &p);
 	/* Two columns: the ranks present, not mpi_size of them. */

@@ -3,22 +3,6 @@
 #include "json_check.h"
 #include "render/html_views.h"
 
-static void call(struct sb_profile *p, const char *name, uint32_t rank, int64_t start,
-		 int64_t end)
-{
-	struct sb_event e;
-	ssize_t r = sb_profile_find_region(p, name);
-
-	if (r < 0)
-		r = sb_profile_add_region(p, name, "", -1, "[]");
-	assert_true(r >= 0);
-	sb_event_blank(&e);
-	e.start = start;
-	e.end = end;
-	e.thread = 0;
-	fx_add_call(p, (uint32_t)r, rank, &e);
-}
-
 /*
  * Rank 0: 300 "tick" calls of 10 ns, one every 100 ns; rank 1: one "solve"
  * of 1000 ns. Every call counts 5 instructions.
@@ -29,8 +13,8 @@ static void two_ranks(struct sb_profile *p)
 
 	sb_profile_init(p);
 	for (i = 0; i < 300; i++)
-		call(p, "tick", 0, (int64_t)i * 100, (int64_t)i * 100 + 10);
-	call(p, "solve", 1, 0, 1000);
+		fx_call_on(p, "tick", 0, (int64_t)i * 100, (int64_t)i * 100 + 10);
+	fx_call_on(p, "solve", 1, 0, 1000);
 	p->columns |= SB_COL_METRIC(SB_METRIC_COUNTER) | SB_COL_METRIC(SB_METRIC_COUNTER_EXCL);
 	assert_int_equal(sb_profile_alloc_counters(p), 0);
 	for (i = 0; i < p->n_events; i++)
