@@ -115,6 +115,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include annot/annot.mk
 -include nvtx/nvtx.mk
 -include kokkos/kokkos.mk
+-include itt/itt.mk
 -include packaging/packaging.mk
 -include tools/kernels/kernels.mk
 

@@ -6,8 +6,8 @@
 # exports only its API's entry points. -z nodelete: a thread's exit calls
 # into the library (annot/annot.c), so it must never be unloaded.
 
-ANNOT_SRCS := annot/annot.c annot/stack.c
-ANNOT_HDRS := annot/annot.h annot/stack.h $(MARKER_HDRS)
+ANNOT_SRCS := annot/annot.c annot/stack.c annot/tags.c
+ANNOT_HDRS := annot/annot.h annot/stack.h annot/tags.h $(MARKER_HDRS)
 ANNOT_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Iannot -fPIC \
 	-fvisibility=hidden
 ANNOT_LIB_DEPS := $(ANNOT_SRCS) $(ANNOT_HDRS) $(BUILD)/libscope_bpf_markers.a

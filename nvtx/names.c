@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "tags.h"
 
 static size_t utf8_len(uint32_t c)
 {
@@ -43,27 +44,11 @@ void nvtx_utf8(const wchar_t *w, char *out, size_t len)
 	out[at] = 0;
 }
 
-/* Append ",KEY:VALUE" with commas in value made ';', if all of it fits. */
-static void add_tag(char *out, size_t len, const char *key, const char *value)
-{
-	size_t at = strlen(out);
-	int n = snprintf(out + at, len - at, ",%s:%s", key, value);
-	char *c;
-
-	if (n < 0 || (size_t)n >= len - at) {
-		out[at] = 0;
-		return;
-	}
-	for (c = out + at + 1 + strlen(key) + 1; *c; c++)
-		if (*c == ',')
-			*c = ';';
-}
-
 void nvtx_tags(const char *domain, const char *category, char *out, size_t len)
 {
 	snprintf(out, len, "nvtx");
 	if (domain && *domain)
-		add_tag(out, len, "nvtx.domain", domain);
+		annot_add_tag(out, len, "nvtx.domain", domain);
 	if (category && *category)
-		add_tag(out, len, "nvtx.category", category);
+		annot_add_tag(out, len, "nvtx.category", category);
 }

@@ -16,10 +16,12 @@ $(BUILD)/libscope_bpf_nvtx.so: nvtx/scope_bpf_nvtx.c nvtx/names.c nvtx/names.h $
 
 UNIT_BINS += $(BUILD)/tests/nvtx/test_nvtx_names
 
-$(BUILD)/tests/nvtx/test_nvtx_names: tests/nvtx/test_nvtx_names.c nvtx/names.c nvtx/names.h
+$(BUILD)/tests/nvtx/test_nvtx_names: tests/nvtx/test_nvtx_names.c nvtx/names.c nvtx/names.h \
+		annot/tags.c annot/tags.h
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) -std=gnu11 $(WARN) $(CFLAGS) -Invtx $(LDFLAGS) $< nvtx/names.c -lcmocka -o $@
+	$(Q)$(CC) -std=gnu11 $(WARN) $(CFLAGS) -Invtx -Iannot $(LDFLAGS) $< nvtx/names.c annot/tags.c \
+		-lcmocka -o $@
 
 install: install-nvtx
 .PHONY: install-nvtx
