@@ -1,0 +1,146 @@
+/*
+ * Test app: a stand-in for ittnotify's static part (what TBB and oneAPI
+ * libraries compile in), recorded by tests/integration/test_annotations.c:
+ * at the first task it loads the collector named by INTEL_LIBITTNOTIFY64 and,
+ * as the static part does for a collector exporting __itt_api_init, passes it
+ * its descriptor and API table to fill; domains and string handles are the
+ * static part's own, enabled (flags 1). No Intel header: the layouts are
+ * ITT's published ABI, version 3.
+ *
+ * A tracer must see, on the main thread:
+ *  - "outer" (a marker) once, holding TASKS "compute" tasks of domain "tbb",
+ *    tagged itt.domain:tbb;
+ *  - "parse" once at top level, holding one "compute";
+ *  - "guard" (a marker) once, complete, around a task_end with no task open.
+ * It exits 3 when the collector cannot be loaded or fills nothing.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "busy.h"
+#include "scope_bpf.h"
+
+#define TASKS 3
+#define GROUP_STRUCTURE (1 << 12)
+#define GROUP_ALL (-1)
+
+struct domain {
+	volatile int flags;
+	const char *name;
+	void *name_wide;
+	int extra1;
+	void *extra2;
+	struct domain *next;
+};
+
+struct string_handle {
+	const char *str;
+	void *str_wide;
+	int extra1;
+	void *extra2;
+	struct string_handle *next;
+};
+
+struct id {
+	unsigned long long d1, d2, d3;
+};
+
+struct api_info {
+	const char *name;
+	void **func_ptr;
+	void *init_func;
+	void *null_func;
+	int group;
+};
+
+struct global {
+	unsigned char magic[8];
+	unsigned long version_major, version_minor, version_build;
+	volatile long api_initialized, mutex_initialized, atomic_counter;
+	pthread_mutex_t mutex;
+	void *lib;
+	void *error_handler;
+	const char **dll_path_ptr;
+	struct api_info *api_list_ptr;
+	struct global *next;
+};
+
+typedef void (*task_begin_fn)(const struct domain *, struct id, struct id, struct string_handle *);
+typedef void (*task_end_fn)(const struct domain *);
+
+static void *task_begin_ptr, *task_end_ptr, *frame_begin_ptr;
+
+static struct api_info api_list[] = {
+	{ "__itt_frame_begin_v3", &frame_begin_ptr, NULL, NULL, 1 << 9 },
+	{ "__itt_task_begin", &task_begin_ptr, NULL, NULL, GROUP_STRUCTURE },
+	{ "__itt_task_end", &task_end_ptr, NULL, NULL, GROUP_STRUCTURE },
+	{ NULL, NULL, NULL, NULL, 0 },
+};
+
+static struct global global = {
+	.magic = { 0xED, 0xAB, 0xAB, 0xEC, 0x0D, 0xEE, 0xDA, 0x30 },
+	.version_major = 3,
+	.mutex = PTHREAD_MUTEX_INITIALIZER,
+	.api_list_ptr = api_list,
+};
+
+static struct domain tbb = { .flags = 1, .name = "tbb" };
+static struct string_handle compute = { .str = "compute" }, parse = { .str = "parse" };
+static const struct id null_id;
+
+static int load(void)
+{
+	const char *path = getenv("INTEL_LIBITTNOTIFY64");
+	void (*api_init)(struct global *, int);
+	void *sym;
+
+	global.lib = path ? dlopen(path, RTLD_LAZY) : NULL;
+	sym = global.lib ? dlsym(global.lib, "__itt_api_init") : NULL;
+	if (!sym) {
+		fprintf(stderr, "itt_tasks: no collector with __itt_api_init in %s\n",
+			path ? path : "(INTEL_LIBITTNOTIFY64 unset)");
+		return -1;
+	}
+	*(void **)&api_init = sym;
+	api_init(&global, GROUP_ALL);
+	global.api_initialized = 1;
+	return task_begin_ptr && task_end_ptr && !frame_begin_ptr ? 0 : -1;
+}
+
+/* As ittnotify.h's macros call: only for an enabled domain, only through a filled pointer. */
+static void task_begin(const struct domain *d, struct string_handle *name)
+{
+	if (d->flags && task_begin_ptr)
+		((task_begin_fn)task_begin_ptr)(d, null_id, null_id, name);
+}
+
+static void task_end(const struct domain *d)
+{
+	if (d->flags && task_end_ptr)
+		((task_end_fn)task_end_ptr)(d);
+}
+
+int main(void)
+{
+	int i;
+
+	if (load())
+		return 3;
+	SCOPE_BPF_REGION("outer") {
+		for (i = 0; i < TASKS; i++) {
+			task_begin(&tbb, &compute);
+			busy_ns(20000);
+			task_end(&tbb);
+		}
+	}
+	task_begin(&tbb, &parse);
+	task_begin(&tbb, &compute);
+	busy_ns(20000);
+	task_end(&tbb);
+	task_end(&tbb);
+	SCOPE_BPF_REGION("guard")
+		task_end(&tbb);
+	return 0;
+}

@@ -1,0 +1,180 @@
+/*
+ * Integration: the annotations programs already carry become regions with no
+ * change to them (docs/ANNOTATIONS.md). `scope-bpf record` launches
+ * tests/apps/nvtx_ranges (NVTX v3, loaded through NVTX_INJECTION64_PATH),
+ * tests/apps/kokkos_tools (the Kokkos Tools interface, through
+ * KOKKOS_TOOLS_LIBS) and tests/apps/itt_tasks (ITT, through
+ * INTEL_LIBITTNOTIFY64) with its default --annotations, and each range must be
+ * a region with its name, count, tags and place in the tree among markers;
+ * a pop with nothing open and a range ended on another thread must leave the
+ * tree nested, nothing dropped. --annotations=none records none of them.
+ */
+#include "harness.h"
+
+#define STEPS 5			/* tests/apps/nvtx_ranges.c */
+#define WORKER_CALLS 20
+#define INITS 3			/* tests/apps/kokkos_tools.c */
+#define ITERS 4
+#define TASKS 3			/* tests/apps/itt_tasks.c */
+
+/* Every call of name on rank 0: count of them, and each inside parent (NULL: top level). */
+static const struct sb_pair *check_calls(const struct sb_profile *p, const char *name,
+					 uint64_t count, const char *parent)
+{
+	const struct sb_pair *pair = must_pair(p, name, 0);
+	const char *got;
+	uint64_t i;
+
+	assert_int_equal(pair->count, count);
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		got = parent_region(p, 0, &p->events[i]);
+		if (parent && (!got || strcmp(got, parent)))
+			fail_msg("%s: a call inside %s, not %s", name, got ? got : "(top level)",
+				 parent);
+		if (!parent && got)
+			fail_msg("%s: a call inside %s, not at top level", name, got);
+	}
+	return pair;
+}
+
+/* How many calls of name on rank 0 are directly inside parent. */
+static uint64_t calls_inside(const struct sb_profile *p, const char *name, const char *parent)
+{
+	const struct sb_pair *pair = must_pair(p, name, 0);
+	const char *got;
+	uint64_t i, n = 0;
+
+	for (i = pair->offset; i < pair->offset + pair->count; i++) {
+		got = parent_region(p, 0, &p->events[i]);
+		n += got && !strcmp(got, parent);
+	}
+	return n;
+}
+
+static void check_tag(const struct sb_profile *p, const struct sb_pair *pair, const char *tag)
+{
+	const char *tags = p->regions[pair->region].tags;
+
+	if (!strstr(tags, tag))
+		fail_msg("%s: tags %s, no %s", p->regions[pair->region].name, tags, tag);
+}
+
+/* Nothing lost, no end left unmatched, no open call dropped by an end out of order. */
+static void check_clean(const struct sb_profile *p)
+{
+	assert_int_equal(meta_int(p, "lost_events"), 0);
+	assert_int_equal(meta_int(p, "unmatched_region_ends"), 0);
+	assert_int_equal(meta_int(p, "open_calls_dropped"), 0);
+}
+
+#ifdef SB_TEST_NVTX
+static void test_nvtx_ranges_are_regions(void **state)
+{
+	const struct sb_pair *pair;
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("nvtx.h5", out, sizeof(out)), "nvtx_ranges", NULL), 0);
+	load_profile(out, &p);
+	/* Markers around NVTX ranges around markers. */
+	check_calls(&p, "outer", 1, NULL);
+	check_tag(&p, check_calls(&p, "step", STEPS, "outer"), "nvtx");
+	check_calls(&p, "inner", STEPS, "step");
+	check_calls(&p, "wide \xc3\xa9", 1, NULL);
+	check_tag(&p, check_calls(&p, "categorized", 1, NULL), "nvtx.category:io");
+	check_tag(&p, check_calls(&p, "solve", 1, NULL), "nvtx.domain:solver");
+	check_calls(&p, "started", 1, NULL);
+	/* Ended in the order begun: held until "second" ends, so it nests. */
+	check_calls(&p, "first", 1, NULL);
+	check_calls(&p, "second", 1, "first");
+	/* The pop with nothing open changed nothing. */
+	check_calls(&p, "guard", 1, NULL);
+	/* Ended by another thread, closed by its own at its next NVTX call, before "after". */
+	check_calls(&p, "handed_off", 1, NULL);
+	check_calls(&p, "after", 1, NULL);
+	pair = check_calls(&p, "worker_range", WORKER_CALLS, NULL);
+	assert_int_not_equal(p.events[pair->offset].thread,
+			     p.events[must_pair(&p, "outer", 0)->offset].thread);
+	check_clean(&p);
+	sb_profile_free(&p);
+}
+
+static void test_annotations_none(void **state)
+{
+	char out[300], app[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--annotations=none", "-o",
+			 (char *)tmp_file("none.h5", out, sizeof(out)), "--",
+			 (char *)app_path("nvtx_ranges", app, sizeof(app)), NULL };
+	struct sb_profile p;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	check_calls(&p, "inner", STEPS, "outer");
+	assert_null(find_pair(&p, "step", 0));
+	assert_null(find_pair(&p, "worker_range", 0));
+	sb_profile_free(&p);
+}
+#endif
+
+static void test_kokkos_tools_are_regions(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("kokkos.h5", out, sizeof(out)), "kokkos_tools", NULL),
+			 0);
+	load_profile(out, &p);
+	check_tag(&p, check_calls(&p, "setup", 1, NULL), "kokkos.kind:region");
+	check_tag(&p, check_calls(&p, "init_x", INITS, "setup"), "kokkos.kind:parallel_for");
+	check_calls(&p, "iterate", ITERS, NULL);
+	check_tag(&p, check_calls(&p, "dot", ITERS, "iterate"), "kokkos.kind:parallel_reduce");
+	check_tag(&p, check_calls(&p, "prefix", ITERS, "iterate"), "kokkos.kind:parallel_scan");
+	check_tag(&p, check_calls(&p, "Kokkos::fence: step", ITERS, "iterate"),
+		  "kokkos.kind:fence");
+	check_tag(&p, check_calls(&p, "Kokkos::deep_copy y <- x", ITERS, "iterate"),
+		  "kokkos.bytes:8000");
+	check_calls(&p, "marked", 1, NULL);
+	check_calls(&p, "inside_marker", 1, "marked");
+	check_calls(&p, "guard", 1, NULL);
+	check_clean(&p);
+	sb_profile_free(&p);
+}
+
+static void test_itt_tasks_are_regions(void **state)
+{
+	struct sb_profile p;
+	char out[300];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("itt.h5", out, sizeof(out)), "itt_tasks", NULL), 0);
+	load_profile(out, &p);
+	check_calls(&p, "outer", 1, NULL);
+	check_tag(&p, check_calls(&p, "parse", 1, NULL), "itt.domain:tbb");
+	assert_int_equal(must_pair(&p, "compute", 0)->count, TASKS + 1);
+	assert_int_equal(calls_inside(&p, "compute", "outer"), TASKS);
+	assert_int_equal(calls_inside(&p, "compute", "parse"), 1);
+	check_calls(&p, "guard", 1, NULL);
+	check_clean(&p);
+	sb_profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#ifdef SB_TEST_NVTX
+		cmocka_unit_test(test_nvtx_ranges_are_regions),
+		cmocka_unit_test(test_annotations_none),
+#endif
+		cmocka_unit_test(test_kokkos_tools_are_regions),
+		cmocka_unit_test(test_itt_tasks_are_regions),
+	};
+
+	return cmocka_run_group_tests_name("annotations", tests, setup_tmp, teardown_tmp);
+}
