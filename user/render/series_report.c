@@ -70,7 +70,7 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_ser
 			const struct report_opts *o)
 {
 	char w[FORMAT_NS_MAX];
-	size_t i;
+	size_t i, shown;
 
 	sb_report_file_line(f, p, o);
 	format_ns(w, sizeof(w), set->width > INT64_MAX ? INT64_MAX : (int64_t)set->width);
@@ -80,9 +80,10 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_ser
 		fprintf(f, "          %" PRIu64 " %s ending before %s start left out\n",
 			set->dropped, format_plural(set->dropped, "call", "calls"),
 			set->dropped == 1 ? "its" : "their");
-	fprintf(f, "\ncall durations of the %zu regions with the most time; below each, the median\n"
+	shown = set->n < o->top ? set->n : o->top;
+	fprintf(f, "\ncall durations of the %zu %s with the most time; below each, the median\n"
 		"duration of its calls started in each window (\u2581 lowest .. \u2588 highest, "
-		"blank: none)\n", set->n < o->top ? set->n : (size_t)o->top);
+		"blank: none)\n", shown, format_plural(shown, "region", "regions"));
 	fprintf(f, "%-*s%8s %9s %9s %9s %9s %9s\n", NAME, "region", "calls", "min", "median",
 		"p90", "p99", "max");
 	if (!set->n)
