@@ -13,6 +13,13 @@
 #include "model/model.h"
 #include "util/error.h"
 
+/* What a cell of the heat map shows. */
+enum sb_rank_value {
+	SB_RANK_TIME,		/* inclusive time */
+	SB_RANK_OWN,		/* own time */
+	SB_RANK_RELATIVE,	/* inclusive time over the row's mean */
+};
+
 /* One region, or one MPI function (its call regions summed), over the ranks. */
 struct sb_rank_row {
 	uint32_t region;	/* an MPI function's: its first region */

@@ -47,7 +47,7 @@ static const struct option long_opts[] = {
 	{ "mpi-detail", no_argument, NULL, OPT_MPI_DETAIL },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "gpu", no_argument, NULL, OPT_GPU },
-	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
+	{ "per-rank", optional_argument, NULL, OPT_PER_RANK },
 	{ "durations", no_argument, NULL, OPT_DURATIONS },
 	{ "peak-gflops", required_argument, NULL, OPT_PEAK_GFLOPS },
 	{ "peak-gbs", required_argument, NULL, OPT_PEAK_GBS },
@@ -97,8 +97,11 @@ static void usage(FILE *f)
 	      "                      kernel (demangled), copy direction and memset its\n"
 	      "                      calls, total, avg, min and max GPU time, and the\n"
 	      "                      regions that launched it (docs/CUDA.md)\n"
-	      "      --per-rank      each region's inclusive time per rank instead, max over\n"
-	      "                      mean and the slowest rank (JSON, CSV: own time too)\n"
+	      "      --per-rank[=KIND]\n"
+	      "                      each region's time per rank instead, max over mean\n"
+	      "                      and the slowest rank; KIND is what the text shows:\n"
+	      "                      time (inclusive, default), own, or relative (over\n"
+	      "                      the region's mean over ranks); JSON and CSV: all\n"
 	      "      --durations     each region's call durations instead: min, median,\n"
 	      "                      p90, p99, max, and the median over the run in 40\n"
 	      "                      windows, for the --top N regions with the most time\n"
@@ -232,6 +235,15 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		return 0;
 	case OPT_PER_RANK:
 		o->per_rank = true;
+		if (!optarg || !strcmp(optarg, "time"))
+			o->rank_value = SB_RANK_TIME;
+		else if (!strcmp(optarg, "own"))
+			o->rank_value = SB_RANK_OWN;
+		else if (!strcmp(optarg, "relative"))
+			o->rank_value = SB_RANK_RELATIVE;
+		else
+			return sb_fail(err, EINVAL, "--per-rank: '%s' is not one of time, own, "
+				       "relative", optarg);
 		return 0;
 	case OPT_DURATIONS:
 		o->durations = true;

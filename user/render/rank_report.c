@@ -12,9 +12,25 @@
 #define CELL 10
 #define NAME_MIN 20
 
+/* Cell (row, column) as o->rank_value says: "-" without a call, "?" for an unknown own time. */
+static void text_cell(char *buf, size_t size, const struct sb_rank_matrix *m, size_t row,
+		      uint32_t column, enum sb_rank_value value)
+{
+	size_t k = row * m->n_ranks + column;
+
+	if (!m->calls[k])
+		snprintf(buf, size, "-");
+	else if (value == SB_RANK_RELATIVE)
+		snprintf(buf, size, "%.2fx", sb_rank_cell_relative(m, row, column));
+	else if (value == SB_RANK_OWN && m->own[k] < 0)
+		snprintf(buf, size, "?");
+	else
+		format_ns(buf, size, value == SB_RANK_OWN ? m->own[k] : m->time[k]);
+}
+
 /* One block of rank columns from..to-1, every region a row. */
 static void text_block(FILE *f, const struct sb_profile *p, const struct sb_rank_matrix *m,
-		       uint32_t from, uint32_t to, bool wide)
+		       uint32_t from, uint32_t to, const struct report_opts *o)
 {
 	char t[FORMAT_NS_MAX];
 	uint32_t c;
@@ -31,15 +47,12 @@ static void text_block(FILE *f, const struct sb_profile *p, const struct sb_rank
 
 		fprintf(f, "%9.3f %8u", r->ratio, r->slowest);
 		for (c = from; c < to; c++) {
-			if (m->calls[i * m->n_ranks + c])
-				format_ns(t, sizeof(t), m->time[i * m->n_ranks + c]);
-			else
-				snprintf(t, sizeof(t), "-");
+			text_cell(t, sizeof(t), m, i, c, o->rank_value);
 			fprintf(f, " %9s", t);
 		}
 		fputs("  ", f);
 		format_cut(f, sb_rank_row_name(m, p, r),
-			   wide ? SIZE_MAX : TEXT_COLUMNS - LEFT - 2 - (to - from) * CELL);
+			   o->wide ? SIZE_MAX : TEXT_COLUMNS - LEFT - 2 - (to - from) * CELL);
 		fputc('\n', f);
 	}
 }
@@ -56,8 +69,13 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_ran
 		fprintf(f, "          %" PRIu64 " index %s with a negative or overflowing total "
 			"(read as 0, or held at the largest time)\n", m->clamped,
 			format_plural(m->clamped, "row", "rows"));
-	fputs("\ninclusive time per rank (-: no call), max over the mean of every rank shown,\n"
-	      "the slowest rank; the most total time first\n", f);
+	fputs(o->rank_value == SB_RANK_RELATIVE ?
+	      "\ninclusive time per rank over the region's mean over the ranks (-: no call),\n" :
+	      o->rank_value == SB_RANK_OWN ?
+	      "\nown time per rank, less the regions called inside (-: no call, ?: unknown),\n" :
+	      "\ninclusive time per rank (-: no call),\n", f);
+	fputs("max over the mean of every rank shown (inclusive), the slowest rank; the most\n"
+	      "total time first\n", f);
 	if (!m->n_rows) {
 		fputs("no calls\n", f);
 		return;
@@ -65,7 +83,7 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_ran
 	for (from = 0; from < m->n_ranks; from += per) {
 		if (from)
 			fputc('\n', f);
-		text_block(f, p, m, from, m->n_ranks - from < per ? m->n_ranks : from + per, o->wide);
+		text_block(f, p, m, from, m->n_ranks - from < per ? m->n_ranks : from + per, o);
 	}
 }
 

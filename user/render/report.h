@@ -8,6 +8,7 @@
 
 #include "analysis/calltree.h"
 #include "analysis/filter.h"
+#include "analysis/rank_matrix.h"
 #include "util/error.h"
 #include "model/model.h"
 
@@ -37,6 +38,7 @@ struct report_opts {
 	double peak_gbs;	/* --peak-gbs Y: its bandwidth ceiling; 0 none */
 	bool wide;		/* --wide: every column and whole names; else 80 columns */
 	bool per_rank;		/* --per-rank: each region's time per rank, max over mean */
+	enum sb_rank_value rank_value;	/* --per-rank=KIND: what its text cells show */
 	bool durations;		/* --durations: call durations' quantiles and course over the run */
 	bool help;
 };

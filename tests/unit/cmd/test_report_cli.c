@@ -171,6 +171,8 @@ static void test_per_rank_and_durations_options(void **state)
 	char *with_mpi[] = { "report", "--durations", "--mpi", "p" };
 	char *both[] = { "report", "--per-rank", "--durations", "p" };
 	char *one_rank[] = { "report", "--per-rank", "--rank", "1", "p" };
+	char *relative[] = { "report", "--per-rank=relative", "p" };
+	char *bad_kind[] = { "report", "--per-rank=mean", "p" };
 	struct sb_error err;
 	struct report_opts o;
 
@@ -178,7 +180,11 @@ static void test_per_rank_and_durations_options(void **state)
 	assert_int_equal(parse(ARGC(per_rank), per_rank, &o, &err), 0);
 	assert_true(o.per_rank);
 	assert_false(o.durations);
+	assert_int_equal(o.rank_value, SB_RANK_TIME);
 	sb_filter_free(&o.filter);
+	assert_int_equal(parse(ARGC(relative), relative, &o, &err), 0);
+	assert_int_equal(o.rank_value, SB_RANK_RELATIVE);
+	expect_error(ARGC(bad_kind), bad_kind, "--per-rank: 'mean' is not one of time, own, relative");
 	assert_int_equal(parse(ARGC(durations), durations, &o, &err), 0);
 	assert_true(o.durations);
 	assert_int_equal(o.rank, 1);
