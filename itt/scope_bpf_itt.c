@@ -74,26 +74,34 @@ struct itt_global {
 	struct itt_api_info *api_list_ptr;
 };
 
-/* "itt,itt.domain:NAME", made while traced only (the lookup of a known name ignores it). */
-static const char *tags(const struct itt_domain *d, char *buf, size_t len)
+/*
+ * "itt,itt.domain:NAME", made while traced only, and once per run of tasks of
+ * one domain on a thread, not per task: a known name's lookup ignores them.
+ */
+static const char *tags(const struct itt_domain *d)
 {
-	snprintf(buf, len, "itt");
+	static __thread const struct itt_domain *made_for;
+	static __thread char made[128];
+
+	if (made_for == d && made[0])
+		return made;
+	snprintf(made, sizeof(made), "itt");
 	if (d && d->name && *d->name)
-		annot_add_tag(buf, len, "itt.domain", d->name);
-	return buf;
+		annot_add_tag(made, sizeof(made), "itt.domain", d->name);
+	made_for = d;
+	return made;
 }
 
 static void task_begin(const struct itt_domain *d, struct itt_id task, struct itt_id parent,
 		       struct itt_string_handle *name)
 {
-	char buf[128];
 	const char *t = NULL, *n = NULL;
 
 	(void)task;
 	(void)parent;
 	if (annot_traced()) {
 		n = name && name->str && *name->str ? name->str : UNNAMED;
-		t = tags(d, buf, sizeof(buf));
+		t = tags(d);
 	}
 	annot_begin(n, t, (uint64_t)(uintptr_t)d, 0);
 }

@@ -43,6 +43,7 @@ struct nvtxStringRegistration_st {
 
 static struct nvtxDomainRegistration_st default_domain = { .tags = "nvtx" };
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_uint names_made;		/* categories named so far: tags made before are stale */
 
 static struct nvtxDomainRegistration_st *domain_of(nvtxDomainHandle_t d)
 {
@@ -71,6 +72,7 @@ static void name_category(nvtxDomainHandle_t handle, uint32_t id, const char *na
 	pthread_mutex_lock(&names_lock);
 	c->next = atomic_load_explicit(&d->categories, memory_order_relaxed);
 	atomic_store_explicit(&d->categories, c, memory_order_release);
+	atomic_fetch_add_explicit(&names_made, 1, memory_order_release);
 	pthread_mutex_unlock(&names_lock);
 	return;
 out:
@@ -95,28 +97,41 @@ static const char *message(const nvtxEventAttributes_t *a, char *buf, size_t len
 	}
 }
 
-/* The tags of a range of domain d in category (0: none), made only while traced. */
-static const char *tags(struct nvtxDomainRegistration_st *d, uint32_t category, char *buf,
-			size_t len)
+/*
+ * The tags of a range of domain d in category (0: none), made only while
+ * traced, and once per run of ranges of one category on a thread, not per
+ * range: a known name's lookup ignores them. Naming a category remakes them.
+ */
+static const char *tags(struct nvtxDomainRegistration_st *d, uint32_t category)
 {
+	static __thread struct nvtxDomainRegistration_st *made_domain;
+	static __thread uint32_t made_category;
+	static __thread unsigned made_names;
+	static __thread char made[NVTX_TAGS_BYTES];
+	unsigned names = atomic_load_explicit(&names_made, memory_order_acquire);
 	char number[16];
 	const char *name;
 
 	if (!category)
 		return d->tags;
+	if (made_domain == d && made_category == category && made_names == names)
+		return made;
 	name = category_name(d, category);
 	if (!name) {
 		snprintf(number, sizeof(number), "%u", category);
 		name = number;
 	}
-	nvtx_tags(d == &default_domain ? NULL : d->name, name, buf, len);
-	return buf;
+	nvtx_tags(d == &default_domain ? NULL : d->name, name, made, sizeof(made));
+	made_domain = d;
+	made_category = category;
+	made_names = names;
+	return made;
 }
 
 static void begin(nvtxDomainHandle_t handle, const nvtxEventAttributes_t *a, uint64_t id)
 {
 	struct nvtxDomainRegistration_st *d = domain_of(handle);
-	char name[NVTX_NAME_BYTES], tag_buf[NVTX_TAGS_BYTES];
+	char name[NVTX_NAME_BYTES];
 	uint32_t category = 0;
 	const char *t = d->tags;
 
@@ -124,7 +139,7 @@ static void begin(nvtxDomainHandle_t handle, const nvtxEventAttributes_t *a, uin
 					       sizeof(a->category))
 		category = a->category;
 	if (category)
-		t = tags(d, category, tag_buf, sizeof(tag_buf));
+		t = tags(d, category);
 	annot_begin(annot_traced() ? message(a, name, sizeof(name)) : NULL, t,
 		    (uint64_t)(uintptr_t)handle, id);
 }

@@ -13,11 +13,14 @@
  *  - "parse" once at top level, holding one "compute";
  *  - "guard" (a marker) once, complete, around a task_end with no task open.
  * It exits 3 when the collector cannot be loaded or fills nothing.
+ * "itt_tasks bench N": N task pairs and N marker pairs, and the nanoseconds a
+ * pair each took, on stdout (docs/ANNOTATIONS.md, cost).
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "busy.h"
 #include "scope_bpf.h"
@@ -122,12 +125,36 @@ static void task_end(const struct domain *d)
 		((task_end_fn)task_end_ptr)(d);
 }
 
-int main(void)
+static void bench(long n)
+{
+	uint64_t t0, t1, t2;
+	long i;
+
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		task_begin(&tbb, &compute);
+		task_end(&tbb);
+	}
+	t1 = now_ns();
+	for (i = 0; i < n; i++) {
+		SCOPE_BPF_BEGIN("bench_marker");
+		SCOPE_BPF_END("bench_marker");
+	}
+	t2 = now_ns();
+	printf("itt %.1f ns/pair, marker %.1f ns/pair\n", (double)(t1 - t0) / (double)n,
+	       (double)(t2 - t1) / (double)n);
+}
+
+int main(int argc, char **argv)
 {
 	int i;
 
 	if (load())
 		return 3;
+	if (argc == 3 && !strcmp(argv[1], "bench")) {
+		bench(atol(argv[2]));
+		return 0;
+	}
 	SCOPE_BPF_REGION("outer") {
 		for (i = 0; i < TASKS; i++) {
 			task_begin(&tbb, &compute);

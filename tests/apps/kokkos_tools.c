@@ -12,6 +12,8 @@
  *  - "marked" (a marker) once, holding "inside_marker" (a region) once;
  *  - "guard" (a marker) once, complete, around a pop with no region open.
  * It exits 3 when the variable or a function is missing.
+ * "kokkos_tools bench N": N parallel_for begin/end pairs and N marker pairs,
+ * and the nanoseconds a pair each took, on stdout (docs/ANNOTATIONS.md, cost).
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -115,7 +117,27 @@ static void iterate(void)
 	pop_region();
 }
 
-int main(void)
+static void bench(long n)
+{
+	uint64_t t0, t1, t2, id;
+	long i;
+
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		begin_for("bench_kernel", 0, &id);
+		end_for(id);
+	}
+	t1 = now_ns();
+	for (i = 0; i < n; i++) {
+		SCOPE_BPF_BEGIN("bench_marker");
+		SCOPE_BPF_END("bench_marker");
+	}
+	t2 = now_ns();
+	printf("kokkos %.1f ns/pair, marker %.1f ns/pair\n", (double)(t1 - t0) / (double)n,
+	       (double)(t2 - t1) / (double)n);
+}
+
+int main(int argc, char **argv)
 {
 	struct device_info dev = { 0 };
 	int i;
@@ -123,6 +145,11 @@ int main(void)
 	if (load())
 		return 3;
 	init_library(0, 20211015, 1, &dev);
+	if (argc == 3 && !strcmp(argv[1], "bench")) {
+		bench(atol(argv[2]));
+		finalize_library();
+		return 0;
+	}
 	push_region("setup");
 	for (i = 0; i < INITS; i++)
 		kernel(begin_for, end_for, "init_x");
