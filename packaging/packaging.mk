@@ -2,7 +2,8 @@
 # Makefile. make install [PREFIX=/usr/local] [DESTDIR=...] puts:
 #   bin/scope-bpf, include/scope_bpf.h and include/scope_bpf/ (the headers it includes),
 #   lib/libscope_bpf_markers.{so,so.0,a},
-#   lib/scope-bpf/libscope_bpf_{ompt,cupti}.so (where built: ompt/ompt.mk, cupti/cupti.mk),
+#   lib/scope-bpf/libscope_bpf_{ompt,cupti,nvtx}.so (where built: ompt/ompt.mk, cupti/cupti.mk,
+#   nvtx/nvtx.mk), lib/scope-bpf/libscope_bpf_{kokkos,itt}.so,
 #   lib/pkgconfig/scope_bpf.pc, lib/cmake/scope_bpf/ (find_package),
 #   share/scope-bpf/fortran/scope_bpf.f90, man pages (share/man/man1), bash
 #   completion, and the Python module scope_bpf.py where PYTHON looks (PYTHONDIR).
@@ -73,6 +74,8 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/$(MARKERS_SONAME) $(DESTDIR)$(LIBDIR)/libscope_bpf_markers.so \
 		$(DESTDIR)$(LIBDIR)/libscope_bpf_markers.a \
 		$(DESTDIR)$(HELPERDIR)/libscope_bpf_cupti.so $(DESTDIR)$(HELPERDIR)/libscope_bpf_ompt.so \
+		$(DESTDIR)$(HELPERDIR)/libscope_bpf_nvtx.so $(DESTDIR)$(HELPERDIR)/libscope_bpf_kokkos.so \
+		$(DESTDIR)$(HELPERDIR)/libscope_bpf_itt.so \
 		$(DESTDIR)$(FORTRANDIR)/scope_bpf.f90 $(DESTDIR)$(python_dir)/scope_bpf.py \
 		$(DESTDIR)$(python_dir)/__pycache__/scope_bpf.*.pyc \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/scope_bpf.pc \
