@@ -121,16 +121,35 @@ static const struct entry entries[] = {
 	{ "__itt_task_end", (void *)task_end },
 };
 
+/*
+ * Point each entry at this library's function, or at what the static part
+ * would use without a collector (null_func: its own implementation for
+ * domains and string handles, else NULL, which its callers skip), as its own
+ * loader does for the entries a collector lacks: an entry left at its init
+ * stub looks implemented, and LLVM's libomp, which carries the static part,
+ * then takes paths no collector serves and fails an assertion.
+ */
+static void fill(struct itt_api_info *api)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		if (!strcmp(api->name, entries[i].name)) {
+			*api->func_ptr = entries[i].fn;
+			return;
+		}
+	}
+	*api->func_ptr = api->null_func;
+}
+
 EXPORT void __itt_api_init(struct itt_global *g, int groups)
 {
 	struct itt_api_info *api;
-	size_t i;
 
 	(void)groups;
 	if (!g || memcmp(g->magic, itt_magic, sizeof(itt_magic)) || g->version_major != 3)
 		return;
 	for (api = g->api_list_ptr; api && api->name; api++)
-		for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
-			if (!strcmp(api->name, entries[i].name) && api->func_ptr)
-				*api->func_ptr = entries[i].fn;
+		if (api->func_ptr)
+			fill(api);
 }

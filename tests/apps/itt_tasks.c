@@ -12,7 +12,9 @@
  *    tagged itt.domain:tbb;
  *  - "parse" once at top level, holding one "compute";
  *  - "guard" (a marker) once, complete, around a task_end with no task open.
- * It exits 3 when the collector cannot be loaded or fills nothing.
+ * It exits 3 when the collector cannot be loaded, fills nothing, or leaves
+ * an entry it does not serve at its init stub (LLVM's libomp, which carries
+ * the static part, fails an assertion on such a table).
  * "itt_tasks bench N": N task pairs and N marker pairs, and the nanoseconds a
  * pair each took, on stdout (docs/ANNOTATIONS.md, cost).
  */
@@ -73,12 +75,35 @@ struct global {
 typedef void (*task_begin_fn)(const struct domain *, struct id, struct id, struct string_handle *);
 typedef void (*task_end_fn)(const struct domain *);
 
-static void *task_begin_ptr, *task_end_ptr, *frame_begin_ptr;
+/*
+ * The static part's pointers start at init stubs; a collector must leave each
+ * at its own function or at null_func: the static implementation of domain
+ * creation, NULL (skipped by callers) for frames it does not serve.
+ */
+static void frame_begin_init(void)
+{
+}
+
+static void task_init(void)
+{
+}
+
+static void *domain_create_static(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
+static void *task_begin_ptr = (void *)task_init, *task_end_ptr = (void *)task_init;
+static void *frame_begin_ptr = (void *)frame_begin_init;
+static void *domain_create_ptr = (void *)domain_create_static;
 
 static struct api_info api_list[] = {
-	{ "__itt_frame_begin_v3", &frame_begin_ptr, NULL, NULL, 1 << 9 },
-	{ "__itt_task_begin", &task_begin_ptr, NULL, NULL, GROUP_STRUCTURE },
-	{ "__itt_task_end", &task_end_ptr, NULL, NULL, GROUP_STRUCTURE },
+	{ "__itt_domain_create", &domain_create_ptr, (void *)domain_create_static,
+	  (void *)domain_create_static, GROUP_STRUCTURE },
+	{ "__itt_frame_begin_v3", &frame_begin_ptr, (void *)frame_begin_init, NULL, 1 << 9 },
+	{ "__itt_task_begin", &task_begin_ptr, (void *)task_init, NULL, GROUP_STRUCTURE },
+	{ "__itt_task_end", &task_end_ptr, (void *)task_init, NULL, GROUP_STRUCTURE },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -109,7 +134,13 @@ static int load(void)
 	*(void **)&api_init = sym;
 	api_init(&global, GROUP_ALL);
 	global.api_initialized = 1;
-	return task_begin_ptr && task_end_ptr && !frame_begin_ptr ? 0 : -1;
+	if (!task_begin_ptr || task_begin_ptr == (void *)task_init || !task_end_ptr ||
+	    task_end_ptr == (void *)task_init || frame_begin_ptr ||
+	    domain_create_ptr != (void *)domain_create_static) {
+		fprintf(stderr, "itt_tasks: the collector left the API table wrong\n");
+		return -1;
+	}
+	return 0;
 }
 
 /* As ittnotify.h's macros call: only for an enabled domain, only through a filled pointer. */
