@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cmd/record_opts.h"
+#include "record/annot_env.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1)
 
@@ -339,6 +340,37 @@ static void test_cuda_needs_a_command(void **state)
 	assert_non_null(strstr(err.msg, "--cuda"));
 }
 
+/* --annotations: all by default for a command, none for -p; a choice needs a command. */
+static void test_annotations(void **state)
+{
+	char *cmd[] = { "record", "--", "./app", NULL };
+	char *pid[] = { "record", "-p", "1", NULL };
+	char *some[] = { "record", "--annotations=kokkos,itt", "--", "./app", NULL };
+	char *none[] = { "record", "--annotations", "none", "--", "./app", NULL };
+	char *pid_some[] = { "record", "--annotations=nvtx", "-p", "1", NULL };
+	char *pid_none[] = { "record", "--annotations=none", "-p", "1", NULL };
+	char *bad[] = { "record", "--annotations=nvtx,tbb", "--", "./app", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(cmd), cmd, &o, &err), 0);
+	assert_int_equal(o.annotations, SB_ANNOT_ALL);
+	assert_false(o.annotations_given);
+	assert_int_equal(record_parse_args(ARGC(pid), pid, &o, &err), 0);
+	assert_int_equal(o.annotations, 0);
+	assert_int_equal(record_parse_args(ARGC(some), some, &o, &err), 0);
+	assert_int_equal(o.annotations, SB_ANNOT_KOKKOS | SB_ANNOT_ITT);
+	assert_true(o.annotations_given);
+	assert_int_equal(record_parse_args(ARGC(none), none, &o, &err), 0);
+	assert_int_equal(o.annotations, 0);
+	assert_int_equal(record_parse_args(ARGC(pid_none), pid_none, &o, &err), 0);
+	assert_int_equal(record_parse_args(ARGC(pid_some), pid_some, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--annotations: only for a command"));
+	assert_int_equal(record_parse_args(ARGC(bad), bad, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'tbb'"));
+}
+
 static void test_help(void **state)
 {
 	char *argv[] = { "record", "--help", NULL };
@@ -422,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_no_omp),
 		cmocka_unit_test(test_no_cuda_host),
 		cmocka_unit_test(test_cuda_needs_a_command),
+		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_identity_options),
 		cmocka_unit_test(test_usage_names_the_identity_options),
 	};
