@@ -25,6 +25,9 @@ define annot_install
 	install -D -m 0644 $(BUILD)/$(1) $(DESTDIR)$(PREFIX)/lib/scope-bpf/$(1)
 endef
 
+# The test apps' bench mode (tests/apps/pair_cost.h).
+$(BUILD)/apps/nvtx_ranges $(BUILD)/apps/kokkos_tools $(BUILD)/apps/itt_tasks: tests/apps/pair_cost.h
+
 UNIT_BINS += $(BUILD)/tests/annot/test_annot_stack
 
 $(BUILD)/tests/annot/test_annot_stack: tests/annot/test_annot_stack.c annot/stack.c annot/stack.h

@@ -50,49 +50,23 @@ static void begin_kernel(const char *name, const char *tags, uint64_t *id)
 		*id = kid;
 }
 
-EXPORT void kokkosp_begin_parallel_for(const char *name, const uint32_t device, uint64_t *id)
-{
-	(void)device;
-	begin_kernel(name, "kokkos,kokkos.kind:parallel_for", id);
-}
+/* kokkosp_begin_KIND and kokkosp_end_KIND of a kernel or fence: a region closed by its id. */
+#define KERNEL_HOOKS(kind)								\
+	EXPORT void kokkosp_begin_##kind(const char *name, const uint32_t device,	\
+					 uint64_t *id)					\
+	{										\
+		(void)device;								\
+		begin_kernel(name, "kokkos,kokkos.kind:" #kind, id);			\
+	}										\
+	EXPORT void kokkosp_end_##kind(const uint64_t id)				\
+	{										\
+		annot_end_id(id);							\
+	}
 
-EXPORT void kokkosp_end_parallel_for(const uint64_t id)
-{
-	annot_end_id(id);
-}
-
-EXPORT void kokkosp_begin_parallel_reduce(const char *name, const uint32_t device, uint64_t *id)
-{
-	(void)device;
-	begin_kernel(name, "kokkos,kokkos.kind:parallel_reduce", id);
-}
-
-EXPORT void kokkosp_end_parallel_reduce(const uint64_t id)
-{
-	annot_end_id(id);
-}
-
-EXPORT void kokkosp_begin_parallel_scan(const char *name, const uint32_t device, uint64_t *id)
-{
-	(void)device;
-	begin_kernel(name, "kokkos,kokkos.kind:parallel_scan", id);
-}
-
-EXPORT void kokkosp_end_parallel_scan(const uint64_t id)
-{
-	annot_end_id(id);
-}
-
-EXPORT void kokkosp_begin_fence(const char *name, const uint32_t device, uint64_t *id)
-{
-	(void)device;
-	begin_kernel(name, "kokkos,kokkos.kind:fence", id);
-}
-
-EXPORT void kokkosp_end_fence(const uint64_t id)
-{
-	annot_end_id(id);
-}
+KERNEL_HOOKS(parallel_for)
+KERNEL_HOOKS(parallel_reduce)
+KERNEL_HOOKS(parallel_scan)
+KERNEL_HOOKS(fence)
 
 EXPORT void kokkosp_push_profile_region(const char *name)
 {

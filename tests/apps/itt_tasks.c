@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "busy.h"
+#include "pair_cost.h"
 #include "scope_bpf.h"
 
 #define TASKS 3
@@ -158,22 +159,14 @@ static void task_end(const struct domain *d)
 
 static void bench(long n)
 {
-	uint64_t t0, t1, t2;
+	uint64_t t0 = now_ns();
 	long i;
 
-	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		task_begin(&tbb, &compute);
 		task_end(&tbb);
 	}
-	t1 = now_ns();
-	for (i = 0; i < n; i++) {
-		SCOPE_BPF_BEGIN("bench_marker");
-		SCOPE_BPF_END("bench_marker");
-	}
-	t2 = now_ns();
-	printf("itt %.1f ns/pair, marker %.1f ns/pair\n", (double)(t1 - t0) / (double)n,
-	       (double)(t2 - t1) / (double)n);
+	print_pair_cost("itt", now_ns() - t0, n);
 }
 
 int main(int argc, char **argv)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "busy.h"
+#include "pair_cost.h"
 #include "scope_bpf.h"
 
 #define INITS 3
@@ -51,21 +52,33 @@ static void (*begin_deep_copy)(struct space, const char *, const void *, struct 
 			       const char *, const void *, uint64_t);
 static void (*end_deep_copy)(void);
 
-static int find(void *lib, const char *name, void *fn)
-{
-	void *sym = dlsym(lib, name);
-
-	if (!sym)
-		fprintf(stderr, "kokkos_tools: %s: no %s\n", getenv("KOKKOS_TOOLS_LIBS"), name);
-	memcpy(fn, &sym, sizeof(sym));
-	return sym ? 0 : -1;
-}
+/* Each function Kokkos looks up by name, and where it keeps it. */
+static const struct hook {
+	const char *name;
+	void *fn;
+} hooks[] = {
+	{ "kokkosp_init_library", &init_library },
+	{ "kokkosp_finalize_library", &finalize_library },
+	{ "kokkosp_begin_parallel_for", &begin_for },
+	{ "kokkosp_end_parallel_for", &end_for },
+	{ "kokkosp_begin_parallel_reduce", &begin_reduce },
+	{ "kokkosp_end_parallel_reduce", &end_reduce },
+	{ "kokkosp_begin_parallel_scan", &begin_scan },
+	{ "kokkosp_end_parallel_scan", &end_scan },
+	{ "kokkosp_begin_fence", &begin_fence },
+	{ "kokkosp_end_fence", &end_fence },
+	{ "kokkosp_push_profile_region", &push_region },
+	{ "kokkosp_pop_profile_region", &pop_region },
+	{ "kokkosp_begin_deep_copy", &begin_deep_copy },
+	{ "kokkosp_end_deep_copy", &end_deep_copy },
+};
 
 static int load(void)
 {
 	const char *libs = getenv("KOKKOS_TOOLS_LIBS");
 	char first[4096];
-	void *lib;
+	void *lib, *sym;
+	size_t i;
 
 	if (!libs || !*libs)
 		return -1;
@@ -75,20 +88,15 @@ static int load(void)
 		fprintf(stderr, "kokkos_tools: %s\n", dlerror());
 		return -1;
 	}
-	return find(lib, "kokkosp_init_library", &init_library) |
-	       find(lib, "kokkosp_finalize_library", &finalize_library) |
-	       find(lib, "kokkosp_begin_parallel_for", &begin_for) |
-	       find(lib, "kokkosp_end_parallel_for", &end_for) |
-	       find(lib, "kokkosp_begin_parallel_reduce", &begin_reduce) |
-	       find(lib, "kokkosp_end_parallel_reduce", &end_reduce) |
-	       find(lib, "kokkosp_begin_parallel_scan", &begin_scan) |
-	       find(lib, "kokkosp_end_parallel_scan", &end_scan) |
-	       find(lib, "kokkosp_begin_fence", &begin_fence) |
-	       find(lib, "kokkosp_end_fence", &end_fence) |
-	       find(lib, "kokkosp_push_profile_region", &push_region) |
-	       find(lib, "kokkosp_pop_profile_region", &pop_region) |
-	       find(lib, "kokkosp_begin_deep_copy", &begin_deep_copy) |
-	       find(lib, "kokkosp_end_deep_copy", &end_deep_copy);
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		sym = dlsym(lib, hooks[i].name);
+		if (!sym) {
+			fprintf(stderr, "kokkos_tools: %s: no %s\n", first, hooks[i].name);
+			return -1;
+		}
+		memcpy(hooks[i].fn, &sym, sizeof(sym));
+	}
+	return 0;
 }
 
 static void kernel(void (*begin)(const char *, uint32_t, uint64_t *), void (*end)(uint64_t),
@@ -119,22 +127,14 @@ static void iterate(void)
 
 static void bench(long n)
 {
-	uint64_t t0, t1, t2, id;
+	uint64_t t0 = now_ns(), id;
 	long i;
 
-	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		begin_for("bench_kernel", 0, &id);
 		end_for(id);
 	}
-	t1 = now_ns();
-	for (i = 0; i < n; i++) {
-		SCOPE_BPF_BEGIN("bench_marker");
-		SCOPE_BPF_END("bench_marker");
-	}
-	t2 = now_ns();
-	printf("kokkos %.1f ns/pair, marker %.1f ns/pair\n", (double)(t1 - t0) / (double)n,
-	       (double)(t2 - t1) / (double)n);
+	print_pair_cost("kokkos", now_ns() - t0, n);
 }
 
 int main(int argc, char **argv)

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "busy.h"
+#include "pair_cost.h"
 #include "scope_bpf.h"
 
 #define STEPS 5
@@ -106,7 +107,7 @@ static void across_threads(void)
 
 static int bench(long n)
 {
-	uint64_t t0, t1, t2;
+	uint64_t t0;
 	long i;
 
 	nvtxRangePushA("warm");
@@ -116,14 +117,7 @@ static int bench(long n)
 		nvtxRangePushA("bench_nvtx");
 		nvtxRangePop();
 	}
-	t1 = now_ns();
-	for (i = 0; i < n; i++) {
-		SCOPE_BPF_BEGIN("bench_marker");
-		SCOPE_BPF_END("bench_marker");
-	}
-	t2 = now_ns();
-	printf("nvtx %.1f ns/pair, marker %.1f ns/pair\n", (double)(t1 - t0) / (double)n,
-	       (double)(t2 - t1) / (double)n);
+	print_pair_cost("nvtx", now_ns() - t0, n);
 	return 0;
 }
 
