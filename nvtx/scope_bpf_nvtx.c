@@ -362,9 +362,13 @@ static int fill(const NvtxExportTableCallbacks *cb, NvtxCallbackModule module,
 EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table)
 {
 	const NvtxExportTableCallbacks *cb = get_table(NVTX_ETID_CALLBACKS);
+	const NvtxExportTableVersionInfo *version = get_table(NVTX_ETID_VERSIONINFO);
 
 	if (!cb || cb->struct_size < sizeof(*cb))
 		return 0;
+	/* NVTX asks tools to say the version they were built for (so it could refuse a bad one). */
+	if (version && version->struct_size >= sizeof(*version) && version->SetInjectionNvtxVersion)
+		version->SetInjectionNvtxVersion(NVTX_VERSION);
 	return fill(cb, NVTX_CB_MODULE_CORE, core, sizeof(core) / sizeof(core[0])) &&
 	       fill(cb, NVTX_CB_MODULE_CORE2, core2, sizeof(core2) / sizeof(core2[0]));
 }
