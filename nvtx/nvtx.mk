@@ -28,7 +28,7 @@ install: install-nvtx
 install-nvtx: $(BUILD)/libscope_bpf_nvtx.so
 	$(call annot_install,libscope_bpf_nvtx.so)
 
-$(BUILD)/apps/nvtx_ranges: APPS_CFLAGS += -I$(CUDA_HOME)/include
+$(BUILD)/apps/nvtx_ranges: APPS_CFLAGS += -I$(CUDA_HOME)/include -fopenmp
 $(BUILD)/apps/nvtx_ranges: | $(BUILD)/libscope_bpf_nvtx.so
 $(BUILD)/tests/integration/test_annotations: ALL_CFLAGS += -DSB_TEST_NVTX
 else

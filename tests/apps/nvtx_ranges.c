@@ -16,7 +16,10 @@
  *  - "guard" (a marker) once, complete, around a pop with no push open;
  *  - "handed_off" started here and ended by another thread, once, then
  *    "after" (a push) once at top level, not inside "handed_off";
- *  - "worker_range" (a push) WORKER_CALLS times on a second thread.
+ *  - "worker_range" (a push) WORKER_CALLS times on a second thread;
+ *  - "omp_body" (a push) once in each of OMP_THREADS threads of a gcc OpenMP
+ *    team, inside each thread's "omp:implicit_task" (libgomp, traced by
+ *    uprobes: the two paths' records nest in one stream).
  * "nvtx_ranges bench N": N nvtxRangePushA/Pop pairs and N marker pairs, and
  * the nanoseconds a pair each took, on stdout (docs/ANNOTATIONS.md, cost).
  */
@@ -32,6 +35,7 @@
 
 #define STEPS 5
 #define WORKER_CALLS 20
+#define OMP_THREADS 3
 
 static nvtxRangeId_t handed;
 
@@ -105,6 +109,16 @@ static void across_threads(void)
 	nvtxRangePop();
 }
 
+static void in_parallel(void)
+{
+#pragma omp parallel num_threads(OMP_THREADS)
+	{
+		nvtxRangePushA("omp_body");
+		busy_ns(200000);
+		nvtxRangePop();
+	}
+}
+
 static int bench(long n)
 {
 	uint64_t t0;
@@ -148,5 +162,6 @@ int main(int argc, char **argv)
 	across_threads();
 	pthread_create(&t, NULL, worker, NULL);
 	pthread_join(t, NULL);
+	in_parallel();
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #define STEPS 5			/* tests/apps/nvtx_ranges.c */
 #define WORKER_CALLS 20
+#define OMP_THREADS 3
 #define INITS 3			/* tests/apps/kokkos_tools.c */
 #define ITERS 4
 #define TASKS 3			/* tests/apps/itt_tasks.c */
@@ -68,9 +69,50 @@ static void check_clean(const struct sb_profile *p)
 }
 
 #ifdef SB_TEST_NVTX
-static void test_nvtx_ranges_are_regions(void **state)
+/*
+ * What tests/apps/nvtx_ranges must leave. omp_nests: its ranges in a gcc
+ * OpenMP team sit inside each thread's omp:implicit_task. The kernel path
+ * nests them; the fast path does not yet nest any marker (a SCOPE_BPF_REGION
+ * neither) inside libgomp's uprobe-traced regions, so there only where they
+ * ran is checked.
+ */
+static void check_nvtx(const struct sb_profile *p, bool omp_nests)
 {
 	const struct sb_pair *pair;
+	int64_t main_thread = p->events[must_pair(p, "outer", 0)->offset].thread;
+	uint64_t i;
+
+	/* Markers around NVTX ranges around markers. */
+	check_calls(p, "outer", 1, NULL);
+	check_tag(p, check_calls(p, "step", STEPS, "outer"), "nvtx");
+	check_calls(p, "inner", STEPS, "step");
+	check_calls(p, "wide \xc3\xa9", 1, NULL);
+	check_tag(p, check_calls(p, "categorized", 1, NULL), "nvtx.category:io");
+	check_tag(p, check_calls(p, "solve", 1, NULL), "nvtx.domain:solver");
+	check_calls(p, "started", 1, NULL);
+	/* Ended in the order begun: held until "second" ends, so it nests. */
+	check_calls(p, "first", 1, NULL);
+	check_calls(p, "second", 1, "first");
+	/* The pop with nothing open changed nothing. */
+	check_calls(p, "guard", 1, NULL);
+	/* Ended by another thread, closed by its own at its next NVTX call, before "after". */
+	check_calls(p, "handed_off", 1, NULL);
+	check_calls(p, "after", 1, NULL);
+	pair = check_calls(p, "worker_range", WORKER_CALLS, NULL);
+	assert_int_not_equal(p->events[pair->offset].thread, main_thread);
+	if (omp_nests) {
+		check_calls(p, "omp_body", OMP_THREADS, "omp:implicit_task");
+	} else {
+		pair = must_pair(p, "omp_body", 0);
+		assert_int_equal(pair->count, OMP_THREADS);
+		for (i = pair->offset + 1; i < pair->offset + pair->count; i++)
+			assert_int_not_equal(p->events[i].thread, p->events[i - 1].thread);
+	}
+	check_clean(p);
+}
+
+static void test_nvtx_ranges_are_regions(void **state)
+{
 	struct sb_profile p;
 	char out[300];
 
@@ -78,26 +120,24 @@ static void test_nvtx_ranges_are_regions(void **state)
 	require_bpf();
 	assert_int_equal(record_app(tmp_file("nvtx.h5", out, sizeof(out)), "nvtx_ranges", NULL), 0);
 	load_profile(out, &p);
-	/* Markers around NVTX ranges around markers. */
-	check_calls(&p, "outer", 1, NULL);
-	check_tag(&p, check_calls(&p, "step", STEPS, "outer"), "nvtx");
-	check_calls(&p, "inner", STEPS, "step");
-	check_calls(&p, "wide \xc3\xa9", 1, NULL);
-	check_tag(&p, check_calls(&p, "categorized", 1, NULL), "nvtx.category:io");
-	check_tag(&p, check_calls(&p, "solve", 1, NULL), "nvtx.domain:solver");
-	check_calls(&p, "started", 1, NULL);
-	/* Ended in the order begun: held until "second" ends, so it nests. */
-	check_calls(&p, "first", 1, NULL);
-	check_calls(&p, "second", 1, "first");
-	/* The pop with nothing open changed nothing. */
-	check_calls(&p, "guard", 1, NULL);
-	/* Ended by another thread, closed by its own at its next NVTX call, before "after". */
-	check_calls(&p, "handed_off", 1, NULL);
-	check_calls(&p, "after", 1, NULL);
-	pair = check_calls(&p, "worker_range", WORKER_CALLS, NULL);
-	assert_int_not_equal(p.events[pair->offset].thread,
-			     p.events[must_pair(&p, "outer", 0)->offset].thread);
-	check_clean(&p);
+	check_nvtx(&p, !fast_mode());
+	sb_profile_free(&p);
+}
+
+/* The kernel path, where libgomp's regions and the ranges in them share one stack. */
+static void test_nvtx_ranges_kernel_path(void **state)
+{
+	char out[300], app[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--mode=kernel", "-o",
+			 (char *)tmp_file("nvtx_kernel.h5", out, sizeof(out)), "--",
+			 (char *)app_path("nvtx_ranges", app, sizeof(app)), NULL };
+	struct sb_profile p;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	check_nvtx(&p, true);
 	sb_profile_free(&p);
 }
 
@@ -170,6 +210,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #ifdef SB_TEST_NVTX
 		cmocka_unit_test(test_nvtx_ranges_are_regions),
+		cmocka_unit_test(test_nvtx_ranges_kernel_path),
 		cmocka_unit_test(test_annotations_none),
 #endif
 		cmocka_unit_test(test_kokkos_tools_are_regions),
