@@ -1,7 +1,7 @@
 # The NVTX injection library (nvtx/, docs/ANNOTATIONS.md); included by the
 # top-level Makefile after annot/annot.mk.
 #
-# Built, with its unit test and test app, where the CUDA toolkit's NVTX v3
+# Built, with its unit test and test apps, where the CUDA toolkit's NVTX v3
 # headers are ($(CUDA_HOME)/include/nvtx3, header-only: no GPU, no library);
 # elsewhere a line says it is left out, and test_annotations leaves out NVTX.
 
@@ -30,9 +30,11 @@ install-nvtx: $(BUILD)/libscope_bpf_nvtx.so
 
 $(BUILD)/apps/nvtx_ranges: APPS_CFLAGS += -I$(CUDA_HOME)/include -fopenmp
 $(BUILD)/apps/nvtx_ranges: | $(BUILD)/libscope_bpf_nvtx.so
+$(BUILD)/apps/mpi_nvtx: APPS_CFLAGS += -I$(CUDA_HOME)/include
+$(BUILD)/apps/mpi_nvtx: | $(BUILD)/libscope_bpf_nvtx.so
 $(BUILD)/tests/integration/test_annotations: ALL_CFLAGS += -DSB_TEST_NVTX
 else
-APP_BINS := $(filter-out $(BUILD)/apps/nvtx_ranges,$(APP_BINS))
+APP_BINS := $(filter-out $(BUILD)/apps/nvtx_ranges $(BUILD)/apps/mpi_nvtx,$(APP_BINS))
 all: nvtx-absent
 .PHONY: nvtx-absent
 nvtx-absent:

@@ -14,6 +14,7 @@
 #define STEPS 5			/* tests/apps/nvtx_ranges.c */
 #define WORKER_CALLS 20
 #define OMP_THREADS 3
+#define MPI_STEPS 3		/* tests/apps/mpi_nvtx.c, on each of 2 ranks */
 #define INITS 3			/* tests/apps/kokkos_tools.c */
 #define ITERS 4
 #define TASKS 3			/* tests/apps/itt_tasks.c */
@@ -141,6 +142,45 @@ static void test_nvtx_ranges_kernel_path(void **state)
 	sb_profile_free(&p);
 }
 
+/* On each rank of an MPI job: markers around NVTX ranges around MPI calls. */
+static void test_nvtx_ranges_in_mpi(void **state)
+{
+	char out[300], app[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+			 (char *)tmp_file("mpi.h5", out, sizeof(out)), "--", (char *)mpiexec_mpich(),
+			 "-n", "2", (char *)app_path("mpi_nvtx", app, sizeof(app)), NULL };
+	const struct sb_pair *pair;
+	struct sb_profile p;
+	uint64_t allreduces[2] = { 0 }, i;
+	uint32_t rank;
+	size_t k;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	for (rank = 0; rank < 2; rank++) {
+		pair = must_pair(&p, "step", rank);
+		assert_int_equal(pair->count, MPI_STEPS);
+		pair = must_pair(&p, "exchange", rank);
+		assert_int_equal(pair->count, MPI_STEPS);
+		for (i = pair->offset; i < pair->offset + pair->count; i++)
+			assert_string_equal(parent_region(&p, rank, &p.events[i]), "step");
+	}
+	for (k = 0; k < p.n_pairs; k++) {
+		pair = &p.pairs[k];
+		if (strncmp(p.regions[pair->region].name, "mpi:allreduce", 13) || pair->rank > 1)
+			continue;
+		for (i = pair->offset; i < pair->offset + pair->count; i++)
+			assert_string_equal(parent_region(&p, pair->rank, &p.events[i]), "exchange");
+		allreduces[pair->rank] += pair->count;
+	}
+	assert_int_equal(allreduces[0], MPI_STEPS);
+	assert_int_equal(allreduces[1], MPI_STEPS);
+	check_clean(&p);
+	sb_profile_free(&p);
+}
+
 static void test_annotations_none(void **state)
 {
 	char out[300], app[512];
@@ -211,6 +251,7 @@ int main(void)
 #ifdef SB_TEST_NVTX
 		cmocka_unit_test(test_nvtx_ranges_are_regions),
 		cmocka_unit_test(test_nvtx_ranges_kernel_path),
+		cmocka_unit_test(test_nvtx_ranges_in_mpi),
 		cmocka_unit_test(test_annotations_none),
 #endif
 		cmocka_unit_test(test_kokkos_tools_are_regions),
