@@ -125,19 +125,26 @@ static void test_nvtx_ranges_are_regions(void **state)
 	sb_profile_free(&p);
 }
 
+/* Record nvtx_ranges with one option of record's into file, and load it. */
+static void record_nvtx_with(const char *option, const char *file, struct sb_profile *p)
+{
+	char out[300], app[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", (char *)option, "-o",
+			 (char *)tmp_file(file, out, sizeof(out)), "--",
+			 (char *)app_path("nvtx_ranges", app, sizeof(app)), NULL };
+
+	require_bpf();
+	assert_int_equal(run(argv), 0);
+	load_profile(out, p);
+}
+
 /* The kernel path, where libgomp's regions and the ranges in them share one stack. */
 static void test_nvtx_ranges_kernel_path(void **state)
 {
-	char out[300], app[512];
-	char *argv[] = { (char *)scope_bin(), "record", "-q", "--mode=kernel", "-o",
-			 (char *)tmp_file("nvtx_kernel.h5", out, sizeof(out)), "--",
-			 (char *)app_path("nvtx_ranges", app, sizeof(app)), NULL };
 	struct sb_profile p;
 
 	(void)state;
-	require_bpf();
-	assert_int_equal(run(argv), 0);
-	load_profile(out, &p);
+	record_nvtx_with("--mode=kernel", "nvtx_kernel.h5", &p);
 	check_nvtx(&p, true);
 	sb_profile_free(&p);
 }
@@ -183,16 +190,10 @@ static void test_nvtx_ranges_in_mpi(void **state)
 
 static void test_annotations_none(void **state)
 {
-	char out[300], app[512];
-	char *argv[] = { (char *)scope_bin(), "record", "-q", "--annotations=none", "-o",
-			 (char *)tmp_file("none.h5", out, sizeof(out)), "--",
-			 (char *)app_path("nvtx_ranges", app, sizeof(app)), NULL };
 	struct sb_profile p;
 
 	(void)state;
-	require_bpf();
-	assert_int_equal(run(argv), 0);
-	load_profile(out, &p);
+	record_nvtx_with("--annotations=none", "none.h5", &p);
 	check_calls(&p, "inner", STEPS, "outer");
 	assert_null(find_pair(&p, "step", 0));
 	assert_null(find_pair(&p, "worker_range", 0));
