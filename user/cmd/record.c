@@ -6,6 +6,7 @@
 #include "cmd/record_opts.h"
 #include "counters/events.h"
 #include "counters/likwid.h"
+#include "record/daemon_client.h"
 #include "record/recorder.h"
 
 int cmd_record(int argc, char **argv)
@@ -28,7 +29,7 @@ int cmd_record(int argc, char **argv)
 		ret = sb_counter_list_events(stdout) ? 1 : 0;
 	else if (o.list_groups)
 		ret = sb_likwid_list_groups(stdout) ? 1 : 0;
-	else
+	else if ((ret = sb_client_record(argc, argv, &o)) == SB_CLIENT_LOCAL)
 		ret = sb_record(&o);
 	record_opts_free(&o);
 	return ret;

@@ -74,6 +74,9 @@ void record_usage(FILE *f)
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
+		"      --daemon           record through scope-bpfd, the node daemon (the default\n"
+		"                         when not root and it listens: docs/CLUSTERS.md)\n"
+		"      --no-daemon        never through scope-bpfd\n"
 		"  -q, --quiet            no status line, no summary (losses are still said)\n"
 		"  -v, --verbose          say what is attached, show libbpf messages\n"
 		"      --list-events      the counter events this machine has (docs/COUNTERS.md)\n"
@@ -217,7 +220,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
-       OPT_BUFFER, OPT_ANNOTATIONS };
+       OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -346,6 +349,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "help", no_argument, NULL, 'h' },
 		{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 		{ "list-groups", no_argument, NULL, OPT_LIST_GROUPS },
+		{ "daemon", no_argument, NULL, OPT_DAEMON },
+		{ "no-daemon", no_argument, NULL, OPT_NO_DAEMON },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *group = NULL;
@@ -457,6 +462,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case OPT_LIST_GROUPS:
 			o->list_groups = true;
 			return 0;
+		case OPT_DAEMON:
+			o->daemon = SB_DAEMON_ALWAYS;
+			break;
+		case OPT_NO_DAEMON:
+			o->daemon = SB_DAEMON_NEVER;
+			break;
 		case ':':
 			return sb_fail(err, EINVAL, "%s: needs a value", argv[optind - 1]);
 		default:

@@ -20,6 +20,15 @@ enum sb_record_mode {
 	SB_MODE_KERNEL,		/* every marker traps to a uprobe */
 };
 
+/* --daemon / --no-daemon: whether record goes through scope-bpfd (docs/CLUSTERS.md). */
+enum sb_daemon_use {
+	SB_DAEMON_AUTO,		/* when not root and scope-bpfd listens */
+	SB_DAEMON_ALWAYS,
+	SB_DAEMON_NEVER,
+};
+
+struct sb_daemon_target;
+
 struct record_opts {
 	pid_t pid;		/* -p: attach to this process and its descendants */
 	bool all;		/* -a: every process that runs scope_bpf probes or MPI (syswide.c) */
@@ -55,6 +64,9 @@ struct record_opts {
 	bool help;
 	bool list_events;	/* --list-events: print the counter events this machine has, record nothing */
 	bool list_groups;	/* --list-groups: print this CPU's LIKWID groups, record nothing */
+	enum sb_daemon_use daemon;	/* --daemon, --no-daemon */
+	/* Set by scope-bpfd's worker only: the target it checked (record/held.h). */
+	const struct sb_daemon_target *daemon_target;
 };
 
 /* 0 on success, -EINVAL with err->msg naming the option and the problem. */

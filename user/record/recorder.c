@@ -29,6 +29,7 @@
 #include "record/cuda_env.h"
 #include "record/detach.h"
 #include "record/guardian.h"
+#include "record/held.h"
 #include "record/kernel/access.h"
 #include "record/kernel/load.h"
 #include "record/launch.h"
@@ -41,6 +42,7 @@
 #include "record/sources/regions.h"
 #include "record/sources/sources.h"
 #include "record/stdout_profile.h"
+#include "record/stop_signal.h"
 #include "record/stops_shared.h"
 #include "record/syswide.h"
 #include "record/sysinfo.h"
@@ -97,17 +99,6 @@ struct recorder {
 	int failed;		/* a collector error: stop, still write */
 	char *tmp_dir;		/* the output's folder: the collector's and sources' temporary files */
 };
-
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t stop_from_terminal;
-
-/* A terminal's Ctrl-C reaches the launched command too: remember not to send it twice. */
-static void on_signal(int sig, siginfo_t *info, void *uctx)
-{
-	(void)uctx;
-	stop_signal = sig;
-	stop_from_terminal = info && info->si_code == SI_KERNEL;
-}
 
 static int64_t clock_ns(clockid_t id)
 {
@@ -272,6 +263,26 @@ static int trace_process(struct recorder *r, pid_t pid, pid_t ppid)
 	return sb_collector_add_process(&r->coll, pid, ppid, now_ns());
 }
 
+/*
+ * Under scope-bpfd, whether a process of the target's tree is still the
+ * user's: one that exec'd a setuid program, or was one, is not followed.
+ */
+static bool may_follow(const struct recorder *r, pid_t pid)
+{
+	const struct sb_daemon_target *t = r->o.daemon_target;
+
+	return !t || !t->may_trace || t->may_trace(pid, t->uid);
+}
+
+static void let_go(struct recorder *r, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+
+	bpf_map_delete_elem(bpf_map__fd(r->env.skel->maps.procs), &key);
+	record_say("process %d: runs with rights other than yours (a setuid program?): not "
+		   "recorded", (int)pid);
+}
+
 /* -a: an untraced process exec'd and is held: whether it is one of ours, and if so trace it. */
 static bool candidate_traced(struct recorder *r, pid_t pid)
 {
@@ -306,6 +317,10 @@ static void on_sync(void *ctx, pid_t pid, int reason, uint32_t stop_seq)
 	if (!r->stopping) {
 		if (!ours)
 			ours = candidate_traced(r, pid);
+		if (ours && !may_follow(r, pid)) {
+			let_go(r, pid);
+			ours = false;
+		}
 		if (ours && sb_sources_process(&r->sources, &ch, &err) < 0 && r->o.verbose)
 			record_say("%s", err.msg);
 		sb_guardian_heartbeat(r->env.skel);
@@ -402,6 +417,9 @@ static int attach_tree(struct recorder *r, struct sb_error *err)
 	for (i = 0; i < n; i++) {
 		struct sb_proc_change ch = { .what = SB_PROC_START, .pid = tree[i] };
 
+		/* The root was checked by scope-bpfd; a descendant may be a setuid program. */
+		if (i && !may_follow(r, tree[i]))
+			continue;
 		ret = trace_process(r, tree[i], 0);
 		if (!ret)
 			ret = sb_sources_process(&r->sources, &ch, err);
@@ -506,8 +524,28 @@ static int start_all(struct recorder *r)
 	return 0;
 }
 
-/* Launch -- CMD held at the door, trace it, let it exec. 0, or the exit status after saying why. */
-static int start_cmd(struct recorder *r)
+/*
+ * scope-bpfd's -- CMD: the client forked the command and holds it at the door
+ * as sb_launch_prepare() would; it is not our child, its pidfd says when it ends.
+ */
+static bool launched_by_client(const struct recorder *r)
+{
+	return r->o.cmd && r->o.daemon_target;
+}
+
+static int take_held(struct recorder *r)
+{
+	r->child = r->o.daemon_target->child;
+	r->root_pidfd = fcntl(r->o.daemon_target->pidfd, F_DUPFD_CLOEXEC, 3);
+	if (r->root_pidfd < 0) {
+		record_say("the command's pidfd: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* Fork -- CMD held at the door, as whom it runs as. 0, or the exit status after saying why. */
+static int launch_here(struct recorder *r)
 {
 	struct sb_error err = { { 0 } };
 	struct sb_runas who;
@@ -524,11 +562,27 @@ static int start_cmd(struct recorder *r)
 		record_say("%s", err.msg);
 		return 1;
 	}
+	return 0;
+}
+
+/* Launch -- CMD held at the door, trace it, let it exec. 0, or the exit status after saying why. */
+static int start_cmd(struct recorder *r)
+{
+	int ret = launched_by_client(r) ? take_held(r) : launch_here(r);
+
+	if (ret)
+		return ret;
 	r->root = r->child.pid;
-	ret = trace_process(r, r->child.pid, getpid());
+	ret = trace_process(r, r->child.pid, launched_by_client(r) ? 0 : getpid());
+	/* The client's child still lives: the pid traced is still its own. */
+	if (!ret && launched_by_client(r) && root_pidfd_readable(r))
+		ret = -ESRCH;
 	if (ret) {
-		kill(r->child.pid, SIGKILL);
-		waitpid(r->child.pid, NULL, 0);
+		/* The client's child exits at the go pipe's end instead. */
+		if (!launched_by_client(r)) {
+			kill(r->child.pid, SIGKILL);
+			waitpid(r->child.pid, NULL, 0);
+		}
 		record_say("cannot trace the command: %s", strerror(-ret));
 		return 1;
 	}
@@ -628,7 +682,7 @@ static bool root_done(struct recorder *r)
 
 	if (r->o.all)
 		return r->o.until_idle && sb_syswide_idle(&r->sys);
-	if (r->o.cmd) {
+	if (r->o.cmd && !launched_by_client(r)) {
 		if (waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
 			r->root_exited = true;
 			r->root_status = status;
@@ -643,13 +697,13 @@ static bool root_done(struct recorder *r)
 /* First SIGINT/SIGTERM: stop (a launched command is asked to end first). */
 static bool handle_signal(struct recorder *r, int *forwarded)
 {
-	if (!stop_signal)
+	if (!sb_stop_signal)
 		return false;
-	if (r->o.cmd && !r->root_exited && !*forwarded) {
-		*forwarded = stop_signal;
-		if (!stop_from_terminal)
-			kill(r->child.pid, stop_signal);
-		stop_signal = 0;
+	if (r->o.cmd && !launched_by_client(r) && !r->root_exited && !*forwarded) {
+		*forwarded = sb_stop_signal;
+		if (!sb_stop_from_terminal)
+			kill(r->child.pid, sb_stop_signal);
+		sb_stop_signal = 0;
 		return false;
 	}
 	return true;
@@ -839,6 +893,7 @@ static void summary_line(struct recorder *r)
 		p->n_processes, format_plural(p->n_processes, "process", "processes"),
 		r->coll.n_ranks, format_plural(r->coll.n_ranks, "rank", "ranks"),
 		p->n_threads, format_plural(p->n_threads, "thread", "threads"), health,
+		r->o.daemon_target ? r->o.daemon_target->output_name :
 		r->to_stdout.path ? "standard output" : r->o.output);
 	sb_health_print(stderr, p, "scope-bpf: ");
 	sb_kernel_report(&r->kernel, "scope-bpf: ");
@@ -933,13 +988,8 @@ static int finish(struct recorder *r)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
-
-	/* No SA_RESTART: a signal must interrupt the poll so recording stops at once. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* A signal interrupts the poll, so recording stops at once. */
+	sb_stop_signals_install();
 	/* A file size limit then fails a write with EFBIG, as a full disk does, instead of killing us. */
 	signal(SIGXFSZ, SIG_IGN);
 }
@@ -1000,7 +1050,9 @@ static void recorder_close(struct recorder *r)
  */
 static int open_target(struct recorder *r)
 {
-	r->root_pidfd = (int)syscall(SYS_pidfd_open, r->o.pid, 0);
+	/* Under scope-bpfd, the process it checked, not whichever has its pid now. */
+	r->root_pidfd = r->o.daemon_target ? fcntl(r->o.daemon_target->pidfd, F_DUPFD_CLOEXEC, 3) :
+			(int)syscall(SYS_pidfd_open, r->o.pid, 0);
 	if (r->root_pidfd < 0 && errno == ESRCH) {
 		record_say("process %d: no such process", (int)r->o.pid);
 		return 1;
@@ -1052,9 +1104,9 @@ static int run(struct recorder *r)
 	r->env.resume = resume_held;
 	r->env.resume_ctx = r;
 	/* A command the user interrupted while we loaded is not started at all. */
-	if (r->o.cmd && stop_signal) {
+	if (r->o.cmd && sb_stop_signal) {
 		record_say("interrupted before the command started");
-		return 128 + stop_signal;
+		return 128 + sb_stop_signal;
 	}
 	ret = r->o.cmd ? start_cmd(r) : r->o.all ? start_all(r) : start_pid(r);
 	if (ret)
@@ -1066,7 +1118,8 @@ static int run(struct recorder *r)
 		     sb_health_value(&r->coll.prof, "lost_events") > 0 ||
 		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0;
 	recorder_close(r);
-	if (!r->o.cmd)
+	/* The client reaps its command and weighs its status against ours. */
+	if (!r->o.cmd || launched_by_client(r))
 		return ret ? ret : incomplete ? SB_EXIT_INCOMPLETE : 0;
 	if (!r->root_exited) {
 		/* Recording stopped first (duration, an error): the command runs on, untraced. */
