@@ -6,11 +6,15 @@
 #   nvtx/nvtx.mk), lib/scope-bpf/libscope_bpf_{kokkos,itt}.so,
 #   lib/pkgconfig/scope_bpf.pc, lib/cmake/scope_bpf/ (find_package),
 #   share/scope-bpf/fortran/scope_bpf.f90, man pages (share/man/man1), bash
-#   completion, and the Python module scope_bpf.py where PYTHON looks (PYTHONDIR).
+#   completion, and the Python module scope_bpf.py where PYTHON looks (PYTHONDIR);
+#   sbin/scope-bpfd, the node daemon, and its systemd units scope-bpfd.service and
+#   scope-bpf.socket in SYSTEMDUNITDIR (docs/CLUSTERS.md).
 # The man pages are made from the built binary's --help (packaging/gen-man.sh).
 
 VERSION := $(shell sed -n 's/.*SCOPE_BPF_VERSION "\(.*\)"/\1/p' user/util/version.h)
 BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
 DATADIR ?= $(PREFIX)/share
@@ -65,6 +69,11 @@ install: all
 		> $(DESTDIR)$(CMAKEDIR)/scope_bpf-config-version.cmake
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(BUILD)/man/*.1
 	install -D -m 0644 packaging/scope-bpf.bash $(DESTDIR)$(COMPLETIONDIR)/scope-bpf
+	install -D -m 0755 $(BUILD)/scope-bpfd $(DESTDIR)$(SBINDIR)/scope-bpfd
+	mkdir -p $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' packaging/scope-bpfd.service \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/scope-bpfd.service
+	install -m 0644 packaging/scope-bpf.socket $(DESTDIR)$(SYSTEMDUNITDIR)/scope-bpf.socket
 
 # Removes what install put (and the module's bytecode, which Python writes
 # beside it), and the folders only scope-bpf uses.
@@ -82,7 +91,8 @@ uninstall:
 		$(DESTDIR)$(CMAKEDIR)/scope_bpf-config.cmake \
 		$(DESTDIR)$(CMAKEDIR)/scope_bpf-config-version.cmake \
 		$(DESTDIR)$(MANDIR)/man1/scope-bpf.1 $(DESTDIR)$(MANDIR)/man1/scope-bpf-*.1 \
-		$(DESTDIR)$(COMPLETIONDIR)/scope-bpf
+		$(DESTDIR)$(COMPLETIONDIR)/scope-bpf $(DESTDIR)$(SBINDIR)/scope-bpfd \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/scope-bpfd.service $(DESTDIR)$(SYSTEMDUNITDIR)/scope-bpf.socket
 	rmdir $(DESTDIR)$(INCLUDEDIR)/scope_bpf $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(FORTRANDIR) \
 		$(DESTDIR)$(DATADIR)/scope-bpf $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 

@@ -50,6 +50,20 @@ for f in bin/scope-bpf include/scope_bpf.h $(ls include/scope_bpf/*.h) lib/libsc
 	[ -e "$prefix/$f" ] || fail "make install did not install $f"
 done
 
+step "scope-bpfd and its systemd units: ExecStart is the installed daemon; systemd-analyze verify"
+units=$prefix/lib/systemd/system
+[ -x "$prefix/sbin/scope-bpfd" ] || fail "make install did not install sbin/scope-bpfd"
+grep -qx "ExecStart=$prefix/sbin/scope-bpfd --foreground" "$units/scope-bpfd.service" ||
+	fail "scope-bpfd.service does not start $prefix/sbin/scope-bpfd --foreground"
+grep -qx 'ListenSequentialPacket=/run/scope-bpf.sock' "$units/scope-bpf.socket" ||
+	fail "scope-bpf.socket does not listen on /run/scope-bpf.sock as a seqpacket socket"
+if command -v systemd-analyze > /dev/null; then
+	SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no "$units/scope-bpf.socket" \
+		"$units/scope-bpfd.service" > "$tmp/verify.log" 2>&1 ||
+		fail "systemd-analyze verify: $(head -10 "$tmp/verify.log")"
+	[ ! -s "$tmp/verify.log" ] || fail "systemd-analyze verify warns: $(head -10 "$tmp/verify.log")"
+fi
+
 step "man pages: valid roff, and each one's text is its command's --help, word for word"
 for c in "" $commands; do
 	page=$prefix/share/man/man1/scope-bpf${c:+-$c}.1
