@@ -122,6 +122,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include nvtx/nvtx.mk
 -include kokkos/kokkos.mk
 -include itt/itt.mk
+-include mpi/mpi.mk
 -include packaging/packaging.mk
 -include tools/kernels/kernels.mk
 

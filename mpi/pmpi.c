@@ -1,0 +1,136 @@
+/*
+ * MPI calls as regions of the fast path (pmpi.h): each distinct (operation,
+ * arguments) is named once per thread, as mpi_names.c names it for the
+ * uprobe path, and its marker site kept in a small per-thread cache, so a
+ * traced call costs two marker events and a cache probe.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scope_bpf.h"
+#include "pmpi.h"
+#include "record/sources/mpi_names.h"
+
+#define CACHE_SLOTS 256			/* per thread, direct-mapped */
+/*
+ * Tags of every site: the recorder gives a region named by the MPI grammar
+ * and tagged just "mpi" the uprobe path's full tags (markers keep 127 bytes
+ * of tags, shorter than an MPI call's).
+ */
+#define SITE_TAGS "mpi"
+
+struct scope_bpf_site *scope_bpf_impl_named_site_tagged(const char *name, size_t len,
+							const char *tags);
+
+struct cached {
+	struct sb_mpi_event key;	/* name_hash 0: the slot is free */
+	struct scope_bpf_site *site;	/* NULL: a name the recorder could not take */
+};
+
+__thread bool pmpi_inside __attribute__((tls_model("initial-exec")));
+static __thread struct cached *cache __attribute__((tls_model("initial-exec")));
+static __thread struct scope_bpf_site *open_site __attribute__((tls_model("initial-exec")));
+static bool polling;
+
+__attribute__((constructor)) static void read_options(void)
+{
+	const char *all = getenv("SCOPE_BPF_MPI_ALL");
+
+	polling = all && !strcmp(all, "1");
+}
+
+bool pmpi_all(void)
+{
+	return polling;
+}
+
+bool pmpi_traced(void)
+{
+#if SCOPE_BPF_ENABLED
+	return scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
+	       scope_bpf_impl_sem(&scope_bpf_fast_semaphore);
+#else
+	return false;
+#endif
+}
+
+struct sb_mpi_event pmpi_event(unsigned int op)
+{
+	return (struct sb_mpi_event){ .type = SB_EV_MPI, .op = op, .bytes = -1, .peer = -1,
+				      .root = -1, .tag = -1, .comm = -1, .request = -1 };
+}
+
+int64_t pmpi_times(int64_t n, int64_t size)
+{
+	if (n < 0 || size < 0 || (size && (uint64_t)n > (uint64_t)INT64_MAX / (uint64_t)size))
+		return -1;
+	return n * size;
+}
+
+/* The event's identity, never 0 (0 marks a free cache slot). */
+static uint64_t key_hash(const struct sb_mpi_event *e)
+{
+	uint64_t h = e->op * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ (uint64_t)e->bytes) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ ((uint64_t)(uint32_t)e->peer | (uint64_t)(uint32_t)e->root << 32)) *
+	    0x94d049bb133111ebULL;
+	h = (h ^ ((uint64_t)(uint32_t)e->tag | (uint64_t)(uint32_t)e->comm << 32)) *
+	    0x9e3779b97f4a7c15ULL;
+	h = (h ^ (uint32_t)e->request) * 0xbf58476d1ce4e5b9ULL;
+	return (h ^ h >> 31) | 1;
+}
+
+static bool same_call(const struct sb_mpi_event *a, const struct sb_mpi_event *b)
+{
+	return a->name_hash == b->name_hash && a->op == b->op && a->bytes == b->bytes &&
+	       a->peer == b->peer && a->root == b->root && a->tag == b->tag &&
+	       a->comm == b->comm && a->request == b->request;
+}
+
+/* The site named for e, made (and the name formatted) only the first time on this thread. */
+static struct scope_bpf_site *site_of(struct sb_mpi_event *e)
+{
+	char name[SB_NAME_MAX], tags[SB_MPI_TAGS_MAX];
+	struct cached *c;
+
+	e->name_hash = key_hash(e);
+	if (__builtin_expect(!cache, 0)) {
+		cache = calloc(CACHE_SLOTS, sizeof(*cache));
+		if (!cache)
+			return NULL;
+	}
+	c = &cache[e->name_hash & (CACHE_SLOTS - 1)];
+	if (same_call(&c->key, e))
+		return c->site;
+	c->key = *e;
+	c->site = NULL;
+	if (!sb_mpi_format(e, name, sizeof(name), tags, sizeof(tags)))
+		c->site = scope_bpf_impl_named_site_tagged(name, SCOPE_BPF_NAME_MAX, SITE_TAGS);
+	return c->site;
+}
+
+void pmpi_begin(struct sb_mpi_event *e)
+{
+	/* MPI_ANY_SOURCE, MPI_PROC_NULL and the like are no rank. */
+	if (e->peer < 0)
+		e->peer = -1;
+	if (e->tag < 0)
+		e->tag = -1;
+	pmpi_inside = true;
+	open_site = site_of(e);
+#if SCOPE_BPF_ENABLED
+	if (open_site)
+		scope_bpf_impl_begin(open_site);
+#endif
+}
+
+void pmpi_end(void)
+{
+#if SCOPE_BPF_ENABLED
+	if (open_site)
+		scope_bpf_impl_end(open_site);
+#endif
+	open_site = NULL;
+	pmpi_inside = false;
+}

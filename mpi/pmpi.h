@@ -1,0 +1,70 @@
+/*
+ * What the MPI interposition libraries (libscope_bpf_mpi_mpich.so,
+ * libscope_bpf_mpi_openmpi.so; docs/MPI.md, "The PMPI path") share: each
+ * wrapped call is a region named as the uprobe path names it
+ * (user/record/sources/mpi_names.c), begun and ended through the library's
+ * own runtime-named markers, so it takes the fast path's ring. This part
+ * knows no MPI: wrappers.c, built once per MPI, reads the arguments.
+ */
+#ifndef SB_PMPI_H
+#define SB_PMPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "region.h"
+
+/* Set while this thread is in a wrapped call: MPI calls the library makes then are part of it. */
+extern __thread bool pmpi_inside __attribute__((tls_model("initial-exec")));
+
+/* Whether a tracer watches this library's markers: a load of two semaphores. */
+bool pmpi_traced(void);
+
+/* Whether a call now is a region: traced, and not made by the MPI library inside another. */
+static inline bool pmpi_on(void)
+{
+	return __builtin_expect(pmpi_traced(), 0) && !pmpi_inside;
+}
+
+/* Whether the polling calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) are regions: record --mpi=all. */
+bool pmpi_all(void);
+
+/* An event of op with every value unknown (-1), as the kernel side starts one. */
+struct sb_mpi_event pmpi_event(unsigned int op);
+
+/* Begin e's region on this thread (peer and tag below 0 become -1); pmpi_end ends it. */
+void pmpi_begin(struct sb_mpi_event *e);
+void pmpi_end(void);
+
+/* n elements of size bytes (-1: unknown): -1 when either is unknown or the product too big. */
+int64_t pmpi_times(int64_t n, int64_t size);
+
+/* A request started by e, kept at addr with the value handle, until a wait takes it. */
+void pmpi_request_started(const void *addr, uint64_t handle, const struct sb_mpi_event *e);
+/*
+ * The call that started the request at addr if its handle there is still
+ * handle; taken out when take (a wait completes it), kept otherwise.
+ */
+bool pmpi_request_find(const void *addr, uint64_t handle, bool take, struct sb_mpi_event *out);
+/* The request at addr completed (MPI_Waitany, MPI_Waitsome returned): forget it. */
+void pmpi_request_forget(const void *addr);
+
+/* A wait's values from the call that started one of its requests (bpf/mpi.bpf.h's rule). */
+void pmpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r, bool first, bool sum);
+
+/* What this process asked of comm (-1: not asked): its rank, or its size. */
+void pmpi_learned(int32_t comm, int32_t rank, int32_t size);
+/* false when the process never asked anything of comm (or comm is -1). */
+bool pmpi_comm_info(int32_t comm, int32_t *rank, int32_t *size);
+
+/*
+ * In a process whose MPI is other's (its library exports other_symbol) and
+ * not this library's (mine_symbol): run the program again with other_file
+ * (beside this library) in LD_PRELOAD in place of mine_file, whose wrappers
+ * would pass the other MPI's handles as the wrong types.
+ */
+void pmpi_check_mpi(const char *mine_symbol, const char *other_symbol, const char *mine_file,
+		    const char *other_file);
+
+#endif

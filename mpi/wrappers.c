@@ -1,0 +1,325 @@
+/*
+ * The MPI functions the uprobe path traces (docs/MPI.md), wrapped through
+ * the profiling interface: each reads its arguments as bpf/mpi.bpf.h's
+ * mpi_read does, so its region has the same name, and calls PMPI_X. Not
+ * traced (or inside another wrapped call: the library's own), a call costs
+ * a load of two semaphores and a branch more than PMPI_X.
+ */
+#include <stdbool.h>
+
+#include "wrap.h"
+
+/* Point-to-point: count x type, the peer, the tag, the communicator. */
+static void p2p(struct sb_mpi_event *e, int count, MPI_Datatype type, int peer, int tag,
+		MPI_Comm comm)
+{
+	e->bytes = bytes(count, type);
+	e->peer = peer;
+	e->tag = tag;
+	e->comm = pmpi_comm(comm);
+}
+
+/* A collective's bytes from its send side, or its receive side where the send side is unused. */
+static int64_t side(bool recv_side, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype)
+{
+	return recv_side ? bytes(rcount, rtype) : bytes(scount, stype);
+}
+
+/* The sum of counts[0..n); -1 beyond PMPI_COUNTS_MAX entries or for a negative count. */
+static int64_t sum_counts(const int counts[], int32_t n)
+{
+	int64_t sum = 0;
+	int32_t i;
+
+	if (n <= 0 || n > PMPI_COUNTS_MAX)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (counts[i] < 0)
+			return -1;
+		sum += counts[i];
+	}
+	return sum;
+}
+
+/*
+ * A v collective's bytes from its counts: all of them summed over the
+ * communicator's size, or this process's own entry; -1 where the process
+ * never asked its size (or rank) there, as the uprobe path.
+ */
+static int64_t counts_bytes(int32_t comm, const int counts[], MPI_Datatype type, bool all)
+{
+	int32_t rank, size;
+
+	if (!pmpi_comm_info(comm, &rank, &size))
+		return -1;
+	if (all)
+		return pmpi_times(sum_counts(counts, size), pmpi_type_size(type));
+	if (rank < 0)
+		return -1;
+	return bytes(counts[rank], type);
+}
+
+/* A call that starts a request returned: remember which call its handle stands for. */
+static void started(MPI_Request *request, const struct sb_mpi_event *e)
+{
+	if (request)
+		pmpi_request_started(request, pmpi_handle(*request), e);
+}
+
+/*
+ * A wait's values from the calls that started its first PMPI_REQUESTS_MAX
+ * requests: bytes summed where it completes them all (take), else kept only
+ * where they agree; more requests: bytes unknown.
+ */
+static void wait_requests(struct sb_mpi_event *e, int n, MPI_Request *requests, bool take)
+{
+	struct sb_mpi_event r;
+	bool first = true;
+	int i;
+
+	for (i = 0; i < n && i < PMPI_REQUESTS_MAX; i++) {
+		if (!pmpi_request_find(&requests[i], pmpi_handle(requests[i]), take, &r))
+			continue;
+		pmpi_add_request(e, &r, first, take);
+		first = false;
+	}
+	if (n > PMPI_REQUESTS_MAX)
+		e->bytes = -1;
+}
+
+/* MPI_Waitsome returned: the requests it names completed. */
+static void completed_some(MPI_Request *requests, const int *outcount, const int indices[])
+{
+	int i, n = *outcount;
+
+	for (i = 0; i < n && i < PMPI_REQUESTS_MAX; i++) {
+		if (indices[i] >= 0)
+			pmpi_request_forget(&requests[indices[i]]);
+	}
+}
+
+__attribute__((constructor)) static void check_mpi(void)
+{
+	pmpi_check_mpi(PMPI_MINE_SYMBOL, PMPI_OTHER_SYMBOL, PMPI_MINE_FILE, PMPI_OTHER_FILE);
+}
+
+/* Point-to-point. */
+WRAP(Send, SB_MPI_SEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm), (buf, count, type, dest, tag, comm),
+     p2p(&e, count, type, dest, tag, comm), NOTHING)
+WRAP(Ssend, SB_MPI_SSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm), (buf, count, type, dest, tag, comm),
+     p2p(&e, count, type, dest, tag, comm), NOTHING)
+WRAP(Bsend, SB_MPI_BSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm), (buf, count, type, dest, tag, comm),
+     p2p(&e, count, type, dest, tag, comm), NOTHING)
+WRAP(Rsend, SB_MPI_RSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm), (buf, count, type, dest, tag, comm),
+     p2p(&e, count, type, dest, tag, comm), NOTHING)
+WRAP(Recv, SB_MPI_RECV, (void *buf, int count, MPI_Datatype type, int source, int tag,
+     MPI_Comm comm, MPI_Status *status), (buf, count, type, source, tag, comm, status),
+     p2p(&e, count, type, source, tag, comm), NOTHING)
+WRAP(Sendrecv, SB_MPI_SENDRECV, (const void *sbuf, int scount, MPI_Datatype stype, int dest,
+     int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+     MPI_Status *status),
+     (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status),
+     p2p(&e, scount, stype, dest, stag, comm), NOTHING)
+WRAP(Probe, SB_MPI_PROBE, (int source, int tag, MPI_Comm comm, MPI_Status *status),
+     (source, tag, comm, status),
+     (e.peer = source, e.tag = tag, e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Isend, SB_MPI_ISEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
+     p2p(&e, count, type, dest, tag, comm), started(req, &e))
+WRAP(Issend, SB_MPI_ISSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
+     p2p(&e, count, type, dest, tag, comm), started(req, &e))
+WRAP(Ibsend, SB_MPI_IBSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
+     p2p(&e, count, type, dest, tag, comm), started(req, &e))
+WRAP(Irsend, SB_MPI_IRSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
+     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
+     p2p(&e, count, type, dest, tag, comm), started(req, &e))
+WRAP(Irecv, SB_MPI_IRECV, (void *buf, int count, MPI_Datatype type, int source, int tag,
+     MPI_Comm comm, MPI_Request *req), (buf, count, type, source, tag, comm, req),
+     p2p(&e, count, type, source, tag, comm), started(req, &e))
+
+/* Waits: named by the calls that started their requests. */
+WRAP(Wait, SB_MPI_WAIT, (MPI_Request *req, MPI_Status *status), (req, status),
+     wait_requests(&e, 1, req, true), NOTHING)
+WRAP(Waitall, SB_MPI_WAITALL, (int n, MPI_Request reqs[], MPI_Status statuses[]),
+     (n, reqs, statuses), wait_requests(&e, n, reqs, true), NOTHING)
+WRAP(Waitany, SB_MPI_WAITANY, (int n, MPI_Request reqs[], int *index, MPI_Status *status),
+     (n, reqs, index, status), wait_requests(&e, n, reqs, false),
+     if (*index >= 0) pmpi_request_forget(&reqs[*index]))
+WRAP(Waitsome, SB_MPI_WAITSOME, (int n, MPI_Request reqs[], int *outcount, int indices[],
+     MPI_Status statuses[]), (n, reqs, outcount, indices, statuses),
+     (wait_requests(&e, n, reqs, false), e.bytes = n == 1 ? e.bytes : -1),
+     completed_some(reqs, outcount, indices))
+
+/* Collectives. */
+WRAP(Barrier, SB_MPI_BARRIER, (MPI_Comm comm), (comm),
+     (e.bytes = 0, e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Bcast, SB_MPI_BCAST, (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm),
+     (buf, count, type, root, comm),
+     (e.bytes = bytes(count, type), e.root = root, e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Reduce, SB_MPI_REDUCE, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+     MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm),
+     (e.bytes = bytes(count, type), e.root = root, e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Allreduce, SB_MPI_ALLREDUCE, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+     MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm),
+     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Scan, SB_MPI_SCAN, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+     MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm),
+     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Exscan, SB_MPI_EXSCAN, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+     MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm),
+     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Gather, SB_MPI_GATHER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+     int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
+     (sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
+     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+      e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Scatter, SB_MPI_SCATTER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+     int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
+     (sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
+     (e.bytes = side(rbuf != MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+      e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Allgather, SB_MPI_ALLGATHER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+     int rcount, MPI_Datatype rtype, MPI_Comm comm),
+     (sbuf, scount, stype, rbuf, rcount, rtype, comm),
+     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
+      e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Alltoall, SB_MPI_ALLTOALL, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+     int rcount, MPI_Datatype rtype, MPI_Comm comm),
+     (sbuf, scount, stype, rbuf, rcount, rtype, comm),
+     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
+      e.comm = pmpi_comm(comm)), NOTHING)
+WRAP(Gatherv, SB_MPI_GATHERV, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+     const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm),
+     (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm),
+     (e.root = root, e.comm = pmpi_comm(comm),
+      e.bytes = sbuf == MPI_IN_PLACE ? counts_bytes(e.comm, rcounts, rtype, false) :
+				       bytes(scount, stype)), NOTHING)
+WRAP(Scatterv, SB_MPI_SCATTERV, (const void *sbuf, const int scounts[], const int displs[],
+     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
+     (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm),
+     (e.root = root, e.comm = pmpi_comm(comm),
+      e.bytes = rbuf == MPI_IN_PLACE ? counts_bytes(e.comm, scounts, stype, false) :
+				       bytes(rcount, rtype)), NOTHING)
+WRAP(Allgatherv, SB_MPI_ALLGATHERV, (const void *sbuf, int scount, MPI_Datatype stype,
+     void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm),
+     (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm),
+     (e.comm = pmpi_comm(comm),
+      e.bytes = sbuf == MPI_IN_PLACE ? counts_bytes(e.comm, rcounts, rtype, false) :
+				       bytes(scount, stype)), NOTHING)
+WRAP(Alltoallv, SB_MPI_ALLTOALLV, (const void *sbuf, const int scounts[], const int sdispls[],
+     MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+     MPI_Datatype rtype, MPI_Comm comm),
+     (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm),
+     (e.comm = pmpi_comm(comm),
+      e.bytes = sbuf == MPI_IN_PLACE ? counts_bytes(e.comm, rcounts, rtype, true) :
+				       counts_bytes(e.comm, scounts, stype, true)), NOTHING)
+WRAP(Reduce_scatter, SB_MPI_REDUCE_SCATTER, (const void *sbuf, void *rbuf, const int rcounts[],
+     MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm),
+     (e.comm = pmpi_comm(comm), e.bytes = counts_bytes(e.comm, rcounts, type, true)), NOTHING)
+
+/* MPI_Reduce_scatter_block's bytes: what this process puts in, rcount x the comm's size. */
+static int64_t block_bytes(int32_t comm, int rcount, MPI_Datatype type)
+{
+	int32_t rank, size;
+
+	if (!pmpi_comm_info(comm, &rank, &size) || size <= 0 || rcount < 0)
+		return -1;
+	return pmpi_times((int64_t)rcount * size, pmpi_type_size(type));
+}
+
+WRAP(Reduce_scatter_block, SB_MPI_REDUCE_SCATTER_BLOCK, (const void *sbuf, void *rbuf,
+     int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
+     (sbuf, rbuf, rcount, type, op, comm),
+     (e.comm = pmpi_comm(comm), e.bytes = block_bytes(e.comm, rcount, type)), NOTHING)
+
+/* Non-blocking collectives: as their blocking forms, then a request. */
+WRAP(Ibarrier, SB_MPI_IBARRIER, (MPI_Comm comm, MPI_Request *req), (comm, req),
+     (e.bytes = 0, e.comm = pmpi_comm(comm)), started(req, &e))
+WRAP(Ibcast, SB_MPI_IBCAST, (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+     MPI_Request *req), (buf, count, type, root, comm, req),
+     (e.bytes = bytes(count, type), e.root = root, e.comm = pmpi_comm(comm)), started(req, &e))
+WRAP(Ireduce, SB_MPI_IREDUCE, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+     MPI_Op op, int root, MPI_Comm comm, MPI_Request *req),
+     (sbuf, rbuf, count, type, op, root, comm, req),
+     (e.bytes = bytes(count, type), e.root = root, e.comm = pmpi_comm(comm)), started(req, &e))
+WRAP(Iallreduce, SB_MPI_IALLREDUCE, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+     MPI_Op op, MPI_Comm comm, MPI_Request *req), (sbuf, rbuf, count, type, op, comm, req),
+     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), started(req, &e))
+WRAP(Igather, SB_MPI_IGATHER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+     int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req),
+     (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req),
+     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+      e.comm = pmpi_comm(comm)), started(req, &e))
+WRAP(Iscatter, SB_MPI_ISCATTER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+     int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req),
+     (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req),
+     (e.bytes = side(rbuf != MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+      e.comm = pmpi_comm(comm)), started(req, &e))
+WRAP(Iallgather, SB_MPI_IALLGATHER, (const void *sbuf, int scount, MPI_Datatype stype,
+     void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req),
+     (sbuf, scount, stype, rbuf, rcount, rtype, comm, req),
+     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
+      e.comm = pmpi_comm(comm)), started(req, &e))
+WRAP(Ialltoall, SB_MPI_IALLTOALL, (const void *sbuf, int scount, MPI_Datatype stype,
+     void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req),
+     (sbuf, scount, stype, rbuf, rcount, rtype, comm, req),
+     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
+      e.comm = pmpi_comm(comm)), started(req, &e))
+
+/* MPI_Init, MPI_Init_thread, MPI_Finalize: collective over COMM_WORLD. */
+WRAP(Init, SB_MPI_INIT, (int *argc, char ***argv), (argc, argv),
+     (e.bytes = 0, e.comm = PMPI_WORLD), NOTHING)
+WRAP(Init_thread, SB_MPI_INIT_THREAD, (int *argc, char ***argv, int required, int *provided),
+     (argc, argv, required, provided), (e.bytes = 0, e.comm = PMPI_WORLD), NOTHING)
+WRAP(Finalize, SB_MPI_FINALIZE, (void), (), (e.bytes = 0, e.comm = PMPI_WORLD), NOTHING)
+
+/* What a process learns of its communicators: no region, the sizes the v collectives need. */
+EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+	int ret = PMPI_Comm_rank(comm, rank);
+
+	if (pmpi_traced() && *rank >= 0)
+		pmpi_learned(pmpi_comm(comm), *rank, -1);
+	return ret;
+}
+
+EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+	int ret = PMPI_Comm_size(comm, size);
+
+	if (pmpi_traced() && *size >= 0)
+		pmpi_learned(pmpi_comm(comm), -1, *size);
+	return ret;
+}
+
+/* Polling calls: the grammar's "point-to-point", nothing known but Iprobe's arguments. */
+WRAP_POLL(Test, SB_MPI_TEST, (MPI_Request *req, int *flag, MPI_Status *status),
+	  (req, flag, status), NOTHING)
+WRAP_POLL(Testall, SB_MPI_TESTALL, (int n, MPI_Request reqs[], int *flag, MPI_Status st[]),
+	  (n, reqs, flag, st), NOTHING)
+WRAP_POLL(Testany, SB_MPI_TESTANY, (int n, MPI_Request reqs[], int *index, int *flag,
+	  MPI_Status *st), (n, reqs, index, flag, st), NOTHING)
+WRAP_POLL(Testsome, SB_MPI_TESTSOME, (int n, MPI_Request reqs[], int *outcount, int indices[],
+	  MPI_Status st[]), (n, reqs, outcount, indices, st), NOTHING)
+WRAP_POLL(Iprobe, SB_MPI_IPROBE, (int source, int tag, MPI_Comm comm, int *flag,
+	  MPI_Status *status), (source, tag, comm, flag, status),
+	  (e.peer = source, e.tag = tag, e.comm = pmpi_comm(comm)))
+
+EXPORT double MPI_Wtime(void)
+{
+	struct sb_mpi_event e = pmpi_event(SB_MPI_WTIME);
+	double t;
+
+	if (!pmpi_all() || !pmpi_on())
+		return PMPI_Wtime();
+	pmpi_begin(&e);
+	t = PMPI_Wtime();
+	pmpi_end();
+	return t;
+}
