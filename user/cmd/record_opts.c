@@ -49,8 +49,11 @@ void record_usage(FILE *f)
 		"      --offcpu-min-us N  ignore blocks shorter than N microseconds (default 0)\n"
 		"      --user NAME        run the command as user NAME (a name or a uid; needs root)\n"
 		"      --as-root          under sudo, run the command as root\n"
-		"      --mpi[=all]        time every MPI call as a region (the default); =all:\n"
-		"                         polling calls too (MPI_Test*, MPI_Iprobe, MPI_Wtime)\n"
+		"      --mpi[=LIST]       time every MPI call as a region (the default); LIST:\n"
+		"                         all: polling calls too (MPI_Test*, MPI_Iprobe,\n"
+		"                         MPI_Wtime); pmpi: through the interposition library\n"
+		"                         (the default for a command), uprobes: through uprobes\n"
+		"                         (the default for -p and -a; $SCOPE_BPF_MPI sets it)\n"
 		"      --no-mpi           do not time MPI calls (docs/MPI.md)\n"
 		"      --no-omp           do not time OpenMP constructs of gcc's libgomp\n"
 		"                         (parallel regions per thread, barriers: docs/OPENMP.md)\n"
@@ -283,6 +286,69 @@ static int parse_mode(const char *s, enum sb_record_mode *mode, struct sb_error 
 	return sb_fail(err, EINVAL, "--mode=%s: not auto, fast or kernel", s);
 }
 
+static const char *const mpi_path_names[] = { "auto", "uprobes", "pmpi" };
+
+/*
+ * One word of --mpi's list, or of $SCOPE_BPF_MPI (what, in messages, with
+ * the whole list): all, uprobes or pmpi; all only in --mpi.
+ */
+static int parse_mpi_word(const char *w, size_t len, const char *what, const char *list,
+			  struct record_opts *o, struct sb_error *err)
+{
+	unsigned int i;
+
+	if (len == 3 && !strncmp(w, "all", 3) && strcmp(what, "SCOPE_BPF_MPI")) {
+		o->mpi_all = true;
+		return 0;
+	}
+	for (i = SB_MPI_PATH_UPROBES; i <= SB_MPI_PATH_PMPI; i++) {
+		if (strlen(mpi_path_names[i]) == len && !strncmp(w, mpi_path_names[i], len)) {
+			o->mpi_path = (enum sb_mpi_path)i;
+			return 0;
+		}
+	}
+	return sb_fail(err, EINVAL, "%s=%s: '%.*s' is not %s", what, list, (int)len, w,
+		       strcmp(what, "SCOPE_BPF_MPI") ? "all, uprobes or pmpi" : "uprobes or pmpi");
+}
+
+/* --mpi=LIST (what: "--mpi") or $SCOPE_BPF_MPI: comma-separated words. */
+static int parse_mpi(const char *list, const char *what, struct record_opts *o,
+		     struct sb_error *err)
+{
+	const char *w = list, *comma;
+	int ret;
+
+	do {
+		comma = strchr(w, ',');
+		ret = parse_mpi_word(w, comma ? (size_t)(comma - w) : strlen(w), what, list, o,
+				     err);
+		if (ret)
+			return ret;
+		w = comma + 1;
+	} while (comma);
+	return 0;
+}
+
+/* The MPI path: --mpi's, else $SCOPE_BPF_MPI's; pmpi only for a command, which it is loaded into. */
+static int check_mpi_path(struct record_opts *o, struct sb_error *err)
+{
+	const char *env = getenv("SCOPE_BPF_MPI");
+	int ret;
+
+	if (o->mpi_path == SB_MPI_PATH_AUTO && env && *env && !o->no_mpi) {
+		ret = parse_mpi(env, "SCOPE_BPF_MPI", o, err);
+		if (ret)
+			return ret;
+		if (!o->cmd)
+			o->mpi_path = SB_MPI_PATH_AUTO;
+	}
+	if (o->mpi_path == SB_MPI_PATH_PMPI && !o->cmd)
+		return sb_fail(err, EINVAL, "--mpi=pmpi: only for a command: the library is loaded "
+			       "as the program starts; -p and -a trace MPI calls with uprobes "
+			       "(docs/MPI.md)");
+	return 0;
+}
+
 /* --buffer: N bytes, or N with K, M, G or T (powers of 1024), 1 MiB to 1 TiB. */
 static int parse_buffer(const char *s, uint64_t *bytes, struct sb_error *err)
 {
@@ -436,9 +502,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			ret = parse_buffer(optarg, &o->buffer_bytes, err);
 			break;
 		case 'I':
-			if (optarg && strcmp(optarg, "all"))
-				return sb_fail(err, EINVAL, "--mpi=%s: not 'all'", optarg);
-			o->mpi_all = optarg != NULL;
+			if (optarg)
+				ret = parse_mpi(optarg, "--mpi", o, err);
 			mpi_given = true;
 			break;
 		case 'e':
@@ -489,6 +554,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		return sb_fail(err, EINVAL, "nothing to record: give -p PID, -- CMD or -a");
 	if (mpi_given && o->no_mpi)
 		return sb_fail(err, EINVAL, "give either --mpi or --no-mpi, not both");
+	ret = check_mpi_path(o, err);
+	if (ret)
+		return ret;
 	if (o->user && o->as_root)
 		return sb_fail(err, EINVAL, "give either --user NAME or --as-root, not both");
 	if (o->pid && (o->user || o->as_root))

@@ -20,6 +20,13 @@ enum sb_record_mode {
 	SB_MODE_KERNEL,		/* every marker traps to a uprobe */
 };
 
+/* --mpi=uprobes|pmpi: how MPI calls are timed (docs/MPI.md). */
+enum sb_mpi_path {
+	SB_MPI_PATH_AUTO,	/* the PMPI library when launching a command, else the uprobes */
+	SB_MPI_PATH_UPROBES,	/* an entry and a return uprobe on each call */
+	SB_MPI_PATH_PMPI,	/* the interposition library, preloaded into the command */
+};
+
 /* --daemon / --no-daemon: whether record goes through scope-bpfd (docs/CLUSTERS.md). */
 enum sb_daemon_use {
 	SB_DAEMON_AUTO,		/* when not root and scope-bpfd listens */
@@ -53,6 +60,8 @@ struct record_opts {
 	unsigned annotations;	/* SB_ANNOT_*: the command's NVTX, Kokkos, ITT ranges as regions */
 	bool annotations_given;	/* --annotations: chosen, not the default */
 	bool mpi_all;		/* --mpi=all: polling MPI calls (MPI_Test*, MPI_Iprobe, MPI_Wtime) too */
+	enum sb_mpi_path mpi_path;	/* --mpi=uprobes|pmpi, else $SCOPE_BPF_MPI, else auto */
+	bool mpi_pmpi;		/* set by record/mpi_env.c: the command loads the PMPI library */
 	bool as_root;		/* --as-root: under sudo, do not run the command as the sudo user */
 	enum sb_record_mode mode;	/* --mode */
 	uint64_t buffer_bytes;	/* --buffer: the fast path's queue, 0 = from the memory available */

@@ -11,6 +11,7 @@
 
 #include "counters/events.h"
 #include "record/collect.h"
+#include "record/sources/mpi_names.h"
 #include "region.h"
 #include "util/utf8.h"
 
@@ -292,6 +293,7 @@ static ssize_t find_region(struct sb_collector *c, const char *name)
 int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, char *file,
 			    int line, const char *tags)
 {
+	char mpi_tags[SB_MPI_TAGS_MAX];
 	ssize_t region;
 	char *json;
 	int ret;
@@ -305,7 +307,7 @@ int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, c
 		return 0;
 	region = find_region(c, name);
 	if (region < 0) {
-		json = sb_tags_to_json(tags);
+		json = sb_tags_to_json(sb_mpi_region_tags(name, tags, mpi_tags, sizeof(mpi_tags)));
 		if (!json)
 			return -ENOMEM;
 		region = sb_profile_add_region(&c->prof, name, file, line > 0 ? line : -1, json);

@@ -27,6 +27,7 @@
 #include "record/collect.h"
 #include "record/annot_env.h"
 #include "record/cuda_env.h"
+#include "record/mpi_env.h"
 #include "record/detach.h"
 #include "record/guardian.h"
 #include "record/held.h"
@@ -1189,6 +1190,11 @@ int sb_record(const struct record_opts *o)
 		goto out;
 	}
 	if (sb_annot_env_setup(r.o.annotations, r.o.annotations_given, &err)) {
+		record_say("%s", err.msg);
+		ret = SB_EXIT_USAGE;
+		goto out;
+	}
+	if (sb_mpi_env_setup(&r.o, &err)) {
 		record_say("%s", err.msg);
 		ret = SB_EXIT_USAGE;
 		goto out;

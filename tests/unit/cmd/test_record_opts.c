@@ -195,6 +195,45 @@ static void test_mpi_options(void **state)
 	assert_non_null(strstr(err.msg, "--no-mpi"));
 }
 
+/* --mpi=uprobes|pmpi: the path; pmpi only for a command; $SCOPE_BPF_MPI the default path. */
+static void test_mpi_paths(void **state)
+{
+	char *plain[] = { "record", "--mpi", "./app", NULL };
+	char *pmpi[] = { "record", "--mpi=all,pmpi", "./app", NULL };
+	char *uprobes[] = { "record", "--mpi=uprobes", "./app", NULL };
+	char *attach[] = { "record", "--mpi=pmpi", "-p", "1", NULL };
+	char *attach_env[] = { "record", "-p", "1", NULL };
+	char *bad[] = { "record", "--mpi=pmpi,kernel", "./app", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	unsetenv("SCOPE_BPF_MPI");
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_int_equal(o.mpi_path, SB_MPI_PATH_AUTO);
+	assert_int_equal(record_parse_args(ARGC(pmpi), pmpi, &o, &err), 0);
+	assert_int_equal(o.mpi_path, SB_MPI_PATH_PMPI);
+	assert_true(o.mpi_all);
+	assert_int_equal(record_parse_args(ARGC(uprobes), uprobes, &o, &err), 0);
+	assert_int_equal(o.mpi_path, SB_MPI_PATH_UPROBES);
+	assert_int_equal(record_parse_args(ARGC(attach), attach, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--mpi=pmpi: only for a command"));
+	assert_int_equal(record_parse_args(ARGC(bad), bad, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'kernel' is not all, uprobes or pmpi"));
+	setenv("SCOPE_BPF_MPI", "uprobes", 1);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_int_equal(o.mpi_path, SB_MPI_PATH_UPROBES);
+	assert_int_equal(record_parse_args(ARGC(pmpi), pmpi, &o, &err), 0);
+	assert_int_equal(o.mpi_path, SB_MPI_PATH_PMPI);
+	setenv("SCOPE_BPF_MPI", "pmpi", 1);
+	assert_int_equal(record_parse_args(ARGC(attach_env), attach_env, &o, &err), 0);
+	assert_int_equal(o.mpi_path, SB_MPI_PATH_AUTO);
+	setenv("SCOPE_BPF_MPI", "all", 1);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "SCOPE_BPF_MPI=all: 'all' is not uprobes or pmpi"));
+	unsetenv("SCOPE_BPF_MPI");
+}
+
 static void test_system_wide(void **state)
 {
 	char *argv[] = { "record", "-a", "--exe", "/bin/sh", "--comm", "app", "--ranks", "3,0-1",
@@ -448,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_list_events_and_groups_need_no_command),
 		cmocka_unit_test(test_mpi_options),
+		cmocka_unit_test(test_mpi_paths),
 		cmocka_unit_test(test_system_wide),
 		cmocka_unit_test(test_system_wide_bad_input),
 		cmocka_unit_test(test_usage_names_system_wide),

@@ -49,16 +49,20 @@ static int mpi_configure(void *state, struct sb_source_env *env)
 /*
  * Polling calls only when asked for; MPI_Comm_rank and MPI_Comm_size only
  * where a communicator handle says which one it is (MPICH's are ints; Open
- * MPI's are pointers the kernel side cannot name).
+ * MPI's are pointers the kernel side cannot name). Where the command loads
+ * the PMPI library (record/mpi_env.c), its wrappers time every call: only
+ * the rank and size a process learns are probed, calls would count twice.
  */
 static bool wanted_op(const struct record_opts *o, const struct sb_mpi_lib *lib, unsigned int op)
 {
 	if (!lib->offset[op])
 		return false;
-	if (op >= SB_MPI_TEST)
-		return o->mpi_all;
 	if (op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE)
 		return lib->abi & SB_MPI_ABI_MPICH;
+	if (o->mpi_pmpi)
+		return false;
+	if (op >= SB_MPI_TEST)
+		return o->mpi_all;
 	return true;
 }
 
@@ -95,7 +99,7 @@ static int attach_file(void *ctx, const char *fd_path, const char *name, struct 
 		return ret;
 	m->libraries++;
 	if (m->env->opts->verbose)
-		fprintf(stderr, "scope-bpf: traced %d MPI functions in %s%s\n", lib.n_probes, name,
+		fprintf(stderr, "scope-bpf: traced %d MPI functions in %s%s\n", (int)funcs.n, name,
 			sb_mpi_lib_sizes_known(&lib) ? "" : ", datatype sizes unknown");
 	return 1;
 }
@@ -223,7 +227,10 @@ static int mpi_record(void *state, struct sb_source_env *env, const void *data, 
 	return sb_collector_add_region(env->coll, e.name_hash, name, file, -1, tags);
 }
 
-/* Each rank's leaving MPI_Init and entering MPI_Finalize: the clock marks merge reads. */
+/*
+ * Each rank's leaving MPI_Init and entering MPI_Finalize: the clock marks
+ * merge reads; and which path timed the calls.
+ */
 static int mpi_contribute(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
@@ -235,6 +242,9 @@ static int mpi_contribute(void *state, struct sb_source_env *env)
 	json = sb_mpi_rank_times_json(&env->coll->prof);
 	ret = json ? sb_profile_set_str(&env->coll->prof, SB_META_MPI_RANK_TIMES, json) : -ENOMEM;
 	free(json);
+	if (!ret)
+		ret = sb_profile_set_str(&env->coll->prof, "mpi_calls_path",
+					 env->opts->mpi_pmpi ? "pmpi" : "uprobes");
 	return ret ? -ENOMEM : 0;
 }
 

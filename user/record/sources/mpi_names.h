@@ -24,4 +24,12 @@ const char *sb_mpi_kind(unsigned int op);
 int sb_mpi_format(const struct sb_mpi_event *e, char *name, size_t name_size, char *tags,
 		  size_t tags_size);
 
+/*
+ * The tags of a region: tags as given, but for a name of the MPI grammar
+ * tagged just "mpi" (the PMPI library's, mpi/pmpi.c), the tags
+ * sb_mpi_format gives it, written to out (size bytes, SB_MPI_TAGS_MAX is
+ * enough). user/record/sources/mpi_tags.c.
+ */
+const char *sb_mpi_region_tags(const char *name, const char *tags, char *out, size_t size);
+
 #endif
