@@ -89,7 +89,7 @@ static int check_owner(pid_t pid, uid_t uid, int *nnp, struct sb_error *err)
 	struct stat st;
 	int i;
 
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (read_status(pid, uids, nnp) || stat(path, &st))
 		return sb_fail(err, ESRCH, "process %d: no such process", (int)pid);
 	for (i = 0; i < 4; i++)
@@ -97,7 +97,7 @@ static int check_owner(pid_t pid, uid_t uid, int *nnp, struct sb_error *err)
 			return sb_fail(err, EPERM, "process %d: runs as uid %u, not as you (uid %u): "
 				       "only your own processes can be recorded", (int)pid,
 				       uids[i], (unsigned)uid);
-	/* The kernel gives a process that is not dumpable a /proc folder of root's. */
+	/* The kernel makes the files of a process that is not dumpable root's (not its folder). */
 	if (st.st_uid != uid)
 		return sb_fail(err, EPERM, "process %d: not dumpable (it ran a setuid or setgid "
 			       "program, or made itself so): it cannot be recorded", (int)pid);
