@@ -173,8 +173,8 @@ static const char *user_file(const char *name, char *buf, size_t size)
 static pid_t start_waiter(const char *setuid_copy)
 {
 	char path[512], line[64] = "";
-	char *argv[] = { (char *)(setuid_copy ? setuid_copy : app_path("waiter", path, sizeof(path))),
-			 "30", NULL };
+	const char *app = setuid_copy ? setuid_copy : app_path("waiter", path, sizeof(path));
+	char *argv[] = { (char *)app, "30", NULL };
 	pid_t pid;
 	FILE *out;
 	int fd;
@@ -198,8 +198,9 @@ static void stop_waiter(pid_t pid)
 static void test_own_command_is_recorded_into_a_file_of_the_user(void **state)
 {
 	char out[400], app[512];
-	char *argv[] = { (char *)scope_bin(), "record", "-o", (char *)user_file("c.h5", out, sizeof(out)),
-			 "--", (char *)app_path("count", app, sizeof(app)), "1000", NULL };
+	char *argv[] = { (char *)scope_bin(), "record", "-o",
+			 (char *)user_file("c.h5", out, sizeof(out)), "--",
+			 (char *)app_path("count", app, sizeof(app)), "1000", NULL };
 	struct sb_profile p;
 	struct stat st;
 
@@ -219,8 +220,9 @@ static void test_own_command_is_recorded_into_a_file_of_the_user(void **state)
 static void test_command_status_reaches_the_client(void **state)
 {
 	char out[400], said[4096], policy[300];
-	char *fails[] = { (char *)scope_bin(), "record", "-q", "-o", (char *)user_file("f.h5", out, sizeof(out)),
-			  "--", "/bin/sh", "-c", "exit 7", NULL };
+	char *fails[] = { (char *)scope_bin(), "record", "-q", "-o",
+			  (char *)user_file("f.h5", out, sizeof(out)), "--", "/bin/sh", "-c", "exit 7",
+			  NULL };
 	char *missing[] = { (char *)scope_bin(), "record", "-q", "-o", out, "--",
 			    "/no/such/program", NULL };
 	char *not_a_program[] = { (char *)scope_bin(), "record", "-q", "-o", out, "--",
@@ -292,8 +294,8 @@ static void test_what_is_not_the_users_is_refused(void **state)
 {
 	char out[400], pid_arg[16], app[512], suid[512];
 	char *sleeper[] = { "/bin/sleep", "30", NULL };
-	char *by_pid[] = { (char *)scope_bin(), "record", "-o", (char *)user_file("x.h5", out, sizeof(out)),
-			   "-p", pid_arg, NULL };
+	char *by_pid[] = { (char *)scope_bin(), "record", "-o",
+			   (char *)user_file("x.h5", out, sizeof(out)), "-p", pid_arg, NULL };
 	char *all[] = { (char *)scope_bin(), "record", "-a", "-d", "1", "-o", out, NULL };
 	char *kstacks[] = { (char *)scope_bin(), "record", "--sample", "--kernel-stacks", "-o", out,
 			    "--", (char *)app_path("count", app, sizeof(app)), NULL };
@@ -366,8 +368,9 @@ static void test_hostile_clients_leave_the_daemon_serving(void **state)
 	struct sb_bpfd_header huge = { .magic = SB_BPFD_MAGIC, .version = SB_BPFD_VERSION,
 				       .kind = SB_BPFD_RECORD, .length = 0x7fffffff, .arg = 3 };
 	char out[400], app[512];
-	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o", (char *)user_file("after.h5", out, sizeof(out)),
-			 "--", (char *)app_path("count", app, sizeof(app)), "100", NULL };
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+			 (char *)user_file("after.h5", out, sizeof(out)), "--",
+			 (char *)app_path("count", app, sizeof(app)), "100", NULL };
 	int fds[CONNECTIONS], i;
 	struct sb_profile p;
 
@@ -507,7 +510,7 @@ static void test_killed_daemon_leaves_no_target_stopped(void **state)
 struct timing {
 	int64_t start_ns;	/* from running record to the command's first region: the best */
 	int64_t wall_ns;	/* from running record to its end: the best */
-	double tick_ns;		/* per call of "tick" inside "outer", the fast path's cost: the best */
+	double tick_ns;		/* per "tick" call inside "outer", the fast path's cost: the best */
 };
 
 static void keep_best(int64_t *best, int64_t v)

@@ -1,4 +1,4 @@
-/* Stop requests (SIGINT, SIGTERM, SIGHUP) noted for a loop to act on: record's, and its daemon client's. */
+/* Stop requests (SIGINT, SIGTERM, SIGHUP) noted for a loop to act on: record's and its client's. */
 #ifndef SB_STOP_SIGNAL_H
 #define SB_STOP_SIGNAL_H
 

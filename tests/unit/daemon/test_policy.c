@@ -1,4 +1,4 @@
-/* Unit tests of scope-bpfd's policy file and of what it permits (user/daemon/policy.c, permit.c). */
+/* Unit tests of scope-bpfd's policy file and what it permits (user/daemon/policy.c, permit.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests of scope-bpfd's messages (user/daemon/proto.c): what a hostile peer sends is refused. */
+/* Unit tests of scope-bpfd's messages (user/daemon/proto.c): what a hostile peer sends, refused. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
