@@ -467,6 +467,31 @@ static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __
  * Open a call named h on the thread's stack: false when it is not recorded
  * (no thread slot, or beyond the stack: its end only unwinds the overflow).
  */
+/* Frame d of a fast-path process's thread began: user space nests marker calls under it. */
+static __noinline void send_kbegin(struct sb_thread_state *th, __u32 tid, __u32 d)
+{
+	struct sb_kbegin_event *e;
+	struct sb_frame *f;
+
+	if (d >= SB_MAX_DEPTH)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	f = &th->frames[d & (SB_MAX_DEPTH - 1)];
+	e->type = SB_EV_KBEGIN;
+	e->tgid = th->tgid;
+	e->tid = tid;
+	e->depth = d;
+	e->start = f->start;
+	e->call_id = f->call_id;
+	e->parent_id = d > 0 ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].call_id : -1;
+	e->name_hash = f->name_hash;
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
 static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_proc *proc,
 					  __u32 tid, __u64 h, __u64 site, bool ctr)
 {
@@ -492,6 +517,8 @@ static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_
 		ctr_push_frame(tid, d);
 	/* Last, so the time spent above is not charged to the region. */
 	f->start = bpf_ktime_get_ns();
+	if (proc->fast)
+		send_kbegin(th, tid, d);
 	return true;
 }
 

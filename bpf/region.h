@@ -47,6 +47,7 @@ enum sb_event_type {
 	SB_EV_FAST_SITE,	/* a fast-path marker's site and its name's hash, once per recording */
 	SB_EV_OFFCPU,		/* a thread of a fast-path process was off-CPU from start to end */
 	SB_EV_SITE_PENDING,	/* a site the kernel could not read: user space names it (below) */
+	SB_EV_KBEGIN,		/* a kernel-path call of a fast-path process began (below) */
 	SB_EV_CTR_THREAD = 100,	/* counters: a thread appeared or ended (bpf/counters.bpf.h) */
 	SB_EV_CUDA = 110,	/* CUDA activity from the CUPTI library (bpf/cuda.bpf.h) */
 	SB_EV_CUDA_HOST = 111,	/* a CUDA runtime call's operation and arguments (bpf/cuda_host.h) */
@@ -73,7 +74,7 @@ enum sb_exe_verdict {
 /* Indexes of the per-CPU counters map. */
 enum sb_counter {
 	SB_CNT_LOST_CALLS,	/* call records the ring buffer had no room for */
-	SB_CNT_LOST_OTHER,	/* site, thread, process records the ring buffer had no room for */
+	SB_CNT_LOST_OTHER,	/* site, thread, process, call-begin records the ring had no room for */
 	SB_CNT_DEPTH_OVERFLOW,	/* calls deeper than SB_MAX_DEPTH, not recorded */
 	SB_CNT_UNMATCHED_END,	/* ends without a begin (attached mid-region) */
 	SB_CNT_OPEN_DROPPED,	/* calls still open at thread exit, exec, or unwound by a mismatched end */
@@ -115,6 +116,23 @@ struct sb_call_event {
 	__u64 offcpu_ns;	/* off-CPU time inside the call, children included */
 	__u64 path_hash;	/* the call's region path, as samples name it */
 	__u64 parent_path;	/* the enclosing path's hash, 0 at top level */
+	__u64 name_hash;
+};
+
+/*
+ * SB_EV_KBEGIN: a kernel-path call (OpenMP, MPI, CUDA host, an older
+ * header's marker) of a fast-path process began. The fast path's records
+ * never pass the kernel, and the call's own record comes at its end: without
+ * this, user space could not nest under it the marker calls made inside it.
+ */
+struct sb_kbegin_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
+	__u32 depth;		/* as its SB_EV_CALL's */
+	__u64 start;
+	__s64 call_id;
+	__s64 parent_id;
 	__u64 name_hash;
 };
 

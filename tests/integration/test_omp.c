@@ -455,12 +455,43 @@ static void test_parallel_loops_nest_in_their_marker_region(void **state)
 	unsetenv("OMP_NUM_THREADS");
 }
 
+/*
+ * Marker regions inside parallel bodies, barriers inside those: each "inner"
+ * under its thread's omp:implicit_task, each omp:barrier under "inner", in
+ * both modes (issue 25: with markers on the fast path "inner" sat beside the
+ * implicit task, "outer"'s own time negative).
+ */
+static void test_markers_in_parallel_bodies_nest_in_them(void **state)
+{
+	struct per_thread t;
+	struct sb_profile p;
+	char out[300];
+	int i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_app(tmp_file("inner.h5", out, sizeof(out)), "omp_inner", "40",
+				    NULL), 0);
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "outer", 0)->count, 40);
+	count_calls(&p, "inner", "omp:implicit_task", &t);
+	assert_int_equal(t.threads, 2);
+	for (i = 0; i < MAX_THREADS; i++)
+		assert_true(t.calls[i] == 0 || t.calls[i] == 40);
+	count_calls(&p, "omp:barrier", "inner", &t);
+	assert_int_equal(t.threads, 2);
+	check_intervals(&p);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_every_thread_has_its_regions, reap_guardians),
 		cmocka_unit_test_teardown(test_bodies_nest_where_they_run, reap_guardians),
 		cmocka_unit_test_teardown(test_parallel_loops_nest_in_their_marker_region,
+					  reap_guardians),
+		cmocka_unit_test_teardown(test_markers_in_parallel_bodies_nest_in_them,
 					  reap_guardians),
 		cmocka_unit_test_teardown(test_tasks_are_not_implicit_tasks, reap_guardians),
 		cmocka_unit_test_teardown(test_no_omp_records_only_user_regions, reap_guardians),

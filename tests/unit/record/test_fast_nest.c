@@ -352,7 +352,7 @@ static void kernel_call_outside_fast_calls_is_top_level(void **state)
 	assert_int_equal(f->s->call[1].parent_path, 0);
 }
 
-static void kernel_parent_arriving_after_its_child_goes_first(void **state)
+static void kernel_parent_arriving_after_its_child_keeps_the_first_id(void **state)
 {
 	struct fixture *f = *state;
 	uint64_t kp1 = path(0, NK1);
@@ -365,16 +365,17 @@ static void kernel_parent_arriving_after_its_child_goes_first(void **state)
 	sb_fast_nest_kernel_call(f->n, &k1);
 	sb_fast_nest_end(f->n, 7, 200, NA, 1);
 	assert_int_equal(f->s->n, 3);
-	assert_int_equal(f->s->call[0].name_hash, NK1);
-	assert_int_equal(f->s->call[0].call_id, 1);
-	assert_int_equal(f->s->call[0].parent_id, 0);
-	assert_int_equal(f->s->call[0].path_hash, path(pa, NK1));
-	assert_int_equal(f->s->call[1].name_hash, NK2);
-	assert_int_equal(f->s->call[1].call_id, 2);
-	assert_int_equal(f->s->call[1].parent_id, 1);
-	assert_int_equal(f->s->call[1].depth, 2);
-	assert_int_equal(f->s->call[1].path_hash, path(path(pa, NK1), NK2));
-	assert_int_equal(f->s->call[1].parent_path, path(pa, NK1));
+	/* Placed in the order they ended, as the kernel sends them; K1 took its id first. */
+	assert_int_equal(f->s->call[0].name_hash, NK2);
+	assert_int_equal(f->s->call[0].call_id, 2);
+	assert_int_equal(f->s->call[0].parent_id, 1);
+	assert_int_equal(f->s->call[0].depth, 2);
+	assert_int_equal(f->s->call[0].path_hash, path(path(pa, NK1), NK2));
+	assert_int_equal(f->s->call[0].parent_path, path(pa, NK1));
+	assert_int_equal(f->s->call[1].name_hash, NK1);
+	assert_int_equal(f->s->call[1].call_id, 1);
+	assert_int_equal(f->s->call[1].parent_id, 0);
+	assert_int_equal(f->s->call[1].path_hash, path(pa, NK1));
 	/* Only the direct child counts in A's child time. */
 	assert_int_equal(f->s->call[2].child_ns, 10);
 	assert_int_equal(stats(f->n).kernel_orphans, 0);
@@ -415,16 +416,16 @@ static void settle_places_children_before_their_parents_arrive(void **state)
 	sb_fast_nest_kernel_call(f->n, &k1);
 	assert_int_equal(sb_fast_nest_settle(f->n, 141), 0);
 	assert_int_equal(f->s->n, 4);
-	assert_int_equal(e[2].name_hash, NK1);
-	assert_int_equal(e[2].call_id, 1);
-	assert_int_equal(e[2].parent_id, 0);
-	assert_int_equal(e[2].depth, 1);
-	assert_int_equal(e[2].path_hash, p1);
-	assert_int_equal(e[2].parent_path, pa);
-	assert_int_equal(e[3].call_id, 3);
-	assert_int_equal(e[3].parent_id, 1);
-	assert_int_equal(e[3].depth, 2);
-	assert_int_equal(e[3].path_hash, p2);
+	assert_int_equal(e[2].call_id, 3);
+	assert_int_equal(e[2].parent_id, 1);
+	assert_int_equal(e[2].depth, 2);
+	assert_int_equal(e[2].path_hash, p2);
+	assert_int_equal(e[3].name_hash, NK1);
+	assert_int_equal(e[3].call_id, 1);
+	assert_int_equal(e[3].parent_id, 0);
+	assert_int_equal(e[3].depth, 1);
+	assert_int_equal(e[3].path_hash, p1);
+	assert_int_equal(e[3].parent_path, pa);
 	sb_fast_nest_end(f->n, 7, 200, NA, 1);
 	assert_int_equal(e[4].child_ns, 20);
 	assert_int_equal(stats(f->n).kernel_orphans, 0);
@@ -446,6 +447,128 @@ static void late_kernel_call_skips_fast_calls_begun_after_it(void **state)
 	assert_int_equal(f->s->call[1].child_ns, 0);	/* B: K is no child of it */
 	sb_fast_nest_end(f->n, 7, 200, NA, 1);
 	assert_int_equal(f->s->call[2].child_ns, 10 + 10);
+}
+
+/* A kernel call's begin as region.bpf.c sends it for a fast-path process. */
+static struct sb_kbegin_event kbegin(uint32_t tid, int64_t kid, int64_t kparent, uint32_t depth,
+				     uint64_t start, uint64_t name)
+{
+	struct sb_kbegin_event b = {
+		.type = SB_EV_KBEGIN, .tgid = TGID, .tid = tid, .depth = depth, .start = start,
+		.call_id = kid, .parent_id = kparent, .name_hash = name,
+	};
+	return b;
+}
+
+/*
+ * A marker inside an OpenMP body: the fast call begun in the kernel call
+ * hangs under it, whose own time loses the fast call's (issue 25: before,
+ * the marker sat beside it, the enclosing region's own time negative).
+ */
+static void fast_call_begun_in_a_kernel_call_hangs_under_it(void **state)
+{
+	struct fixture *f = *state;
+	struct sb_kbegin_event b = kbegin(7, 500, -1, 0, 120, NK1);
+	struct sb_call_event k = kcall(7, 500, -1, 0, 120, 200, NK1, 0), *e = f->s->call;
+
+	sb_fast_nest_begin(f->n, 7, 100, NA, 1);
+	assert_int_equal(sb_fast_nest_kernel_begin(f->n, &b), 0);
+	sb_fast_nest_begin(f->n, 7, 130, NB, 2);
+	sb_fast_nest_end(f->n, 7, 150, NB, 2);
+	assert_int_equal(f->s->n, 1);
+	assert_int_equal(e[0].name_hash, NB);
+	assert_int_equal(e[0].call_id, 2);
+	assert_int_equal(e[0].parent_id, 1);
+	assert_int_equal(e[0].depth, 2);
+	assert_int_equal(e[0].path_hash, path(path(path(0, NA), NK1), NB));
+	assert_int_equal(e[0].parent_path, path(path(0, NA), NK1));
+	assert_int_equal(sb_fast_nest_kernel_call(f->n, &k), 0);
+	sb_fast_nest_end(f->n, 7, 300, NA, 1);
+	assert_int_equal(f->s->n, 3);
+	/* K keeps the id and place its begin took; its children: the kernel's 3, B's 20. */
+	assert_int_equal(e[1].name_hash, NK1);
+	assert_int_equal(e[1].call_id, 1);
+	assert_int_equal(e[1].parent_id, 0);
+	assert_int_equal(e[1].depth, 1);
+	assert_int_equal(e[1].child_ns, 3 + 20);
+	/* A's only child is K. */
+	assert_int_equal(e[2].child_ns, 80);
+	assert_int_equal(stats(f->n).kernel_begins, 1);
+	assert_int_equal(stats(f->n).kernel_begins_late, 0);
+}
+
+/*
+ * K0 (a parallel region) holds fast call F, which holds K1 (a barrier): K1
+ * hangs under F, and K0's child time, which the kernel gave K1, becomes F's.
+ */
+static void kernel_call_in_a_fast_call_in_a_kernel_call(void **state)
+{
+	struct fixture *f = *state;
+	struct sb_kbegin_event b0 = kbegin(7, 10, -1, 0, 100, NK1);
+	struct sb_kbegin_event b1 = kbegin(7, 11, 10, 1, 120, NK2);
+	struct sb_call_event k1 = kcall(7, 11, 10, 1, 120, 130, NK2, path(0, NK1));
+	struct sb_call_event k0 = kcall(7, 10, -1, 0, 100, 150, NK1, 0), *e = f->s->call;
+	uint64_t p0 = path(0, NK1), pf = path(p0, NA);
+
+	k0.child_ns = 10;	/* the kernel's: K1 */
+	k1.child_ns = 0;
+	sb_fast_nest_kernel_begin(f->n, &b0);
+	sb_fast_nest_begin(f->n, 7, 110, NA, 1);
+	sb_fast_nest_kernel_begin(f->n, &b1);
+	sb_fast_nest_kernel_call(f->n, &k1);
+	sb_fast_nest_end(f->n, 7, 140, NA, 1);
+	sb_fast_nest_kernel_call(f->n, &k0);
+	sb_fast_nest_settle(f->n, 151);
+	assert_int_equal(f->s->n, 3);
+	assert_int_equal(e[0].name_hash, NK2);
+	assert_int_equal(e[0].parent_id, 1);
+	assert_int_equal(e[0].depth, 2);
+	assert_int_equal(e[0].path_hash, path(pf, NK2));
+	assert_int_equal(e[1].name_hash, NA);
+	assert_int_equal(e[1].parent_id, 0);
+	assert_int_equal(e[1].child_ns, 10);
+	assert_int_equal(e[1].path_hash, pf);
+	assert_int_equal(e[2].name_hash, NK1);
+	assert_int_equal(e[2].call_id, 0);
+	assert_int_equal(e[2].parent_id, -1);
+	assert_int_equal(e[2].child_ns, 30);	/* F only: 10 + 30 - 10 */
+	assert_int_equal(stats(f->n).kernel_orphans, 0);
+}
+
+/* A begin whose end was lost is closed by the next begin at its depth: later calls leave it. */
+static void begin_without_end_is_closed_by_the_next_at_its_depth(void **state)
+{
+	struct fixture *f = *state;
+	struct sb_kbegin_event lost = kbegin(7, 10, -1, 0, 100, NK1);
+	struct sb_kbegin_event next = kbegin(7, 11, -1, 0, 200, NK2);
+	struct sb_call_event k = kcall(7, 11, -1, 0, 200, 210, NK2, 0), *e = f->s->call;
+
+	sb_fast_nest_kernel_begin(f->n, &lost);
+	sb_fast_nest_kernel_begin(f->n, &next);
+	sb_fast_nest_kernel_call(f->n, &k);
+	sb_fast_nest_begin(f->n, 7, 220, NA, 1);
+	sb_fast_nest_end(f->n, 7, 230, NA, 1);
+	assert_int_equal(f->s->n, 2);
+	assert_int_equal(e[0].name_hash, NK2);
+	assert_int_equal(e[0].parent_id, -1);
+	assert_int_equal(e[1].name_hash, NA);
+	assert_int_equal(e[1].parent_id, -1);
+	assert_int_equal(e[1].depth, 0);
+}
+
+/* A begin behind its thread's records is counted; calls begun before it came stay put. */
+static void late_begin_is_counted(void **state)
+{
+	struct fixture *f = *state;
+	struct sb_kbegin_event b = kbegin(7, 10, -1, 0, 120, NK1);
+
+	sb_fast_nest_begin(f->n, 7, 130, NA, 1);
+	sb_fast_nest_kernel_begin(f->n, &b);
+	sb_fast_nest_end(f->n, 7, 140, NA, 1);
+	assert_int_equal(stats(f->n).kernel_begins_late, 1);
+	assert_int_equal(f->s->call[0].parent_id, -1);
+	b.tgid = TGID + 1;
+	assert_int_equal(sb_fast_nest_kernel_begin(f->n, &b), -EINVAL);
 }
 
 static void kernel_call_with_no_known_ancestry_is_an_orphan(void **state)
@@ -712,9 +835,13 @@ int main(void)
 		T(offcpu_beyond_the_cap_is_merged_keeping_the_total),
 		T(kernel_call_is_placed_under_the_fast_call_open_at_its_start),
 		T(kernel_call_outside_fast_calls_is_top_level),
-		T(kernel_parent_arriving_after_its_child_goes_first),
+		T(kernel_parent_arriving_after_its_child_keeps_the_first_id),
 		T(settle_places_children_before_their_parents_arrive),
 		T(late_kernel_call_skips_fast_calls_begun_after_it),
+		T(fast_call_begun_in_a_kernel_call_hangs_under_it),
+		T(kernel_call_in_a_fast_call_in_a_kernel_call),
+		T(begin_without_end_is_closed_by_the_next_at_its_depth),
+		T(late_begin_is_counted),
 		T(kernel_call_with_no_known_ancestry_is_an_orphan),
 		T(settle_keeps_calls_that_end_later),
 		T(kernel_queue_overflow_places_early),

@@ -17,6 +17,16 @@
 #define MIN_TABLE 64
 #define MIN_RING 8
 
+/* Where a call hangs in this process's tree: its parent, or none. */
+struct link {
+	int64_t id;		/* -1: none */
+	uint64_t path;
+	uint32_t depth;
+	int32_t fast;		/* the parent's fast frame, -1 when the parent is no fast call */
+	int64_t fast_id;	/* that frame's call id: whether the frame still holds it */
+	int32_t kern;		/* the parent's kernel depth when it is an open kernel call, else -1 */
+};
+
 /* An open fast call: struct sb_frame, its off-CPU time kept as a clock reading. */
 struct frame {
 	uint64_t name_hash;
@@ -26,6 +36,8 @@ struct frame {
 	int64_t call_id;
 	uint64_t child_ns;
 	uint64_t off_start;	/* the thread's off-CPU clock at start */
+	uint32_t depth;		/* in the tree: fast and kernel calls above it */
+	struct link up;		/* its parent: a fast call, or a kernel call it began inside */
 };
 
 /* An off-CPU interval the thread's records have not passed yet; ns < end - start once merged. */
@@ -33,15 +45,6 @@ struct gap {
 	int64_t start;
 	int64_t end;
 	uint64_t ns;
-};
-
-/* Where a call hangs in this process's tree: its parent, or none. */
-struct link {
-	int64_t id;		/* -1: none */
-	uint64_t path;
-	uint32_t depth;
-	int32_t fast;		/* the parent's fast frame, -1 when the parent is no fast call */
-	int64_t fast_id;	/* that frame's call id: whether the frame still holds it */
 };
 
 /*
@@ -57,15 +60,22 @@ struct kparent {
 	uint64_t path;
 	uint32_t depth;
 	bool arrived;
+	/* Added to the kernel's child_ns: fast calls begun in it, less kernel children under those. */
+	uint64_t child_adj;
 	struct link parent;
 };
 
 /* A thread's kernel calls: made at its first, as most threads have none. */
 struct kstate {
-	struct sb_call_event *q;	/* waiting: [head, len), by start, parents first */
+	struct sb_call_event *q;	/* ended, waiting: [head, len), by end, children first */
 	uint32_t head;
 	uint32_t len;
 	uint32_t cap;
+	struct sb_kbegin_event *b;	/* begun, waiting: [bhead, blen), by start */
+	uint32_t bhead;
+	uint32_t blen;
+	uint32_t bcap;
+	uint32_t open;			/* kp[0, open) began and have not ended: fast calls nest in */
 	uint64_t known;			/* bit d: kp[d] is set */
 	struct kparent kp[SB_MAX_DEPTH];
 };
@@ -245,9 +255,10 @@ static void fast_link(const struct thread *th, int64_t t, struct link *l)
 		if (th->frames[i].start <= t) {
 			l->id = th->frames[i].call_id;
 			l->path = th->frames[i].path_hash;
-			l->depth = (uint32_t)i;
+			l->depth = th->frames[i].depth;
 			l->fast = i;
 			l->fast_id = l->id;
+			l->kern = -1;
 			return;
 		}
 	}
@@ -256,6 +267,7 @@ static void fast_link(const struct thread *th, int64_t t, struct link *l)
 	l->depth = 0;
 	l->fast = -1;
 	l->fast_id = -1;
+	l->kern = -1;
 }
 
 static uint64_t path_under(const struct link *l, uint64_t name_hash)
@@ -263,13 +275,34 @@ static uint64_t path_under(const struct link *l, uint64_t name_hash)
 	return ((l->id >= 0 ? l->path : SB_PATH_SEED) ^ name_hash) * FNV_PRIME;
 }
 
-static void link_to(const struct kparent *kp, struct link *l)
+/* A link to the kernel call at kernel depth d; kern says it only while that call is open. */
+static void link_to(const struct kstate *k, uint32_t d, struct link *l)
 {
+	const struct kparent *kp = &k->kp[d];
+
 	l->id = kp->id;
 	l->path = kp->path;
 	l->depth = kp->depth;
 	l->fast = -1;
 	l->fast_id = -1;
+	l->kern = d < k->open ? (int32_t)d : -1;
+}
+
+/*
+ * Where a call beginning at t hangs: under the innermost call open then, a
+ * fast call or a kernel call that began (and was told so) and has not ended,
+ * whichever began later. Kernel call kd, when kd >= 0, is the kernel parent
+ * of the call: no other kernel call may be its parent.
+ */
+static void inner_link(const struct thread *th, int64_t t, int32_t kd, struct link *l)
+{
+	const struct kstate *k = th->k;
+
+	fast_link(th, t, l);
+	if (!k || kd < 0 || (uint32_t)kd >= k->open || k->kp[kd].start > t)
+		return;
+	if (l->id < 0 || k->kp[kd].start > th->frames[l->fast].start)
+		link_to(k, (uint32_t)kd, l);
 }
 
 /*
@@ -295,7 +328,7 @@ static bool reserve_parent(struct sb_fast_nest *n, struct thread *th, uint32_t d
 		    up->end < (int64_t)e->end)
 			return false;
 		name = mixed ^ up->kpath;
-		link_to(up, &g);
+		link_to(k, d - 1, &g);
 	}
 	kp->kid = e->parent_id;
 	kp->kpath = e->parent_path;
@@ -305,6 +338,7 @@ static bool reserve_parent(struct sb_fast_nest *n, struct thread *th, uint32_t d
 	kp->path = path_under(&g, name);
 	kp->depth = g.id >= 0 ? g.depth + 1 : 0;
 	kp->arrived = false;
+	kp->child_adj = 0;
 	kp->parent = g;
 	k->known |= 1ULL << d;
 	return true;
@@ -323,13 +357,30 @@ static void kernel_link(struct sb_fast_nest *n, struct thread *th, const struct 
 			kp = &k->kp[d - 1];
 			if (((k->known >> (d - 1) & 1) && kp->kid == e->parent_id) ||
 			    reserve_parent(n, th, d - 1, e)) {
-				link_to(kp, l);
+				link_to(k, d - 1, l);
 				return;
 			}
 		}
 		n->st.kernel_orphans++;
 	}
 	fast_link(th, (int64_t)e->start, l);
+}
+
+/*
+ * The kernel counted call e in its kernel parent's child time; placed under
+ * a fast call begun inside that parent, it is a grandchild here.
+ */
+static void uncount_from_kernel_parent(struct kstate *k, const struct sb_call_event *e,
+				       const struct link *l)
+{
+	struct kparent *up;
+
+	if (e->depth == 0 || e->depth > SB_MAX_DEPTH || e->parent_id < 0)
+		return;
+	up = &k->kp[e->depth - 1];
+	if ((k->known >> (e->depth - 1) & 1) && up->kid == e->parent_id && !up->arrived &&
+	    up->id != l->id)
+		up->child_adj -= span((int64_t)e->start, (int64_t)e->end);
 }
 
 static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct sb_call_event *e)
@@ -342,10 +393,11 @@ static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct 
 
 	n->queued--;
 	if (kp && (k->known >> d & 1) && kp->kid == e->call_id && !kp->arrived) {
-		/* Its children placed it already. */
+		/* Its begin or its children placed it already; fast calls begun in it are children. */
 		l = kp->parent;
 		out.call_id = kp->id;
 		out.path_hash = kp->path;
+		out.child_ns += kp->child_adj;
 	} else {
 		kernel_link(n, th, e, &l);
 		out.call_id = n->next_id++;
@@ -364,7 +416,12 @@ static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct 
 		kp->start = (int64_t)e->start;
 		kp->end = (int64_t)e->end;
 		kp->arrived = true;
+		kp->child_adj = 0;
 	}
+	/* It ended, and with it any deeper call whose end was lost. */
+	if (k->open > d)
+		k->open = d;
+	uncount_from_kernel_parent(k, e, &l);
 	out.depth = l.id >= 0 ? l.depth + 1 : 0;
 	out.parent_id = l.id;
 	out.parent_path = l.id >= 0 ? l.path : 0;
@@ -375,18 +432,87 @@ static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct 
 }
 
 /* Place the queued kernel calls that began before t, in start order. */
+/*
+ * Kernel call b began: it takes its id and place now, under the innermost
+ * call open at its start, and the fast calls begun in it until it ends hang
+ * under it. One begun at a depth whose calls are still open means their ends
+ * were lost: they are closed.
+ */
+static void open_kernel(struct sb_fast_nest *n, struct thread *th, const struct sb_kbegin_event *b)
+{
+	struct kstate *k = th->k;
+	uint32_t d = b->depth;
+	struct kparent *kp = &k->kp[d];
+	bool parent_known = d > 0 && (k->known >> (d - 1) & 1) && k->kp[d - 1].kid == b->parent_id;
+	struct link l;
+
+	n->queued--;
+	if (k->open > d)
+		k->open = d;
+	if (d > 0 && !parent_known)
+		n->st.kernel_orphans++;
+	inner_link(th, (int64_t)b->start, parent_known ? (int32_t)d - 1 : -1, &l);
+	kp->kid = b->call_id;
+	kp->kpath = ((parent_known ? k->kp[d - 1].kpath : SB_PATH_SEED) ^ b->name_hash) * FNV_PRIME;
+	kp->start = (int64_t)b->start;
+	kp->end = INT64_MAX;
+	kp->id = n->next_id++;
+	kp->path = path_under(&l, b->name_hash);
+	kp->depth = l.id >= 0 ? l.depth + 1 : 0;
+	kp->arrived = false;
+	kp->child_adj = 0;
+	kp->parent = l;
+	k->known |= 1ULL << d;
+	k->open = d + 1;
+	n->st.kernel_begins++;
+}
+
+/* Whether the next kernel event of the thread is a begin: ends come first at one time. */
+static bool begin_is_next(const struct kstate *k)
+{
+	if (k->bhead == k->blen)
+		return false;
+	return k->head == k->len || (int64_t)k->b[k->bhead].start < (int64_t)k->q[k->head].end;
+}
+
+static bool kernel_waiting(const struct thread *th)
+{
+	return th->k && (th->k->head < th->k->len || th->k->bhead < th->k->blen);
+}
+
+/* The time of the thread's next kernel event (kernel_waiting). */
+static int64_t next_time(const struct kstate *k)
+{
+	return begin_is_next(k) ? (int64_t)k->b[k->bhead].start : (int64_t)k->q[k->head].end;
+}
+
+/* The thread's next kernel event (kernel_waiting): a begin or an end, whichever came first. */
+static int place_next(struct sb_fast_nest *n, struct thread *th)
+{
+	struct kstate *k = th->k;
+
+	if (begin_is_next(k)) {
+		open_kernel(n, th, &k->b[k->bhead++]);
+		return 0;
+	}
+	return place_kernel(n, th, &k->q[k->head++]);
+}
+
+/* The thread's kernel events before t (all of them at INT64_MAX), in time order. */
 static int place_due(struct sb_fast_nest *n, struct thread *th, int64_t t)
 {
 	struct kstate *k = th->k;
 	int ret = 0, err;
 
-	while (k->head < k->len && (int64_t)k->q[k->head].start < t) {
-		err = place_kernel(n, th, &k->q[k->head++]);
+	while (kernel_waiting(th) && (t == INT64_MAX || next_time(k) < t)) {
+		err = place_next(n, th);
 		if (err && !ret)
 			ret = err;
 	}
 	if (k->head == k->len)
 		k->head = k->len = 0;
+	if (k->bhead == k->blen)
+		k->bhead = k->blen = 0;
 	return ret;
 }
 
@@ -404,7 +530,7 @@ static inline struct thread *record_thread(struct sb_fast_nest *n, uint32_t tid,
 	}
 	th->seen = true;
 	th->last_t = t;
-	if (th->k && th->k->head < th->k->len)
+	if (kernel_waiting(th))
 		*err = place_due(n, th, t);
 	return th;
 }
@@ -427,8 +553,10 @@ int sb_fast_nest_begin(struct sb_fast_nest *n, uint32_t tid, int64_t t, uint64_t
 		return err;
 	}
 	f = &th->frames[d];
+	inner_link(th, t, th->k && th->k->open ? (int32_t)th->k->open - 1 : -1, &f->up);
 	f->name_hash = name_hash;
-	f->path_hash = ((d ? th->frames[d - 1].path_hash : SB_PATH_SEED) ^ name_hash) * FNV_PRIME;
+	f->path_hash = path_under(&f->up, name_hash);
+	f->depth = f->up.id >= 0 ? f->up.depth + 1 : 0;
 	f->site = site;
 	f->start = t;
 	f->call_id = n->next_id++;
@@ -439,33 +567,45 @@ int sb_fast_nest_begin(struct sb_fast_nest *n, uint32_t tid, int64_t t, uint64_t
 	return err;
 }
 
+/* The parent of a call that lasted ns learns it: a fast call still open, or a kernel call. */
+static void charge_parent(struct thread *th, const struct link *up, uint64_t ns)
+{
+	struct kstate *k = th->k;
+
+	if (up->fast >= 0 && (uint32_t)up->fast < th->depth &&
+	    th->frames[up->fast].call_id == up->fast_id)
+		th->frames[up->fast].child_ns += ns;
+	else if (up->kern >= 0 && k && (uint32_t)up->kern < k->open &&
+		 k->kp[up->kern].id == up->id)
+		k->kp[up->kern].child_adj += ns;
+}
+
 /* Close frame i at t: its call is sent, its time passes to its parent, frames above are dropped. */
 static int pop_frame(struct sb_fast_nest *n, struct thread *th, uint32_t i, int64_t t)
 {
-	struct frame *f = &th->frames[i], *p = i ? &th->frames[i - 1] : NULL;
+	struct frame *f = &th->frames[i];
 	struct sb_call_event e = {
 		.type = SB_EV_CALL,
 		.tgid = n->tgid,
 		.tid = th->tid,
-		.depth = i,
+		.depth = f->depth,
 		.site = f->site,
 		.start = (uint64_t)f->start,
 		.end = (uint64_t)t,
 		.call_id = f->call_id,
-		.parent_id = p ? p->call_id : -1,
+		.parent_id = f->up.id,
 		.child_ns = f->child_ns,
 		.offcpu_ns = off_clock(th, t) - f->off_start,
 		.path_hash = f->path_hash,
-		.parent_path = p ? p->path_hash : 0,
+		.parent_path = f->up.id >= 0 ? f->up.path : 0,
 		.name_hash = f->name_hash,
 	};
 
 	/* Frames above the match lost their end (a jump out of a region): drop them. */
 	n->st.open_dropped += th->depth - i - 1;
 	n->st.open_now -= th->depth - i;
-	if (p)
-		p->child_ns += span(f->start, t);
 	th->depth = i;
+	charge_parent(th, &f->up, span(f->start, t));
 	return emit_call(n, &e);
 }
 
@@ -506,33 +646,52 @@ int sb_fast_nest_end(struct sb_fast_nest *n, uint32_t tid, int64_t t, uint64_t n
 	return err ? err : ret;
 }
 
-/* Room for one more queued call: compacted, grown, or the earliest placed now (counted). */
-static int queue_room(struct sb_fast_nest *n, struct thread *th)
+/* Room for one more entry of size in a waiting list: compacted or grown. */
+static int list_room(void **list, uint32_t *head, uint32_t *len, uint32_t *cap, size_t size)
+{
+	uint32_t more;
+	void *grown;
+
+	if (*len < *cap)
+		return 0;
+	if (*head) {
+		memmove(*list, (char *)*list + *head * size, (*len - *head) * size);
+		*len -= *head;
+		*head = 0;
+		return 0;
+	}
+	more = *cap ? *cap * 2 : MIN_RING;
+	grown = realloc(*list, more * size);
+	if (!grown)
+		return -ENOMEM;
+	*list = grown;
+	*cap = more;
+	return 0;
+}
+
+/* The thread's kernel state, made at its first kernel event; room for one more (counted). */
+static struct kstate *kernel_room(struct sb_fast_nest *n, struct thread *th, bool begin, int *err)
 {
 	struct kstate *k = th->k;
-	struct sb_call_event *q;
-	uint32_t cap;
-	int ret = 0;
 
-	if (n->queued >= SB_FAST_NEST_MAX_QUEUED && k->head < k->len) {
+	*err = 0;
+	if (!k) {
+		k = th->k = calloc(1, sizeof(*k));
+		if (!k) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+	}
+	if (n->queued >= SB_FAST_NEST_MAX_QUEUED && kernel_waiting(th)) {
 		n->st.kernel_early++;
-		ret = place_kernel(n, th, &k->q[k->head++]);
+		*err = place_next(n, th);
 	}
-	if (k->len < k->cap)
-		return ret;
-	if (k->head) {
-		memmove(k->q, k->q + k->head, (k->len - k->head) * sizeof(*k->q));
-		k->len -= k->head;
-		k->head = 0;
-		return ret;
+	if (begin ? list_room((void **)&k->b, &k->bhead, &k->blen, &k->bcap, sizeof(*k->b)) :
+		    list_room((void **)&k->q, &k->head, &k->len, &k->cap, sizeof(*k->q))) {
+		*err = -ENOMEM;
+		return NULL;
 	}
-	cap = k->cap ? k->cap * 2 : MIN_RING;
-	q = realloc(k->q, cap * sizeof(*q));
-	if (!q)
-		return -ENOMEM;
-	k->q = q;
-	k->cap = cap;
-	return ret;
+	return k;
 }
 
 int sb_fast_nest_kernel_call(struct sb_fast_nest *n, const struct sb_call_event *e)
@@ -551,19 +710,13 @@ int sb_fast_nest_kernel_call(struct sb_fast_nest *n, const struct sb_call_event 
 	th = thread_get(n, e->tid, &err);
 	if (!th)
 		return err;
-	if (!th->k) {
-		th->k = calloc(1, sizeof(*th->k));
-		if (!th->k)
-			return -ENOMEM;
-	}
-	k = th->k;
-	err = queue_room(n, th);
-	if (k->len == k->cap)
+	k = kernel_room(n, th, false, &err);
+	if (!k)
 		return err;
-	/* Children come first: a parent goes before them (same start: the shallower first). */
+	/* By end; at one end, children (deeper) first. */
 	for (i = k->len; i > k->head; i--) {
-		if (k->q[i - 1].start < e->start ||
-		    (k->q[i - 1].start == e->start && k->q[i - 1].depth <= e->depth))
+		if (k->q[i - 1].end < e->end ||
+		    (k->q[i - 1].end == e->end && k->q[i - 1].depth >= e->depth))
 			break;
 		k->q[i] = k->q[i - 1];
 	}
@@ -573,26 +726,34 @@ int sb_fast_nest_kernel_call(struct sb_fast_nest *n, const struct sb_call_event 
 	return err;
 }
 
-/* Place the thread's queued calls that ended before before; the others wait. */
-static int settle_thread(struct sb_fast_nest *n, struct thread *th, int64_t before)
+int sb_fast_nest_kernel_begin(struct sb_fast_nest *n, const struct sb_kbegin_event *b)
 {
-	struct kstate *k = th->k;
-	uint32_t i, kept = k->head;
-	int ret = 0, err;
+	struct thread *th;
+	struct kstate *k;
+	uint32_t i;
+	int err;
 
-	for (i = k->head; i < k->len; i++) {
-		if ((int64_t)k->q[i].end < before) {
-			err = place_kernel(n, th, &k->q[i]);
-			if (err && !ret)
-				ret = err;
-		} else {
-			k->q[kept++] = k->q[i];
-		}
+	if (b->tgid != n->tgid)
+		return -EINVAL;
+	if (b->depth >= SB_MAX_DEPTH) {
+		n->st.bad_time++;
+		return 0;
 	}
-	k->len = kept;
-	if (k->head == k->len)
-		k->head = k->len = 0;
-	return ret;
+	th = thread_get(n, b->tid, &err);
+	if (!th)
+		return err;
+	k = kernel_room(n, th, true, &err);
+	if (!k)
+		return err;
+	/* Its thread's records went past its start: calls begun since are not in it. */
+	if (th->seen && (int64_t)b->start < th->last_t)
+		n->st.kernel_begins_late++;
+	for (i = k->blen; i > k->bhead && (int64_t)k->b[i - 1].start > (int64_t)b->start; i--)
+		k->b[i] = k->b[i - 1];
+	k->b[i] = *b;
+	k->blen++;
+	n->queued++;
+	return err;
 }
 
 int sb_fast_nest_settle(struct sb_fast_nest *n, int64_t before)
@@ -603,9 +764,9 @@ int sb_fast_nest_settle(struct sb_fast_nest *n, int64_t before)
 
 	for (i = 0; i < n->cap; i++) {
 		th = n->table[i];
-		if (!th || !th->k || th->k->head == th->k->len)
+		if (!th || !kernel_waiting(th))
 			continue;
-		err = settle_thread(n, th, before);
+		err = place_due(n, th, before);
 		if (err && !ret)
 			ret = err;
 	}
@@ -669,8 +830,10 @@ int sb_fast_nest_offcpu(struct sb_fast_nest *n, uint32_t tid, int64_t start, int
 
 static void thread_free(struct thread *th)
 {
-	if (th->k)
+	if (th->k) {
 		free(th->k->q);
+		free(th->k->b);
+	}
 	free(th->k);
 	free(th->gaps);
 	free(th);
@@ -683,7 +846,7 @@ void sb_fast_nest_thread_exit(struct sb_fast_nest *n, uint32_t tid)
 	if (!th)
 		return;
 	/* Its kernel calls are complete: they keep their places among the calls still open. */
-	if (th->k && th->k->head < th->k->len)
+	if (kernel_waiting(th))
 		place_due(n, th, INT64_MAX);
 	n->st.open_dropped += th->depth;
 	n->st.open_now -= th->depth;

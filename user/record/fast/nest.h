@@ -44,6 +44,8 @@ struct sb_fast_nest_stats {
 	uint64_t kernel_calls;		/* kernel calls placed */
 	uint64_t kernel_early;		/* placed early: the process's queue was full */
 	uint64_t kernel_orphans;	/* kernel parent unknown, not inferable */
+	uint64_t kernel_begins;		/* kernel calls placed at their begin: fast calls nest in them */
+	uint64_t kernel_begins_late;	/* begins that came after their thread's later records */
 	uint64_t offcpu_merged;		/* intervals merged with the one before: too many ahead */
 	uint64_t threads_full;		/* records dropped: SB_FAST_NEST_MAX_THREADS followed */
 };
@@ -66,14 +68,23 @@ int sb_fast_nest_end(struct sb_fast_nest *n, uint32_t tid, int64_t t, uint64_t n
 
 /*
  * A completed call of this process that the kernel path recorded, queued per
- * thread and placed before the first record of its thread at or after its
- * start (or by sb_fast_nest_settle): under the innermost fast call open at its
- * start, or under its kernel parent. Kernel events of a thread come children
+ * thread and placed before the first record of its thread after its end (or
+ * by sb_fast_nest_settle): under the innermost call open at its start, fast
+ * or kernel. Kernel events of a thread come children
  * first; ids, parents, depths and paths are recomputed in this process's id
  * space. -EINVAL: another process's call.
  */
 int sb_fast_nest_kernel_call(struct sb_fast_nest *n, const struct sb_call_event *e);
-/* Place the queued kernel calls that ended before before. */
+/*
+ * A kernel call of this process began (SB_EV_KBEGIN): queued like its end,
+ * it takes its id and place once its thread's records pass its start, and
+ * the fast calls begun in it until its end hang under it. Its end
+ * (sb_fast_nest_kernel_call) then keeps that id and place. Without it a
+ * kernel call is placed at its end, and fast calls begun in it hang under the
+ * fast call open around it. -EINVAL: another process's call.
+ */
+int sb_fast_nest_kernel_begin(struct sb_fast_nest *n, const struct sb_kbegin_event *b);
+/* Place the queued kernel begins and calls that came before before. */
 int sb_fast_nest_settle(struct sb_fast_nest *n, int64_t before);
 
 /*

@@ -465,6 +465,11 @@ static int fast_intercept(void *state, struct sb_source_env *env, const void *da
 		/* A kernel-path call of a fast-path process (MPI, an older header): nested by time. */
 		p = size == sizeof(*call) ? proc_of(f, call->tgid) : NULL;
 		return p ? sb_fast_nest_kernel_call(p->nest, call) : 1;
+	case SB_EV_KBEGIN:
+		/* Only fast-path processes send them; one whose memory is gone has no use for it. */
+		p = size == sizeof(struct sb_kbegin_event) ?
+			proc_of(f, ((const struct sb_kbegin_event *)data)->tgid) : NULL;
+		return p ? sb_fast_nest_kernel_begin(p->nest, data) : 0;
 	case SB_EV_THREAD_EXIT:
 		p = size < sizeof(struct sb_thread_event) ? NULL :
 			proc_of(f, ((const struct sb_thread_event *)data)->tgid);
