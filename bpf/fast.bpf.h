@@ -223,19 +223,22 @@ static __noinline __u64 fast_slot_of(__u32 tid, __u64 hdr)
 }
 
 /*
- * The path hash of the regions open in a fast-path thread's slot, as
- * push_frame_on would have made it; 0 (outside every region) when the slot
- * is unknown or unreadable, or names a site the kernel has not read. A slot
- * that another thread owns now (tids are reused) is forgotten.
+ * path extended by the names of the fast-path frames [from, depth) open in
+ * the current thread's slot, as push_frame_on would have made it; *depth:
+ * the slot's depth. 0 (outside every region) when the slot is unknown or
+ * unreadable, or names a site the kernel has not read: then *depth is from.
+ * A slot that another thread owns now (tids are reused) is forgotten.
  */
-static __always_inline __u64 fast_path(__u32 tgid, __u32 tid, struct sb_proc *proc)
+static __noinline __u64 fast_extend(struct sb_proc *proc, __u32 tid, __u64 path, __u32 from,
+				    __u32 *depth)
 {
-	struct sb_site_key key = { .tgid = tgid, .gen = proc->gen };
-	__u64 slot = fast_slot_of(tid, proc->fast_hdr), path = SB_PATH_SEED, *h;
+	struct sb_site_key key = { .tgid = bpf_get_current_pid_tgid() >> 32, .gen = proc->gen };
+	__u64 slot = fast_slot_of(tid, proc->fast_hdr), *h;
 	struct { __u32 tid, depth; } head;
 	struct fast_stack *st;
-	__u32 zero = 0, depth, i;
+	__u32 zero = 0, n, i;
 
+	*depth = from;
 	st = bpf_map_lookup_elem(&fast_scratch, &zero);
 	if (!slot || !st || bpf_probe_read_user(&head, sizeof(head), (void *)slot))
 		return 0;
@@ -243,21 +246,33 @@ static __always_inline __u64 fast_path(__u32 tgid, __u32 tid, struct sb_proc *pr
 		bpf_map_delete_elem(&fast_slots, &tid);
 		return 0;
 	}
-	depth = head.depth;
-	if (!depth)
-		return 0;
-	if (depth > SB_FAST_STACK)
-		depth = SB_FAST_STACK;
+	n = head.depth < SB_FAST_STACK ? head.depth : SB_FAST_STACK;
+	if (n <= from) {
+		*depth = n;
+		return path;
+	}
 	if (bpf_probe_read_user(st->site, sizeof(st->site), (void *)(slot + SB_FAST_STACK_AT)))
 		return 0;
 	for (i = 0; i < SB_FAST_STACK; i++) {
-		if (i >= depth)
+		if (i >= n)
 			break;
+		if (i < from)
+			continue;
 		key.site = st->site[i];
 		h = bpf_map_lookup_elem(&sites, &key);
 		if (!h)
 			return 0;
 		path = (path ^ *h) * FNV_PRIME;
 	}
+	*depth = n;
 	return path;
+}
+
+/* The path hash of the regions open in a fast-path thread's slot; 0 outside every region. */
+static __always_inline __u64 fast_path(struct sb_proc *proc, __u32 tid)
+{
+	__u32 depth;
+	__u64 path = fast_extend(proc, tid, SB_PATH_SEED, 0, &depth);
+
+	return depth ? path : 0;
 }

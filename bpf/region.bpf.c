@@ -467,6 +467,26 @@ static __always_inline __u64 site_name_hash(__u32 tgid, struct sb_proc *proc, __
  * Open a call named h on the thread's stack: false when it is not recorded
  * (no thread slot, or beyond the stack: its end only unwinds the overflow).
  */
+static __noinline __u64 fast_extend(struct sb_proc *proc, __u32 tid, __u64 path, __u32 from,
+				    __u32 *depth);
+
+/*
+ * Frame f at depth d of a fast-path process's thread: its path among the
+ * marker calls open around it, as user space nests them (under the fast
+ * frames begun since its kernel parent), for the samples taken in it.
+ */
+static __always_inline void merged_path(struct sb_thread_state *th, struct sb_proc *proc, __u32 tid,
+					struct sb_frame *f, __u32 d)
+{
+	struct sb_frame *up = d ? &th->frames[(d - 1) & (SB_MAX_DEPTH - 1)] : NULL;
+	__u64 base = up ? up->mpath : SB_PATH_SEED, ext;
+	__u32 from = up ? up->fast_depth : 0, depth;
+
+	ext = fast_extend(proc, tid, base, from, &depth);
+	f->mpath = ((ext ? ext : base) ^ f->name_hash) * FNV_PRIME;
+	f->fast_depth = depth;
+}
+
 /* Frame d of a fast-path process's thread began: user space nests marker calls under it. */
 static __noinline void send_kbegin(struct sb_thread_state *th, __u32 tid, __u32 d)
 {
@@ -515,6 +535,12 @@ static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_
 	th->depth = d + 1;
 	if (ctr && n_counters)
 		ctr_push_frame(tid, d);
+	if (proc->fast) {
+		merged_path(th, proc, tid, f, d);
+	} else {
+		f->mpath = f->path_hash;
+		f->fast_depth = 0;
+	}
 	/* Last, so the time spent above is not charged to the region. */
 	f->start = bpf_ktime_get_ns();
 	if (proc->fast)
@@ -882,11 +908,27 @@ static __always_inline __u32 hold_current(__u32 tgid)
 #include "cuda.bpf.h"
 #include "cuda_host.bpf.h"
 
-static __always_inline __u64 innermost_path(struct sb_thread_state *th)
+/*
+ * The region path a sample or an off-CPU interval of the thread names: its
+ * innermost kernel frame's and, in a fast-path process, the marker calls
+ * begun since (or, without kernel frames, the marker calls alone).
+ */
+static __always_inline __u64 sample_path(struct sb_thread_state *th, struct sb_proc *proc,
+					 __u32 tid)
 {
-	__u32 d = th->depth;
+	__u32 d = th ? th->depth : 0, depth;
+	struct sb_frame *f;
+	__u64 path;
 
-	return d > 0 && d <= SB_MAX_DEPTH ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].path_hash : 0;
+	if (d > SB_MAX_DEPTH)
+		return 0;
+	if (!proc->fast)
+		return d ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].path_hash : 0;
+	if (!d)
+		return fast_path(proc, tid);
+	f = &th->frames[(d - 1) & (SB_MAX_DEPTH - 1)];
+	path = fast_extend(proc, tid, f->mpath, f->fast_depth, &depth);
+	return path ? path : f->mpath;
 }
 
 static __always_inline void add_offcpu(struct sb_thread_state *th, __u32 tgid, __u32 tid, __u64 ns)
@@ -996,9 +1038,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	th = bpf_map_lookup_elem(&threads, &tid);
 	key.tgid = tgid;
 	key.tid = tid;
-	key.path = th ? innermost_path(th) : 0;
-	if (!key.path && proc->fast)
-		key.path = fast_path(tgid, tid, proc);
+	key.path = sample_path(th, proc, tid);
 	key.ustack = take_stack(ctx, BPF_F_USER_STACK);
 	key.kstack = kernel_stacks ? take_stack(ctx, 0) : 0;
 	if (sum_sample(&key))
@@ -1079,9 +1119,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				/* prev is still current here: these are its stacks. */
 				th->off_ustack = take_stack(ctx, BPF_F_USER_STACK);
 				th->off_kstack = take_stack(ctx, 0);
-				th->off_path = innermost_path(th);
-				if (!th->off_path && proc->fast)
-					th->off_path = fast_path(prev_tgid, prev->pid, proc);
+				th->off_path = sample_path(th, proc, prev->pid);
 			}
 		}
 	}

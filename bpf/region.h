@@ -321,6 +321,14 @@ struct sb_frame {
 	__s64 call_id;
 	__u64 child_ns;
 	__u64 offcpu_ns;
+	/*
+	 * Fast-path processes: the path with the marker calls open around it
+	 * (as user space nests them), what samples inside it name, and how many
+	 * of the thread's fast-path frames were open when it began.
+	 */
+	__u64 mpath;
+	__u32 fast_depth;
+	__u32 pad;
 };
 
 /* Value of the threads map: one traced thread's open calls and CPU accounting. */

@@ -372,6 +372,73 @@ static void test_samples_in_short_fast_path_threads_keep_their_region(void **sta
 	}
 }
 
+/* The root region of path q, and whether region up is the parent of region name along it. */
+static const char *path_root(const struct sb_samples *s, int64_t q, const char *name,
+			     const char *up, bool *under)
+{
+	*under = true;
+	for (; s->paths[q].parent >= 0; q = s->paths[q].parent)
+		if (!strcmp(s->paths[q].name, name))
+			*under = !strcmp(s->paths[s->paths[q].parent].name, up);
+	return s->paths[q].name;
+}
+
+/*
+ * Samples in marker regions inside OpenMP bodies, and in the OpenMP regions
+ * around them, keep the whole path, markers and OpenMP calls as they nest:
+ * "outer;omp:parallel;omp:implicit_task;inner" on the thread that forks (on
+ * the fast path, issue 25, its OpenMP samples once lost "outer" and its
+ * "inner" samples the OpenMP calls).
+ */
+static void test_samples_in_parallel_bodies_keep_the_whole_path(void **state)
+{
+	const char *modes[] = { NULL, "--mode=kernel" };
+	const struct sb_timed_sample *t;
+	uint64_t in_inner, in_omp;
+	struct sb_profile p;
+	char out[300], path[512];
+	const char *root, *leaf;
+	size_t i, m;
+	bool under;
+
+	(void)state;
+	require_bpf();
+	for (m = 0; m < 2; m++) {
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "--sample=999", "-o",
+				 (char *)tmp_file("ompinner.h5", out, sizeof(out)), "--",
+				 (char *)app_path("omp_inner", path, sizeof(path)), "200", NULL, NULL };
+
+		if (modes[m]) {
+			memmove(&argv[3], &argv[2], 7 * sizeof(*argv));
+			argv[2] = (char *)modes[m];
+		}
+		assert_int_equal(run(argv), 0);
+		load_profile(out, &p);
+		in_inner = in_omp = 0;
+		for (i = 0; i < p.samples.n_timeline; i++) {
+			t = &p.samples.timeline[i];
+			if (t->path < 0)
+				continue;
+			leaf = p.samples.paths[t->path].name;
+			root = path_root(&p.samples, t->path, "inner", "omp:implicit_task", &under);
+			if (!under)
+				fail_msg("a sample's \"inner\" is not under omp:implicit_task");
+			in_inner += !strcmp(leaf, "inner");
+			/* omp:parallel runs only inside "outer". */
+			if (strstr(leaf, "omp:") || !strcmp(leaf, "inner")) {
+				if (strcmp(root, "outer") && strcmp(root, "omp:implicit_task"))
+					fail_msg("a sample in %s has the root %s", leaf, root);
+				in_omp += !strcmp(root, "outer");
+			}
+		}
+		print_message("%s: %" PRIu64 " samples in inner, %" PRIu64 " under outer\n",
+			      modes[m] ? modes[m] : "default", in_inner, in_omp);
+		assert_true(in_inner >= 40);	/* 2 threads x 60 ms of work at 999 Hz */
+		assert_true(in_omp >= 20);
+		sb_profile_free(&p);
+	}
+}
+
 /* Lines of f that contain text. */
 static size_t lines_with(const char *path, const char *text)
 {
@@ -428,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_the_timeline_holds_every_summed_sample_by_rank_then_time),
 		cmocka_unit_test(test_timed_samples_name_the_thread_that_took_them),
 		cmocka_unit_test(test_samples_in_short_fast_path_threads_keep_their_region),
+		cmocka_unit_test(test_samples_in_parallel_bodies_keep_the_whole_path),
 		cmocka_unit_test(test_perf_script_prints_each_timed_sample_of_a_recording),
 	};
 

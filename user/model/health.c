@@ -42,6 +42,11 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "offcpu_intervals_lost", "off-CPU intervals were lost", "off-CPU lost",
 	  "the ring buffer was half full and calls came first: the off-CPU time of those "
 	  "intervals is in no call's off-CPU share (the calls themselves are kept)" },
+	{ "fast_kernel_calls_guessed", "OpenMP, MPI or CUDA calls were nested by a guess",
+	  "nested by guess",
+	  "their begin came late or was lost, their kernel parent was unknown, or too many waited: "
+	  "each hangs under the call open at its start, and marker calls made inside it may sit "
+	  "beside it (its own time then counts theirs)" },
 	{ "threads_dropped", "events of new threads were dropped", "thread table full",
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",

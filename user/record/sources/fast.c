@@ -62,6 +62,7 @@ struct fast_state {
 	uint64_t refused;			/* memories that could not be adopted */
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
 	uint64_t invalid;			/* records not used: lapped, unnamed, back in time */
+	uint64_t guessed;			/* kernel calls nested by their start alone */
 	struct sb_source_env *env;
 };
 
@@ -669,6 +670,7 @@ static void fast_detach(void *state, struct sb_source_env *env)
 		env->fast_bad_sites += p->bad_site_calls;
 		p->invalid = p->unknown_sites + s.bad_time + p->closed.lost;
 		f->invalid += p->invalid;
+		f->guessed += s.kernel_early + s.kernel_orphans + s.kernel_begins_late;
 	}
 	/* lost_events counts calls: a call on the fast path is two records. */
 	env->fast_lost = (f->invalid + t->dropped + t->unread + 1) / 2;
@@ -752,6 +754,7 @@ static int fast_losses(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_int(prof, "fast_records_invalid", (int64_t)f->invalid);
 	ret |= sb_profile_set_int(prof, "fast_memories_refused", (int64_t)f->refused);
 	ret |= sb_profile_set_int(prof, "fast_memories_extra", (int64_t)f->extra);
+	ret |= sb_profile_set_int(prof, "fast_kernel_calls_guessed", (int64_t)f->guessed);
 	/* Not a loss: passes the standby made while the drainer's CPU stalled. */
 	ret |= sb_profile_set_int(prof, "fast_standby_passes",
 				  f->drainer_ready ? (int64_t)f->drainer.stood_in : 0);
