@@ -71,17 +71,13 @@ static void check_clean(const struct sb_profile *p)
 
 #ifdef SB_TEST_NVTX
 /*
- * What tests/apps/nvtx_ranges must leave. omp_nests: its ranges in a gcc
- * OpenMP team sit inside each thread's omp:implicit_task. The kernel path
- * nests them; the fast path does not yet nest any marker (a SCOPE_BPF_REGION
- * neither) inside libgomp's uprobe-traced regions, so there only where they
- * ran is checked.
+ * What tests/apps/nvtx_ranges must leave; its ranges in a gcc OpenMP team
+ * sit inside each thread's omp:implicit_task, on both paths.
  */
-static void check_nvtx(const struct sb_profile *p, bool omp_nests)
+static void check_nvtx(const struct sb_profile *p)
 {
 	const struct sb_pair *pair;
 	int64_t main_thread = p->events[must_pair(p, "outer", 0)->offset].thread;
-	uint64_t i;
 
 	/* Markers around NVTX ranges around markers. */
 	check_calls(p, "outer", 1, NULL);
@@ -101,14 +97,7 @@ static void check_nvtx(const struct sb_profile *p, bool omp_nests)
 	check_calls(p, "after", 1, NULL);
 	pair = check_calls(p, "worker_range", WORKER_CALLS, NULL);
 	assert_int_not_equal(p->events[pair->offset].thread, main_thread);
-	if (omp_nests) {
-		check_calls(p, "omp_body", OMP_THREADS, "omp:implicit_task");
-	} else {
-		pair = must_pair(p, "omp_body", 0);
-		assert_int_equal(pair->count, OMP_THREADS);
-		for (i = pair->offset + 1; i < pair->offset + pair->count; i++)
-			assert_int_not_equal(p->events[i].thread, p->events[i - 1].thread);
-	}
+	check_calls(p, "omp_body", OMP_THREADS, "omp:implicit_task");
 	check_clean(p);
 }
 
@@ -121,7 +110,7 @@ static void test_nvtx_ranges_are_regions(void **state)
 	require_bpf();
 	assert_int_equal(record_app(tmp_file("nvtx.h5", out, sizeof(out)), "nvtx_ranges", NULL), 0);
 	load_profile(out, &p);
-	check_nvtx(&p, !fast_mode());
+	check_nvtx(&p);
 	sb_profile_free(&p);
 }
 
@@ -145,7 +134,7 @@ static void test_nvtx_ranges_kernel_path(void **state)
 
 	(void)state;
 	record_nvtx_with("--mode=kernel", "nvtx_kernel.h5", &p);
-	check_nvtx(&p, true);
+	check_nvtx(&p);
 	sb_profile_free(&p);
 }
 
