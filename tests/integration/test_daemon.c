@@ -321,6 +321,42 @@ static void test_what_is_not_the_users_is_refused(void **state)
 	wait_status(suid_waiter);
 }
 
+/*
+ * -p of a shell of the user's that runs a marked program, then execs a setuid
+ * one: the first is recorded, the second let go at its exec, and said.
+ */
+static void test_setuid_exec_under_p_is_let_go(void **state)
+{
+	char out[400], pid_arg[16], ready[400], app[512], suid[512], script[2048], said[1 << 12];
+	char *shell[] = { "/bin/sh", "-c", script, NULL };
+	char *argv[] = { (char *)scope_bin(), "record", "-o",
+			 (char *)user_file("s.h5", out, sizeof(out)), "-p", pid_arg, NULL };
+	const struct sb_pair *tick;
+	struct sb_profile p;
+	pid_t sh;
+	int status;
+
+	(void)state;
+	require_bpf();
+	snprintf(script, sizeof(script), "%s 2 > %s; exec %s 1000",
+		 app_path("waiter", app, sizeof(app)), user_file("ready.txt", ready, sizeof(ready)),
+		 setuid_copy("count", suid, sizeof(suid)));
+	sh = spawn_user(shell, NULL, NULL);
+	if (!wait_for_text(ready, "ready"))
+		fail_msg("waiter never became ready");
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)sh);
+	status = run_user(argv);
+	assert_int_equal(wait_status(sh), 0);
+	assert_true(status == 0 || status == SB_EXIT_INCOMPLETE);
+	read_stderr(said, sizeof(said));
+	assert_non_null(strstr(said, "runs with rights other than yours"));
+	load_profile(out, &p);
+	assert_true(must_pair(&p, "iter", 0)->count > 100);
+	tick = find_pair(&p, "tick", 0);
+	assert_null(tick);
+	sb_profile_free(&p);
+}
+
 /* A message the daemon must refuse: it answers with a result or closes, never hangs. */
 static void send_hostile(const void *bytes, size_t len)
 {
@@ -578,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_command_status_reaches_the_client),
 		cmocka_unit_test(test_own_process_is_recorded_with_p),
 		cmocka_unit_test(test_what_is_not_the_users_is_refused),
+		cmocka_unit_test(test_setuid_exec_under_p_is_let_go),
 		cmocka_unit_test(test_hostile_clients_leave_the_daemon_serving),
 		cmocka_unit_test(test_killed_client_still_gets_its_file),
 		cmocka_unit_test(test_daemon_start_up_and_region_cost),
