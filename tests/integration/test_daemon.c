@@ -576,7 +576,7 @@ static void time_run(char *const argv[], bool as_user, const char *out, long n, 
 	sb_profile_free(&p);
 }
 
-#define TIMED_RUNS 5
+#define TIMED_RUNS 3
 #define TIMED_TICKS "20000"
 
 static void test_daemon_start_up_and_region_cost(void **state)
