@@ -13,8 +13,10 @@ PMPI_SRCS := mpi/pmpi.c mpi/state.c mpi/reexec.c mpi/abi.c mpi/wrappers.c \
 	mpi/wrappers_rma_io.c user/record/sources/mpi_names.c
 PMPI_HDRS := mpi/pmpi.h mpi/abi.h mpi/wrap.h user/record/sources/mpi_names.h bpf/region.h \
 	$(MARKER_HDRS)
+# initial-exec TLS: the library is loaded with the program (LD_PRELOAD), never by dlopen, so
+# its thread variables (the markers' ring view among them) need no __tls_get_addr per event.
 PMPI_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Impi -Ibpf -Iuser -fPIC \
-	-fvisibility=hidden
+	-fvisibility=hidden -ftls-model=initial-exec
 
 # $(call pmpi_lib,MPICC_FLAGS): the -I options of that MPI's wrapper, none of its link options.
 define pmpi_lib

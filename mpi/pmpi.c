@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scope_bpf.h"
 #include "pmpi.h"
 #include "record/sources/mpi_names.h"
 
@@ -42,16 +41,6 @@ __attribute__((constructor)) static void read_options(void)
 bool pmpi_all(void)
 {
 	return polling;
-}
-
-bool pmpi_traced(void)
-{
-#if SCOPE_BPF_ENABLED
-	return scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
-	       scope_bpf_impl_sem(&scope_bpf_fast_semaphore);
-#else
-	return false;
-#endif
 }
 
 struct sb_mpi_event pmpi_event(unsigned int op)

@@ -14,12 +14,21 @@
 #include <linux/types.h>
 
 #include "region.h"
+#include "scope_bpf.h"
 
 /* Set while this thread is in a wrapped call: MPI calls the library makes then are part of it. */
 extern __thread bool pmpi_inside __attribute__((tls_model("initial-exec")));
 
 /* Whether a tracer watches this library's markers: a load of two semaphores. */
-bool pmpi_traced(void);
+static inline bool pmpi_traced(void)
+{
+#if SCOPE_BPF_ENABLED
+	return scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
+	       scope_bpf_impl_sem(&scope_bpf_fast_semaphore);
+#else
+	return false;
+#endif
+}
 
 /* Whether a call now is a region: traced, and not made by the MPI library inside another. */
 static inline bool pmpi_on(void)
