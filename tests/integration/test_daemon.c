@@ -71,8 +71,10 @@ static int make_user(void)
 
 static int start_daemon(void)
 {
-	char policy[300], *dir;
-	char *argv[] = { bpfd, "--foreground", "--socket", sock_path, "--policy", policy, NULL };
+	char policy[300], tmp_env[300], *dir;
+	/* Its temporary folders in ours: a daemon killed whole leaves them, teardown does not. */
+	char *argv[] = { "/usr/bin/env", tmp_env, bpfd, "--foreground", "--socket", sock_path,
+			 "--policy", policy, NULL };
 	FILE *f;
 	int i, fd;
 
@@ -86,6 +88,7 @@ static int start_daemon(void)
 	fputs("# test_daemon's policy\nmax-recordings 4\nmax-duration 60\n", f);
 	fclose(f);
 	tmp_file("sock", sock_path, sizeof(sock_path));
+	snprintf(tmp_env, sizeof(tmp_env), "TMPDIR=%s", tmp_dir);
 	daemon_pid = spawn(argv, tmp_file("daemon.log", log_path, sizeof(log_path)), NULL);
 	for (i = 0; i < 500; i++) {
 		fd = connect_daemon();

@@ -6,10 +6,12 @@
  * which is still written. The worker's exit status is the client's.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
@@ -157,6 +159,43 @@ static int supervise(int sock, pid_t worker)
 	return status;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/*
+ * Whatever becomes of the recorder (killed, it cannot clean up), its spill and
+ * profile copy go with this folder: root's alone, so nothing in it is a user's link.
+ */
+static void remove_tmp(struct sb_request *req)
+{
+	if (req->tmp_dir)
+		nftw(req->tmp_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(req->tmp_dir);
+	req->tmp_dir = NULL;
+}
+
+static int make_tmp(const struct sb_bpfd *d, struct sb_request *req)
+{
+	if (asprintf(&req->tmp_dir, "%s/recording.XXXXXX", d->tmp_dir) < 0) {
+		req->tmp_dir = NULL;
+		return -ENOMEM;
+	}
+	if (!mkdtemp(req->tmp_dir)) {
+		free(req->tmp_dir);
+		req->tmp_dir = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
 static int run_worker(const struct sb_bpfd *d, struct sb_request *req, int sock,
 		      char *text, size_t size)
 {
@@ -170,19 +209,24 @@ static int run_worker(const struct sb_bpfd *d, struct sb_request *req, int sock,
 		snprintf(text, size, "scope-bpf record: the output file: %s", strerror(errno));
 		return 1;
 	}
+	if (make_tmp(d, req)) {
+		snprintf(text, size, "scope-bpfd: %s: cannot make a temporary folder", d->tmp_dir);
+		return 1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		snprintf(text, size, "scope-bpfd: fork: %s", strerror(errno));
 		return 1;
 	}
 	if (pid == 0)
-		sb_worker_run(d, req, sock);
+		sb_worker_run(req, sock);
 	sb_bpfd_log("uid %u: recording %s (session %d, recorder %d)", (unsigned)req->uid,
 		    req->o.all ? "system-wide" : req->o.cmd ? "a command" : "a process",
 		    (int)getpid(), (int)pid);
 	sb_bpfd_close_fds(req->fds, req->n_fds);
 	req->n_fds = 0;
 	status = supervise(sock, pid);
+	remove_tmp(req);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	snprintf(text, size, "scope-bpfd: the recorder was killed by signal %d; what it "
@@ -208,6 +252,7 @@ int sb_session_run(const struct sb_bpfd *d, int sock, const struct sb_peer *peer
 	}
 	answer(sock, status, text);
 	sb_bpfd_close_fds(req.fds, req.n_fds);
+	remove_tmp(&req);
 	record_opts_free(&req.o);
 	return 0;
 }

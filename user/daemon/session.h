@@ -10,7 +10,7 @@
 /* What every session inherits from the daemon. */
 struct sb_bpfd {
 	struct sb_policy policy;
-	char *tmp_dir;		/* root's private folder: the recorders' temporary files */
+	char *tmp_dir;		/* root's private folder: a folder in it per recording */
 };
 
 /* The request a session accepted, handed to its worker. */
@@ -21,6 +21,7 @@ struct sb_request {
 	int pidfd;		/* the checked target (-1 for -a) */
 	pid_t pid;		/* its pid */
 	uid_t uid;		/* the client's: what its recorder may follow */
+	char *tmp_dir;		/* this recording's own folder in the daemon's: its TMPDIR */
 };
 
 /* Serve the client on sock; returns this process's exit code. Messages go to stderr (the log). */
@@ -30,7 +31,7 @@ int sb_session_run(const struct sb_bpfd *d, int sock, const struct sb_peer *peer
  * In the forked worker: the client's stderr and output in place of ours, the
  * recorder run on the checked target. Never returns.
  */
-void sb_worker_run(const struct sb_bpfd *d, struct sb_request *req, int sock)
+void sb_worker_run(struct sb_request *req, int sock)
 	__attribute__((noreturn));
 
 /* "scope-bpfd: " and one line on stderr, the daemon's log. */

@@ -36,7 +36,7 @@ static int exec_done(void)
 	return p[0];
 }
 
-void sb_worker_run(const struct sb_bpfd *d, struct sb_request *req, int sock)
+void sb_worker_run(struct sb_request *req, int sock)
 {
 	struct sb_daemon_target t = { .pidfd = req->pidfd, .may_trace = req->uid ? sb_target_owned : NULL,
 				      .uid = req->uid };
@@ -54,7 +54,7 @@ void sb_worker_run(const struct sb_bpfd *d, struct sb_request *req, int sock)
 	signal(SIGHUP, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (setenv("TMPDIR", d->tmp_dir, 1))
+	if (setenv("TMPDIR", req->tmp_dir, 1))
 		_exit(1);
 	if (req->o.cmd) {
 		t.child.pid = req->pid;
