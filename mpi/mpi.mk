@@ -42,6 +42,7 @@ $(BUILD)/libscope_bpf_mpi_openmpi.so: $(PMPI_SRCS) $(PMPI_HDRS) $(BUILD)/libscop
 endif
 
 all: $(PMPI_LIBS)
+bench: $(PMPI_LIBS)
 
 install: install-pmpi
 .PHONY: install-pmpi

@@ -381,29 +381,46 @@ rm -f "$tmp/g.h5"
 # round trip), untraced, recorded with --no-mpi (the recorder there, MPI calls
 # not probed) and recorded; in the same processes, rank 0 times empty marked
 # regions, so an MPI call's cost is set against two marker events of the same
-# run. Fastest of all rounds per case, cases interleaved.
+# run. Both MPI paths (docs/MPI.md): the uprobes with markers through the
+# kernel (--mode=kernel --mpi=uprobes, against --mode=kernel --no-mpi), and
+# the PMPI library with markers on the fast path (--mpi=pmpi, against --no-mpi,
+# both in the default mode); for the PMPI path, rank 0 also times MPI_Allreduce
+# of one int over MPI_COMM_SELF, a traced call that waits for no peer, whose
+# cost the two busy-polling ranks of the ping-pong do not blur, and the same
+# call wrapped by nothing but two marker events (tests/bench/mpi_floor.c,
+# preloaded under --no-mpi): what any region around the call costs. Fastest of all
+# rounds per case, cases interleaved.
 # MPICH's launcher, as mpi_pingpong was built with MPICH's mpicc (apps.mk):
 # plain mpiexec may be Open MPI's once both are installed.
 mpiexec=$(command -v mpiexec.mpich || command -v mpiexec)
-declare -A pp mk
+declare -A pp mk sc
 if [ -n "$mpiexec" ] && [ -x "$bin/mpi_pingpong" ]; then
-	echo "(h) MPI ping-pong: $mpi_rounds rounds x 3 cases, $mpi_n round trips, $mpi_m regions"
+	echo "(h) MPI ping-pong: $mpi_rounds rounds x 6 cases, $mpi_n round trips, $mpi_m regions"
 	for ((r = 0; r < mpi_rounds; r++)); do
-		for c in none nompi sb; do
+		for c in none nompi sb fnompi pmpi floor; do
 			case $c in
 			none) cmd=() ;;
 			nompi) cmd=("$sb" record -q --mode=kernel --no-mpi -o "$tmp/h.h5" --) ;;
-			sb) cmd=("$sb" record -q --mode=kernel -o "$tmp/h.h5" --) ;;
+			sb) cmd=("$sb" record -q --mode=kernel --mpi=uprobes -o "$tmp/h.h5" --) ;;
+			fnompi) cmd=("$sb" record -q --no-mpi -o "$tmp/h.h5" --) ;;
+			pmpi) cmd=("$sb" record -q --mpi=pmpi -o "$tmp/h.h5" --) ;;
+			floor) cmd=("$sb" record -q --no-mpi -o "$tmp/h.h5" -- env \
+				"LD_PRELOAD=$(realpath "$bin/mpi_floor.so")") ;;
 			esac
 			out=$(runloop "${cmd[@]}" "$mpiexec" -n 2 "$bin/mpi_pingpong" "$mpi_n" \
 				"$mpi_m" 3) || exit 1
 			pp[$c]=$(min "${pp[$c]:-}" "$(field pp_ns "$out")")
 			mk[$c]=$(min "${mk[$c]:-}" "$(field mk_ns "$out")")
+			sc[$c]=$(min "${sc[$c]:-}" "$(field sc_ns "$out")")
 		done
 	done
 	rm -f "$tmp/h.h5"
 	mpi_call_ns=$(calc 0 "(${pp[sb]} - ${pp[nompi]}) / (4 * $mpi_n)")
 	region_ns=$(calc 0 "(${mk[sb]} - ${mk[none]}) / $mpi_m")
+	pmpi_pp_call_ns=$(calc 0 "(${pp[pmpi]} - ${pp[fnompi]}) / (4 * $mpi_n)")
+	pmpi_call_ns=$(calc 0 "(${sc[pmpi]} - ${sc[fnompi]}) / $mpi_m")
+	floor_ns=$(calc 0 "(${sc[floor]} - ${sc[fnompi]}) / $mpi_m")
+	fast_region_ns=$(calc 0 "(${mk[pmpi]} - ${mk[none]}) / $mpi_m")
 fi
 # (i) Counters (record -e): a traced region's cost with 1 and 4 software
 # counters read at every boundary, against the same recording without. The
@@ -719,7 +736,23 @@ if [ -n "${mpi_call_ns:-}" ]; then
 		"(recorded - recorded --no-mpi) / (4 calls x round trips)"
 	row "(h) traced region (2 marker events), ns" "$region_ns" "-" "same processes, rank 0"
 	row "(h) MPI call / 2 marker events" "$(calc 2 "$mpi_call_ns / $region_ns")" "<= 1" \
-		"$(verdict "$mpi_call_ns <= $region_ns")"
+		"$(verdict "$mpi_call_ns <= $region_ns"); --mpi=uprobes, --mode=kernel"
+	row "(h) PMPI: ping-pong round trip, us, untraced | traced" \
+		"$(calc 2 "${pp[none]} / $mpi_n / 1000") | $(calc 2 "${pp[pmpi]} / $mpi_n / 1000")" \
+		"<= 1.3 x" "$(verdict "${pp[pmpi]} <= 1.3 * ${pp[none]}"): traced / untraced \
+$(calc 2 "${pp[pmpi]} / ${pp[none]}") x"
+	row "(h) PMPI: traced MPI call, ns" "$pmpi_call_ns" "-" \
+		"MPI_Allreduce on MPI_COMM_SELF, rank 0: (--mpi=pmpi - --no-mpi) / calls"
+	row "(h) PMPI: traced MPI call in the ping-pong, ns" "$pmpi_pp_call_ns" "-" \
+		"(--mpi=pmpi - --no-mpi) / (4 calls x round trips)"
+	row "(h) PMPI: traced region (2 marker events), ns" "$fast_region_ns" "-" \
+		"same processes, rank 0, fast path"
+	row "(h) PMPI: MPI call / 2 marker events" "$(calc 2 "$pmpi_call_ns / $fast_region_ns")" \
+		"<= 1" "$(verdict "$pmpi_call_ns <= $fast_region_ns")"
+	row "(h) PMPI: 2 marker events around the call, ns" "$floor_ns" "-" \
+		"tests/bench/mpi_floor.c: one site, no name, no arguments read"
+	row "(h) PMPI: MPI call / 2 events around it" "$(calc 2 "$pmpi_call_ns / $floor_ns")" "-" \
+		"what the library's bookkeeping adds"
 else
 	row "(h) traced MPI call" "-" "-" "skipped: no mpiexec or no mpicc"
 fi

@@ -7,7 +7,8 @@
 # gen_profile writes the large profile that report and export are timed on;
 # many_sites has 80 probes for the detach timing; mpi_pingpong (built with
 # MPICH's $(MPICC), tests/apps/apps.mk, where MPI is installed) times traced
-# MPI calls against markers; cuda_handoff fires the CUPTI library's batch
+# MPI calls against markers, mpi_floor.so two marker events around one MPI
+# call from a preloaded library (mpi/mpi.mk adds the PMPI libraries); cuda_handoff fires the CUPTI library's batch
 # probe with full batches (records/s through the hand-off); switch_pingpong
 # times a context switch between two untraced threads on one CPU. All
 # go to $(BUILD)/bench and are built only for bench.
@@ -19,7 +20,7 @@ BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tr
 
 # The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
-BENCH_BINS += $(BUILD)/bench/mpi_pingpong
+BENCH_BINS += $(BUILD)/bench/mpi_pingpong $(BUILD)/bench/mpi_floor.so
 endif
 
 # waiter (tests/apps): the running process (m) attaches to.
@@ -29,6 +30,12 @@ $(BUILD)/bench/mpi_pingpong: tests/bench/mpi_pingpong.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(BENCH_CFLAGS) $< -o $@
+
+$(BUILD)/bench/mpi_floor.so: tests/bench/mpi_floor.c $(MARKER_HDRS) $(BUILD)/libscope_bpf_markers.a
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(BENCH_CFLAGS) -fPIC -shared -fvisibility=hidden -ftls-model=initial-exec $< \
+		$(BUILD)/libscope_bpf_markers.a -Wl,--exclude-libs,ALL -o $@
 
 $(BUILD)/bench/marker_loop: tests/bench/marker_loop.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)

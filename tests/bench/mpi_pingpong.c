@@ -5,9 +5,10 @@
  *
  * Rank 0 sends 8 bytes to rank 1, which sends them back, N times (4 MPI
  * calls per round trip, all on the critical path); then rank 0 alone runs M
- * empty marked regions (2 marker events each). Each loop runs REPS times
- * (default 3); rank 0 prints the fastest in wall-clock time:
- *	pp_ns=NS n=N mk_ns=NS m=M reps=REPS
+ * empty marked regions (2 marker events each), and M MPI_Allreduce of one int
+ * over MPI_COMM_SELF (a traced call that waits for no peer). Each loop runs
+ * REPS times (default 3); rank 0 prints the fastest in wall-clock time:
+ *	pp_ns=NS n=N mk_ns=NS m=M reps=REPS sc_ns=NS
  * Run untraced and under scope-bpf record, the differences are what a traced
  * MPI call and a traced region cost here and now (tools/bench.sh, (h)).
  */
@@ -54,6 +55,15 @@ static __attribute__((noinline)) void regions(long m)
 		}
 }
 
+static __attribute__((noinline)) void self_calls(long m)
+{
+	int one = 1, sum;
+	long i;
+
+	for (i = 0; i < m; i++)
+		MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+}
+
 static long long fastest(long long best, long long t)
 {
 	return best < 0 || t < best ? t : best;
@@ -63,7 +73,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000, m = argc > 2 ? atol(argv[2]) : 10000;
 	int reps = argc > 3 ? atoi(argv[3]) : 3, rank, size, r;
-	long long pp = -1, mk = -1, t;
+	long long pp = -1, mk = -1, sc = -1, t;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -82,10 +92,14 @@ int main(int argc, char **argv)
 			t = now_ns();
 			regions(m);
 			mk = fastest(mk, now_ns() - t);
+			t = now_ns();
+			self_calls(m);
+			sc = fastest(sc, now_ns() - t);
 		}
 	}
 	if (rank == 0)
-		printf("pp_ns=%lld n=%ld mk_ns=%lld m=%ld reps=%d\n", pp, n, mk, m, reps);
+		printf("pp_ns=%lld n=%ld mk_ns=%lld m=%ld reps=%d sc_ns=%lld\n", pp, n, mk, m, reps,
+		       sc);
 	MPI_Finalize();
 	return 0;
 }
