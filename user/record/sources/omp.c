@@ -201,11 +201,18 @@ static bool maps_libgomp(const struct sb_map *maps, size_t n)
 	return false;
 }
 
-/* Probe each executable file pid maps, through its root (other mount namespaces resolve). */
+/*
+ * Probe each executable file pid maps, through its root (other mount
+ * namespaces resolve). A file is known by what stat says of it, as
+ * attach_early knows it: on a 9p root (the kernel matrix's guests) the maps
+ * name another device and inode for the same file, and its probes were
+ * attached twice, every OpenMP region recorded inside itself.
+ */
 static int attach_mapped(struct omp *o, struct sb_source_env *env, pid_t pid,
 			 const struct sb_map *m, struct sb_error *err)
 {
 	char path[4200];
+	struct stat st;
 	int ret;
 
 	if (!m->exec || m->path[0] != '/' || sb_hashmap_get(&o->files, m->dev, m->inode))
@@ -214,6 +221,13 @@ static int attach_mapped(struct omp *o, struct sb_source_env *env, pid_t pid,
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	if (!stat(path, &st)) {
+		if (sb_hashmap_get(&o->files, st.st_dev, st.st_ino))
+			return 0;
+		ret = sb_hashmap_put(&o->files, st.st_dev, st.st_ino, 1);
+		if (ret)
+			return ret;
+	}
 	return attach_file(o, env, path, m->path, sb_omp_lib_name(m->path), err);
 }
 
