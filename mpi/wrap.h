@@ -13,7 +13,16 @@
  * int MPI_NAME(PARAMS): a region of op whose values READ sets in e; POST
  * runs after the call (ret: its result), region closed.
  */
+/*
+ * PMPI_X is a weak reference: in a process of the command without MPI (the
+ * launcher, a shell), run with LD_BIND_NOW, it binds to nothing instead of
+ * stopping the process; no such process calls it.
+ */
+#define PMPI_WEAK_STR(x) #x
+#define PMPI_WEAK(NAME) _Pragma(PMPI_WEAK_STR(weak PMPI_##NAME))
+
 #define WRAP(NAME, OP, PARAMS, ARGS, READ, POST)			\
+	PMPI_WEAK(NAME)							\
 	EXPORT int MPI_##NAME PARAMS					\
 	{								\
 		struct sb_mpi_event e = pmpi_event(OP);			\
@@ -31,6 +40,7 @@
 
 /* The polling calls: regions only under record --mpi=all. */
 #define WRAP_POLL(NAME, OP, PARAMS, ARGS, READ)				\
+	PMPI_WEAK(NAME)							\
 	EXPORT int MPI_##NAME PARAMS					\
 	{								\
 		struct sb_mpi_event e = pmpi_event(OP);			\

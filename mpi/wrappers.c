@@ -280,6 +280,10 @@ WRAP(Init_thread, SB_MPI_INIT_THREAD, (int *argc, char ***argv, int required, in
 WRAP(Finalize, SB_MPI_FINALIZE, (void), (), (e.bytes = 0, e.comm = PMPI_WORLD), NOTHING)
 
 /* What a process learns of its communicators: no region, the sizes the v collectives need. */
+PMPI_WEAK(Comm_rank)
+PMPI_WEAK(Comm_size)
+PMPI_WEAK(Wtime)
+
 EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
 	int ret = PMPI_Comm_rank(comm, rank);
