@@ -178,39 +178,6 @@ static __always_inline bool mpi_find_request(__u32 tgid, __u64 addr, __u32 abi, 
 	return same;
 }
 
-/* Where the requests of a wait differ, the wait's value is -1 (unknown). */
-static __always_inline __s64 mpi_same(__s64 a, __s64 b)
-{
-	return a == b ? a : -1;
-}
-
-/*
- * A wait is described by the calls that started its requests: bytes summed
- * where it completes them all (sum), else shared like the rest.
- */
-static __always_inline void mpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r,
-					    bool first, bool sum)
-{
-	if (first) {
-		e->bytes = r->bytes;
-		e->peer = r->peer;
-		e->root = r->root;
-		e->tag = r->tag;
-		e->comm = r->comm;
-		e->request = (__s32)r->op;
-		return;
-	}
-	if (!sum)
-		e->bytes = mpi_same(e->bytes, r->bytes);
-	else
-		e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
-	e->peer = mpi_same(e->peer, r->peer);
-	e->root = mpi_same(e->root, r->root);
-	e->tag = mpi_same(e->tag, r->tag);
-	e->comm = mpi_same(e->comm, r->comm);
-	e->request = mpi_same(e->request, (__s32)r->op);
-}
-
 /*
  * A wait on an array of requests: the first SB_MPI_WAITALL_MAX; unknown ones
  * (null, started before tracing) add nothing. More than that: bytes unknown.
@@ -232,7 +199,7 @@ __noinline int mpi_requests_into(__u64 base, __s32 n, __u64 tgid_abi, int take,
 			break;
 		if (!mpi_find_request(tgid, base + (__u64)i * mpi_handle_size(abi), abi, take, &r))
 			continue;
-		mpi_add_request(e, &r, first, take);
+		sb_mpi_add_request(e, &r, first, take);
 		first = false;
 	}
 	if (n > SB_MPI_WAITALL_MAX)
@@ -561,7 +528,7 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tg
 		switch (op) {
 		case SB_MPI_WAIT:
 			if (mpi_find_request(tgid, a[0], abi, true, &r))
-				mpi_add_request(e, &r, true, true);
+				sb_mpi_add_request(e, &r, true, true);
 			break;
 		case SB_MPI_WAITALL:
 			mpi_read_requests(a, abi, tgid, true, e);

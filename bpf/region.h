@@ -546,4 +546,39 @@ static inline __s64 sb_mpich_type_size(__u32 type)
 	return (type >> 8) & 0xff;
 }
 
+/* Where the requests of a wait differ, the wait's value is -1 (unknown). */
+static inline __attribute__((always_inline)) __s64 sb_mpi_same(__s64 a, __s64 b)
+{
+	return a == b ? a : -1;
+}
+
+/*
+ * A wait is described by the calls that started its requests (r, one of
+ * them): all of r's values for the first (first), then bytes summed where it
+ * completes them all (sum), else kept, like the rest, only where they agree.
+ * The kernel side (bpf/mpi.bpf.h) and the PMPI library (mpi/) both use it.
+ */
+static inline __attribute__((always_inline)) void
+sb_mpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r, int first, int sum)
+{
+	if (first) {
+		e->bytes = r->bytes;
+		e->peer = r->peer;
+		e->root = r->root;
+		e->tag = r->tag;
+		e->comm = r->comm;
+		e->request = (__s32)r->op;
+		return;
+	}
+	if (!sum)
+		e->bytes = sb_mpi_same(e->bytes, r->bytes);
+	else
+		e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
+	e->peer = (__s32)sb_mpi_same(e->peer, r->peer);
+	e->root = (__s32)sb_mpi_same(e->root, r->root);
+	e->tag = (__s32)sb_mpi_same(e->tag, r->tag);
+	e->comm = (__s32)sb_mpi_same(e->comm, r->comm);
+	e->request = (__s32)sb_mpi_same(e->request, (__s32)r->op);
+}
+
 #endif

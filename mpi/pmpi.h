@@ -59,9 +59,6 @@ bool pmpi_request_find(const void *addr, uint64_t handle, bool take, struct sb_m
 /* The request at addr completed (MPI_Waitany, MPI_Waitsome returned): forget it. */
 void pmpi_request_forget(const void *addr);
 
-/* A wait's values from the call that started one of its requests (bpf/mpi.bpf.h's rule). */
-void pmpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r, bool first, bool sum);
-
 /* What this process asked of comm (-1: not asked): its rank, or its size. */
 void pmpi_learned(int32_t comm, int32_t rank, int32_t size);
 /* false when the process never asked anything of comm (or comm is -1). */

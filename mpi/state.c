@@ -79,33 +79,6 @@ void pmpi_request_forget(const void *addr)
 	pthread_mutex_unlock(&requests_lock);
 }
 
-static int32_t same_or_unknown(int32_t a, int32_t b)
-{
-	return a == b ? a : -1;
-}
-
-void pmpi_add_request(struct sb_mpi_event *e, const struct sb_mpi_event *r, bool first, bool sum)
-{
-	if (first) {
-		e->bytes = r->bytes;
-		e->peer = r->peer;
-		e->root = r->root;
-		e->tag = r->tag;
-		e->comm = r->comm;
-		e->request = (int32_t)r->op;
-		return;
-	}
-	if (!sum)
-		e->bytes = e->bytes == r->bytes ? e->bytes : -1;
-	else
-		e->bytes = e->bytes < 0 || r->bytes < 0 ? -1 : e->bytes + r->bytes;
-	e->peer = same_or_unknown(e->peer, r->peer);
-	e->root = same_or_unknown(e->root, r->root);
-	e->tag = same_or_unknown(e->tag, r->tag);
-	e->comm = same_or_unknown(e->comm, r->comm);
-	e->request = same_or_unknown(e->request, (int32_t)r->op);
-}
-
 static struct comm_slot *comm_slot(int32_t comm)
 {
 	return &comms[mix((uint32_t)comm) & (COMM_SLOTS - 1)];

@@ -80,7 +80,7 @@ static void wait_requests(struct sb_mpi_event *e, int n, MPI_Request *requests, 
 	for (i = 0; i < n && i < PMPI_REQUESTS_MAX; i++) {
 		if (!pmpi_request_find(&requests[i], pmpi_handle(requests[i]), take, &r))
 			continue;
-		pmpi_add_request(e, &r, first, take);
+		sb_mpi_add_request(e, &r, first, take);
 		first = false;
 	}
 	if (n > PMPI_REQUESTS_MAX)
@@ -103,19 +103,21 @@ __attribute__((constructor)) static void check_mpi(void)
 	pmpi_check_mpi(PMPI_MINE_SYMBOL, PMPI_OTHER_SYMBOL, PMPI_MINE_FILE, PMPI_OTHER_FILE);
 }
 
+/* The sends of every mode: one signature, then the same with a request. */
+#define WRAP_SEND(NAME, OP)							\
+	WRAP(NAME, OP, (const void *buf, int count, MPI_Datatype type, int dest, int tag,	\
+	     MPI_Comm comm), (buf, count, type, dest, tag, comm),			\
+	     p2p(&e, count, type, dest, tag, comm), NOTHING)
+#define WRAP_ISEND(NAME, OP)							\
+	WRAP(NAME, OP, (const void *buf, int count, MPI_Datatype type, int dest, int tag,	\
+	     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),	\
+	     p2p(&e, count, type, dest, tag, comm), started(req, &e))
+
 /* Point-to-point. */
-WRAP(Send, SB_MPI_SEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm), (buf, count, type, dest, tag, comm),
-     p2p(&e, count, type, dest, tag, comm), NOTHING)
-WRAP(Ssend, SB_MPI_SSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm), (buf, count, type, dest, tag, comm),
-     p2p(&e, count, type, dest, tag, comm), NOTHING)
-WRAP(Bsend, SB_MPI_BSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm), (buf, count, type, dest, tag, comm),
-     p2p(&e, count, type, dest, tag, comm), NOTHING)
-WRAP(Rsend, SB_MPI_RSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm), (buf, count, type, dest, tag, comm),
-     p2p(&e, count, type, dest, tag, comm), NOTHING)
+WRAP_SEND(Send, SB_MPI_SEND)
+WRAP_SEND(Ssend, SB_MPI_SSEND)
+WRAP_SEND(Bsend, SB_MPI_BSEND)
+WRAP_SEND(Rsend, SB_MPI_RSEND)
 WRAP(Recv, SB_MPI_RECV, (void *buf, int count, MPI_Datatype type, int source, int tag,
      MPI_Comm comm, MPI_Status *status), (buf, count, type, source, tag, comm, status),
      p2p(&e, count, type, source, tag, comm), NOTHING)
@@ -127,18 +129,10 @@ WRAP(Sendrecv, SB_MPI_SENDRECV, (const void *sbuf, int scount, MPI_Datatype styp
 WRAP(Probe, SB_MPI_PROBE, (int source, int tag, MPI_Comm comm, MPI_Status *status),
      (source, tag, comm, status),
      (e.peer = source, e.tag = tag, e.comm = pmpi_comm(comm)), NOTHING)
-WRAP(Isend, SB_MPI_ISEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
-     p2p(&e, count, type, dest, tag, comm), started(req, &e))
-WRAP(Issend, SB_MPI_ISSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
-     p2p(&e, count, type, dest, tag, comm), started(req, &e))
-WRAP(Ibsend, SB_MPI_IBSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
-     p2p(&e, count, type, dest, tag, comm), started(req, &e))
-WRAP(Irsend, SB_MPI_IRSEND, (const void *buf, int count, MPI_Datatype type, int dest, int tag,
-     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),
-     p2p(&e, count, type, dest, tag, comm), started(req, &e))
+WRAP_ISEND(Isend, SB_MPI_ISEND)
+WRAP_ISEND(Issend, SB_MPI_ISSEND)
+WRAP_ISEND(Ibsend, SB_MPI_IBSEND)
+WRAP_ISEND(Irsend, SB_MPI_IRSEND)
 WRAP(Irecv, SB_MPI_IRECV, (void *buf, int count, MPI_Datatype type, int source, int tag,
      MPI_Comm comm, MPI_Request *req), (buf, count, type, source, tag, comm, req),
      p2p(&e, count, type, source, tag, comm), started(req, &e))
@@ -165,15 +159,15 @@ WRAP(Bcast, SB_MPI_BCAST, (void *buf, int count, MPI_Datatype type, int root, MP
 WRAP(Reduce, SB_MPI_REDUCE, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
      MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm),
      (e.bytes = bytes(count, type), e.root = root, e.comm = pmpi_comm(comm)), NOTHING)
-WRAP(Allreduce, SB_MPI_ALLREDUCE, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-     MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm),
-     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), NOTHING)
-WRAP(Scan, SB_MPI_SCAN, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-     MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm),
-     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), NOTHING)
-WRAP(Exscan, SB_MPI_EXSCAN, (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-     MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm),
-     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), NOTHING)
+/* MPI_Allreduce, MPI_Scan, MPI_Exscan: count x type over the communicator. */
+#define WRAP_REDUCTION(NAME, OP)						\
+	WRAP(NAME, OP, (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,	\
+	     MPI_Comm comm), (sbuf, rbuf, count, type, op, comm),			\
+	     (e.bytes = bytes(count, type), e.comm = pmpi_comm(comm)), NOTHING)
+
+WRAP_REDUCTION(Allreduce, SB_MPI_ALLREDUCE)
+WRAP_REDUCTION(Scan, SB_MPI_SCAN)
+WRAP_REDUCTION(Exscan, SB_MPI_EXSCAN)
 WRAP(Gather, SB_MPI_GATHER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
      int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
      (sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
@@ -184,16 +178,16 @@ WRAP(Scatter, SB_MPI_SCATTER, (const void *sbuf, int scount, MPI_Datatype stype,
      (sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
      (e.bytes = side(rbuf != MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
       e.comm = pmpi_comm(comm)), NOTHING)
-WRAP(Allgather, SB_MPI_ALLGATHER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-     int rcount, MPI_Datatype rtype, MPI_Comm comm),
-     (sbuf, scount, stype, rbuf, rcount, rtype, comm),
-     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
-      e.comm = pmpi_comm(comm)), NOTHING)
-WRAP(Alltoall, SB_MPI_ALLTOALL, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-     int rcount, MPI_Datatype rtype, MPI_Comm comm),
-     (sbuf, scount, stype, rbuf, rcount, rtype, comm),
-     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
-      e.comm = pmpi_comm(comm)), NOTHING)
+/* MPI_Allgather, MPI_Alltoall: the send side, the receive side in place. */
+#define WRAP_ALL_TO_ALL(NAME, OP)						\
+	WRAP(NAME, OP, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,	\
+	     int rcount, MPI_Datatype rtype, MPI_Comm comm),				\
+	     (sbuf, scount, stype, rbuf, rcount, rtype, comm),				\
+	     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),	\
+	      e.comm = pmpi_comm(comm)), NOTHING)
+
+WRAP_ALL_TO_ALL(Allgather, SB_MPI_ALLGATHER)
+WRAP_ALL_TO_ALL(Alltoall, SB_MPI_ALLTOALL)
 WRAP(Gatherv, SB_MPI_GATHERV, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
      const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm),
      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm),
