@@ -5,7 +5,7 @@
  * ranks, the fast path) and --mpi=uprobes: every call is in both, on the same
  * rank, under the same region name, tags and parent. An Open MPI job given
  * the MPICH library (as a wrong pick would) runs again with the right one
- * and is recorded the same.
+ * and is recorded the same. A rank whose LD_PRELOAD is cleared is told.
  */
 #include <libgen.h>
 #include <stdlib.h>
@@ -145,11 +145,29 @@ static void test_openmpi_same_tree_even_given_the_wrong_library(void **state)
 	assert_same_tree(wrong, uprobes);
 }
 
+/* Ranks started without LD_PRELOAD: record says their MPI calls go unrecorded. */
+static void test_rank_without_the_library_is_told(void **state)
+{
+	char out[300], app[512], err[4096];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--mpi=pmpi", "-o", out, "--",
+			 (char *)mpiexec_mpich(), "-n", "2", "env", "-u", "LD_PRELOAD",
+			 (char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
+
+	(void)state;
+	require_bpf();
+	tmp_file("cleared.h5", out, sizeof(out));
+	assert_int_equal(run(argv), 0);
+	read_stderr(err, sizeof(err));
+	if (!strstr(err, "without the PMPI library (was its LD_PRELOAD cleared?)"))
+		fail_msg("record did not say a rank lost the library: %s", err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mpich_same_tree),
 		cmocka_unit_test(test_openmpi_same_tree_even_given_the_wrong_library),
+		cmocka_unit_test(test_rank_without_the_library_is_told),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

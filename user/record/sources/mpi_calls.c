@@ -29,6 +29,7 @@ struct mpi_calls {
 	struct sb_source_env *env;	/* for attach_file */
 	int libraries;			/* MPI libraries probed */
 	bool installed_probed;		/* the installed libraries were looked at */
+	bool warned_unwrapped;		/* a process with MPI but not the PMPI library was told */
 };
 
 _Static_assert(SB_MPI_N_OPS <= SB_LIB_MAX_FUNCS, "every MPI function fits one probe list");
@@ -199,6 +200,49 @@ static int mpi_start(void *state, struct sb_source_env *env, struct sb_error *er
 }
 
 /* A new process image (or the first look at one): probe the MPI libraries it maps. */
+/*
+ * Under the PMPI path: whether process pid maps an MPI library (its path in
+ * mpi) without the PMPI library, which the loader maps first when it is
+ * preloaded. Its calls are then timed by nothing.
+ */
+static bool unwrapped(pid_t pid, char *mpi, size_t len)
+{
+	char path[64], line[4096], *file;
+	bool wrapped = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	mpi[0] = 0;
+	while (!wrapped && fgets(line, sizeof(line), f)) {
+		file = strchr(line, '/');
+		if (!file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		if (strstr(file, "/libscope_bpf_mpi_"))
+			wrapped = true;
+		else if (!mpi[0] && sb_mpi_lib_name(file))
+			snprintf(mpi, len, "%s", file);
+	}
+	fclose(f);
+	return !wrapped && mpi[0];
+}
+
+/* Say once that a process's MPI calls go unrecorded: its LD_PRELOAD lost the library. */
+static void check_wrapped(struct mpi_calls *m, pid_t pid)
+{
+	char mpi[4096];
+
+	if (!m->env->opts->mpi_pmpi || m->warned_unwrapped || !unwrapped(pid, mpi, sizeof(mpi)))
+		return;
+	m->warned_unwrapped = true;
+	fprintf(stderr, "scope-bpf: warning: process %d maps %s without the PMPI library (was "
+		"its LD_PRELOAD cleared?): its MPI calls are not recorded; --mpi=uprobes records "
+		"them\n", (int)pid, mpi);
+}
+
 static int mpi_process(void *state, struct sb_source_env *env, const struct sb_proc_change *ch,
 		       struct sb_error *err)
 {
@@ -209,6 +253,7 @@ static int mpi_process(void *state, struct sb_source_env *env, const struct sb_p
 		return 0;	/* the child has its parent's probes */
 	if (runs_launcher(ch->pid))
 		attach_installed(m);
+	check_wrapped(m, ch->pid);
 	return sb_lib_probes_scan(&m->probes, ch->pid, sb_mpi_lib_name, attach_file, m, err);
 }
 
