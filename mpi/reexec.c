@@ -89,8 +89,12 @@ void pmpi_check_mpi(const char *mine_symbol, const char *other_symbol, const cha
 	const char *old = getenv("LD_PRELOAD");
 	char *argv[ARGS_MAX];
 
-	if (!old || getenv(REEXEC_VAR) || dlsym(RTLD_DEFAULT, mine_symbol) ||
-	    !dlsym(RTLD_DEFAULT, other_symbol))
+	if (dlsym(RTLD_DEFAULT, mine_symbol)) {
+		/* Run again, rightly: the programs it starts are judged afresh. */
+		unsetenv(REEXEC_VAR);
+		return;
+	}
+	if (!old || getenv(REEXEC_VAR) || !dlsym(RTLD_DEFAULT, other_symbol))
 		return;
 	replace_entry(old, mine_file, sibling(other_file, other, sizeof(other)) ? other : NULL,
 		      preload, sizeof(preload));
