@@ -36,6 +36,23 @@ static int exec_done(void)
 	return p[0];
 }
 
+/*
+ * fd moved above the standard descriptors: the session's may be any of
+ * 0-2, and setting those up would then close or replace it (a pidfd turned
+ * into the output file reads as a process that exited).
+ */
+static int above_std(int fd)
+{
+	int moved;
+
+	if (fd < 0)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (moved < 0)
+		_exit(1);
+	return moved;
+}
+
 void sb_worker_run(struct sb_request *req, int sock)
 {
 	struct sb_daemon_target t = { .pidfd = req->pidfd, .may_trace = req->uid ? sb_target_owned : NULL,
@@ -46,6 +63,10 @@ void sb_worker_run(struct sb_request *req, int sock)
 	close(sock);
 	if (null < 0)
 		_exit(1);
+	t.pidfd = req->pidfd = above_std(req->pidfd);
+	req->fds[SB_BPFD_FD_OUTPUT] = above_std(req->fds[SB_BPFD_FD_OUTPUT]);
+	req->fds[SB_BPFD_FD_STDERR] = above_std(req->fds[SB_BPFD_FD_STDERR]);
+	null = above_std(null);
 	put_fd(null, STDIN_FILENO);
 	put_fd(req->fds[SB_BPFD_FD_OUTPUT], STDOUT_FILENO);
 	put_fd(req->fds[SB_BPFD_FD_STDERR], STDERR_FILENO);
