@@ -7,7 +7,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +37,8 @@ struct parser {
 	unsigned int line;
 };
 
-__attribute__((format(printf, 3, 4)))
-static int fail_line(struct parser *p, int code, const char *fmt, ...)
-{
-	char cause[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cause, sizeof(cause), fmt, ap);
-	va_end(ap);
-	return sb_fail(p->err, code, "%s:%u: %s", p->origin, p->line, cause);
-}
+/* The parser's line is bad: "origin:line: cause". */
+#define fail_line(p, code, ...) sb_fail_line((p)->err, code, (p)->origin, (p)->line, __VA_ARGS__)
 
 static char *trim(char *s)
 {

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,17 +28,8 @@ struct line {
 	unsigned seen;		/* bit per setting: each may be given once */
 };
 
-__attribute__((format(printf, 2, 3)))
-static int bad(struct line *l, const char *fmt, ...)
-{
-	char cause[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cause, sizeof(cause), fmt, ap);
-	va_end(ap);
-	return sb_fail(l->err, EINVAL, "%s:%u: %s", l->name, l->no, cause);
-}
+/* The policy's line l is bad: "file:line: cause". */
+#define bad(l, ...) sb_fail_line((l)->err, EINVAL, (l)->name, (l)->no, __VA_ARGS__)
 
 static int parse_count(struct line *l, unsigned *out)
 {

@@ -48,3 +48,15 @@ int sb_fail_at(struct sb_error *err, int code, const char *path, const char *fmt
 	va_end(ap);
 	return sb_fail(err, code, "%s: %s", path, cause);
 }
+
+int sb_fail_line(struct sb_error *err, int code, const char *file, unsigned int line,
+		 const char *fmt, ...)
+{
+	char cause[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cause, sizeof(cause), fmt, ap);
+	va_end(ap);
+	return sb_fail(err, code, "%s:%u: %s", file, line, cause);
+}

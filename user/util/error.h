@@ -29,4 +29,8 @@ const char *sb_strerror(int code);
 int sb_fail_at(struct sb_error *err, int code, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* "file:line: cause", for a bad line of a file a user or an admin wrote. */
+int sb_fail_line(struct sb_error *err, int code, const char *file, unsigned int line,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 #endif
