@@ -132,8 +132,7 @@ static struct annot_stack *stack(void)
 bool annot_traced(void)
 {
 #if SCOPE_BPF_ENABLED
-	return scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
-	       scope_bpf_impl_sem(&scope_bpf_fast_semaphore);
+	return scope_bpf_impl_traced(0);
 #else
 	return false;
 #endif

@@ -105,16 +105,13 @@ extern "C" {
  */
 static inline void scope_bpf_impl_begin(struct scope_bpf_site *site)
 {
-	if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
-			     scope_bpf_impl_sem(&scope_bpf_fast_semaphore), 0) &&
-	    !scope_bpf_impl_fast(site, 0))
+	if (__builtin_expect(scope_bpf_impl_traced(0), 0) && !scope_bpf_impl_fast(site, 0))
 		SCOPE_BPF_IMPL_PROBE(region_begin, site);
 }
 
 static inline void scope_bpf_impl_end(struct scope_bpf_site *site)
 {
-	if (__builtin_expect(scope_bpf_impl_sem(&scope_bpf_region_end_semaphore) |
-			     scope_bpf_impl_sem(&scope_bpf_fast_semaphore), 0) &&
+	if (__builtin_expect(scope_bpf_impl_traced(1), 0) &&
 	    !scope_bpf_impl_fast(site, SCOPE_BPF_IMPL_FAST_END))
 		SCOPE_BPF_IMPL_PROBE(region_end, site);
 }

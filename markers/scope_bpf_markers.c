@@ -211,8 +211,7 @@ static inline __attribute__((always_inline)) void fire_begin(const char *name, s
 {
 	struct scope_bpf_site *site;
 
-	if (__builtin_expect(!(scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
-			       scope_bpf_impl_sem(&scope_bpf_fast_semaphore)), 1))
+	if (__builtin_expect(!scope_bpf_impl_traced(0), 1))
 		return;
 	site = scope_bpf_impl_named_site(name, len);
 	if (site && !scope_bpf_impl_fast(site, 0))
@@ -223,8 +222,7 @@ static inline __attribute__((always_inline)) void fire_end(const char *name, siz
 {
 	struct scope_bpf_site *site;
 
-	if (__builtin_expect(!(scope_bpf_impl_sem(&scope_bpf_region_end_semaphore) |
-			       scope_bpf_impl_sem(&scope_bpf_fast_semaphore)), 1))
+	if (__builtin_expect(!scope_bpf_impl_traced(1), 1))
 		return;
 	site = scope_bpf_impl_named_site(name, len);
 	if (site && !scope_bpf_impl_fast(site, SCOPE_BPF_IMPL_FAST_END))

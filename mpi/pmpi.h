@@ -23,8 +23,7 @@ extern __thread bool pmpi_inside __attribute__((tls_model("initial-exec")));
 static inline bool pmpi_traced(void)
 {
 #if SCOPE_BPF_ENABLED
-	return scope_bpf_impl_sem(&scope_bpf_region_begin_semaphore) |
-	       scope_bpf_impl_sem(&scope_bpf_fast_semaphore);
+	return scope_bpf_impl_traced(0);
 #else
 	return false;
 #endif

@@ -80,6 +80,17 @@ struct scope_bpf_impl_fast_tls {
 extern unsigned short scope_bpf_fast_semaphore;
 __attribute__((weak, visibility("hidden"), section(".probes")))
 unsigned short scope_bpf_fast_semaphore;
+/*
+ * Whether a tracer wants begins (or ends: end set): a probe's, or the fast
+ * path's records. Untraced, a marker pays these two loads and one branch.
+ */
+static inline unsigned short scope_bpf_impl_traced(int end)
+{
+	return scope_bpf_impl_sem(end ? &scope_bpf_region_end_semaphore :
+				  &scope_bpf_region_begin_semaphore) |
+	       scope_bpf_impl_sem(&scope_bpf_fast_semaphore);
+}
+
 /* No slot: what a thread's view is until it has one (never written). */
 __attribute__((weak, visibility("hidden")))
 struct scope_bpf_impl_fast_view scope_bpf_impl_fast_blank;
