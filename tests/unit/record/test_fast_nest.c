@@ -684,6 +684,22 @@ static void threads_beyond_the_limit_are_counted(void **state)
 	assert_int_equal(stats(f->n).open_now, SB_FAST_NEST_MAX_THREADS);
 }
 
+/* A kernel call of a thread without room: its begin and its record are one call, counted once. */
+static void kernel_call_beyond_the_limit_is_counted_once(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t tid, late = SB_FAST_NEST_MAX_THREADS + 1;
+	struct sb_kbegin_event b = kbegin(late, 500, -1, 0, 120, NK1);
+	struct sb_call_event k = kcall(late, 500, -1, 0, 120, 200, NK1, 0);
+
+	for (tid = 1; tid < late; tid++)
+		assert_int_equal(sb_fast_nest_begin(f->n, tid, 1, NA, 1), 0);
+	assert_int_equal(sb_fast_nest_kernel_begin(f->n, &b), 0);
+	assert_int_equal(sb_fast_nest_kernel_call(f->n, &k), 0);
+	assert_int_equal(stats(f->n).threads_full, 1);
+	assert_int_equal(stats(f->n).kernel_begins, 0);
+}
+
 static void emit_failure_is_passed_on(void **state)
 {
 	struct fixture *f = *state;
@@ -850,6 +866,7 @@ int main(void)
 		T(records_earlier_than_their_thread_are_dropped),
 		T(many_threads_come_and_go),
 		T(threads_beyond_the_limit_are_counted),
+		T(kernel_call_beyond_the_limit_is_counted_once),
 		T(emit_failure_is_passed_on),
 		T(hostile_records_keep_the_books),
 		cmocka_unit_test(pairs_cost),

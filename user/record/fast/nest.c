@@ -728,6 +728,7 @@ int sb_fast_nest_kernel_call(struct sb_fast_nest *n, const struct sb_call_event 
 
 int sb_fast_nest_kernel_begin(struct sb_fast_nest *n, const struct sb_kbegin_event *b)
 {
+	uint64_t full = n->st.threads_full;
 	struct thread *th;
 	struct kstate *k;
 	uint32_t i;
@@ -740,8 +741,11 @@ int sb_fast_nest_kernel_begin(struct sb_fast_nest *n, const struct sb_kbegin_eve
 		return 0;
 	}
 	th = thread_get(n, b->tid, &err);
-	if (!th)
+	if (!th) {
+		/* No room for the thread: its call is counted when its record comes. */
+		n->st.threads_full = full;
 		return err;
+	}
 	k = kernel_room(n, th, true, &err);
 	if (!k)
 		return err;

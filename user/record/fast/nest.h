@@ -14,8 +14,13 @@
 
 #include "region.h"
 
-/* Threads followed at once per process; records of more are counted, not nested. */
-#define SB_FAST_NEST_MAX_THREADS SB_MAX_THREADS
+/*
+ * Threads followed at once per process; records of more are counted, not
+ * nested. Room for every thread the kernel's table keeps (its kernel calls)
+ * and every fast-path slot's thread (its marker calls), which need not be the
+ * same threads: the nesting never drops a call the kernel kept.
+ */
+#define SB_FAST_NEST_MAX_THREADS (SB_MAX_THREADS + SB_FAST_SLOTS)
 /* Off-CPU intervals a thread may have ahead of its records; more are merged (counted). */
 #define SB_FAST_NEST_MAX_GAPS 256
 /*
