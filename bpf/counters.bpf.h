@@ -5,7 +5,8 @@
  * not the CPU's: exact across migrations and other tasks), puts them in
  * ctr_events and the thread's slot in ctr_threads. Every frame push reads the
  * thread's counters, every pop reads them again: the call's inclusive deltas,
- * and exclusive ones less what its direct children counted.
+ * and exclusive ones less what its direct children counted. record --memory
+ * adds slots that read the task's resident size and page faults instead.
  *
  * A sleepable program may not use a perf-event array, not even as the inner
  * map of an array of maps (refused since 6.18.44): only the marker programs'
@@ -24,6 +25,17 @@ const volatile __u32 n_counters = 0;
 const volatile __u32 ctr_timed = 0;
 /* Set when a reading ran for less time than it was enabled: the values are scaled. */
 volatile __u32 ctr_multiplexed = 0;
+/*
+ * record --memory: bit k = slot k is a memory value of the task (ctr_mem_what[k],
+ * enum sb_mem_value), read from the kernel's structures, not a perf event.
+ * 0 = none: the push and pop read nothing more than the events.
+ */
+const volatile __u32 ctr_mem = 0;
+const volatile __u8 ctr_mem_what[SB_CTR_MAX] = {};
+/* Bit k: slot k counts how far its value fell over the call (the RSS released), not rose. */
+const volatile __u32 ctr_falling = 0;
+/* Bytes per page: resident sizes are kept in pages. */
+const volatile __u64 mem_page_size = 4096;
 
 /* Index slot * SB_CTR_MAX + event: the threads' counting events. */
 struct ctr_event_array {
@@ -69,6 +81,59 @@ static __always_inline bool ctr_read(void *events, __u32 slot, __u32 k, __u64 *v
 	return true;
 }
 
+/* mm->rss_stat before 6.2: atomic counters; since, percpu_counter[NR_MM_COUNTERS]. */
+struct mm_rss_stat___pre62 {
+	atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+
+struct mm_struct___pre62 {
+	struct mm_rss_stat___pre62 rss_stat;
+} __attribute__((preserve_access_index));
+
+/*
+ * Pages of mm's counter i (MM_FILEPAGES 0, MM_ANONPAGES 1, MM_SHMEMPAGES 3, the
+ * same since 4.5), what /proc/PID/status shows: since 6.2 the shared count
+ * without the CPUs' pending batches, before it without the threads' caches.
+ */
+#define MM_PAGES(mm, i)								\
+	(bpf_core_field_exists(((struct mm_struct___pre62 *)(mm))->rss_stat) ?	\
+	 BPF_CORE_READ((struct mm_struct___pre62 *)(mm), rss_stat.count[i].counter) :	\
+	 BPF_CORE_READ((mm), rss_stat[i].count))
+
+/* The task's memory values now, by enum sb_mem_value. */
+static __always_inline void mem_read(__u64 *val)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct mm_struct *mm = BPF_CORE_READ(t, mm);
+	__s64 rss = 0;
+	__u64 high = 0;
+
+	if (mm) {
+		rss = MM_PAGES(mm, 0) + MM_PAGES(mm, 1) + MM_PAGES(mm, 3);
+		rss = rss > 0 ? rss : 0;
+		high = BPF_CORE_READ(mm, hiwater_rss);
+	}
+	/* The high-water mark is raised only as pages go: the peak is the larger one. */
+	if (high < (__u64)rss)
+		high = (__u64)rss;
+	val[SB_MEM_RSS] = (__u64)rss * mem_page_size;
+	val[SB_MEM_PEAK] = high * mem_page_size;
+	val[SB_MEM_FAULTS] = BPF_CORE_READ(t, min_flt) + BPF_CORE_READ(t, maj_flt);
+}
+
+/* Slot k's reading: a memory value of mem, or event k of the thread's slot. */
+static __always_inline bool ctr_value(__u32 slot, __u32 k, const __u64 *mem, __u64 *v)
+{
+	__u32 what;
+
+	if (ctr_mem & (1 << k)) {
+		what = ctr_mem_what[k & (SB_CTR_MAX - 1)];
+		*v = mem[what < SB_MEM_VALUES ? what : 0];
+		return true;
+	}
+	return ctr_read(&ctr_events, slot, k, v);
+}
+
 /*
  * Frame d was pushed: its entry readings, last so the push's own work is not
  * counted. A global function, verified once: inlined, its loop would be
@@ -77,16 +142,18 @@ static __always_inline bool ctr_read(void *events, __u32 slot, __u32 k, __u64 *v
 __noinline int ctr_push_frame(__u32 tid, __u32 d)
 {
 	struct sb_ctr_thread *ct = bpf_map_lookup_elem(&ctr_threads, &tid);
+	__u64 v, mem[SB_MEM_VALUES] = {};
 	__u8 known = 0;
-	__u64 v;
 	__u32 k;
 
 	if (!ct)
 		return 0;
+	if (ctr_mem)
+		mem_read(mem);
 	d &= SB_MAX_DEPTH - 1;
 	for (k = 0; k < SB_CTR_MAX; k++) {
 		ct->child[d][k] = 0;
-		if (k < n_counters && ctr_read(&ctr_events, ct->slot, k, &v)) {
+		if (k < n_counters && ctr_value(ct->slot, k, mem, &v)) {
 			ct->start[d][k] = v;
 			known |= 1 << k;
 		}
@@ -103,19 +170,24 @@ __noinline int ctr_push_frame(__u32 tid, __u32 d)
 __noinline int ctr_pop_frame(__u32 tid, __u32 d)
 {
 	struct sb_ctr_thread *ct = bpf_map_lookup_elem(&ctr_threads, &tid);
-	__u64 v, delta;
+	__u64 v, delta, mem[SB_MEM_VALUES] = {};
 	__u32 k;
 
 	if (!ct)
 		return 0;
+	if (ctr_mem)
+		mem_read(mem);
 	d &= SB_MAX_DEPTH - 1;
 	for (k = 0; k < SB_CTR_MAX; k++) {
 		ct->last_incl[k] = SB_CTR_UNKNOWN;
 		ct->last_excl[k] = SB_CTR_UNKNOWN;
 		if (k >= n_counters || !(ct->known[d] & (1 << k)) ||
-		    !ctr_read(&ctr_events, ct->slot, k, &v))
+		    !ctr_value(ct->slot, k, mem, &v))
 			continue;
-		delta = sb_ctr_delta(ct->start[d][k], v);
+		if (ctr_falling & (1 << k))
+			delta = sb_ctr_delta(v, ct->start[d][k]);
+		else
+			delta = sb_ctr_delta(ct->start[d][k], v);
 		ct->last_incl[k] = delta;
 		ct->last_excl[k] = sb_ctr_exclusive(delta, ct->child[d][k]);
 		if (d > 0)

@@ -172,6 +172,20 @@ static inline __u64 sb_ctr_exclusive(__u64 inclusive, __u64 children)
 	return inclusive > children ? inclusive - children : 0;
 }
 
+/*
+ * record --memory: counter slots that hold a value of the task read in the
+ * kernel (no perf event) at every region entry and exit. Which value a slot
+ * reads: the process's resident bytes (mm's file, anon and shmem pages), its
+ * peak resident bytes so far (max of mm's high-water mark and the resident
+ * bytes), and the thread's page faults (minor and major).
+ */
+enum sb_mem_value {
+	SB_MEM_RSS,
+	SB_MEM_PEAK,
+	SB_MEM_FAULTS,
+	SB_MEM_VALUES,
+};
+
 /* A call record when counters are on: the deltas follow the call. */
 struct sb_call_ctr_event {
 	struct sb_call_event call;

@@ -11,6 +11,7 @@
 #include "analysis/filter.h"
 #include "cmd/record_opts.h"
 #include "cmd/suggest.h"
+#include "model/memory.h"
 #include "record/annot_env.h"
 #include "region.h"
 
@@ -77,6 +78,10 @@ void record_usage(FILE *f)
 		"  -e, --events LIST      count these events per region call and thread, e.g.\n"
 		"                         page-faults,context-switches (docs/COUNTERS.md)\n"
 		"  -g, --group GROUP      count the events of this LIKWID group (FLOPS_DP, MEM, ...)\n"
+		"      --memory           memory per region call: resident bytes gained and\n"
+		"                         given back, growth of the peak, page faults; read in\n"
+		"                         the kernel at each region boundary, like -e (four of\n"
+		"                         its eight slots; report --memory, docs/COUNTERS.md)\n"
 		"      --daemon           record through scope-bpfd, the node daemon (the default\n"
 		"                         when not root and it listens: docs/CLUSTERS.md)\n"
 		"      --no-daemon        never through scope-bpfd\n"
@@ -223,7 +228,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
-       OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS };
+       OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS, OPT_MEMORY };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -248,6 +253,33 @@ static int load_group(struct record_opts *o, const char *name, struct sb_error *
 	return 0;
 }
 
+/*
+ * --memory: its values after -e's events. Not with -g: the group's LIKWID
+ * layout and metrics are made of its own events only.
+ */
+static int add_memory(struct record_opts *o, struct sb_error *err)
+{
+	struct sb_counter_event ev = { .memory = true };
+	unsigned int i;
+	int ret;
+
+	if (o->group)
+		return sb_fail(err, EINVAL, "--memory: not with -g (a LIKWID group's results hold "
+			       "its own events only); give the events with -e instead");
+	for (i = 0; i < SB_MEMORY_SLOTS; i++) {
+		snprintf(ev.name, sizeof(ev.name), "%s", sb_memory_def(i)->name);
+		ev.config = i;
+		ret = sb_counter_set_add(&o->counters, &ev, err);
+		if (ret == -E2BIG)
+			return sb_fail(err, E2BIG, "--memory: its %d values and -e's %u events are "
+				       "more than %d", SB_MEMORY_SLOTS,
+				       o->counters.n - i, SB_MAX_COUNTERS);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Before anything is recorded: an event this machine cannot count is a usage error. */
 static int check_counters(const struct record_opts *o, struct sb_error *err)
 {
@@ -255,6 +287,8 @@ static int check_counters(const struct record_opts *o, struct sb_error *err)
 	int ret;
 
 	for (i = 0; i < o->counters.n; i++) {
+		if (o->counters.ev[i].memory)
+			continue;
 		ret = sb_counter_event_check(&o->counters.ev[i], err);
 		if (ret)
 			return ret;
@@ -410,6 +444,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "mpi", optional_argument, NULL, 'I' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "group", required_argument, NULL, 'g' },
+		{ "memory", no_argument, NULL, OPT_MEMORY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -512,6 +547,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		case 'g':
 			group = optarg;
 			break;
+		case OPT_MEMORY:
+			o->memory = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -578,10 +616,15 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		if (ret)
 			return ret;
 	}
+	if (o->memory) {
+		ret = add_memory(o, err);
+		if (ret)
+			return ret;
+	}
 	if (o->mode == SB_MODE_FAST && o->counters.n)
 		return sb_fail(err, EINVAL, "--mode=fast: counters (%s) are read at each region "
 			       "boundary, which only the kernel path sees; use --mode=auto or kernel",
-			       group ? "-g" : "-e");
+			       o->memory ? "--memory" : group ? "-g" : "-e");
 	return check_counters(o, err);
 }
 

@@ -68,6 +68,7 @@ struct record_opts {
 	/* -e, or -g's events: counted per thread, read at every region boundary (docs/COUNTERS.md) */
 	struct sb_counter_set counters;
 	struct sb_likwid_group *group;	/* -g: the LIKWID group loaded; record_opts_free() frees it */
+	bool memory;		/* --memory: model/memory.h's values appended to counters */
 	bool quiet;
 	bool verbose;
 	bool help;

@@ -20,6 +20,11 @@ struct sb_counter_event {
 	uint32_t type;			/* perf_event_attr.type */
 	uint64_t config, config1, config2;
 	bool hardware;			/* needs a hardware PMU (not a software event) */
+	/*
+	 * record --memory: no perf event but a value the kernel side reads from
+	 * the task, config its model/memory.h slot; nothing to open or check.
+	 */
+	bool memory;
 };
 
 struct sb_counter_set {

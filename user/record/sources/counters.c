@@ -7,6 +7,7 @@
  * or context switch, bpf/counters.bpf.h) and opened then: calls it began
  * before have unknown counts. The kernel side reads the events at every frame
  * push and pop and puts the deltas in the call records (docs/COUNTERS.md).
+ * record --memory's slots open nothing: the kernel side reads the task.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "model/memory.h"
 #include "record/sources/counters.h"
 #include "record/sources/sources.h"
 #include "region.skel.h"
@@ -44,6 +46,28 @@ static bool counters_wanted(const struct record_opts *o)
 	return o->counters.n > 0;
 }
 
+/* record --memory's slots: which of the task's values each reads (bpf/counters.bpf.h). */
+static void configure_memory(const struct sb_counter_set *set, struct region_bpf *skel)
+{
+	static const uint8_t value[SB_MEMORY_SLOTS] = {
+		[SB_MEMORY_RSS_GROWTH] = SB_MEM_RSS, [SB_MEMORY_RSS_RELEASE] = SB_MEM_RSS,
+		[SB_MEMORY_PEAK_GROWTH] = SB_MEM_PEAK, [SB_MEMORY_FAULTS] = SB_MEM_FAULTS,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int k;
+
+	for (k = 0; k < set->n; k++) {
+		if (!set->ev[k].memory || set->ev[k].config >= SB_MEMORY_SLOTS)
+			continue;
+		skel->rodata->ctr_mem |= 1u << k;
+		skel->rodata->ctr_mem_what[k] = value[set->ev[k].config];
+		if (set->ev[k].config == SB_MEMORY_RSS_RELEASE)
+			skel->rodata->ctr_falling |= 1u << k;
+	}
+	if (page > 0)
+		skel->rodata->mem_page_size = (uint64_t)page;
+}
+
 static int counters_configure(void *state, struct sb_source_env *env)
 {
 	struct region_bpf *skel = env->skel;
@@ -66,6 +90,7 @@ static int counters_configure(void *state, struct sb_source_env *env)
 	for (k = 0; k < c->set->n; k++)
 		if (c->set->ev[k].hardware)
 			env->skel->rodata->ctr_timed |= 1u << k;
+	configure_memory(c->set, skel);
 	return bpf_map__set_max_entries(env->skel->maps.ctr_threads, SB_CTR_MAX_THREADS);
 }
 
@@ -129,11 +154,11 @@ static int open_thread(struct counters *c, struct sb_source_env *env, uint32_t t
 {
 	struct sb_ctr_thread blank = { 0 };
 	uint64_t *known = sb_hashmap_get(&c->slot_of, tid, 0);
-	uint32_t key = tid, idx;
+	uint32_t key = tid, idx = 0;
 	unsigned int k;
 	int64_t slot;
 	bool gone;
-	int fd;
+	int fd = -1;
 
 	if (known && *known)
 		return 0;
@@ -143,6 +168,8 @@ static int open_thread(struct counters *c, struct sb_source_env *env, uint32_t t
 		return 0;
 	}
 	for (k = 0; k < c->set->n; k++) {
+		if (c->set->ev[k].memory)
+			continue;
 		fd = open_event(&c->set->ev[k], (pid_t)tid);
 		idx = (uint32_t)slot * SB_CTR_MAX + k;
 		if (fd < 0 ||
