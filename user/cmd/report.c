@@ -22,6 +22,7 @@
 #include "render/series_report.h"
 #include "render/report.h"
 #include "render/counters_report.h"
+#include "render/memory_report.h"
 #include "render/samples_report.h"
 #include "analysis/samples_report.h"
 #include "analysis/frame_names.h"
@@ -29,7 +30,7 @@
 /* Long-only options get values past any character. */
 enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
        OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE, OPT_WIDE, OPT_MPI_DETAIL,
-       OPT_PER_RANK, OPT_DURATIONS };
+       OPT_PER_RANK, OPT_DURATIONS, OPT_MEMORY };
 
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "mpi", no_argument, NULL, OPT_MPI },
 	{ "mpi-detail", no_argument, NULL, OPT_MPI_DETAIL },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
+	{ "memory", no_argument, NULL, OPT_MEMORY },
 	{ "gpu", no_argument, NULL, OPT_GPU },
 	{ "per-rank", optional_argument, NULL, OPT_PER_RANK },
 	{ "durations", no_argument, NULL, OPT_DURATIONS },
@@ -93,6 +95,9 @@ static void usage(FILE *f)
 	      "                      (MPI calls per function, --mpi-detail: per call region)\n"
 	      "                      the calls' totals and own counts, IPC and miss ratios\n"
 	      "                      when their events were counted (docs/COUNTERS.md)\n"
+	      "      --memory        the memory recorded with record --memory instead: per\n"
+	      "                      region the calls' resident size gained and given back\n"
+	      "                      (MiB), the peak's growth and the page faults\n"
 	      "      --gpu           the GPU work recorded with record --cuda instead: per\n"
 	      "                      kernel (demangled), copy direction and memset its\n"
 	      "                      calls, total, avg, min and max GPU time, and the\n"
@@ -125,7 +130,7 @@ static void usage(FILE *f)
 	      "Exit status: 0; 1 when the output cannot be written or memory runs out; 2 on\n"
 	      "a usage error, an unreadable profile, or a view of data the profile has\n"
 	      "none of (--samples without samples, --mpi without MPI calls, --gpu without\n"
-	      "CUDA activity, --counters without counters): nothing is written then.\n",
+	      "CUDA activity, --counters or --memory without them): nothing is written then.\n",
 	      f);
 }
 
@@ -230,6 +235,9 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case OPT_COUNTERS:
 		o->counters = true;
 		return 0;
+	case OPT_MEMORY:
+		o->memory = true;
+		return 0;
 	case OPT_GPU:
 		o->gpu = true;
 		return 0;
@@ -267,7 +275,7 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 static const char *other_view(const struct report_opts *o)
 {
 	return o->html ? "--html (the page shows it)" : o->samples ? "--samples" : o->mpi ? "--mpi" :
-	       o->counters ? "--counters" : o->gpu ? "--gpu" :
+	       o->counters ? "--counters" : o->memory ? "--memory" : o->gpu ? "--gpu" :
 	       o->per_rank && o->durations ? "--durations" : NULL;
 }
 
@@ -297,10 +305,14 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 	if (o->counters && (o->html || o->samples || o->mpi))
 		return sb_fail(err, EINVAL, "--counters: not available with %s",
 			       o->html ? "--html" : o->samples ? "--samples" : "--mpi");
-	if (o->gpu && (o->html || o->samples || o->mpi || o->counters))
-		return sb_fail(err, EINVAL, "--gpu: not available with %s",
+	if (o->memory && (o->html || o->samples || o->mpi || o->counters))
+		return sb_fail(err, EINVAL, "--memory: not available with %s",
 			       o->html ? "--html" : o->samples ? "--samples" :
 			       o->mpi ? "--mpi" : "--counters");
+	if (o->gpu && (o->html || o->samples || o->mpi || o->counters || o->memory))
+		return sb_fail(err, EINVAL, "--gpu: not available with %s",
+			       o->html ? "--html" : o->samples ? "--samples" :
+			       o->mpi ? "--mpi" : o->counters ? "--counters" : "--memory");
 	if ((o->peak_gflops > 0 || o->peak_gbs > 0) && !o->html)
 		return sb_fail(err, EINVAL, "--%s: only for the roofline of --html",
 			       o->peak_gflops > 0 ? "peak-gflops" : "peak-gbs");
@@ -440,7 +452,8 @@ static int report_lean(const struct report_opts *o)
 	int r;
 
 	/* A filter needs the events in memory: it moves and drops them. */
-	if (o->samples || o->html || o->mpi || o->counters || o->gpu || o->per_rank || o->durations ||
+	if (o->samples || o->html || o->mpi || o->counters || o->memory || o->gpu || o->per_rank ||
+	    o->durations ||
 	    sb_filter_active(&o->filter) ||
 	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
@@ -521,7 +534,7 @@ static int report_gpu(const struct report_opts *o, const struct sb_profile *p)
 	return sb_output_close(&out, r, "report");
 }
 
-/* The counters of p per region to o->output or stdout; the exit status. */
+/* The counters (--memory: the memory values) of p per region to o->output or stdout; the exit status. */
 static int report_counters(const struct report_opts *o, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
@@ -541,7 +554,7 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 		sb_counter_report_free(&c);
 		return 1;
 	}
-	r = sb_counter_report_render(out.f, &c, o);
+	r = o->memory ? sb_memory_report_render(out.f, &c, o) : sb_counter_report_render(out.f, &c, o);
 	sb_counter_report_free(&c);
 	return sb_output_close(&out, r, "report");
 }
@@ -598,6 +611,24 @@ static int load_for_gpu(const char *path, struct sb_profile *p)
 	return r;
 }
 
+/* Whether p's counter slots hold record --memory's values (metadata counter_events). */
+static bool has_memory(const struct sb_profile *p)
+{
+	const struct sb_meta *m = sb_profile_meta(p, "counter_events");
+	char name[SB_EVENT_NAME_LEN];
+	const char *s, *end;
+
+	if (!sb_profile_counter_slots(p) || !m || m->is_int || !m->s)
+		return false;
+	for (s = m->s; *s; s = *end ? end + 1 : end) {
+		end = strchrnul(s, ',');
+		snprintf(name, sizeof(name), "%.*s", (int)(end - s), s);
+		if (sb_memory_slot_of(name) >= 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A view of data the profile has none of is bad input, as an export of
  * samples from a profile without them is: one line saying what to record,
@@ -616,6 +647,8 @@ static int check_view(const struct report_opts *o, const struct sb_profile *p)
 		sb_fail(&err, EINVAL, "the profile has no CUDA activity: record with --cuda");
 	else if (o->counters && !sb_profile_counter_slots(p))
 		sb_fail(&err, EINVAL, "the profile has no counters: record with -e or -g");
+	else if (o->memory && !has_memory(p))
+		sb_fail(&err, EINVAL, "the profile has no memory values: record with --memory");
 	if (!err.msg[0])
 		return 0;
 	fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
@@ -638,7 +671,7 @@ static int report_whole(const struct report_opts *o)
 		r = sb_filter_profile("report", o->path, &o->filter, &p);
 	if (!r && o->mpi)
 		r = report_mpi(o, &p);
-	else if (!r && o->counters)
+	else if (!r && (o->counters || o->memory))
 		r = report_counters(o, &p);
 	else if (!r && o->gpu)
 		r = report_gpu(o, &p);

@@ -33,6 +33,7 @@ struct report_opts {
 	bool mpi;		/* --mpi: MPI calls, imbalance and the communication matrix */
 	bool mpi_detail;	/* --mpi-detail: each MPI call region below its function's row */
 	bool counters;		/* --counters: counter totals and ratios per region */
+	bool memory;		/* --memory: record --memory's values per region */
 	bool gpu;		/* --gpu: kernels, copies and memsets with their launching regions */
 	double peak_gflops;	/* --peak-gflops X: the HTML roofline's compute ceiling; 0 none */
 	double peak_gbs;	/* --peak-gbs Y: its bandwidth ceiling; 0 none */
