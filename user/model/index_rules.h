@@ -8,7 +8,8 @@
 
 /*
  * Rows inside the events, not overlapping, covering every event, at least one
- * call each, one row per (rank, region), every region with a row. Returns 0,
+ * call each, one row per (rank, region), every region with a row; an
+ * aggregate's rows count calls and point at no event. Returns 0,
  * or -EINVAL (-ENOMEM) with the broken rule in why.
  */
 int sb_profile_check_index(const struct sb_profile *p, char *why, size_t len);

@@ -90,6 +90,7 @@ void sb_profile_free(struct sb_profile *p)
 	free(p->counters);
 	sb_samples_free(&p->samples);
 	sb_cuda_data_free(&p->cuda);
+	sb_aggregate_free(&p->agg);
 	free(p->processes);
 	free(p->meta);
 	free(p->format);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/aggregate.h"
 #include "model/columns.h"
 #include "model/cuda.h"
 #include "model/samples.h"
@@ -146,6 +147,7 @@ struct sb_profile {
 	size_t n_meta;
 	struct sb_samples samples;	/* empty unless sampling was on */
 	struct sb_cuda_data cuda;	/* empty unless CUDA activity was recorded */
+	struct sb_aggregate agg;	/* record --aggregate: its rows; then no events */
 };
 
 /*

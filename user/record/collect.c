@@ -118,6 +118,7 @@ void sb_collector_free(struct sb_collector *c)
 	free(c->names);
 	if (c->spill)
 		sb_spill_free(c->spill);
+	sb_aggregator_free(&c->agg);
 	sb_ctr_store_free(&c->counts);
 	sb_profile_free(&c->prof);
 	memset(c, 0, sizeof(*c));
@@ -452,17 +453,89 @@ static int memo_fill(struct sb_collector *c, const struct sb_call_event *e, uint
 	return 0;
 }
 
+/*
+ * The metric columns of a call, for aggregation: the kernel record's
+ * (call_columns), then each counter inclusive, then exclusive (-1 unknown).
+ */
+static unsigned call_value_ids(const struct sb_collector *c, unsigned *ids)
+{
+	unsigned n = c->n_counters < SB_CTR_MAX ? c->n_counters : SB_CTR_MAX, k, i = 0;
+
+	for (k = 0; k < N_CALL_COLUMNS; k++)
+		ids[i++] = call_columns[k].id;
+	for (k = 0; k < n; k++)
+		ids[i++] = SB_METRIC_COUNTER + k;
+	for (k = 0; k < n; k++)
+		ids[i++] = SB_METRIC_COUNTER_EXCL + k;
+	return i;
+}
+
+static void call_values(const struct sb_collector *c, const struct sb_call_event *e,
+			const struct sb_call_ctr_event *ctr, int64_t *v)
+{
+	unsigned n = c->n_counters < SB_CTR_MAX ? c->n_counters : SB_CTR_MAX, k, i = 0;
+	__u64 value;
+
+	for (k = 0; k < N_CALL_COLUMNS; k++) {
+		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
+		v[i++] = (int64_t)value;
+	}
+	for (k = 0; k < n; k++)
+		v[i++] = ctr && ctr->incl[k] >= 0 ? ctr->incl[k] : -1;
+	for (k = 0; k < n; k++)
+		v[i++] = ctr && ctr->excl[k] >= 0 ? ctr->excl[k] : -1;
+}
+
+/* record --aggregate: the call summed into its (thread, path, window) row, never stored. */
+static int aggregate_call(struct sb_collector *c, const struct sb_call_event *e,
+			  const struct sb_call_ctr_event *ctr, const struct sb_call_memo *m,
+			  int64_t own)
+{
+	int64_t v[SB_AGG_MAX_VALUES];
+	unsigned ids[SB_AGG_MAX_VALUES];
+	int ret;
+
+	if (!c->agg_ready) {
+		ret = sb_collector_aggregate_start(c, ids, call_value_ids(c, ids));
+		if (ret)
+			return ret;
+	}
+	call_values(c, e, ctr, v);
+	return sb_aggregator_add(&c->agg, &(struct sb_agg_call){
+		.thread = m->thread, .pair = m->pair, .path = e->path_hash,
+		.start = (int64_t)e->start, .end = (int64_t)e->end, .own = own, .values = v });
+}
+
+/* The call kept whole: its id noted for its children, its record spilled. */
+static int keep_call(struct sb_collector *c, const struct sb_call_event *e,
+		     const struct sb_call_ctr_event *ctr, const struct sb_call_memo *m)
+{
+	struct sb_spill_rec rec;
+	__u64 value;
+	int ret, k;
+
+	ret = bitset_set(&c->called[m->slot], (uint64_t)e->call_id);
+	if (ret)
+		return ret;
+	rec = (struct sb_spill_rec){ .pair = m->pair, .thread = m->thread,
+				     .start = (int64_t)e->start, .end = (int64_t)e->end,
+				     .call_id = e->call_id, .parent_id = e->parent_id };
+	for (k = 0; k < N_CALL_COLUMNS; k++) {
+		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
+		rec.metric[k] = (int64_t)value;
+	}
+	ret = store_counts(c, &rec, ctr);
+	return ret ? ret : sb_spill_add(c->spill, &rec);
+}
+
 static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 		   const struct sb_call_ctr_event *ctr)
 {
 	struct sb_call_memo *m = memo_find(c, e);
 	uint64_t *region = m ? NULL : sb_hashmap_get(&c->region_of, e->name_hash, 0);
 	int64_t start = (int64_t)e->start, end = (int64_t)e->end, child;
-	struct sb_spill_rec rec;
 	struct sb_thread_info *t;
-	uint32_t slot, pair;
-	__u64 value;
-	int ret, k;
+	int ret;
 
 	/* An unknown name (a forged record) or a clock that ran backwards: not a call. */
 	if ((!m && !region) || end < start || start < 0 || e->call_id < 0 ||
@@ -474,7 +547,7 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 	 * Room in the spill before anything is indexed: a call it refuses (a full
 	 * disk) is dropped whole, leaving no rank, pair or statistics without events.
 	 */
-	ret = sb_spill_reserve(c->spill);
+	ret = c->aggregate ? 0 : sb_spill_reserve(c->spill);
 	if (ret) {
 		c->dropped_calls++;
 		return ret;
@@ -484,27 +557,14 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 		if (ret)
 			return ret;
 	}
-	slot = m->slot;
-	pair = m->pair;
 	t = &c->threads[m->thread];
 	if (start < t->first_ns)
 		t->first_ns = start;
-	sb_stats_add(&c->prof.pairs[pair].stats, start, end, -1);
+	sb_stats_add(&c->prof.pairs[m->pair].stats, start, end, -1);
 	child = (int64_t)e->child_ns < end - start ? (int64_t)e->child_ns : end - start;
-	c->exclusive[pair] += end - start - child;
-	ret = bitset_set(&c->called[slot], (uint64_t)e->call_id);
-	if (ret)
-		return ret;
-	rec = (struct sb_spill_rec){ .pair = (uint32_t)pair, .thread = (uint32_t)(t - c->threads),
-				     .start = start, .end = end, .call_id = e->call_id,
-				     .parent_id = e->parent_id };
-	for (k = 0; k < N_CALL_COLUMNS; k++) {
-		memcpy(&value, (const char *)e + call_columns[k].offset, sizeof(value));
-		rec.metric[k] = (int64_t)value;
-	}
-	ret = store_counts(c, &rec, ctr);
-	if (!ret)
-		ret = sb_spill_add(c->spill, &rec);
+	c->exclusive[m->pair] += end - start - child;
+	ret = c->aggregate ? aggregate_call(c, e, ctr, m, end - start - child) :
+		keep_call(c, e, ctr, m);
 	if (ret)
 		return ret;
 	c->calls++;
@@ -865,11 +925,17 @@ int sb_collector_finish(struct sb_collector *c)
 		p->offset = offset;
 		p->count = p->stats.count;
 		p->exclusive_total = c->exclusive[i];
-		offset += p->count;
+		offset += c->aggregate ? 0 : p->count;
 	}
 	ret = build_thread_table(c);
+	if (!ret && c->aggregate)
+		ret = sb_collector_aggregate_finish(c);
 	if (ret)
 		return ret;
+	if (c->aggregate) {
+		c->prof.columns = 0;
+		return 0;
+	}
 	c->prof.n_events = c->calls;
 	c->prof.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
 	for (i = 0; i < N_CALL_COLUMNS; i++)

@@ -8,6 +8,7 @@
 
 #include "util/hashmap.h"
 #include "model/model.h"
+#include "record/aggregate.h"
 #include "record/ctr_store.h"
 #include "record/spill.h"
 
@@ -115,9 +116,26 @@ struct sb_collector {
 	struct sb_hashmap gpu_of;	/* (pair, call id) -> GPU ns */
 	bool *gpu_pair;			/* pair -> its calls carry GPU times (all of them) */
 	struct sb_call_memo memo[SB_CALL_MEMO];
+	/* record --aggregate: calls are summed (collect_agg.c), the spill stays empty. */
+	bool aggregate;
+	bool agg_ready;			/* agg set up, at the first call: counters are known */
+	int64_t agg_window_ns;
+	int64_t agg_origin_ns;
+	unsigned agg_ids[SB_AGG_MAX_VALUES];	/* the metric column of each summed value */
+	struct sb_aggregator agg;
 };
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
+
+/*
+ * record --aggregate: from now on calls are summed per (thread, region path,
+ * window of window_ns from origin_ns; 0 = one window), not kept.
+ */
+void sb_collector_set_aggregate(struct sb_collector *c, int64_t window_ns, int64_t origin_ns);
+/* The aggregator, for the n metric columns ids each call carries. 0 or -errno. */
+int sb_collector_aggregate_start(struct sb_collector *c, const unsigned *ids, unsigned n);
+/* At finish, once ranks and thread rows are known: the sums into c->prof.agg. 0 or -ENOMEM. */
+int sb_collector_aggregate_finish(struct sb_collector *c);
 void sb_collector_free(struct sb_collector *c);
 
 /* One ring-buffer record; untrusted size and content are checked. 0 or -errno. */

@@ -125,7 +125,8 @@ int sb_collector_attribute_gpu(struct sb_collector *c, struct sb_gpu_launch *l, 
 	size_t n_refs, i;
 	int ret;
 
-	if (!n)
+	/* An aggregate kept no call to give GPU time to: the launches stay unattributed. */
+	if (!n || c->aggregate)
 		return 0;
 	r = index_launches(c, l, n, &n_refs);
 	if (!r)
