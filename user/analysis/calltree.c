@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/calltree_agg.h"
 #include "analysis/calltree_impl.h"
 #include "analysis/mpi_fns.h"
 
@@ -638,6 +639,8 @@ int sb_calltree_build(struct sb_calltree *t, const struct sb_profile *p,
 	struct build b = { .p = p, .t = t, .g = &g, .rank = o->rank };
 	int r;
 
+	if (p->agg.on)
+		return sb_calltree_build_aggregate(t, p, o, err);
 	sb_hashmap_init(&b.threads);
 	r = sb_ct_grow_init(&g, t, p, o->flat);
 	if (!r)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/calltree_agg.h"
 #include "analysis/calltree_impl.h"
 #include "analysis/calltree_stream.h"
 #include "io/spt_read.h"
@@ -250,6 +251,8 @@ int sb_calltree_build_stream(struct sb_calltree *t, const struct sb_profile *p,
 	struct sbuild b = { .p = p, .o = o, .src = src, .err = err, .g = &g };
 	int r;
 
+	if (p->agg.on)
+		return sb_calltree_build_aggregate(t, p, o, err);
 	r = sb_ct_grow_init(&g, t, p, o->flat);
 	if (!r)
 		r = sb_ct_check_pairs(p, false, err);

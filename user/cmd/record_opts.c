@@ -82,6 +82,12 @@ void record_usage(FILE *f)
 		"                         given back, growth of the peak, page faults; read in\n"
 		"                         the kernel at each region boundary, like -e (four of\n"
 		"                         its eight slots; report --memory, docs/COUNTERS.md)\n"
+		"      --aggregate[=WINDOW]\n"
+		"                         keep per thread and region path only the calls' count,\n"
+		"                         total, own, min, max, off-CPU time, counters and a log2\n"
+		"                         histogram of durations: a file whose size does not grow\n"
+		"                         with the calls; with WINDOW (e.g. 1s, 100ms) one such\n"
+		"                         row per window (docs/FORMAT.md, \"Aggregates\")\n"
 		"      --daemon           record through scope-bpfd, the node daemon (the default\n"
 		"                         when not root and it listens: docs/CLUSTERS.md)\n"
 		"      --no-daemon        never through scope-bpfd\n"
@@ -148,6 +154,32 @@ static int parse_duration(const char *s, double *d, struct sb_error *err)
 	if (errno || *end || end == s || !(*d > 0) || *d > 1e9)
 		return sb_fail(err, EINVAL, "-d %s: not a positive number of seconds", s);
 	return 0;
+}
+
+/* --aggregate's WINDOW: a number with the unit ns, us, ms, s or min; 1 us to 1 day. */
+static int parse_window(const char *s, int64_t *ns, struct sb_error *err)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 } };
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]) && end != s && !errno; i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v *= units[i].ns;
+		if (!(v >= 1e3 && v <= 86400e9))
+			break;
+		*ns = (int64_t)v;
+		return 0;
+	}
+	return sb_fail(err, EINVAL, "--aggregate=%s: not a window between 1us and 1 day "
+		       "(e.g. 1s, 100ms)", s);
 }
 
 static int parse_exe(const char *s, const char **exe, struct sb_error *err)
@@ -228,7 +260,7 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
-       OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS, OPT_MEMORY };
+       OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS, OPT_MEMORY, OPT_AGGREGATE };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -445,6 +477,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "events", required_argument, NULL, 'e' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "memory", no_argument, NULL, OPT_MEMORY },
+		{ "aggregate", optional_argument, NULL, OPT_AGGREGATE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -549,6 +582,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case OPT_MEMORY:
 			o->memory = true;
+			break;
+		case OPT_AGGREGATE:
+			o->aggregate = true;
+			if (optarg)
+				ret = parse_window(optarg, &o->aggregate_window_ns, err);
 			break;
 		case 'q':
 			o->quiet = true;

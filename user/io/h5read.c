@@ -9,6 +9,7 @@
 
 #include "io/h5read.h"
 #include "io/profile_read.h"
+#include "io/h5aggregate.h"
 #include "io/h5cuda.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
@@ -632,6 +633,22 @@ static int read_locations(struct h5r *r, uint64_t n)
 	return ret < 0 ? ret : 0;
 }
 
+/* An aggregate's rows hold no event: their calls are counted in aggregate_counts. */
+static int read_aggregate_counts(struct h5r *r, uint64_t n)
+{
+	struct sb_profile *p = r->p;
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (p->pairs[i].count || p->pairs[i].offset)
+			return corrupt(r, "index row %llu of an aggregate points at events",
+				       (unsigned long long)i);
+	ret = load_ints(r, "/rank_region_index/aggregate_counts", true, n, H5T_NATIVE_UINT64,
+			p->pairs, sizeof(*p->pairs), offsetof(struct sb_pair, count));
+	return ret < 0 ? ret : 0;
+}
+
 static int read_index(struct h5r *r)
 {
 	static const char what[] = "/rank_region_index/region_ids";
@@ -667,6 +684,8 @@ static int read_index(struct h5r *r)
 	if (ret >= 0)
 		ret = load_ints(r, "/rank_region_index/event_counts", true, n, H5T_NATIVE_UINT64,
 				p->pairs, sz, offsetof(struct sb_pair, count));
+	if (ret >= 0 && p->agg.on)
+		ret = read_aggregate_counts(r, n);
 	if (ret >= 0)
 		ret = load_ints(r, "/rank_region_index/exclusive_totals", false, n,
 				H5T_NATIVE_INT64, p->pairs, sz,
@@ -1748,6 +1767,18 @@ static int apply_locations(struct h5r *r)
 	return ret;
 }
 
+/* An aggregate's statistics are the stored ones: it has no events to compute them from. */
+static int aggregate_stats(struct h5r *r)
+{
+	size_t i;
+
+	if (!r->fstats)
+		return corrupt(r, "an aggregate without /rank_region_index/summary_statistics");
+	for (i = 0; i < r->p->n_pairs; i++)
+		pair_stats_begin(r, i);
+	return 0;
+}
+
 static int finish(struct h5r *r)
 {
 	char why[256];
@@ -1766,9 +1797,11 @@ static int finish(struct h5r *r)
 		ret = read_threads(r);
 	if (!ret && r->lean)
 		ret = check_streamed(r);
-	for (i = 0; i < r->p->n_pairs && !ret && !r->lean; i++)
+	if (!ret && r->p->agg.on)
+		ret = aggregate_stats(r);
+	for (i = 0; i < r->p->n_pairs && !ret && !r->lean && !r->p->agg.on; i++)
 		ret = check_pair_events(r, &r->p->pairs[i], i);
-	for (i = 0; i < r->p->n_pairs && !ret && !r->lean; i++)
+	for (i = 0; i < r->p->n_pairs && !ret && !r->lean && !r->p->agg.on; i++)
 		pair_stats(r, i);
 	if (!ret)
 		ret = read_processes(r);
@@ -1777,6 +1810,8 @@ static int finish(struct h5r *r)
 		ret = sb_h5_read_samples(r->file, r->path, r->p, r->err);
 	if (!ret)
 		ret = sb_h5_read_cuda(r->file, r->path, r->p, r->err);
+	if (!ret && r->p->agg.on)
+		ret = sb_h5_read_aggregate(r->file, r->path, r->p, r->err);
 	return ret;
 }
 
@@ -1841,8 +1876,11 @@ static int check_layout(struct h5r *r)
 		return ret;
 	ret = attr_str(r, a, "/storage_layout", &layout);
 	H5Aclose(a);
-	if (ret > 0 && strcmp(layout, "columnar"))
-		ret = corrupt(r, "unsupported storage_layout '%s' (only \"columnar\" is known)",
+	if (ret > 0 && !strcmp(layout, "aggregate"))
+		r->p->agg.on = true;
+	else if (ret > 0 && strcmp(layout, "columnar"))
+		ret = corrupt(r, "unsupported storage_layout '%s' (\"columnar\" and "
+			      "\"aggregate\" are known)",
 			      sb_read_printable(layout, shown, sizeof(shown)));
 	free(layout);
 	return ret < 0 ? ret : 0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/h5counters.h"
+#include "io/h5aggregate.h"
 #include "io/h5cuda.h"
 #include "io/h5samples.h"
 #include "io/h5write.h"
@@ -396,7 +397,7 @@ static int make_group(struct sb_h5w *w, const char *name)
 
 /* ---- the sections of the file ---- */
 
-static int write_root(struct sb_h5w *w)
+static int write_root(struct sb_h5w *w, const struct sb_profile *p)
 {
 	hid_t root = H5Gopen2(w->file, "/", H5P_DEFAULT);
 	int ret;
@@ -405,7 +406,7 @@ static int write_root(struct sb_h5w *w)
 		return h5fail(w, "/");
 	ret = put_attr_i64(w, root, "scope_profiler_schema", SB_H5_SCHEMA);
 	if (!ret)
-		ret = put_attr_str(w, root, "storage_layout", "columnar");
+		ret = put_attr_str(w, root, "storage_layout", p->agg.on ? "aggregate" : "columnar");
 	if (!ret)
 		ret = put_attr_i64(w, root, "scope_bpf_format", SB_H5_FORMAT);
 	H5Gclose(root);
@@ -524,6 +525,27 @@ static int write_stats(struct sb_h5w *w, const struct sb_profile *p)
 	return ret;
 }
 
+/*
+ * An aggregate's rows point at no event (scope-profiler's aggregate layout):
+ * event_counts 0, the calls in aggregate_counts.
+ */
+static int write_aggregate_counts(struct sb_h5w *w, const struct sb_profile *p)
+{
+	uint64_t *zero = calloc(p->n_pairs + 1, sizeof(*zero));
+	int ret;
+
+	if (!zero)
+		return nomem(w);
+	ret = sb_h5_put_field(w, "rank_region_index/event_counts", H5T_STD_U64LE,
+			      H5T_NATIVE_UINT64, zero, p->n_pairs, sizeof(*zero), 0);
+	if (!ret)
+		ret = sb_h5_put_field(w, "rank_region_index/aggregate_counts", H5T_STD_I64LE,
+				      H5T_NATIVE_UINT64, p->pairs, p->n_pairs, sizeof(*p->pairs),
+				      offsetof(struct sb_pair, count));
+	free(zero);
+	return ret;
+}
+
 static int write_index(struct sb_h5w *w, const struct sb_profile *p)
 {
 	const struct sb_pair *q = p->pairs;
@@ -540,7 +562,9 @@ static int write_index(struct sb_h5w *w, const struct sb_profile *p)
 	if (!ret)
 		ret = sb_h5_put_field(w, "rank_region_index/event_offsets", H5T_STD_U64LE,
 				H5T_NATIVE_UINT64, q, n, sz, offsetof(struct sb_pair, offset));
-	if (!ret)
+	if (!ret && p->agg.on)
+		ret = write_aggregate_counts(w, p);
+	else if (!ret)
 		ret = sb_h5_put_field(w, "rank_region_index/event_counts", H5T_STD_U64LE,
 				H5T_NATIVE_UINT64, q, n, sz, offsetof(struct sb_pair, count));
 	if (!ret)
@@ -842,7 +866,7 @@ static int write_all(struct sb_h5w *w, const struct sb_profile *p, struct sb_eve
 {
 	int ret;
 
-	ret = write_root(w);
+	ret = write_root(w, p);
 	if (!ret)
 		ret = write_metadata(w, p);
 	if (!ret)
@@ -859,6 +883,8 @@ static int write_all(struct sb_h5w *w, const struct sb_profile *p, struct sb_eve
 		ret = sb_h5_write_samples(w->file, w->path, p, w->err);
 	if (!ret)
 		ret = sb_h5_write_cuda(w->file, w->path, p, w->err);
+	if (!ret)
+		ret = sb_h5_write_aggregate(w->file, w->path, p, w->err);
 	return ret;
 }
 

@@ -476,6 +476,17 @@ static int get_meta(struct sb_wire_in *r, struct sb_profile *p)
 	return r->err;
 }
 
+static void put_paths(struct sb_wire_out *w, const struct sb_region_path *paths, size_t n)
+{
+	size_t i;
+
+	sb_wire_put_i64(w, (int64_t)n);
+	for (i = 0; i < n; i++) {
+		sb_wire_put_i64(w, paths[i].parent);
+		sb_wire_put_str(w, paths[i].name);
+	}
+}
+
 static void put_samples(struct sb_wire_out *w, const struct sb_samples *s)
 {
 	const struct sb_frame_sym *f;
@@ -498,11 +509,7 @@ static void put_samples(struct sb_wire_out *w, const struct sb_samples *s)
 		sb_wire_put_i64(w, (int64_t)s->stacks[i].first);
 		sb_wire_put_i64(w, s->stacks[i].depth);
 	}
-	sb_wire_put_i64(w, (int64_t)s->n_paths);
-	for (i = 0; i < s->n_paths; i++) {
-		sb_wire_put_i64(w, s->paths[i].parent);
-		sb_wire_put_str(w, s->paths[i].name);
-	}
+	put_paths(w, s->paths, s->n_paths);
 	put_rows(w, s->samples, s->n_samples, sizeof(*s->samples));
 	put_rows(w, s->timeline, s->n_timeline, sizeof(*s->timeline));
 }
@@ -550,17 +557,17 @@ static int get_stacks(struct sb_wire_in *r, struct sb_samples *s)
 	return r->err;
 }
 
-static int get_paths(struct sb_wire_in *r, struct sb_samples *s)
+static int get_paths(struct sb_wire_in *r, struct sb_region_path **paths, size_t *n_paths)
 {
 	size_t i, n;
 
 	if (get_count(r, 16, "region paths", &n))
 		return r->err;
-	s->paths = alloc_rows(r, n, sizeof(*s->paths), false);
+	*paths = alloc_rows(r, n, sizeof(**paths), false);
 	for (i = 0; i < n && !r->err; i++) {
-		s->n_paths++;
-		sb_wire_get_i64(r, &s->paths[i].parent);
-		sb_wire_get_str(r, &s->paths[i].name, MAX_STR, false);
+		(*n_paths)++;
+		sb_wire_get_i64(r, &(*paths)[i].parent);
+		sb_wire_get_str(r, &(*paths)[i].name, MAX_STR, false);
 	}
 	return r->err;
 }
@@ -570,7 +577,7 @@ static int get_samples(struct sb_wire_in *r, struct sb_samples *s)
 	if (get_frames(r, s) ||
 	    get_rows(r, (void **)&s->stack_frames, &s->n_stack_frames, sizeof(*s->stack_frames),
 		     "stack frames") ||
-	    get_stacks(r, s) || get_paths(r, s))
+	    get_stacks(r, s) || get_paths(r, &s->paths, &s->n_paths))
 		return r->err;
 	if (get_rows(r, (void **)&s->samples, &s->n_samples, sizeof(*s->samples), "samples"))
 		return r->err;
@@ -603,6 +610,39 @@ static int get_cuda(struct sb_wire_in *r, struct sb_cuda_data *d)
 	return r->err;
 }
 
+static void put_aggregate(struct sb_wire_out *w, const struct sb_aggregate *a)
+{
+	sb_wire_put_i64(w, a->on);
+	sb_wire_put_i64(w, a->window_ns);
+	sb_wire_put_i64(w, a->origin_ns);
+	put_paths(w, a->paths, a->n_paths);
+	put_rows(w, a->rows, a->n_rows, sizeof(*a->rows));
+	put_rows(w, a->value_ids, a->n_values, sizeof(*a->value_ids));
+	put_rows(w, a->values, a->n_rows * a->n_values, sizeof(*a->values));
+}
+
+static int get_aggregate(struct sb_wire_in *r, struct sb_aggregate *a)
+{
+	int64_t on = 0;
+	size_t nv = 0, n = 0, i;
+
+	if (sb_wire_get_i64(r, &on) || sb_wire_get_i64(r, &a->window_ns) ||
+	    sb_wire_get_i64(r, &a->origin_ns) || get_paths(r, &a->paths, &a->n_paths) ||
+	    get_rows(r, (void **)&a->rows, &a->n_rows, sizeof(*a->rows), "aggregate rows") ||
+	    get_rows(r, (void **)&a->value_ids, &nv, sizeof(*a->value_ids), "aggregate columns") ||
+	    get_rows(r, (void **)&a->values, &n, sizeof(*a->values), "aggregate values"))
+		return r->err;
+	a->on = on != 0;
+	a->n_values = (unsigned)nv;
+	if (nv > SB_N_METRICS || n != a->n_rows * nv)
+		return sb_wire_malformed(r, "%zu aggregate values for %zu rows of %zu", n,
+					 a->n_rows, nv);
+	for (i = 0; i < nv; i++)
+		if (a->value_ids[i] >= SB_N_METRICS)
+			return sb_wire_malformed(r, "aggregate column %u", a->value_ids[i]);
+	return 0;
+}
+
 /* ---- the whole profile ---- */
 
 void sb_wire_put_profile(struct sb_wire_out *w, const struct sb_profile *p)
@@ -619,6 +659,7 @@ void sb_wire_put_profile(struct sb_wire_out *w, const struct sb_profile *p)
 	put_meta(w, p);
 	put_samples(w, &p->samples);
 	put_cuda(w, &p->cuda);
+	put_aggregate(w, &p->agg);
 	sb_wire_put_i64(w, PROFILE_END);
 }
 
@@ -649,7 +690,8 @@ static int check_links(struct sb_wire_in *r, const struct sb_profile *p)
 	char why[256];
 
 	if (sb_profile_check_index(p, why, sizeof(why)) ||
-	    sb_h5_check_samples(p, why, sizeof(why)) || sb_h5_check_cuda(p, why, sizeof(why)))
+	    sb_h5_check_samples(p, why, sizeof(why)) || sb_h5_check_cuda(p, why, sizeof(why)) ||
+	    sb_aggregate_check(&p->agg, sb_profile_rank_count(p), why, sizeof(why)))
 		return sb_wire_malformed(r, "%s", why);
 	return 0;
 }
@@ -662,7 +704,8 @@ int sb_wire_get_profile(struct sb_wire_in *r, struct sb_profile *p)
 	if (!get_head(r, p) && !get_regions(r, p) &&
 	    !get_rows(r, (void **)&p->pairs, &p->n_pairs, sizeof(*p->pairs), "index rows") &&
 	    !get_threads(r, p) && !get_events(r, p) && !get_processes(r, p) && !get_meta(r, p) &&
-	    !get_samples(r, &p->samples) && !get_cuda(r, &p->cuda) && !sb_wire_get_i64(r, &end)) {
+	    !get_samples(r, &p->samples) && !get_cuda(r, &p->cuda) &&
+	    !get_aggregate(r, &p->agg) && !sb_wire_get_i64(r, &end)) {
 		if (end != PROFILE_END)
 			sb_wire_malformed(r, "no end after the profile");
 		else

@@ -399,6 +399,9 @@ static void begin_recording(struct recorder *r)
 	r->clock_offset_start = realtime_offset();
 	r->start_ns = now_ns();
 	r->env.start_ns = r->start_ns;
+	/* Windows count from here: the first covers the recording's first WINDOW. */
+	if (r->o.aggregate)
+		sb_collector_set_aggregate(&r->coll, r->o.aggregate_window_ns, r->start_ns);
 	sb_guardian_heartbeat(r->env.skel);
 	r->env.skel->bss->recording = true;
 	if (r->o.verbose)
@@ -957,7 +960,8 @@ static int finish(struct recorder *r)
 		return 1;
 	}
 	sb_collector_stream(&r->coll, &stream);
-	if (sb_h5_write(r->o.output, &r->coll.prof, &stream.base, &err) ||
+	/* An aggregate's calls were summed as they came: there is nothing to stream. */
+	if (sb_h5_write(r->o.output, &r->coll.prof, r->o.aggregate ? NULL : &stream.base, &err) ||
 	    (r->to_stdout.path && sb_stdout_profile_emit(&r->to_stdout, &err))) {
 		record_say("%s", err.msg);
 		return 1;

@@ -1,0 +1,184 @@
+/*
+ * Unit tests of aggregate files (record --aggregate, FORMAT.md "Aggregates"):
+ * the round trip, the index as scope-profiler's aggregate layout has it, the
+ * call tree built from the rows, and files that break the rules.
+ */
+#include "fixtures.h"
+
+#include "analysis/calltree.h"
+#include "io/h5aggregate.h"
+
+/* outer [0, 100] holding inner [10, 20] and [30, 40], summed into one row per path. */
+static void build(struct sb_profile *p)
+{
+	static const struct fx_call calls[] = {
+		{ "outer", 0, 100, 0, -1, 0 },
+		{ "inner", 10, 20, 1, 0, 0 },
+		{ "inner", 30, 40, 2, 0, 0 },
+	};
+	struct sb_aggregate *a = &p->agg;
+
+	fx_call_tree(p, calls, 3, 0);
+	free(p->events);
+	p->events = NULL;
+	p->n_events = 0;
+	p->pairs[1].offset = 0;
+	a->on = true;
+	a->window_ns = 1000;
+	a->origin_ns = 0;
+	a->paths = calloc(2, sizeof(*a->paths));
+	a->rows = calloc(2, sizeof(*a->rows));
+	a->value_ids = calloc(1, sizeof(*a->value_ids));
+	a->values = calloc(2, sizeof(*a->values));
+	assert_true(a->paths && a->rows && a->value_ids && a->values);
+	a->paths[0] = (struct sb_region_path){ -1, strdup("outer") };
+	a->paths[1] = (struct sb_region_path){ 0, strdup("inner") };
+	a->n_paths = 2;
+	a->rows[0] = (struct sb_agg_row){ .path = 0, .count = 1, .total = 100, .own = 80,
+					  .min = 100, .max = 100, .hist[6] = 1 };
+	a->rows[1] = (struct sb_agg_row){ .path = 1, .count = 2, .total = 20, .own = 20,
+					  .min = 10, .max = 10, .hist[3] = 2 };
+	a->n_rows = 2;
+	a->value_ids[0] = SB_METRIC_OFFCPU;
+	a->values[0] = 5;
+	a->values[1] = 7;
+	a->n_values = 1;
+}
+
+static void expect_rows(const struct sb_profile *p)
+{
+	const struct sb_aggregate *a = &p->agg;
+
+	assert_true(a->on);
+	assert_int_equal(p->n_events, 0);
+	assert_int_equal(a->window_ns, 1000);
+	assert_int_equal(a->n_rows, 2);
+	assert_string_equal(a->paths[a->rows[1].path].name, "inner");
+	assert_int_equal(a->paths[1].parent, 0);
+	assert_int_equal(a->rows[0].own, 80);
+	assert_int_equal(a->rows[1].count, 2);
+	assert_int_equal(a->rows[1].hist[3], 2);
+	assert_int_equal(sb_agg_value(a, 1, SB_METRIC_OFFCPU), 7);
+	assert_int_equal(p->pairs[1].count, 2);
+	assert_int_equal(p->pairs[1].stats.total, 20);
+}
+
+static void test_round_trip_full_and_lean(void **state)
+{
+	const char *path = tmp_path("agg.h5");
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+
+	(void)state;
+	fx_write_built(path, build);
+	assert_int_equal(sb_h5_read(path, &p, &err), 0);
+	expect_rows(&p);
+	sb_profile_free(&p);
+	assert_int_equal(sb_h5_read_opts(path, &p, SB_H5_READ_LEAN, &err), 0);
+	expect_rows(&p);
+	sb_profile_free(&p);
+}
+
+/* What scope-profiler's aggregate reader looks at: the layout, no events, the call counts. */
+static void test_index_is_scope_profilers_aggregate_layout(void **state)
+{
+	const char *path = tmp_path("layout.h5");
+	uint64_t counts[2] = { 9, 9 };
+	int64_t calls[2] = { 0, 0 };
+	char *layout = NULL;
+	hid_t f, d, a, t;
+	hsize_t n;
+
+	(void)state;
+	fx_write_built(path, build);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	assert_true(f >= 0);
+	a = H5Aopen(f, "storage_layout", H5P_DEFAULT);
+	t = sb_h5_str_type();
+	assert_true(H5Aread(a, t, &layout) >= 0);
+	assert_string_equal(layout, "aggregate");
+	H5free_memory(layout);
+	H5Tclose(t);
+	H5Aclose(a);
+	d = H5Dopen2(f, "/events/start_times", H5P_DEFAULT);
+	t = H5Dget_space(d);
+	assert_int_equal(H5Sget_simple_extent_dims(t, &n, NULL), 1);
+	assert_int_equal(n, 0);
+	H5Sclose(t);
+	H5Dclose(d);
+	d = H5Dopen2(f, "/rank_region_index/event_counts", H5P_DEFAULT);
+	assert_true(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts) >= 0);
+	H5Dclose(d);
+	d = H5Dopen2(f, "/rank_region_index/aggregate_counts", H5P_DEFAULT);
+	assert_true(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, calls) >= 0);
+	H5Dclose(d);
+	H5Fclose(f);
+	assert_int_equal(counts[0] + counts[1], 0);
+	assert_int_equal(calls[0], 1);
+	assert_int_equal(calls[1], 2);
+}
+
+/* The tree of an aggregate is the trace's: counts, totals, own, off-CPU by path. */
+static void test_call_tree_from_rows(void **state)
+{
+	const char *path = tmp_path("tree.h5");
+	struct sb_ct_opts o = { .rank = -1 };
+	struct sb_error err = { .msg = "" };
+	const struct sb_ct_node *outer, *inner;
+	struct sb_calltree t;
+	struct sb_profile p;
+
+	(void)state;
+	fx_write_built(path, build);
+	assert_int_equal(sb_h5_read(path, &p, &err), 0);
+	assert_int_equal(sb_calltree_build(&t, &p, &o, &err), 0);
+	assert_int_equal(t.calls, 3);
+	outer = &t.nodes[sb_calltree_next(&t, 0)];
+	inner = &t.nodes[sb_calltree_next(&t, sb_calltree_next(&t, 0))];
+	assert_string_equal(p.regions[outer->region].name, "outer");
+	assert_string_equal(p.regions[inner->region].name, "inner");
+	assert_int_equal(inner->depth, 2);
+	assert_int_equal(outer->total, 100);
+	assert_int_equal(outer->own, 80);
+	assert_int_equal(outer->offcpu, 5);
+	assert_int_equal(inner->calls, 2);
+	assert_int_equal(inner->min, 10);
+	sb_calltree_free(&t);
+	o.flat = true;
+	assert_int_equal(sb_calltree_build(&t, &p, &o, &err), 0);
+	assert_int_equal(t.calls, 3);
+	sb_calltree_free(&t);
+	sb_profile_free(&p);
+}
+
+/* Counts the histogram does not add up to, and a missing group, are refused by name. */
+static void test_broken_files_are_refused(void **state)
+{
+	const uint64_t counts[2] = { 5, 2 };
+	const char *path = tmp_path("broken.h5");
+	hid_t f;
+
+	(void)state;
+	fx_write_built(path, build);
+	h5_replace(path, "/scope_bpf/aggregate/count", H5T_STD_U64LE, H5T_NATIVE_UINT64, counts,
+		   2);
+	expect_read_error(path, "histogram");
+	fx_write_built(path, build);
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	assert_true(f >= 0);
+	assert_true(H5Ldelete(f, "/scope_bpf/aggregate", H5P_DEFAULT) >= 0);
+	H5Fclose(f);
+	expect_read_error(path, "without /scope_bpf/aggregate");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_full_and_lean),
+		cmocka_unit_test(test_index_is_scope_profilers_aggregate_layout),
+		cmocka_unit_test(test_call_tree_from_rows),
+		cmocka_unit_test(test_broken_files_are_refused),
+	};
+
+	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
+}
