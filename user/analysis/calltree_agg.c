@@ -1,7 +1,7 @@
 /*
  * The call tree of an aggregate recording: each row's region path is a node,
  * its sums are the node's. Exact where a trace's tree is (counts, totals,
- * min, max, own, off-CPU), except first starts, which an aggregate has not.
+ * min, max, own, off-CPU); a first start is that of the first window with calls.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +35,8 @@ static void add_row(struct sb_calltree *t, struct sb_ct_node *n, const struct sb
 {
 	const struct sb_agg_row *r = &a->rows[i];
 	int64_t off = sb_agg_value(a, i, SB_METRIC_OFFCPU);
+	/* A call's start is known to its window: the first one's start stands for it. */
+	int64_t window_start = a->origin_ns + r->window * a->window_ns;
 
 	n->calls += r->count;
 	n->total += r->total;
@@ -44,6 +46,8 @@ static void add_row(struct sb_calltree *t, struct sb_ct_node *n, const struct sb
 		n->min = r->min;
 	if (r->max > n->max)
 		n->max = r->max;
+	if (window_start < n->first_start)
+		n->first_start = window_start;
 	if (n->offcpu != SB_CT_UNKNOWN && off > 0)
 		n->offcpu += off;
 	t->calls += r->count;

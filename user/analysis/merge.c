@@ -445,6 +445,8 @@ static int build(struct sb_profile *out, struct sb_merge_input *in, size_t n, FI
 	if (!ret)
 		ret = sb_merge_cuda(out, in, n, at, err);
 	if (!ret)
+		ret = sb_merge_aggregate(out, in, n, err);
+	if (!ret)
 		ret = sb_merge_metadata(out, in, n);
 	out->columns = merge_columns(in, n, note);
 	for (i = 0; i < n; i++)

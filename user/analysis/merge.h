@@ -48,6 +48,15 @@ struct sb_merge_input {
 int sb_merge_cuda(struct sb_profile *out, const struct sb_merge_input *in, size_t n,
 		  const size_t *at, struct sb_error *err);
 
+/*
+ * out->agg from the inputs when they are aggregates (record --aggregate): all
+ * of them or none, of one window length and the same summed columns, else
+ * -EINVAL with err naming them; rows kept, paths appended, windows put on the
+ * earliest origin on the first input's clock. 0 or -errno.
+ */
+int sb_merge_aggregate(struct sb_profile *out, const struct sb_merge_input *in, size_t n,
+		       struct sb_error *err);
+
 /* The metadata keys a recording writes for this (record/recorder.c). */
 #define SB_META_CLOCK_START "clock_realtime_minus_monotonic_start_ns"
 #define SB_META_CLOCK_END "clock_realtime_minus_monotonic_end_ns"

@@ -76,11 +76,24 @@ int sb_filter_profile(const char *cmd, const char *path, const struct sb_filter 
 	struct sb_error err = { .msg = "" };
 	int r;
 
+	if (sb_filter_active(f) && sb_require_calls(cmd, path, p, "a region or rank filter"))
+		return SB_EXIT_USAGE;
 	r = sb_filter_apply(f, p, &err);
 	if (!r)
 		return 0;
 	fprintf(stderr, "scope-bpf %s: %s: %s\n", cmd, path, err.msg);
 	return r == -ENOMEM ? 1 : SB_EXIT_USAGE;
+}
+
+int sb_require_calls(const char *cmd, const char *path, const struct sb_profile *p,
+		     const char *what)
+{
+	if (!p->agg.on)
+		return 0;
+	fprintf(stderr, "scope-bpf %s: %s: %s needs each call, and this file is an aggregate "
+		"(record --aggregate) that holds only their sums per region path; report (tree, "
+		"--flat, --per-rank, --samples), diff and merge read it\n", cmd, path, what);
+	return SB_EXIT_USAGE;
 }
 
 int sb_usage_error(const char *cmd, const char *msg)

@@ -58,6 +58,14 @@ int sb_format_option(const char *arg, bool csv, enum sb_report_format *fmt,
 int sb_usage_error(const char *cmd, const char *msg);
 
 /*
+ * What needs each call (what) cannot be had from an aggregate (record
+ * --aggregate), which holds their sums only: 0 when p holds calls, else
+ * SB_EXIT_USAGE after saying so for command cmd.
+ */
+int sb_require_calls(const char *cmd, const char *path, const struct sb_profile *p,
+		     const char *what);
+
+/*
  * Read the profile at path (any format) into p for command cmd; on failure say
  * why on stderr and leave p empty. Returns sb_profile_read()'s result.
  */

@@ -348,7 +348,9 @@ int cmd_export(int argc, char **argv)
 		sb_filter_free(&o.filter);
 		return SB_EXIT_USAGE;
 	}
-	r = sb_filter_profile("export", o.path, &o.filter, &p);
+	r = o.kind->per_call ? sb_require_calls("export", o.path, &p, o.kind->name) : 0;
+	if (!r)
+		r = sb_filter_profile("export", o.path, &o.filter, &p);
 	if (!r)
 		r = export_profile(&o, &p);
 	sb_profile_free(&p);

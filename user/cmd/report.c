@@ -637,6 +637,12 @@ static bool has_memory(const struct sb_profile *p)
 static int check_view(const struct report_opts *o, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
+	const char *per_call = o->html ? "--html" : o->durations ? "--durations" :
+		o->counters ? "--counters" : o->memory ? "--memory" : o->mpi ? "--mpi" :
+		o->mpi_detail ? "--mpi-detail" : o->gpu ? "--gpu" : NULL;
+
+	if (per_call && sb_require_calls("report", o->path, p, per_call))
+		return SB_EXIT_USAGE;
 
 	if (o->samples)
 		sb_samples_require(p, 1u << o->sample_kind, &err);

@@ -48,6 +48,7 @@ struct sb_export_kind {
 	int (*write_offcpu)(FILE *f, const struct sb_profile *p, struct sb_error *err);
 	/* A kind whose output is a directory (OTF2) has this instead of write. */
 	int (*write_dir)(const char *dir, const struct sb_profile *p, struct sb_error *err);
+	bool per_call;		/* writes each call: nothing to write from an aggregate */
 };
 
 extern const struct sb_export_kind sb_export_kinds[];

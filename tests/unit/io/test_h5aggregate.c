@@ -6,16 +6,19 @@
 #include "fixtures.h"
 
 #include "analysis/calltree.h"
+#include "analysis/merge.h"
 #include "io/h5aggregate.h"
 
-/* outer [0, 100] holding inner [10, 20] and [30, 40], summed into one row per path. */
+/* outer [0, 100] holding inner [10, 20] and [30, 40] */
+static const struct fx_call calls[] = {
+	{ "outer", 0, 100, 0, -1, 0 },
+	{ "inner", 10, 20, 1, 0, 0 },
+	{ "inner", 30, 40, 2, 0, 0 },
+};
+
+/* The calls above summed into one row per path. */
 static void build(struct sb_profile *p)
 {
-	static const struct fx_call calls[] = {
-		{ "outer", 0, 100, 0, -1, 0 },
-		{ "inner", 10, 20, 1, 0, 0 },
-		{ "inner", 30, 40, 2, 0, 0 },
-	};
 	struct sb_aggregate *a = &p->agg;
 
 	fx_call_tree(p, calls, 3, 0);
@@ -171,6 +174,63 @@ static void test_broken_files_are_refused(void **state)
 	expect_read_error(path, "without /scope_bpf/aggregate");
 }
 
+/* The same recording as rank 1, from the same clock. */
+static void build_rank1(struct sb_profile *p)
+{
+	size_t i;
+
+	build(p);
+	for (i = 0; i < p->n_pairs; i++)
+		p->pairs[i].rank = 1;
+	p->threads[0].rank = 1;
+	for (i = 0; i < p->agg.n_rows; i++)
+		p->agg.rows[i].rank = 1;
+}
+
+/* Two ranks' aggregates merge into one: rows kept, paths appended, the calls counted. */
+static void test_merge_keeps_every_rank_s_rows(void **state)
+{
+	const char *in[2] = { tmp_path("r0.h5"), tmp_path("r1.h5") };
+	const char *out = tmp_path("merged.h5");
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	size_t i;
+
+	(void)state;
+	fx_write_built(in[0], build);
+	fx_write_built(in[1], build_rank1);
+	if (sb_merge(in, 2, out, NULL, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(sb_h5_read(out, &p, &err), 0);
+	assert_true(p.agg.on);
+	assert_int_equal(p.agg.n_rows, 4);
+	assert_int_equal(p.agg.n_paths, 4);
+	for (i = 0; i < 4; i++)
+		assert_string_equal(p.agg.paths[p.agg.rows[i].path].name, i % 2 ? "inner" : "outer");
+	assert_int_equal(p.agg.rows[3].rank, 1);
+	assert_int_equal(p.agg.paths[3].parent, 2);
+	assert_int_equal(sb_agg_value(&p.agg, 3, SB_METRIC_OFFCPU), 7);
+	sb_profile_free(&p);
+}
+
+/* An aggregate and a trace are not merged: their calls are not alike. */
+static void test_merge_refuses_an_aggregate_with_a_trace(void **state)
+{
+	const char *in[2] = { tmp_path("a0.h5"), tmp_path("t1.h5") };
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+
+	(void)state;
+	fx_write_built(in[0], build);
+	fx_call_tree(&p, calls, 3, 0);
+	p.pairs[0].rank = p.pairs[1].rank = p.threads[0].rank = 1;
+	if (fx_write_h5(in[1], &p, &err))
+		fail_msg("%s", err.msg);
+	sb_profile_free(&p);
+	assert_int_equal(sb_merge(in, 2, tmp_path("no.h5"), NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "sums and calls cannot be merged"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +238,8 @@ int main(void)
 		cmocka_unit_test(test_index_is_scope_profilers_aggregate_layout),
 		cmocka_unit_test(test_call_tree_from_rows),
 		cmocka_unit_test(test_broken_files_are_refused),
+		cmocka_unit_test(test_merge_keeps_every_rank_s_rows),
+		cmocka_unit_test(test_merge_refuses_an_aggregate_with_a_trace),
 	};
 
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);
