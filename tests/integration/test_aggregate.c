@@ -1,0 +1,296 @@
+/*
+ * record --aggregate on real test applications, fast path and kernel path:
+ * call counts exact, totals against the applications' own clocks, a file
+ * whose size does not grow with the calls, windows that form a series, and
+ * scope-profiler's aggregate layout as h5py reads it.
+ */
+#include <inttypes.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+
+/* scope-bpf record --mode=MODE --aggregate[=WINDOW] -o OUT -- APPS/app args... */
+static void record_agg(const char *out, const char *mode, const char *window, const char *app,
+		       const char *arg1, const char *arg2)
+{
+	char mode_arg[32], agg_arg[64], path[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", mode_arg, agg_arg, "-o", (char *)out,
+			 "--", (char *)app_path(app, path, sizeof(path)), (char *)arg1,
+			 (char *)arg2, NULL };
+
+	snprintf(mode_arg, sizeof(mode_arg), "--mode=%s", mode);
+	snprintf(agg_arg, sizeof(agg_arg), "--aggregate%s%s", window ? "=" : "",
+		 window ? window : "");
+	assert_int_equal(run(argv), 0);
+}
+
+/* The sums of the rows of region path name (its last element): calls, total, own, min, max. */
+struct sums {
+	uint64_t count;
+	int64_t total, own, min, max;
+	size_t rows, windows;
+};
+
+static struct sums sums_of(const struct sb_profile *p, const char *name)
+{
+	const struct sb_aggregate *a = &p->agg;
+	struct sums s = { .min = INT64_MAX };
+	int64_t last_window = -1;
+	size_t i;
+
+	for (i = 0; i < a->n_rows; i++) {
+		const struct sb_agg_row *r = &a->rows[i];
+
+		if (strcmp(a->paths[r->path].name, name))
+			continue;
+		s.count += r->count;
+		s.total += r->total;
+		s.own += r->own;
+		s.min = r->min < s.min ? r->min : s.min;
+		s.max = r->max > s.max ? r->max : s.max;
+		s.rows++;
+		s.windows += r->window != last_window;
+		last_window = r->window;
+	}
+	return s;
+}
+
+/* The name of the path around the first row of region path name. */
+static const char *parent_name(const struct sb_profile *p, const char *name)
+{
+	const struct sb_aggregate *a = &p->agg;
+	size_t i;
+
+	for (i = 0; i < a->n_rows; i++)
+		if (!strcmp(a->paths[a->rows[i].path].name, name) &&
+		    a->paths[a->rows[i].path].parent >= 0)
+			return a->paths[a->paths[a->rows[i].path].parent].name;
+	return "";
+}
+
+/* count N: outer once, tick N times inside it; own of outer is its total less the ticks'. */
+static void check_count_app(const char *mode)
+{
+	struct sums outer, tick;
+	struct sb_profile p;
+	char out[300];
+
+	tmp_file("count.h5", out, sizeof(out));
+	record_agg(out, mode, NULL, "count", "20000", NULL);
+	load_profile(out, &p);
+	assert_true(p.agg.on);
+	assert_int_equal(p.n_events, 0);
+	outer = sums_of(&p, "outer");
+	tick = sums_of(&p, "tick");
+	assert_int_equal(outer.count, 1);
+	assert_int_equal(tick.count, 20000);
+	assert_int_equal(tick.rows, 1);
+	assert_int_equal(must_pair(&p, "tick", 0)->count, 20000);
+	assert_int_equal(must_pair(&p, "tick", 0)->stats.total, tick.total);
+	assert_int_equal(outer.own, outer.total - tick.total);
+	assert_int_equal(tick.own, tick.total);
+	assert_string_equal(parent_name(&p, "tick"), "outer");
+	sb_profile_free(&p);
+}
+
+static void test_counts_exact_fast_path(void **state)
+{
+	(void)state;
+	require_bpf();
+	check_count_app("auto");
+}
+
+static void test_counts_exact_kernel_path(void **state)
+{
+	(void)state;
+	require_bpf();
+	check_count_app("kernel");
+}
+
+/* The app's own begin and end of each call (timed_calls writes them), summed. */
+struct app_times {
+	long n;
+	int64_t sum, min, max;
+};
+
+static struct app_times app_times(const char *path)
+{
+	struct app_times a = { .min = INT64_MAX };
+	int64_t t[2];
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	while (fread(t, sizeof(t), 1, f) == 1) {
+		a.n++;
+		a.sum += t[1] - t[0];
+		a.min = t[1] - t[0] < a.min ? t[1] - t[0] : a.min;
+		a.max = t[1] - t[0] > a.max ? t[1] - t[0] : a.max;
+	}
+	fclose(f);
+	return a;
+}
+
+/*
+ * Every call the app made is counted, and each recorded call brackets the
+ * app's own timing of its body: the totals lie between the app's sum and
+ * that sum plus the markers' cost (generously 20 us a call), min and max too.
+ */
+static void check_totals(const char *mode)
+{
+	struct app_times app;
+	struct sb_profile p;
+	char out[300], times[300];
+	struct sums s;
+
+	tmp_file("timed.h5", out, sizeof(out));
+	tmp_file("timed.bin", times, sizeof(times));
+	record_agg(out, mode, "100ms", "timed_calls", "1", times);
+	app = app_times(times);
+	load_profile(out, &p);
+	s = sums_of(&p, "timed");
+	assert_true(app.n > 1000);
+	assert_int_equal(s.count, app.n);
+	assert_true(s.total >= app.sum);
+	assert_true(s.total - app.sum <= app.n * 20000);
+	assert_true(s.min >= app.min && s.max >= app.max);
+	/* A second of calls in 100 ms windows: about ten of them, each row one window. */
+	assert_true(s.windows >= 8 && s.windows == s.rows);
+	assert_int_equal(p.agg.window_ns, 100 * MS);
+	sb_profile_free(&p);
+}
+
+static void test_totals_fast_path(void **state)
+{
+	(void)state;
+	require_bpf();
+	check_totals("auto");
+}
+
+static void test_totals_kernel_path(void **state)
+{
+	(void)state;
+	require_bpf();
+	check_totals("kernel");
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/* 10 k and 1 M calls of the same two paths make files of the same size. */
+static void test_file_size_does_not_grow_with_calls(void **state)
+{
+	char small[300], big[300];
+
+	(void)state;
+	require_bpf();
+	tmp_file("small.h5", small, sizeof(small));
+	tmp_file("big.h5", big, sizeof(big));
+	record_agg(small, "auto", NULL, "count", "10000", NULL);
+	record_agg(big, "auto", NULL, "count", "1000000", NULL);
+	if (labs((long)(size_of(big) - size_of(small))) > 4096)
+		fail_msg("10k calls: %lld bytes, 1M calls: %lld bytes", (long long)size_of(small),
+			 (long long)size_of(big));
+}
+
+static const char script[] =
+	"import sys, h5py\n"
+	"f = h5py.File(sys.argv[1], 'r')\n"
+	"print('layout', f.attrs['storage_layout'])\n"
+	"print('events', f['events/start_times'].shape[0])\n"
+	"i = f['rank_region_index']\n"
+	"names = f['region_table/names'][()]\n"
+	"for r, n, c, t in zip(i['region_ids'][()], i['event_counts'][()],\n"
+	"                      i['aggregate_counts'][()], i['summary_statistics']['total']):\n"
+	"    print('row', names[r].decode(), n, c, t)\n"
+	"a = f['scope_bpf/aggregate']\n"
+	"print('hist', int(a['histogram'][()].sum()), int(a['count'][()].sum()))\n";
+
+/* Whether python can import h5py; under CI=true its absence fails rather than skips. */
+static const char *python_with_h5py(void)
+{
+	static const char *const pythons[] = { "python3", "/usr/bin/python3" };
+	char cmd[128];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "%s -c 'import h5py' 2>/dev/null", pythons[i]);
+		if (!system(cmd))
+			return pythons[i];
+	}
+	if (!strcmp(env_or("CI", ""), "true"))
+		fail_msg("no python3 with h5py (python3-h5py) and CI=true forbids skipping");
+	fprintf(stderr, "skipping: no python3 with h5py\n");
+	skip();
+	return NULL;
+}
+
+/* What scope-profiler's reader opens: the aggregate layout, no events, the calls per row. */
+static void test_h5py_reads_the_aggregate_layout(void **state)
+{
+	char h5[300], py[300], out[300], cmd[1200], text[4096];
+	const char *python;
+	struct sb_profile p;
+	FILE *f;
+
+	(void)state;
+	require_bpf();
+	python = python_with_h5py();
+	tmp_file("py.h5", h5, sizeof(h5));
+	tmp_file("agg.py", py, sizeof(py));
+	tmp_file("py.txt", out, sizeof(out));
+	record_agg(h5, "auto", NULL, "count", "5000", NULL);
+	f = fopen(py, "w");
+	assert_non_null(f);
+	fputs(script, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s '%s' '%s' > '%s'", python, py, h5, out);
+	assert_int_equal(system(cmd), 0);
+	file_text(out, text, sizeof(text));
+	load_profile(h5, &p);
+	snprintf(cmd, sizeof(cmd), "row tick 0 5000 %" PRId64 "\n",
+		 must_pair(&p, "tick", 0)->stats.total);
+	sb_profile_free(&p);
+	if (!strstr(text, "layout aggregate\n") || !strstr(text, "events 0\n") ||
+	    !strstr(text, "row outer 0 1 ") || !strstr(text, cmd) ||
+	    !strstr(text, "hist 5001 5001\n"))
+		fail_msg("h5py read:\n%s", text);
+}
+
+/* report shows the tree; what needs each call says so and exits 2. */
+static void test_report_and_refusals(void **state)
+{
+	char h5[300], err[512];
+	char *report[] = { (char *)scope_bin(), "report", h5, NULL };
+	char *csv[] = { (char *)scope_bin(), "export", "csv", h5, "-o", "-", NULL };
+	char *html[] = { (char *)scope_bin(), "report", "--html", "x.html", h5, NULL };
+
+	(void)state;
+	require_bpf();
+	tmp_file("rep.h5", h5, sizeof(h5));
+	record_agg(h5, "auto", NULL, "count", "100", NULL);
+	assert_int_equal(run(report), 0);
+	assert_int_equal(run(csv), 2);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "csv needs each call"));
+	assert_int_equal(run(html), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_exact_fast_path),
+		cmocka_unit_test(test_counts_exact_kernel_path),
+		cmocka_unit_test(test_totals_fast_path),
+		cmocka_unit_test(test_totals_kernel_path),
+		cmocka_unit_test(test_file_size_does_not_grow_with_calls),
+		cmocka_unit_test(test_h5py_reads_the_aggregate_layout),
+		cmocka_unit_test(test_report_and_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
