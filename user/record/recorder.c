@@ -402,6 +402,8 @@ static void begin_recording(struct recorder *r)
 	/* Windows count from here: the first covers the recording's first WINDOW. */
 	if (r->o.aggregate)
 		sb_collector_set_aggregate(&r->coll, r->o.aggregate_window_ns, r->start_ns);
+	/* Its user, folder and SLURM_* while the target lives: a command has exited by the end. */
+	(void)sb_sysinfo_process(&r->coll.prof, r->root, NULL);
 	sb_guardian_heartbeat(r->env.skel);
 	r->env.skel->bss->recording = true;
 	if (r->o.verbose)
