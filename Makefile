@@ -123,6 +123,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h 
 -include kokkos/kokkos.mk
 -include itt/itt.mk
 -include mpi/mpi.mk
+-include slurm/slurm.mk
 -include packaging/packaging.mk
 -include tools/kernels/kernels.mk
 

@@ -8,7 +8,8 @@ chromium libxml2-utils libclang-rt-14-dev mpich libmpich-dev openmpi-bin libopen
 libpfm4-dev likwid
 libgomp1 libomp-14-dev
 libotf2-trace-dev otf2-tools libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-gfortran python3 python3-venv python3-h5py cmake"
+gfortran python3 python3-venv python3-h5py cmake
+slurm-wlm libslurm-dev munge"
 
 missing=""
 for p in $PKGS; do

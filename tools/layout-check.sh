@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.." || exit 2
 named() {
 	grep -qE "[\`/]$(printf '%s' "$1" | sed 's/[.]/[.]/g')\`" docs/LAYOUT.md
 }
-missing=$(git ls-files include user bpf cupti markers ompt annot nvtx kokkos itt mpi 2>/dev/null | grep -E '\.(c|h)$' |
+missing=$(git ls-files include user bpf cupti markers ompt annot nvtx kokkos itt mpi slurm 2>/dev/null | grep -E '\.(c|h)$' |
 	while read -r f; do
 		b=$(basename "$f")
 		named "$b" && continue
