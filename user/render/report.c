@@ -138,6 +138,35 @@ void sb_report_file_line(FILE *f, const struct sb_profile *p, const struct repor
 	fputs(")\n", f);
 }
 
+/* A text value of the metadata, or NULL. */
+static const char *meta_text(const struct sb_profile *p, const char *key)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	return m && !m->is_int && m->s && *m->s ? m->s : NULL;
+}
+
+/* Which Slurm job and step: record puts the traced process's SLURM_* in the metadata. */
+static void job_line(FILE *f, const struct sb_profile *p)
+{
+	const char *job = meta_text(p, "SLURM_JOB_ID"), *step = meta_text(p, "SLURM_STEP_ID");
+	const char *nodes = meta_text(p, "SLURM_STEP_NODELIST");
+
+	if (!job)
+		return;
+	fputs("job       slurm ", f);
+	format_text(f, job);
+	if (step) {
+		fputs(" step ", f);
+		format_text(f, step);
+	}
+	if (nodes) {
+		fputs(" on ", f);
+		format_text(f, nodes);
+	}
+	fputc('\n', f);
+}
+
 static void text_header(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 			const struct report_opts *o, int64_t span)
 {
@@ -148,6 +177,7 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct sb_cal
 	char buf[CELL_MAX];
 
 	sb_report_file_line(f, p, o);
+	job_line(f, p);
 	fputs("recording ", f);
 	if (span > 0) {
 		format_ns(buf, sizeof(buf), span);
