@@ -16,14 +16,9 @@
 
 #include "daemon/proto.h"
 #include "harness.h"
+#include "test_user.h"
 #include "record/launch.h"
 
-static struct {
-	char name[32];
-	uid_t uid;
-	gid_t gid;
-	bool made;
-} user;
 static pid_t daemon_pid = -1;
 static char sock_path[300], user_dir[300], log_path[300], bpfd[600];
 
@@ -48,25 +43,6 @@ static int connect_daemon(void)
 		return -1;
 	}
 	return fd;
-}
-
-/* A user of our own, made for this test and removed at its end. */
-static int make_user(void)
-{
-	char cmd[200];
-	struct passwd *pw;
-
-	snprintf(user.name, sizeof(user.name), "sbpfd%d", (int)(getpid() % 100000));
-	snprintf(cmd, sizeof(cmd), "useradd -r -M -U -s /usr/sbin/nologin %s", user.name);
-	if (system(cmd))
-		return -1;
-	user.made = true;
-	pw = getpwnam(user.name);
-	if (!pw)
-		return -1;
-	user.uid = pw->pw_uid;
-	user.gid = pw->pw_gid;
-	return 0;
 }
 
 static int start_daemon(void)
@@ -103,7 +79,7 @@ static int start_daemon(void)
 
 static int setup(void **state)
 {
-	if (geteuid() != 0 || setup_tmp(state) || chmod(tmp_dir, 0755) || make_user())
+	if (geteuid() != 0 || setup_tmp(state) || chmod(tmp_dir, 0755) || make_user("sbpfd"))
 		return geteuid() != 0 ? 0 : -1;
 	tmp_file("u", user_dir, sizeof(user_dir));
 	if (mkdir(user_dir, 0700) || chown(user_dir, user.uid, user.gid))
@@ -113,17 +89,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[200];
-
 	if (daemon_pid > 0) {
 		kill(daemon_pid, SIGTERM);
 		wait_status(daemon_pid);
 	}
-	if (user.made) {
-		snprintf(cmd, sizeof(cmd), "userdel %s", user.name);
-		if (system(cmd))
-			fprintf(stderr, "userdel %s failed\n", user.name);
-	}
+	remove_user();
 	return tmp_dir[0] ? teardown_tmp(state) : 0;
 }
 

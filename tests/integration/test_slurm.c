@@ -14,19 +14,13 @@
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pwd.h>
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "test_user.h"
 
 enum { MUNGED, SLURMCTLD, SLURMD1, SLURMD2, SCOPE_BPFD, N_DAEMONS };
 
-static struct {
-	char name[32];
-	uid_t uid;
-	gid_t gid;
-	bool made;
-} user;
 static pid_t daemons[N_DAEMONS];
 static char conf[300], munge_sock[300], bpfd_sock[300], submit_dir[300];
 
@@ -87,24 +81,6 @@ static int write_slurm_conf(void)
 		 beside_scope_bpf("spank_scope_bpf.so", so, sizeof(so)),
 		 beside_scope_bpf("scope-bpf", bin, sizeof(bin)));
 	return write_file("plugstack.conf", text);
-}
-
-static int make_user(void)
-{
-	char cmd[200];
-	struct passwd *pw;
-
-	snprintf(user.name, sizeof(user.name), "sbslm%d", (int)(getpid() % 100000));
-	snprintf(cmd, sizeof(cmd), "useradd -r -M -U -s /usr/sbin/nologin %s", user.name);
-	if (system(cmd))
-		return -1;
-	user.made = true;
-	pw = getpwnam(user.name);
-	if (!pw)
-		return -1;
-	user.uid = pw->pw_uid;
-	user.gid = pw->pw_gid;
-	return 0;
 }
 
 /* Waits up to 30 s for path to exist. */
@@ -192,7 +168,7 @@ static int setup(void **state)
 	if (geteuid() != 0 || !have_slurm() ||
 	    access(beside_scope_bpf("spank_scope_bpf.so", spank, sizeof(spank)), R_OK))
 		return 0;
-	if (setup_tmp(state) || chmod(tmp_dir, 0755) || make_user())
+	if (setup_tmp(state) || chmod(tmp_dir, 0755) || make_user("sbslm"))
 		return -1;
 	tmp_file("u", submit_dir, sizeof(submit_dir));
 	if (mkdir(submit_dir, 0700) || chown(submit_dir, user.uid, user.gid))
@@ -203,7 +179,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[200];
 	int i;
 
 	for (i = N_DAEMONS - 1; i >= 0; i--) {
@@ -212,11 +187,7 @@ static int teardown(void **state)
 		kill(daemons[i], SIGTERM);
 		wait_status(daemons[i]);
 	}
-	if (user.made) {
-		snprintf(cmd, sizeof(cmd), "userdel %s", user.name);
-		if (system(cmd))
-			fprintf(stderr, "userdel %s failed\n", user.name);
-	}
+	remove_user();
 	return tmp_dir[0] ? teardown_tmp(state) : 0;
 }
 
