@@ -105,7 +105,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libsco
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
 
-$(BUILD)/tests/integration/%: tests/integration/%.c tests/integration/harness.h $(BUILD)/libscope.a
+$(BUILD)/tests/integration/%: tests/integration/%.c $(wildcard tests/integration/*.h) $(BUILD)/libscope.a
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -lcmocka -o $@
