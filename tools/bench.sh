@@ -26,6 +26,7 @@
 #   BENCH_SWITCH_N=300000		yields per thread in (k)'s context switches, BENCH_SWITCH_ROUNDS=5
 #   BENCH_FINE="10000 4000"	fine_grained's ITERATIONS LENGTH for the mini-app ratio of (l)
 #   BENCH_ATTACH_ROUNDS=5		record -p starts timed in (m)
+#   BENCH_AGG_N=10000000		regions of one thread recorded with --aggregate and in full (n)
 
 set -u
 
@@ -58,6 +59,7 @@ switch_rounds=${BENCH_SWITCH_ROUNDS:-5}
 flood_s=${BENCH_FLOOD_S:-2}
 fine=${BENCH_FINE:-10000 4000}
 attach_rounds=${BENCH_ATTACH_ROUNDS:-5}
+agg_n=${BENCH_AGG_N:-10000000}
 
 die()
 {
@@ -854,3 +856,49 @@ wait "$waiter" 2>/dev/null
 attach_med=$(printf '%s\n' "${attach[@]}" | sort -n | sed -n "$(((attach_rounds + 1) / 2))p")
 row "(m) record -p: start to recording, ms" "$attach_med" "<= 300" \
 	"$(verdict "$attach_med <= 300"); median of ${attach[*]}; load $(loadavg)"
+
+# (n) record --aggregate (issue 29): one thread's marker_loop of BENCH_AGG_N regions on the
+# fast path, summed per region path instead of kept, beside the same loop kept in full
+# and untraced; the fastest loop (its thread's CPU time) of fast_rounds recordings each.
+declare -A ag
+for ((r = 0; r < fast_rounds; r++)); do
+	for c in base full agg; do
+		case $c in
+		base) cmd=() ;;
+		full) cmd=("$bin/peakrss" "$sb" record -q -o "$tmp/n.h5" --) ;;
+		agg) cmd=("$bin/peakrss" "$sb" record -q --aggregate -o "$tmp/n.h5" --) ;;
+		esac
+		out=$(runloop "${cmd[@]}" "$bin/marker_loop" "$agg_n" 1) || exit 1
+		ag[cpu_$c]=$(min "${ag[cpu_$c]:-}" "$(field cpu_ns "$out")")
+		[ $c = base ] && continue
+		kib=$(field maxrss_kib "$(cat "$tmp/stderr")")
+		((kib > ${ag[rss_$c]:-0})) && ag[rss_$c]=$kib
+		ag[rec_$c]=$(min "${ag[rec_$c]:-}" "$(meta_of "$("$sb" inspect "$tmp/n.h5")" recorder_cpu_ns)")
+		ag[bytes_$c]=$(stat -c %s "$tmp/n.h5")
+		ag[calls_$c]=$(calls_in "$tmp/n.h5")
+		if [ $c = agg ]; then
+			t0=$(date +%s%N)
+			"$sb" report "$tmp/n.h5" > /dev/null || die "cannot report the aggregate"
+			ag[report_ms]=$(min "${ag[report_ms]:-}" $((($(date +%s%N) - t0) / 1000000)))
+		fi
+	done
+done
+rm -f "$tmp/n.h5"
+agg_ns()
+{
+	calc 1 "(${ag[cpu_$1]} - ${ag[cpu_base]}) / $agg_n"
+}
+row "(n) --aggregate, $agg_n regions: calls in the file, full | agg" \
+	"${ag[calls_full]} | ${ag[calls_agg]}" "$agg_n" \
+	"$(verdict "${ag[calls_agg]} == $agg_n && ${ag[calls_full]} == $agg_n")"
+row "(n) --aggregate: file bytes, full | agg" "${ag[bytes_full]} | ${ag[bytes_agg]}" "< 1 MB" \
+	"$(verdict "${ag[bytes_agg]} < 1000000"); the same whatever the calls"
+row "(n) --aggregate: recorder peak RSS MiB, full | agg" \
+	"$(calc 0 "${ag[rss_full]} / 1024") | $(calc 0 "${ag[rss_agg]} / 1024")" "-" ""
+row "(n) --aggregate: ns/region (loop CPU), full | agg" "$(agg_ns full) | $(agg_ns agg)" \
+	"agg <= full" "$(verdict "$(agg_ns agg) <= $(agg_ns full) * 1.05"); traced - untraced"
+row "(n) --aggregate: recorder CPU ns/call, full | agg" \
+	"$(calc 1 "${ag[rec_full]} / $agg_n") | $(calc 1 "${ag[rec_agg]} / $agg_n")" "-" \
+	"drainer, nesting, and the spill or the sums"
+row "(n) --aggregate: report of the aggregate, s" "$(calc 3 "${ag[report_ms]} / 1000")" "< 0.1" \
+	"$(verdict "${ag[report_ms]} < 100")"
