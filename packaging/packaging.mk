@@ -5,6 +5,7 @@
 #   lib/scope-bpf/libscope_bpf_{ompt,cupti,nvtx}.so (where built: ompt/ompt.mk, cupti/cupti.mk,
 #   nvtx/nvtx.mk), lib/scope-bpf/libscope_bpf_{kokkos,itt}.so,
 #   lib/scope-bpf/libscope_bpf_mpi_{mpich,openmpi}.so (where that MPI is: mpi/mpi.mk),
+#   lib/scope-bpf/spank_scope_bpf.so, Slurm's plugin (where libslurm-dev is: slurm/slurm.mk),
 #   lib/pkgconfig/scope_bpf.pc, lib/cmake/scope_bpf/ (find_package),
 #   share/scope-bpf/fortran/scope_bpf.f90, man pages (share/man/man1), bash
 #   completion, and the Python module scope_bpf.py where PYTHON looks (PYTHONDIR);
@@ -88,6 +89,7 @@ uninstall:
 		$(DESTDIR)$(HELPERDIR)/libscope_bpf_itt.so \
 		$(DESTDIR)$(HELPERDIR)/libscope_bpf_mpi_mpich.so \
 		$(DESTDIR)$(HELPERDIR)/libscope_bpf_mpi_openmpi.so \
+		$(DESTDIR)$(HELPERDIR)/spank_scope_bpf.so \
 		$(DESTDIR)$(FORTRANDIR)/scope_bpf.f90 $(DESTDIR)$(python_dir)/scope_bpf.py \
 		$(DESTDIR)$(python_dir)/__pycache__/scope_bpf.*.pyc \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/scope_bpf.pc \

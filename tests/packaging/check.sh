@@ -47,7 +47,7 @@ for f in bin/scope-bpf include/scope_bpf.h $(ls include/scope_bpf/*.h) lib/libsc
 	share/bash-completion/completions/scope-bpf share/man/man1/scope-bpf.1 \
 	$(for c in $commands; do echo "share/man/man1/scope-bpf-$c.1"; done) \
 	$(cd "$build" && ls libscope_bpf_ompt.so libscope_bpf_cupti.so libscope_bpf_mpi_mpich.so \
-		libscope_bpf_mpi_openmpi.so 2>/dev/null | sed 's|^|lib/scope-bpf/|'); do
+		libscope_bpf_mpi_openmpi.so spank_scope_bpf.so 2>/dev/null | sed 's|^|lib/scope-bpf/|'); do
 	[ -e "$prefix/$f" ] || fail "make install did not install $f"
 done
 
