@@ -138,8 +138,9 @@ static void test_memory_refusals(void **state)
 static void test_report_and_diff(void **state)
 {
 	char out[300], csv[300], line[512], plain[300];
-	long long calls, unknown, growth, own_growth, release, own_release, peak;
-	bool seen = false;
+	long long depth, calls, unknown, growth, own_growth, release, own_release, peak, own_peak,
+		faults;
+	bool seen_alloc = false, seen_inner = false;
 	FILE *f;
 
 	(void)state;
@@ -154,24 +155,36 @@ static void test_report_and_diff(void **state)
 	f = fopen(csv, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "region,calls,unknown_calls,rss_growth_bytes,"
+	assert_string_equal(line, "path,depth,calls,unknown_calls,rss_growth_bytes,"
 			    "own_rss_growth_bytes,rss_release_bytes,own_rss_release_bytes,"
 			    "peak_growth_bytes,own_peak_growth_bytes,page_faults,own_page_faults\n");
 	/* Largest peak growth first. */
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_int_equal(strncmp(line, "alloc64,", 8), 0);
 	do {
-		if (strncmp(line, "alloc64,", 8))
-			continue;
-		assert_int_equal(sscanf(line + 8, "%lld,%lld,%lld,%lld,%lld,%lld,%lld", &calls,
-					&unknown, &growth, &own_growth, &release, &own_release,
-					&peak), 7);
-		assert_int_equal(calls, 1);
-		assert_bytes_about(peak, 64 * MIB, "report: alloc64 peak growth");
-		seen = true;
+		if (!strncmp(line, "alloc64,", 8)) {
+			assert_int_equal(sscanf(line + 8, "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld",
+						&depth, &calls, &unknown, &growth, &own_growth,
+						&release, &own_release, &peak), 8);
+			assert_int_equal(depth, 1);
+			assert_int_equal(calls, 1);
+			assert_bytes_about(peak, 64 * MIB, "report: alloc64 peak growth");
+			seen_alloc = true;
+		}
+		/* inner's own path, below outer. */
+		if (!strncmp(line, "outer;inner,", 12)) {
+			assert_int_equal(sscanf(line + 12, "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,"
+						"%lld,%lld", &depth, &calls, &unknown, &growth,
+						&own_growth, &release, &own_release, &peak, &own_peak,
+						&faults), 10);
+			assert_int_equal(depth, 2);
+			assert_in_range(faults, 3000, 3010);
+			seen_inner = true;
+		}
 	} while (fgets(line, sizeof(line), f));
 	fclose(f);
-	assert_true(seen);
+	assert_true(seen_alloc);
+	assert_true(seen_inner);
 	{
 		char *same[] = { (char *)scope_bin(), "diff", "-m", "mem:peak-growth", "-o",
 				 "/dev/null", out, out, NULL };

@@ -96,8 +96,9 @@ static void usage(FILE *f)
 	      "                      the calls' totals and own counts, IPC and miss ratios\n"
 	      "                      when their events were counted (docs/COUNTERS.md)\n"
 	      "      --memory        the memory recorded with record --memory instead: per\n"
-	      "                      region the calls' resident size gained and given back\n"
-	      "                      (MiB), the peak's growth and the page faults\n"
+	      "                      call path (--flat: per region) the calls' resident\n"
+	      "                      size gained and given back (MiB), the peak's growth\n"
+	      "                      and the page faults (docs/COUNTERS.md)\n"
 	      "      --gpu           the GPU work recorded with record --cuda instead: per\n"
 	      "                      kernel (demangled), copy direction and memset its\n"
 	      "                      calls, total, avg, min and max GPU time, and the\n"
@@ -559,6 +560,31 @@ static int report_counters(const struct report_opts *o, const struct sb_profile 
 	return sb_output_close(&out, r, "report");
 }
 
+/* --memory: p's memory values per call path to o->output or stdout; the exit status. */
+static int report_memory_paths(const struct report_opts *o, const struct sb_profile *p)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_mem_paths m;
+	struct sb_output out;
+	int r;
+
+	r = sb_mem_paths_build(&m, p, o->rank, &err);
+	if (r) {
+		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path,
+			err.msg[0] ? err.msg : strerror(-r));
+		sb_mem_paths_free(&m);
+		return r == -EINVAL ? SB_EXIT_USAGE : 1;
+	}
+	if (sb_output_open(&out, o->output, &err)) {
+		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
+		sb_mem_paths_free(&m);
+		return 1;
+	}
+	r = sb_memory_paths_render(out.f, p, &m, o);
+	sb_mem_paths_free(&m);
+	return sb_output_close(&out, r, "report");
+}
+
 /* --per-rank or --durations of p to o->output or stdout; the exit status. */
 static int report_view(const struct report_opts *o, const struct sb_profile *p)
 {
@@ -611,24 +637,6 @@ static int load_for_gpu(const char *path, struct sb_profile *p)
 	return r;
 }
 
-/* Whether p's counter slots hold record --memory's values (metadata counter_events). */
-static bool has_memory(const struct sb_profile *p)
-{
-	const struct sb_meta *m = sb_profile_meta(p, "counter_events");
-	char name[SB_EVENT_NAME_LEN];
-	const char *s, *end;
-
-	if (!sb_profile_counter_slots(p) || !m || m->is_int || !m->s)
-		return false;
-	for (s = m->s; *s; s = *end ? end + 1 : end) {
-		end = strchrnul(s, ',');
-		snprintf(name, sizeof(name), "%.*s", (int)(end - s), s);
-		if (sb_memory_slot_of(name) >= 0)
-			return true;
-	}
-	return false;
-}
-
 /*
  * A view of data the profile has none of is bad input, as an export of
  * samples from a profile without them is: one line saying what to record,
@@ -637,6 +645,7 @@ static bool has_memory(const struct sb_profile *p)
 static int check_view(const struct report_opts *o, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
+	int slot[SB_MEMORY_SLOTS];
 	const char *per_call = o->html ? "--html" : o->durations ? "--durations" :
 		o->counters ? "--counters" : o->memory ? "--memory" : o->mpi ? "--mpi" :
 		o->mpi_detail ? "--mpi-detail" : o->gpu ? "--gpu" : NULL;
@@ -653,7 +662,7 @@ static int check_view(const struct report_opts *o, const struct sb_profile *p)
 		sb_fail(&err, EINVAL, "the profile has no CUDA activity: record with --cuda");
 	else if (o->counters && !sb_profile_counter_slots(p))
 		sb_fail(&err, EINVAL, "the profile has no counters: record with -e or -g");
-	else if (o->memory && !has_memory(p))
+	else if (o->memory && !sb_memory_slots(p, slot))
 		sb_fail(&err, EINVAL, "the profile has no memory values: record with --memory");
 	if (!err.msg[0])
 		return 0;
@@ -677,6 +686,8 @@ static int report_whole(const struct report_opts *o)
 		r = sb_filter_profile("report", o->path, &o->filter, &p);
 	if (!r && o->mpi)
 		r = report_mpi(o, &p);
+	else if (!r && o->memory && !o->flat)
+		r = report_memory_paths(o, &p);
 	else if (!r && (o->counters || o->memory))
 		r = report_counters(o, &p);
 	else if (!r && o->gpu)

@@ -30,4 +30,12 @@ const struct sb_memory_def *sb_memory_def(unsigned i);
 /* The memory slot an event name is, or -1 when it is no memory value. */
 int sb_memory_slot_of(const char *event_name);
 
+struct sb_profile;
+
+/*
+ * The counter slot of each memory value in p (metadata counter_events, -1:
+ * not recorded); how many p has.
+ */
+unsigned sb_memory_slots(const struct sb_profile *p, int slot[SB_MEMORY_SLOTS]);
+
 #endif

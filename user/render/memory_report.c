@@ -1,6 +1,7 @@
 /*
- * `report --memory`: the counter report's rows, record --memory's slots only,
- * sizes in MiB as text and in bytes in JSON and CSV.
+ * `report --memory`: per call path (record --memory's values summed on each
+ * path's node) or, --flat, per region (the counter report's rows, its mem:
+ * slots only); sizes in MiB as text, in bytes in JSON and CSV.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +12,24 @@
 #include "util/text_format.h"
 
 #define MIB (1024.0 * 1024.0)
+#define TEXT_COLUMNS 80
+#define VALUE_WIDTH 12
+
+/* One row as every format shows it: a region, or a call path of depth names. */
+struct mem_row {
+	const char **path;	/* depth names, outermost first; the last is the row's own */
+	uint32_t depth;
+	uint64_t calls, unknown;
+	uint64_t incl[SB_MEMORY_SLOTS], excl[SB_MEMORY_SLOTS];
+};
+
+struct mem_table {
+	struct mem_row *rows;
+	size_t n;
+	bool has[SB_MEMORY_SLOTS];	/* recorded */
+	bool paths;			/* rows are call paths (CSV and JSON: path, depth) */
+	const char **names;		/* every row's path, back to back */
+};
 
 unsigned sb_memory_report_slots(const struct sb_counter_report *r, int slot[SB_MEMORY_SLOTS])
 {
@@ -29,135 +48,224 @@ unsigned sb_memory_report_slots(const struct sb_counter_report *r, int slot[SB_M
 	return n;
 }
 
-static uint64_t incl_of(const struct sb_counter_row *row, int slot)
-{
-	return slot >= 0 ? row->incl[slot] : 0;
-}
-
-static int by_peak_then_growth(const void *a, const void *b, void *slots)
-{
-	const int *sort_slot = slots;
-	const struct sb_counter_row *x = *(const struct sb_counter_row *const *)a;
-	const struct sb_counter_row *y = *(const struct sb_counter_row *const *)b;
-	uint64_t u = incl_of(x, sort_slot[SB_MEMORY_PEAK_GROWTH]);
-	uint64_t v = incl_of(y, sort_slot[SB_MEMORY_PEAK_GROWTH]);
-
-	if (u == v) {
-		u = incl_of(x, sort_slot[SB_MEMORY_RSS_GROWTH]);
-		v = incl_of(y, sort_slot[SB_MEMORY_RSS_GROWTH]);
-	}
-	if (u != v)
-		return u < v ? 1 : -1;
-	return x->region < y->region ? -1 : x->region > y->region;
-}
-
 /* One value as text: MiB with one decimal for sizes, "-" when not recorded. */
-static void text_value(FILE *f, unsigned m, int slot, uint64_t v)
+static void text_value(FILE *f, const struct mem_table *t, unsigned k, uint64_t v)
 {
-	if (slot < 0)
-		fprintf(f, " %12s", "-");
-	else if (sb_memory_def(m)->bytes)
-		fprintf(f, " %12.1f", (double)v / MIB);
+	if (!t->has[k])
+		fprintf(f, " %*s", VALUE_WIDTH, "-");
+	else if (sb_memory_def(k)->bytes)
+		fprintf(f, " %*.1f", VALUE_WIDTH, (double)v / MIB);
 	else
-		fprintf(f, " %12" PRIu64, v);
+		fprintf(f, " %*" PRIu64, VALUE_WIDTH, v);
 }
 
-static void render_text(FILE *f, const struct sb_counter_row *const *rows, size_t n,
-			const int *slot, bool wide)
+static void render_text(FILE *f, const struct mem_table *t, bool wide)
 {
+	size_t j, room = TEXT_COLUMNS - 8 - (VALUE_WIDTH + 1) * SB_MEMORY_SLOTS - 2, indent;
 	uint64_t unknown = 0;
-	unsigned m;
-	size_t j;
+	unsigned k;
 
-	fputs("memory per region (record --memory), sizes in MiB: resident size (RSS) gained\n"
-	      "and given back over the calls, how far the process's peak RSS rose, the\n"
-	      "thread's page faults; children included (JSON and CSV: own values too)\n", f);
+	fprintf(f, "memory per %s (record --memory), sizes in MiB: resident size (RSS)\n"
+		"gained and given back over the calls, how far the process's peak RSS rose,\n"
+		"the thread's page faults; children included (JSON and CSV: own values too)\n",
+		t->paths ? "call path" : "region");
 	fprintf(f, "%8s", "calls");
-	for (m = 0; m < SB_MEMORY_SLOTS; m++)
-		fprintf(f, " %12s", sb_memory_def(m)->label);
+	for (k = 0; k < SB_MEMORY_SLOTS; k++)
+		fprintf(f, " %*s", VALUE_WIDTH, sb_memory_def(k)->label);
 	fputs("  region\n", f);
-	for (j = 0; j < n; j++) {
-		fprintf(f, "%8" PRIu64, rows[j]->calls);
-		for (m = 0; m < SB_MEMORY_SLOTS; m++)
-			text_value(f, m, slot[m], incl_of(rows[j], slot[m]));
-		fputs("  ", f);
-		format_cut(f, rows[j]->name, wide ? SIZE_MAX : 80 - 8 - 13 * SB_MEMORY_SLOTS - 2);
+	for (j = 0; j < t->n; j++) {
+		fprintf(f, "%8" PRIu64, t->rows[j].calls);
+		for (k = 0; k < SB_MEMORY_SLOTS; k++)
+			text_value(f, t, k, t->rows[j].incl[k]);
+		indent = 2 * (t->rows[j].depth - 1);
+		fprintf(f, "  %*s", (int)indent, "");
+		format_cut(f, t->rows[j].path[t->rows[j].depth - 1],
+			   wide ? SIZE_MAX : indent + 16 < room ? room - indent : 16);
 		fputc('\n', f);
-		unknown += rows[j]->unknown;
+		unknown += t->rows[j].unknown;
 	}
 	if (unknown)
 		fprintf(f, "%" PRIu64 " %s not counted: begun before the thread was first read\n",
 			unknown, format_plural(unknown, "call", "calls"));
 }
 
-static void render_json(FILE *f, const struct sb_counter_row *const *rows, size_t n,
-			const int *slot, const struct report_opts *o)
+static void render_json(FILE *f, const struct mem_table *t, const struct report_opts *o)
 {
-	unsigned m;
+	const struct mem_row *row;
+	unsigned k;
+	uint32_t d;
 	size_t j;
 
 	fputs("{\"file\":", f);
 	format_json_string(f, o->path ? o->path : "");
 	fputs(",\"regions\":[", f);
-	for (j = 0; j < n; j++) {
-		fputs(j ? ",\n{\"region\":" : "\n{\"region\":", f);
-		format_json_string(f, rows[j]->name);
-		fprintf(f, ",\"calls\":%" PRIu64 ",\"unknown_calls\":%" PRIu64, rows[j]->calls,
-			rows[j]->unknown);
-		for (m = 0; m < SB_MEMORY_SLOTS; m++)
-			if (slot[m] >= 0)
+	for (j = 0; j < t->n; j++) {
+		row = &t->rows[j];
+		fputs(j ? ",\n{" : "\n{", f);
+		if (t->paths) {
+			fputs("\"path\":[", f);
+			for (d = 0; d < row->depth; d++) {
+				fputs(d ? "," : "", f);
+				format_json_string(f, row->path[d]);
+			}
+			fprintf(f, "],\"depth\":%" PRIu32, row->depth);
+		} else {
+			fputs("\"region\":", f);
+			format_json_string(f, row->path[0]);
+		}
+		fprintf(f, ",\"calls\":%" PRIu64 ",\"unknown_calls\":%" PRIu64, row->calls,
+			row->unknown);
+		for (k = 0; k < SB_MEMORY_SLOTS; k++)
+			if (t->has[k])
 				fprintf(f, ",\"%s\":%" PRIu64 ",\"own_%s\":%" PRIu64,
-					sb_memory_def(m)->key, rows[j]->incl[slot[m]],
-					sb_memory_def(m)->key, rows[j]->excl[slot[m]]);
+					sb_memory_def(k)->key, row->incl[k], sb_memory_def(k)->key,
+					row->excl[k]);
 		fputc('}', f);
 	}
 	fputs("\n]}\n", f);
 }
 
-static void render_csv(FILE *f, const struct sb_counter_row *const *rows, size_t n,
-		       const int *slot)
+/* A call path as one CSV field, names joined by ';' as the call tree's CSV writes it. */
+static int csv_path(FILE *f, const struct mem_row *row)
 {
-	unsigned m;
+	size_t len = 0, at = 0;
+	uint32_t d;
+	char *s;
+
+	for (d = 0; d < row->depth; d++)
+		len += strlen(row->path[d]) + 1;
+	s = malloc(len);
+	if (!s)
+		return -ENOMEM;
+	for (d = 0; d < row->depth; d++)
+		at += (size_t)sprintf(s + at, "%s%s", d ? ";" : "", row->path[d]);
+	format_csv_field(f, s);
+	free(s);
+	return 0;
+}
+
+static int render_csv(FILE *f, const struct mem_table *t)
+{
+	const struct mem_row *row;
+	unsigned k;
 	size_t j;
 
-	fputs("region,calls,unknown_calls", f);
-	for (m = 0; m < SB_MEMORY_SLOTS; m++)
-		fprintf(f, ",%s,own_%s", sb_memory_def(m)->key, sb_memory_def(m)->key);
+	fputs(t->paths ? "path,depth,calls,unknown_calls" : "region,calls,unknown_calls", f);
+	for (k = 0; k < SB_MEMORY_SLOTS; k++)
+		fprintf(f, ",%s,own_%s", sb_memory_def(k)->key, sb_memory_def(k)->key);
 	fputc('\n', f);
-	for (j = 0; j < n; j++) {
-		format_csv_field(f, rows[j]->name);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64, rows[j]->calls, rows[j]->unknown);
-		for (m = 0; m < SB_MEMORY_SLOTS; m++)
-			if (slot[m] >= 0)
-				fprintf(f, ",%" PRIu64 ",%" PRIu64, rows[j]->incl[slot[m]],
-					rows[j]->excl[slot[m]]);
+	for (j = 0; j < t->n; j++) {
+		row = &t->rows[j];
+		if (!t->paths)
+			format_csv_field(f, row->path[0]);
+		else if (csv_path(f, row))
+			return -ENOMEM;
+		else
+			fprintf(f, ",%" PRIu32, row->depth);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, row->calls, row->unknown);
+		for (k = 0; k < SB_MEMORY_SLOTS; k++)
+			if (t->has[k])
+				fprintf(f, ",%" PRIu64 ",%" PRIu64, row->incl[k], row->excl[k]);
 			else
 				fputs(",,", f);
 		fputc('\n', f);
 	}
+	return 0;
+}
+
+static int render(FILE *f, const struct mem_table *t, const struct report_opts *o)
+{
+	if (o->format == SB_REPORT_CSV && render_csv(f, t))
+		return -ENOMEM;
+	if (o->format == SB_REPORT_JSON)
+		render_json(f, t, o);
+	else if (o->format == SB_REPORT_TEXT)
+		render_text(f, t, o->wide);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int by_peak_then_growth(const void *a, const void *b)
+{
+	const struct mem_row *x = a, *y = b;
+
+	if (x->incl[SB_MEMORY_PEAK_GROWTH] != y->incl[SB_MEMORY_PEAK_GROWTH])
+		return x->incl[SB_MEMORY_PEAK_GROWTH] < y->incl[SB_MEMORY_PEAK_GROWTH] ? 1 : -1;
+	if (x->incl[SB_MEMORY_RSS_GROWTH] != y->incl[SB_MEMORY_RSS_GROWTH])
+		return x->incl[SB_MEMORY_RSS_GROWTH] < y->incl[SB_MEMORY_RSS_GROWTH] ? 1 : -1;
+	return strcmp(x->path[0], y->path[0]);
 }
 
 int sb_memory_report_render(FILE *f, const struct sb_counter_report *r,
 			    const struct report_opts *o)
 {
-	const struct sb_counter_row **rows;
-	int slot[SB_MEMORY_SLOTS];
+	struct mem_table t = { .n = r->n_rows };
+	int slot[SB_MEMORY_SLOTS], ret;
+	unsigned k;
 	size_t j;
 
 	if (!sb_memory_report_slots(r, slot))
 		return -EINVAL;
-	rows = calloc(r->n_rows ? r->n_rows : 1, sizeof(*rows));
-	if (!rows)
+	t.rows = calloc(t.n ? t.n : 1, sizeof(*t.rows));
+	t.names = calloc(t.n ? t.n : 1, sizeof(*t.names));
+	if (!t.rows || !t.names) {
+		free(t.rows);
+		free(t.names);
 		return -ENOMEM;
-	for (j = 0; j < r->n_rows; j++)
-		rows[j] = &r->rows[j];
-	qsort_r(rows, r->n_rows, sizeof(*rows), by_peak_then_growth, slot);
-	if (o->format == SB_REPORT_JSON)
-		render_json(f, rows, r->n_rows, slot, o);
-	else if (o->format == SB_REPORT_CSV)
-		render_csv(f, rows, r->n_rows, slot);
-	else
-		render_text(f, rows, r->n_rows, slot, o->wide);
-	free(rows);
-	return ferror(f) ? -EIO : 0;
+	}
+	for (k = 0; k < SB_MEMORY_SLOTS; k++)
+		t.has[k] = slot[k] >= 0;
+	for (j = 0; j < t.n; j++) {
+		t.names[j] = r->rows[j].name;
+		t.rows[j] = (struct mem_row){ .path = &t.names[j], .depth = 1,
+					      .calls = r->rows[j].calls,
+					      .unknown = r->rows[j].unknown };
+		for (k = 0; k < SB_MEMORY_SLOTS; k++) {
+			t.rows[j].incl[k] = slot[k] >= 0 ? r->rows[j].incl[slot[k]] : 0;
+			t.rows[j].excl[k] = slot[k] >= 0 ? r->rows[j].excl[slot[k]] : 0;
+		}
+	}
+	qsort(t.rows, t.n, sizeof(*t.rows), by_peak_then_growth);
+	ret = render(f, &t, o);
+	free(t.rows);
+	free(t.names);
+	return ret;
+}
+
+int sb_memory_paths_render(FILE *f, const struct sb_profile *p, const struct sb_mem_paths *m,
+			   const struct report_opts *o)
+{
+	struct mem_table t = { .paths = true };
+	size_t names = 0, at = 0;
+	struct mem_row *row;
+	uint32_t i, a, d;
+	unsigned k;
+	int ret;
+
+	for (i = sb_mem_paths_next(m, 0); i != SB_MEM_NONE; i = sb_mem_paths_next(m, i)) {
+		t.n++;
+		names += m->nodes[i].depth;
+	}
+	t.rows = calloc(t.n ? t.n : 1, sizeof(*t.rows));
+	t.names = calloc(names ? names : 1, sizeof(*t.names));
+	if (!t.rows || !t.names) {
+		free(t.rows);
+		free(t.names);
+		return -ENOMEM;
+	}
+	for (k = 0; k < SB_MEMORY_SLOTS; k++)
+		t.has[k] = m->slot[k] >= 0;
+	row = t.rows;
+	for (i = sb_mem_paths_next(m, 0); i != SB_MEM_NONE; i = sb_mem_paths_next(m, i), row++) {
+		*row = (struct mem_row){ .path = &t.names[at], .depth = m->nodes[i].depth,
+					 .calls = m->nodes[i].calls, .unknown = m->nodes[i].unknown };
+		memcpy(row->incl, m->nodes[i].incl, sizeof(row->incl));
+		memcpy(row->excl, m->nodes[i].excl, sizeof(row->excl));
+		for (a = i, d = row->depth; d-- > 0; a = m->nodes[a].parent)
+			t.names[at + d] = p->regions[m->nodes[a].region].name;
+		at += row->depth;
+	}
+	ret = render(f, &t, o);
+	free(t.rows);
+	free(t.names);
+	return ret;
 }

@@ -1,14 +1,7 @@
 /* Unit tests of `report --memory`: which slots are memory, the order, MiB as text, bytes in JSON and CSV. */
 #include <errno.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <cmocka.h>
+#include "fixtures.h"
 
 #include "render/memory_report.h"
 
@@ -131,12 +124,120 @@ static void test_missing_slots(void **state)
 	sb_counter_report_free(&r);
 }
 
+#define EVENTS "mem:rss-growth,mem:rss-release,mem:peak-growth,mem:faults"
+
+/*
+ * outer (id 1) around inner (id 2), twice; a top-level inner (id 5); faults
+ * per call as given, every other value 0, the first outer's unknown.
+ */
+static void build_paths_profile(struct sb_profile *p, const char *events)
+{
+	static const struct fx_call calls[] = {
+		{ "outer", 0, 100, 1, -1, 0 }, { "outer", 200, 300, 3, -1, 0 },
+		{ "inner", 10, 20, 2, 1, 0 }, { "inner", 210, 220, 4, 3, 0 },
+		{ "inner", 400, 410, 5, -1, 0 },
+	};
+	static const int64_t faults[] = { -1, 50, 10, 20, 7 }, own[] = { -1, 30, 10, 20, 7 };
+	unsigned k, slots = 4;
+	size_t i;
+
+	fx_call_tree(p, calls, 5, SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID);
+	for (k = 0; k < slots; k++)
+		p->columns |= SB_COL_METRIC(SB_METRIC_COUNTER + k) |
+			      SB_COL_METRIC(SB_METRIC_COUNTER_EXCL + k);
+	assert_int_equal(sb_profile_alloc_counters(p), 0);
+	for (i = 0; i < 5; i++)
+		for (k = 0; k < slots; k++) {
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER + k, k == 3 ? faults[i] :
+					    faults[i] < 0 ? -1 : 0);
+			sb_event_set_metric(p, i, SB_METRIC_COUNTER_EXCL + k, k == 3 ? own[i] :
+					    own[i] < 0 ? -1 : 0);
+		}
+	assert_int_equal(sb_profile_set_str(p, "counter_events", events), 0);
+}
+
+static void test_paths_sum_per_call_path(void **state)
+{
+	struct report_opts o = { .format = SB_REPORT_CSV, .path = "m.h5" };
+	struct sb_error err = { .msg = "" };
+	struct sb_mem_paths m;
+	struct sb_profile p;
+	uint32_t i;
+	char *buf;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	build_paths_profile(&p, EVENTS);
+	assert_int_equal(sb_mem_paths_build(&m, &p, -1, &err), 0);
+	/* Pre-order, siblings of equal sizes by name: inner, outer, outer;inner. */
+	i = sb_mem_paths_next(&m, 0);
+	assert_string_equal(p.regions[m.nodes[i].region].name, "inner");
+	assert_int_equal(m.nodes[i].depth, 1);
+	assert_int_equal(m.nodes[i].incl[SB_MEMORY_FAULTS], 7);
+	i = sb_mem_paths_next(&m, i);
+	assert_string_equal(p.regions[m.nodes[i].region].name, "outer");
+	assert_int_equal(m.nodes[i].calls, 2);
+	assert_int_equal(m.nodes[i].unknown, 1);
+	assert_int_equal(m.nodes[i].incl[SB_MEMORY_FAULTS], 50);
+	assert_int_equal(m.nodes[i].excl[SB_MEMORY_FAULTS], 30);
+	i = sb_mem_paths_next(&m, i);
+	assert_string_equal(p.regions[m.nodes[i].region].name, "inner");
+	assert_int_equal(m.nodes[i].depth, 2);
+	assert_int_equal(m.nodes[i].calls, 2);
+	assert_int_equal(m.nodes[i].incl[SB_MEMORY_FAULTS], 30);
+	assert_int_equal(sb_mem_paths_next(&m, i), SB_MEM_NONE);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(sb_memory_paths_render(f, &p, &m, &o), 0);
+	fclose(f);
+	expect_has(buf, "path,depth,calls,unknown_calls,rss_growth_bytes,");
+	expect_has(buf, "\nouter;inner,2,2,0,0,0,0,0,0,0,30,30\n");
+	free(buf);
+	o.format = SB_REPORT_TEXT;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(sb_memory_paths_render(f, &p, &m, &o), 0);
+	fclose(f);
+	expect_has(buf, "memory per call path");
+	expect_has(buf, "          30    inner\n");
+	expect_has(buf, "1 call not counted");
+	free(buf);
+	sb_mem_paths_free(&m);
+	sb_profile_free(&p);
+}
+
+/* Parent ids that loop (a file's, never trusted): each call still lands on one path. */
+static void test_paths_survive_parent_loops(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_mem_paths m;
+	struct sb_profile p;
+	uint64_t calls = 0;
+	uint32_t i;
+
+	(void)state;
+	build_paths_profile(&p, EVENTS);
+	p.events[0].parent_id = 2;	/* outer's parent is the inner inside it */
+	assert_int_equal(sb_mem_paths_build(&m, &p, -1, &err), 0);
+	for (i = sb_mem_paths_next(&m, 0); i != SB_MEM_NONE; i = sb_mem_paths_next(&m, i))
+		calls += m.nodes[i].calls;
+	assert_int_equal(calls, 5);
+	sb_mem_paths_free(&m);
+	sb_profile_free(&p);
+	build_paths_profile(&p, "page-faults,cycles");
+	assert_int_equal(sb_mem_paths_build(&m, &p, -1, &err), -EINVAL);
+	expect_has(err.msg, "no memory values");
+	sb_mem_paths_free(&m);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memory_slots_found_by_name),
 		cmocka_unit_test(test_order_and_formats),
 		cmocka_unit_test(test_missing_slots),
+		cmocka_unit_test(test_paths_sum_per_call_path),
+		cmocka_unit_test(test_paths_survive_parent_loops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
