@@ -475,6 +475,35 @@ static void test_buffer_sizes(void **state)
 	expect_error(empty, ARGC(empty), "--buffer : not a size");
 }
 
+/* --aggregate alone sums the whole recording; =WINDOW takes a unit, 1 us to 1 day. */
+static void test_aggregate_windows(void **state)
+{
+	char *whole[] = { "record", "--aggregate", "--", "./app", NULL };
+	char *sec[] = { "record", "--aggregate=1s", "--", "./app", NULL };
+	char *ms[] = { "record", "--aggregate=2.5ms", "-p", "9", NULL };
+	char *min[] = { "record", "--aggregate=10min", "-p", "9", NULL };
+	char *bare[] = { "record", "--aggregate=100", "-p", "9", NULL };
+	char *tiny[] = { "record", "--aggregate=500ns", "-p", "9", NULL };
+	char *week[] = { "record", "--aggregate=10080min", "-p", "9", NULL };
+	char *word[] = { "record", "--aggregate=often", "-p", "9", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(whole), whole, &o, &err), 0);
+	assert_true(o.aggregate && o.aggregate_window_ns == 0);
+	assert_int_equal(record_parse_args(ARGC(sec), sec, &o, &err), 0);
+	assert_true(o.aggregate && o.aggregate_window_ns == 1000000000);
+	assert_int_equal(record_parse_args(ARGC(ms), ms, &o, &err), 0);
+	assert_true(o.aggregate_window_ns == 2500000);
+	assert_int_equal(record_parse_args(ARGC(min), min, &o, &err), 0);
+	assert_true(o.aggregate_window_ns == 600000000000);
+	expect_error(bare, ARGC(bare), "--aggregate=100: not a window between 1us and 1 day");
+	expect_error(tiny, ARGC(tiny), "--aggregate=500ns: not a window");
+	expect_error(week, ARGC(week), "--aggregate=10080min: not a window");
+	expect_error(word, ARGC(word), "--aggregate=often: not a window");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_pid_long_options),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_buffer_sizes),
+		cmocka_unit_test(test_aggregate_windows),
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_list_events_and_groups_need_no_command),
