@@ -60,16 +60,19 @@ void sb_spank_opts_free(struct sb_spank_opts *o)
 }
 
 int sb_spank_step_dir(const struct sb_spank_opts *o, const char *submit_dir, uint32_t job,
-		      uint32_t step, char *buf, size_t size)
+		      uint32_t step, char *base, char *dir, size_t size)
 {
 	int n;
 
 	if (o->dir && o->dir[0] == '/')
-		n = snprintf(buf, size, "%s", o->dir);
+		n = snprintf(base, size, "%s", o->dir);
 	else if (o->dir)
-		n = snprintf(buf, size, "%s/%s", submit_dir, o->dir);
+		n = snprintf(base, size, "%s/%s", submit_dir, o->dir);
 	else
-		n = snprintf(buf, size, "%s/scope-bpf.%" PRIu32 ".%" PRIu32, submit_dir, job, step);
+		n = snprintf(base, size, "%s", submit_dir);
+	if (n < 0 || (size_t)n >= size)
+		return -1;
+	n = snprintf(dir, size, "%s/scope-bpf.%" PRIu32 ".%" PRIu32, base, job, step);
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 

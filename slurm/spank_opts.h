@@ -20,11 +20,13 @@ int sb_spank_opts_parse(const char *arg, struct sb_spank_opts *o, char *err, siz
 void sb_spank_opts_free(struct sb_spank_opts *o);
 
 /*
- * The step's folder: dir as given when absolute, under submit_dir when
- * relative, else submit_dir/scope-bpf.JOB.STEP. -1 when it does not fit.
+ * The folder the step's folders go in (base: dir as given when absolute,
+ * under submit_dir when relative, else submit_dir) and the step's own,
+ * base/scope-bpf.JOB.STEP: steps of one job, in turn or at once, never mix
+ * their files. -1 when they do not fit.
  */
 int sb_spank_step_dir(const struct sb_spank_opts *o, const char *submit_dir, uint32_t job,
-		      uint32_t step, char *buf, size_t size);
+		      uint32_t step, char *base, char *dir, size_t size);
 
 /* A node name that can be part of a file name: not empty, no '/', not starting with '.'. */
 int sb_spank_node_ok(const char *node);

@@ -54,9 +54,9 @@ static int option_cb(int val, const char *optarg, int remote)
 
 static struct spank_option option = {
 	"scope-bpf", "OPTIONS",
-	"record each task with scope-bpf into DIR/prof.NODE.h5 and the step into DIR/prof.h5; "
-	"OPTIONS: dir=DIR (default scope-bpf.JOB.STEP in the submit folder) and record's "
-	"options, blank-separated (docs/CLUSTERS.md)",
+	"record each task with scope-bpf: each node's into DIR/scope-bpf.JOB.STEP/prof.NODE.h5, "
+	"the step's into prof.h5 there; OPTIONS: dir=DIR (default: the submit folder) and "
+	"record's options, blank-separated (docs/CLUSTERS.md)",
 	2, 0, option_cb
 };
 
@@ -86,17 +86,23 @@ static bool recorded_step(spank_t sp, uint32_t *job, uint32_t *step)
 	       *step < SLURM_MAX_NORMAL_STEP_ID;
 }
 
+/* The step's folder, made (and the one it is in) if need be. */
 static int step_dir(spank_t sp, uint32_t job, uint32_t step, char *dir, size_t size)
 {
-	char submit[PATH_MAX];
+	char submit[PATH_MAX], base[PATH_MAX];
 
 	if (spank_getenv(sp, "SLURM_SUBMIT_DIR", submit, sizeof(submit)) != ESPANK_SUCCESS ||
 	    submit[0] != '/') {
-		slurm_error("scope-bpf: the job has no SLURM_SUBMIT_DIR to put its profiles in");
+		fprintf(stderr, "scope-bpf: the job has no SLURM_SUBMIT_DIR to put its profiles in\n");
 		return -1;
 	}
-	if (sb_spank_step_dir(&opts, submit, job, step, dir, size)) {
-		slurm_error("scope-bpf: the profiles' folder's name is too long");
+	if (size > sizeof(base) || sb_spank_step_dir(&opts, submit, job, step, base, dir, size)) {
+		fprintf(stderr, "scope-bpf: the profiles' folder's name is too long\n");
+		return -1;
+	}
+	if ((mkdir(base, 0777) && errno != EEXIST) || (mkdir(dir, 0777) && errno != EEXIST)) {
+		fprintf(stderr, "scope-bpf: %s: cannot make the profiles' folder: %s\n", dir,
+			strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -182,10 +188,6 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	    step_dir(sp, job, step, dir, sizeof(dir)) || step_tasks(sp, &s, &tasks))
 		goto fail;
 	node_name(sp, node, sizeof(node));
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		slurm_error("scope-bpf: %s: cannot make the profiles' folder: %s", dir, strerror(errno));
-		goto fail;
-	}
 	if (sb_spank_task_file(dir, node, task, file, sizeof(file)))
 		goto fail;
 	rec = sb_spank_record_argv(bin, &opts, file, getuid() != 0, argc, argv);

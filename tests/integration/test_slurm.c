@@ -253,14 +253,14 @@ static int run_user(char *const argv[], const char *err_path)
 	return wait_status(pid);
 }
 
-/* The step's folder that the plugin made by default: scope-bpf.JOB.0 in the submit folder. */
-static long step_folder(char *dir, size_t size)
+/* The folder of step STEP that the plugin made in base: scope-bpf.JOB.STEP; the job's id. */
+static long step_folder(const char *base, int step, char *dir, size_t size)
 {
 	char pattern[400];
 	long job = -1;
 	glob_t g;
 
-	snprintf(pattern, sizeof(pattern), "%s/scope-bpf.*.0", submit_dir);
+	snprintf(pattern, sizeof(pattern), "%s/scope-bpf.*.%d", base, step);
 	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1) {
 		snprintf(dir, size, "%s", g.gl_pathv[0]);
 		job = strtol(strrchr(g.gl_pathv[0], '/') + strlen("/scope-bpf."), NULL, 10);
@@ -334,7 +334,7 @@ static void srun_scope_bpf_records_the_step(void **state)
 		echo_stderr(err, 1);
 		fail_msg("srun --scope-bpf failed");
 	}
-	job = step_folder(dir, sizeof(dir));
+	job = step_folder(submit_dir, 0, dir, sizeof(dir));
 	assert_true(job > 0);
 	/* The merges ran in the tasks: srun has waited for them. */
 	snprintf(prof, sizeof(prof), "%s/prof.h5", dir);
@@ -365,10 +365,63 @@ static void srun_scope_bpf_records_the_step(void **state)
 	assert_report_names_job(prof, job);
 }
 
+/*
+ * sbatch --scope-bpf: each srun step of the script is recorded into a folder
+ * of its own under dir= (relative to the submit folder), the script itself
+ * is not; a task's exit status is its program's.
+ */
+static void sbatch_scope_bpf_records_the_scripts_steps(void **state)
+{
+	char script[400], text[1200], app[600], err[300], base[400], dir[500], prof[600];
+	char *argv[] = { "sbatch", "--wait", "--scope-bpf=dir=batch", "-N", "1", "-n", "2",
+			 script, NULL };
+	struct sb_profile p;
+	long job;
+	glob_t g;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	require_slurm();
+	assert_true(nodes_idle());
+	snprintf(app, sizeof(app), "%s/count", realpath(env_or("APPS", "build/apps"), dir));
+	snprintf(text, sizeof(text), "#!/bin/sh\nsrun %s 300 || exit 1\n"
+		 "srun -n 1 sh -c 'exit 3'; [ $? -eq 3 ] || exit 2\n", app);
+	snprintf(script, sizeof(script), "%s/job.sh", submit_dir);
+	fd = open(script, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	if (run_user(argv, tmp_file("sbatch.txt", err, sizeof(err)))) {
+		echo_stderr(err, 1);
+		fail_msg("sbatch --wait --scope-bpf failed (exit 2: the status was not the task's)");
+	}
+	snprintf(base, sizeof(base), "%s/batch", submit_dir);
+	job = step_folder(base, 0, dir, sizeof(dir));
+	assert_true(job > 0);
+	snprintf(prof, sizeof(prof), "%s/prof.h5", dir);
+	assert_users_file(prof);
+	load_profile(prof, &p);
+	assert_int_equal(sb_profile_ranks_recorded(&p), 2);
+	assert_int_equal(must_pair(&p, "tick", 0)->count, 300);
+	assert_int_equal(must_pair(&p, "tick", 1)->count, 300);
+	sb_profile_free(&p);
+	/* The second step has its own folder; the script's (batch) step has none. */
+	assert_int_equal(step_folder(base, 1, dir, sizeof(dir)), job);
+	snprintf(prof, sizeof(prof), "%s/prof.h5", dir);
+	assert_users_file(prof);
+	snprintf(prof, sizeof(prof), "%s/scope-bpf.*", base);
+	assert_int_equal(glob(prof, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 2);
+	globfree(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(srun_scope_bpf_records_the_step),
+		cmocka_unit_test(sbatch_scope_bpf_records_the_scripts_steps),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -50,19 +50,23 @@ static void refuses_what_would_change_the_command(void **state)
 static void step_dir_default_relative_absolute(void **state)
 {
 	struct sb_spank_opts o;
-	char err[128], dir[64];
+	char err[128], base[64], dir[64];
 
 	(void)state;
 	assert_int_equal(sb_spank_opts_parse("", &o, err, sizeof(err)), 0);
-	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, dir, sizeof(dir)), 0);
+	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, base, dir, sizeof(dir)), 0);
+	assert_string_equal(base, "/home/u/run");
 	assert_string_equal(dir, "/home/u/run/scope-bpf.42.3");
 	o.dir = "p";
-	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, dir, sizeof(dir)), 0);
-	assert_string_equal(dir, "/home/u/run/p");
+	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, base, dir, sizeof(dir)), 0);
+	assert_string_equal(base, "/home/u/run/p");
+	assert_string_equal(dir, "/home/u/run/p/scope-bpf.42.3");
 	o.dir = "/scratch/p";
-	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, dir, sizeof(dir)), 0);
-	assert_string_equal(dir, "/scratch/p");
-	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, dir, 5), -1);
+	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, base, dir, sizeof(dir)), 0);
+	assert_string_equal(dir, "/scratch/p/scope-bpf.42.3");
+	/* the base fits, the step's folder does not */
+	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, base, dir, 12), -1);
+	assert_int_equal(sb_spank_step_dir(&o, "/home/u/run", 42, 3, base, dir, 5), -1);
 	sb_spank_opts_free(&o);
 }
 
