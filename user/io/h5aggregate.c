@@ -54,37 +54,18 @@ static int wfail(struct sb_h5w *w, const char *what)
 	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
 }
 
-static int group(struct sb_h5w *w, const char *name)
+/* The group's window_ns and origin_ns. */
+static int put_window(struct sb_h5w *w, const struct sb_aggregate *a)
 {
-	hid_t g;
+	hid_t g = H5Gopen2(w->file, GROUP, H5P_DEFAULT);
+	int ret;
 
-	if (H5Lexists(w->file, name, H5P_DEFAULT) > 0)
-		return 0;
-	g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (g < 0)
-		return wfail(w, name);
+		return wfail(w, GROUP);
+	ret = sb_h5_put_attr_i64(w, g, "window_ns", a->window_ns);
+	if (!ret)
+		ret = sb_h5_put_attr_i64(w, g, "origin_ns", a->origin_ns);
 	H5Gclose(g);
-	return 0;
-}
-
-static int put_attr(struct sb_h5w *w, const char *key, int64_t v)
-{
-	hid_t g, s = H5I_INVALID_HID, a = H5I_INVALID_HID;
-	int ret = 0;
-
-	g = H5Gopen2(w->file, GROUP, H5P_DEFAULT);
-	if (g >= 0)
-		s = H5Screate(H5S_SCALAR);
-	if (s >= 0)
-		a = H5Acreate2(g, key, H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT);
-	if (a < 0 || H5Awrite(a, H5T_NATIVE_INT64, &v) < 0)
-		ret = wfail(w, GROUP " attributes");
-	if (a >= 0)
-		H5Aclose(a);
-	if (s >= 0)
-		H5Sclose(s);
-	if (g >= 0)
-		H5Gclose(g);
 	return ret;
 }
 
@@ -125,7 +106,7 @@ static int write_values(struct sb_h5w *w, const struct sb_aggregate *a)
 	unsigned k;
 	int ret;
 
-	ret = group(w, GROUP "/values");
+	ret = sb_h5_make_group(w, GROUP "/values");
 	for (k = 0; k < a->n_values && !ret; k++) {
 		snprintf(name, sizeof(name), GROUP "/values/%s", sb_column(a->value_ids[k])->name);
 		ret = sb_h5_put_field(w, name, H5T_STD_I64LE, H5T_NATIVE_INT64, a->values + k,
@@ -138,7 +119,7 @@ static int write_paths(struct sb_h5w *w, const struct sb_aggregate *a)
 {
 	int ret;
 
-	ret = group(w, GROUP "/paths");
+	ret = sb_h5_make_group(w, GROUP "/paths");
 	if (!ret)
 		ret = sb_h5_put_field(w, GROUP "/paths/parent", H5T_STD_I64LE, H5T_NATIVE_INT64,
 				      a->paths, a->n_paths, sizeof(*a->paths),
@@ -162,13 +143,11 @@ int sb_h5_write_aggregate(hid_t file, const char *path, const struct sb_profile 
 		return 0;
 	if (sb_aggregate_check(a, sb_profile_rank_count(p), why, sizeof(why)))
 		return sb_fail(err, EINVAL, "%s: cannot write an invalid aggregate: %s", path, why);
-	ret = group(&w, "scope_bpf");
+	ret = sb_h5_make_group(&w, "scope_bpf");
 	if (!ret)
-		ret = group(&w, GROUP);
+		ret = sb_h5_make_group(&w, GROUP);
 	if (!ret)
-		ret = put_attr(&w, "window_ns", a->window_ns);
-	if (!ret)
-		ret = put_attr(&w, "origin_ns", a->origin_ns);
+		ret = put_window(&w, a);
 	for (i = 0; i < N(cols) && !ret; i++) {
 		snprintf(name, sizeof(name), GROUP "/%s", cols[i].name);
 		ret = sb_h5_put_field(&w, name, file_type(&cols[i]), mem_type(&cols[i]), a->rows,
@@ -183,25 +162,11 @@ int sb_h5_write_aggregate(hid_t file, const char *path, const struct sb_profile 
 
 /* ---- reading ---- */
 
-struct r {
-	hid_t file;
-	const char *path;
-	struct sb_error *err;
-	uint64_t file_size;
-};
-
-#define corrupt(r, ...) sb_fail_at((r)->err, EINVAL, (r)->path, __VA_ARGS__)
-
-static int nomem(struct r *r)
-{
-	return sb_fail(r->err, ENOMEM, "%s: out of memory", r->path);
-}
-
 /*
  * Open dataset what, which must be of class cls with n rows of width values
  * (width 1: a 1-D column; n UINT64_MAX: any, then set). d stays open on success.
  */
-static int open_set(struct r *r, const char *what, H5T_class_t cls, unsigned width, uint64_t *n,
+static int open_set(struct sb_h5_section *r, const char *what, H5T_class_t cls, unsigned width, uint64_t *n,
 		    hid_t *d)
 {
 	hid_t s = H5I_INVALID_HID, t = H5I_INVALID_HID;
@@ -209,21 +174,21 @@ static int open_set(struct r *r, const char *what, H5T_class_t cls, unsigned wid
 	hsize_t dim[2] = { 0, 0 };
 
 	if (H5Lexists(r->file, what, H5P_DEFAULT) <= 0)
-		return corrupt(r, "%s is missing", what);
+		return sb_h5_corrupt(r, "%s is missing", what);
 	*d = H5Dopen2(r->file, what, H5P_DEFAULT);
 	if (*d < 0)
-		return corrupt(r, "%s is not a dataset", what);
+		return sb_h5_corrupt(r, "%s is not a dataset", what);
 	s = H5Dget_space(*d);
 	t = H5Dget_type(*d);
 	if (s < 0 || t < 0 || H5Tget_class(t) != cls ||
 	    (cls == H5T_STRING && H5Tis_variable_str(t) <= 0))
-		ret = corrupt(r, "%s has the wrong type", what);
+		ret = sb_h5_corrupt(r, "%s has the wrong type", what);
 	else if (H5Sget_simple_extent_ndims(s) != rank ||
 		 H5Sget_simple_extent_dims(s, dim, NULL) != rank || (rank == 2 && dim[1] != width))
-		ret = corrupt(r, "%s is not a table of %u column%s", what, width,
+		ret = sb_h5_corrupt(r, "%s is not a table of %u column%s", what, width,
 			      width == 1 ? "" : "s");
 	else if (dim[0] > MAX_ROWS || (*n != UINT64_MAX && dim[0] != *n))
-		ret = corrupt(r, "%s has %llu rows, not %llu", what, (unsigned long long)dim[0],
+		ret = sb_h5_corrupt(r, "%s has %llu rows, not %llu", what, (unsigned long long)dim[0],
 			      (unsigned long long)*n);
 	if (!ret)
 		ret = sb_h5_check_storage(*d, t, dim[0] * width, r->file_size, r->path, what,
@@ -239,7 +204,7 @@ static int open_set(struct r *r, const char *what, H5T_class_t cls, unsigned wid
 }
 
 /* n rows of width integers of what into buf (n * width of mtype). */
-static int read_ints(struct r *r, const char *what, unsigned width, hid_t mtype, void *buf,
+static int read_ints(struct sb_h5_section *r, const char *what, unsigned width, hid_t mtype, void *buf,
 		     uint64_t n)
 {
 	hid_t d;
@@ -249,12 +214,12 @@ static int read_ints(struct r *r, const char *what, unsigned width, hid_t mtype,
 	if (ret)
 		return ret;
 	if (n && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-		ret = corrupt(r, "cannot read %s", what);
+		ret = sb_h5_corrupt(r, "cannot read %s", what);
 	H5Dclose(d);
 	return ret;
 }
 
-static int read_column(struct r *r, const struct column *c, struct sb_aggregate *a)
+static int read_column(struct sb_h5_section *r, const struct column *c, struct sb_aggregate *a)
 {
 	size_t sz = c->is_u32 ? 4 : 8, i;
 	char what[64];
@@ -264,7 +229,7 @@ static int read_column(struct r *r, const struct column *c, struct sb_aggregate 
 	snprintf(what, sizeof(what), "/" GROUP "/%s", c->name);
 	v = malloc((a->n_rows + 1) * sz);
 	if (!v)
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	ret = read_ints(r, what, 1, mem_type(c), v, a->n_rows);
 	for (i = 0; i < a->n_rows && !ret; i++)
 		memcpy((char *)&a->rows[i] + c->off, v + i * sz, sz);
@@ -272,7 +237,7 @@ static int read_column(struct r *r, const struct column *c, struct sb_aggregate 
 	return ret;
 }
 
-static int read_hist(struct r *r, struct sb_aggregate *a)
+static int read_hist(struct sb_h5_section *r, struct sb_aggregate *a)
 {
 	uint64_t *v;
 	size_t i;
@@ -280,7 +245,7 @@ static int read_hist(struct r *r, struct sb_aggregate *a)
 
 	v = malloc((a->n_rows * SB_AGG_BUCKETS + 1) * sizeof(*v));
 	if (!v)
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	ret = read_ints(r, "/" GROUP "/histogram", SB_AGG_BUCKETS, H5T_NATIVE_UINT64, v,
 			a->n_rows);
 	for (i = 0; i < a->n_rows && !ret; i++)
@@ -290,7 +255,7 @@ static int read_hist(struct r *r, struct sb_aggregate *a)
 }
 
 /* values/<name> for each metric column this reader knows; others are passed over. */
-static int read_values(struct r *r, struct sb_aggregate *a)
+static int read_values(struct sb_h5_section *r, struct sb_aggregate *a)
 {
 	unsigned id, k = 0;
 	int64_t *col;
@@ -303,7 +268,7 @@ static int read_values(struct r *r, struct sb_aggregate *a)
 	col = malloc((a->n_rows + 1) * sizeof(*col));
 	if (!a->value_ids || !a->values || !col) {
 		free(col);
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	}
 	for (id = 0; id < SB_N_METRICS && !ret; id++) {
 		snprintf(what, sizeof(what), "/" GROUP "/values/%s", sb_column(id)->name);
@@ -324,7 +289,7 @@ static int read_values(struct r *r, struct sb_aggregate *a)
 	return ret;
 }
 
-static int read_paths(struct r *r, struct sb_aggregate *a)
+static int read_paths(struct sb_h5_section *r, struct sb_aggregate *a)
 {
 	static const char parent[] = "/" GROUP "/paths/parent", name[] = "/" GROUP "/paths/name";
 	uint64_t n = UINT64_MAX;
@@ -341,7 +306,7 @@ static int read_paths(struct r *r, struct sb_aggregate *a)
 	v = malloc((n + 1) * sizeof(*v));
 	if (!a->paths || !v) {
 		free(v);
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	}
 	ret = read_ints(r, parent, 1, H5T_NATIVE_INT64, v, n);
 	for (i = 0; i < n && !ret; i++)
@@ -357,28 +322,28 @@ static int read_paths(struct r *r, struct sb_aggregate *a)
 				    offsetof(struct sb_region_path, name)) : 0;
 	H5Dclose(d);
 	if (ret == -EIO)
-		return corrupt(r, "cannot read %s", name);
-	return ret ? nomem(r) : 0;
+		return sb_h5_corrupt(r, "cannot read %s", name);
+	return ret ? sb_h5_section_nomem(r) : 0;
 }
 
-static int read_attr(struct r *r, const char *key, int64_t *v)
+static int read_attr(struct sb_h5_section *r, const char *key, int64_t *v)
 {
 	hid_t a, t;
 	int ret = 0;
 
 	a = H5Aopen_by_name(r->file, "/" GROUP, key, H5P_DEFAULT, H5P_DEFAULT);
 	if (a < 0)
-		return corrupt(r, "/" GROUP " has no attribute %s", key);
+		return sb_h5_corrupt(r, "/" GROUP " has no attribute %s", key);
 	t = H5Aget_type(a);
 	if (t < 0 || H5Tget_class(t) != H5T_INTEGER || H5Aread(a, H5T_NATIVE_INT64, v) < 0)
-		ret = corrupt(r, "/" GROUP ": attribute %s is not an integer", key);
+		ret = sb_h5_corrupt(r, "/" GROUP ": attribute %s is not an integer", key);
 	if (t >= 0)
 		H5Tclose(t);
 	H5Aclose(a);
 	return ret;
 }
 
-static int read_all(struct r *r, struct sb_aggregate *a)
+static int read_all(struct sb_h5_section *r, struct sb_aggregate *a)
 {
 	uint64_t n = UINT64_MAX;
 	size_t i;
@@ -396,7 +361,7 @@ static int read_all(struct r *r, struct sb_aggregate *a)
 	H5Dclose(d);
 	a->rows = calloc(n + 1, sizeof(*a->rows));
 	if (!a->rows)
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	a->n_rows = n;
 	for (i = 0; i < N(cols) && !ret; i++)
 		ret = read_column(r, &cols[i], a);
@@ -409,19 +374,19 @@ static int read_all(struct r *r, struct sb_aggregate *a)
 
 int sb_h5_read_aggregate(hid_t file, const char *path, struct sb_profile *p, struct sb_error *err)
 {
-	struct r r = { file, path, err, 0 };
+	struct sb_h5_section r = { file, path, err, 0 };
 	char why[256];
 	hsize_t size;
 	int ret;
 
 	if (H5Lexists(file, "scope_bpf", H5P_DEFAULT) <= 0 ||
 	    H5Lexists(file, GROUP, H5P_DEFAULT) <= 0)
-		return corrupt(&r, "storage_layout \"aggregate\" without /" GROUP);
+		return sb_h5_corrupt(&r, "storage_layout \"aggregate\" without /" GROUP);
 	if (H5Fget_filesize(file, &size) < 0)
-		return corrupt(&r, "cannot read the file size");
+		return sb_h5_corrupt(&r, "cannot read the file size");
 	r.file_size = size;
 	ret = read_all(&r, &p->agg);
 	if (!ret && sb_aggregate_check(&p->agg, sb_profile_rank_count(p), why, sizeof(why)))
-		ret = corrupt(&r, "/" GROUP ": %s", why);
+		ret = sb_h5_corrupt(&r, "/" GROUP ": %s", why);
 	return ret;
 }

@@ -170,19 +170,6 @@ int sb_h5_check_cuda(const struct sb_profile *p, char *why, size_t len)
 
 /* ---- writing ---- */
 
-static int make_group(struct sb_h5w *w, const char *name)
-{
-	hid_t g;
-
-	if (H5Lexists(w->file, name, H5P_DEFAULT) > 0)
-		return 0;
-	g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0)
-		return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, name);
-	H5Gclose(g);
-	return 0;
-}
-
 /* Three int32 a row: gathered, since HDF5 has no selection of a field that is an array. */
 static int write_dims(struct sb_h5w *w, const struct column *c, const struct sb_cuda_data *d)
 {
@@ -226,9 +213,9 @@ int sb_h5_write_cuda(hid_t file, const char *path, const struct sb_profile *p,
 		return 0;
 	if (sb_h5_check_cuda(p, why, sizeof(why)))
 		return sb_fail(err, EINVAL, "%s: cannot write invalid CUDA activity: %s", path, why);
-	ret = make_group(&w, "scope_bpf");
+	ret = sb_h5_make_group(&w, "scope_bpf");
 	if (!ret)
-		ret = make_group(&w, GROUP);
+		ret = sb_h5_make_group(&w, GROUP);
 	for (i = 0; i < N(cols) && !ret; i++) {
 		snprintf(name, sizeof(name), GROUP "/%s", cols[i].name);
 		ret = sb_h5_put_field(&w, name, file_type(cols[i].type), mem_type(cols[i].type),
@@ -244,41 +231,26 @@ int sb_h5_write_cuda(hid_t file, const char *path, const struct sb_profile *p,
 
 /* ---- reading ---- */
 
-struct r {
-	hid_t file;
-	const char *path;
-	struct sb_error *err;
-	uint64_t file_size;
-};
-
-/* The file breaks FORMAT.md: "path: cause", -EINVAL. */
-#define corrupt(r, ...) sb_fail_at((r)->err, EINVAL, (r)->path, __VA_ARGS__)
-
-static int nomem(struct r *r)
-{
-	return sb_fail(r->err, ENOMEM, "%s: out of memory", r->path);
-}
-
 /* The type, rank and extent a column must have; rank 2 means (n, 3). */
-static int check_shape(struct r *r, const char *what, hid_t s, hid_t t, bool str, int rank,
+static int check_shape(struct sb_h5_section *r, const char *what, hid_t s, hid_t t, bool str, int rank,
 		       hsize_t *dim)
 {
 	if (H5Tget_class(t) != (str ? H5T_STRING : H5T_INTEGER))
-		return corrupt(r, "%s has the wrong type (%s expected)", what,
+		return sb_h5_corrupt(r, "%s has the wrong type (%s expected)", what,
 			       str ? "string" : "integer");
 	if (str && H5Tis_variable_str(t) <= 0)
-		return corrupt(r, "%s is not a variable-length string", what);
+		return sb_h5_corrupt(r, "%s is not a variable-length string", what);
 	if (H5Sget_simple_extent_ndims(s) != rank ||
 	    H5Sget_simple_extent_dims(s, dim, NULL) != rank || (rank == 2 && dim[1] != 3))
-		return corrupt(r, "%s is not %s", what, rank == 2 ? "an (N,3) table" : "a 1-D column");
+		return sb_h5_corrupt(r, "%s is not %s", what, rank == 2 ? "an (N,3) table" : "a 1-D column");
 	if (dim[0] > MAX_ROWS)
-		return corrupt(r, "%s declares %llu rows (limit %llu)", what,
+		return sb_h5_corrupt(r, "%s declares %llu rows (limit %llu)", what,
 			       (unsigned long long)dim[0], MAX_ROWS);
 	return 0;
 }
 
 /* Open a required dataset and learn its row count; d is left open only on success. */
-static int open_column(struct r *r, const char *what, bool str, int rank, hid_t *d, uint64_t *n)
+static int open_column(struct sb_h5_section *r, const char *what, bool str, int rank, hid_t *d, uint64_t *n)
 {
 	hid_t s = H5I_INVALID_HID, t = H5I_INVALID_HID;
 	hsize_t dim[2] = { 0, 0 };
@@ -286,14 +258,14 @@ static int open_column(struct r *r, const char *what, bool str, int rank, hid_t 
 
 	/* H5Lexists fails, rather than says no, when a group on the way is missing. */
 	if (H5Lexists(r->file, what, H5P_DEFAULT) <= 0)
-		return corrupt(r, "%s is missing", what);
+		return sb_h5_corrupt(r, "%s is missing", what);
 	*d = H5Dopen2(r->file, what, H5P_DEFAULT);
 	if (*d < 0)
-		return corrupt(r, "%s is not a dataset", what);
+		return sb_h5_corrupt(r, "%s is not a dataset", what);
 	s = H5Dget_space(*d);
 	t = H5Dget_type(*d);
 	if (s < 0 || t < 0)
-		ret = corrupt(r, "cannot read the header of %s", what);
+		ret = sb_h5_corrupt(r, "cannot read the header of %s", what);
 	else
 		ret = check_shape(r, what, s, t, str, rank, dim);
 	if (!ret)
@@ -312,7 +284,7 @@ static int open_column(struct r *r, const char *what, bool str, int rank, hid_t 
 }
 
 /* One required column of n rows into its field of each activity. */
-static int read_column(struct r *r, const struct column *c, struct sb_cuda_data *dt, uint64_t n)
+static int read_column(struct sb_h5_section *r, const struct column *c, struct sb_cuda_data *dt, uint64_t n)
 {
 	char what[64];
 	uint64_t len;
@@ -324,20 +296,20 @@ static int read_column(struct r *r, const struct column *c, struct sb_cuda_data 
 	if (ret)
 		return ret;
 	if (len != n)
-		ret = corrupt(r, "column lengths differ: %s has %llu rows, expected %llu", what,
+		ret = sb_h5_corrupt(r, "column lengths differ: %s has %llu rows, expected %llu", what,
 			      (unsigned long long)len, (unsigned long long)n);
 	ms = ret || !n ? H5I_INVALID_HID :
 	     sb_h5_field_space(n, sizeof(*dt->acts), c->off, H5Tget_size(mem_type(c->type)));
 	if (!ret && n && (ms < 0 ||
 			  H5Dread(d, mem_type(c->type), ms, H5S_ALL, H5P_DEFAULT, dt->acts) < 0))
-		ret = corrupt(r, "cannot read %s", what);
+		ret = sb_h5_corrupt(r, "cannot read %s", what);
 	if (ms >= 0)
 		H5Sclose(ms);
 	H5Dclose(d);
 	return ret;
 }
 
-static int read_dims(struct r *r, const struct column *c, struct sb_cuda_data *dt, uint64_t n)
+static int read_dims(struct sb_h5_section *r, const struct column *c, struct sb_cuda_data *dt, uint64_t n)
 {
 	int32_t *v = NULL;
 	char what[64];
@@ -350,14 +322,14 @@ static int read_dims(struct r *r, const struct column *c, struct sb_cuda_data *d
 	if (ret)
 		return ret;
 	if (len != n)
-		ret = corrupt(r, "column lengths differ: %s has %llu rows, expected %llu", what,
+		ret = sb_h5_corrupt(r, "column lengths differ: %s has %llu rows, expected %llu", what,
 			      (unsigned long long)len, (unsigned long long)n);
 	if (!ret && n) {
 		v = malloc(n * 3 * sizeof(*v));
 		if (!v)
-			ret = nomem(r);
+			ret = sb_h5_section_nomem(r);
 		else if (H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
-			ret = corrupt(r, "cannot read %s", what);
+			ret = sb_h5_corrupt(r, "cannot read %s", what);
 	}
 	for (i = 0; i < n && !ret; i++)
 		memcpy(dims_of(&dt->acts[i], c), v + 3 * i, 3 * sizeof(*v));
@@ -366,7 +338,7 @@ static int read_dims(struct r *r, const struct column *c, struct sb_cuda_data *d
 	return ret;
 }
 
-static int read_names(struct r *r, struct sb_cuda_data *dt)
+static int read_names(struct sb_h5_section *r, struct sb_cuda_data *dt)
 {
 	const char *what = "/" GROUP "/names";
 	uint64_t n;
@@ -379,7 +351,7 @@ static int read_names(struct r *r, struct sb_cuda_data *dt)
 	dt->names = calloc(n ? n : 1, sizeof(*dt->names));
 	if (!dt->names) {
 		H5Dclose(d);
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	}
 	/* The count now, so that sb_cuda_data_free releases what was read before a failure. */
 	dt->n_names = n;
@@ -387,11 +359,11 @@ static int read_names(struct r *r, struct sb_cuda_data *dt)
 		  0;
 	H5Dclose(d);
 	if (ret == -EIO)
-		return corrupt(r, "cannot read %s", what);
-	return ret ? nomem(r) : 0;
+		return sb_h5_corrupt(r, "cannot read %s", what);
+	return ret ? sb_h5_section_nomem(r) : 0;
 }
 
-static int read_all(struct r *r, struct sb_cuda_data *dt)
+static int read_all(struct sb_h5_section *r, struct sb_cuda_data *dt)
 {
 	char what[64];
 	uint64_t n;
@@ -407,7 +379,7 @@ static int read_all(struct r *r, struct sb_cuda_data *dt)
 	H5Dclose(d);
 	dt->acts = calloc(n ? n : 1, sizeof(*dt->acts));
 	if (!dt->acts)
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	dt->n_acts = n;
 	for (i = 0; i < N(cols) && !ret; i++)
 		ret = read_column(r, &cols[i], dt, n);
@@ -418,7 +390,7 @@ static int read_all(struct r *r, struct sb_cuda_data *dt)
 
 int sb_h5_read_cuda(hid_t file, const char *path, struct sb_profile *p, struct sb_error *err)
 {
-	struct r r = { file, path, err, 0 };
+	struct sb_h5_section r = { file, path, err, 0 };
 	char why[256];
 	hsize_t size;
 	int ret;
@@ -428,11 +400,11 @@ int sb_h5_read_cuda(hid_t file, const char *path, struct sb_profile *p, struct s
 	    H5Lexists(file, GROUP, H5P_DEFAULT) <= 0)
 		return 0;
 	if (H5Fget_filesize(file, &size) < 0)
-		return corrupt(&r, "cannot read the file size");
+		return sb_h5_corrupt(&r, "cannot read the file size");
 	r.file_size = size;
 	ret = read_all(&r, &p->cuda);
 	if (!ret && sb_h5_check_cuda(p, why, sizeof(why)))
-		ret = corrupt(&r, "/" GROUP "/%s", why);
+		ret = sb_h5_corrupt(&r, "/" GROUP "/%s", why);
 	if (ret)
 		sb_cuda_data_free(&p->cuda);
 	return ret;

@@ -290,24 +290,6 @@ int sb_h5_check_samples(const struct sb_profile *p, char *why, size_t len)
 
 /* ---- writing ---- */
 
-static int wfail(struct sb_h5w *w, const char *what)
-{
-	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
-}
-
-static int make_group(struct sb_h5w *w, const char *name)
-{
-	hid_t g;
-
-	if (H5Lexists(w->file, name, H5P_DEFAULT) > 0)
-		return 0;
-	g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0)
-		return wfail(w, name);
-	H5Gclose(g);
-	return 0;
-}
-
 static int write_table(struct sb_h5w *w, const struct table *t, const struct sb_samples *s)
 {
 	const char *rows = *table_array(t, s);
@@ -320,7 +302,7 @@ static int write_table(struct sb_h5w *w, const struct table *t, const struct sb_
 		return 0;
 	if (*t->prefix) {
 		snprintf(name, sizeof(name), GROUP "/%.*s", (int)strlen(t->prefix) - 1, t->prefix);
-		ret = make_group(w, name);
+		ret = sb_h5_make_group(w, name);
 	}
 	for (i = 0; i < t->n_cols && !ret; i++) {
 		c = &t->cols[i];
@@ -347,9 +329,9 @@ int sb_h5_write_samples(hid_t file, const char *path, const struct sb_profile *p
 		return 0;
 	if (sb_h5_check_samples(p, why, sizeof(why)))
 		return sb_fail(err, EINVAL, "%s: cannot write invalid samples: %s", path, why);
-	ret = make_group(&w, "scope_bpf");
+	ret = sb_h5_make_group(&w, "scope_bpf");
 	if (!ret)
-		ret = make_group(&w, GROUP);
+		ret = sb_h5_make_group(&w, GROUP);
 	for (i = 0; i < N(tables) && !ret; i++)
 		ret = write_table(&w, &tables[i], &p->samples);
 	return ret;
@@ -357,45 +339,30 @@ int sb_h5_write_samples(hid_t file, const char *path, const struct sb_profile *p
 
 /* ---- reading ---- */
 
-struct r {
-	hid_t file;
-	const char *path;
-	struct sb_error *err;
-	uint64_t file_size;
-};
-
-/* The file breaks FORMAT.md: "path: cause", -EINVAL. */
-#define corrupt(r, ...) sb_fail_at((r)->err, EINVAL, (r)->path, __VA_ARGS__)
-
-static int nomem(struct r *r)
-{
-	return sb_fail(r->err, ENOMEM, "%s: out of memory", r->path);
-}
-
-static int check_shape(struct r *r, const char *what, hid_t s, hid_t t, enum ctype type,
+static int check_shape(struct sb_h5_section *r, const char *what, hid_t s, hid_t t, enum ctype type,
 		       hsize_t *dim)
 {
 	if (H5Tget_class(t) != (type == T_STR ? H5T_STRING : H5T_INTEGER))
-		return corrupt(r, "%s has the wrong type (%s expected)", what,
+		return sb_h5_corrupt(r, "%s has the wrong type (%s expected)", what,
 			       type == T_STR ? "string" : "integer");
 	if (type == T_STR && H5Tis_variable_str(t) <= 0)
-		return corrupt(r, "%s is not a variable-length string", what);
+		return sb_h5_corrupt(r, "%s is not a variable-length string", what);
 	if (H5Sget_simple_extent_ndims(s) != 1 || H5Sget_simple_extent_dims(s, dim, NULL) != 1)
-		return corrupt(r, "%s is not a 1-D column", what);
+		return sb_h5_corrupt(r, "%s is not a 1-D column", what);
 	if (*dim > MAX_ROWS)
-		return corrupt(r, "%s declares %llu rows (limit %llu)", what,
+		return sb_h5_corrupt(r, "%s declares %llu rows (limit %llu)", what,
 			       (unsigned long long)*dim, MAX_ROWS);
 	return 0;
 }
 
-static int check_header(struct r *r, const char *what, hid_t d, enum ctype type, uint64_t *n)
+static int check_header(struct sb_h5_section *r, const char *what, hid_t d, enum ctype type, uint64_t *n)
 {
 	hid_t s = H5Dget_space(d), t = H5Dget_type(d);
 	hsize_t dim = 0;
 	int ret;
 
 	if (s < 0 || t < 0)
-		ret = corrupt(r, "cannot read the header of %s", what);
+		ret = sb_h5_corrupt(r, "cannot read the header of %s", what);
 	else
 		ret = check_shape(r, what, s, t, type, &dim);
 	if (!ret)
@@ -410,16 +377,16 @@ static int check_header(struct r *r, const char *what, hid_t d, enum ctype type,
 }
 
 /* Open a required column and learn its length; d is left open only on success. */
-static int open_column(struct r *r, const char *what, enum ctype type, hid_t *d, uint64_t *n)
+static int open_column(struct sb_h5_section *r, const char *what, enum ctype type, hid_t *d, uint64_t *n)
 {
 	int ret;
 
 	/* H5Lexists fails, rather than says no, when a group on the way is missing. */
 	if (H5Lexists(r->file, what, H5P_DEFAULT) <= 0)
-		return corrupt(r, "%s is missing", what);
+		return sb_h5_corrupt(r, "%s is missing", what);
 	*d = H5Dopen2(r->file, what, H5P_DEFAULT);
 	if (*d < 0)
-		return corrupt(r, "%s is not a dataset", what);
+		return sb_h5_corrupt(r, "%s is not a dataset", what);
 	ret = check_header(r, what, *d, type, n);
 	if (ret) {
 		H5Dclose(*d);
@@ -428,18 +395,18 @@ static int open_column(struct r *r, const char *what, enum ctype type, hid_t *d,
 	return ret;
 }
 
-static int read_strings(struct r *r, const char *what, hid_t d, char *rows, size_t n,
+static int read_strings(struct sb_h5_section *r, const char *what, hid_t d, char *rows, size_t n,
 			size_t stride, size_t off)
 {
 	int ret = sb_h5_get_strings(d, false, H5T_CSET_UTF8, rows, n, stride, off);
 
 	if (ret == -EIO)
-		return corrupt(r, "cannot read %s", what);
-	return ret ? nomem(r) : 0;
+		return sb_h5_corrupt(r, "cannot read %s", what);
+	return ret ? sb_h5_section_nomem(r) : 0;
 }
 
 /* Any nonzero byte means true: a bool must never hold anything but 0 or 1. */
-static int read_bools(struct r *r, const char *what, hid_t d, char *rows, size_t n, size_t stride,
+static int read_bools(struct sb_h5_section *r, const char *what, hid_t d, char *rows, size_t n, size_t stride,
 		      size_t off)
 {
 	int8_t *v = malloc(n);
@@ -447,16 +414,16 @@ static int read_bools(struct r *r, const char *what, hid_t d, char *rows, size_t
 	int ret = 0;
 
 	if (!v)
-		return nomem(r);
+		return sb_h5_section_nomem(r);
 	if (H5Dread(d, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
-		ret = corrupt(r, "cannot read %s", what);
+		ret = sb_h5_corrupt(r, "cannot read %s", what);
 	for (i = 0; i < n && !ret; i++)
 		*(bool *)(rows + i * stride + off) = v[i] != 0;
 	free(v);
 	return ret;
 }
 
-static int read_column(struct r *r, const char *what, hid_t d, const struct column *c,
+static int read_column(struct sb_h5_section *r, const char *what, hid_t d, const struct column *c,
 		       const struct table *t, char *rows, size_t n)
 {
 	hid_t ms;
@@ -470,14 +437,14 @@ static int read_column(struct r *r, const char *what, hid_t d, const struct colu
 		return read_bools(r, what, d, rows, n, t->stride, c->off);
 	ms = sb_h5_field_space(n, t->stride, c->off, H5Tget_size(mem_type(c->type)));
 	if (ms < 0)
-		return corrupt(r, "cannot read %s", what);
+		return sb_h5_corrupt(r, "cannot read %s", what);
 	rc = H5Dread(d, mem_type(c->type), ms, H5S_ALL, H5P_DEFAULT, rows);
 	H5Sclose(ms);
-	return rc < 0 ? corrupt(r, "cannot read %s", what) : 0;
+	return rc < 0 ? sb_h5_corrupt(r, "cannot read %s", what) : 0;
 }
 
 /* Every column must be there with the first one's length, before any row is allocated. */
-static int open_table(struct r *r, const struct table *t, hid_t *d, uint64_t *n)
+static int open_table(struct sb_h5_section *r, const struct table *t, hid_t *d, uint64_t *n)
 {
 	char what[128];
 	uint64_t len;
@@ -488,7 +455,7 @@ static int open_table(struct r *r, const struct table *t, hid_t *d, uint64_t *n)
 		column_name(what, sizeof(what), t, &t->cols[i]);
 		ret = open_column(r, what, t->cols[i].type, &d[i], i ? &len : n);
 		if (!ret && i && len != *n)
-			ret = corrupt(r, "column lengths differ: %s has %llu rows, expected %llu",
+			ret = sb_h5_corrupt(r, "column lengths differ: %s has %llu rows, expected %llu",
 				      what, (unsigned long long)len, (unsigned long long)*n);
 	}
 	return ret;
@@ -497,7 +464,7 @@ static int open_table(struct r *r, const struct table *t, hid_t *d, uint64_t *n)
 _Static_assert(N(sample_cols) >= N(frame_cols) && N(sample_cols) >= N(timed_cols),
 	       "read_table: d[] holds the widest table");
 
-static int read_table(struct r *r, const struct table *t, struct sb_samples *s)
+static int read_table(struct sb_h5_section *r, const struct table *t, struct sb_samples *s)
 {
 	hid_t d[N(sample_cols)];
 	char what[128], *rows;
@@ -515,7 +482,7 @@ static int read_table(struct r *r, const struct table *t, struct sb_samples *s)
 	/* n is backed by stored bytes (check_storage), so this allocation cannot be absurd. */
 	rows = ret ? NULL : calloc(n ? n : 1, t->stride);
 	if (!ret && !rows)
-		ret = nomem(r);
+		ret = sb_h5_section_nomem(r);
 	if (rows) {
 		/* Both now, so that sb_samples_free releases the strings read before a failure. */
 		*table_array(t, s) = rows;
@@ -533,7 +500,7 @@ static int read_table(struct r *r, const struct table *t, struct sb_samples *s)
 
 int sb_h5_read_samples(hid_t file, const char *path, struct sb_profile *p, struct sb_error *err)
 {
-	struct r r = { file, path, err, 0 };
+	struct sb_h5_section r = { file, path, err, 0 };
 	char why[256];
 	hsize_t size;
 	size_t i;
@@ -544,12 +511,12 @@ int sb_h5_read_samples(hid_t file, const char *path, struct sb_profile *p, struc
 	    H5Lexists(file, GROUP, H5P_DEFAULT) <= 0)
 		return 0;
 	if (H5Fget_filesize(file, &size) < 0)
-		return corrupt(&r, "cannot read the file size");
+		return sb_h5_corrupt(&r, "cannot read the file size");
 	r.file_size = size;
 	for (i = 0; i < N(tables) && !ret; i++)
 		ret = read_table(&r, &tables[i], &p->samples);
 	if (!ret && sb_h5_check_samples(p, why, sizeof(why)))
-		ret = corrupt(&r, "/" GROUP ": %s", why);
+		ret = sb_h5_corrupt(&r, "/" GROUP ": %s", why);
 	if (ret)
 		sb_samples_free(&p->samples);
 	return ret;

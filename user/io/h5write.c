@@ -65,6 +65,11 @@ static int h5fail(struct sb_h5w *w, const char *what)
 	return sb_fail(w->err, EIO, "%s: cannot write %s", w->path, what);
 }
 
+int sb_h5_section_nomem(const struct sb_h5_section *r)
+{
+	return sb_fail(r->err, ENOMEM, "%s: out of memory", r->path);
+}
+
 static int nomem(struct sb_h5w *w)
 {
 	return sb_fail(w->err, ENOMEM, "%s: out of memory", w->path);
@@ -362,7 +367,7 @@ out:
 	return ret;
 }
 
-static int put_attr_i64(struct sb_h5w *w, hid_t obj, const char *key, int64_t v)
+int sb_h5_put_attr_i64(struct sb_h5w *w, hid_t obj, const char *key, int64_t v)
 {
 	return put_attr(w, obj, key, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
 }
@@ -385,10 +390,13 @@ static int put_attr_str(struct sb_h5w *w, hid_t obj, const char *key, const char
 	return ret;
 }
 
-static int make_group(struct sb_h5w *w, const char *name)
+int sb_h5_make_group(struct sb_h5w *w, const char *name)
 {
-	hid_t g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t g;
 
+	if (H5Lexists(w->file, name, H5P_DEFAULT) > 0)
+		return 0;
+	g = H5Gcreate2(w->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (g < 0)
 		return h5fail(w, name);
 	H5Gclose(g);
@@ -404,11 +412,11 @@ static int write_root(struct sb_h5w *w, const struct sb_profile *p)
 
 	if (root < 0)
 		return h5fail(w, "/");
-	ret = put_attr_i64(w, root, "scope_profiler_schema", SB_H5_SCHEMA);
+	ret = sb_h5_put_attr_i64(w, root, "scope_profiler_schema", SB_H5_SCHEMA);
 	if (!ret)
 		ret = put_attr_str(w, root, "storage_layout", p->agg.on ? "aggregate" : "columnar");
 	if (!ret)
-		ret = put_attr_i64(w, root, "scope_bpf_format", SB_H5_FORMAT);
+		ret = sb_h5_put_attr_i64(w, root, "scope_bpf_format", SB_H5_FORMAT);
 	H5Gclose(root);
 	return ret;
 }
@@ -426,13 +434,13 @@ static int write_metadata(struct sb_h5w *w, const struct sb_profile *p)
 	for (i = 0; i < p->n_meta && !ret; i++) {
 		m = &p->meta[i];
 		if (m->is_int)
-			ret = put_attr_i64(w, g, m->key, m->i);
+			ret = sb_h5_put_attr_i64(w, g, m->key, m->i);
 		else
 			ret = put_attr_str(w, g, m->key, m->s);
 	}
 	/* The reader counts ranks as max(mpi_size, highest rank + 1): always give it one. */
 	if (!ret && !sb_profile_meta(p, "mpi_size"))
-		ret = put_attr_i64(w, g, "mpi_size", sb_profile_rank_count(p));
+		ret = sb_h5_put_attr_i64(w, g, "mpi_size", sb_profile_rank_count(p));
 	H5Gclose(g);
 	return ret;
 }
@@ -448,7 +456,7 @@ static int write_names(struct sb_h5w *w, const struct sb_profile *p)
 		return nomem(w);
 	for (i = 0; i < p->n_regions; i++)
 		v[i] = p->regions[i].name;
-	ret = make_group(w, "region_table");
+	ret = sb_h5_make_group(w, "region_table");
 	if (!ret)
 		ret = put_strings(w, "region_table/names", v, p->n_regions);
 	free(v);
@@ -552,7 +560,7 @@ static int write_index(struct sb_h5w *w, const struct sb_profile *p)
 	size_t n = p->n_pairs, sz = sizeof(*q);
 	int ret;
 
-	ret = make_group(w, "rank_region_index");
+	ret = sb_h5_make_group(w, "rank_region_index");
 	if (!ret)
 		ret = sb_h5_put_field(w, "rank_region_index/region_ids", H5T_STD_U32LE,
 				H5T_NATIVE_UINT32, q, n, sz, offsetof(struct sb_pair, region));
@@ -741,7 +749,7 @@ static int write_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_
 	ec.stride = sb_counter_stride(ec.slots);
 	for (i = 0; i < ec.n; i++)
 		d[i] = H5I_INVALID_HID;
-	ret = make_group(w, "events");
+	ret = sb_h5_make_group(w, "events");
 	for (i = 0; i < ec.n && !ret; i++) {
 		/* Columns not recorded are left out, never filled with placeholders. */
 		if (ec.col[i].bit && !(p->columns & ec.col[i].bit))
@@ -812,7 +820,7 @@ static int write_threads(struct sb_h5w *w, const struct sb_profile *p)
 
 	if (!n)
 		return 0;
-	ret = make_group(w, "thread_table");
+	ret = sb_h5_make_group(w, "thread_table");
 	if (!ret)
 		ret = sb_h5_put_field(w, "thread_table/ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32,
 				t, n, sizeof(*t), offsetof(struct sb_thread, rank));
@@ -844,9 +852,9 @@ static int write_processes(struct sb_h5w *w, const struct sb_profile *p)
 
 	if (!n)
 		return 0;
-	ret = make_group(w, "scope_bpf");
+	ret = sb_h5_make_group(w, "scope_bpf");
 	if (!ret)
-		ret = make_group(w, "scope_bpf/processes");
+		ret = sb_h5_make_group(w, "scope_bpf/processes");
 	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !ret; i++)
 		ret = sb_h5_put_field(w, cols[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64, q, n,
 				sizeof(*q), cols[i].off);

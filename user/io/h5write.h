@@ -91,6 +91,12 @@ struct sb_h5w {
 int sb_h5_put_field(struct sb_h5w *w, const char *name, hid_t ftype, hid_t mtype,
 		    const void *base, size_t n, size_t stride, size_t off);
 
+/* Group name of w->file, made unless it exists: 0, or -EIO with "path: cannot write name". */
+int sb_h5_make_group(struct sb_h5w *w, const char *name);
+
+/* Scalar int64 attribute key of obj: 0, or -EIO with "path: cannot write key". */
+int sb_h5_put_attr_i64(struct sb_h5w *w, hid_t obj, const char *key, int64_t v);
+
 /*
  * The same for the string (a char *) at field off of each row: NULL goes out
  * as "", invalid UTF-8 with each bad byte replaced. -ENOMEM or -EIO.
@@ -107,6 +113,20 @@ int sb_h5_put_strings(struct sb_h5w *w, const char *name, const void *rows, size
  */
 int sb_h5_get_strings(hid_t obj, bool attr, H5T_cset_t cset, void *rows, size_t n, size_t stride,
 		      size_t off);
+
+/* A file whose /scope_bpf section (samples, CUDA, aggregates) is read: path names it. */
+struct sb_h5_section {
+	hid_t file;
+	const char *path;
+	struct sb_error *err;
+	uint64_t file_size;	/* what declared lengths are checked against */
+};
+
+/* The file breaks FORMAT.md: "path: cause", -EINVAL. */
+#define sb_h5_corrupt(r, ...) sb_fail_at((r)->err, EINVAL, (r)->path, __VA_ARGS__)
+
+/* "path: out of memory", -ENOMEM. */
+int sb_h5_section_nomem(const struct sb_h5_section *r);
 
 /*
  * A header can claim any extent: 0 when n rows of type fit what dataset d
