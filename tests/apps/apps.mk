@@ -6,7 +6,7 @@
 
 APPS_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 APPS_LIBS := -pthread -lm
-APPS_DEPS := $(MARKER_HDRS) tests/apps/busy.h
+APPS_DEPS := $(MARKER_HDRS) tests/apps/busy.h tests/apps/pages.h
 
 $(BUILD)/apps/libsbtest.so: tests/apps/lib/sbtest_lib.c tests/apps/lib/sbtest_lib.h $(APPS_DEPS)
 	$(call msg,APP,$@)

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pages.h"
 #include "scope_bpf.h"
 
 #define SETTLE_US 200000
@@ -36,28 +37,6 @@
 static long page;
 /* Set by SIGTERM: the tickers of `loop` end early. */
 static volatile sig_atomic_t stop;
-
-/* Fresh pages, never touched, no huge pages: one fault per page touched. */
-static char *fresh(size_t pages)
-{
-	char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(1);
-	}
-	madvise(p, pages * page, MADV_NOHUGEPAGE);
-	return p;
-}
-
-static void touch(char *p, size_t pages)
-{
-	size_t i;
-
-	for (i = 0; i < pages; i++)
-		((volatile char *)p)[i * page] = 1;
-}
 
 static void on_cpu(int cpu)
 {
@@ -70,24 +49,24 @@ static void on_cpu(int cpu)
 
 static void *work_a(void *arg)
 {
-	char *p = fresh(1000);
+	char *p = fresh_pages(1000);
 
 	(void)arg;
 	usleep(SETTLE_US);
 	SCOPE_BPF_REGION("work_a")
-		touch(p, 1000);
+		touch_pages(p, 1000);
 	munmap(p, 1000 * page);
 	return NULL;
 }
 
 static void *work_b(void *arg)
 {
-	char *p = fresh(3000);
+	char *p = fresh_pages(3000);
 
 	(void)arg;
 	usleep(SETTLE_US);
 	SCOPE_BPF_REGION("work_b")
-		touch(p, 3000);
+		touch_pages(p, 3000);
 	munmap(p, 3000 * page);
 	return NULL;
 }
@@ -100,9 +79,9 @@ static void *ticker(void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		p = fresh(100);
+		p = fresh_pages(100);
 		SCOPE_BPF_REGION("tick")
-			touch(p, 100);
+			touch_pages(p, 100);
 		munmap(p, 100 * page);
 		usleep(10000);
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -135,28 +114,28 @@ static int loop(double secs)
 
 static void main_thread_regions(void)
 {
-	char *p = fresh(2000), *q = fresh(100), *r = fresh(300), *m = fresh(1500);
+	char *p = fresh_pages(2000), *q = fresh_pages(100), *r = fresh_pages(300), *m = fresh_pages(1500);
 	int i;
 
 	SCOPE_BPF_REGION("faults")
-		touch(p, 2000);
+		touch_pages(p, 2000);
 	SCOPE_BPF_REGION("sleeps")
 		for (i = 0; i < 20; i++)
 			usleep(1000);
 	SCOPE_BPF_REGION("empty") {
 	}
 	SCOPE_BPF_REGION("outer") {
-		touch(q, 100);
+		touch_pages(q, 100);
 		SCOPE_BPF_REGION("inner")
-			touch(r, 300);
+			touch_pages(r, 300);
 	}
 	SCOPE_BPF_REGION("migrate") {
 		on_cpu(0);
-		touch(m, 500);
+		touch_pages(m, 500);
 		on_cpu(1);
-		touch(m + 500 * page, 500);
+		touch_pages(m + 500 * page, 500);
 		on_cpu(0);
-		touch(m + 1000 * page, 500);
+		touch_pages(m + 1000 * page, 500);
 	}
 }
 

@@ -22,33 +22,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pages.h"
 #include "scope_bpf.h"
 
 #define MIB (1024 * 1024)
 
 static long page;
-
-/* Fresh pages, never touched, no huge pages: one fault per page touched. */
-static char *fresh(size_t pages)
-{
-	char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(1);
-	}
-	madvise(p, pages * page, MADV_NOHUGEPAGE);
-	return p;
-}
-
-static void touch(char *p, size_t pages)
-{
-	size_t i;
-
-	for (i = 0; i < pages; i++)
-		((volatile char *)p)[i * page] = 1;
-}
 
 /* n bytes malloc'd and written, so every page is resident. */
 static char *filled(size_t n)
@@ -77,15 +56,15 @@ int main(void)
 		kept = filled(32 * MIB);
 	SCOPE_BPF_REGION("drop32")
 		free(kept);
-	t = fresh(4000);
-	o = fresh(1000);
-	i = fresh(3000);
+	t = fresh_pages(4000);
+	o = fresh_pages(1000);
+	i = fresh_pages(3000);
 	SCOPE_BPF_REGION("touch")
-		touch(t, 4000);
+		touch_pages(t, 4000);
 	SCOPE_BPF_REGION("outer") {
-		touch(o, 1000);
+		touch_pages(o, 1000);
 		SCOPE_BPF_REGION("inner")
-			touch(i, 3000);
+			touch_pages(i, 3000);
 	}
 	SCOPE_BPF_REGION("idle") {
 	}
