@@ -214,13 +214,12 @@ int sb_attach_process(struct sb_attach *a, pid_t pid, struct sb_error *err)
 void sb_attach_free(struct sb_attach *a)
 {
 	/*
-	 * The fast-path probes first, and here: while one is registered its
-	 * semaphore sends a process's markers to shared memory, so a recording
-	 * started next in kernel mode, while the guardian still closed ours,
-	 * got none of them. Two probes an object; the region probes, many, go
-	 * to the guardian.
+	 * The fast-path probes first, under the release lock: while one is
+	 * registered its semaphore sends a process's markers to shared memory,
+	 * so a recording started next in kernel mode got none of them unless it
+	 * waited for them to go (record/detach.h).
 	 */
-	sb_detach_release(&a->fast_held, NULL);
+	sb_detach_release_fast(&a->fast_held, a->guardian);
 	sb_detach_release(&a->held, a->guardian);
 	sb_hashmap_free(&a->files);
 }

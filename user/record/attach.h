@@ -19,7 +19,7 @@ struct sb_attach {
 	struct region_bpf *skel;	/* the core: the guardian's lease */
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
 	struct sb_detach held;		/* the links, and what they opened (detach.h) */
-	struct sb_detach fast_held;	/* the fast path's: let go first, not by the guardian */
+	struct sb_detach fast_held;	/* the fast path's: let go first, under the release lock */
 	struct sb_guardian *guardian;
 	int probe_files;		/* objects with scope_bpf probes attached so far */
 	int probes;			/* probes in those objects */

@@ -2,6 +2,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,4 +132,62 @@ void sb_detach_release(struct sb_detach *d, struct sb_guardian *g)
 	free(d->fds);
 	free(d->before);
 	memset(d, 0, sizeof(*d));
+}
+
+#define RELEASE_LOCK "/run/scope-bpf.fast-release.lock"
+#define LOCK_POLL_MS 5
+
+/* flock(fd, how) within timeout_ms, polled (flock itself has no timeout). 0 or -errno. */
+static int lock_within(int fd, int how, int timeout_ms)
+{
+	struct timespec pause = { 0, LOCK_POLL_MS * 1000000L };
+	int waited;
+
+	for (waited = 0; flock(fd, how | LOCK_NB); waited += LOCK_POLL_MS) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (waited >= timeout_ms)
+			return -ETIME;
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+/* The release lock, taken; -1 where it cannot be had. */
+static int take_release_lock(void)
+{
+	int fd = open(RELEASE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	/* Another recorder's guardian closing its own: wait, as the next recording would. */
+	if (lock_within(fd, LOCK_EX, SB_DETACH_FAST_WAIT_MS)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void sb_detach_release_fast(struct sb_detach *d, struct sb_guardian *g)
+{
+	int lock = d->n && g ? take_release_lock() : -1;
+
+	/* Last in the list: the guardian lets the lock go after the probes. */
+	if (lock >= 0 && !sb_detach_keep_fd(d, lock)) {
+		sb_detach_release(d, g);
+		return;
+	}
+	sb_detach_release(d, NULL);
+}
+
+bool sb_detach_wait_fast_released(int timeout_ms)
+{
+	int fd = open(RELEASE_LOCK, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return true;
+	ok = !lock_within(fd, LOCK_SH, timeout_ms);
+	close(fd);
+	return ok;
 }

@@ -2,6 +2,7 @@
 #ifndef SB_DETACH_H
 #define SB_DETACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct bpf_link;
@@ -41,5 +42,27 @@ int sb_detach_keep_fd(struct sb_detach *d, int fd);
  * let go of the duplicates: to the guardian g when it takes them, else closed here.
  */
 void sb_detach_release(struct sb_detach *d, struct sb_guardian *g);
+
+/*
+ * The fast path's probes set each marked object's fast semaphore while they
+ * exist, in every process that maps it: a recording that began while another
+ * recorder's were still being closed had its markers write to memory nobody
+ * read. Closing them here cost the recorder's return 3 ms a probe on a quiet
+ * machine and 0.1 s on a loaded one. So the guardian closes them too, holding
+ * the release lock (a root-only file in /run) until it has, and each
+ * recording waits for that lock before it attaches.
+ *
+ * sb_detach_release_fast: like sb_detach_release, with the release lock held
+ * until the guardian closed d's files; where the lock cannot be had (no /run
+ * to write, a recorder that is not root) they are closed here, as before.
+ */
+void sb_detach_release_fast(struct sb_detach *d, struct sb_guardian *g);
+/* How long a recording waits for another's fast-path probes to go. */
+#define SB_DETACH_FAST_WAIT_MS 10000
+/*
+ * Wait until no recorder's fast-path probes are being closed. false when some
+ * still were after timeout_ms (a recorder's guardian stuck in the kernel).
+ */
+bool sb_detach_wait_fast_released(int timeout_ms);
 
 #endif

@@ -399,6 +399,7 @@ static void begin_recording(struct recorder *r)
 	r->clock_offset_start = realtime_offset();
 	r->start_ns = now_ns();
 	r->env.start_ns = r->start_ns;
+	sb_sources_begin(&r->sources);
 	/* Windows count from here: the first covers the recording's first WINDOW. */
 	if (r->o.aggregate)
 		sb_collector_set_aggregate(&r->coll, r->o.aggregate_window_ns, r->start_ns);

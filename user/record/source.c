@@ -73,6 +73,11 @@ static sb_source_fn losses_of(const struct sb_source_ops *o)
 	return o->losses;
 }
 
+static sb_source_end_fn begin_of(const struct sb_source_ops *o)
+{
+	return o->begin;
+}
+
 static sb_source_end_fn stop_of(const struct sb_source_ops *o)
 {
 	return o->stop;
@@ -154,6 +159,11 @@ int sb_sources_tick(struct sb_sources *set)
 			first = ret;
 	}
 	return first;
+}
+
+void sb_sources_begin(struct sb_sources *set)
+{
+	each_end(set, begin_of);
 }
 
 void sb_sources_stop(struct sb_sources *set)

@@ -97,6 +97,11 @@ struct sb_source_ops {
 	/* Ring-buffer records whose first __u32 is record_type go to record, not the collector. */
 	uint32_t record_type;
 	int (*record)(void *state, struct sb_source_env *env, const void *data, size_t size);
+	/*
+	 * Recording begins now (env->start_ns): what a source counted before,
+	 * while it attached, is not this recording's.
+	 */
+	sb_source_end_fn begin;
 	/* Recording has ended; before the final drain: stop producing. */
 	sb_source_end_fn stop;
 	/* After the final drain, with every held process let go: take the probes off. */
@@ -131,6 +136,7 @@ int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
 int sb_sources_record(struct sb_sources *set, const void *data, size_t size);
 /* The first error of the sources' ticks. */
 int sb_sources_tick(struct sb_sources *set);
+void sb_sources_begin(struct sb_sources *set);
 void sb_sources_stop(struct sb_sources *set);
 void sb_sources_detach(struct sb_sources *set);
 int sb_sources_contribute(struct sb_sources *set);

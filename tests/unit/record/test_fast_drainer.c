@@ -69,7 +69,7 @@ static void full_make(struct full *f)
 	};
 	for (i = 0; i < FULL_SLOTS; i++)
 		fill_slot(f, i);
-	assert_int_equal(sb_fast_mem_adopt(&f->mem, getpid(), f->fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&f->mem, getpid(), f->fd, SB_FAST_MEM_NEW, &err), 0);
 }
 
 static void full_free(struct full *f)

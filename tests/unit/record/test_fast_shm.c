@@ -282,7 +282,7 @@ static void test_real_writer_records_arrive_complete_and_in_order(void **state)
 	child_start(&c, 1000);
 	assert_int_equal(sb_fast_mem_find(c.pid, &fd), 0);
 	assert_int_equal(fd, c.fd);
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_true(sb_fast_mem_clock(m) >= SCOPE_BPF_IMPL_CLOCK_TSC &&
 		    sb_fast_mem_clock(m) <= SCOPE_BPF_IMPL_CLOCK_MONO);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 2000);
@@ -317,7 +317,7 @@ static void test_full_ring_drops_until_drained_then_has_room(void **state)
 	got_reset(&g);
 	/* RING + 3000 records with nobody draining: the last 3000 find the ring full. */
 	child_start(&c, RING / 2 + 1500);
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), RING);
 	check_work_records(&g, 0, c.tid);
 	sb_fast_mem_stats(m, &st);
@@ -350,7 +350,7 @@ static void test_raw_clone_child_never_writes_its_parents_ring(void **state)
 	(void)state;
 	got_reset(&g);
 	child_start(&c, 1000);
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_int_equal(child_do(&c, RAW_CLONE), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 2000 + 2 * CLONE_WORK);
 	check_work_records(&g, 0, c.tid);
@@ -389,7 +389,7 @@ static void test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_ge
 	got_reset(&g);
 	child_start(&c, 100);
 	hdr = peek(c.pid, c.fd);
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 200);
 	sb_fast_mem_close(m);
 	/*
@@ -399,7 +399,7 @@ static void test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_ge
 	 */
 	child_do(&c, 50);
 	gen = hdr->gen;
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, false, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_EARLIER, &err), 0);
 	assert_int_not_equal(hdr->gen, gen);
 	assert_int_equal(hdr->gen & 1, 1);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 100);
@@ -409,6 +409,40 @@ static void test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_ge
 	sb_fast_mem_stats(m, &st);
 	assert_int_equal(st.records, 114);
 	assert_int_equal(st.lost, 0);
+	assert_int_equal(st.dropped, 0);
+	sb_fast_mem_close(m);
+	munmap(hdr, SCOPE_BPF_IMPL_PAGE);
+	child_end(&c);
+	got_free(&g);
+}
+
+/*
+ * Adopted before the recording begins (-p): what an earlier recording's
+ * reader left is not ours and is not read, so the ring has room at once.
+ */
+static void test_adopting_before_the_start_skips_the_backlog(void **state)
+{
+	struct scope_bpf_impl_fast_hdr *hdr;
+	struct sb_fast_mem_stats st;
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct got g = { 0 };
+	struct child c;
+
+	(void)state;
+	got_reset(&g);
+	child_start(&c, 100);
+	hdr = peek(c.pid, c.fd);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 200);
+	sb_fast_mem_close(m);
+	child_do(&c, 50);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_STALE, &err), 0);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 0);
+	child_do(&c, 7);
+	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 14);
+	sb_fast_mem_stats(m, &st);
+	assert_int_equal(st.records, 14);
 	assert_int_equal(st.dropped, 0);
 	sb_fast_mem_close(m);
 	munmap(hdr, SCOPE_BPF_IMPL_PAGE);
@@ -428,7 +462,7 @@ static void test_exited_thread_frees_its_slot_for_the_next(void **state)
 	(void)state;
 	got_reset(&g);
 	child_start(&c, 1);
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
 	t1 = child_do(&c, -5);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 12);
 	check_work_records(&g, 2, t1);
@@ -510,7 +544,7 @@ static void expect_refused(int fd, int code)
 	struct sb_error err = { { 0 } };
 	char pid[32];
 
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), fd, true, &err), code);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), fd, SB_FAST_MEM_NEW, &err), code);
 	assert_null(m);
 	snprintf(pid, sizeof(pid), "process %d:", (int)getpid());
 	assert_non_null(strstr(err.msg, pid));
@@ -609,7 +643,7 @@ static void test_refuses_missing_fd_and_process(void **state)
 	if (!pid)
 		_exit(0);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	assert_int_equal(sb_fast_mem_adopt(&m, pid, 0, true, &err), -ESRCH);
+	assert_int_equal(sb_fast_mem_adopt(&m, pid, 0, SB_FAST_MEM_NEW, &err), -ESRCH);
 	assert_int_equal(sb_fast_mem_find(pid, &fd), -ENOENT);
 }
 
@@ -631,7 +665,7 @@ static void test_refuses_without_right_to_trace(void **state)
 		/* Nobody may not take a root process's descriptors. */
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(100);
-		_exit(-sb_fast_mem_adopt(&m, getppid(), f.fd, true, &err));
+		_exit(-sb_fast_mem_adopt(&m, getppid(), f.fd, SB_FAST_MEM_NEW, &err));
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -654,7 +688,7 @@ static void test_target_cannot_resize_after_adoption(void **state)
 	write_recs(&f, 255, 0, 3);
 	assert_int_equal(sb_fast_mem_find(getpid(), &fd), 0);
 	assert_int_equal(fd, f.fd);
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_int_equal(ftruncate(f.fd, 0), -1);
 	assert_int_equal(errno, EPERM);
 	assert_int_equal(ftruncate(f.fd, (off_t)SIZE * 2), -1);
@@ -682,7 +716,7 @@ static void test_head_beyond_a_ring_is_lost_not_read_out_of_bounds(void **state)
 	forge(&f, "scope-bpf-fast", SIZE);
 	f.slots[3].tid = my_tid();
 	write_recs(&f, 3, 0, RING + 5);
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	/* Only the newest ring can be there: the 5 before it are lost. */
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), RING);
 	assert_int_equal(g.time[0], 5);
@@ -717,7 +751,7 @@ static void test_head_going_back_resynchronises(void **state)
 	forge(&f, "scope-bpf-fast", SIZE);
 	f.slots[0].tid = my_tid();
 	write_recs(&f, 0, 0, 10);
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 10);
 	f.slots[0].head = 4;
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 0);
@@ -750,7 +784,7 @@ static void test_owner_as_snapshotted_and_ownerless_records_skipped(void **state
 	f.slots[1].tid = my_tid();
 	write_recs(&f, 1, 0, 5);
 	write_recs(&f, 2, 0, 7);	/* no owner */
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 5);
 	f.slots[1].tid = my_tid() + 1;
 	write_recs(&f, 1, 5, 9);
@@ -784,7 +818,7 @@ static void test_fn_error_stops_and_the_record_comes_again(void **state)
 	/* An earlier reader left slot 0 there: this one reads on from it. */
 	f.slots[0].head = RING - 300;
 	f.slots[0].tail = RING - 300;
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_EARLIER, &err), 0);
 	write_recs(&f, 0, RING - 300, RING + 300);	/* across the ring's end */
 	write_recs(&f, 4, 0, 3);
 	g.fail_at = 400;
@@ -824,7 +858,7 @@ static void test_impossible_last_reader_reads_from_head(void **state)
 	f.slots[2].tid = my_tid();
 	write_recs(&f, 2, 0, 40);
 	f.slots[2].tail = 30;		/* where a reader can be */
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_EARLIER, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 10);
 	assert_int_equal(g.slot[0], 2);
 	assert_int_equal(g.time[0], 30);
@@ -851,7 +885,7 @@ static void test_drops_of_a_memory_never_adopted_are_ours(void **state)
 		f.hdr->gen = made_now ? (uint32_t)getpid() * 2654435761u | 1 : 0x12345677;
 		f.slots[0].tid = my_tid();
 		f.slots[0].dropped = 5;
-		assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
+		assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_EARLIER, &err), 0);
 		sb_fast_mem_stats(m, &st);
 		assert_int_equal(st.dropped, made_now ? 5 : 0);
 		sb_fast_mem_close(m);
@@ -879,14 +913,14 @@ static void test_slots_of_threads_gone_before_adoption_are_freed(void **state)
 	/* An earlier reader took their records: nothing holds the slots. */
 	f.slots[1].tail = 9;
 	f.slots[2].tail = 3;
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, false, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_EARLIER, &err), 0);
 	assert_int_equal(f.slots[0].tid, my_tid());
 	assert_int_equal(f.slots[1].tid, 0);
 	assert_int_equal(f.slots[2].tid, 0);
 	sb_fast_mem_close(m);
 	/* Fresh: a dead thread's records are handed first, then its slot goes. */
 	f.slots[1].tid = dead;
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	assert_int_equal(f.slots[1].tid, dead);
 	/* Slot 2's records have no owner now: lost, not handed. */
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 2 + 9);
@@ -924,7 +958,7 @@ static void test_room_is_given_back_during_a_long_drain(void **state)
 	forge(&f, "scope-bpf-fast", SIZE);
 	f.slots[2].tid = my_tid();
 	write_recs(&f, 2, 0, RING);
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	w.tail = &f.slots[2].tail;
 	assert_int_equal(sb_fast_mem_drain(m, watch_tail, &w), RING);
 	/* Past 4096 records the writer already has room; all of it at the end. */
@@ -962,7 +996,7 @@ static void test_slot_of_a_thread_still_listed_is_freed_by_a_later_drain(void **
 	f.slots[7].tid = live;
 	f.slots[7].depth = 3;
 	write_recs(&f, 7, 0, 4);
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	/* Not drained yet, and alive: kept. */
 	sb_fast_mem_thread_gone(m, live);
 	assert_int_equal(f.slots[7].tid, live);
@@ -1011,7 +1045,7 @@ static void test_forged_counts_stay_bounded(void **state)
 	(void)state;
 	forge(&f, "scope-bpf-fast", SIZE);
 	before = boot_ns();
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	f.slots[0].dropped = 17;
 	sb_fast_mem_stats(m, &st);
 	assert_int_equal(st.dropped, 17);
@@ -1042,7 +1076,7 @@ static void test_records_after_the_end_are_not_read(void **state)
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
 	f.slots[0].tid = my_tid();
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	write_recs(&f, 0, 0, 100);
 	assert_int_equal(sb_fast_mem_unread(m, 0), 100);
 	sb_fast_mem_end(m);
@@ -1072,7 +1106,7 @@ static void test_records_left_unread_at_the_end_are_counted(void **state)
 	got_reset(&g);
 	forge(&f, "scope-bpf-fast", SIZE);
 	f.slots[3].tid = my_tid();
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	write_recs(&f, 3, 0, RING);
 	sb_fast_mem_end(m);
 	g.fail_at = 1000;
@@ -1097,7 +1131,7 @@ static void test_drops_after_the_end_are_not_counted(void **state)
 
 	(void)state;
 	forge(&f, "scope-bpf-fast", SIZE);
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	f.slots[0].dropped = 17;
 	f.hdr->unslotted = 2;
 	sb_fast_mem_end(m);
@@ -1111,6 +1145,30 @@ static void test_drops_after_the_end_are_not_counted(void **state)
 	sb_fast_mem_end(m);
 	sb_fast_mem_stats(m, &st);
 	assert_int_equal(st.dropped, 17);
+	sb_fast_mem_close(m);
+	unforge(&f, SIZE);
+}
+
+/* Drops while the recorder attached (-p: adopted before the start) are not the recording's. */
+static void test_drops_before_the_start_are_not_counted(void **state)
+{
+	struct sb_fast_mem_stats st;
+	struct sb_fast_mem *m;
+	struct sb_error err;
+	struct forged f;
+
+	(void)state;
+	forge(&f, "scope-bpf-fast", SIZE);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_STALE, &err), 0);
+	f.slots[0].dropped = 17;
+	f.hdr->unslotted = 2;
+	sb_fast_mem_begin(m);
+	f.slots[0].dropped = 20;
+	f.slots[1].dropped = 4;
+	f.hdr->unslotted = 3;
+	sb_fast_mem_stats(m, &st);
+	assert_int_equal(st.dropped, 3 + 4);
+	assert_int_equal(st.unslotted, 1);
 	sb_fast_mem_close(m);
 	unforge(&f, SIZE);
 }
@@ -1143,7 +1201,7 @@ static void test_drain_throughput(void **state)
 		write_recs(&f, i, 0, RING);
 		f.slots[i].head = 0;
 	}
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, true, &err), 0);
+	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	for (p = 0; p < passes; p++) {
@@ -1172,6 +1230,7 @@ int main(void)
 		cmocka_unit_test(test_full_ring_drops_until_drained_then_has_room),
 		cmocka_unit_test(test_raw_clone_child_never_writes_its_parents_ring),
 		cmocka_unit_test(test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_gen),
+		cmocka_unit_test(test_adopting_before_the_start_skips_the_backlog),
 		cmocka_unit_test(test_exited_thread_frees_its_slot_for_the_next),
 		cmocka_unit_test(test_refuses_memfd_of_another_name),
 		cmocka_unit_test(test_refuses_regular_file),
@@ -1194,6 +1253,7 @@ int main(void)
 		cmocka_unit_test(test_records_after_the_end_are_not_read),
 		cmocka_unit_test(test_records_left_unread_at_the_end_are_counted),
 		cmocka_unit_test(test_drops_after_the_end_are_not_counted),
+		cmocka_unit_test(test_drops_before_the_start_are_not_counted),
 		cmocka_unit_test(test_drain_throughput),
 	};
 

@@ -568,6 +568,17 @@ void sb_fast_drainer_stop(struct sb_fast_drainer *d)
 	d->warming = false;
 }
 
+void sb_fast_drainer_begin(struct sb_fast_drainer *d)
+{
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->n_mems; i++)
+		if (!d->mems[i].closed)
+			sb_fast_mem_begin(d->mems[i].mem);
+	pthread_mutex_unlock(&d->lock);
+}
+
 void sb_fast_drainer_end(struct sb_fast_drainer *d)
 {
 	size_t i;

@@ -81,6 +81,8 @@ uint64_t sb_fast_drainer_passes_begun(struct sb_fast_drainer *d);
  * the queue's budget still, and the memory the machine can spare). Records copied.
  */
 long sb_fast_drainer_pass(struct sb_fast_drainer *d);
+/* The recording began: drops counted so far are not its (sb_fast_mem_begin). */
+void sb_fast_drainer_begin(struct sb_fast_drainer *d);
 /* The recording ended: passes take no record written from now on (sb_fast_mem_end). */
 void sb_fast_drainer_end(struct sb_fast_drainer *d);
 /*

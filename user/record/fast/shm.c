@@ -187,17 +187,19 @@ static bool never_adopted(const struct sb_fast_mem *m)
 	       ((uint32_t)m->pid * 2654435761u | 1);
 }
 
-/* Start reading: from 0, or (!fresh) from where an earlier reader left each ring. */
-static void start(struct sb_fast_mem *m, bool fresh)
+/* Start reading where from says (shm.h). */
+static void start(struct sb_fast_mem *m, enum sb_fast_mem_from from)
 {
-	bool earlier = !fresh && !never_adopted(m);
+	bool fresh = from == SB_FAST_MEM_NEW, earlier = !fresh && !never_adopted(m);
 	struct scope_bpf_impl_fast_slot *s;
 	uint32_t gen, tid, i;
 
 	for (i = 0; i < SLOTS; i++) {
 		s = &m->slots[i];
-		if (!fresh)
+		if (from == SB_FAST_MEM_EARLIER)
 			m->cur[i].tail = read_from(s);
+		else if (from == SB_FAST_MEM_STALE)
+			m->cur[i].tail = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
 		if (earlier)
 			m->cur[i].dropped0 = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->tail, m->cur[i].tail, __ATOMIC_RELEASE);
@@ -292,8 +294,8 @@ static int open_mapping(pid_t pid, struct sb_error *err)
 	return fd;
 }
 
-int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool fresh,
-		      struct sb_error *err)
+int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd,
+		      enum sb_fast_mem_from from, struct sb_error *err)
 {
 	struct sb_fast_mem *m;
 	int fd, rc;
@@ -336,7 +338,7 @@ int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool f
 	m->adopted = clock_ns(CLOCK_BOOTTIME);
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	m->cpus = cpus > 0 ? (uint64_t)cpus : 1;
-	start(m, fresh);
+	start(m, from);
 	*out = m;
 	return 0;
 fail_fd:
@@ -584,6 +586,18 @@ void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s)
 	s->unslotted = min_u64(unslotted, cap);
 	s->lost = min_u64(lost, cap);
 	s->unread = m->ended ? sb_fast_mem_unread(m, 0) : 0;
+}
+
+void sb_fast_mem_begin(struct sb_fast_mem *m)
+{
+	uint32_t i;
+
+	if (!m || m->ended)
+		return;
+	for (i = 0; i < SLOTS; i++)
+		m->cur[i].dropped0 = __atomic_load_n(&m->slots[i].dropped, __ATOMIC_RELAXED);
+	m->unslotted0 = __atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED);
+	m->adopted = clock_ns(CLOCK_BOOTTIME);
 }
 
 void sb_fast_mem_end(struct sb_fast_mem *m)

@@ -15,20 +15,37 @@
 /* One process's memory as the recorder sees it (heap). */
 struct sb_fast_mem;
 
+/* Where a memory's records are read from when it is adopted. */
+enum sb_fast_mem_from {
+	SB_FAST_MEM_NEW,	/* just made: every slot from 0 */
+	/*
+	 * Made before: from where an earlier reader left each ring. Found after
+	 * the recording began, so what was written since the start is ours.
+	 */
+	SB_FAST_MEM_EARLIER,
+	/*
+	 * Made before, adopted before the recording begins: nothing written yet
+	 * is ours, so each ring is read from its head. An earlier recorder's
+	 * backlog, read here, kept the ring full while the process wrote on, and
+	 * the drops were charged to this recording.
+	 */
+	SB_FAST_MEM_STALE,
+};
+
 /*
  * Take fd target_fd of process pid (pidfd_getfd; its mapping, through
  * /proc/PID/map_files, for SB_FAST_MAPPED or a closed fd), check it is a memfd named
  * "scope-bpf-fast" of exactly SCOPE_BPF_IMPL_FAST_SIZE bytes, seal its size (so the target can
  * never make our mapping SIGBUS), map it and check its header against our layout and pid.
- * fresh: the memory was just made, every slot is read from 0. !fresh: it predates this
- * recording; what is there is skipped and hdr->gen changed so sites are announced again.
+ * from: where each slot is read from (enum sb_fast_mem_from). A memory that predates this
+ * recording gets hdr->gen changed, so that sites are announced again.
  * Either way, slots still held by threads that exited before (no exit event will say so) are
  * freed as sb_fast_mem_thread_gone() would.
  * Returns 0, or -errno with err naming the process and the cause: -ESRCH (no process),
  * -EPERM (no right to trace it), -EBADF (no such fd), -EINVAL (not ours or invalid).
  */
-int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd, bool fresh,
-		      struct sb_error *err);
+int sb_fast_mem_adopt(struct sb_fast_mem **out, pid_t pid, int target_fd,
+		      enum sb_fast_mem_from from, struct sb_error *err);
 
 /* A target_fd meaning: the process closed its memfd, and the memory is reached by its mapping. */
 #define SB_FAST_MAPPED (-1)
@@ -96,6 +113,12 @@ struct sb_fast_mem_stats {
 	bool capped;		/* a count was more than the threads could have done: cut */
 };
 void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s);
+/*
+ * The recording began: what the threads dropped or found no slot for until
+ * now (a memory adopted while the recorder attached, under -p) is not its.
+ * Not while a drain runs.
+ */
+void sb_fast_mem_begin(struct sb_fast_mem *m);
 /*
  * The recording ended: records the threads drop from now on are not its
  * (under -p they go on writing while the recorder nests what it has), so

@@ -126,6 +126,14 @@ static void say_refused(struct fast_state *f, uint32_t tgid, const char *why)
 			   "records are lost (record --mode=kernel avoids this)", tgid, why);
 }
 
+/* Before the recording begins (-p), no record already in an earlier memory is ours. */
+static enum sb_fast_mem_from adopt_from(const struct fast_state *f, bool fresh)
+{
+	if (fresh)
+		return SB_FAST_MEM_NEW;
+	return f->env->start_ns == INT64_MAX ? SB_FAST_MEM_STALE : SB_FAST_MEM_EARLIER;
+}
+
 /* Adopt the memory fd names in process tgid; fresh: it was made just now. */
 static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr, bool fresh)
 {
@@ -149,7 +157,7 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 	im = calloc(1, sizeof(*im));
 	if (!im)
 		return -ENOMEM;
-	ret = sb_fast_mem_adopt(&im->mem, (pid_t)tgid, fd, fresh, &err);
+	ret = sb_fast_mem_adopt(&im->mem, (pid_t)tgid, fd, adopt_from(f, fresh), &err);
 	if (!ret)
 		ret = sb_fast_clock_init(&im->clock, sb_fast_mem_clock(im->mem), &err);
 	if (ret) {
@@ -629,6 +637,16 @@ static int drain_to_the_end(struct fast_state *f)
 	return ret;
 }
 
+/* Recording begins: what was dropped while it attached is not its. */
+static void fast_begin(void *state, struct sb_source_env *env)
+{
+	struct fast_state *f = state;
+
+	(void)env;
+	if (f->drainer_ready)
+		sb_fast_drainer_begin(&f->drainer);
+}
+
 /* Recording has ended: its records nested within the queue's budget, every held record applied. */
 static void fast_stop(void *state, struct sb_source_env *env)
 {
@@ -799,6 +817,7 @@ const struct sb_source_ops sb_fast_source = {
 	.process = fast_process,
 	.intercept = fast_intercept,
 	.tick = fast_tick,
+	.begin = fast_begin,
 	.stop = fast_stop,
 	.detach = fast_detach,
 	.losses = fast_losses,

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/attach.h"
+#include "record/detach.h"
 #include "record/fast/site_read.h"
 #include "record/sources/regions.h"
 #include "record/sources/sources.h"
@@ -30,6 +31,11 @@ static int regions_start(void *state, struct sb_source_env *env, struct sb_error
 	sb_attach_init(&rg->attach, env->kernel, env->guardian, env->opts->verbose);
 	(void)err;
 	rg->attach.fast = record_fast_wanted(env->opts);
+	/* A recording that just ended may still hold fast semaphores (record/detach.h). */
+	if (!sb_detach_wait_fast_released(SB_DETACH_FAST_WAIT_MS))
+		fprintf(stderr, "scope-bpf record: an earlier recording's fast-path probes were "
+			"still being closed after %d s: markers of the objects they hold may write "
+			"to memory this recording does not read\n", SB_DETACH_FAST_WAIT_MS / 1000);
 	return 0;
 }
 
