@@ -798,7 +798,8 @@ static void test_attach_window_loses_no_call(void **state)
 	int64_t made, kept;
 	FILE *f;
 	int fd = -1, i, status[2];
-	char *app[] = { (char *)app_path("timed_calls", path, sizeof(path)), "5",
+	/* Long enough for two recordings on a loaded host; ended once they are done. */
+	char *app[] = { (char *)app_path("timed_calls", path, sizeof(path)), "60",
 			(char *)tmp_file("timed.bin", log, sizeof(log)), NULL };
 	char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "1", "-p", pidstr, "-o", NULL,
 			 NULL };
@@ -815,6 +816,7 @@ static void test_attach_window_loses_no_call(void **state)
 		argv[8] = (char *)tmp_file(i ? "window2.h5" : "window1.h5", out[i], sizeof(out[i]));
 		status[i] = run(argv);
 	}
+	kill(pid, SIGUSR1);
 	assert_int_equal(wait_status(pid), 0);
 	fclose(f);
 	for (i = 0; i < 2; i++) {
