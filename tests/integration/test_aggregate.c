@@ -261,11 +261,12 @@ static void test_h5py_reads_the_aggregate_layout(void **state)
 		fail_msg("h5py read:\n%s", text);
 }
 
-/* report shows the tree; what needs each call says so and exits 2. */
+/* report shows the tree and the durations; what needs each call says so and exits 2. */
 static void test_report_and_refusals(void **state)
 {
 	char h5[300], err[512];
 	char *report[] = { (char *)scope_bin(), "report", h5, NULL };
+	char *durations[] = { (char *)scope_bin(), "report", "--durations", h5, NULL };
 	char *csv[] = { (char *)scope_bin(), "export", "csv", h5, "-o", "-", NULL };
 	char *html[] = { (char *)scope_bin(), "report", "--html", "x.html", h5, NULL };
 
@@ -274,6 +275,7 @@ static void test_report_and_refusals(void **state)
 	tmp_file("rep.h5", h5, sizeof(h5));
 	record_agg(h5, "auto", NULL, "count", "100", NULL);
 	assert_int_equal(run(report), 0);
+	assert_int_equal(run(durations), 0);
 	assert_int_equal(run(csv), 2);
 	read_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "csv needs each call"));

@@ -216,8 +216,13 @@ static int fill(struct sb_series_set *set, struct build *b)
 		return -ENOMEM;
 	for (k = 0; !r && k < keys; k++)
 		r = add_series(b, set, k);
-	qsort(set->s, set->n, sizeof(*set->s), cmp_series);
+	sb_series_sort(set);
 	return r;
+}
+
+void sb_series_sort(struct sb_series_set *set)
+{
+	qsort(set->s, set->n, sizeof(*set->s), cmp_series);
 }
 
 int sb_series_build(struct sb_series_set *set, const struct sb_profile *p,
@@ -229,7 +234,7 @@ int sb_series_build(struct sb_series_set *set, const struct sb_profile *p,
 
 	*set = (struct sb_series_set){ 0 };
 	fixed.windows = o->windows ? o->windows : 1;
-	r = p->events ? fill(set, &b) : 0;
+	r = p->agg.on ? sb_series_build_aggregate(set, p, &fixed) : p->events ? fill(set, &b) : 0;
 	free(b.rows);
 	free(b.first);
 	free(b.calls);

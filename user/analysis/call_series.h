@@ -56,10 +56,22 @@ struct sb_series_set {
 	uint64_t dropped;	/* calls without a value: unknown counts, or ending before their start */
 };
 
-/* The series of p's calls (p must hold its events). 0, or -ENOMEM with err set. */
+/* The series of p's calls (p must hold its events, or be an aggregate). 0, or -ENOMEM with err set. */
 int sb_series_build(struct sb_series_set *set, const struct sb_profile *p,
 		    const struct sb_series_opts *o, struct sb_error *err);
 void sb_series_free(struct sb_series_set *set);
+
+/*
+ * The series of an aggregate (p->agg.on, record --aggregate=WINDOW), for
+ * sb_series_build(): its recorded windows, at most o->windows of them shown
+ * (neighbours merged); a window's mean stands for its median, and quantiles
+ * are the upper bounds of the duration buckets they fall in. 0 or -ENOMEM.
+ */
+int sb_series_build_aggregate(struct sb_series_set *set, const struct sb_profile *p,
+			      const struct sb_series_opts *o);
+
+/* The series by total, the largest first; ties by MPI function, then region. */
+void sb_series_sort(struct sb_series_set *set);
 
 /* A series' name: its region's, or its MPI function's ("mpi:recv"). */
 const char *sb_series_name(const struct sb_series_set *set, const struct sb_profile *p,

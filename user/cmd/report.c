@@ -646,7 +646,7 @@ static int check_view(const struct report_opts *o, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
 	int slot[SB_MEMORY_SLOTS];
-	const char *per_call = o->html ? "--html" : o->durations ? "--durations" :
+	const char *per_call = o->html ? "--html" :
 		o->counters ? "--counters" : o->memory ? "--memory" : o->mpi ? "--mpi" :
 		o->mpi_detail ? "--mpi-detail" : o->gpu ? "--gpu" : NULL;
 

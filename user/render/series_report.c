@@ -74,8 +74,14 @@ static void render_text(FILE *f, const struct sb_profile *p, const struct sb_ser
 
 	sb_report_file_line(f, p, o);
 	format_ns(w, sizeof(w), set->width > INT64_MAX ? INT64_MAX : (int64_t)set->width);
-	fprintf(f, "windows   %d of %s from the first call (MPI calls per function)\n",
-		SB_SERIES_REPORT_WINDOWS, w);
+	if (p->agg.on)
+		fprintf(f, "windows   %s from the first recorded (record --aggregate's, merged to at "
+			"most %d;\n          an aggregate keeps sums: each window's mean stands for "
+			"its median,\n          the quantiles are bounds of log2 buckets)\n", w,
+			SB_SERIES_REPORT_WINDOWS);
+	else
+		fprintf(f, "windows   %d of %s from the first call (MPI calls per function)\n",
+			SB_SERIES_REPORT_WINDOWS, w);
 	if (set->dropped)
 		fprintf(f, "          %" PRIu64 " %s ending before %s start left out\n",
 			set->dropped, format_plural(set->dropped, "call", "calls"),

@@ -5,6 +5,7 @@
  */
 #include "fixtures.h"
 
+#include "analysis/call_series.h"
 #include "analysis/calltree.h"
 #include "analysis/merge.h"
 #include "io/h5aggregate.h"
@@ -174,6 +175,40 @@ static void test_broken_files_are_refused(void **state)
 	expect_read_error(path, "without /scope_bpf/aggregate");
 }
 
+/*
+ * report --durations of an aggregate: its windows as the series' (inner's in
+ * window 2, outer's in 0), a window's mean for its median, quantiles the
+ * buckets' bounds within min and max.
+ */
+static void test_series_from_windows(void **state)
+{
+	struct sb_series_opts o = { .rank = -1, .metric = SB_SERIES_DURATION, .windows = 40 };
+	struct sb_error err = { .msg = "" };
+	const struct sb_series *inner;
+	struct sb_series_set set;
+	struct sb_profile p;
+
+	(void)state;
+	build(&p);
+	p.agg.rows[1].window = 2;
+	p.agg.rows[1].max = 12;
+	assert_int_equal(sb_series_build(&set, &p, &o, &err), 0);
+	assert_int_equal(set.n, 2);
+	assert_int_equal(set.width, 1000);
+	assert_string_equal(sb_series_name(&set, &p, &set.s[1]), "inner");
+	inner = &set.s[1];
+	assert_int_equal(inner->calls, 2);
+	assert_int_equal(inner->n_windows, 1);
+	assert_int_equal(inner->windows[0].start, 2000);
+	assert_int_equal(inner->windows[0].median, 10);
+	assert_int_equal(inner->q[0], 10);
+	assert_int_equal(inner->q[2], 12);	/* bucket [8, 16), within max */
+	assert_int_equal(set.s[0].windows[0].start, 0);
+	assert_int_equal(set.s[0].q[3], 100);
+	sb_series_free(&set);
+	sb_profile_free(&p);
+}
+
 /* The same recording as rank 1, from the same clock. */
 static void build_rank1(struct sb_profile *p)
 {
@@ -238,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_index_is_scope_profilers_aggregate_layout),
 		cmocka_unit_test(test_call_tree_from_rows),
 		cmocka_unit_test(test_broken_files_are_refused),
+		cmocka_unit_test(test_series_from_windows),
 		cmocka_unit_test(test_merge_keeps_every_rank_s_rows),
 		cmocka_unit_test(test_merge_refuses_an_aggregate_with_a_trace),
 	};
