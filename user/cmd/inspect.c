@@ -388,7 +388,12 @@ static void text_header(FILE *f, const struct sb_profile *p, const struct inspec
 	format_text(f, p->format ? p->format : "unknown");
 	fputc('\n', f);
 	fprintf(f, "schema             %d\n", p->schema);
-	fprintf(f, "events             %" PRIu64 "\n", x->calls);
+	if (p->agg.on)
+		fprintf(f, "calls              %" PRIu64 ", summed (record --aggregate): %zu rows of "
+			"%zu region paths, window %" PRId64 " ns (0: the whole recording)\n", x->calls,
+			p->agg.n_rows, p->agg.n_paths, p->agg.window_ns);
+	else
+		fprintf(f, "events             %" PRIu64 "\n", x->calls);
 	fputs("optional columns  ", f);
 	for (i = 0; column_at(i, &bit, &name); i++) {
 		if (!(p->columns & bit))
@@ -652,8 +657,11 @@ static void json_header(FILE *f, const struct sb_profile *p, const struct inspec
 	format_json_string(f, o->path ? o->path : "");
 	fputs(", \"format\": ", f);
 	format_json_string(f, p->format ? p->format : "");
-	fprintf(f, ", \"schema\": %d,\n \"events\": %" PRIu64 ", \"columns\": [", p->schema,
-		x->calls);
+	fprintf(f, ", \"schema\": %d,\n \"events\": %" PRIu64, p->schema, x->calls);
+	if (p->agg.on)
+		fprintf(f, ", \"aggregate\": {\"rows\": %zu, \"paths\": %zu, \"window_ns\": %"
+			PRId64 "}", p->agg.n_rows, p->agg.n_paths, p->agg.window_ns);
+	fputs(", \"columns\": [", f);
 	for (i = 0; column_at(i, &bit, &name); i++) {
 		if (!(p->columns & bit))
 			continue;

@@ -9,6 +9,7 @@
 #include "analysis/calltree.h"
 #include "analysis/merge.h"
 #include "io/h5aggregate.h"
+#include "io/h5guard.h"
 
 /* outer [0, 100] holding inner [10, 20] and [30, 40] */
 static const struct fx_call calls[] = {
@@ -23,8 +24,6 @@ static void build(struct sb_profile *p)
 	struct sb_aggregate *a = &p->agg;
 
 	fx_call_tree(p, calls, 3, 0);
-	free(p->events);
-	p->events = NULL;
 	p->n_events = 0;
 	p->pairs[1].offset = 0;
 	a->on = true;
@@ -67,7 +66,7 @@ static void expect_rows(const struct sb_profile *p)
 	assert_int_equal(p->pairs[1].stats.total, 20);
 }
 
-static void test_round_trip_full_and_lean(void **state)
+static void test_round_trip_full_lean_and_guarded(void **state)
 {
 	const char *path = tmp_path("agg.h5");
 	struct sb_error err = { .msg = "" };
@@ -79,6 +78,10 @@ static void test_round_trip_full_and_lean(void **state)
 	expect_rows(&p);
 	sb_profile_free(&p);
 	assert_int_equal(sb_h5_read_opts(path, &p, SB_H5_READ_LEAN, &err), 0);
+	expect_rows(&p);
+	sb_profile_free(&p);
+	/* Through the guarded reader's child and its pipe, as report reads it. */
+	assert_int_equal(sb_h5_read_guarded(path, &p, 0, &err), 0);
 	expect_rows(&p);
 	sb_profile_free(&p);
 }
@@ -269,7 +272,7 @@ static void test_merge_refuses_an_aggregate_with_a_trace(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_full_and_lean),
+		cmocka_unit_test(test_round_trip_full_lean_and_guarded),
 		cmocka_unit_test(test_index_is_scope_profilers_aggregate_layout),
 		cmocka_unit_test(test_call_tree_from_rows),
 		cmocka_unit_test(test_broken_files_are_refused),
