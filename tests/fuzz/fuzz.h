@@ -70,7 +70,8 @@ static void fuzz_check(const char *path, int ret, const struct sb_profile *p,
 		q = &p->pairs[i];
 		if (q->stats.count != q->count)
 			abort();
-		for (k = 0; k < q->count; k++) {
+		/* An aggregate's rows count calls it summed: there are no events to check. */
+		for (k = 0; k < q->count && !p->agg.on; k++) {
 			e = &p->events[q->offset + k];
 			if (e->end < e->start || (k && e->start < e[-1].start))
 				abort();

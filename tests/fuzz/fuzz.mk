@@ -17,8 +17,9 @@ FUZZ_CFLAGS = -std=gnu11 -Wall -Wextra -g -O1 $(FUZZ_SAN) -D_GNU_SOURCE -DSB_FUZ
 # What the readers link: listed, so work in progress elsewhere cannot break the fuzz build.
 FUZZ_LIB_SRCS := user/io/profile_read.c user/io/spt_read.c user/io/json_read.c user/util/json_parse.c \
 	$(wildcard user/io/h5*.c) user/io/profile_wire.c user/model/model.c user/model/columns.c user/model/stats.c \
-	user/model/index_rules.c user/util/hashmap.c user/util/error.c user/util/utf8.c \
+	user/model/index_rules.c user/model/aggregate.c user/util/hashmap.c user/util/error.c user/util/utf8.c \
 	user/util/text_format.c user/analysis/calltree.c user/analysis/calltree_stream.c \
+	user/analysis/calltree_agg.c \
 	user/analysis/mpi_fns.c user/analysis/mpi_name.c user/io/tmpfile.c user/util/sudo.c
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -98,7 +98,8 @@ static void check_result(const char *path, int ret, const struct sb_profile *p,
 		fail_msg("%s: read, but its index is broken: %s", path, why);
 	for (i = 0; i < p->n_pairs; i++) {
 		q = &p->pairs[i];
-		for (k = 1; k < q->count; k++)
+		/* An aggregate's rows count calls it summed: there are no events to check. */
+		for (k = 1; k < q->count && !p->agg.on; k++)
 			if (p->events[q->offset + k].start < p->events[q->offset + k - 1].start)
 				fail_msg("%s: pair %zu is not sorted by start", path, i);
 	}
