@@ -173,6 +173,38 @@ static void test_totals_kernel_path(void **state)
 	check_totals("kernel");
 }
 
+/* Counters recorded with -e are summed per row, inclusive and exclusive, beside off-CPU time. */
+static void test_counters_are_summed(void **state)
+{
+	char out[300], path[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--aggregate", "-e",
+			 "page-faults,context-switches", "-o", out, "--",
+			 (char *)app_path("count", path, sizeof(path)), "1000", NULL };
+	const struct sb_aggregate *a;
+	struct sb_profile p;
+	int64_t incl, excl;
+	size_t i;
+	unsigned k;
+
+	(void)state;
+	require_bpf();
+	tmp_file("ctr.h5", out, sizeof(out));
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	a = &p.agg;
+	assert_int_equal(a->n_values, 5);
+	assert_int_equal(a->n_rows, 2);
+	for (i = 0; i < a->n_rows; i++) {
+		assert_true(sb_agg_value(a, i, SB_METRIC_OFFCPU) >= 0);
+		for (k = 0; k < 2; k++) {
+			incl = sb_agg_value(a, i, SB_METRIC_COUNTER + k);
+			excl = sb_agg_value(a, i, SB_METRIC_COUNTER_EXCL + k);
+			assert_true(excl >= 0 && excl <= incl);
+		}
+	}
+	sb_profile_free(&p);
+}
+
 static off_t size_of(const char *path)
 {
 	struct stat st;
@@ -289,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_counts_exact_kernel_path),
 		cmocka_unit_test(test_totals_fast_path),
 		cmocka_unit_test(test_totals_kernel_path),
+		cmocka_unit_test(test_counters_are_summed),
 		cmocka_unit_test(test_file_size_does_not_grow_with_calls),
 		cmocka_unit_test(test_h5py_reads_the_aggregate_layout),
 		cmocka_unit_test(test_report_and_refusals),
