@@ -611,7 +611,8 @@ out:
 int sb_ct_grow_init(struct sb_ct_grow *g, struct sb_calltree *t, const struct sb_profile *p,
 		    bool flat)
 {
-	*g = (struct sb_ct_grow){ .t = t, .offcpu = p->columns & SB_COL_OFFCPU,
+	*g = (struct sb_ct_grow){ .t = t, .offcpu = (p->columns & SB_COL_OFFCPU) ||
+				  sb_aggregate_has(&p->agg, SB_METRIC_OFFCPU),
 				  .gpu = p->columns & SB_COL_GPU };
 	sb_hashmap_init(&g->children);
 	memset(t, 0, sizeof(*t));

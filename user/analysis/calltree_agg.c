@@ -97,16 +97,6 @@ static int64_t *pair_offcpu(const struct sb_profile *p)
 	return v;
 }
 
-static bool has_offcpu(const struct sb_aggregate *a)
-{
-	unsigned k;
-
-	for (k = 0; k < a->n_values; k++)
-		if (a->value_ids[k] == SB_METRIC_OFFCPU)
-			return true;
-	return false;
-}
-
 int sb_calltree_build_aggregate(struct sb_calltree *t, const struct sb_profile *p,
 				const struct sb_ct_opts *o, struct sb_error *err)
 {
@@ -118,7 +108,6 @@ int sb_calltree_build_aggregate(struct sb_calltree *t, const struct sb_profile *
 
 	/* The flat table's own times and recursion come from the tree, as for a trace. */
 	r = sb_ct_grow_init(&g, o->flat ? &tree : t, p, false);
-	g.offcpu = has_offcpu(&p->agg);
 	if (!r)
 		r = tree_of_rows(&g, p, &to, err);
 	r = sb_ct_grow_end(&g, r, o->sort);
@@ -126,7 +115,6 @@ int sb_calltree_build_aggregate(struct sb_calltree *t, const struct sb_profile *
 		return r == -ENOMEM ? sb_fail(err, ENOMEM, "call tree: out of memory") : r;
 	offcpu = pair_offcpu(p);
 	r = offcpu ? sb_ct_grow_init(&g, t, p, true) : -ENOMEM;
-	g.offcpu = has_offcpu(&p->agg);
 	if (!r)
 		r = sb_ct_build_flat(&g, p, o, offcpu, &tree, err);
 	r = offcpu ? sb_ct_grow_end(&g, r, o->sort) : r;

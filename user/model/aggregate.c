@@ -12,6 +12,16 @@ unsigned sb_agg_bucket(int64_t ns)
 	return 63u - (unsigned)__builtin_clzll((uint64_t)ns);
 }
 
+bool sb_aggregate_has(const struct sb_aggregate *a, unsigned id)
+{
+	unsigned k;
+
+	for (k = 0; a->on && k < a->n_values; k++)
+		if (a->value_ids[k] == id)
+			return true;
+	return false;
+}
+
 int64_t sb_agg_value(const struct sb_aggregate *a, size_t r, unsigned id)
 {
 	unsigned k;

@@ -7,6 +7,7 @@
 
 #include "analysis/call_series.h"
 #include "analysis/calltree.h"
+#include "analysis/calltree_mpi.h"
 #include "analysis/merge.h"
 #include "io/h5aggregate.h"
 #include "io/h5guard.h"
@@ -158,6 +159,32 @@ static void test_call_tree_from_rows(void **state)
 	sb_profile_free(&p);
 }
 
+/* MPI calls grouped per function keep the rows' off-CPU time (the profile has no off-CPU column). */
+static void test_mpi_rows_keep_offcpu(void **state)
+{
+	static const char mpi[] = "mpi:barrier kind=collective bytes=0 peer=-1 root=-1 tag=-1 "
+				  "comm=0";
+	struct sb_ct_opts o = { .rank = -1 };
+	struct sb_error err = { .msg = "" };
+	struct sb_calltree t;
+	struct sb_profile p;
+	uint32_t i;
+
+	(void)state;
+	build(&p);
+	free(p.regions[1].name);
+	free(p.agg.paths[1].name);
+	p.regions[1].name = strdup(mpi);
+	p.agg.paths[1].name = strdup(mpi);
+	assert_int_equal(sb_calltree_build(&t, &p, &o, &err), 0);
+	assert_int_equal(sb_calltree_group_mpi(&t, false, SB_CT_SORT_TOTAL), 0);
+	i = sb_calltree_next(&t, sb_calltree_next(&t, 0));
+	assert_string_equal(sb_calltree_name(&t, i), "mpi:barrier");
+	assert_int_equal(t.nodes[i].offcpu, 7);
+	sb_calltree_free(&t);
+	sb_profile_free(&p);
+}
+
 /* Counts the histogram does not add up to, and a missing group, are refused by name. */
 static void test_broken_files_are_refused(void **state)
 {
@@ -275,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_full_lean_and_guarded),
 		cmocka_unit_test(test_index_is_scope_profilers_aggregate_layout),
 		cmocka_unit_test(test_call_tree_from_rows),
+		cmocka_unit_test(test_mpi_rows_keep_offcpu),
 		cmocka_unit_test(test_broken_files_are_refused),
 		cmocka_unit_test(test_series_from_windows),
 		cmocka_unit_test(test_merge_keeps_every_rank_s_rows),
