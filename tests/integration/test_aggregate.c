@@ -9,9 +9,9 @@
 
 #include "harness.h"
 
-/* scope-bpf record --mode=MODE --aggregate[=WINDOW] -o OUT -- APPS/app args... */
-static void record_agg(const char *out, const char *mode, const char *window, const char *app,
-		       const char *arg1, const char *arg2)
+/* scope-bpf record --mode=MODE --aggregate[=WINDOW] -o OUT -- APPS/app args...: its status. */
+static int record_status(const char *out, const char *mode, const char *window, const char *app,
+			 const char *arg1, const char *arg2)
 {
 	char mode_arg[32], agg_arg[64], path[512];
 	char *argv[] = { (char *)scope_bin(), "record", "-q", mode_arg, agg_arg, "-o", (char *)out,
@@ -21,7 +21,14 @@ static void record_agg(const char *out, const char *mode, const char *window, co
 	snprintf(mode_arg, sizeof(mode_arg), "--mode=%s", mode);
 	snprintf(agg_arg, sizeof(agg_arg), "--aggregate%s%s", window ? "=" : "",
 		 window ? window : "");
-	assert_int_equal(run(argv), 0);
+	return run(argv);
+}
+
+/* The same, which must record every call (status 0). */
+static void record_agg(const char *out, const char *mode, const char *window, const char *app,
+		       const char *arg1, const char *arg2)
+{
+	assert_int_equal(record_status(out, mode, window, app, arg1, arg2), 0);
 }
 
 /* The sums of the rows of region path name (its last element): calls, total, own, min, max. */
@@ -213,17 +220,23 @@ static off_t size_of(const char *path)
 	return st.st_size;
 }
 
-/* 10 k and 1 M calls of the same two paths make files of the same size. */
+/*
+ * 10 k and 1 M calls of the same two paths make files of the same size. On a
+ * loaded host the fast path may drop some of a million records, counted and
+ * said with status 3: the rows, and so the size, are the same either way.
+ */
 static void test_file_size_does_not_grow_with_calls(void **state)
 {
 	char small[300], big[300];
+	int st;
 
 	(void)state;
 	require_bpf();
 	tmp_file("small.h5", small, sizeof(small));
 	tmp_file("big.h5", big, sizeof(big));
 	record_agg(small, "auto", NULL, "count", "10000", NULL);
-	record_agg(big, "auto", NULL, "count", "1000000", NULL);
+	st = record_status(big, "auto", NULL, "count", "1000000", NULL);
+	assert_true(st == 0 || st == 3);
 	if (labs((long)(size_of(big) - size_of(small))) > 4096)
 		fail_msg("10k calls: %lld bytes, 1M calls: %lld bytes", (long long)size_of(small),
 			 (long long)size_of(big));
