@@ -374,6 +374,20 @@ static inline const char *file_text(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* Start argv and read its "ready" line (a test app's sign that it runs marked code); its pid. */
+static inline pid_t start_ready(char *const argv[])
+{
+	char line[16] = { 0 };
+	int fd = -1;
+	pid_t pid = spawn(argv, NULL, &fd);
+
+	assert_true(pid > 0);
+	assert_true(read(fd, line, sizeof(line) - 1) > 0);
+	close(fd);
+	assert_non_null(strstr(line, "ready"));
+	return pid;
+}
+
 /* Whether the file holds text in its first MiB (-v says much), waiting up to 30 s for it. */
 static inline bool wait_for_text(const char *path, const char *text)
 {

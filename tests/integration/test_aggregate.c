@@ -212,6 +212,65 @@ static void test_counters_are_summed(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * record -p of a running waiter in 250 ms windows: its "iter" calls (about
+ * 2 ms, half of it asleep) in each window of the second, off-CPU time summed.
+ */
+static void test_attach_in_windows(void **state)
+{
+	char out[300], pidstr[16], path[512];
+	char *waiter[] = { (char *)app_path("waiter", path, sizeof(path)), "30", NULL };
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--aggregate=250ms", "-d", "1",
+			 "-p", pidstr, "-o", out, NULL };
+	struct sb_profile p;
+	struct sums s;
+	pid_t pid;
+
+	(void)state;
+	require_bpf();
+	tmp_file("attach.h5", out, sizeof(out));
+	pid = start_ready(waiter);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	assert_int_equal(run(argv), 0);
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_status(pid), 0);
+	load_profile(out, &p);
+	s = sums_of(&p, "iter");
+	assert_in_range(s.count, 100, 1000);
+	assert_in_range(s.windows, 3, 6);
+	assert_true(s.min >= 2 * MS / 2 && s.total / (int64_t)s.count < 20 * MS);
+	assert_true(sb_agg_value(&p.agg, 0, SB_METRIC_OFFCPU) > 0);
+	sb_profile_free(&p);
+}
+
+/* OpenMP constructs are regions like the markers: every omp:parallel row lies under "a". */
+static void test_openmp_rows_nest(void **state)
+{
+	const struct sb_aggregate *a;
+	struct sb_profile p;
+	uint64_t parallel = 0;
+	char out[300];
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	tmp_file("omp.h5", out, sizeof(out));
+	record_agg(out, "auto", NULL, "omp_nest", "100", NULL);
+	load_profile(out, &p);
+	a = &p.agg;
+	for (i = 0; i < a->n_rows; i++) {
+		const struct sb_region_path *path = &a->paths[a->rows[i].path];
+
+		if (strcmp(path->name, "omp:parallel"))
+			continue;
+		assert_true(path->parent >= 0);
+		assert_string_equal(a->paths[path->parent].name, "a");
+		parallel += a->rows[i].count;
+	}
+	assert_int_equal(parallel, 300);
+	sb_profile_free(&p);
+}
+
 static off_t size_of(const char *path)
 {
 	struct stat st;
@@ -335,6 +394,8 @@ int main(void)
 		cmocka_unit_test(test_totals_fast_path),
 		cmocka_unit_test(test_totals_kernel_path),
 		cmocka_unit_test(test_counters_are_summed),
+		cmocka_unit_test(test_attach_in_windows),
+		cmocka_unit_test(test_openmp_rows_nest),
 		cmocka_unit_test(test_file_size_does_not_grow_with_calls),
 		cmocka_unit_test(test_h5py_reads_the_aggregate_layout),
 		cmocka_unit_test(test_report_and_refusals),

@@ -184,16 +184,10 @@ static void test_shared_library_regions(void **state)
 /* Start waiter, read its "ready" line, return its pid. */
 static pid_t start_waiter(const char *seconds)
 {
-	char path[512], line[16] = { 0 };
+	char path[512];
 	char *argv[] = { (char *)app_path("waiter", path, sizeof(path)), (char *)seconds, NULL };
-	int fd = -1;
-	pid_t pid = spawn(argv, NULL, &fd);
 
-	assert_true(pid > 0);
-	assert_true(read(fd, line, sizeof(line) - 1) > 0);
-	close(fd);
-	assert_non_null(strstr(line, "ready"));
-	return pid;
+	return start_ready(argv);
 }
 
 static void test_attach_to_running_process(void **state)
