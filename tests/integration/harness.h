@@ -374,17 +374,17 @@ static inline const char *file_text(const char *path, char *buf, size_t size)
 	return buf;
 }
 
-/* Start argv and read its "ready" line (a test app's sign that it runs marked code); its pid. */
-static inline pid_t start_ready(char *const argv[])
+/* Start argv and read its first line, which must say word (a test app's "ready"); its pid. */
+static inline pid_t start_saying(char *const argv[], const char *word)
 {
-	char line[16] = { 0 };
+	char line[64] = { 0 };
 	int fd = -1;
 	pid_t pid = spawn(argv, NULL, &fd);
 
 	assert_true(pid > 0);
 	assert_true(read(fd, line, sizeof(line) - 1) > 0);
 	close(fd);
-	assert_non_null(strstr(line, "ready"));
+	assert_non_null(strstr(line, word));
 	return pid;
 }
 

@@ -229,7 +229,7 @@ static void test_attach_in_windows(void **state)
 	(void)state;
 	require_bpf();
 	tmp_file("attach.h5", out, sizeof(out));
-	pid = start_ready(waiter);
+	pid = start_saying(waiter, "ready");
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	assert_int_equal(run(argv), 0);
 	kill(pid, SIGTERM);

@@ -140,17 +140,11 @@ static void test_plugin_at_a_reused_address_has_its_own_name(void **state)
 /* open_at_attach SECONDS, started and inside its region "outer". */
 static pid_t start_inside_outer(const char *seconds)
 {
-	char path[512], line[64] = "";
+	char path[512];
 	char *argv[] = { (char *)app_path("open_at_attach", path, sizeof(path)), (char *)seconds,
 			 NULL };
-	int fd = -1;
-	pid_t pid = spawn(argv, NULL, &fd);
 
-	assert_true(pid > 0);
-	assert_true(read(fd, line, sizeof(line) - 1) > 0);
-	close(fd);
-	assert_non_null(strstr(line, "inside"));
-	return pid;
+	return start_saying(argv, "inside");
 }
 
 static void test_regions_open_at_attach_are_named(void **state)

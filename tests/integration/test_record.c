@@ -187,7 +187,7 @@ static pid_t start_waiter(const char *seconds)
 	char path[512];
 	char *argv[] = { (char *)app_path("waiter", path, sizeof(path)), (char *)seconds, NULL };
 
-	return start_ready(argv);
+	return start_saying(argv, "ready");
 }
 
 static void test_attach_to_running_process(void **state)
