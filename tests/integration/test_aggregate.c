@@ -1,8 +1,8 @@
 /*
- * record --aggregate on real test applications, fast path and kernel path:
- * call counts exact, totals against the applications' own clocks, a file
- * whose size does not grow with the calls, windows that form a series, and
- * scope-profiler's aggregate layout as h5py reads it.
+ * record --aggregate on real test applications, fast path and kernel path,
+ * -p, OpenMP and MPI: call counts exact, totals against the applications' own
+ * clocks, counters, a file whose size does not grow with the calls, windows
+ * that form a series, and scope-profiler's aggregate layout as h5py reads it.
  */
 #include <inttypes.h>
 #include <sys/stat.h>
@@ -271,6 +271,39 @@ static void test_openmp_rows_nest(void **state)
 	sb_profile_free(&p);
 }
 
+/* An MPI job of 4 ranks: each rank's rows are its own, one MPI_Barrier each. */
+static void test_mpi_ranks_keep_their_rows(void **state)
+{
+	char out[300], path[512];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "--aggregate", "-o", out, "--",
+			 (char *)mpiexec_mpich(), "-n", "4",
+			 (char *)app_path("mpi_calls", path, sizeof(path)), NULL };
+	const struct sb_aggregate *a;
+	bool barrier[4] = { false };
+	struct sb_profile p;
+	uint32_t r;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	tmp_file("mpi.h5", out, sizeof(out));
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	a = &p.agg;
+	assert_int_equal(sb_profile_rank_count(&p), 4);
+	for (i = 0; i < a->n_rows; i++) {
+		if (strncmp(a->paths[a->rows[i].path].name, "mpi:barrier ", 12))
+			continue;
+		r = a->rows[i].rank;
+		assert_true(r < 4 && !barrier[r]);
+		assert_int_equal(a->rows[i].count, 1);
+		barrier[r] = true;
+	}
+	for (r = 0; r < 4; r++)
+		assert_true(barrier[r]);
+	sb_profile_free(&p);
+}
+
 static off_t size_of(const char *path)
 {
 	struct stat st;
@@ -396,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_counters_are_summed),
 		cmocka_unit_test(test_attach_in_windows),
 		cmocka_unit_test(test_openmp_rows_nest),
+		cmocka_unit_test(test_mpi_ranks_keep_their_rows),
 		cmocka_unit_test(test_file_size_does_not_grow_with_calls),
 		cmocka_unit_test(test_h5py_reads_the_aggregate_layout),
 		cmocka_unit_test(test_report_and_refusals),
