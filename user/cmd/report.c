@@ -535,54 +535,37 @@ static int report_gpu(const struct report_opts *o, const struct sb_profile *p)
 	return sb_output_close(&out, r, "report");
 }
 
-/* The counters (--memory: the memory values) of p per region to o->output or stdout; the exit status. */
+/*
+ * The counters of p per region, or --memory's values per call path (--flat:
+ * per region), to o->output or stdout; the exit status.
+ */
 static int report_counters(const struct report_opts *o, const struct sb_profile *p)
 {
+	bool paths = o->memory && !o->flat;
 	struct sb_error err = { .msg = "" };
-	struct sb_counter_report c;
+	struct sb_counter_report c = { 0 };
+	struct sb_mem_paths m = { 0 };
 	struct sb_output out;
 	int r;
 
-	r = sb_counter_report_build(&c, p, o->rank, o->mpi_detail, &err);
+	r = paths ? sb_mem_paths_build(&m, p, o->rank, &err) :
+		    sb_counter_report_build(&c, p, o->rank, o->mpi_detail, &err);
 	if (r) {
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path,
 			err.msg[0] ? err.msg : strerror(-r));
-		sb_counter_report_free(&c);
-		return r == -EINVAL ? SB_EXIT_USAGE : 1;
-	}
-	if (sb_output_open(&out, o->output, &err)) {
+		r = r == -EINVAL ? SB_EXIT_USAGE : 1;
+	} else if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
-		sb_counter_report_free(&c);
-		return 1;
+		r = 1;
+	} else {
+		r = paths ? sb_memory_paths_render(out.f, p, &m, o) :
+		    o->memory ? sb_memory_report_render(out.f, &c, o) :
+				sb_counter_report_render(out.f, &c, o);
+		r = sb_output_close(&out, r, "report");
 	}
-	r = o->memory ? sb_memory_report_render(out.f, &c, o) : sb_counter_report_render(out.f, &c, o);
 	sb_counter_report_free(&c);
-	return sb_output_close(&out, r, "report");
-}
-
-/* --memory: p's memory values per call path to o->output or stdout; the exit status. */
-static int report_memory_paths(const struct report_opts *o, const struct sb_profile *p)
-{
-	struct sb_error err = { .msg = "" };
-	struct sb_mem_paths m;
-	struct sb_output out;
-	int r;
-
-	r = sb_mem_paths_build(&m, p, o->rank, &err);
-	if (r) {
-		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path,
-			err.msg[0] ? err.msg : strerror(-r));
-		sb_mem_paths_free(&m);
-		return r == -EINVAL ? SB_EXIT_USAGE : 1;
-	}
-	if (sb_output_open(&out, o->output, &err)) {
-		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
-		sb_mem_paths_free(&m);
-		return 1;
-	}
-	r = sb_memory_paths_render(out.f, p, &m, o);
 	sb_mem_paths_free(&m);
-	return sb_output_close(&out, r, "report");
+	return r;
 }
 
 /* --per-rank or --durations of p to o->output or stdout; the exit status. */
@@ -686,8 +669,6 @@ static int report_whole(const struct report_opts *o)
 		r = sb_filter_profile("report", o->path, &o->filter, &p);
 	if (!r && o->mpi)
 		r = report_mpi(o, &p);
-	else if (!r && o->memory && !o->flat)
-		r = report_memory_paths(o, &p);
 	else if (!r && (o->counters || o->memory))
 		r = report_counters(o, &p);
 	else if (!r && o->gpu)
