@@ -180,13 +180,17 @@ static void test_totals_kernel_path(void **state)
 	check_totals("kernel");
 }
 
-/* Counters recorded with -e are summed per row, inclusive and exclusive, beside off-CPU time. */
+/*
+ * Counters recorded with -e are summed per row, inclusive and exclusive,
+ * beside off-CPU time, and report --counters shows them.
+ */
 static void test_counters_are_summed(void **state)
 {
 	char out[300], path[512];
 	char *argv[] = { (char *)scope_bin(), "record", "-q", "--aggregate", "-e",
 			 "page-faults,context-switches", "-o", out, "--",
 			 (char *)app_path("count", path, sizeof(path)), "1000", NULL };
+	char *report[] = { (char *)scope_bin(), "report", "--counters", out, NULL };
 	const struct sb_aggregate *a;
 	struct sb_profile p;
 	int64_t incl, excl;
@@ -197,6 +201,7 @@ static void test_counters_are_summed(void **state)
 	require_bpf();
 	tmp_file("ctr.h5", out, sizeof(out));
 	assert_int_equal(run(argv), 0);
+	assert_int_equal(run(report), 0);
 	load_profile(out, &p);
 	a = &p.agg;
 	assert_int_equal(a->n_values, 5);

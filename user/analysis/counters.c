@@ -73,15 +73,19 @@ static void take_ratios(struct sb_counter_report *r)
 	}
 }
 
-/* One call's counter row (model.h): r->n inclusive counts, then r->n exclusive ones. */
-static void add_call(struct sb_counter_report *r, struct sb_counter_row *row, const int64_t *counts)
+/*
+ * The counts of calls calls (model.h's counter row: r->n inclusive counts,
+ * then r->n exclusive ones): one call's, or an aggregate row's sums.
+ */
+static void add_calls(struct sb_counter_report *r, struct sb_counter_row *row,
+		      const int64_t *counts, uint64_t calls)
 {
 	unsigned i;
 	int64_t v;
 
-	row->calls++;
+	row->calls += calls;
 	if (counts[0] < 0)
-		row->unknown++;
+		row->unknown += calls;
 	for (i = 0; i < r->n; i++) {
 		v = counts[i];
 		if (v > 0)
@@ -135,6 +139,37 @@ static int fold_mpi(struct sb_counter_report *r, const struct sb_profile *p)
 	return ret;
 }
 
+/* The counter slots an aggregate's rows sum (record --aggregate -e): 0 without. */
+static unsigned aggregate_slots(const struct sb_profile *p)
+{
+	unsigned n = 0;
+
+	while (n < SB_COUNTER_SLOTS && sb_aggregate_has(&p->agg, SB_METRIC_COUNTER + n))
+		n++;
+	return n;
+}
+
+/* An aggregate's rows: a row of which a call had unknown counts counts as unknown whole. */
+static void add_aggregate(struct sb_counter_report *r, const struct sb_profile *p, int64_t rank)
+{
+	const struct sb_aggregate *a = &p->agg;
+	int64_t counts[2 * SB_COUNTER_SLOTS];
+	ssize_t region;
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < a->n_rows; i++) {
+		region = sb_profile_find_region(p, a->paths[a->rows[i].path].name);
+		if ((rank >= 0 && a->rows[i].rank != (uint64_t)rank) || region < 0)
+			continue;
+		for (k = 0; k < r->n; k++) {
+			counts[k] = sb_agg_value(a, i, SB_METRIC_COUNTER + k);
+			counts[r->n + k] = sb_agg_value(a, i, SB_METRIC_COUNTER_EXCL + k);
+		}
+		add_calls(r, &r->rows[region], counts, a->rows[i].count);
+	}
+}
+
 static int by_own_first_event(const void *a, const void *b)
 {
 	const struct sb_counter_row *x = a, *y = b;
@@ -152,8 +187,8 @@ int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile
 	uint64_t j;
 
 	memset(r, 0, sizeof(*r));
-	r->n = sb_profile_counter_slots(p);
-	if (!r->n || !p->counters)
+	r->n = p->agg.on ? aggregate_slots(p) : sb_profile_counter_slots(p);
+	if (!r->n || (!p->counters && !p->agg.on))
 		return sb_fail(err, EINVAL, "no counters in this profile (record them with -e)");
 	if (take_names(r, p))
 		return -ENOMEM;
@@ -164,13 +199,15 @@ int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile
 	for (i = 0; i < p->n_regions; i++)
 		r->rows[i] = (struct sb_counter_row){ .region = (uint32_t)i,
 						      .name = p->regions[i].name };
-	for (k = 0; k < p->n_pairs; k++) {
+	if (p->agg.on)
+		add_aggregate(r, p, rank);
+	for (k = 0; k < p->n_pairs && !p->agg.on; k++) {
 		q = &p->pairs[k];
 		if (rank >= 0 && q->rank != (uint64_t)rank)
 			continue;
 		for (j = 0; j < q->count; j++)
-			add_call(r, &r->rows[q->region],
-				 &p->counters[(q->offset + j) * sb_counter_stride(r->n)]);
+			add_calls(r, &r->rows[q->region],
+				  &p->counters[(q->offset + j) * sb_counter_stride(r->n)], 1);
 	}
 	if (!mpi_detail && fold_mpi(r, p))
 		return -ENOMEM;

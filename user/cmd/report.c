@@ -629,8 +629,7 @@ static int check_view(const struct report_opts *o, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
 	int slot[SB_MEMORY_SLOTS];
-	const char *per_call = o->html ? "--html" :
-		o->counters ? "--counters" : o->memory ? "--memory" : o->mpi ? "--mpi" :
+	const char *per_call = o->html ? "--html" : o->memory ? "--memory" : o->mpi ? "--mpi" :
 		o->mpi_detail ? "--mpi-detail" : o->gpu ? "--gpu" : NULL;
 
 	if (per_call && sb_require_calls("report", o->path, p, per_call))
@@ -643,7 +642,8 @@ static int check_view(const struct report_opts *o, const struct sb_profile *p)
 			"--no-mpi");
 	else if (o->gpu && !p->cuda.n_acts)
 		sb_fail(&err, EINVAL, "the profile has no CUDA activity: record with --cuda");
-	else if (o->counters && !sb_profile_counter_slots(p))
+	else if (o->counters && !sb_profile_counter_slots(p) &&
+		 !sb_aggregate_has(&p->agg, SB_METRIC_COUNTER))
 		sb_fail(&err, EINVAL, "the profile has no counters: record with -e or -g");
 	else if (o->memory && !sb_memory_slots(p, slot))
 		sb_fail(&err, EINVAL, "the profile has no memory values: record with --memory");

@@ -8,6 +8,7 @@
 #include "analysis/call_series.h"
 #include "analysis/calltree.h"
 #include "analysis/calltree_mpi.h"
+#include "analysis/counters.h"
 #include "analysis/merge.h"
 #include "io/h5aggregate.h"
 #include "io/h5guard.h"
@@ -159,7 +160,7 @@ static void test_call_tree_from_rows(void **state)
 	sb_profile_free(&p);
 }
 
-/* MPI calls grouped per function keep the rows' off-CPU time (the profile has no off-CPU column). */
+/* MPI calls grouped per function keep the rows' off-CPU time (no off-CPU column in the profile). */
 static void test_mpi_rows_keep_offcpu(void **state)
 {
 	static const char mpi[] = "mpi:barrier kind=collective bytes=0 peer=-1 root=-1 tag=-1 "
@@ -182,6 +183,39 @@ static void test_mpi_rows_keep_offcpu(void **state)
 	assert_string_equal(sb_calltree_name(&t, i), "mpi:barrier");
 	assert_int_equal(t.nodes[i].offcpu, 7);
 	sb_calltree_free(&t);
+	sb_profile_free(&p);
+}
+
+/* report --counters of an aggregate: each row's sums, inclusive and own, by region. */
+static void test_counters_from_rows(void **state)
+{
+	static const int64_t values[2][3] = { { 5, 900, 400 }, { 7, 500, 500 } };
+	struct sb_error err = { .msg = "" };
+	struct sb_counter_report r;
+	struct sb_aggregate *a;
+	struct sb_profile p;
+
+	(void)state;
+	build(&p);
+	a = &p.agg;
+	a->n_values = 3;
+	a->value_ids = realloc(a->value_ids, 3 * sizeof(*a->value_ids));
+	a->values = realloc(a->values, sizeof(values));
+	assert_true(a->value_ids && a->values);
+	a->value_ids[1] = SB_METRIC_COUNTER;
+	a->value_ids[2] = SB_METRIC_COUNTER_EXCL;
+	memcpy(a->values, values, sizeof(values));
+	assert_int_equal(sb_profile_set_str(&p, "counter_events", "instructions"), 0);
+	assert_int_equal(sb_counter_report_build(&r, &p, -1, false, &err), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.names[0], "instructions");
+	assert_int_equal(r.n_rows, 2);
+	assert_string_equal(r.rows[0].name, "inner");	/* the most own counts first */
+	assert_int_equal(r.rows[0].calls, 2);
+	assert_int_equal(r.rows[0].incl[0], 500);
+	assert_int_equal(r.rows[1].incl[0], 900);
+	assert_int_equal(r.rows[1].excl[0], 400);
+	sb_counter_report_free(&r);
 	sb_profile_free(&p);
 }
 
@@ -303,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_index_is_scope_profilers_aggregate_layout),
 		cmocka_unit_test(test_call_tree_from_rows),
 		cmocka_unit_test(test_mpi_rows_keep_offcpu),
+		cmocka_unit_test(test_counters_from_rows),
 		cmocka_unit_test(test_broken_files_are_refused),
 		cmocka_unit_test(test_series_from_windows),
 		cmocka_unit_test(test_merge_keeps_every_rank_s_rows),
