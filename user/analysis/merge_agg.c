@@ -30,7 +30,7 @@ static int alike(const struct sb_merge_input *a, const struct sb_merge_input *b,
 	return 0;
 }
 
-/* Where input i's window w starts on the merged origin, in windows (the first one holds earlier). */
+/* Input i's window w on the merged origin, in windows (the first holds what is earlier). */
 static int64_t window_on(const struct sb_aggregate *o, const struct sb_merge_input *i, int64_t w)
 {
 	int64_t start;

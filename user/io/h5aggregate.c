@@ -166,8 +166,8 @@ int sb_h5_write_aggregate(hid_t file, const char *path, const struct sb_profile 
  * Open dataset what, which must be of class cls with n rows of width values
  * (width 1: a 1-D column; n UINT64_MAX: any, then set). d stays open on success.
  */
-static int open_set(struct sb_h5_section *r, const char *what, H5T_class_t cls, unsigned width, uint64_t *n,
-		    hid_t *d)
+static int open_set(struct sb_h5_section *r, const char *what, H5T_class_t cls, unsigned width,
+		    uint64_t *n, hid_t *d)
 {
 	hid_t s = H5I_INVALID_HID, t = H5I_INVALID_HID;
 	int rank = width > 1 ? 2 : 1, ret = 0;
@@ -204,8 +204,8 @@ static int open_set(struct sb_h5_section *r, const char *what, H5T_class_t cls, 
 }
 
 /* n rows of width integers of what into buf (n * width of mtype). */
-static int read_ints(struct sb_h5_section *r, const char *what, unsigned width, hid_t mtype, void *buf,
-		     uint64_t n)
+static int read_ints(struct sb_h5_section *r, const char *what, unsigned width, hid_t mtype,
+		     void *buf, uint64_t n)
 {
 	hid_t d;
 	int ret;

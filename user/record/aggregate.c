@@ -26,7 +26,7 @@ void sb_aggregator_free(struct sb_aggregator *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* A call belongs to the window its start falls in; one that began before the origin to the first. */
+/* A call belongs to the window its start falls in; one begun before the origin to the first. */
 static int64_t window_of(const struct sb_aggregator *a, int64_t start)
 {
 	if (!a->window_ns || start <= a->origin_ns)
