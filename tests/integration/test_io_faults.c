@@ -283,6 +283,49 @@ static void expect_kept(const char *out, const char *report, const char *out_dir
 	assert_int_equal(others_in(out_dir, "merged.h5"), 1);
 }
 
+/*
+ * record --max-size on that 2 MiB disk: the first calls that fit 1 MiB are
+ * kept, every later one is counted, the target runs to its end, the file is
+ * written, and the run exits 3 saying how many calls are not in it.
+ */
+static void test_max_size_keeps_the_first_calls_and_counts_the_rest(void **state)
+{
+	char out[400], app[512], err[300], mode_arg[32], text[8192];
+	const char *mode = getenv("SCOPE_BPF_TEST_MODE");
+	char *argv[16] = { (char *)scope_bin(), "record", "--max-size", "1M", "-o", out };
+	int64_t kept, over, made = atoll(CALLS) + 1;	/* count's ticks and its "all" */
+	struct sb_profile p;
+	int n = 6, st;
+	pid_t rec;
+
+	(void)state;
+	require_bpf();
+	if (mode) {
+		snprintf(mode_arg, sizeof(mode_arg), "--mode=%s", mode);
+		argv[n++] = mode_arg;
+	}
+	argv[n++] = "--";
+	argv[n++] = (char *)app_path("count", app, sizeof(app));
+	argv[n++] = CALLS;
+	snprintf(out, sizeof(out), "%s/capped.h5", full_dir);
+	rec = spawn(argv, tmp_file("capped.txt", err, sizeof(err)), NULL);
+	assert_true(rec > 0);
+	st = wait_bounded(rec, 120);
+	read_file(err, text, sizeof(text));
+	print_message("record --max-size 1M of %lld calls: exit %d\n", (long long)made, st);
+	assert_int_equal(st, 3);
+	assert_non_null(strstr(text, "calls_over_max_size"));
+	load_profile(out, &p);
+	kept = (int64_t)p.n_events;
+	over = meta_int(&p, "calls_over_max_size");
+	/* 56 bytes a call as the recorder holds them: struct sb_spill_rec. */
+	assert_int_equal(kept, (1 << 20) / 56);
+	assert_int_equal(kept + over, made);
+	assert_int_equal((int64_t)must_pair(&p, "tick", 0)->count, kept);
+	sb_profile_free(&p);
+	unlink(out);
+}
+
 static void test_hostile_profiles_exit_2_and_keep_the_output(void **state)
 {
 	char good[300], path[300], out_dir[300], out[350], report[350], text[8192];
@@ -345,6 +388,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_disk_stops_at_once_and_keeps_the_old_file),
+		cmocka_unit_test(test_max_size_keeps_the_first_calls_and_counts_the_rest),
 		cmocka_unit_test(test_hostile_profiles_exit_2_and_keep_the_output),
 		cmocka_unit_test(test_reader_dying_mid_merge_keeps_the_output),
 	};

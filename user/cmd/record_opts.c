@@ -88,6 +88,11 @@ void record_usage(FILE *f)
 		"                         histogram of durations: a file whose size does not grow\n"
 		"                         with the calls; with WINDOW (e.g. 1s, 100ms) one such\n"
 		"                         row per window (docs/FORMAT.md, \"Aggregates\")\n"
+		"      --max-size SIZE    keep calls in the file until they take SIZE as the\n"
+		"                         recorder holds them (56 bytes a call on disk while\n"
+		"                         recording; the file is smaller), e.g. 10G; later calls\n"
+		"                         are counted (calls_over_max_size), not kept, and record\n"
+		"                         exits 3. Not with --aggregate, whose size is bounded\n"
 		"      --daemon           record through scope-bpfd, the node daemon (the default\n"
 		"                         when not root and it listens: docs/CLUSTERS.md)\n"
 		"      --no-daemon        never through scope-bpfd\n"
@@ -260,7 +265,8 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
-       OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS, OPT_MEMORY, OPT_AGGREGATE };
+       OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS, OPT_MEMORY, OPT_AGGREGATE,
+       OPT_MAX_SIZE };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -415,8 +421,9 @@ static int check_mpi_path(struct record_opts *o, struct sb_error *err)
 	return 0;
 }
 
-/* --buffer: N bytes, or N with K, M, G or T (powers of 1024), 1 MiB to 1 TiB. */
-static int parse_buffer(const char *s, uint64_t *bytes, struct sb_error *err)
+/* A size option's value: N bytes, or N with K, M, G or T (powers of 1024), min to max bytes. */
+static int parse_size(const char *opt, const char *s, uint64_t min, uint64_t max,
+		      uint64_t *bytes, struct sb_error *err)
 {
 	static const char units[] = "KMGT";
 	unsigned long long v;
@@ -427,15 +434,16 @@ static int parse_buffer(const char *s, uint64_t *bytes, struct sb_error *err)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (*s < '0' || *s > '9' || errno)
-		return sb_fail(err, EINVAL, "--buffer %s: not a size (e.g. 512M, 2G)", s);
+		return sb_fail(err, EINVAL, "%s %s: not a size (e.g. 512M, 2G)", opt, s);
 	if (*end) {
 		u = end[1] ? NULL : strchr(units, *end);
 		if (!u)
-			return sb_fail(err, EINVAL, "--buffer %s: not a size (e.g. 512M, 2G)", s);
+			return sb_fail(err, EINVAL, "%s %s: not a size (e.g. 512M, 2G)", opt, s);
 		shift = 10 * (unsigned int)(u - units + 1);
 	}
-	if (v > (1ull << 40) >> shift || v << shift < (1ull << 20))
-		return sb_fail(err, EINVAL, "--buffer %s: not between 1M and 1T", s);
+	if (v > max >> shift || v << shift < min)
+		return sb_fail(err, EINVAL, "%s %s: not between %lluM and %lluT", opt, s,
+			       (unsigned long long)(min >> 20), (unsigned long long)(max >> 40));
 	*bytes = (uint64_t)v << shift;
 	return 0;
 }
@@ -478,6 +486,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "group", required_argument, NULL, 'g' },
 		{ "memory", no_argument, NULL, OPT_MEMORY },
 		{ "aggregate", optional_argument, NULL, OPT_AGGREGATE },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -567,7 +576,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			ret = parse_mode(optarg, &o->mode, err);
 			break;
 		case OPT_BUFFER:
-			ret = parse_buffer(optarg, &o->buffer_bytes, err);
+			ret = parse_size("--buffer", optarg, 1ull << 20, 1ull << 40, &o->buffer_bytes,
+					 err);
 			break;
 		case 'I':
 			if (optarg)
@@ -582,6 +592,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case OPT_MEMORY:
 			o->memory = true;
+			break;
+		case OPT_MAX_SIZE:
+			ret = parse_size("--max-size", optarg, 1ull << 20, 1ull << 50, &o->max_size,
+					 err);
 			break;
 		case OPT_AGGREGATE:
 			o->aggregate = true;
@@ -649,6 +663,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		o->annotations = o->cmd ? SB_ANNOT_ALL : 0;
 	if (o->kernel_stacks && !o->sample_hz)
 		return sb_fail(err, EINVAL, "--kernel-stacks: needs --sample");
+	if (o->max_size && o->aggregate)
+		return sb_fail(err, EINVAL, "--max-size: not with --aggregate, whose file keeps no "
+			       "call and grows with region paths only");
 	if (group) {
 		ret = load_group(o, group, err);
 		if (ret)

@@ -69,6 +69,7 @@ struct record_opts {
 	struct sb_counter_set counters;
 	struct sb_likwid_group *group;	/* -g: the LIKWID group loaded; record_opts_free() frees it */
 	bool memory;		/* --memory: model/memory.h's values appended to counters */
+	uint64_t max_size;	/* --max-size: bytes of calls kept (struct sb_spill_rec each), 0 = all */
 	/* --aggregate[=WINDOW]: calls summed per thread, region path and window (docs/FORMAT.md) */
 	bool aggregate;
 	int64_t aggregate_window_ns;	/* 0: one window for the whole recording */

@@ -47,6 +47,10 @@ const struct sb_health_key sb_health_keys[] = {
 	  "their begin came late or was lost, their kernel parent was unknown, or too many waited: "
 	  "each hangs under the call open at its start, and marker calls made inside it may sit "
 	  "beside it (its own time then counts theirs)" },
+	{ "calls_over_max_size", "calls were made after the file reached --max-size",
+	  "over --max-size",
+	  "they were counted, not kept: the file and its statistics hold the calls that "
+	  "completed before (record --aggregate keeps a long run in a size of its own)" },
 	{ "threads_dropped", "events of new threads were dropped", "thread table full",
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",

@@ -543,6 +543,11 @@ static int on_call(struct sb_collector *c, const struct sb_call_event *e,
 		c->dropped_calls++;
 		return 0;
 	}
+	/* Past --max-size a call is counted, and kept nowhere: the statistics are the file's calls'. */
+	if (c->max_calls && c->calls >= c->max_calls) {
+		c->over_max_size++;
+		return 0;
+	}
 	/*
 	 * Room in the spill before anything is indexed: a call it refuses (a full
 	 * disk) is dropped whole, leaving no rank, pair or statistics without events.
@@ -729,7 +734,8 @@ int sb_collector_metadata(struct sb_collector *c)
 {
 	char names[OPEN_NAMES_MAX];
 
-	if (sb_profile_set_int(&c->prof, "calls_open_at_start", (int64_t)c->open_at_start))
+	if (sb_profile_set_int(&c->prof, "calls_open_at_start", (int64_t)c->open_at_start) ||
+	    sb_profile_set_int(&c->prof, "calls_over_max_size", (int64_t)c->over_max_size))
 		return -ENOMEM;
 	if (!c->n_open_names)
 		return 0;

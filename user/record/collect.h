@@ -95,6 +95,9 @@ struct sb_collector {
 	struct sb_ctr_store counts;	/* the calls' counter values; spilled calls hold an index */
 	uint64_t calls;
 	uint64_t dropped_calls;		/* records without a known name, or invalid */
+	/* record --max-size: calls kept at most (0: all), and those made after, counted only. */
+	uint64_t max_calls;
+	uint64_t over_max_size;
 	/* Ends without a begin: calls already open when their thread's tracing began. */
 	uint64_t open_at_start;
 	struct sb_hashmap open_name_seen;	/* (name index, 0) -> 1 */

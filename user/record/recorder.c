@@ -1087,6 +1087,7 @@ static int init_collector(struct recorder *r)
 			   r->tmp_dir ? r->tmp_dir : "?", strerror(errno));
 		return 1;
 	}
+	r->coll.max_calls = r->o.max_size / sizeof(struct sb_spill_rec);
 	return 0;
 }
 
@@ -1124,6 +1125,7 @@ static int run(struct recorder *r)
 	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources) ||
 		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone ||
 		     sb_health_value(&r->coll.prof, "lost_events") > 0 ||
+		     sb_health_value(&r->coll.prof, "calls_over_max_size") > 0 ||
 		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0;
 	recorder_close(r);
 	/* The client reaps its command and weighs its status against ours. */

@@ -475,6 +475,27 @@ static void test_buffer_sizes(void **state)
 	expect_error(empty, ARGC(empty), "--buffer : not a size");
 }
 
+/* --max-size: a size from 1 MiB to 1 PiB, every call kept without it, never with --aggregate. */
+static void test_max_size(void **state)
+{
+	char *dflt[] = { "record", "--", "./app", NULL };
+	char *gib[] = { "record", "--max-size", "10G", "--", "./app", NULL };
+	char *small[] = { "record", "--max-size", "1023K", "-p", "9", NULL };
+	char *word[] = { "record", "--max-size=lots", "-p", "9", NULL };
+	char *agg[] = { "record", "--max-size", "1G", "--aggregate", "-p", "9", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(dflt), dflt, &o, &err), 0);
+	assert_true(o.max_size == 0);
+	assert_int_equal(record_parse_args(ARGC(gib), gib, &o, &err), 0);
+	assert_true(o.max_size == 10ull << 30);
+	expect_error(small, ARGC(small), "--max-size 1023K: not between 1M and 1024T");
+	expect_error(word, ARGC(word), "--max-size lots: not a size");
+	expect_error(agg, ARGC(agg), "--max-size: not with --aggregate");
+}
+
 /* --aggregate alone sums the whole recording; =WINDOW takes a unit, 1 us to 1 day. */
 static void test_aggregate_windows(void **state)
 {
@@ -512,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_pid_long_options),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_buffer_sizes),
+		cmocka_unit_test(test_max_size),
 		cmocka_unit_test(test_aggregate_windows),
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),
