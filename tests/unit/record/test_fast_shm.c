@@ -1121,36 +1121,12 @@ static void test_records_left_unread_at_the_end_are_counted(void **state)
 	got_free(&g);
 }
 
-/* Drops after the recording's end (threads go on writing while the recorder nests) are not its. */
-static void test_drops_after_the_end_are_not_counted(void **state)
-{
-	struct sb_fast_mem_stats st;
-	struct sb_fast_mem *m;
-	struct sb_error err;
-	struct forged f;
-
-	(void)state;
-	forge(&f, "scope-bpf-fast", SIZE);
-	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_NEW, &err), 0);
-	f.slots[0].dropped = 17;
-	f.hdr->unslotted = 2;
-	sb_fast_mem_end(m);
-	f.slots[0].dropped = 5017;
-	f.slots[1].dropped = 40;
-	f.hdr->unslotted = 9;
-	sb_fast_mem_stats(m, &st);
-	assert_int_equal(st.dropped, 17);
-	assert_int_equal(st.unslotted, 2);
-	/* Ending twice keeps the first end's counts. */
-	sb_fast_mem_end(m);
-	sb_fast_mem_stats(m, &st);
-	assert_int_equal(st.dropped, 17);
-	sb_fast_mem_close(m);
-	unforge(&f, SIZE);
-}
-
-/* Drops while the recorder attached (-p: adopted before the start) are not the recording's. */
-static void test_drops_before_the_start_are_not_counted(void **state)
+/*
+ * Drops before the recording's start (-p: a memory adopted while the recorder
+ * attached) and after its end (threads go on writing while the recorder
+ * nests) are not its.
+ */
+static void test_drops_outside_the_recording_are_not_counted(void **state)
 {
 	struct sb_fast_mem_stats st;
 	struct sb_fast_mem *m;
@@ -1160,15 +1136,23 @@ static void test_drops_before_the_start_are_not_counted(void **state)
 	(void)state;
 	forge(&f, "scope-bpf-fast", SIZE);
 	assert_int_equal(sb_fast_mem_adopt(&m, getpid(), f.fd, SB_FAST_MEM_STALE, &err), 0);
-	f.slots[0].dropped = 17;
-	f.hdr->unslotted = 2;
-	sb_fast_mem_begin(m);
-	f.slots[0].dropped = 20;
+	f.slots[0].dropped = 5;
 	f.slots[1].dropped = 4;
+	f.hdr->unslotted = 1;
+	sb_fast_mem_begin(m);
+	f.slots[0].dropped = 22;
 	f.hdr->unslotted = 3;
+	sb_fast_mem_end(m);
+	f.slots[0].dropped = 5022;
+	f.slots[1].dropped = 40;
+	f.hdr->unslotted = 9;
 	sb_fast_mem_stats(m, &st);
-	assert_int_equal(st.dropped, 3 + 4);
-	assert_int_equal(st.unslotted, 1);
+	assert_int_equal(st.dropped, 17);
+	assert_int_equal(st.unslotted, 2);
+	/* Ending twice keeps the first end's counts. */
+	sb_fast_mem_end(m);
+	sb_fast_mem_stats(m, &st);
+	assert_int_equal(st.dropped, 17);
 	sb_fast_mem_close(m);
 	unforge(&f, SIZE);
 }
@@ -1252,8 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_forged_counts_stay_bounded),
 		cmocka_unit_test(test_records_after_the_end_are_not_read),
 		cmocka_unit_test(test_records_left_unread_at_the_end_are_counted),
-		cmocka_unit_test(test_drops_after_the_end_are_not_counted),
-		cmocka_unit_test(test_drops_before_the_start_are_not_counted),
+		cmocka_unit_test(test_drops_outside_the_recording_are_not_counted),
 		cmocka_unit_test(test_drain_throughput),
 	};
 
