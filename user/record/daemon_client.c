@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "daemon/proto.h"
+#include "record/command_env.h"
 #include "record/daemon_client.h"
 #include "record/launch.h"
 #include "record/outpath.h"
@@ -28,7 +29,7 @@
 #include "record/stop_signal.h"
 
 struct client {
-	const struct record_opts *o;
+	struct record_opts *o;	/* ours: the command's environment sets o->mpi_pmpi */
 	int sock;
 	int out_fd;
 	char *out_path;		/* NULL for -o - */
@@ -151,6 +152,11 @@ static int hold_command(struct client *c)
 	free(file);
 	if (ret)
 		return ret;
+	/* What the recorder puts in the environment of a command it launches itself. */
+	if (sb_command_env_setup(c->o, &err)) {
+		record_say("%s", err.msg);
+		return SB_EXIT_USAGE;
+	}
 	/*
 	 * Ours, inherited by the command and all it starts: nothing there can
 	 * gain privileges, and the daemon sees it set before it lets it exec.
@@ -171,12 +177,41 @@ static int hold_command(struct client *c)
 	return 0;
 }
 
+/*
+ * The arguments as given, with the MPI path our command took put first: the
+ * recorder times MPI calls with uprobes unless told --mpi=pmpi, where it
+ * probes only what the library does not time (docs/MPI.md). Either way it
+ * traces no more than the user may ask for, so the daemon may take it from
+ * us. NULL when out of memory.
+ */
+static char **with_mpi_path(const struct client *c, int argc, char **argv, int *n)
+{
+	char **args = calloc((size_t)argc + 2, sizeof(*args));
+
+	if (!args)
+		return NULL;
+	args[0] = argv[0];
+	*n = 1;
+	if (c->o->cmd && !c->o->no_mpi)
+		args[(*n)++] = c->o->mpi_pmpi ? "--mpi=pmpi" : "--mpi=uprobes";
+	memcpy(args + *n, argv + 1, ((size_t)argc - 1) * sizeof(*args));
+	*n += argc - 1;
+	return args;
+}
+
 static int send_request(struct client *c, int argc, char **argv)
 {
 	static struct sb_bpfd_msg m;
 	int fds[SB_BPFD_MAX_FDS] = { STDERR_FILENO, c->out_fd, c->child_pidfd, c->child.go_fd };
-	int len = sb_bpfd_encode_record(&m, argc, argv), ret;
+	char **args = with_mpi_path(c, argc, argv, &argc);
+	int len, ret;
 
+	if (!args) {
+		record_say("scope-bpfd: the request: %s", strerror(ENOMEM));
+		return 1;
+	}
+	len = sb_bpfd_encode_record(&m, argc, args);
+	free(args);
 	if (len < 0) {
 		record_say("the command line is too long for scope-bpfd (%d bytes at most)",
 			   SB_BPFD_MAX_MSG);
@@ -294,7 +329,8 @@ static void client_close(struct client *c, int status)
 
 int sb_client_record(int argc, char **argv, const struct record_opts *o)
 {
-	struct client c = { .o = o, .out_fd = -1, .child_pidfd = -1,
+	struct record_opts mine = *o;
+	struct client c = { .o = &mine, .out_fd = -1, .child_pidfd = -1,
 			    .child = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
 	int status;
 

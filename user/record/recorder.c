@@ -25,9 +25,7 @@
 #include "io/h5write.h"
 #include "model/health.h"
 #include "record/collect.h"
-#include "record/annot_env.h"
-#include "record/cuda_env.h"
-#include "record/mpi_env.h"
+#include "record/command_env.h"
 #include "record/detach.h"
 #include "record/guardian.h"
 #include "record/held.h"
@@ -1193,17 +1191,13 @@ int sb_record(const struct record_opts *o)
 	}
 	if (output)
 		r.o.output = output;
-	if (r.o.cuda && sb_cuda_env_setup(&err)) {
-		record_say("%s", err.msg);
-		ret = SB_EXIT_USAGE;
-		goto out;
-	}
-	if (sb_annot_env_setup(r.o.annotations, r.o.annotations_given, &err)) {
-		record_say("%s", err.msg);
-		ret = SB_EXIT_USAGE;
-		goto out;
-	}
-	if (sb_mpi_env_setup(&r.o, &err)) {
+	/*
+	 * scope-bpfd's client set its command's environment as we would have, and
+	 * sent the MPI path it took as --mpi=pmpi or --mpi=uprobes.
+	 */
+	if (launched_by_client(&r)) {
+		r.o.mpi_pmpi = r.o.mpi_path == SB_MPI_PATH_PMPI;
+	} else if (sb_command_env_setup(&r.o, &err)) {
 		record_say("%s", err.msg);
 		ret = SB_EXIT_USAGE;
 		goto out;
