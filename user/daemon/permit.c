@@ -39,8 +39,5 @@ int sb_permit(const struct sb_policy *p, const struct sb_peer *peer, struct reco
 	if (o->user || o->as_root)
 		return sb_fail(err, EPERM, "%s: through scope-bpfd the command runs as you",
 			       o->user ? "--user" : "--as-root");
-	if (o->cuda)
-		return sb_fail(err, EPERM, "--cuda: not available through scope-bpfd yet; record "
-			       "the CUDA calls on the host without it (docs/CLUSTERS.md)");
 	return check_limits(p, o, err);
 }

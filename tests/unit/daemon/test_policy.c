@@ -151,6 +151,7 @@ static struct sb_peer user_peer(void)
 static void test_permit_refuses_what_is_not_granted(void **state)
 {
 	struct sb_peer peer = user_peer(), root = { .uid = 0 };
+	char *cmd[] = { "app", NULL };
 	struct record_opts o = { .all = true };
 	struct sb_policy p;
 	struct sb_error err = { { 0 } };
@@ -169,6 +170,9 @@ static void test_permit_refuses_what_is_not_granted(void **state)
 	o = (struct record_opts){ .pid = 5, .user = "root" };
 	assert_int_equal(sb_permit(&p, &peer, &o, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "--user: through scope-bpfd the command runs as you"));
+	/* What only the user's own command loads (the CUPTI and PMPI libraries): allowed. */
+	o = (struct record_opts){ .cmd = cmd, .cuda = true, .mpi_path = SB_MPI_PATH_PMPI };
+	assert_int_equal(sb_permit(&p, &peer, &o, &err), 0);
 }
 
 static void test_permit_applies_the_limits(void **state)
