@@ -139,16 +139,6 @@ static int fold_mpi(struct sb_counter_report *r, const struct sb_profile *p)
 	return ret;
 }
 
-/* The counter slots an aggregate's rows sum (record --aggregate -e): 0 without. */
-static unsigned aggregate_slots(const struct sb_profile *p)
-{
-	unsigned n = 0;
-
-	while (n < SB_COUNTER_SLOTS && sb_aggregate_has(&p->agg, SB_METRIC_COUNTER + n))
-		n++;
-	return n;
-}
-
 /* An aggregate's rows: a row of which a call had unknown counts counts as unknown whole. */
 static void add_aggregate(struct sb_counter_report *r, const struct sb_profile *p, int64_t rank)
 {
@@ -187,7 +177,7 @@ int sb_counter_report_build(struct sb_counter_report *r, const struct sb_profile
 	uint64_t j;
 
 	memset(r, 0, sizeof(*r));
-	r->n = p->agg.on ? aggregate_slots(p) : sb_profile_counter_slots(p);
+	r->n = p->agg.on ? sb_agg_counter_slots(&p->agg) : sb_profile_counter_slots(p);
 	if (!r->n || (!p->counters && !p->agg.on))
 		return sb_fail(err, EINVAL, "no counters in this profile (record them with -e)");
 	if (take_names(r, p))

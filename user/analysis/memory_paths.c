@@ -97,15 +97,19 @@ static int place(struct build *b, uint32_t e)
 	return 0;
 }
 
-/* One call's counter row (model.h: slots inclusive values, then slots own ones) into node. */
+/*
+ * The values of calls calls into node: one call's counter row (model.h: slots
+ * inclusive values, then slots own ones), or an aggregate row's sums laid out
+ * the same way.
+ */
 static void add_values(struct sb_mem_node *node, const int64_t *row, unsigned slots,
-		       const int *slot)
+		       const int *slot, uint64_t calls)
 {
 	bool known = true;
 	unsigned k;
 	int64_t v;
 
-	node->calls++;
+	node->calls += calls;
 	for (k = 0; k < SB_MEMORY_SLOTS; k++) {
 		if (slot[k] < 0)
 			continue;
@@ -118,7 +122,7 @@ static void add_values(struct sb_mem_node *node, const int64_t *row, unsigned sl
 		v = row[slots + (unsigned)slot[k]];
 		node->excl[k] += v > 0 ? (uint64_t)v : 0;
 	}
-	node->unknown += !known;
+	node->unknown += known ? 0 : calls;
 }
 
 static int index_events(struct build *b, int64_t rank)
@@ -201,8 +205,64 @@ static int build_paths(struct build *b, int64_t rank)
 	for (e = 0; !r && e < n; e++)
 		if (b->pair_of[e] != UNSET)
 			add_values(&b->m->nodes[b->node_of[e]],
-				   &b->p->counters[e * sb_counter_stride(slots)], slots, b->m->slot);
+				   &b->p->counters[e * sb_counter_stride(slots)], slots, b->m->slot, 1);
 	return r ? r : link_children(b);
+}
+
+/*
+ * The node of an aggregate's region path id, made with its enclosing paths on
+ * first use (parents have smaller ids, checked on read, so the walk ends).
+ */
+static uint32_t path_node(struct build *b, int64_t id)
+{
+	const struct sb_aggregate *a = &b->p->agg;
+	uint32_t n = 0, base = 0;
+	ssize_t region;
+
+	for (; id >= 0 && b->node_of[id] == UNSET; id = a->paths[id].parent)
+		b->chain[n++] = (uint32_t)id;
+	if (id >= 0)
+		base = b->node_of[id];
+	/* Every path names a region: build_aggregate() checked. */
+	while (n-- && base != SB_MEM_NONE) {
+		region = sb_profile_find_region(b->p, a->paths[b->chain[n]].name);
+		base = child_of(b, base, (uint32_t)region);
+		b->node_of[b->chain[n]] = base;
+	}
+	return base;
+}
+
+/* An aggregate's rows (record --aggregate --memory): each row's sums go to its path's node. */
+static int build_aggregate(struct build *b, int64_t rank, struct sb_error *err)
+{
+	const struct sb_aggregate *a = &b->p->agg;
+	int64_t row[2 * SB_COUNTER_SLOTS];
+	uint32_t node;
+	size_t i, n = a->n_paths;
+	unsigned k;
+
+	b->node_of = malloc((n ? n : 1) * sizeof(uint32_t));
+	b->chain = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!b->node_of || !b->chain || add_node(b, SB_MEM_NONE, SB_MEM_NONE) != 0)
+		return -ENOMEM;
+	memset(b->node_of, 0xff, n * sizeof(uint32_t));
+	for (i = 0; i < n; i++)
+		if (sb_profile_find_region(b->p, a->paths[i].name) < 0)
+			return sb_fail(err, EINVAL, "aggregate region path %zu: '%s' is no region "
+				       "of the index", i, a->paths[i].name);
+	for (i = 0; i < a->n_rows; i++) {
+		if (rank >= 0 && a->rows[i].rank != (uint64_t)rank)
+			continue;
+		node = path_node(b, a->rows[i].path);
+		if (node == SB_MEM_NONE)
+			return -ENOMEM;
+		for (k = 0; k < SB_COUNTER_SLOTS; k++) {
+			row[k] = sb_agg_value(a, i, SB_METRIC_COUNTER + k);
+			row[SB_COUNTER_SLOTS + k] = sb_agg_value(a, i, SB_METRIC_COUNTER_EXCL + k);
+		}
+		add_values(&b->m->nodes[node], row, SB_COUNTER_SLOTS, b->m->slot, a->rows[i].count);
+	}
+	return link_children(b);
 }
 
 int sb_mem_paths_build(struct sb_mem_paths *m, const struct sb_profile *p, int64_t rank,
@@ -212,11 +272,11 @@ int sb_mem_paths_build(struct sb_mem_paths *m, const struct sb_profile *p, int64
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	if (!sb_memory_slots(p, m->slot) || !p->counters || !p->events)
+	if (!sb_memory_slots(p, m->slot) || (!p->agg.on && (!p->counters || !p->events)))
 		return sb_fail(err, EINVAL, "the profile has no memory values: record with --memory");
 	sb_hashmap_init(&b.by_id);
 	sb_hashmap_init(&b.child);
-	r = build_paths(&b, rank);
+	r = p->agg.on ? build_aggregate(&b, rank, err) : build_paths(&b, rank);
 	free(b.pair_of);
 	free(b.node_of);
 	free(b.chain);

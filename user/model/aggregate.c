@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "model/aggregate.h"
+#include "model/columns.h"
 #include "util/error.h"
 
 unsigned sb_agg_bucket(int64_t ns)
@@ -20,6 +21,15 @@ bool sb_aggregate_has(const struct sb_aggregate *a, unsigned id)
 		if (a->value_ids[k] == id)
 			return true;
 	return false;
+}
+
+unsigned sb_agg_counter_slots(const struct sb_aggregate *a)
+{
+	unsigned n = 0;
+
+	while (n < SB_COUNTER_SLOTS && sb_aggregate_has(a, SB_METRIC_COUNTER + n))
+		n++;
+	return n;
 }
 
 int64_t sb_agg_value(const struct sb_aggregate *a, size_t r, unsigned id)

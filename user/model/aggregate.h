@@ -47,6 +47,9 @@ unsigned sb_agg_bucket(int64_t ns);
 /* Whether the rows sum metric column id (with the profile's on: an aggregate). */
 bool sb_aggregate_has(const struct sb_aggregate *a, unsigned id);
 
+/* The counter slots the rows sum (record --aggregate -e or --memory): 0 without. */
+unsigned sb_agg_counter_slots(const struct sb_aggregate *a);
+
 /* Row r's value of metric column id, or -1 when the rows carry no such column. */
 int64_t sb_agg_value(const struct sb_aggregate *a, size_t r, unsigned id);
 

@@ -30,7 +30,8 @@ int sb_memory_slot_of(const char *event_name)
 unsigned sb_memory_slots(const struct sb_profile *p, int slot[SB_MEMORY_SLOTS])
 {
 	const struct sb_meta *m = sb_profile_meta(p, "counter_events");
-	unsigned i, k, n = 0, slots = sb_profile_counter_slots(p);
+	unsigned i, k, n = 0;
+	unsigned slots = p->agg.on ? sb_agg_counter_slots(&p->agg) : sb_profile_counter_slots(p);
 	char name[128];
 	const char *s, *end;
 	int which;

@@ -156,6 +156,18 @@ static void build_paths_profile(struct sb_profile *p, const char *events)
 	assert_int_equal(sb_profile_set_str(p, "counter_events", events), 0);
 }
 
+/* Node i, the next of the pre-order walk, is name at depth with calls and faults; the next one. */
+static uint32_t expect_node(const struct sb_mem_paths *m, const struct sb_profile *p, uint32_t i,
+			    const char *name, uint32_t depth, uint64_t calls, uint64_t faults)
+{
+	assert_true(i != SB_MEM_NONE);
+	assert_string_equal(p->regions[m->nodes[i].region].name, name);
+	assert_int_equal(m->nodes[i].depth, depth);
+	assert_int_equal(m->nodes[i].calls, calls);
+	assert_int_equal(m->nodes[i].incl[SB_MEMORY_FAULTS], faults);
+	return sb_mem_paths_next(m, i);
+}
+
 static void test_paths_sum_per_call_path(void **state)
 {
 	struct report_opts o = { .format = SB_REPORT_CSV, .path = "m.h5" };
@@ -171,22 +183,12 @@ static void test_paths_sum_per_call_path(void **state)
 	build_paths_profile(&p, EVENTS);
 	assert_int_equal(sb_mem_paths_build(&m, &p, -1, &err), 0);
 	/* Pre-order, siblings of equal sizes by name: inner, outer, outer;inner. */
-	i = sb_mem_paths_next(&m, 0);
-	assert_string_equal(p.regions[m.nodes[i].region].name, "inner");
-	assert_int_equal(m.nodes[i].depth, 1);
-	assert_int_equal(m.nodes[i].incl[SB_MEMORY_FAULTS], 7);
-	i = sb_mem_paths_next(&m, i);
-	assert_string_equal(p.regions[m.nodes[i].region].name, "outer");
-	assert_int_equal(m.nodes[i].calls, 2);
+	i = expect_node(&m, &p, sb_mem_paths_next(&m, 0), "inner", 1, 1, 7);
+	/* outer's node, which expect_node() names next. */
 	assert_int_equal(m.nodes[i].unknown, 1);
-	assert_int_equal(m.nodes[i].incl[SB_MEMORY_FAULTS], 50);
 	assert_int_equal(m.nodes[i].excl[SB_MEMORY_FAULTS], 30);
-	i = sb_mem_paths_next(&m, i);
-	assert_string_equal(p.regions[m.nodes[i].region].name, "inner");
-	assert_int_equal(m.nodes[i].depth, 2);
-	assert_int_equal(m.nodes[i].calls, 2);
-	assert_int_equal(m.nodes[i].incl[SB_MEMORY_FAULTS], 30);
-	assert_int_equal(sb_mem_paths_next(&m, i), SB_MEM_NONE);
+	i = expect_node(&m, &p, i, "outer", 1, 2, 50);
+	assert_int_equal(expect_node(&m, &p, i, "inner", 2, 2, 30), SB_MEM_NONE);
 	f = open_memstream(&buf, &len);
 	assert_int_equal(sb_memory_paths_render(f, &p, &m, &o), 0);
 	fclose(f);
@@ -230,6 +232,88 @@ static void test_paths_survive_parent_loops(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * An aggregate (record --aggregate --memory) of outer { inner } and a
+ * top-level inner: rows per rank and path, each row's faults (slot 3) and
+ * own faults summed over its calls; rank 1's outer row had a call of
+ * unknown values (-1). Every other value is 0.
+ */
+static void build_aggregate_profile(struct sb_profile *p)
+{
+	static const struct fx_call calls[] = {
+		{ "outer", 0, 100, 1, -1, 0 }, { "inner", 10, 20, 2, 1, 0 },
+	};
+	static const struct { uint32_t rank; int64_t path; uint64_t count; int64_t faults, own; }
+	rows[] = { { 0, 0, 2, 50, 30 }, { 0, 1, 4, 20, 20 }, { 1, 0, 3, -1, -1 },
+		   { 0, 2, 1, 7, 7 } };
+	struct sb_aggregate *a = &p->agg;
+	unsigned k, n = 2 * 4;
+	size_t i;
+
+	fx_call_tree(p, calls, 2, 0);
+	a->on = true;
+	a->paths = calloc(3, sizeof(*a->paths));
+	a->rows = calloc(4, sizeof(*a->rows));
+	a->value_ids = calloc(n, sizeof(*a->value_ids));
+	a->values = calloc(4 * n, sizeof(*a->values));
+	assert_true(a->paths && a->rows && a->value_ids && a->values);
+	a->paths[0] = (struct sb_region_path){ -1, strdup("outer") };
+	a->paths[1] = (struct sb_region_path){ 0, strdup("inner") };
+	a->paths[2] = (struct sb_region_path){ -1, strdup("inner") };
+	a->n_paths = 3;
+	a->n_values = n;
+	for (k = 0; k < 4; k++) {
+		a->value_ids[k] = SB_METRIC_COUNTER + k;
+		a->value_ids[4 + k] = SB_METRIC_COUNTER_EXCL + k;
+	}
+	for (i = 0; i < 4; i++) {
+		a->rows[i] = (struct sb_agg_row){ .rank = rows[i].rank, .path = rows[i].path,
+						  .count = rows[i].count, .total = 1, .min = 1,
+						  .max = 1 };
+		for (k = 0; k < 4; k++) {
+			a->values[i * n + k] = k == 3 ? rows[i].faults : rows[i].faults < 0 ? -1 : 0;
+			a->values[i * n + 4 + k] = k == 3 ? rows[i].own : rows[i].own < 0 ? -1 : 0;
+		}
+	}
+	a->n_rows = 4;
+	assert_int_equal(sb_profile_set_str(p, "counter_events", EVENTS), 0);
+}
+
+/* An aggregate's rows land on their paths as calls would: sums, counts, unknown rows, --rank. */
+static void test_paths_of_an_aggregate(void **state)
+{
+	struct sb_error err = { .msg = "" };
+	struct sb_mem_paths m;
+	struct sb_profile p;
+	uint32_t i;
+
+	(void)state;
+	build_aggregate_profile(&p);
+	assert_int_equal(sb_mem_paths_build(&m, &p, -1, &err), 0);
+	/* Pre-order, siblings of equal sizes by name: inner, outer, outer;inner. */
+	i = expect_node(&m, &p, sb_mem_paths_next(&m, 0), "inner", 1, 1, 7);
+	/* outer's node, which expect_node() names next. */
+	assert_int_equal(m.nodes[i].unknown, 3);
+	assert_int_equal(m.nodes[i].excl[SB_MEMORY_FAULTS], 30);
+	i = expect_node(&m, &p, i, "outer", 1, 5, 50);
+	assert_int_equal(expect_node(&m, &p, i, "inner", 2, 4, 20), SB_MEM_NONE);
+	sb_mem_paths_free(&m);
+	/* Rank 1 alone: only its outer row, unknown whole. */
+	assert_int_equal(sb_mem_paths_build(&m, &p, 1, &err), 0);
+	i = sb_mem_paths_next(&m, 0);
+	assert_int_equal(m.nodes[i].calls, 3);
+	assert_int_equal(m.nodes[i].unknown, 3);
+	assert_int_equal(sb_mem_paths_next(&m, i), SB_MEM_NONE);
+	sb_mem_paths_free(&m);
+	/* A path naming no region of the index is the file's fault, said as such. */
+	free(p.agg.paths[2].name);
+	p.agg.paths[2].name = strdup("gone");
+	assert_int_equal(sb_mem_paths_build(&m, &p, -1, &err), -EINVAL);
+	expect_has(err.msg, "'gone' is no region");
+	sb_mem_paths_free(&m);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_missing_slots),
 		cmocka_unit_test(test_paths_sum_per_call_path),
 		cmocka_unit_test(test_paths_survive_parent_loops),
+		cmocka_unit_test(test_paths_of_an_aggregate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
