@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "unit/json_check.h"
 
 /* scope-bpf record --mode=MODE --aggregate[=WINDOW] -o OUT -- APPS/app args...: its status. */
 static int record_status(const char *out, const char *mode, const char *window, const char *app,
@@ -403,25 +404,93 @@ static void test_h5py_reads_the_aggregate_layout(void **state)
 		fail_msg("h5py read:\n%s", text);
 }
 
-/* report shows the tree and the durations; what needs each call says so and exits 2. */
+/*
+ * report shows the tree, the durations and the HTML page; --memory of a
+ * recording without it says what to record; what needs each call says so;
+ * both exit 2.
+ */
 static void test_report_and_refusals(void **state)
 {
-	char h5[300], err[512];
+	char h5[300], page[300], err[1024];
 	char *report[] = { (char *)scope_bin(), "report", h5, NULL };
 	char *durations[] = { (char *)scope_bin(), "report", "--durations", h5, NULL };
 	char *csv[] = { (char *)scope_bin(), "export", "csv", h5, "-o", "-", NULL };
-	char *html[] = { (char *)scope_bin(), "report", "--html", "x.html", h5, NULL };
+	char *html[] = { (char *)scope_bin(), "report", "--html", page, h5, NULL };
+	char *memory[] = { (char *)scope_bin(), "report", "--memory", h5, NULL };
+	char *mpi[] = { (char *)scope_bin(), "report", "--mpi", h5, NULL };
 
 	(void)state;
 	require_bpf();
 	tmp_file("rep.h5", h5, sizeof(h5));
+	tmp_file("rep.html", page, sizeof(page));
 	record_agg(h5, "auto", NULL, "count", "100", NULL);
 	assert_int_equal(run(report), 0);
 	assert_int_equal(run(durations), 0);
+	assert_int_equal(run(html), 0);
+	assert_non_null(strstr(file_text(page, err, sizeof(err)), "<!DOCTYPE html>"));
+	assert_int_equal(run(memory), 2);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "no memory values: record with --memory"));
 	assert_int_equal(run(csv), 2);
 	read_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "csv needs each call"));
-	assert_int_equal(run(html), 2);
+	assert_int_equal(run(mpi), 2);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "--mpi needs each call"));
+}
+
+/* The JSON row of report --memory whose path ends in name (its last element). */
+static const struct jv *memory_row(const struct jv *doc, const char *name, size_t depth)
+{
+	const struct jv *rows = jneed(doc, "regions", J_ARR), *path;
+	size_t i;
+
+	for (i = 0; i < rows->n; i++) {
+		path = jneed(&rows->items[i], "path", J_ARR);
+		if (path->n == depth && path->items[depth - 1].str &&
+		    !strcmp(path->items[depth - 1].str, name))
+			return &rows->items[i];
+	}
+	fail_msg("report --memory has no row %s at depth %zu", name, depth);
+	return NULL;
+}
+
+/*
+ * record --aggregate --memory of tests/apps/mem_regions: report --memory
+ * shows each path's sums as it shows a full trace's calls (test_memory.c:
+ * the same app and bounds), outer's own faults without inner's.
+ */
+static void test_memory_is_summed(void **state)
+{
+	char h5[300], json[300], text[8192], path[512];
+	char *rec[] = { (char *)scope_bin(), "record", "-q", "--aggregate", "--memory", "-o", h5,
+			"--", (char *)app_path("mem_regions", path, sizeof(path)), NULL };
+	char *rep[] = { (char *)scope_bin(), "report", "--memory", "-f", "json", "-o", json, h5,
+			NULL };
+	char *flat[] = { (char *)scope_bin(), "report", "--memory", "--flat", h5, NULL };
+	const struct jv *row;
+	struct jv doc;
+
+	(void)state;
+	require_bpf();
+	tmp_file("mem.h5", h5, sizeof(h5));
+	tmp_file("mem.json", json, sizeof(json));
+	assert_int_equal(run(rec), 0);
+	assert_int_equal(run(rep), 0);
+	json_parse(file_text(json, text, sizeof(text)), &doc);
+	row = memory_row(&doc, "outer", 1);
+	assert_int_equal(jint(row, "calls"), 1);
+	assert_in_range(jint(row, "page_faults"), 4000, 4010);
+	assert_in_range(jint(row, "own_page_faults"), 1000, 1010);
+	assert_in_range(jint(memory_row(&doc, "inner", 2), "page_faults"), 3000, 3010);
+	assert_in_range(jint(memory_row(&doc, "touch", 1), "page_faults"), 4000, 4010);
+	/* 64 MiB written and freed: the peak rose by it (within what /proc's batches hide). */
+	assert_in_range(jint(memory_row(&doc, "alloc64", 1), "peak_growth_bytes"),
+			60 * 1024 * 1024, 68 * 1024 * 1024);
+	assert_in_range(jint(memory_row(&doc, "drop32", 1), "rss_release_bytes"),
+			28 * 1024 * 1024, 36 * 1024 * 1024);
+	jv_free(&doc);
+	assert_int_equal(run(flat), 0);
 }
 
 int main(void)
@@ -438,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_file_size_does_not_grow_with_calls),
 		cmocka_unit_test(test_h5py_reads_the_aggregate_layout),
 		cmocka_unit_test(test_report_and_refusals),
+		cmocka_unit_test(test_memory_is_summed),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

@@ -896,33 +896,17 @@ static const char series_probe[] =
 	"</script>\n";
 
 /*
- * tests/apps/mpi_scaling at two ranks, counting context switches: serial_io
- * runs 8 x 5 ms on rank 0 only. The heat map's cells, the series' calls and
- * the counter plots show what report --per-rank, --durations and --counters print.
+ * mpi_scaling's serial_io (rank 0 only) in the heat map: rank 0's cell as
+ * report --per-rank prints it, rank 1's empty, its nanoseconds in the tip.
  */
-static void test_rank_heat_map_and_series_show_what_report_prints(void **state)
+static void check_serial_io_cells(const char *dom, const char *h5)
 {
-	char bin[300], h5[300], html[300], probe[300], app[512], ns[40], want[80];
-	char *argv[] = { (char *)scope_bin(), "record", "-q", "-e", "context-switches", "-o", h5,
-			 "--", (char *)mpiexec_mpich(), "-n", "2",
-			 (char *)app_path("mpi_scaling", app, sizeof(app)), NULL };
-	char *text, *row, *cell, *dom;
+	char ns[40], want[80];
+	char *text, *row, *cell;
 	const struct jv *regions;
-	unsigned long calls, count;
 	struct jv v;
 	size_t i;
 
-	(void)state;
-	require_chromium(bin, sizeof(bin));
-	require_bpf();
-	tmp_file("ranks.h5", h5, sizeof(h5));
-	assert_int_equal(run(argv), 0);
-	report_html(h5, tmp_file("ranks.html", html, sizeof(html)));
-	dom = load_page(bin, html);
-	expect_has(dom, "<section id=\"ranks\">", "the DOM");
-	expect_has(dom, "<section id=\"series\">", "the DOM");
-
-	/* Rank 0's serial_io cell: the text report's, and the JSON's nanoseconds in its tip. */
 	text = report_out(h5, "ranks.txt", "--per-rank", NULL, NULL);
 	row = text_row(text, "serial_io");
 	fprintf(stderr, "report --per-rank: %s\n", row);
@@ -951,6 +935,59 @@ static void test_rank_heat_map_and_series_show_what_report_prints(void **state)
 	free(cell);
 	jv_free(&v);
 	free(text);
+}
+
+/*
+ * tests/apps/mpi_scaling at two ranks recorded with option opt (and its
+ * value val, or NULL) into tmp/H5_NAME, its page written to tmp/HTML_NAME
+ * and loaded: the DOM (caller frees), with the heat map and the series shown.
+ */
+static char *scaling_page(const char *bin, const char *h5_name, const char *html_name,
+			  const char *opt, const char *val, char h5[300], char html[300])
+{
+	char app[512], *argv[16];
+	char *dom;
+	int n = 0;
+
+	tmp_file(h5_name, h5, 300);
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = (char *)opt;
+	if (val)
+		argv[n++] = (char *)val;
+	argv[n++] = "-o";
+	argv[n++] = h5;
+	argv[n++] = "--";
+	argv[n++] = (char *)mpiexec_mpich();
+	argv[n++] = "-n";
+	argv[n++] = "2";
+	argv[n++] = (char *)app_path("mpi_scaling", app, sizeof(app));
+	argv[n] = NULL;
+	assert_int_equal(run(argv), 0);
+	report_html(h5, tmp_file(html_name, html, 300));
+	dom = load_page(bin, html);
+	expect_has(dom, "<section id=\"ranks\">", "the DOM");
+	expect_has(dom, "<section id=\"series\">", "the DOM");
+	return dom;
+}
+
+/*
+ * tests/apps/mpi_scaling at two ranks, counting context switches: serial_io
+ * runs 8 x 5 ms on rank 0 only. The heat map's cells, the series' calls and
+ * the counter plots show what report --per-rank, --durations and --counters print.
+ */
+static void test_rank_heat_map_and_series_show_what_report_prints(void **state)
+{
+	char bin[300], h5[300], html[300], probe[300], ns[40];
+	char *text, *row, *cell, *dom;
+	unsigned long calls, count;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	require_bpf();
+	dom = scaling_page(bin, "ranks.h5", "ranks.html", "-e", "context-switches", h5, html);
+	check_serial_io_cells(dom, h5);
 
 	/* Each of serial_io's 8 calls is a point, as --durations counts them. */
 	text = report_out(h5, "durations.txt", "--durations", NULL, NULL);
@@ -984,6 +1021,75 @@ static void test_rank_heat_map_and_series_show_what_report_prints(void **state)
 	expect_has(cell, "data-drawn=\"8\"", "serial_io's context-switches plot");
 	free(cell);
 	free(row);
+	free(text);
+	free(dom);
+}
+
+/* Cell k of serial_io's row of table id must read want. */
+static void expect_cell(const char *dom, const char *id, int k, const char *want)
+{
+	char *cell = dom_cell(dom, id, "serial_io", k);
+
+	if (strcmp(cell, want))
+		fail_msg("#%s: serial_io's cell %d reads \"%s\", report prints \"%s\"", id, k, cell,
+			 want);
+	free(cell);
+}
+
+/*
+ * record --aggregate=50ms of mpi_scaling at two ranks: the page says it has
+ * no timeline and why, its tree, heat map, durations and series over the
+ * recorded windows show what report, --per-rank and --durations print.
+ */
+static void test_aggregate_page_shows_what_report_prints(void **state)
+{
+	char bin[300], h5[300], html[300], want[400], v[10][16];
+	const struct jv *regions;
+	unsigned long calls;
+	char *text, *row, *dom;
+	struct jv j;
+	size_t i;
+	int k;
+
+	(void)state;
+	require_chromium(bin, sizeof(bin));
+	require_bpf();
+	dom = scaling_page(bin, "agg.h5", "agg.html", "--aggregate=50ms", NULL, h5, html);
+	expect_has(dom, "This file is an aggregate (record --aggregate)", "the page's note");
+	expect_has(dom, "so there is no timeline.", "the timeline's note");
+	expect_row(dom, "serial_io");
+	check_serial_io_cells(dom, h5);
+
+	/* Durations: calls, min, median, p90, p99 and max as report --durations prints them. */
+	text = report_out(h5, "agg-durations.txt", "--durations", NULL, NULL);
+	row = strstr(text, "\nserial_io ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " serial_io %lu %15s %15s %15s %15s %15s %15s %15s %15s %15s "
+				"%15s", &calls, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+				v[8], v[9]), 11);
+	assert_int_equal(calls, 8);
+	expect_cell(dom, "dur-table", 1, "8");
+	for (k = 0; k < 5; k++) {
+		snprintf(want, sizeof(want), "%s %s", v[2 * k], v[2 * k + 1]);
+		expect_cell(dom, "dur-table", k + 2, want);
+	}
+	free(text);
+
+	/* Over the run: a band per recorded window with serial_io's calls, as --durations has them. */
+	text = report_out(h5, "agg-durations.json", "--durations", "-f", "json");
+	json_parse(text, &j);
+	regions = jneed(&j, "regions", J_ARR);
+	for (i = 0; i < regions->n && strcmp(jstr(&regions->items[i], "region"), "serial_io"); i++)
+		;
+	assert_true(i < regions->n);
+	snprintf(want, sizeof(want), "data-drawn=\"%zu\"",
+		 jneed(&regions->items[i], "windows", J_ARR)->n);
+	assert_true(jneed(&regions->items[i], "windows", J_ARR)->n >= 2);
+	expect_cell(dom, "series-table", 1, "8");
+	row = dom_cell(dom, "series-table", "serial_io", 3);
+	expect_has(row, want, "serial_io's plot");
+	free(row);
+	jv_free(&j);
 	free(text);
 	free(dom);
 }
@@ -1043,6 +1149,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recorded_nested_app_renders, setup_tmp,
 						teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_scaling_page_renders, setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_aggregate_page_shows_what_report_prints, setup_tmp,
+						teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_rank_heat_map_and_series_show_what_report_prints,
 						setup_tmp, teardown_tmp),
 	};

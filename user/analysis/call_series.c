@@ -250,8 +250,10 @@ void sb_series_free(struct sb_series_set *set)
 {
 	size_t i;
 
-	for (i = 0; i < set->n; i++)
+	for (i = 0; i < set->n; i++) {
 		free(set->s[i].windows);
+		free(set->s[i].hist);
+	}
 	free(set->s);
 	sb_mpi_fns_free(&set->fns);
 	*set = (struct sb_series_set){ 0 };

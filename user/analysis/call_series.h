@@ -37,6 +37,7 @@ struct sb_series {
 	bool per_call;		/* each window is one call */
 	struct sb_series_window *windows;	/* those with a call, by start */
 	size_t n_windows;
+	uint64_t *hist;		/* an aggregate's calls per log2 duration bucket, else NULL */
 };
 
 struct sb_series_opts {

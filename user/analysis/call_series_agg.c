@@ -104,9 +104,11 @@ static int add_series(struct agg_build *b, struct sb_series_set *set, size_t key
 	s->q[0] = all->min;
 	s->q[SB_SERIES_QUANTILES - 1] = all->max;
 	s->windows = malloc(b->n_bins * sizeof(*s->windows));
-	if (!s->windows)
-		return -ENOMEM;
+	s->hist = malloc(SB_AGG_BUCKETS * sizeof(*s->hist));
 	set->n++;
+	if (!s->windows || !s->hist)
+		return -ENOMEM;
+	memcpy(s->hist, b->hist + key * SB_AGG_BUCKETS, SB_AGG_BUCKETS * sizeof(*s->hist));
 	for (i = 0; i < b->n_bins; i++) {
 		bin = &b->bins[key * b->n_bins + i];
 		if (bin->calls)

@@ -92,8 +92,8 @@ int sb_require_calls(const char *cmd, const char *path, const struct sb_profile 
 		return 0;
 	fprintf(stderr, "scope-bpf %s: %s: %s needs each call, and this file is an aggregate "
 		"(record --aggregate) that holds only their sums per region path; report (tree, "
-		"--flat, --per-rank, --durations, --counters, --samples), diff and merge read "
-		"it\n", cmd, path, what);
+		"--flat, --per-rank, --durations, --counters, --memory, --samples, --html), diff "
+		"and merge read it\n", cmd, path, what);
 	return SB_EXIT_USAGE;
 }
 

@@ -629,8 +629,8 @@ static int check_view(const struct report_opts *o, const struct sb_profile *p)
 {
 	struct sb_error err = { .msg = "" };
 	int slot[SB_MEMORY_SLOTS];
-	const char *per_call = o->html ? "--html" : o->memory ? "--memory" : o->mpi ? "--mpi" :
-		o->mpi_detail ? "--mpi-detail" : o->gpu ? "--gpu" : NULL;
+	const char *per_call = o->mpi ? "--mpi" : o->mpi_detail ? "--mpi-detail" :
+		o->gpu ? "--gpu" : NULL;
 
 	if (per_call && sb_require_calls("report", o->path, p, per_call))
 		return SB_EXIT_USAGE;

@@ -171,7 +171,12 @@ static void data_header(FILE *j, const struct sb_profile *p, const struct sb_cal
 			 span > 0);
 	fprintf(j, ", \"ranks\": %u, \"threads\": %zu, \"calls\": %" PRIu64
 		", \"offcpu\": %s, \"events\": %s", sb_profile_rank_count(p), threads, t->calls,
-		p->columns & SB_COL_OFFCPU ? "true" : "false", p->events ? "true" : "false");
+		p->columns & SB_COL_OFFCPU || sb_aggregate_has(&p->agg, SB_METRIC_OFFCPU) ?
+		"true" : "false", p->events ? "true" : "false");
+	/* An aggregate's page says why it has no timeline and what its sums show. */
+	if (p->agg.on)
+		fprintf(j, ", \"aggregate\": {\"window_ns\": %" PRId64 ", \"rows\": %zu}",
+			p->agg.window_ns, p->agg.n_rows);
 	data_meta(j, p);
 	data_health(j, p);
 }
@@ -506,7 +511,8 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 	int r;
 
 	fputs(",\n\"timeline\": {", j);
-	if (!p->events) {
+	/* An aggregate keeps no call: its event rows are empty, its index counts its sums. */
+	if (!p->events || p->agg.on) {
 		fputs("\"total\": 0, \"shown\": 0, \"truncated\": false, \"lanes\": []}", j);
 		return 0;
 	}
@@ -559,31 +565,15 @@ static int duration_bin(int64_t d)
 static void data_region_durations(FILE *j, uint32_t region, const char *fn, const int64_t *d,
 				  size_t n, bool first)
 {
+	int64_t q[N_QUANTILES];
 	uint64_t bins[N_BINS] = { 0 };
 	size_t i;
-	int b;
-	bool any = false;
 
-	fprintf(j, "%s{\"region\": %u, ", first ? "\n " : ",\n ", region);
-	if (fn) {
-		fputs("\"name\": ", j);
-		format_json_string(j, fn);
-		fputs(", ", j);
-	}
-	fprintf(j, "\"n\": %zu, \"q\": [", n);
 	for (i = 0; i < N_QUANTILES; i++)
-		fprintf(j, "%s%" PRId64, i ? ", " : "",
-			d[(size_t)(quantiles[i] * (double)(n - 1) + 0.5)]);
+		q[i] = d[(size_t)(quantiles[i] * (double)(n - 1) + 0.5)];
 	for (i = 0; i < n; i++)
 		bins[duration_bin(d[i])]++;
-	fputs("], \"hist\": [", j);
-	for (b = 0; b < N_BINS; b++) {
-		if (!bins[b])
-			continue;
-		fprintf(j, "%s[%d, %" PRIu64 "]", any ? ", " : "", b, bins[b]);
-		any = true;
-	}
-	fputs("]}", j);
+	sb_html_durations_row(j, region, fn, n, q, bins, N_BINS, first);
 }
 
 /*
@@ -663,6 +653,8 @@ static int data_durations(FILE *j, const struct sb_profile *p, const struct sb_h
 
 	fprintf(j, ",\n\"bins_per_decade\": %d, \"quantiles\": [0, 25, 50, 75, 90, 99, 100]",
 		BINS_PER_DECADE);
+	if (p->agg.on)
+		return sb_html_agg_durations(j, p, o->rank);
 	fputs(",\n\"durations\": [", j);
 	count = calloc(p->n_regions ? p->n_regions : 1, sizeof(*count));
 	if (!count)
@@ -834,7 +826,8 @@ static int data_mpi(FILE *j, const struct sb_profile *p)
 	struct sb_mpi_report m;
 	uint32_t k;
 
-	if (!p->events || !sb_mpi_profile_has_calls(p))
+	/* The matrix needs each call's peer and bytes, which an aggregate does not keep. */
+	if (!p->events || p->agg.on || !sb_mpi_profile_has_calls(p))
 		return 0;
 	if (sb_mpi_report_build(&m, p, NULL))
 		return -ENOMEM;
@@ -870,7 +863,9 @@ static int data_counters(FILE *j, const struct sb_profile *p, const struct sb_ht
 	unsigned i;
 	size_t k;
 
-	if (!p->events || !(p->columns & SB_COL_METRIC(SB_METRIC_COUNTER)))
+	/* An aggregate's rows carry their counters' sums (record --aggregate -e). */
+	if (p->agg.on ? !sb_agg_counter_slots(&p->agg) :
+	    !p->events || !(p->columns & SB_COL_METRIC(SB_METRIC_COUNTER)))
 		return 0;
 	if (sb_counter_report_build(&c, p, o->rank, false, NULL)) {
 		sb_counter_report_free(&c);

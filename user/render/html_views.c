@@ -60,6 +60,51 @@ int sb_html_rank_matrix(FILE *j, const struct sb_profile *p, int64_t rank)
 	return 0;
 }
 
+void sb_html_durations_row(FILE *j, uint32_t region, const char *fn, size_t n, const int64_t *q,
+			   const uint64_t *bins, int n_bins, bool first)
+{
+	bool any = false;
+	int b;
+
+	fprintf(j, "%s{\"region\": %u, ", first ? "\n " : ",\n ", region);
+	if (fn) {
+		fputs("\"name\": ", j);
+		format_json_string(j, fn);
+		fputs(", ", j);
+	}
+	fprintf(j, "\"n\": %zu, \"q\": [", n);
+	for (b = 0; b < SB_SERIES_QUANTILES; b++)
+		fprintf(j, "%s%" PRId64, b ? ", " : "", q[b]);
+	fputs("], \"hist\": [", j);
+	for (b = 0; b < n_bins; b++) {
+		if (!bins[b])
+			continue;
+		fprintf(j, "%s[%d, %" PRIu64 "]", any ? ", " : "", b, bins[b]);
+		any = true;
+	}
+	fputs("]}", j);
+}
+
+int sb_html_agg_durations(FILE *j, const struct sb_profile *p, int64_t rank)
+{
+	struct sb_series_opts o = { .rank = rank, .metric = SB_SERIES_DURATION, .windows = 1 };
+	struct sb_series_set set;
+	const struct sb_series *s;
+	size_t i;
+
+	if (sb_series_build(&set, p, &o, NULL))
+		return -ENOMEM;
+	fputs(",\n\"hist_log2\": true, \"durations\": [", j);
+	for (i = 0; i < set.n; i++) {
+		s = &set.s[i];
+		sb_html_durations_row(j, s->region, s->fn < 0 ? NULL : set.fns.name[s->fn], s->calls,
+				      s->q, s->hist, SB_AGG_BUCKETS, i == 0);
+	}
+	fputc(']', j);
+	sb_series_free(&set);
+	return 0;
+}
+
 /* One region's windows as columns: start (after the set's t0), calls, min, median, max. */
 static void json_windows(FILE *j, const struct sb_series *s)
 {
@@ -119,6 +164,14 @@ int sb_html_series(FILE *j, const struct sb_profile *p, int64_t rank)
 	unsigned k;
 	int r;
 
+	if (p->agg.on) {
+		if (!p->agg.window_ns)
+			return 0;
+		fputs(",\n\"series\": [", j);
+		r = json_metric(j, p, rank, SB_SERIES_DURATION, "duration", true);
+		fputs("]", j);
+		return r;
+	}
 	if (!p->events)
 		return 0;
 	if ((p->columns & SB_COL_METRIC(SB_METRIC_COUNTER)) &&

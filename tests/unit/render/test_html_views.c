@@ -111,12 +111,98 @@ static void test_one_rank_page(void **state)
 	sb_profile_free(&p);
 }
 
+/*
+ * An aggregate of outer { inner } in windows of 1000 ns: outer's one call
+ * (100 ns) in window 0, inner's calls in windows 0 (2 of 10 ns) and 3 (1 of
+ * 40 ns), as record --aggregate=1us would sum them.
+ */
+static void aggregate(struct sb_profile *p, int64_t window_ns)
+{
+	static const struct fx_call calls[] = {
+		{ "outer", 0, 100, 0, -1, 0 }, { "inner", 10, 20, 1, 0, 0 },
+	};
+	struct sb_aggregate *a = &p->agg;
+
+	fx_call_tree(p, calls, 2, 0);
+	a->on = true;
+	a->window_ns = window_ns;
+	a->paths = calloc(2, sizeof(*a->paths));
+	a->rows = calloc(3, sizeof(*a->rows));
+	assert_true(a->paths && a->rows);
+	a->paths[0] = (struct sb_region_path){ -1, strdup("outer") };
+	a->paths[1] = (struct sb_region_path){ 0, strdup("inner") };
+	a->n_paths = 2;
+	a->rows[0] = (struct sb_agg_row){ .path = 0, .count = 1, .total = 100, .own = 60,
+					  .min = 100, .max = 100, .hist[6] = 1 };
+	a->rows[1] = (struct sb_agg_row){ .path = 1, .count = 2, .total = 20, .own = 20,
+					  .min = 10, .max = 10, .hist[3] = 2 };
+	a->rows[2] = (struct sb_agg_row){ .path = 1, .window = 3, .count = 1, .total = 40,
+					  .own = 40, .min = 40, .max = 40, .hist[5] = 1 };
+	a->n_rows = 3;
+}
+
+/* The durations of an aggregate: log2 buckets as bins, quantiles within min and max. */
+static void test_aggregate_durations_and_windows(void **state)
+{
+	const struct jv *d, *row, *hist, *series;
+	struct sb_profile p;
+	char *out = NULL;
+	size_t len = 0;
+	struct jv v;
+	FILE *f;
+
+	(void)state;
+	aggregate(&p, 1000);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	fputs("{\"x\": 0", f);
+	assert_int_equal(sb_html_agg_durations(f, &p, -1), 0);
+	fputs("}", f);
+	assert_int_equal(fclose(f), 0);
+	json_parse(out, &v);
+	free(out);
+	assert_int_equal(jneed(&v, "hist_log2", J_BOOL)->b, true);
+	d = jneed(&v, "durations", J_ARR);
+	assert_int_equal(d->n, 2);
+	/* The largest total first: outer's 100 ns, then inner's 3 calls of 60 ns. */
+	assert_int_equal(jint(&d->items[0], "region"), 0);
+	row = &d->items[1];
+	assert_int_equal(jint(row, "region"), 1);
+	assert_int_equal(jint(row, "n"), 3);
+	assert_int_equal((int64_t)jneed(row, "q", J_ARR)->items[0].num, 10);
+	assert_int_equal((int64_t)jneed(row, "q", J_ARR)->items[6].num, 40);
+	hist = jneed(row, "hist", J_ARR);
+	assert_int_equal(hist->n, 2);
+	assert_int_equal((int64_t)hist->items[0].items[0].num, 3);
+	assert_int_equal((int64_t)hist->items[0].items[1].num, 2);
+	assert_int_equal((int64_t)hist->items[1].items[0].num, 5);
+	jv_free(&v);
+	/* The series: inner's two recorded windows, each window's mean as its middle value. */
+	members(&p, -1, &v);
+	series = &jneed(&v, "series", J_ARR)->items[0];
+	assert_int_equal(jint(series, "width"), 1000);
+	row = &jneed(series, "regions", J_ARR)->items[1];
+	assert_int_equal(jint(row, "calls"), 3);
+	assert_int_equal(jneed(row, "start", J_ARR)->n, 2);
+	assert_int_equal((int64_t)jneed(row, "start", J_ARR)->items[1].num, 3000);
+	assert_int_equal((int64_t)jneed(row, "med", J_ARR)->items[0].num, 10);
+	jv_free(&v);
+	sb_profile_free(&p);
+	/* Without windows there is no series to show. */
+	aggregate(&p, 0);
+	members(&p, -1, &v);
+	assert_null(jget(&v, "series"));
+	jv_free(&v);
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_heat_map_rows_and_cells),
 		cmocka_unit_test(test_series_per_call_and_per_window),
 		cmocka_unit_test(test_one_rank_page),
+		cmocka_unit_test(test_aggregate_durations_and_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
