@@ -33,6 +33,7 @@ $(BUILD)/apps/nvtx_ranges: | $(BUILD)/libscope_bpf_nvtx.so
 $(BUILD)/apps/mpi_nvtx: APPS_CFLAGS += -I$(CUDA_HOME)/include
 $(BUILD)/apps/mpi_nvtx: | $(BUILD)/libscope_bpf_nvtx.so
 $(BUILD)/tests/integration/test_annotations: ALL_CFLAGS += -DSB_TEST_NVTX
+$(BUILD)/tests/integration/test_daemon: ALL_CFLAGS += -DSB_TEST_NVTX
 else
 APP_BINS := $(filter-out $(BUILD)/apps/nvtx_ranges $(BUILD)/apps/mpi_nvtx,$(APP_BINS))
 all: nvtx-absent

@@ -3,8 +3,11 @@
  * through the daemon; what is not theirs (another user's process, a setuid
  * program, -a, --kernel-stacks) is refused with exit 2 and no file; hostile
  * clients leave it serving; a client killed mid-recording still gets its file
- * and leaves no target stopped, nor does the daemon killed whole. Prints the
- * daemon's added start-up and the per-region cost against root's own record.
+ * and leaves no target stopped, nor does the daemon killed whole. A command
+ * gets what root's record gives the one it launches: the PMPI library (an MPI
+ * job's calls as root records them), the annotation libraries (NVTX ranges as
+ * regions) and, with --cuda, CUPTI's. Prints the daemon's added start-up and
+ * the per-region cost against root's own record.
  */
 #include <grp.h>
 #include <libgen.h>
@@ -236,6 +239,254 @@ static void test_own_process_is_recorded_with_p(void **state)
 	load_profile(out, &p);
 	assert_true(must_pair(&p, "iter", 0)->count > 100);
 	sb_profile_free(&p);
+}
+
+#define MAX_ARGS 16
+
+/*
+ * scope-bpf record [opt] -o out -- cmd..., as the test user (through
+ * scope-bpfd) or as root (--no-daemon); what the command printed into
+ * stdout_buf when given. Its exit status.
+ */
+static int record_cmd(bool as_user, const char *opt, const char *out, char *const cmd[],
+		      char *stdout_buf, size_t size)
+{
+	char *argv[MAX_ARGS], err[300];
+	int n = 0, fd, status;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+
+	argv[n++] = (char *)scope_bin();
+	argv[n++] = "record";
+	if (!as_user)
+		argv[n++] = "--no-daemon";
+	if (opt)
+		argv[n++] = (char *)opt;
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	argv[n++] = "--";
+	while (*cmd && n < MAX_ARGS - 1)
+		argv[n++] = *cmd++;
+	argv[n] = NULL;
+	tmp_file("stderr.txt", err, sizeof(err));
+	pid = as_user ? spawn_user(argv, err, stdout_buf ? &fd : NULL) :
+			spawn(argv, err, stdout_buf ? &fd : NULL);
+	assert_true(pid > 0);
+	while (stdout_buf && got < size - 1 && (r = read(fd, stdout_buf + got, size - 1 - got)) > 0)
+		got += (size_t)r;
+	if (stdout_buf) {
+		stdout_buf[got] = 0;
+		close(fd);
+	}
+	status = wait_status(pid);
+	if (status)
+		echo_stderr(err, status);
+	return status;
+}
+
+/*
+ * Root's recording and the user's of one command: the same calls of every
+ * region (an MPI call's arguments are in its name) on every rank, and some.
+ */
+static void assert_same_calls(const struct sb_profile *root, const struct sb_profile *mine)
+{
+	const struct sb_pair *q, *other;
+	const char *name;
+	size_t i;
+
+	assert_true(root->n_pairs > 0);
+	for (i = 0; i < root->n_pairs; i++) {
+		q = &root->pairs[i];
+		name = root->regions[q->region].name;
+		other = find_pair(mine, name, q->rank);
+		if (!other || other->count != q->count) {
+			print_pairs(mine);
+			fail_msg("'%s' on rank %u: %llu calls as root, %llu through scope-bpfd", name,
+				 q->rank, (unsigned long long)q->count,
+				 other ? (unsigned long long)other->count : 0ULL);
+		}
+	}
+	assert_int_equal(mine->n_pairs, root->n_pairs);
+}
+
+/*
+ * record [opt] -- cmd as root into name_root.h5, then as the user into
+ * name.h5, which must end alike; both loaded when that is 0. Root's status.
+ */
+static int record_both(const char *opt, const char *name, char *const cmd[],
+		       struct sb_profile *root, struct sb_profile *mine)
+{
+	char root_out[400], user_out[400], file[64];
+	int status;
+
+	snprintf(file, sizeof(file), "%s_root.h5", name);
+	status = record_cmd(false, opt, tmp_file(file, root_out, sizeof(root_out)), cmd, NULL, 0);
+	snprintf(file, sizeof(file), "%s.h5", name);
+	assert_int_equal(record_cmd(true, opt, user_file(file, user_out, sizeof(user_out)), cmd,
+				    NULL, 0), status);
+	if (!status) {
+		load_profile(root_out, root);
+		load_profile(user_out, mine);
+	}
+	return status;
+}
+
+/* The calls on rank of regions whose name starts with prefix ("mpi:barrier "). */
+static uint64_t calls_named(const struct sb_profile *p, const char *prefix, uint32_t rank)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].rank == rank &&
+		    !strncmp(p->regions[p->pairs[i].region].name, prefix, strlen(prefix)))
+			n += p->pairs[i].count;
+	return n;
+}
+
+/*
+ * An MPI job under record's defaults: the client preloads the PMPI library as
+ * root's record does, and the daemon's recorder is told, so its uprobes time
+ * no call twice: the user's recording has root's calls, MPI's among them.
+ */
+static void test_mpi_job_gets_the_pmpi_library(void **state)
+{
+	char app[512];
+	char *cmd[] = { (char *)mpiexec_mpich(), "-n", "2",
+			(char *)app_path("mpi_ranks", app, sizeof(app)), NULL };
+	struct sb_profile root, mine;
+	uint32_t r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_both(NULL, "mpi", cmd, &root, &mine), 0);
+	assert_string_equal(meta_str(&root, "mpi_calls_path"), "pmpi");
+	assert_string_equal(meta_str(&mine, "mpi_calls_path"), "pmpi");
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(must_pair(&mine, "work", r)->count, r + 1);
+		assert_int_equal(calls_named(&mine, "mpi:barrier ", r), 1);
+	}
+	assert_same_calls(&root, &mine);
+	sb_profile_free(&root);
+	sb_profile_free(&mine);
+}
+
+/* NAME's value in env's output into value ("" without one). */
+static void env_value(const char *env, const char *name, char *value, size_t size)
+{
+	const char *line = env;
+	size_t len = strlen(name);
+
+	value[0] = 0;
+	for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (!strncmp(line, name, len) && line[len] == '=') {
+			snprintf(value, size, "%.*s", (int)strcspn(line + len + 1, "\n"),
+				 line + len + 1);
+			return;
+		}
+	}
+}
+
+/* Whether make built the helper library name beside scope-bpf (CUPTI's needs the toolkit). */
+static bool built_beside_scope_bpf(const char *name)
+{
+	const char *bin = scope_bin(), *slash = strrchr(bin, '/');
+	char path[600];
+
+	snprintf(path, sizeof(path), "%.*s/%s", slash ? (int)(slash - bin) : 1, slash ? bin : ".",
+		 name);
+	return !access(path, R_OK);
+}
+
+/*
+ * The variables record sets for the command it launches (the PMPI, NVTX,
+ * Kokkos, ITT and, with --cuda, CUPTI libraries) have root's values in the
+ * command the client launches: env run under MPICH's launcher prints them.
+ */
+static void test_command_gets_roots_environment(void **state)
+{
+	static const char *const vars[] = { "LD_PRELOAD", "SCOPE_BPF_MPI_ALL",
+					    "NVTX_INJECTION64_PATH", "KOKKOS_TOOLS_LIBS",
+					    "INTEL_LIBITTNOTIFY64", "CUDA_INJECTION64_PATH" };
+	static char root_env[65536], user_env[65536];
+	char out[400], want[4096], got[4096];
+	char *cmd[] = { (char *)mpiexec_mpich(), "-n", "1", "/usr/bin/env", NULL };
+	const char *cuda = built_beside_scope_bpf("libscope_bpf_cupti.so") ? "--cuda" : NULL;
+	size_t i;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_cmd(false, cuda, tmp_file("env_root.h5", out, sizeof(out)), cmd,
+				    root_env, sizeof(root_env)), 0);
+	assert_int_equal(record_cmd(true, cuda, user_file("env.h5", out, sizeof(out)), cmd,
+				    user_env, sizeof(user_env)), 0);
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		env_value(root_env, vars[i], want, sizeof(want));
+		env_value(user_env, vars[i], got, sizeof(got));
+		if (strcmp(want, got))
+			fail_msg("%s: '%s' as root, '%s' through scope-bpfd", vars[i], want, got);
+	}
+	env_value(user_env, "LD_PRELOAD", got, sizeof(got));
+	assert_non_null(strstr(got, "libscope_bpf_mpi_mpich.so"));
+	env_value(user_env, "KOKKOS_TOOLS_LIBS", got, sizeof(got));
+	assert_non_null(strstr(got, "libscope_bpf_kokkos.so"));
+	env_value(user_env, "CUDA_INJECTION64_PATH", got, sizeof(got));
+	assert_true(cuda ? strstr(got, "libscope_bpf_cupti.so") != NULL : !got[0]);
+}
+
+#ifdef SB_TEST_NVTX
+/* NVTX ranges through the daemon: the client has NVTX load the library, as root's record does. */
+static void test_nvtx_ranges_are_regions(void **state)
+{
+	char app[512];
+	char *cmd[] = { (char *)app_path("nvtx_ranges", app, sizeof(app)), NULL };
+	struct sb_profile root, mine;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_both(NULL, "nvtx", cmd, &root, &mine), 0);
+	assert_int_equal(must_pair(&mine, "step", 0)->count, 5);
+	assert_non_null(strstr(mine.regions[must_pair(&mine, "solve", 0)->region].tags,
+			       "nvtx.domain:solver"));
+	assert_same_calls(&root, &mine);
+	sb_profile_free(&root);
+	sb_profile_free(&mine);
+}
+#endif
+
+/*
+ * --cuda through the daemon: tests/apps/cuda_synth's GPU activity (through
+ * the CUPTI library's own probes, no GPU needed) reaches the regions that
+ * launched it as in root's recording; without the library both refuse alike.
+ */
+static void test_cuda_activity_through_the_daemon(void **state)
+{
+	char app[512], said[4096];
+	char *cmd[] = { (char *)app_path("cuda_synth", app, sizeof(app)), NULL };
+	struct sb_profile root, mine;
+	int status;
+
+	(void)state;
+	require_bpf();
+	status = record_both("--cuda", "cuda", cmd, &root, &mine);
+	if (status) {
+		/* No CUDA toolkit where this was built: refused before anything runs. */
+		assert_int_equal(status, SB_EXIT_USAGE);
+		read_stderr(said, sizeof(said));
+		assert_non_null(strstr(said, "libscope_bpf_cupti.so"));
+		return;
+	}
+	assert_true(meta_int(&mine, "cuda_activities") > 0);
+	assert_int_equal(meta_int(&mine, "cuda_activities"), meta_int(&root, "cuda_activities"));
+	assert_int_equal(meta_int(&mine, "cuda_launches_in_regions"),
+			 meta_int(&root, "cuda_launches_in_regions"));
+	assert_int_equal(meta_int(&mine, "cuda_records_lost"), 0);
+	assert_int_equal(must_pair(&mine, "step", 0)->stats.gpu_total,
+			 must_pair(&root, "step", 0)->stats.gpu_total);
+	assert_same_calls(&root, &mine);
+	sb_profile_free(&root);
+	sb_profile_free(&mine);
 }
 
 /* A root-owned setuid copy of app, in our folder (not a nosuid mount). */
@@ -611,6 +862,12 @@ int main(void)
 		cmocka_unit_test(test_own_command_is_recorded_into_a_file_of_the_user),
 		cmocka_unit_test(test_command_status_reaches_the_client),
 		cmocka_unit_test(test_own_process_is_recorded_with_p),
+		cmocka_unit_test(test_mpi_job_gets_the_pmpi_library),
+		cmocka_unit_test(test_command_gets_roots_environment),
+#ifdef SB_TEST_NVTX
+		cmocka_unit_test(test_nvtx_ranges_are_regions),
+#endif
+		cmocka_unit_test(test_cuda_activity_through_the_daemon),
 		cmocka_unit_test(test_what_is_not_the_users_is_refused),
 		cmocka_unit_test(test_setuid_exec_under_p_is_let_go),
 		cmocka_unit_test(test_hostile_clients_leave_the_daemon_serving),
