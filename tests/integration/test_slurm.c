@@ -2,8 +2,9 @@
  * srun --scope-bpf on a real Slurm: the test starts munged, slurmctld and two
  * slurmd (nodes n1 and n2 on this host) and scope-bpfd, from configurations
  * it writes in its own folder, and an unprivileged user of its own runs
- * `srun --scope-bpf=--mpi=uprobes -N 2 -n 4 --mpi=pmi2 mpi_ranks` (MPICH
- * through Slurm's PMI2). The plugin records each task through the daemon, each node merges
+ * `srun --scope-bpf -N 2 -n 4 --mpi=pmi2 mpi_ranks` (MPICH through Slurm's
+ * PMI2, its calls timed by the PMPI library each task's client preloads, as
+ * root's record does). The plugin records each task through the daemon, each node merges
  * its tasks into prof.NODE.h5, the last one both nodes' into prof.h5: 4
  * ranks with mpi_ranks' known counts and MPI calls, the job in the metadata and in
  * report's header, the files the user's. Every daemon started is stopped by
@@ -318,9 +319,7 @@ static uint64_t barriers(const struct sb_profile *p, uint32_t rank)
 static void srun_scope_bpf_records_the_step(void **state)
 {
 	char app[600], err[300], dir[400], prof[500], node[500], rank[16];
-	/* uprobes: through scope-bpfd a command gets no PMPI library (docs/CLUSTERS.md). */
-	char *argv[] = { "srun", "--scope-bpf=--mpi=uprobes", "-N", "2", "-n", "4", "--mpi=pmi2",
-			 app, NULL };
+	char *argv[] = { "srun", "--scope-bpf", "-N", "2", "-n", "4", "--mpi=pmi2", app, NULL };
 	struct sb_profile p;
 	int64_t start = now_mono();
 	long job;
@@ -354,6 +353,8 @@ static void srun_scope_bpf_records_the_step(void **state)
 		assert_int_equal(barriers(&p, r), 1);
 	}
 	snprintf(rank, sizeof(rank), "%ld", job);
+	/* Each task's client preloaded the PMPI library, as root's record does. */
+	assert_string_equal(meta_str(&p, "mpi_calls_path"), "pmpi");
 	assert_string_equal(meta_str(&p, "SLURM_JOB_ID"), rank);
 	assert_string_equal(meta_str(&p, "SLURM_STEP_ID"), "0");
 	assert_string_equal(meta_str(&p, "SLURM_STEP_NODELIST"), "n[1-2]");
