@@ -255,10 +255,14 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 		"depth_overflow_calls", "unmatched_region_ends", "invalid_sites",
 		"sites_named_by_recorder", "unresolved_sites", "site_descriptions_unsent",
 		"offcpu_intervals_lost", "probes_not_attached", "probe_attach_failure",
-		"threads_dropped", "calls_open_at_start", "lost_samples", "lost_stacks" };
-	/* Site descriptions and off-CPU intervals are no calls: not in lost_events. */
+		"threads_dropped", "calls_open_at_start", "calls_over_max_size", "lost_samples",
+		"lost_stacks" };
+	/*
+	 * Site descriptions and off-CPU intervals are no calls: not in lost_events;
+	 * nor are calls past --max-size, which were received and counted on their own.
+	 */
 	static const int64_t want[] = { 1 + 2 + 7 + 3, 5 + 4, 3, 4, 6, 0, 0, 10, 11, 0, 0, 7, 0,
-					8, 9 };
+					12, 8, 9 };
 	const struct sb_source_ops *table[] = { &sb_regions_source, &sb_stacks_source };
 	uint64_t *n = fx.env.counters;
 	size_t i;
@@ -278,6 +282,7 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	n[SB_CNT_OFFCPU_LOST] = 11;
 	fx.env.open_at_end = 4;
 	fx.c.dropped_calls = 3;
+	fx.c.over_max_size = 12;
 	/* Not configured: that would load the symbolizer, which losses do not need. */
 	assert_int_equal(sb_sources_open(&fx.set, table, 2, &fx.env), 0);
 	assert_int_equal(fx.set.n, 2);
