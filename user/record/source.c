@@ -46,9 +46,10 @@ static int each(struct sb_sources *set, sb_source_fn (*hook)(const struct sb_sou
 	return 0;
 }
 
-static void each_end(struct sb_sources *set, sb_source_end_fn (*hook)(const struct sb_source_ops *))
+static void each_hook(struct sb_sources *set,
+		      sb_source_hook_fn (*hook)(const struct sb_source_ops *))
 {
-	sb_source_end_fn fn;
+	sb_source_hook_fn fn;
 	size_t i;
 
 	for (i = 0; i < set->n; i++) {
@@ -73,17 +74,17 @@ static sb_source_fn losses_of(const struct sb_source_ops *o)
 	return o->losses;
 }
 
-static sb_source_end_fn begin_of(const struct sb_source_ops *o)
+static sb_source_hook_fn begin_of(const struct sb_source_ops *o)
 {
 	return o->begin;
 }
 
-static sb_source_end_fn stop_of(const struct sb_source_ops *o)
+static sb_source_hook_fn stop_of(const struct sb_source_ops *o)
 {
 	return o->stop;
 }
 
-static sb_source_end_fn detach_of(const struct sb_source_ops *o)
+static sb_source_hook_fn detach_of(const struct sb_source_ops *o)
 {
 	return o->detach;
 }
@@ -163,17 +164,17 @@ int sb_sources_tick(struct sb_sources *set)
 
 void sb_sources_begin(struct sb_sources *set)
 {
-	each_end(set, begin_of);
+	each_hook(set, begin_of);
 }
 
 void sb_sources_stop(struct sb_sources *set)
 {
-	each_end(set, stop_of);
+	each_hook(set, stop_of);
 }
 
 void sb_sources_detach(struct sb_sources *set)
 {
-	each_end(set, detach_of);
+	each_hook(set, detach_of);
 }
 
 int sb_sources_contribute(struct sb_sources *set)

@@ -66,9 +66,9 @@ struct sb_proc_change {
 	pid_t parent;		/* SB_PROC_FORK only */
 };
 
-/* The hooks that need nothing but the state and the environment. */
+/* The hooks that need nothing but the state and the environment: with a result, and without. */
 typedef int (*sb_source_fn)(void *state, struct sb_source_env *env);
-typedef void (*sb_source_end_fn)(void *state, struct sb_source_env *env);
+typedef void (*sb_source_hook_fn)(void *state, struct sb_source_env *env);
 
 struct sb_source_ops {
 	const char *name;
@@ -101,11 +101,11 @@ struct sb_source_ops {
 	 * Recording begins now (env->start_ns): what a source counted before,
 	 * while it attached, is not this recording's.
 	 */
-	sb_source_end_fn begin;
+	sb_source_hook_fn begin;
 	/* Recording has ended; before the final drain: stop producing. */
-	sb_source_end_fn stop;
+	sb_source_hook_fn stop;
 	/* After the final drain, with every held process let go: take the probes off. */
-	sb_source_end_fn detach;
+	sb_source_hook_fn detach;
 	/* After sb_collector_finish: tables and the metadata that describes them. */
 	sb_source_fn contribute;
 	/* After every contribution and the recording's own metadata: what could not be kept. */

@@ -375,6 +375,20 @@ static struct scope_bpf_impl_fast_hdr *peek(pid_t pid, int target_fd)
 	return p;
 }
 
+/* A child whose 100 calls one recording read whole before it let the memory go. */
+static struct scope_bpf_impl_fast_hdr *read_by_a_first_recording(struct child *c, struct got *g)
+{
+	struct sb_fast_mem *m;
+	struct sb_error err;
+
+	got_reset(g);
+	child_start(c, 100);
+	assert_int_equal(sb_fast_mem_adopt(&m, c->pid, c->fd, SB_FAST_MEM_NEW, &err), 0);
+	assert_int_equal(sb_fast_mem_drain(m, collect, g), 200);
+	sb_fast_mem_close(m);
+	return peek(c->pid, c->fd);
+}
+
 static void test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_gen(void **state)
 {
 	struct scope_bpf_impl_fast_hdr *hdr;
@@ -386,12 +400,7 @@ static void test_adopting_old_memory_reads_on_from_its_last_reader_and_renews_ge
 	uint32_t gen;
 
 	(void)state;
-	got_reset(&g);
-	child_start(&c, 100);
-	hdr = peek(c.pid, c.fd);
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
-	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 200);
-	sb_fast_mem_close(m);
+	hdr = read_by_a_first_recording(&c, &g);
 	/*
 	 * Written after that recording's reader left: handed on from where it
 	 * stopped (the source keeps only what is after its own start), so that
@@ -430,12 +439,7 @@ static void test_adopting_before_the_start_skips_the_backlog(void **state)
 	struct child c;
 
 	(void)state;
-	got_reset(&g);
-	child_start(&c, 100);
-	hdr = peek(c.pid, c.fd);
-	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_NEW, &err), 0);
-	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 200);
-	sb_fast_mem_close(m);
+	hdr = read_by_a_first_recording(&c, &g);
 	child_do(&c, 50);
 	assert_int_equal(sb_fast_mem_adopt(&m, c.pid, c.fd, SB_FAST_MEM_STALE, &err), 0);
 	assert_int_equal(sb_fast_mem_drain(m, collect, &g), 0);

@@ -187,21 +187,31 @@ static bool never_adopted(const struct sb_fast_mem *m)
 	       ((uint32_t)m->pid * 2654435761u | 1);
 }
 
+/* What the threads dropped or found no slot for until now is not counted as this recording's. */
+static void set_aside_counts(struct sb_fast_mem *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < SLOTS; i++)
+		m->cur[i].dropped0 = __atomic_load_n(&m->slots[i].dropped, __ATOMIC_RELAXED);
+	m->unslotted0 = __atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED);
+}
+
 /* Start reading where from says (shm.h). */
 static void start(struct sb_fast_mem *m, enum sb_fast_mem_from from)
 {
-	bool fresh = from == SB_FAST_MEM_NEW, earlier = !fresh && !never_adopted(m);
+	bool fresh = from == SB_FAST_MEM_NEW;
 	struct scope_bpf_impl_fast_slot *s;
 	uint32_t gen, tid, i;
 
+	if (!fresh && !never_adopted(m))
+		set_aside_counts(m);
 	for (i = 0; i < SLOTS; i++) {
 		s = &m->slots[i];
 		if (from == SB_FAST_MEM_EARLIER)
 			m->cur[i].tail = read_from(s);
 		else if (from == SB_FAST_MEM_STALE)
 			m->cur[i].tail = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
-		if (earlier)
-			m->cur[i].dropped0 = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->tail, m->cur[i].tail, __ATOMIC_RELEASE);
 		/* Threads that exited before we came are told of by no exit event: look now. */
 		tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
@@ -212,8 +222,6 @@ static void start(struct sb_fast_mem *m, enum sb_fast_mem_from from)
 	}
 	if (fresh)
 		return;
-	if (earlier)
-		m->unslotted0 = __atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED);
 	/*
 	 * Not the earlier recording's (bit 1 flips), and odd, so never 0: what a site that was
 	 * never announced holds.
@@ -590,13 +598,9 @@ void sb_fast_mem_stats(const struct sb_fast_mem *m, struct sb_fast_mem_stats *s)
 
 void sb_fast_mem_begin(struct sb_fast_mem *m)
 {
-	uint32_t i;
-
 	if (!m || m->ended)
 		return;
-	for (i = 0; i < SLOTS; i++)
-		m->cur[i].dropped0 = __atomic_load_n(&m->slots[i].dropped, __ATOMIC_RELAXED);
-	m->unslotted0 = __atomic_load_n(&m->hdr->unslotted, __ATOMIC_RELAXED);
+	set_aside_counts(m);
 	m->adopted = clock_ns(CLOCK_BOOTTIME);
 }
 
