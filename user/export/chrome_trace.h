@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "export/export.h"
+#include "model/gpu_lanes.h"
 
 /* The trace being written: every event goes through sb_trace_begin(). */
 struct sb_trace_out {
@@ -32,16 +33,9 @@ void sb_trace_meta(struct sb_trace_out *t, const char *name, uint32_t rank, int6
  */
 #define SB_TRACE_GPU_TID (1LL << 30)
 
-struct sb_gpu_lane {
-	uint32_t rank;
-	int64_t device;
-	int64_t stream;
-};
-
 struct sb_cuda_trace {
 	const struct sb_profile *p;
-	struct sb_gpu_lane *lanes;	/* sorted, unique */
-	size_t n_lanes;
+	struct sb_gpu_lanes lanes;	/* of the GPU work */
 	char **names;			/* per kernel name: demangled when it can be, JSON-quoted */
 };
 

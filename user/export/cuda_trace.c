@@ -8,64 +8,15 @@
 #include "model/cuda.h"
 #include "util/demangle.h"
 
-static int cmp_lane(const void *a, const void *b)
-{
-	const struct sb_gpu_lane *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	return (x->stream > y->stream) - (x->stream < y->stream);
-}
-
-static const struct sb_gpu_lane *find_lane(const struct sb_cuda_trace *g,
-					   const struct sb_cuda_activity *a)
-{
-	struct sb_gpu_lane key = { a->rank, a->device, a->stream };
-
-	if (!g->n_lanes)
-		return NULL;
-	return bsearch(&key, g->lanes, g->n_lanes, sizeof(key), cmp_lane);
-}
-
-/* Insert a's lane in order unless it is there: lanes are few, activities many. */
-static int add_lane(struct sb_cuda_trace *g, const struct sb_cuda_activity *a, size_t *cap)
-{
-	struct sb_gpu_lane key = { a->rank, a->device, a->stream }, *v;
-	size_t lo = 0, hi = g->n_lanes, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (cmp_lane(&g->lanes[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < g->n_lanes && !cmp_lane(&g->lanes[lo], &key))
-		return 0;
-	if (g->n_lanes == *cap) {
-		*cap = *cap ? *cap * 2 : 8;
-		v = realloc(g->lanes, *cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		g->lanes = v;
-	}
-	memmove(&g->lanes[lo + 1], &g->lanes[lo], (g->n_lanes - lo) * sizeof(key));
-	g->lanes[lo] = key;
-	g->n_lanes++;
-	return 0;
-}
-
 int sb_cuda_trace_init(struct sb_cuda_trace *g, const struct sb_profile *p)
 {
 	const struct sb_cuda_data *d = &p->cuda;
-	size_t i, cap = 0;
+	size_t i;
 	char *s;
 
 	*g = (struct sb_cuda_trace){ .p = p };
 	for (i = 0; i < d->n_acts; i++)
-		if (sb_cuda_on_gpu(d->acts[i].kind) && add_lane(g, &d->acts[i], &cap))
+		if (sb_cuda_on_gpu(d->acts[i].kind) && sb_gpu_lanes_add(&g->lanes, &d->acts[i]))
 			return -ENOMEM;
 	g->names = calloc(d->n_names ? d->n_names : 1, sizeof(*g->names));
 	if (!g->names)
@@ -87,7 +38,7 @@ void sb_cuda_trace_free(struct sb_cuda_trace *g)
 	for (i = 0; g->names && i < g->p->cuda.n_names; i++)
 		free(g->names[i]);
 	free(g->names);
-	free(g->lanes);
+	sb_gpu_lanes_free(&g->lanes);
 }
 
 int64_t sb_cuda_trace_origin(const struct sb_profile *p, int64_t origin)
@@ -105,9 +56,9 @@ int64_t sb_cuda_trace_origin(const struct sb_profile *p, int64_t origin)
 	return origin;
 }
 
-static int64_t lane_tid(const struct sb_cuda_trace *g, const struct sb_gpu_lane *l)
+static int64_t lane_tid(size_t lane)
 {
-	return SB_TRACE_GPU_TID + (l - g->lanes);
+	return SB_TRACE_GPU_TID + (int64_t)lane;
 }
 
 void sb_cuda_trace_names(const struct sb_cuda_trace *g, struct sb_trace_out *t)
@@ -116,16 +67,16 @@ void sb_cuda_trace_names(const struct sb_cuda_trace *g, struct sb_trace_out *t)
 	char name[64];
 	size_t i;
 
-	for (i = 0; i < g->n_lanes; i++) {
-		l = &g->lanes[i];
+	for (i = 0; i < g->lanes.n; i++) {
+		l = &g->lanes.at[i];
 		snprintf(name, sizeof(name), "GPU %lld stream %lld", (long long)l->device,
 			 (long long)l->stream);
-		sb_trace_meta(t, "thread_name", l->rank, lane_tid(g, l), "name");
+		sb_trace_meta(t, "thread_name", l->rank, lane_tid(i), "name");
 		sb_out_json(&t->o, name);
 		sb_out_str(&t->o, "}}");
 		/* After the rank's host threads, whose sort index is their thread row. */
-		sb_trace_meta(t, "thread_sort_index", l->rank, lane_tid(g, l), "sort_index");
-		sb_out_i64(&t->o, lane_tid(g, l));
+		sb_trace_meta(t, "thread_sort_index", l->rank, lane_tid(i), "sort_index");
+		sb_out_i64(&t->o, lane_tid(i));
 		sb_out_str(&t->o, "}}");
 	}
 }
@@ -294,7 +245,7 @@ static void put_gpu(const struct sb_cuda_trace *g, struct sb_trace_out *t, size_
 		    int64_t host)
 {
 	const struct sb_cuda_activity *a = &g->p->cuda.acts[i];
-	int64_t tid = lane_tid(g, find_lane(g, a));
+	int64_t tid = lane_tid((size_t)sb_gpu_lane_of(&g->lanes, a));
 	static const char *const cats[] = { "", "kernel", "memcpy", "memset" };
 
 	put_slice(g, t, a, tid, cats[a->kind]);

@@ -357,7 +357,7 @@ static int write_local_defs(struct sb_otf2 *c)
 	size_t i;
 	int r = sb_otf2_check(c, OTF2_Archive_OpenDefFiles(c->archive), "definition files");
 
-	for (i = 0; i < c->threads.n + c->gpu.n_lanes && !r; i++) {
+	for (i = 0; i < c->threads.n + c->gpu.lanes.n && !r; i++) {
 		d = OTF2_Archive_GetDefWriter(c->archive, (OTF2_LocationRef)i);
 		r = d ? sb_otf2_check(c, OTF2_Archive_CloseDefWriter(c->archive, d),
 				      "definition file") :

@@ -11,17 +11,6 @@
 
 #include "export/otf2_impl.h"
 
-static int cmp_lane(const void *a, const void *b)
-{
-	const struct sb_otf2_lane *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	return (x->stream > y->stream) - (x->stream < y->stream);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -29,11 +18,9 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct sb_otf2_lane *lane_of(const struct sb_otf2_gpu *g, const struct sb_cuda_activity *a)
+static long lane_of(const struct sb_otf2_gpu *g, const struct sb_cuda_activity *a)
 {
-	struct sb_otf2_lane key = { .rank = a->rank, .device = a->device, .stream = a->stream };
-
-	return bsearch(&key, g->lanes, g->n_lanes, sizeof(key), cmp_lane);
+	return sb_gpu_lane_of(&g->lanes, a);
 }
 
 size_t sb_otf2_gpu_region(const struct sb_otf2 *c, const struct sb_cuda_activity *a)
@@ -62,45 +49,40 @@ static int find_lanes(struct sb_otf2 *c)
 	struct sb_otf2_gpu *g = &c->gpu;
 	size_t i, n = 0;
 
-	g->lanes = calloc(d->n_acts ? d->n_acts : 1, sizeof(*g->lanes));
 	g->devices = calloc(d->n_acts ? d->n_acts : 1, sizeof(*g->devices));
-	if (!g->lanes || !g->devices)
+	if (!g->devices)
 		return -ENOMEM;
 	for (i = 0; i < d->n_acts; i++) {
 		if (!placed(c, &d->acts[i]))
 			continue;
-		g->lanes[n] = (struct sb_otf2_lane){ .rank = d->acts[i].rank,
-						     .device = d->acts[i].device,
-						     .stream = d->acts[i].stream };
+		if (sb_gpu_lanes_add(&g->lanes, &d->acts[i]))
+			return -ENOMEM;
 		g->devices[n++] = d->acts[i].device;
 	}
-	qsort(g->lanes, n, sizeof(*g->lanes), cmp_lane);
 	qsort(g->devices, n, sizeof(*g->devices), cmp_i64);
-	for (i = 0; i < n; i++) {
-		if (!g->n_lanes || cmp_lane(&g->lanes[i], &g->lanes[g->n_lanes - 1]))
-			g->lanes[g->n_lanes++] = g->lanes[i];
+	for (i = 0; i < n; i++)
 		if (!g->n_devices || g->devices[i] != g->devices[g->n_devices - 1])
 			g->devices[g->n_devices++] = g->devices[i];
-	}
-	return 0;
+	g->lane = calloc(g->lanes.n ? g->lanes.n : 1, sizeof(*g->lane));
+	return g->lane ? 0 : -ENOMEM;
 }
 
 /* Each lane's location group (consecutive lanes of one rank and device share it) and node. */
 static void group_lanes(struct sb_otf2_gpu *g)
 {
-	struct sb_otf2_lane *l;
+	const struct sb_gpu_lane *l;
 	int64_t *dev;
 	size_t i;
 
-	for (i = 0; i < g->n_lanes; i++) {
-		l = &g->lanes[i];
+	for (i = 0; i < g->lanes.n; i++) {
+		l = &g->lanes.at[i];
 		if (i && (l->rank != l[-1].rank || l->device != l[-1].device))
 			g->n_groups++;
-		l->group = g->n_groups;
+		g->lane[i].group = g->n_groups;
 		dev = bsearch(&l->device, g->devices, g->n_devices, sizeof(*dev), cmp_i64);
-		l->node = (uint32_t)(dev - g->devices);
+		g->lane[i].node = (uint32_t)(dev - g->devices);
 	}
-	g->n_groups += g->n_lanes > 0;
+	g->n_groups += g->lanes.n > 0;
 }
 
 static const struct sb_cuda_activity *work_act(const struct sb_otf2 *c, size_t i)
@@ -114,7 +96,7 @@ static int cmp_work(const void *a, const void *b, void *ctx)
 	const struct sb_otf2 *c = ctx;
 	const struct sb_cuda_activity *x = &c->p->cuda.acts[*(const size_t *)a];
 	const struct sb_cuda_activity *y = &c->p->cuda.acts[*(const size_t *)b];
-	const struct sb_otf2_lane *lx = lane_of(&c->gpu, x), *ly = lane_of(&c->gpu, y);
+	long lx = lane_of(&c->gpu, x), ly = lane_of(&c->gpu, y);
 
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
@@ -132,8 +114,8 @@ static void order_work(struct sb_otf2 *c)
 {
 	const struct sb_cuda_data *d = &c->p->cuda;
 	struct sb_otf2_gpu *g = &c->gpu;
-	const struct sb_otf2_lane *lane = NULL;
 	const struct sb_cuda_activity *a;
+	long lane = -1;
 	int64_t busy = INT64_MIN;
 	size_t i, n = 0;
 
@@ -234,7 +216,7 @@ static int write_work(struct sb_otf2 *c, OTF2_EvtWriter *w, OTF2_AttributeList *
 /* Lane i's work, from work[*at] on; *at moves past it. */
 static int write_lane(struct sb_otf2 *c, OTF2_AttributeList *attrs, size_t i, size_t *at)
 {
-	struct sb_otf2_lane *l = &c->gpu.lanes[i];
+	struct sb_otf2_lane *l = &c->gpu.lane[i];
 	OTF2_EvtWriter *w;
 	int r;
 
@@ -242,7 +224,7 @@ static int write_lane(struct sb_otf2 *c, OTF2_AttributeList *attrs, size_t i, si
 	if (!w)
 		return sb_otf2_check(c, OTF2_ERROR_INVALID, "event writer");
 	r = 0;
-	for (; *at < c->gpu.n_work && lane_of(&c->gpu, work_act(c, *at)) == l && !r; (*at)++)
+	for (; *at < c->gpu.n_work && lane_of(&c->gpu, work_act(c, *at)) == (long)i && !r; (*at)++)
 		r = write_work(c, w, attrs, work_act(c, *at));
 	r = r ? r : sb_otf2_check(c, OTF2_EvtWriter_GetNumberOfEvents(w, &l->n_events),
 				  "event count");
@@ -255,12 +237,12 @@ int sb_otf2_gpu_write(struct sb_otf2 *c)
 	size_t i, at = 0;
 	int r = 0;
 
-	if (!c->gpu.n_lanes)
+	if (!c->gpu.lanes.n)
 		return 0;
 	attrs = OTF2_AttributeList_New();
 	if (!attrs)
 		return sb_fail(c->err, ENOMEM, "out of memory");
-	for (i = 0; i < c->gpu.n_lanes && !r; i++)
+	for (i = 0; i < c->gpu.lanes.n && !r; i++)
 		r = write_lane(c, attrs, i, &at);
 	OTF2_AttributeList_Delete(attrs);
 	return r;
@@ -268,7 +250,8 @@ int sb_otf2_gpu_write(struct sb_otf2 *c)
 
 void sb_otf2_gpu_free(struct sb_otf2_gpu *g)
 {
-	free(g->lanes);
+	sb_gpu_lanes_free(&g->lanes);
+	free(g->lane);
 	free(g->devices);
 	free(g->work);
 	free(g->refs);

@@ -112,7 +112,8 @@ static int write_gpu_system(struct defs *d)
 {
 	const struct sb_otf2_gpu *g = &d->c->gpu;
 	struct sb_otf2 *c = d->c;
-	const struct sb_otf2_lane *l;
+	const struct sb_gpu_lane *l;
+	const struct sb_otf2_lane *at;
 	OTF2_StringRef name, cls;
 	size_t i;
 	int r = 0;
@@ -128,15 +129,16 @@ static int write_gpu_system(struct defs *d)
 						 OTF2_SYSTEM_TREE_DOMAIN_ACCELERATOR_DEVICE),
 					  "system tree node");
 	}
-	for (i = 0; i < g->n_lanes && !r; i++) {
-		l = &g->lanes[i];
-		if (i && l->group == l[-1].group)
+	for (i = 0; i < g->lanes.n && !r; i++) {
+		l = &g->lanes.at[i];
+		at = &g->lane[i];
+		if (i && at->group == at[-1].group)
 			continue;
 		r = str_fmt(d, &name, "rank %u GPU %lld", l->rank, (long long)l->device);
 		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocationGroup(
-						 d->w, (OTF2_LocationGroupRef)(c->n_ranks + l->group),
+						 d->w, (OTF2_LocationGroupRef)(c->n_ranks + at->group),
 						 name, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
-						 (OTF2_SystemTreeNodeRef)(1 + l->node),
+						 (OTF2_SystemTreeNodeRef)(1 + at->node),
 						 (OTF2_LocationGroupRef)sb_otf2_rank_index(c, l->rank)),
 					  "location group");
 	}
@@ -190,15 +192,16 @@ static int write_locations(struct defs *d)
 						 (OTF2_LocationGroupRef)sb_otf2_rank_index(c, x->rank)),
 					  "location");
 	}
-	for (i = 0; i < c->gpu.n_lanes && !r; i++) {
-		const struct sb_otf2_lane *l = &c->gpu.lanes[i];
+	for (i = 0; i < c->gpu.lanes.n && !r; i++) {
+		const struct sb_gpu_lane *l = &c->gpu.lanes.at[i];
+		const struct sb_otf2_lane *at = &c->gpu.lane[i];
 
 		r = str_fmt(d, &name, "GPU %lld stream %lld", (long long)l->device,
 			    (long long)l->stream);
 		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocation(
 						 d->w, (OTF2_LocationRef)(c->threads.n + i), name,
-						 OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, l->n_events,
-						 (OTF2_LocationGroupRef)(c->n_ranks + l->group)),
+						 OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, at->n_events,
+						 (OTF2_LocationGroupRef)(c->n_ranks + at->group)),
 					  "location");
 	}
 	return r;

@@ -6,6 +6,7 @@
 
 #include "analysis/mpi.h"
 #include "export/export.h"
+#include "model/gpu_lanes.h"
 
 /* What a region's calls write beside their enter and leave (otf2_mpi.c). */
 enum sb_otf2_mpi {
@@ -59,11 +60,8 @@ struct sb_otf2_frame {
 #define SB_OTF2_KERNEL (SB_OTF2_COPY_KINDS + 1)
 #define SB_OTF2_GPU_FIXED (SB_OTF2_COPY_KINDS + 2)
 
-/* One GPU lane: the work of one (rank, device, stream), a location after the threads. */
+/* What the archive keeps of one GPU lane (model/gpu_lanes.h), a location after the threads. */
 struct sb_otf2_lane {
-	uint32_t rank;
-	int64_t device;
-	int64_t stream;
 	uint32_t group;		/* its accelerator location group: one per (rank, device) */
 	uint32_t node;		/* its device's system tree node */
 	uint64_t n_events;
@@ -71,8 +69,8 @@ struct sb_otf2_lane {
 
 /* The profile's GPU work as the archive has it (otf2_cuda.c). */
 struct sb_otf2_gpu {
-	struct sb_otf2_lane *lanes;	/* sorted by rank, device, stream */
-	size_t n_lanes;
+	struct sb_gpu_lanes lanes;	/* of the work placed in the archive */
+	struct sb_otf2_lane *lane;	/* parallel to lanes.at */
 	uint32_t n_groups;
 	int64_t *devices;		/* the device ids, ascending: a system tree node each */
 	uint32_t n_devices;

@@ -20,29 +20,16 @@ struct pf_lane {
 struct pf_gpu {
 	struct pf_out *w;
 	const struct sb_profile *p;
-	struct sb_cuda_trace lanes;	/* its lanes: sorted (rank, device, stream) */
-	struct pf_lane *l;		/* parallel to lanes.lanes */
+	struct sb_cuda_trace trace;	/* its lanes: sorted (rank, device, stream) */
+	struct pf_lane *l;		/* parallel to trace.lanes */
 	uint64_t skipped;
 };
 
-static int cmp_lane(const void *a, const void *b)
-{
-	const struct sb_gpu_lane *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	return (x->stream > y->stream) - (x->stream < y->stream);
-}
-
 static struct pf_lane *lane_of(struct pf_gpu *g, const struct sb_cuda_activity *a)
 {
-	struct sb_gpu_lane key = { a->rank, a->device, a->stream };
-	const struct sb_gpu_lane *at;
+	long at = sb_gpu_lane_of(&g->trace.lanes, a);
 
-	at = bsearch(&key, g->lanes.lanes, g->lanes.n_lanes, sizeof(key), cmp_lane);
-	return at ? &g->l[at - g->lanes.lanes] : NULL;
+	return at < 0 ? NULL : &g->l[at];
 }
 
 /* "memcpy HtoD"; "memcpy" when the direction is unknown. */
@@ -89,8 +76,8 @@ static int put_lanes(struct pf_gpu *g, const uint64_t *rank_uuid, uint32_t n_ran
 	size_t i;
 	int r;
 
-	for (i = 0; i < g->lanes.n_lanes; i++) {
-		ln = &g->lanes.lanes[i];
+	for (i = 0; i < g->trace.lanes.n; i++) {
+		ln = &g->trace.lanes.at[i];
 		snprintf(name, sizeof(name), "GPU %lld stream %lld", (long long)ln->device,
 			 (long long)ln->stream);
 		d = (Perfetto__Protos__TrackDescriptor)PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -141,18 +128,18 @@ int pf_gpu_export(struct pf_out *w, const struct sb_profile *p, const uint64_t *
 
 	if (!p->cuda.n_acts)
 		return 0;
-	r = sb_cuda_trace_init(&g.lanes, p);
-	g.l = r ? NULL : calloc(g.lanes.n_lanes ? g.lanes.n_lanes : 1, sizeof(*g.l));
+	r = sb_cuda_trace_init(&g.trace, p);
+	g.l = r ? NULL : calloc(g.trace.lanes.n ? g.trace.lanes.n : 1, sizeof(*g.l));
 	if (!g.l)
 		r = -ENOMEM;
 	if (!r)
 		r = put_lanes(&g, rank_uuid, n_ranks);
 	if (!r)
 		put_work(&g);
-	for (i = 0; g.l && i < g.lanes.n_lanes; i++)
+	for (i = 0; g.l && i < g.trace.lanes.n; i++)
 		pf_seq_free(&g.l[i].seq);
 	free(g.l);
-	sb_cuda_trace_free(&g.lanes);
+	sb_cuda_trace_free(&g.trace);
 	*skipped += g.skipped;
 	return r ? r : w->err;
 }

@@ -70,53 +70,6 @@ static void gwalk_init(struct gwalk *w, const struct sb_html_gpu *g)
 	*w = (struct gwalk){ .g = g, .shorter = g->shorter, .ties = g->ties };
 }
 
-static int cmp_lane(const void *a, const void *b)
-{
-	const struct sb_html_gpu_lane *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	return (x->stream > y->stream) - (x->stream < y->stream);
-}
-
-/* Where a's lane is, or would go, in the sorted lanes. */
-static size_t lane_at(const struct sb_html_gpu *g, const struct sb_cuda_activity *a)
-{
-	struct sb_html_gpu_lane key = { a->rank, a->device, a->stream };
-	size_t lo = 0, hi = g->n_lanes, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (cmp_lane(&g->lanes[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static int add_lane(struct sb_html_gpu *g, const struct sb_cuda_activity *a, size_t *cap)
-{
-	struct sb_html_gpu_lane key = { a->rank, a->device, a->stream }, *v;
-	size_t at = lane_at(g, a);
-
-	if (at < g->n_lanes && !cmp_lane(&g->lanes[at], &key))
-		return 0;
-	if (g->n_lanes == *cap) {
-		*cap = *cap ? *cap * 2 : 8;
-		v = realloc(g->lanes, *cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		g->lanes = v;
-	}
-	memmove(&g->lanes[at + 1], &g->lanes[at], (g->n_lanes - at) * sizeof(key));
-	g->lanes[at] = key;
-	g->n_lanes++;
-	return 0;
-}
-
 static int cmp_desc(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -150,7 +103,7 @@ int sb_html_gpu_pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t 
 {
 	const struct sb_cuda_activity *a;
 	struct gwalk w;
-	size_t i, lanes_cap = 0;
+	size_t i;
 
 	*g = (struct sb_html_gpu){ .p = p, .rank = rank, .shorter = INT64_MIN,
 				   .t0 = INT64_MAX, .t1 = INT64_MIN };
@@ -163,7 +116,7 @@ int sb_html_gpu_pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t 
 		g->shown++;
 		g->t0 = a->start < g->t0 ? a->start : g->t0;
 		g->t1 = a->end > g->t1 ? a->end : g->t1;
-		if (add_lane(g, a, &lanes_cap))
+		if (sb_gpu_lanes_add(&g->lanes, a))
 			return -ENOMEM;
 	}
 	return 0;
@@ -171,8 +124,7 @@ int sb_html_gpu_pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t 
 
 void sb_html_gpu_free(struct sb_html_gpu *g)
 {
-	free(g->lanes);
-	g->lanes = NULL;
+	sb_gpu_lanes_free(&g->lanes);
 }
 
 static void write_lanes(FILE *j, const struct sb_html_gpu *g)
@@ -180,9 +132,10 @@ static void write_lanes(FILE *j, const struct sb_html_gpu *g)
 	size_t i;
 
 	fputs("\"lanes\": [", j);
-	for (i = 0; i < g->n_lanes; i++)
+	for (i = 0; i < g->lanes.n; i++)
 		fprintf(j, "%s{\"rank\": %u, \"device\": %" PRId64 ", \"stream\": %" PRId64 "}",
-			i ? ", " : "", g->lanes[i].rank, g->lanes[i].device, g->lanes[i].stream);
+			i ? ", " : "", g->lanes.at[i].rank, g->lanes.at[i].device,
+			g->lanes.at[i].stream);
 	fputc(']', j);
 }
 
@@ -215,7 +168,7 @@ static int64_t column_value(const struct sb_html_gpu *g, const struct sb_cuda_ac
 
 	switch (c) {
 	case G_LANE:
-		return (int64_t)lane_at(g, a);
+		return (int64_t)sb_gpu_lane_of(&g->lanes, a);
 	case G_KIND:
 		return a->kind;
 	case G_START:

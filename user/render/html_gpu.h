@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "analysis/calltree.h"
+#include "model/gpu_lanes.h"
 #include "model/model.h"
 
 /*
@@ -18,12 +19,6 @@
  * no call has a GPU time.
  */
 void sb_html_gpu_nodes(FILE *j, const struct sb_profile *p, const struct sb_calltree *t);
-
-struct sb_html_gpu_lane {
-	uint32_t rank;
-	int64_t device;
-	int64_t stream;
-};
 
 /*
  * The GPU work the timeline shows: all of it, or the longest cap pieces
@@ -37,8 +32,7 @@ struct sb_html_gpu {
 	int64_t shorter;	/* shorter ones are left out */
 	size_t ties;		/* ones exactly this long to keep, in profile order */
 	int64_t t0, t1;		/* first start and last end of the kept ones */
-	struct sb_html_gpu_lane *lanes;	/* of the kept ones: sorted, unique */
-	size_t n_lanes;
+	struct sb_gpu_lanes lanes;	/* of the kept ones */
 };
 
 /* Choose what to show: 0 or -ENOMEM. Memory: O(lanes), and O(total) only while over cap. */
