@@ -9,8 +9,10 @@
 # annotation libraries with the runtime-named markers, symbols hidden but the
 # MPI_* entry points. An MPI that is not installed is left out with a line.
 
-PMPI_SRCS := mpi/pmpi.c mpi/state.c mpi/reexec.c mpi/abi.c mpi/wrappers.c \
+PMPI_SRCS := mpi/pmpi.c mpi/state.c mpi/reexec.c mpi/abi.c mpi/args.c mpi/wrappers.c \
 	mpi/wrappers_rma_io.c user/record/sources/mpi_names.c
+# Open MPI's Fortran bindings call PMPI_X (MPICH's call MPI_X): wrapped in its library only.
+PMPI_FORTRAN_SRCS := mpi/wrappers_fortran.c
 PMPI_HDRS := mpi/pmpi.h mpi/abi.h mpi/wrap.h user/record/sources/mpi_names.h bpf/region.h \
 	$(MARKER_HDRS)
 # initial-exec TLS: the library is loaded with the program (LD_PRELOAD), never by dlopen, so
@@ -18,11 +20,12 @@ PMPI_HDRS := mpi/pmpi.h mpi/abi.h mpi/wrap.h user/record/sources/mpi_names.h bpf
 PMPI_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Impi -Ibpf -Iuser -fPIC \
 	-fvisibility=hidden -ftls-model=initial-exec
 
-# $(call pmpi_lib,MPICC_FLAGS): the -I options of that MPI's wrapper, none of its link options.
+# $(call pmpi_lib,MPICC_FLAGS[,MORE_SRCS]): the -I options of that MPI's wrapper, none of its
+# link options.
 define pmpi_lib
 	$(call msg,LIB,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter -I%,$(1)) $(PMPI_CFLAGS) -shared $(LDFLAGS) $(PMPI_SRCS) $(BUILD)/libscope_bpf_markers.a \
+	$(Q)$(CC) $(filter -I%,$(1)) $(PMPI_CFLAGS) -shared $(LDFLAGS) $(PMPI_SRCS) $(2) $(BUILD)/libscope_bpf_markers.a \
 		-Wl,--exclude-libs,ALL -Wl,-z,lazy -Wl,-z,nodelete -pthread -ldl -o $@.tmp
 	$(Q)! readelf -d $@.tmp | grep -q 'NEEDED.*libmpi' || \
 		{ echo "$@: linked with an MPI library" >&2; rm -f $@.tmp; exit 1; }
@@ -37,8 +40,9 @@ $(BUILD)/libscope_bpf_mpi_mpich.so: $(PMPI_SRCS) $(PMPI_HDRS) $(BUILD)/libscope_
 endif
 ifneq ($(shell command -v mpicc.openmpi 2>/dev/null),)
 PMPI_LIBS += $(BUILD)/libscope_bpf_mpi_openmpi.so
-$(BUILD)/libscope_bpf_mpi_openmpi.so: $(PMPI_SRCS) $(PMPI_HDRS) $(BUILD)/libscope_bpf_markers.a
-	$(call pmpi_lib,$(shell mpicc.openmpi -showme))
+$(BUILD)/libscope_bpf_mpi_openmpi.so: $(PMPI_SRCS) $(PMPI_FORTRAN_SRCS) $(PMPI_HDRS) \
+	$(BUILD)/libscope_bpf_markers.a
+	$(call pmpi_lib,$(shell mpicc.openmpi -showme),$(PMPI_FORTRAN_SRCS))
 endif
 
 all: $(PMPI_LIBS)

@@ -2,6 +2,9 @@
 #ifndef SB_PMPI_WRAP_H
 #define SB_PMPI_WRAP_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "abi.h"
 #include "pmpi.h"
 
@@ -62,5 +65,35 @@ static inline int64_t bytes(int count, MPI_Datatype type)
 {
 	return pmpi_times(count, pmpi_type_size(type));
 }
+
+/* A wait's requests: n handles from first, stride bytes apart, read by handle_at. */
+struct pmpi_requests {
+	const void *first;
+	size_t stride;
+	uint64_t (*handle_at)(const void *at);
+};
+
+/* Point-to-point: count x type, the peer, the tag, the communicator. */
+void pmpi_p2p(struct sb_mpi_event *e, int count, MPI_Datatype type, int peer, int tag,
+	      MPI_Comm comm);
+/* A collective's bytes from its send side, or its receive side where the send side is unused. */
+int64_t pmpi_side(bool recv_side, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype);
+/*
+ * A v collective's bytes from its counts: all of them summed over the
+ * communicator's size, or this process's own entry; -1 where the process
+ * never asked its size (or rank) there, as the uprobe path.
+ */
+int64_t pmpi_counts_bytes(int32_t comm, const int counts[], MPI_Datatype type, bool all);
+/* MPI_Reduce_scatter_block's bytes: what this process puts in, rcount x the comm's size. */
+int64_t pmpi_block_bytes(int32_t comm, int rcount, MPI_Datatype type);
+/*
+ * A wait's values from the calls that started its first PMPI_REQUESTS_MAX
+ * requests: bytes summed where it completes them all (take), else kept only
+ * where they agree; more requests: bytes unknown.
+ */
+void pmpi_wait_requests(struct sb_mpi_event *e, int n, const struct pmpi_requests *reqs,
+			bool take);
+/* MPI_Waitsome returned: the n requests it names in indices (numbered from base) completed. */
+void pmpi_completed_some(const struct pmpi_requests *reqs, int n, const int indices[], int base);
 
 #endif

@@ -9,56 +9,6 @@
 
 #include "wrap.h"
 
-/* Point-to-point: count x type, the peer, the tag, the communicator. */
-static void p2p(struct sb_mpi_event *e, int count, MPI_Datatype type, int peer, int tag,
-		MPI_Comm comm)
-{
-	e->bytes = bytes(count, type);
-	e->peer = peer;
-	e->tag = tag;
-	e->comm = pmpi_comm(comm);
-}
-
-/* A collective's bytes from its send side, or its receive side where the send side is unused. */
-static int64_t side(bool recv_side, int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype)
-{
-	return recv_side ? bytes(rcount, rtype) : bytes(scount, stype);
-}
-
-/* The sum of counts[0..n); -1 beyond PMPI_COUNTS_MAX entries or for a negative count. */
-static int64_t sum_counts(const int counts[], int32_t n)
-{
-	int64_t sum = 0;
-	int32_t i;
-
-	if (n <= 0 || n > PMPI_COUNTS_MAX)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (counts[i] < 0)
-			return -1;
-		sum += counts[i];
-	}
-	return sum;
-}
-
-/*
- * A v collective's bytes from its counts: all of them summed over the
- * communicator's size, or this process's own entry; -1 where the process
- * never asked its size (or rank) there, as the uprobe path.
- */
-static int64_t counts_bytes(int32_t comm, const int counts[], MPI_Datatype type, bool all)
-{
-	int32_t rank, size;
-
-	if (!pmpi_comm_info(comm, &rank, &size))
-		return -1;
-	if (all)
-		return pmpi_times(sum_counts(counts, size), pmpi_type_size(type));
-	if (rank < 0)
-		return -1;
-	return bytes(counts[rank], type);
-}
-
 /* A call that starts a request returned: remember which call its handle stands for. */
 static void started(MPI_Request *request, const struct sb_mpi_event *e)
 {
@@ -66,36 +16,25 @@ static void started(MPI_Request *request, const struct sb_mpi_event *e)
 		pmpi_request_started(request, pmpi_handle(*request), e);
 }
 
-/*
- * A wait's values from the calls that started its first PMPI_REQUESTS_MAX
- * requests: bytes summed where it completes them all (take), else kept only
- * where they agree; more requests: bytes unknown.
- */
-static void wait_requests(struct sb_mpi_event *e, int n, MPI_Request *requests, bool take)
+/* The handle kept at at, a C request. */
+static uint64_t handle_at(const void *at)
 {
-	struct sb_mpi_event r;
-	bool first = true;
-	int i;
+	return pmpi_handle(*(const MPI_Request *)at);
+}
 
-	for (i = 0; i < n && i < PMPI_REQUESTS_MAX; i++) {
-		if (!pmpi_request_find(&requests[i], pmpi_handle(requests[i]), take, &r))
-			continue;
-		sb_mpi_add_request(e, &r, first, take);
-		first = false;
-	}
-	if (n > PMPI_REQUESTS_MAX)
-		e->bytes = -1;
+static void wait_requests(struct sb_mpi_event *e, int n, MPI_Request *reqs, bool take)
+{
+	const struct pmpi_requests r = { reqs, sizeof(*reqs), handle_at };
+
+	pmpi_wait_requests(e, n, &r, take);
 }
 
 /* MPI_Waitsome returned: the requests it names completed. */
-static void completed_some(MPI_Request *requests, const int *outcount, const int indices[])
+static void completed_some(MPI_Request *reqs, const int *outcount, const int indices[])
 {
-	int i, n = *outcount;
+	const struct pmpi_requests r = { reqs, sizeof(*reqs), handle_at };
 
-	for (i = 0; i < n && i < PMPI_REQUESTS_MAX; i++) {
-		if (indices[i] >= 0)
-			pmpi_request_forget(&requests[indices[i]]);
-	}
+	pmpi_completed_some(&r, *outcount, indices, 0);
 }
 
 __attribute__((constructor)) static void check_mpi(void)
@@ -107,11 +46,11 @@ __attribute__((constructor)) static void check_mpi(void)
 #define WRAP_SEND(NAME, OP)							\
 	WRAP(NAME, OP, (const void *buf, int count, MPI_Datatype type, int dest, int tag,	\
 	     MPI_Comm comm), (buf, count, type, dest, tag, comm),			\
-	     p2p(&e, count, type, dest, tag, comm), NOTHING)
+	     pmpi_p2p(&e, count, type, dest, tag, comm), NOTHING)
 #define WRAP_ISEND(NAME, OP)							\
 	WRAP(NAME, OP, (const void *buf, int count, MPI_Datatype type, int dest, int tag,	\
 	     MPI_Comm comm, MPI_Request *req), (buf, count, type, dest, tag, comm, req),	\
-	     p2p(&e, count, type, dest, tag, comm), started(req, &e))
+	     pmpi_p2p(&e, count, type, dest, tag, comm), started(req, &e))
 
 /* Point-to-point. */
 WRAP_SEND(Send, SB_MPI_SEND)
@@ -120,12 +59,12 @@ WRAP_SEND(Bsend, SB_MPI_BSEND)
 WRAP_SEND(Rsend, SB_MPI_RSEND)
 WRAP(Recv, SB_MPI_RECV, (void *buf, int count, MPI_Datatype type, int source, int tag,
      MPI_Comm comm, MPI_Status *status), (buf, count, type, source, tag, comm, status),
-     p2p(&e, count, type, source, tag, comm), NOTHING)
+     pmpi_p2p(&e, count, type, source, tag, comm), NOTHING)
 WRAP(Sendrecv, SB_MPI_SENDRECV, (const void *sbuf, int scount, MPI_Datatype stype, int dest,
      int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
      MPI_Status *status),
      (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status),
-     p2p(&e, scount, stype, dest, stag, comm), NOTHING)
+     pmpi_p2p(&e, scount, stype, dest, stag, comm), NOTHING)
 WRAP(Probe, SB_MPI_PROBE, (int source, int tag, MPI_Comm comm, MPI_Status *status),
      (source, tag, comm, status),
      (e.peer = source, e.tag = tag, e.comm = pmpi_comm(comm)), NOTHING)
@@ -135,7 +74,7 @@ WRAP_ISEND(Ibsend, SB_MPI_IBSEND)
 WRAP_ISEND(Irsend, SB_MPI_IRSEND)
 WRAP(Irecv, SB_MPI_IRECV, (void *buf, int count, MPI_Datatype type, int source, int tag,
      MPI_Comm comm, MPI_Request *req), (buf, count, type, source, tag, comm, req),
-     p2p(&e, count, type, source, tag, comm), started(req, &e))
+     pmpi_p2p(&e, count, type, source, tag, comm), started(req, &e))
 
 /* Waits: named by the calls that started their requests. */
 WRAP(Wait, SB_MPI_WAIT, (MPI_Request *req, MPI_Status *status), (req, status),
@@ -171,19 +110,19 @@ WRAP_REDUCTION(Exscan, SB_MPI_EXSCAN)
 WRAP(Gather, SB_MPI_GATHER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
      int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
      (sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
-     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+     (e.bytes = pmpi_side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
       e.comm = pmpi_comm(comm)), NOTHING)
 WRAP(Scatter, SB_MPI_SCATTER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
      int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
      (sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
-     (e.bytes = side(rbuf != MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+     (e.bytes = pmpi_side(rbuf != MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
       e.comm = pmpi_comm(comm)), NOTHING)
 /* MPI_Allgather, MPI_Alltoall: the send side, the receive side in place. */
 #define WRAP_ALL_TO_ALL(NAME, OP)						\
 	WRAP(NAME, OP, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,	\
 	     int rcount, MPI_Datatype rtype, MPI_Comm comm),				\
 	     (sbuf, scount, stype, rbuf, rcount, rtype, comm),				\
-	     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),	\
+	     (e.bytes = pmpi_side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),	\
 	      e.comm = pmpi_comm(comm)), NOTHING)
 
 WRAP_ALL_TO_ALL(Allgather, SB_MPI_ALLGATHER)
@@ -192,45 +131,35 @@ WRAP(Gatherv, SB_MPI_GATHERV, (const void *sbuf, int scount, MPI_Datatype stype,
      const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm),
      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm),
      (e.root = root, e.comm = pmpi_comm(comm),
-      e.bytes = sbuf == MPI_IN_PLACE ? counts_bytes(e.comm, rcounts, rtype, false) :
+      e.bytes = sbuf == MPI_IN_PLACE ? pmpi_counts_bytes(e.comm, rcounts, rtype, false) :
 				       bytes(scount, stype)), NOTHING)
 WRAP(Scatterv, SB_MPI_SCATTERV, (const void *sbuf, const int scounts[], const int displs[],
      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
      (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm),
      (e.root = root, e.comm = pmpi_comm(comm),
-      e.bytes = rbuf == MPI_IN_PLACE ? counts_bytes(e.comm, scounts, stype, false) :
+      e.bytes = rbuf == MPI_IN_PLACE ? pmpi_counts_bytes(e.comm, scounts, stype, false) :
 				       bytes(rcount, rtype)), NOTHING)
 WRAP(Allgatherv, SB_MPI_ALLGATHERV, (const void *sbuf, int scount, MPI_Datatype stype,
      void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm),
      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm),
      (e.comm = pmpi_comm(comm),
-      e.bytes = sbuf == MPI_IN_PLACE ? counts_bytes(e.comm, rcounts, rtype, false) :
+      e.bytes = sbuf == MPI_IN_PLACE ? pmpi_counts_bytes(e.comm, rcounts, rtype, false) :
 				       bytes(scount, stype)), NOTHING)
 WRAP(Alltoallv, SB_MPI_ALLTOALLV, (const void *sbuf, const int scounts[], const int sdispls[],
      MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
      MPI_Datatype rtype, MPI_Comm comm),
      (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm),
      (e.comm = pmpi_comm(comm),
-      e.bytes = sbuf == MPI_IN_PLACE ? counts_bytes(e.comm, rcounts, rtype, true) :
-				       counts_bytes(e.comm, scounts, stype, true)), NOTHING)
+      e.bytes = sbuf == MPI_IN_PLACE ? pmpi_counts_bytes(e.comm, rcounts, rtype, true) :
+				       pmpi_counts_bytes(e.comm, scounts, stype, true)), NOTHING)
 WRAP(Reduce_scatter, SB_MPI_REDUCE_SCATTER, (const void *sbuf, void *rbuf, const int rcounts[],
      MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm),
-     (e.comm = pmpi_comm(comm), e.bytes = counts_bytes(e.comm, rcounts, type, true)), NOTHING)
-
-/* MPI_Reduce_scatter_block's bytes: what this process puts in, rcount x the comm's size. */
-static int64_t block_bytes(int32_t comm, int rcount, MPI_Datatype type)
-{
-	int32_t rank, size;
-
-	if (!pmpi_comm_info(comm, &rank, &size) || size <= 0 || rcount < 0)
-		return -1;
-	return pmpi_times((int64_t)rcount * size, pmpi_type_size(type));
-}
+     (e.comm = pmpi_comm(comm), e.bytes = pmpi_counts_bytes(e.comm, rcounts, type, true)), NOTHING)
 
 WRAP(Reduce_scatter_block, SB_MPI_REDUCE_SCATTER_BLOCK, (const void *sbuf, void *rbuf,
      int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
      (sbuf, rbuf, rcount, type, op, comm),
-     (e.comm = pmpi_comm(comm), e.bytes = block_bytes(e.comm, rcount, type)), NOTHING)
+     (e.comm = pmpi_comm(comm), e.bytes = pmpi_block_bytes(e.comm, rcount, type)), NOTHING)
 
 /* Non-blocking collectives: as their blocking forms, then a request. */
 WRAP(Ibarrier, SB_MPI_IBARRIER, (MPI_Comm comm, MPI_Request *req), (comm, req),
@@ -248,22 +177,22 @@ WRAP(Iallreduce, SB_MPI_IALLREDUCE, (const void *sbuf, void *rbuf, int count, MP
 WRAP(Igather, SB_MPI_IGATHER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
      int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req),
      (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req),
-     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+     (e.bytes = pmpi_side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
       e.comm = pmpi_comm(comm)), started(req, &e))
 WRAP(Iscatter, SB_MPI_ISCATTER, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
      int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req),
      (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req),
-     (e.bytes = side(rbuf != MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
+     (e.bytes = pmpi_side(rbuf != MPI_IN_PLACE, scount, stype, rcount, rtype), e.root = root,
       e.comm = pmpi_comm(comm)), started(req, &e))
 WRAP(Iallgather, SB_MPI_IALLGATHER, (const void *sbuf, int scount, MPI_Datatype stype,
      void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req),
      (sbuf, scount, stype, rbuf, rcount, rtype, comm, req),
-     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
+     (e.bytes = pmpi_side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
       e.comm = pmpi_comm(comm)), started(req, &e))
 WRAP(Ialltoall, SB_MPI_IALLTOALL, (const void *sbuf, int scount, MPI_Datatype stype,
      void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req),
      (sbuf, scount, stype, rbuf, rcount, rtype, comm, req),
-     (e.bytes = side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
+     (e.bytes = pmpi_side(sbuf == MPI_IN_PLACE, scount, stype, rcount, rtype),
       e.comm = pmpi_comm(comm)), started(req, &e))
 
 /* MPI_Init, MPI_Init_thread, MPI_Finalize: collective over COMM_WORLD. */

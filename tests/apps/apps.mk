@@ -46,6 +46,18 @@ $(BUILD)/apps/ompi_%: tests/apps/mpi_%.c $(APPS_DEPS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPICC_OMPI) $(APPS_CFLAGS) $< $(APPS_LIBS) -o $@
 
+# Open MPI's Fortran bindings (tests/integration/test_mpi_paths.c), by its own Fortran wrapper.
+MPIF90_OMPI ?= mpif90.openmpi
+APP_BINS += $(BUILD)/apps/ompi_fortran
+
+$(BUILD)/apps/ompi_fortran: tests/apps/ompi_fortran.f90
+	$(call msg,OMPIAPP,$@)
+	$(Q)command -v $(MPIF90_OMPI) >/dev/null || { echo "$@: $(MPIF90_OMPI) not found:" \
+		"install Debian's openmpi-bin, libopenmpi-dev and gfortran (tools/install-deps.sh)" >&2; \
+		exit 1; }
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(MPIF90_OMPI) -O2 -g -Wall -Werror $< -o $@
+
 # Fires the CUPTI library's probes with made-up CUDA activity (no toolkit needed).
 $(BUILD)/apps/cuda_synth: APPS_CFLAGS += -Ibpf -Icupti
 $(BUILD)/apps/cuda_synth: bpf/cuda_rec.h cupti/probes.h

@@ -5,7 +5,10 @@
  * ranks, the fast path) and --mpi=uprobes: every call is in both, on the same
  * rank, under the same region name, tags and parent. An Open MPI job given
  * the MPICH library (as a wrong pick would) runs again with the right one
- * and is recorded the same. A rank whose LD_PRELOAD is cleared is told.
+ * and is recorded the same, and so is an Open MPI job calling through its
+ * Fortran bindings (ompi_fortran: the mpi and mpi_f08 modules), but for its
+ * waits, which only the PMPI path can name (the uprobes see the binding's
+ * own copies of the requests). A rank whose LD_PRELOAD is cleared is told.
  */
 #include <libgen.h>
 #include <stdlib.h>
@@ -17,7 +20,7 @@
 
 static const char *const ompi_options[] = {
 	"mpiexec.openmpi", "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,vader",
-	"--mca", "btl_vader_single_copy_mechanism", "none", "-n", RANKS,
+	"--mca", "btl_vader_single_copy_mechanism", "none",
 };
 #define OMPI_OPTIONS (sizeof(ompi_options) / sizeof(ompi_options[0]))
 
@@ -26,9 +29,9 @@ struct lines {
 	size_t n;
 };
 
-/* scope-bpf record --mpi=PATH -o out -- [pre...] launcher... app, which must succeed. */
-static void record_path(const char *out, const char *path, char *const pre[], bool ompi,
-			const char *app)
+/* scope-bpf record --mpi=PATH -o out -- [pre...] launcher -n ranks app, which must succeed. */
+static void record_ranks(const char *out, const char *path, char *const pre[], bool ompi,
+			 const char *ranks, const char *app)
 {
 	char *argv[40], opt[32], app_buf[512];
 	int n = 0;
@@ -49,12 +52,18 @@ static void record_path(const char *out, const char *path, char *const pre[], bo
 			argv[n++] = (char *)ompi_options[i];
 	} else {
 		argv[n++] = (char *)mpiexec_mpich();
-		argv[n++] = "-n";
-		argv[n++] = RANKS;
 	}
+	argv[n++] = "-n";
+	argv[n++] = (char *)ranks;
 	argv[n++] = (char *)app_path(app, app_buf, sizeof(app_buf));
 	argv[n] = NULL;
 	assert_int_equal(run(argv), 0);
+}
+
+static void record_path(const char *out, const char *path, char *const pre[], bool ompi,
+			const char *app)
+{
+	record_ranks(out, path, pre, ompi, RANKS, app);
 }
 
 static int by_text(const void *a, const void *b)
@@ -64,9 +73,11 @@ static int by_text(const void *a, const void *b)
 
 /*
  * One line per call, "rank R: REGION TAGS < PARENT", and the path that timed
- * the MPI calls, sorted: what two recordings of one job must share.
+ * the MPI calls, sorted: what two recordings of one job must share. With
+ * waits_named, a wait is its operation alone, and waits_named counts those
+ * that named their requests.
  */
-static struct lines tree_of(const char *file, const char *path)
+static struct lines tree_of(const char *file, const char *path, size_t *waits_named)
 {
 	struct lines l = { NULL, 0 };
 	struct sb_profile p;
@@ -82,9 +93,13 @@ static struct lines tree_of(const char *file, const char *path)
 
 		for (j = q->offset; j < q->offset + q->count; j++) {
 			const char *parent = parent_region(&p, q->rank, &p.events[j]);
+			bool wait = waits_named && !strncmp(r->name, "mpi:wait", 8);
 
-			snprintf(l.line[l.n++], LINE_MAX_, "rank %u: %s %s < %s", q->rank, r->name,
-				 r->tags, parent ? parent : "-");
+			if (wait)
+				*waits_named += strstr(r->name, " request=") != NULL;
+			snprintf(l.line[l.n++], LINE_MAX_, "rank %u: %.*s %s < %s", q->rank,
+				 wait ? (int)strcspn(r->name, " ") : (int)strlen(r->name), r->name,
+				 wait ? "" : r->tags, parent ? parent : "-");
 		}
 	}
 	qsort(l.line, l.n, sizeof(*l.line), by_text);
@@ -92,10 +107,15 @@ static struct lines tree_of(const char *file, const char *path)
 	return l;
 }
 
-/* The same calls, line for line; at least one MPI call each. */
-static void assert_same_tree(const char *pmpi, const char *uprobes)
+/*
+ * The same calls, line for line (waits by their operation alone, with
+ * waits_named); at least min MPI calls.
+ */
+static void assert_same_calls(const char *pmpi, const char *uprobes, size_t min,
+			      size_t *waits_named)
 {
-	struct lines a = tree_of(pmpi, "pmpi"), b = tree_of(uprobes, "uprobes");
+	struct lines a = tree_of(pmpi, "pmpi", waits_named);
+	struct lines b = tree_of(uprobes, "uprobes", waits_named ? &(size_t){ 0 } : NULL);
 	size_t i, mpi = 0;
 
 	for (i = 0; i < a.n && i < b.n; i++) {
@@ -105,9 +125,14 @@ static void assert_same_tree(const char *pmpi, const char *uprobes)
 		mpi += strstr(a.line[i], ": mpi:") != NULL;
 	}
 	assert_int_equal(a.n, b.n);
-	assert_true(mpi >= 24);
+	assert_true(mpi >= min);
 	free(a.line);
 	free(b.line);
+}
+
+static void assert_same_tree(const char *pmpi, const char *uprobes)
+{
+	assert_same_calls(pmpi, uprobes, 24, NULL);
 }
 
 static void test_mpich_same_tree(void **state)
@@ -145,6 +170,27 @@ static void test_openmpi_same_tree_even_given_the_wrong_library(void **state)
 	assert_same_tree(wrong, uprobes);
 }
 
+/*
+ * Open MPI's Fortran bindings, which call PMPI_X: the library's Fortran
+ * wrappers give each call the C call's region, once. Each rank's 28 calls;
+ * of its 5 waits, the 3 MPI_Wait name their requests (isend, irecv,
+ * ibarrier), the 2 MPI_Waitall none (an irecv and an isend each).
+ */
+static void test_openmpi_fortran_same_calls(void **state)
+{
+	char pmpi[300], uprobes[300];
+	size_t waits_named = 0;
+
+	(void)state;
+	require_bpf();
+	record_ranks(tmp_file("fortran_pmpi.h5", pmpi, sizeof(pmpi)), "pmpi", NULL, true, "2",
+		     "ompi_fortran");
+	record_ranks(tmp_file("fortran_uprobes.h5", uprobes, sizeof(uprobes)), "uprobes", NULL,
+		     true, "2", "ompi_fortran");
+	assert_same_calls(pmpi, uprobes, 2 * 28, &waits_named);
+	assert_int_equal(waits_named, 2 * 3);
+}
+
 /* Ranks started without LD_PRELOAD: record says their MPI calls go unrecorded. */
 static void test_rank_without_the_library_is_told(void **state)
 {
@@ -167,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mpich_same_tree),
 		cmocka_unit_test(test_openmpi_same_tree_even_given_the_wrong_library),
+		cmocka_unit_test(test_openmpi_fortran_same_calls),
 		cmocka_unit_test(test_rank_without_the_library_is_told),
 	};
 

@@ -13,19 +13,12 @@
 static const char *const lib_files[] = {
 	[SB_MPI_MPICH] = "libscope_bpf_mpi_mpich.so",
 	[SB_MPI_OPENMPI] = "libscope_bpf_mpi_openmpi.so",
-	[SB_MPI_OPENMPI_FORTRAN] = NULL,
 };
 
 /* MPICH's library: libmpich.so.*, or libmpi.so.12, the soname of MPICH's ABI. */
 static bool needs_mpich(const char *name)
 {
 	return !strncmp(name, "libmpich", 8) || !strcmp(name, "libmpi.so.12");
-}
-
-/* Open MPI's Fortran bindings (mpif.h, the mpi and mpi_f08 modules). */
-static bool needs_openmpi_fortran(const char *name)
-{
-	return !strncmp(name, "libmpi_mpifh", 12) || !strncmp(name, "libmpi_usempi", 13);
 }
 
 static bool needs_openmpi(const char *name)
@@ -73,8 +66,6 @@ enum sb_mpi_abi sb_mpi_command_abi(char *const *cmd)
 			continue;
 		if (sb_elf_needs(path, needs_mpich))
 			return SB_MPI_MPICH;
-		if (sb_elf_needs(path, needs_openmpi_fortran))
-			return SB_MPI_OPENMPI_FORTRAN;
 		if (sb_elf_needs(path, needs_openmpi))
 			return SB_MPI_OPENMPI;
 		if (launcher == SB_MPI_UNKNOWN)
@@ -120,13 +111,6 @@ int sb_mpi_env_setup(struct record_opts *o, struct sb_error *err)
 			return sb_fail(err, ENOENT, "--mpi=pmpi: no word of the command is a program "
 				       "linked with MPICH or Open MPI, nor their launcher");
 		return leave_to_uprobes(o, "the command's MPI is not known");
-	}
-	if (abi == SB_MPI_OPENMPI_FORTRAN) {
-		if (asked)
-			return sb_fail(err, ENOENT, "--mpi=pmpi: the program uses Open MPI's Fortran "
-				       "bindings, which call PMPI_* directly: no wrapper would see its "
-				       "calls; use --mpi=uprobes");
-		return leave_to_uprobes(o, "Open MPI's Fortran bindings call PMPI_* directly");
 	}
 	ret = sb_helper_lib_locate(lib_files[abi], "--mpi=pmpi",
 				   "make builds it where that MPI's compiler wrapper is (docs/MPI.md)",

@@ -13,24 +13,22 @@ enum sb_mpi_abi {
 	SB_MPI_UNKNOWN,
 	SB_MPI_MPICH,
 	SB_MPI_OPENMPI,
-	SB_MPI_OPENMPI_FORTRAN,	/* its Fortran bindings call PMPI_X: no wrapper sees them */
 };
 
 /*
  * Which MPI a command runs: the first of its words that is an executable
  * needing an MPI library says (libmpich*, or MPICH's libmpi.so.12: MPICH;
- * Open MPI's Fortran bindings, libmpi_mpifh* or libmpi_usempi*: Open MPI's
- * Fortran; another libmpi.so: Open MPI), else its launcher (MPICH's Hydra,
- * Open MPI's orterun or prterun), else SB_MPI_UNKNOWN.
+ * another libmpi.so: Open MPI, whose library wraps its Fortran bindings
+ * too), else its launcher (MPICH's Hydra, Open MPI's orterun or prterun),
+ * else SB_MPI_UNKNOWN.
  */
 enum sb_mpi_abi sb_mpi_command_abi(char *const *cmd);
 
 /*
  * Put the library in LD_PRELOAD (before what was there) for o->cmd, and say
- * so in o->mpi_pmpi. Asked for (--mpi=pmpi): an MPI that cannot be told, a
- * program using Open MPI's Fortran bindings or a library not built is an
- * error (-ENOENT). By default, those leave MPI calls to the uprobes, said
- * with -v.
+ * so in o->mpi_pmpi. Asked for (--mpi=pmpi): an MPI that cannot be told or
+ * a library not built is an error (-ENOENT). By default, those leave MPI
+ * calls to the uprobes, said with -v.
  */
 int sb_mpi_env_setup(struct record_opts *o, struct sb_error *err);
 
