@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/table.h"
+
 /* The kinds of bpf/cuda_rec.h, as stored in the file. */
 enum sb_cuda_act_kind {
 	SB_CUDA_ACT_KERNEL = 1,
@@ -61,6 +63,9 @@ struct sb_cuda_data {
 };
 
 void sb_cuda_data_free(struct sb_cuda_data *d);
+
+/* struct sb_cuda_data as tables with column roles (model/cuda_table.c). */
+extern const struct sb_kind sb_cuda_kind;
 
 /*
  * The CUDA function a runtime or driver call record (kind, its detail: the

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/table.h"
+
 /* One symbolized frame; an inlined call is a frame of its own, marked inlined. */
 struct sb_frame_sym {
 	char *function;		/* "" when unknown */
@@ -76,6 +78,9 @@ struct sb_samples {
 };
 
 void sb_samples_free(struct sb_samples *s);
+
+/* struct sb_samples as tables with column roles (model/samples_table.c). */
+extern const struct sb_kind sb_samples_kind;
 
 /* Sort the timeline as files keep it: by rank, then time; ties by thread, then CPU. */
 void sb_samples_sort_timeline(struct sb_samples *s);
