@@ -13,6 +13,7 @@
 #include "cmd/suggest.h"
 #include "model/memory.h"
 #include "record/annot_env.h"
+#include "record/outpath.h"
 #include "region.h"
 
 void record_usage(FILE *f)
@@ -93,6 +94,11 @@ void record_usage(FILE *f)
 		"                         recording; the file is smaller), e.g. 10G; later calls\n"
 		"                         are counted (calls_over_max_size), not kept, and record\n"
 		"                         exits 3. Not with --aggregate, whose size is bounded\n"
+		"      --rotate=INTERVAL  one file per INTERVAL (e.g. 10s, 5min), each a whole\n"
+		"                         profile: -o must hold %%n, the file's number from 0\n"
+		"                         (e.g. -o run.%%n.h5); with --max-size, each file's cap\n"
+		"      --rotate-keep=N    keep only the newest N files: older ones are deleted,\n"
+		"                         said and counted (rotate_files_deleted)\n"
 		"      --daemon           record through scope-bpfd, the node daemon (the default\n"
 		"                         when not root and it listens: docs/CLUSTERS.md)\n"
 		"      --no-daemon        never through scope-bpfd\n"
@@ -124,14 +130,21 @@ static int parse_pid(const char *s, pid_t *pid, struct sb_error *err)
 	return 0;
 }
 
-static int parse_hz(const char *s, int *hz, struct sb_error *err)
+/* Whether s is a plain decimal from min to max, into *v. */
+static bool long_in(const char *s, long min, long max, long *v)
 {
 	char *end;
-	long v;
 
 	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 1 || v > 100000)
+	*v = strtol(s, &end, 10);
+	return !errno && !*end && end != s && *v >= min && *v <= max;
+}
+
+static int parse_hz(const char *s, int *hz, struct sb_error *err)
+{
+	long v;
+
+	if (!long_in(s, 1, 100000, &v))
 		return sb_fail(err, EINVAL, "--sample=%s: not a frequency between 1 and 100000 Hz", s);
 	*hz = (int)v;
 	return 0;
@@ -161,8 +174,8 @@ static int parse_duration(const char *s, double *d, struct sb_error *err)
 	return 0;
 }
 
-/* --aggregate's WINDOW: a number with the unit ns, us, ms, s or min; 1 us to 1 day. */
-static int parse_window(const char *s, int64_t *ns, struct sb_error *err)
+/* A time option's value: a number with the unit ns, us, ms, s or min; 1 us to 1 day. */
+static int parse_window(const char *opt, const char *s, int64_t *ns, struct sb_error *err)
 {
 	static const struct {
 		const char *unit;
@@ -183,8 +196,8 @@ static int parse_window(const char *s, int64_t *ns, struct sb_error *err)
 		*ns = (int64_t)v;
 		return 0;
 	}
-	return sb_fail(err, EINVAL, "--aggregate=%s: not a window between 1us and 1 day "
-		       "(e.g. 1s, 100ms)", s);
+	return sb_fail(err, EINVAL, "%s=%s: not %s between 1us and 1 day (e.g. 1s, 100ms)",
+		       opt, s, strcmp(opt, "--rotate") ? "a window" : "an interval");
 }
 
 static int parse_exe(const char *s, const char **exe, struct sb_error *err)
@@ -224,21 +237,6 @@ static int parse_ranks(const char *s, struct record_opts *o, struct sb_error *er
 	return 0;
 }
 
-/* Whether tmpl asks for %r (and not a literal "%%r"). */
-static bool wants_rank(const char *tmpl)
-{
-	const char *s;
-
-	for (s = tmpl; *s; s++) {
-		if (*s != '%' || !s[1])
-			continue;
-		if (s[1] == 'r')
-			return true;
-		s++;
-	}
-	return false;
-}
-
 /* -a's own options and its conflicts. */
 static int check_all(const struct record_opts *o, struct sb_error *err)
 {
@@ -257,16 +255,57 @@ static int check_all(const struct record_opts *o, struct sb_error *err)
 	if (o->user || o->as_root)
 		return sb_fail(err, EINVAL, "%s: only for a command, not with -a",
 			       o->user ? "--user" : "--as-root");
-	if (!o->ranks_arg && wants_rank(o->output))
+	if (!o->ranks_arg && sb_outpath_wants(o->output, 'r'))
 		return sb_fail(err, EINVAL, "-o %s: %%r under -a names the ranks of --ranks; give "
 			       "--ranks, or use %%h for one file per node", o->output);
+	return 0;
+}
+
+/* --rotate-keep: how many of the newest files stay, 1 to 1000000. */
+static int parse_keep(const char *s, unsigned *keep, struct sb_error *err)
+{
+	long v;
+
+	if (!long_in(s, 1, 1000000, &v))
+		return sb_fail(err, EINVAL, "--rotate-keep=%s: not a number of files between 1 and "
+			       "1000000", s);
+	*keep = (unsigned)v;
+	return 0;
+}
+
+/*
+ * --rotate: each file a whole profile, named apart by %n. What is kept for
+ * the whole recording (samples, CUDA activity) or is bounded already
+ * (--aggregate) cannot be cut into files.
+ */
+static int check_rotate(const struct record_opts *o, struct sb_error *err)
+{
+	const char *name;
+
+	if (!o->rotate_ns)
+		return o->rotate_keep ? sb_fail(err, EINVAL, "--rotate-keep: only with --rotate") : 0;
+	if (!strcmp(o->output, "-"))
+		return sb_fail(err, EINVAL, "--rotate: not with -o -: standard output takes one "
+			       "file");
+	/* In the file's name only: every file goes to the folder the first one was checked in. */
+	name = strrchr(o->output, '/');
+	if (!sb_outpath_wants(name ? name + 1 : o->output, 'n'))
+		return sb_fail(err, EINVAL, "--rotate: -o %s has no %%n in its file name to number "
+			       "the files (e.g. -o run.%%n.h5)", o->output);
+	if (o->aggregate)
+		return sb_fail(err, EINVAL, "--rotate: not with --aggregate, whose file does not "
+			       "grow with the calls (--aggregate=WINDOW keeps a time series)");
+	if (o->sample_hz || o->offcpu_stacks || o->cuda)
+		return sb_fail(err, EINVAL, "--rotate: not with %s, whose data is kept for the "
+			       "whole recording", o->cuda ? "--cuda" : o->sample_hz ? "--sample" :
+			       "--offcpu-stacks");
 	return 0;
 }
 
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
        OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS, OPT_MEMORY, OPT_AGGREGATE,
-       OPT_MAX_SIZE };
+       OPT_MAX_SIZE, OPT_ROTATE, OPT_ROTATE_KEEP };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -487,6 +526,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "memory", no_argument, NULL, OPT_MEMORY },
 		{ "aggregate", optional_argument, NULL, OPT_AGGREGATE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "rotate-keep", required_argument, NULL, OPT_ROTATE_KEEP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -597,10 +638,16 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			ret = parse_size("--max-size", optarg, 1ull << 20, 1ull << 50, &o->max_size,
 					 err);
 			break;
+		case OPT_ROTATE:
+			ret = parse_window("--rotate", optarg, &o->rotate_ns, err);
+			break;
+		case OPT_ROTATE_KEEP:
+			ret = parse_keep(optarg, &o->rotate_keep, err);
+			break;
 		case OPT_AGGREGATE:
 			o->aggregate = true;
 			if (optarg)
-				ret = parse_window(optarg, &o->aggregate_window_ns, err);
+				ret = parse_window("--aggregate", optarg, &o->aggregate_window_ns, err);
 			break;
 		case 'q':
 			o->quiet = true;
@@ -666,6 +713,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 	if (o->max_size && o->aggregate)
 		return sb_fail(err, EINVAL, "--max-size: not with --aggregate, whose file keeps no "
 			       "call and grows with region paths only");
+	ret = check_rotate(o, err);
+	if (ret)
+		return ret;
 	if (group) {
 		ret = load_group(o, group, err);
 		if (ret)

@@ -73,6 +73,9 @@ struct record_opts {
 	/* --aggregate[=WINDOW]: calls summed per thread, region path and window (docs/FORMAT.md) */
 	bool aggregate;
 	int64_t aggregate_window_ns;	/* 0: one window for the whole recording */
+	/* --rotate=INTERVAL: one file per interval, numbered by -o's %n (docs/FORMAT.md, "Rotation") */
+	int64_t rotate_ns;	/* 0: one file for the whole recording */
+	unsigned rotate_keep;	/* --rotate-keep: only the newest files are kept, 0 = all */
 	bool quiet;
 	bool verbose;
 	bool help;

@@ -90,8 +90,10 @@ void sb_collector_free(struct sb_collector *c)
 {
 	uint32_t r;
 
-	for (r = 0; r < c->n_ranks; r++)
+	for (r = 0; r < c->n_ranks; r++) {
 		free(c->called[r].words);
+		sb_hashmap_free(&c->called[r].below);
+	}
 	free(c->called);
 	free(c->slot_tgid);
 	free(c->slot_rank);
@@ -126,9 +128,17 @@ void sb_collector_free(struct sb_collector *c)
 
 static int bitset_set(struct sb_bitset *b, uint64_t bit)
 {
-	size_t need = bit / 64 + 1, n;
+	size_t need, n;
 	uint64_t *w;
 
+	if (!b->based) {
+		b->first = bit & ~63ULL;
+		b->based = true;
+	}
+	if (bit < b->first)
+		return sb_hashmap_put(&b->below, bit, 0, 1);
+	bit -= b->first;
+	need = bit / 64 + 1;
 	if (need > b->n_words) {
 		n = b->n_words ? b->n_words : 1024;
 		while (n < need)
@@ -146,6 +156,11 @@ static int bitset_set(struct sb_bitset *b, uint64_t bit)
 
 static bool bitset_test(const struct sb_bitset *b, uint64_t bit)
 {
+	if (!b->based)
+		return false;
+	if (bit < b->first)
+		return sb_hashmap_get(&b->below, bit, 0);
+	bit -= b->first;
 	return bit / 64 < b->n_words && (b->words[bit / 64] >> (bit % 64) & 1);
 }
 

@@ -23,10 +23,17 @@ struct sb_thread_info {
 	char name[16];
 };
 
-/* Call ids a rank completed: dense from 0 in entry order, so a bitmap. */
+/*
+ * Call ids a rank completed: dense in entry order, so a bitmap from the first
+ * id completed (a rotated file's begin late: record --rotate); the few below
+ * it, calls open when it completed, in a map.
+ */
 struct sb_bitset {
 	uint64_t *words;
 	size_t n_words;
+	uint64_t first;			/* the id of words[0]'s bit 0, once based */
+	bool based;
+	struct sb_hashmap below;	/* (id, 0) -> 1 for ids under first */
 };
 
 /*
@@ -181,6 +188,16 @@ int sb_collector_add_region(struct sb_collector *c, uint64_t hash, char *name, c
 int sb_collector_alias(struct sb_collector *c, uint64_t alias, uint64_t hash);
 /* The FNV-1a hash the kernel gives a region name. */
 uint64_t sb_name_hash(const char *name);
+
+/*
+ * record --rotate (collect_rotate.c): the calls collected so far move to
+ * *piece, to be finished, written and freed; c goes on with a new spill and
+ * what the next file needs of the old one (regions, names, region paths,
+ * processes, threads, process slots, metadata), so that each file has the
+ * same ranks and thread rows. 0, or -errno with c as it was.
+ */
+int sb_collector_rotate(struct sb_collector *c, struct sb_collector *piece, const char *spill_dir,
+			size_t mem_budget);
 
 /* The collector's metadata: calls_open_at_start, regions_open_at_start. 0 or -ENOMEM. */
 int sb_collector_metadata(struct sb_collector *c);

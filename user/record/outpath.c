@@ -61,6 +61,20 @@ int sb_outpath_expand(const char *tmpl, const char *host, pid_t pid, int64_t ran
 	return 0;
 }
 
+bool sb_outpath_wants(const char *tmpl, char field)
+{
+	const char *s;
+
+	for (s = tmpl; *s; s++) {
+		if (*s != '%' || !s[1])
+			continue;
+		if (s[1] == field)
+			return true;
+		s++;
+	}
+	return false;
+}
+
 int64_t sb_outpath_rank_of(pid_t pid)
 {
 	struct sb_mpi_claim c;

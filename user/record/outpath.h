@@ -2,6 +2,7 @@
 #ifndef SB_OUTPATH_H
 #define SB_OUTPATH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -14,6 +15,9 @@
  */
 int sb_outpath_expand(const char *tmpl, const char *host, pid_t pid, int64_t rank, char **out,
 		      struct sb_error *err);
+
+/* Whether tmpl asks for %field (a literal "%%field" does not). */
+bool sb_outpath_wants(const char *tmpl, char field);
 
 /*
  * The MPI rank the launcher gave process pid, from its environment

@@ -35,6 +35,7 @@
 #include "record/outpath.h"
 #include "record/recorder.h"
 #include "record/ring_drain.h"
+#include "record/rotate.h"
 #include "record/spill.h"
 #include "record/source.h"
 #include "record/sources/cuda_host_source.h"
@@ -97,6 +98,14 @@ struct recorder {
 	int64_t clock_offset_end;
 	int failed;		/* a collector error: stop, still write */
 	char *tmp_dir;		/* the output's folder: the collector's and sources' temporary files */
+	/* record --rotate: o.output is the current file's path, out_tmpl -o as given (%n). */
+	struct sb_rotation rot;
+	const char *out_tmpl;
+	uint64_t rotated_calls;		/* calls in the files already written */
+	uint64_t rotated_over_max;	/* and calls over --max-size in them */
+	char *rot_path;			/* the current file's path, o.output */
+	bool *rot_region_used;		/* by the collector's region number: called in some file */
+	size_t rot_regions;		/* its length */
 };
 
 static int64_t clock_ns(clockid_t id)
@@ -397,6 +406,7 @@ static void begin_recording(struct recorder *r)
 	r->clock_offset_start = realtime_offset();
 	r->start_ns = now_ns();
 	r->env.start_ns = r->start_ns;
+	r->rot.start_ns = r->start_ns;
 	sb_sources_begin(&r->sources);
 	/* Windows count from here: the first covers the recording's first WINDOW. */
 	if (r->o.aggregate)
@@ -608,7 +618,7 @@ static int start_cmd(struct recorder *r)
 
 static uint64_t calls_so_far(struct recorder *r)
 {
-	return r->coll.calls;
+	return r->rotated_calls + r->coll.calls;
 }
 
 static void read_counters(struct recorder *r)
@@ -714,6 +724,8 @@ static bool handle_signal(struct recorder *r, int *forwarded)
 	return true;
 }
 
+static int rotate_file(struct recorder *r, int64_t now);
+
 static void record_loop(struct recorder *r)
 {
 	int64_t deadline = r->o.duration > 0 ? r->start_ns + (int64_t)(r->o.duration * 1e9) : 0;
@@ -736,6 +748,8 @@ static void record_loop(struct recorder *r)
 		sb_guardian_heartbeat(r->env.skel);
 		if (live && now - last_t >= every)
 			status_line(r, now, &last_calls, &last_t);
+		if (sb_rotate_due(&r->rot, now))
+			note_failure(r, rotate_file(r, now));
 		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||
 		    (deadline && now >= deadline))
 			break;
@@ -812,9 +826,9 @@ static int64_t recorder_cpu_ns(void)
 }
 
 /* What was recorded where and when: between the sources' contributions and their losses. */
-static int add_metadata(struct recorder *r, int64_t end_ns)
+static int add_metadata(struct recorder *r, struct sb_collector *c, int64_t end_ns)
 {
-	struct sb_profile *p = &r->coll.prof;
+	struct sb_profile *p = &c->prof;
 	char *cmd = r->o.cmd ? join_command(r->o.cmd) : NULL;
 	const char *label;
 	int ret = 0;
@@ -835,7 +849,7 @@ static int add_metadata(struct recorder *r, int64_t end_ns)
 		ret |= sb_profile_set_str(p, "record_ranks", r->o.ranks_arg);
 	/* A source that knows the world size (MPI) has said it; else every rank is one process. */
 	if (!sb_profile_meta(p, "mpi_size"))
-		ret |= sb_profile_set_int(p, "mpi_size", r->coll.n_ranks ? r->coll.n_ranks : 1);
+		ret |= sb_profile_set_int(p, "mpi_size", c->n_ranks ? c->n_ranks : 1);
 	ret |= sb_kernel_metadata(&r->kernel, p);
 	if (r->root_gone)
 		ret |= sb_profile_set_int(p, "target_exited_before_recording", 1);
@@ -871,30 +885,185 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	sb_detach_release(&r->access_probe, &r->guardian);
 }
 
-/* The collector's tables, each source's, the recording's own metadata, then what was lost. */
-static int build_profile(struct recorder *r, int64_t end_ns)
+/*
+ * record --rotate: which file this is, the time it covers, and how many older
+ * ones were deleted once it is written (docs/FORMAT.md, "Rotation").
+ */
+static int rotate_metadata(struct recorder *r, struct sb_profile *p, int64_t end_ns, bool last)
 {
-	int ret = sb_collector_finish(&r->coll);
+	int64_t expired = sb_rotate_expired(&r->rot);
+	int ret = 0;
 
+	if (!r->rot.interval_ns)
+		return 0;
+	ret |= sb_profile_set_int(p, "rotate_index", (int64_t)r->rot.index);
+	ret |= sb_profile_set_int(p, "rotate_start_ns", r->rot.start_ns);
+	ret |= sb_profile_set_int(p, "rotate_end_ns", end_ns);
+	ret |= sb_profile_set_int(p, "rotate_interval_ns", r->rot.interval_ns);
+	ret |= sb_profile_set_int(p, "rotate_keep", r->rot.keep);
+	ret |= sb_profile_set_int(p, "rotate_last", last);
+	ret |= sb_profile_set_int(p, "rotate_files_deleted",
+				  (int64_t)r->rot.deleted + (expired >= 0));
+	ret |= sb_profile_set_int(p, "rotate_oldest_kept", expired + 1);
+	return ret ? -ENOMEM : 0;
+}
+
+/*
+ * The collector's tables, each source's, the recording's own metadata, then
+ * what was lost. The sources write into the profile of c: the recording's
+ * collector, or a rotated file's.
+ */
+static int build_profile(struct recorder *r, struct sb_collector *c, int64_t end_ns, bool last)
+{
+	int ret = sb_collector_finish(c);
+
+	r->env.coll = c;
 	if (!ret)
 		ret = sb_sources_contribute(&r->sources);
 	if (!ret)
-		ret = add_metadata(r, end_ns);
+		ret = add_metadata(r, c, end_ns);
 	if (!ret)
 		ret = sb_sources_losses(&r->sources);
+	if (!ret)
+		ret = rotate_metadata(r, &c->prof, end_ns, last);
+	r->env.coll = &r->coll;
 	return ret;
+}
+
+static int expand_output(struct recorder *r, const char *tmpl, uint64_t index, char **path,
+			 struct sb_error *err);
+
+/*
+ * record --rotate: the regions a file's calls use, before finishing it drops
+ * the others, in the numbering every file's collector shares; for the summary.
+ */
+static int note_regions(struct recorder *r, const struct sb_collector *c)
+{
+	size_t n = c->prof.n_regions, i;
+	bool *used;
+
+	if (n > r->rot_regions) {
+		used = realloc(r->rot_region_used, n * sizeof(*used));
+		if (!used)
+			return -ENOMEM;
+		memset(used + r->rot_regions, 0, (n - r->rot_regions) * sizeof(*used));
+		r->rot_region_used = used;
+		r->rot_regions = n;
+	}
+	for (i = 0; i < c->prof.n_pairs; i++)
+		r->rot_region_used[c->prof.pairs[i].region] = true;
+	return 0;
+}
+
+static size_t regions_used(const struct recorder *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->rot_regions; i++)
+		n += r->rot_region_used[i];
+	return n;
+}
+
+/* record --rotate: once file r->rot.index is written, the one that makes too many goes. */
+static void rotate_expire(struct recorder *r)
+{
+	struct sb_error err = { { 0 } };
+	int64_t expired = sb_rotate_expired(&r->rot);
+	char *path;
+
+	if (expired < 0)
+		return;
+	if (expand_output(r, r->out_tmpl, (uint64_t)expired, &path, &err)) {
+		record_say("--rotate-keep: %s", err.msg[0] ? err.msg : strerror(ENOMEM));
+		return;
+	}
+	/* Counted as deleted once gone, whoever removed it: the disk is what is bounded. */
+	if (unlink(path) && errno != ENOENT)
+		record_say("--rotate-keep: %s: cannot delete: %s", path, strerror(errno));
+	else
+		r->rot.deleted++;
+	if (r->o.verbose)
+		record_say("--rotate-keep: deleted %s, keeping the newest %u files", path,
+			   r->rot.keep);
+	free(path);
+}
+
+/*
+ * record --rotate: the interval that ends now is written as one file, whose
+ * calls and their index are then freed; the next file's calls go to a new
+ * collector. Calls still open now are in the file in which they end.
+ */
+static int rotate_file(struct recorder *r, int64_t now)
+{
+	struct sb_collector *piece = malloc(sizeof(*piece));
+	struct sb_collect_stream stream;
+	struct sb_error err = { { 0 } };
+	char *next = NULL;
+	int ret;
+
+	if (!piece)
+		return -ENOMEM;
+	ret = sb_collector_rotate(&r->coll, piece, r->tmp_dir, SPILL_BUDGET);
+	if (ret) {
+		free(piece);
+		return ret;
+	}
+	ret = note_regions(r, piece);
+	ret = ret ?: build_profile(r, piece, now, false);
+	if (!ret) {
+		sb_collector_stream(piece, &stream);
+		ret = sb_h5_write(r->o.output, &piece->prof, &stream.base, &err);
+		if (ret)
+			record_say("%s", err.msg);
+	}
+	r->rotated_calls += piece->calls;
+	r->rotated_over_max += piece->over_max_size;
+	sb_collector_free(piece);
+	free(piece);
+	if (ret)
+		return ret;
+	rotate_expire(r);
+	ret = expand_output(r, r->out_tmpl, r->rot.index + 1, &next, &err);
+	if (ret) {
+		record_say("%s", err.msg[0] ? err.msg : strerror(ENOMEM));
+		return ret;
+	}
+	free(r->rot_path);
+	r->rot_path = next;
+	r->o.output = next;
+	r->rot.index++;
+	r->rot.start_ns = now;
+	return 0;
+}
+
+/* record --rotate: how many files, and how many of them were deleted to keep the newest. */
+static void rotate_summary(struct recorder *r)
+{
+	uint64_t files = r->rot.index + 1;
+
+	fprintf(stderr, "scope-bpf: rotation: %llu %s of %.3g s written (%%n 0 to %llu)",
+		(unsigned long long)files, format_plural(files, "file", "files"),
+		(double)r->rot.interval_ns / 1e9, (unsigned long long)r->rot.index);
+	if (r->rot.keep)
+		fprintf(stderr, ", %llu oldest deleted to keep the newest %u (rotate_files_deleted)",
+			(unsigned long long)r->rot.deleted, r->rot.keep);
+	if (r->rotated_over_max)
+		fprintf(stderr, ", %llu calls over --max-size in the earlier files",
+			(unsigned long long)r->rotated_over_max);
+	fputc('\n', stderr);
 }
 
 /* One line: what was recorded, every kind of loss, where it went; then the causes of any loss. */
 static void summary_line(struct recorder *r)
 {
 	const struct sb_profile *p = &r->coll.prof;
+	size_t regions = r->rot.interval_ns ? regions_used(r) : p->n_regions;
 	char health[512];
 
 	sb_health_summary(p, health, sizeof(health));
 	fprintf(stderr, "scope-bpf: %zu %s, %llu %s, %zu %s (%u %s), %zu %s, %s -> %s\n",
-		p->n_regions, format_plural(p->n_regions, "region", "regions"),
-		(unsigned long long)r->coll.calls, format_plural(r->coll.calls, "call", "calls"),
+		regions, format_plural(regions, "region", "regions"),
+		(unsigned long long)calls_so_far(r), format_plural(calls_so_far(r), "call", "calls"),
 		p->n_processes, format_plural(p->n_processes, "process", "processes"),
 		r->coll.n_ranks, format_plural(r->coll.n_ranks, "rank", "ranks"),
 		p->n_threads, format_plural(p->n_threads, "thread", "threads"), health,
@@ -902,6 +1071,8 @@ static void summary_line(struct recorder *r)
 		r->to_stdout.path ? "standard output" : r->o.output);
 	sb_health_print(stderr, p, "scope-bpf: ");
 	sb_kernel_report(&r->kernel, "scope-bpf: ");
+	if (r->rot.interval_ns)
+		rotate_summary(r);
 }
 
 /* Write the profile. 0, or 1 after saying why. */
@@ -955,7 +1126,8 @@ static int finish(struct recorder *r)
 	failure = sb_regions_attach_failure(&r->sources, &failed);
 	files = sb_regions_probe_files(&r->sources);
 	end_recording(r, &end_ns);
-	ret = build_profile(r, end_ns);
+	ret = r->rot.interval_ns ? note_regions(r, &r->coll) : 0;
+	ret = ret ?: build_profile(r, &r->coll, end_ns, true);
 	if (ret) {
 		record_say("finishing the profile: %s", strerror(-ret));
 		return 1;
@@ -967,6 +1139,7 @@ static int finish(struct recorder *r)
 		record_say("%s", err.msg);
 		return 1;
 	}
+	rotate_expire(r);
 	/* -q silences the summary, never what was lost: a batch job must learn why it exited 3. */
 	if (!r->o.quiet) {
 		summary_line(r);
@@ -987,7 +1160,7 @@ static int finish(struct recorder *r)
 	else if (failure)
 		record_say("the probes of %d object%s were not attached, their calls are missing: %s%s",
 			   failed, failed == 1 ? "" : "s", failure, attach_hint(failure));
-	else if (!r->coll.calls && !r->o.quiet)
+	else if (!calls_so_far(r) && !r->o.quiet)
 		say_no_calls(r, files);
 	return 0;
 }
@@ -1123,7 +1296,7 @@ static int run(struct recorder *r)
 	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources) ||
 		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone ||
 		     sb_health_value(&r->coll.prof, "lost_events") > 0 ||
-		     sb_health_value(&r->coll.prof, "calls_over_max_size") > 0 ||
+		     sb_health_value(&r->coll.prof, "calls_over_max_size") > 0 || r->rotated_over_max ||
 		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0;
 	recorder_close(r);
 	/* The client reaps its command and weighs its status against ours. */
@@ -1142,24 +1315,33 @@ static int run(struct recorder *r)
 }
 
 /*
- * -o with %h, %p, %r expanded: one recorder per node or rank names its own
- * file. The rank is -p's process's, or for a launched command the launcher's
- * variables in our own environment, which the command inherits.
+ * -o with %n (record --rotate's file index), then %h, %p, %r expanded: one
+ * recorder per node or rank names its own file. The rank is -p's process's,
+ * or for a launched command the launcher's variables in our own environment,
+ * which the command inherits.
  */
-static int expand_output(struct recorder *r, char **path, struct sb_error *err)
+static int expand_output(struct recorder *r, const char *output, uint64_t index, char **path,
+			 struct sb_error *err)
 {
-	char *tmpl = NULL;
+	/* Without --rotate, %n is left for sb_outpath_expand() to refuse. */
+	char *tmpl = NULL, *indexed = r->rot.interval_ns ? sb_rotate_path(output, index) :
+				      strdup(output);
 	struct utsname u;
 	int ret;
 
+	if (!indexed)
+		return -ENOMEM;
 	if (uname(&u))
 		snprintf(u.nodename, sizeof(u.nodename), "localhost");
 	/* -a: %r is the --ranks list (record_opts.c refuses %r without it). */
-	if (r->o.all && r->o.ranks_arg && sb_syswide_output(r->o.output, r->o.ranks_arg, &tmpl))
+	if (r->o.all && r->o.ranks_arg && sb_syswide_output(indexed, r->o.ranks_arg, &tmpl)) {
+		free(indexed);
 		return -ENOMEM;
-	ret = sb_outpath_expand(tmpl ? tmpl : r->o.output, u.nodename, getpid(),
+	}
+	ret = sb_outpath_expand(tmpl ? tmpl : indexed, u.nodename, getpid(),
 				sb_outpath_rank_of(r->o.pid ? r->o.pid : getpid()), path, err);
 	free(tmpl);
+	free(indexed);
 	return ret;
 }
 
@@ -1184,7 +1366,9 @@ int sb_record(const struct record_opts *o)
 	sb_kernel_log_init(r.o.verbose);
 	/* From here a stop request is remembered: loading can take a while. */
 	install_signals();
-	if (strcmp(r.o.output, "-") && expand_output(&r, &output, &err)) {
+	r.rot = (struct sb_rotation){ .interval_ns = o->rotate_ns, .keep = o->rotate_keep };
+	r.out_tmpl = o->output;
+	if (strcmp(r.o.output, "-") && expand_output(&r, r.out_tmpl, 0, &output, &err)) {
 		record_say("%s", err.msg[0] ? err.msg : strerror(ENOMEM));
 		ret = SB_EXIT_USAGE;
 		goto out;
@@ -1230,6 +1414,8 @@ out:
 	sb_collector_free(&r.coll);
 	sb_stdout_profile_end(&r.to_stdout);
 	free(r.tmp_dir);
+	free(r.rot_path);
+	free(r.rot_region_used);
 	free(output);
 	return ret;
 }

@@ -525,6 +525,44 @@ static void test_aggregate_windows(void **state)
 	expect_error(word, ARGC(word), "--aggregate=often: not a window");
 }
 
+/*
+ * --rotate=INTERVAL numbers the files by -o's %n, in the file name; never with
+ * what one file must hold whole (standard output, samples, CUDA, aggregates).
+ */
+static void test_rotate(void **state)
+{
+	char *ok[] = { "record", "--rotate=10s", "--rotate-keep=3", "-o", "out/run.%n.h5",
+		       "--", "./app", NULL };
+	char *plain[] = { "record", "--", "./app", NULL };
+	char *no_n[] = { "record", "--rotate=1s", "-o", "run.h5", "-p", "9", NULL };
+	char *literal[] = { "record", "--rotate=1s", "-o", "run.%%n.h5", "-p", "9", NULL };
+	char *in_dir[] = { "record", "--rotate=1s", "-o", "d%n/run.h5", "-p", "9", NULL };
+	char *std[] = { "record", "--rotate=1s", "-o", "-", "-p", "9", NULL };
+	char *agg[] = { "record", "--rotate=1s", "-o", "r%n.h5", "--aggregate", "-p", "9", NULL };
+	char *smp[] = { "record", "--rotate=1s", "-o", "r%n.h5", "--sample", "-p", "9", NULL };
+	char *keep0[] = { "record", "--rotate=1s", "--rotate-keep=0", "-o", "r%n.h5", "-p", "9",
+			  NULL };
+	char *keep_only[] = { "record", "--rotate-keep=2", "-p", "9", NULL };
+	char *unit[] = { "record", "--rotate=5", "-o", "r%n.h5", "-p", "9", NULL };
+	struct sb_error err = { { 0 } };
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(record_parse_args(ARGC(ok), ok, &o, &err), 0);
+	assert_true(o.rotate_ns == 10000000000 && o.rotate_keep == 3);
+	assert_int_equal(record_parse_args(ARGC(plain), plain, &o, &err), 0);
+	assert_true(o.rotate_ns == 0 && o.rotate_keep == 0);
+	expect_error(no_n, ARGC(no_n), "--rotate: -o run.h5 has no %n in its file name");
+	expect_error(literal, ARGC(literal), "has no %n");
+	expect_error(in_dir, ARGC(in_dir), "has no %n in its file name");
+	expect_error(std, ARGC(std), "--rotate: not with -o -");
+	expect_error(agg, ARGC(agg), "--rotate: not with --aggregate");
+	expect_error(smp, ARGC(smp), "--rotate: not with --sample");
+	expect_error(keep0, ARGC(keep0), "--rotate-keep=0: not a number of files");
+	expect_error(keep_only, ARGC(keep_only), "--rotate-keep: only with --rotate");
+	expect_error(unit, ARGC(unit), "--rotate=5: not an interval between 1us and 1 day");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_buffer_sizes),
 		cmocka_unit_test(test_max_size),
+		cmocka_unit_test(test_rotate),
 		cmocka_unit_test(test_aggregate_windows),
 		cmocka_unit_test(test_sampling_options),
 		cmocka_unit_test(test_help),

@@ -733,6 +733,51 @@ static void test_unusable_rank_rule_falls_back_to_first_call_order(void **state)
 	}
 }
 
+/*
+ * record --rotate: each file holds the calls that ended in it. A child whose
+ * parent ends in a later file is at the top level of its own; the next file
+ * knows the regions and keeps each process's rank and thread rows.
+ */
+static void test_rotate_hands_calls_over_and_keeps_ranks(void **state)
+{
+	struct sb_collector c, piece;
+	struct sb_event rows[4];
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 200, 0x10, "other", "");
+	site(&c, 100, 0x20, "outer", "");
+	site(&c, 100, 0x30, "inner", "");
+	call(&c, 200, 200, "other", 5, 6, 0, -1, 0);
+	call(&c, 100, 101, "inner", 12, 20, 1, 0, 0);
+	call(&c, 100, 101, "inner", 30, 40, 2, 0, 0);
+	assert_int_equal(sb_collector_rotate(&c, &piece, "/tmp", 1 << 20), 0);
+
+	assert_int_equal(piece.calls, 3);
+	assert_int_equal(sb_collector_finish(&piece), 0);
+	assert_int_equal(piece.prof.n_pairs, 2);
+	assert_int_equal(sb_collector_rank(&piece, 100), 1);
+	drain(&piece, rows, 4, 3);
+	assert_int_equal(rows[1].call_id, 1);
+	assert_int_equal(rows[1].parent_id, -1);	/* outer ends in the next file */
+	sb_collector_free(&piece);
+
+	/* No site again: the region is known by its hash. */
+	call(&c, 100, 101, "inner", 45, 46, 3, 0, 0);
+	call(&c, 100, 101, "outer", 10, 50, 0, -1, 19);
+	assert_int_equal(c.calls, 2);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	assert_int_equal(c.prof.n_regions, 2);
+	assert_int_equal(c.prof.n_pairs, 2);
+	assert_int_equal(sb_collector_rank(&c, 100), 1);
+	assert_int_equal(sb_collector_rank(&c, 200), 0);
+	assert_int_equal(sb_collector_thread_row(&c, 100, 101), 0);
+	drain(&c, rows, 4, 2);
+	assert_int_equal(rows[0].parent_id, 0);	/* inner 3 and outer 0 share this file */
+	assert_int_equal(c.prof.pairs[1].exclusive_total, 40 - 19);
+	sb_collector_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -755,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_default_rank_rule_numbers_by_first_call),
 		cmocka_unit_test(test_rank_rule_of_a_source_relabels_ranks_at_finish),
 		cmocka_unit_test(test_unusable_rank_rule_falls_back_to_first_call_order),
+		cmocka_unit_test(test_rotate_hands_calls_over_and_keeps_ranks),
 	};
 
 	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);

@@ -1,0 +1,72 @@
+/* Unit tests of record --rotate's file names, due times and --rotate-keep's choice. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "record/outpath.h"
+#include "record/rotate.h"
+
+static void expect_path(const char *tmpl, uint64_t index, const char *want)
+{
+	char *got = sb_rotate_path(tmpl, index);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* %n is the index, every other % sequence stays for record/outpath.c, %% too. */
+static void test_path(void **state)
+{
+	(void)state;
+	expect_path("run.%n.h5", 0, "run.0.h5");
+	expect_path("run.%n.h5", 12345678901ULL, "run.12345678901.h5");
+	expect_path("%h-%n-%r.h5", 7, "%h-7-%r.h5");
+	expect_path("a%%n%n", 3, "a%%n3");
+	expect_path("end%", 1, "end%");
+	assert_true(sb_outpath_wants("x.%n.h5", 'n'));
+	assert_false(sb_outpath_wants("x.%%n.h5", 'n'));
+	assert_false(sb_outpath_wants("x.h5%", 'n'));
+	assert_true(sb_outpath_wants("%%%n", 'n'));
+}
+
+static void test_due(void **state)
+{
+	struct sb_rotation r = { .interval_ns = 100, .start_ns = 1000 };
+	struct sb_rotation off = { .start_ns = 0 };
+
+	(void)state;
+	assert_false(sb_rotate_due(&r, 1099));
+	assert_true(sb_rotate_due(&r, 1100));
+	assert_false(sb_rotate_due(&off, 1LL << 60));
+}
+
+/* With keep N, writing file i expires file i - N: exactly N stay. */
+static void test_expired(void **state)
+{
+	struct sb_rotation r = { .interval_ns = 1, .keep = 3 };
+
+	(void)state;
+	for (r.index = 0; r.index < 3; r.index++)
+		assert_int_equal(sb_rotate_expired(&r), -1);
+	assert_int_equal(sb_rotate_expired(&r), 0);
+	r.index = 10;
+	assert_int_equal(sb_rotate_expired(&r), 7);
+	r.keep = 0;
+	assert_int_equal(sb_rotate_expired(&r), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_due),
+		cmocka_unit_test(test_expired),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,31 @@
+/* record --rotate: one file per interval, named by -o's %n, the newest --rotate-keep kept. */
+#ifndef SB_ROTATE_H
+#define SB_ROTATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sb_rotation {
+	int64_t interval_ns;	/* 0: no rotation, one file */
+	unsigned keep;		/* the newest files kept, 0 = all */
+	uint64_t index;		/* the file being recorded, from 0 */
+	uint64_t deleted;	/* older files deleted to keep only the newest */
+	int64_t start_ns;	/* when the current file began */
+};
+
+/*
+ * tmpl with each %n replaced by index; every other % sequence, %% included,
+ * is left for record/outpath.c. A malloc'd string, or NULL without memory.
+ */
+char *sb_rotate_path(const char *tmpl, uint64_t index);
+
+/* Whether the file begun at start_ns is due to close at now. */
+bool sb_rotate_due(const struct sb_rotation *r, int64_t now);
+
+/*
+ * After file r->index was written: the index of the file to delete so that
+ * only the newest r->keep remain, or -1 when none is.
+ */
+int64_t sb_rotate_expired(const struct sb_rotation *r);
+
+#endif
