@@ -84,6 +84,34 @@ static void check_nesting(const struct sb_profile *p, bool has_outer)
 	}
 }
 
+/*
+ * merge of every file: one recording's counts, and every tick under "outer"
+ * again, as if it had not been cut.
+ */
+static void check_merged(const char *name, int files, long ticks)
+{
+	char out[300], paths[8][300];
+	char *argv[16] = { (char *)scope_bin(), "merge", "-q", "-o", out };
+	const struct sb_pair *outer;
+	struct sb_profile p;
+	int i, n = 5;
+
+	assert_true(files <= 8);
+	for (i = files - 1; i >= 0; i--)
+		argv[n++] = (char *)piece(name, i, paths[i], sizeof(paths[i]));
+	argv[n] = NULL;
+	tmp_file("merged.h5", out, sizeof(out));
+	assert_int_equal(run(argv), 0);
+	load_profile(out, &p);
+	assert_int_equal(meta_int(&p, "rotate_files_joined"), files);
+	assert_int_equal(count_of(&p, "tick"), ticks);
+	outer = must_pair(&p, "outer", 0);
+	assert_int_equal(outer->count, 1);
+	assert_int_equal(p.n_events, ticks + 1);
+	check_nesting(&p, true);
+	sb_profile_free(&p);
+}
+
 static void test_each_file_is_a_whole_profile(void **state)
 {
 	char path[300], text[300];
@@ -123,6 +151,7 @@ static void test_each_file_is_a_whole_profile(void **state)
 	assert_int_equal(ticks_seen, ticks);
 	assert_int_equal(outers, 1);
 	assert_int_equal(outer_in, files - 1);
+	check_merged("run", files, ticks);
 }
 
 /* --rotate-keep=2: only the two newest files stay; the summary and the metadata count the rest. */

@@ -614,6 +614,8 @@ int sb_merge(const char *const *inputs, size_t n, const char *output, FILE *note
 	ret = n ? read_inputs(in, inputs, n, err)
 		: sb_fail(err, EINVAL, "%s: no profiles to merge", output);
 	if (!ret)
+		ret = sb_merge_join_rotated(in, &n, err);
+	if (!ret)
 		ret = check_ranks(in, n, err);
 	if (!ret)
 		ret = align_clocks(in, n, note, err);

@@ -17,7 +17,8 @@
  * them. Every input is put on the first one's clock (sb_merge_clock_shift()),
  * CUDA activity included (sb_merge_cuda()). Events are
  * streamed input after input in bounded chunks: memory grows with index rows,
- * threads and samples, never with calls. Notes on what was adjusted go to
+ * threads and samples, never with calls, but for the files of one rotated
+ * recording, joined in memory first (sb_merge_join_rotated()). Notes on what was adjusted go to
  * note (NULL: none). Returns 0; -EINVAL with "path: cause" in err for an
  * unreadable input or a rank two inputs hold; another -errno when writing
  * failed.
@@ -35,6 +36,14 @@ struct sb_merge_input {
 	struct sb_shift_bounds bounds;	/* what its collectives allow */
 	bool contradicts;	/* the bounds contradicted each other: not refined */
 };
+
+/*
+ * The files of one rotated recording (record --rotate: the same start, metadata
+ * rotate_index) among in[0..*n) become one input, at the place of the first,
+ * its calls held in memory (analysis/merge_rotated.c); *n shrinks. 0, -ENOMEM,
+ * or -EINVAL with err naming a file (one file number twice, other columns).
+ */
+int sb_merge_join_rotated(struct sb_merge_input *in, size_t *n, struct sb_error *err);
 
 /*
  * out->cuda from every input's CUDA activity, once out's index rows are

@@ -370,6 +370,84 @@ static void test_conflicting_ranks_name_both_files(void **state)
 	assert_int_equal(count_tmp_files(), 0);
 }
 
+/* One file of a rotated recording of spec_a's node: calls with their ids and parents. */
+struct piece_call {
+	const char *region;
+	int64_t start, end, id, parent;
+};
+
+static void write_piece(const char *path, int64_t index, const struct piece_call *c, size_t n)
+{
+	struct sb_thread th = { 0, 0, 100, 900, -1, 5000, "main" };
+	struct sb_error err = { .msg = "" };
+	struct sb_profile p;
+	struct sb_event e;
+	ssize_t reg;
+	size_t i;
+
+	sb_profile_init(&p);
+	p.columns = SB_COL_THREAD | SB_COL_CALL_ID | SB_COL_PARENT_ID;
+	for (i = 0; i < n; i++) {
+		reg = sb_profile_find_region(&p, c[i].region);
+		if (reg < 0)
+			reg = sb_profile_add_region(&p, c[i].region, "app.c", 3, "[]");
+		sb_event_blank(&e);
+		e.start = c[i].start;
+		e.end = c[i].end;
+		e.thread = 0;
+		e.call_id = c[i].id;
+		e.parent_id = c[i].parent;
+		fx_add_call(&p, (uint32_t)reg, 0, &e);
+	}
+	fx_add_threads(&p, &th, 1);
+	add_metadata(&p, &spec_a);
+	assert_int_equal(sb_profile_set_int(&p, "rotate_index", index), 0);
+	if (fx_write_h5(path, &p, &err))
+		fail_msg("%s", err.msg);
+	sb_profile_free(&p);
+}
+
+/*
+ * The files of one rotated recording are one input: a row's calls of every
+ * file together, sorted by start, and a call whose parent ended in a later
+ * file under it again. One file number twice is refused.
+ */
+static void test_rotated_files_are_joined(void **state)
+{
+	static const struct piece_call first[] = {
+		{ "solve", 2000, 2300, 2, -1 }, { "inner", 1200, 1300, 1, -1 },
+	};
+	static const struct piece_call second[] = {
+		{ "solve", 1000, 1050, 3, -1 }, { "outer", 1100, 1500, 0, -1 },
+	};
+	const char *in[] = { tmp_path("r1.h5"), tmp_path("r0.h5"), tmp_path("b.h5") };
+	const char *twice[] = { tmp_path("r0.h5"), tmp_path("r0b.h5") };
+	struct sb_error err = { .msg = "" };
+	const struct sb_pair *solve, *inner;
+	struct sb_profile p;
+
+	(void)state;
+	write_piece(in[0], 1, second, 2);
+	write_piece(in[1], 0, first, 2);
+	write_piece(twice[1], 0, second, 2);
+	write_rank(in[2], &spec_b);
+	merge_ok(in, 3, tmp_path("joined.h5"));
+	read_merged(tmp_path("joined.h5"), &p);
+	assert_int_equal(meta_int(&p, "rotate_files_joined"), 2);
+	solve = find_pair(&p, 0, "solve");
+	assert_int_equal(solve->count, 2);
+	assert_int_equal(p.events[solve->offset].start, 1000);
+	assert_int_equal(solve->stats.total, 300 + 50);
+	inner = find_pair(&p, 0, "inner");
+	assert_int_equal(p.events[inner->offset].parent_id, 0);
+	assert_int_equal(p.events[solve->offset].parent_id, -1);
+	assert_int_equal(find_pair(&p, 0, "outer")->count, 1);
+	expect_calls(&p, &spec_b);
+	sb_profile_free(&p);
+	assert_int_equal(sb_merge(twice, 2, tmp_path("c.h5"), NULL, &err), -EINVAL);
+	assert_msg(&err, twice[1], "file 0 of its rotated recording");
+}
+
 static void test_command_usage(void **state)
 {
 	char *no_out[] = { "merge", tmp_path("a.h5"), NULL };
@@ -634,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_same_boot_is_not_shifted),
 		cmocka_unit_test(test_conflicting_ranks_name_both_files),
 		cmocka_unit_test(test_command_usage),
+		cmocka_unit_test(test_rotated_files_are_joined),
 		cmocka_unit_test(test_schema1_input_is_merged),
 		cmocka_unit_test(test_columns_not_in_every_input),
 		cmocka_unit_test(test_counter_columns_only_for_the_same_events),
