@@ -271,9 +271,10 @@ static int join_calls(struct sb_profile *j, struct piece *f, size_t n, size_t **
 /* Threads, processes and metadata of the last file, which has every one seen before it. */
 static int join_tables(struct sb_profile *j, const struct piece *f, size_t n)
 {
+	static const char *const own[] = { "calls_over_max_size", "calls_open_at_start" };
 	const struct sb_profile *last = &f[n - 1].p;
 	const struct sb_meta *m;
-	size_t i;
+	size_t i, k;
 	int ret = 0;
 
 	j->schema = last->schema;
@@ -295,12 +296,13 @@ static int join_tables(struct sb_profile *j, const struct piece *f, size_t n)
 	ret |= sb_profile_set_int(j, "rotate_files_joined", (int64_t)n);
 	ret |= sb_profile_set_int(j, "rotate_first_index", f[0].index);
 	ret |= sb_profile_set_int(j, "rotate_last_index", f[n - 1].index);
-	/* The loss counters are the recording's so far in each file: the last one's are all. */
-	ret |= sb_profile_set_int(j, "calls_over_max_size", 0);
-	for (i = 0; i < n; i++)
-		ret |= sb_profile_set_int(j, "calls_over_max_size",
-					  meta_int(j, "calls_over_max_size", 0) +
-					  meta_int(&f[i].p, "calls_over_max_size", 0));
+	/* The loss counters are the recording's so far in each file, but these are the file's own. */
+	for (k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
+		ret |= sb_profile_set_int(j, own[k], 0);
+		for (i = 0; i < n; i++)
+			ret |= sb_profile_set_int(j, own[k], meta_int(j, own[k], 0) +
+						  meta_int(&f[i].p, own[k], 0));
+	}
 	return ret ? -ENOMEM : 0;
 }
 

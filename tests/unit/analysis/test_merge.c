@@ -402,6 +402,7 @@ static void write_piece(const char *path, int64_t index, const struct piece_call
 	fx_add_threads(&p, &th, 1);
 	add_metadata(&p, &spec_a);
 	assert_int_equal(sb_profile_set_int(&p, "rotate_index", index), 0);
+	assert_int_equal(sb_profile_set_int(&p, "calls_open_at_start", index + 1), 0);
 	if (fx_write_h5(path, &p, &err))
 		fail_msg("%s", err.msg);
 	sb_profile_free(&p);
@@ -434,6 +435,7 @@ static void test_rotated_files_are_joined(void **state)
 	merge_ok(in, 3, tmp_path("joined.h5"));
 	read_merged(tmp_path("joined.h5"), &p);
 	assert_int_equal(meta_int(&p, "rotate_files_joined"), 2);
+	assert_int_equal(meta_int(&p, "calls_open_at_start"), 1 + 2);	/* each file's own */
 	solve = find_pair(&p, 0, "solve");
 	assert_int_equal(solve->count, 2);
 	assert_int_equal(p.events[solve->offset].start, 1000);

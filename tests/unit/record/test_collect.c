@@ -778,6 +778,31 @@ static void test_rotate_hands_calls_over_and_keeps_ranks(void **state)
 	sb_collector_free(&c);
 }
 
+/*
+ * The completed ids start at the first one a file completes: a parent with a
+ * lower id (open then, as after a cut) is still found, an unknown one is not.
+ */
+static void test_parent_below_the_first_completed_id(void **state)
+{
+	struct sb_collector c;
+	struct sb_event rows[4];
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 5, 0x10, "leaf", "");
+	site(&c, 5, 0x20, "mid", "");
+	call(&c, 5, 5, "leaf", 110, 120, 1000, 7, 0);
+	call(&c, 5, 5, "leaf", 130, 140, 1001, 3, 0);
+	call(&c, 5, 5, "mid", 100, 150, 7, 2, 20);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	drain(&c, rows, 4, 3);
+	assert_int_equal(rows[0].call_id, 1000);
+	assert_int_equal(rows[0].parent_id, 7);
+	assert_int_equal(rows[1].parent_id, -1);	/* call 3 never completed */
+	assert_int_equal(rows[2].parent_id, -1);
+	sb_collector_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -801,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_rank_rule_of_a_source_relabels_ranks_at_finish),
 		cmocka_unit_test(test_unusable_rank_rule_falls_back_to_first_call_order),
 		cmocka_unit_test(test_rotate_hands_calls_over_and_keeps_ranks),
+		cmocka_unit_test(test_parent_below_the_first_completed_id),
 	};
 
 	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);
