@@ -82,7 +82,8 @@ static int copy_threads(struct sb_collector *to, const struct sb_collector *from
 	to->threads = malloc(cap * sizeof(*to->threads));
 	if (!to->threads)
 		return -ENOMEM;
-	memcpy(to->threads, from->threads, from->n_threads * sizeof(*to->threads));
+	if (from->n_threads)
+		memcpy(to->threads, from->threads, from->n_threads * sizeof(*to->threads));
 	to->n_threads = from->n_threads;
 	for (i = 0; i < to->n_threads; i++)
 		to->threads[i].row = -1;
@@ -96,7 +97,8 @@ static int copy_slots(struct sb_collector *to, const struct sb_collector *from)
 	to->called = calloc(from->n_ranks + 1, sizeof(*to->called));
 	if (!to->slot_tgid || !to->called)
 		return -ENOMEM;
-	memcpy(to->slot_tgid, from->slot_tgid, from->n_ranks * sizeof(*to->slot_tgid));
+	if (from->n_ranks)
+		memcpy(to->slot_tgid, from->slot_tgid, from->n_ranks * sizeof(*to->slot_tgid));
 	to->n_ranks = from->n_ranks;
 	return 0;
 }
