@@ -221,7 +221,8 @@ static int attach_mapped(struct omp *o, struct sb_source_env *env, pid_t pid,
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	if (!stat(path, &st)) {
+	/* Where stat agrees with the maps (nearly always), the file was just put. */
+	if (!stat(path, &st) && (st.st_dev != m->dev || st.st_ino != m->inode)) {
 		if (sb_hashmap_get(&o->files, st.st_dev, st.st_ino))
 			return 0;
 		ret = sb_hashmap_put(&o->files, st.st_dev, st.st_ino, 1);
