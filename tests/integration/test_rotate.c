@@ -12,12 +12,16 @@
 #define SECONDS "2.6"
 #define INTERVAL "--rotate=500ms"
 
-/* record --rotate ... -o tmp/NAME.%n.h5 -- paced: its exit status; *ticks from paced's stdout. */
-static int record_paced(const char *name, const char *keep, long *ticks)
+/*
+ * record ROTATE [KEEP] -o tmp/NAME.%n.h5 -- paced SECONDS: its exit status;
+ * *ticks from paced's stdout.
+ */
+static int record_paced(const char *name, const char *rotate, const char *keep,
+			const char *seconds, long *ticks)
 {
 	const char *mode = getenv("SCOPE_BPF_TEST_MODE");
 	char out[300], err[300], app[512], mode_arg[32], line[128] = "";
-	char *argv[16] = { (char *)scope_bin(), "record", INTERVAL, "-o", out };
+	char *argv[16] = { (char *)scope_bin(), "record", (char *)rotate, "-o", out };
 	int n = 5, fd = -1, st;
 	ssize_t got;
 	pid_t rec;
@@ -31,7 +35,7 @@ static int record_paced(const char *name, const char *keep, long *ticks)
 	}
 	argv[n++] = "--";
 	argv[n++] = (char *)app_path("paced", app, sizeof(app));
-	argv[n++] = SECONDS;
+	argv[n++] = (char *)seconds;
 	rec = spawn(argv, tmp_file("stderr.txt", err, sizeof(err)), &fd);
 	assert_true(rec > 0);
 	got = read(fd, line, sizeof(line) - 1);
@@ -124,7 +128,7 @@ static void test_each_file_is_a_whole_profile(void **state)
 	(void)state;
 	require_bpf();
 	tmp_file("report.txt", text, sizeof(text));
-	st = record_paced("run", NULL, &ticks);
+	st = record_paced("run", INTERVAL, NULL, SECONDS, &ticks);
 	assert_int_equal(st, 0);
 	files = pieces("run", 0);
 	print_message("paced %s s, %ld ticks: %d files\n", SECONDS, ticks, files);
@@ -164,7 +168,7 @@ static void test_keep_deletes_the_oldest(void **state)
 
 	(void)state;
 	require_bpf();
-	st = record_paced("kept", "--rotate-keep=2", &ticks);
+	st = record_paced("kept", INTERVAL, "--rotate-keep=2", SECONDS, &ticks);
 	assert_int_equal(st, 0);
 	/* The newest two, counted from the first one left. */
 	for (last = 0; access(piece("kept", last, path, sizeof(path)), F_OK) && last < 20; last++)
@@ -184,6 +188,40 @@ static void test_keep_deletes_the_oldest(void **state)
 	snprintf(path, sizeof(path), "%d oldest deleted to keep the newest 2", last - 1);
 	if (!strstr(text, path))
 		fail_msg("the summary does not say '%s':\n%s", path, text);
+}
+
+/*
+ * --rotate-size=1M: a new file once the calls take 1 MiB as the recorder holds
+ * them (56 bytes each), none dropped; a file passes it by one read of the rings
+ * at most (paced makes 100 calls each 10 ms).
+ */
+static void test_size_cuts_files_of_bounded_calls(void **state)
+{
+	char path[300];
+	int64_t seen = 0, cap = (1 << 20) / 56;
+	struct sb_profile p;
+	int files, i;
+	long ticks;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(record_paced("sized", "--rotate-size=1M", NULL, "4.5", &ticks), 0);
+	files = pieces("sized", 0);
+	print_message("paced 4.5 s, %ld ticks: %d files of at most %lld calls\n", ticks, files,
+		      (long long)cap);
+	assert_true(files >= 2);
+	for (i = 0; i < files; i++) {
+		load_profile(piece("sized", i, path, sizeof(path)), &p);
+		assert_int_equal(meta_int(&p, "rotate_max_calls"), cap);
+		assert_int_equal(meta_int(&p, "rotate_interval_ns"), 0);
+		assert_int_equal(meta_int(&p, "calls_over_max_size"), 0);
+		assert_true((int64_t)p.n_events < cap + 5000);
+		if (i < files - 1)
+			assert_true((int64_t)p.n_events >= cap);
+		seen += (int64_t)p.n_events;
+		sb_profile_free(&p);
+	}
+	assert_int_equal(seen, ticks + 1);
 }
 
 /* Without %n every file would have one name: refused before anything runs. */
@@ -207,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_file_is_a_whole_profile),
 		cmocka_unit_test(test_keep_deletes_the_oldest),
+		cmocka_unit_test(test_size_cuts_files_of_bounded_calls),
 		cmocka_unit_test(test_rotate_needs_a_file_number),
 	};
 

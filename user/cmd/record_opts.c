@@ -97,6 +97,8 @@ void record_usage(FILE *f)
 		"      --rotate=INTERVAL  one file per INTERVAL (e.g. 10s, 5min), each a whole\n"
 		"                         profile: -o must hold %%n, the file's number from 0\n"
 		"                         (e.g. -o run.%%n.h5); with --max-size, each file's cap\n"
+		"      --rotate-size=SIZE a new file also (or only) once the calls take SIZE as\n"
+		"                         --max-size counts them (e.g. 1G); none is dropped\n"
 		"      --rotate-keep=N    keep only the newest N files: older ones are deleted,\n"
 		"                         said and counted (rotate_files_deleted)\n"
 		"      --daemon           record through scope-bpfd, the node daemon (the default\n"
@@ -280,24 +282,25 @@ static int parse_keep(const char *s, unsigned *keep, struct sb_error *err)
  */
 static int check_rotate(const struct record_opts *o, struct sb_error *err)
 {
-	const char *name;
+	const char *opt = o->rotate_ns ? "--rotate" : "--rotate-size", *name;
 
-	if (!o->rotate_ns)
-		return o->rotate_keep ? sb_fail(err, EINVAL, "--rotate-keep: only with --rotate") : 0;
+	if (!o->rotate_ns && !o->rotate_size)
+		return o->rotate_keep ? sb_fail(err, EINVAL, "--rotate-keep: only with --rotate or "
+						"--rotate-size") : 0;
 	if (!strcmp(o->output, "-"))
-		return sb_fail(err, EINVAL, "--rotate: not with -o -: standard output takes one "
-			       "file");
+		return sb_fail(err, EINVAL, "%s: not with -o -: standard output takes one file",
+			       opt);
 	/* In the file's name only: every file goes to the folder the first one was checked in. */
 	name = strrchr(o->output, '/');
 	if (!sb_outpath_wants(name ? name + 1 : o->output, 'n'))
-		return sb_fail(err, EINVAL, "--rotate: -o %s has no %%n in its file name to number "
-			       "the files (e.g. -o run.%%n.h5)", o->output);
+		return sb_fail(err, EINVAL, "%s: -o %s has no %%n in its file name to number the "
+			       "files (e.g. -o run.%%n.h5)", opt, o->output);
 	if (o->aggregate)
-		return sb_fail(err, EINVAL, "--rotate: not with --aggregate, whose file does not "
-			       "grow with the calls (--aggregate=WINDOW keeps a time series)");
+		return sb_fail(err, EINVAL, "%s: not with --aggregate, whose file does not grow "
+			       "with the calls (--aggregate=WINDOW keeps a time series)", opt);
 	if (o->sample_hz || o->offcpu_stacks || o->cuda)
-		return sb_fail(err, EINVAL, "--rotate: not with %s, whose data is kept for the "
-			       "whole recording", o->cuda ? "--cuda" : o->sample_hz ? "--sample" :
+		return sb_fail(err, EINVAL, "%s: not with %s, whose data is kept for the whole "
+			       "recording", opt, o->cuda ? "--cuda" : o->sample_hz ? "--sample" :
 			       "--offcpu-stacks");
 	return 0;
 }
@@ -305,7 +308,7 @@ static int check_rotate(const struct record_opts *o, struct sb_error *err)
 /* long-only options: codes past any character */
 enum { OPT_LIST_EVENTS = 256, OPT_LIST_GROUPS, OPT_CUDA, OPT_NO_CUDA_HOST, OPT_MODE,
        OPT_BUFFER, OPT_DAEMON, OPT_NO_DAEMON, OPT_ANNOTATIONS, OPT_MEMORY, OPT_AGGREGATE,
-       OPT_MAX_SIZE, OPT_ROTATE, OPT_ROTATE_KEEP };
+       OPT_MAX_SIZE, OPT_ROTATE, OPT_ROTATE_SIZE, OPT_ROTATE_KEEP };
 
 /* -g: the group's events are the ones counted; with -e as well, which would be which is unclear. */
 static int load_group(struct record_opts *o, const char *name, struct sb_error *err)
@@ -527,6 +530,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 		{ "aggregate", optional_argument, NULL, OPT_AGGREGATE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "rotate-size", required_argument, NULL, OPT_ROTATE_SIZE },
 		{ "rotate-keep", required_argument, NULL, OPT_ROTATE_KEEP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -640,6 +644,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o, struct sb_er
 			break;
 		case OPT_ROTATE:
 			ret = parse_window("--rotate", optarg, &o->rotate_ns, err);
+			break;
+		case OPT_ROTATE_SIZE:
+			ret = parse_size("--rotate-size", optarg, 1ull << 20, 1ull << 50,
+					 &o->rotate_size, err);
 			break;
 		case OPT_ROTATE_KEEP:
 			ret = parse_keep(optarg, &o->rotate_keep, err);

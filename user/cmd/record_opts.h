@@ -75,6 +75,7 @@ struct record_opts {
 	int64_t aggregate_window_ns;	/* 0: one window for the whole recording */
 	/* --rotate=INTERVAL: one file per interval, numbered by -o's %n (docs/FORMAT.md, "Rotation") */
 	int64_t rotate_ns;	/* 0: one file for the whole recording */
+	uint64_t rotate_size;	/* --rotate-size: a new file once the calls take this, 0 = none */
 	unsigned rotate_keep;	/* --rotate-keep: only the newest files are kept, 0 = all */
 	bool quiet;
 	bool verbose;

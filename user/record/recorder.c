@@ -748,7 +748,7 @@ static void record_loop(struct recorder *r)
 		sb_guardian_heartbeat(r->env.skel);
 		if (live && now - last_t >= every)
 			status_line(r, now, &last_calls, &last_t);
-		if (sb_rotate_due(&r->rot, now))
+		if (sb_rotate_due(&r->rot, now, r->coll.calls))
 			note_failure(r, rotate_file(r, now));
 		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||
 		    (deadline && now >= deadline))
@@ -894,12 +894,13 @@ static int rotate_metadata(struct recorder *r, struct sb_profile *p, int64_t end
 	int64_t expired = sb_rotate_expired(&r->rot);
 	int ret = 0;
 
-	if (!r->rot.interval_ns)
+	if (!sb_rotate_on(&r->rot))
 		return 0;
 	ret |= sb_profile_set_int(p, "rotate_index", (int64_t)r->rot.index);
 	ret |= sb_profile_set_int(p, "rotate_start_ns", r->rot.start_ns);
 	ret |= sb_profile_set_int(p, "rotate_end_ns", end_ns);
 	ret |= sb_profile_set_int(p, "rotate_interval_ns", r->rot.interval_ns);
+	ret |= sb_profile_set_int(p, "rotate_max_calls", (int64_t)r->rot.max_calls);
 	ret |= sb_profile_set_int(p, "rotate_keep", r->rot.keep);
 	ret |= sb_profile_set_int(p, "rotate_last", last);
 	ret |= sb_profile_set_int(p, "rotate_files_deleted",
@@ -1041,9 +1042,9 @@ static void rotate_summary(struct recorder *r)
 {
 	uint64_t files = r->rot.index + 1;
 
-	fprintf(stderr, "scope-bpf: rotation: %llu %s of %.3g s written (%%n 0 to %llu)",
+	fprintf(stderr, "scope-bpf: rotation: %llu %s written (%%n 0 to %llu)",
 		(unsigned long long)files, format_plural(files, "file", "files"),
-		(double)r->rot.interval_ns / 1e9, (unsigned long long)r->rot.index);
+		(unsigned long long)r->rot.index);
 	if (r->rot.keep)
 		fprintf(stderr, ", %llu oldest deleted to keep the newest %u (rotate_files_deleted)",
 			(unsigned long long)r->rot.deleted, r->rot.keep);
@@ -1057,7 +1058,7 @@ static void rotate_summary(struct recorder *r)
 static void summary_line(struct recorder *r)
 {
 	const struct sb_profile *p = &r->coll.prof;
-	size_t regions = r->rot.interval_ns ? regions_used(r) : p->n_regions;
+	size_t regions = sb_rotate_on(&r->rot) ? regions_used(r) : p->n_regions;
 	char health[512];
 
 	sb_health_summary(p, health, sizeof(health));
@@ -1071,7 +1072,7 @@ static void summary_line(struct recorder *r)
 		r->to_stdout.path ? "standard output" : r->o.output);
 	sb_health_print(stderr, p, "scope-bpf: ");
 	sb_kernel_report(&r->kernel, "scope-bpf: ");
-	if (r->rot.interval_ns)
+	if (sb_rotate_on(&r->rot))
 		rotate_summary(r);
 }
 
@@ -1126,7 +1127,7 @@ static int finish(struct recorder *r)
 	failure = sb_regions_attach_failure(&r->sources, &failed);
 	files = sb_regions_probe_files(&r->sources);
 	end_recording(r, &end_ns);
-	ret = r->rot.interval_ns ? note_regions(r, &r->coll) : 0;
+	ret = sb_rotate_on(&r->rot) ? note_regions(r, &r->coll) : 0;
 	ret = ret ?: build_profile(r, &r->coll, end_ns, true);
 	if (ret) {
 		record_say("finishing the profile: %s", strerror(-ret));
@@ -1324,7 +1325,7 @@ static int expand_output(struct recorder *r, const char *output, uint64_t index,
 			 struct sb_error *err)
 {
 	/* Without --rotate, %n is left for sb_outpath_expand() to refuse. */
-	char *tmpl = NULL, *indexed = r->rot.interval_ns ? sb_rotate_path(output, index) :
+	char *tmpl = NULL, *indexed = sb_rotate_on(&r->rot) ? sb_rotate_path(output, index) :
 				      strdup(output);
 	struct utsname u;
 	int ret;
@@ -1366,7 +1367,8 @@ int sb_record(const struct record_opts *o)
 	sb_kernel_log_init(r.o.verbose);
 	/* From here a stop request is remembered: loading can take a while. */
 	install_signals();
-	r.rot = (struct sb_rotation){ .interval_ns = o->rotate_ns, .keep = o->rotate_keep };
+	r.rot = (struct sb_rotation){ .interval_ns = o->rotate_ns, .keep = o->rotate_keep,
+				      .max_calls = o->rotate_size / sizeof(struct sb_spill_rec) };
 	r.out_tmpl = o->output;
 	if (strcmp(r.o.output, "-") && expand_output(&r, r.out_tmpl, 0, &output, &err)) {
 		record_say("%s", err.msg[0] ? err.msg : strerror(ENOMEM));

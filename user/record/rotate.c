@@ -36,9 +36,15 @@ char *sb_rotate_path(const char *tmpl, uint64_t index)
 	return out;
 }
 
-bool sb_rotate_due(const struct sb_rotation *r, int64_t now)
+bool sb_rotate_on(const struct sb_rotation *r)
 {
-	return r->interval_ns > 0 && now - r->start_ns >= r->interval_ns;
+	return r->interval_ns > 0 || r->max_calls;
+}
+
+bool sb_rotate_due(const struct sb_rotation *r, int64_t now, uint64_t calls)
+{
+	return (r->interval_ns > 0 && now - r->start_ns >= r->interval_ns) ||
+	       (r->max_calls && calls >= r->max_calls);
 }
 
 int64_t sb_rotate_expired(const struct sb_rotation *r)

@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 struct sb_rotation {
-	int64_t interval_ns;	/* 0: no rotation, one file */
+	int64_t interval_ns;	/* a file per interval; 0: none */
+	uint64_t max_calls;	/* a file once it holds this many calls; 0: no cap */
 	unsigned keep;		/* the newest files kept, 0 = all */
 	uint64_t index;		/* the file being recorded, from 0 */
 	uint64_t deleted;	/* older files deleted to keep only the newest */
@@ -19,8 +20,11 @@ struct sb_rotation {
  */
 char *sb_rotate_path(const char *tmpl, uint64_t index);
 
-/* Whether the file begun at start_ns is due to close at now. */
-bool sb_rotate_due(const struct sb_rotation *r, int64_t now);
+/* Whether the recording is cut into files at all. */
+bool sb_rotate_on(const struct sb_rotation *r);
+
+/* Whether the file begun at r->start_ns, holding calls so far, is due to close at now. */
+bool sb_rotate_due(const struct sb_rotation *r, int64_t now, uint64_t calls);
 
 /*
  * After file r->index was written: the index of the file to delete so that

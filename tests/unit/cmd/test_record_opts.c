@@ -544,6 +544,10 @@ static void test_rotate(void **state)
 			  NULL };
 	char *keep_only[] = { "record", "--rotate-keep=2", "-p", "9", NULL };
 	char *unit[] = { "record", "--rotate=5", "-o", "r%n.h5", "-p", "9", NULL };
+	char *size[] = { "record", "--rotate-size=2G", "--rotate-keep=4", "-o", "r%n.h5", "-p",
+			 "9", NULL };
+	char *size_no_n[] = { "record", "--rotate-size=2G", "-o", "r.h5", "-p", "9", NULL };
+	char *size_small[] = { "record", "--rotate-size=64K", "-o", "r%n.h5", "-p", "9", NULL };
 	struct sb_error err = { { 0 } };
 	struct record_opts o;
 
@@ -559,8 +563,12 @@ static void test_rotate(void **state)
 	expect_error(agg, ARGC(agg), "--rotate: not with --aggregate");
 	expect_error(smp, ARGC(smp), "--rotate: not with --sample");
 	expect_error(keep0, ARGC(keep0), "--rotate-keep=0: not a number of files");
-	expect_error(keep_only, ARGC(keep_only), "--rotate-keep: only with --rotate");
+	expect_error(keep_only, ARGC(keep_only), "--rotate-keep: only with --rotate or --rotate-size");
 	expect_error(unit, ARGC(unit), "--rotate=5: not an interval between 1us and 1 day");
+	assert_int_equal(record_parse_args(ARGC(size), size, &o, &err), 0);
+	assert_true(o.rotate_ns == 0 && o.rotate_size == 2ull << 30 && o.rotate_keep == 4);
+	expect_error(size_no_n, ARGC(size_no_n), "--rotate-size: -o r.h5 has no %n");
+	expect_error(size_small, ARGC(size_small), "--rotate-size 64K: not between 1M");
 }
 
 int main(void)

@@ -34,15 +34,25 @@ static void test_path(void **state)
 	assert_true(sb_outpath_wants("%%%n", 'n'));
 }
 
+/* A file closes at its interval's end, or once it holds max_calls, whichever comes first. */
 static void test_due(void **state)
 {
 	struct sb_rotation r = { .interval_ns = 100, .start_ns = 1000 };
+	struct sb_rotation both = { .interval_ns = 100, .max_calls = 10, .start_ns = 1000 };
+	struct sb_rotation size = { .max_calls = 10 };
 	struct sb_rotation off = { .start_ns = 0 };
 
 	(void)state;
-	assert_false(sb_rotate_due(&r, 1099));
-	assert_true(sb_rotate_due(&r, 1100));
-	assert_false(sb_rotate_due(&off, 1LL << 60));
+	assert_false(sb_rotate_due(&r, 1099, 1ULL << 40));
+	assert_true(sb_rotate_due(&r, 1100, 0));
+	assert_false(sb_rotate_due(&both, 1099, 9));
+	assert_true(sb_rotate_due(&both, 1099, 10));
+	assert_true(sb_rotate_due(&both, 1100, 0));
+	assert_false(sb_rotate_due(&size, 1LL << 60, 9));
+	assert_true(sb_rotate_due(&size, 0, 10));
+	assert_true(sb_rotate_on(&size) && sb_rotate_on(&r));
+	assert_false(sb_rotate_due(&off, 1LL << 60, 1ULL << 40));
+	assert_false(sb_rotate_on(&off));
 }
 
 /* With keep N, writing file i expires file i - N: exactly N stay. */
