@@ -46,6 +46,32 @@ static int claim(const struct sb_merge_input *in, size_t i, uint32_t *owner, uin
 	return 0;
 }
 
+/* The ranks of every kind's rows (model/data_kinds.c), by their columns of role rank. */
+static int claim_kinds(const struct sb_merge_input *in, size_t i, uint32_t *owner,
+		       struct sb_error *err)
+{
+	const struct sb_table_col *c;
+	const struct sb_table *t;
+	const void *d, *rows;
+	size_t k, j, r, n;
+	int ret = 0;
+
+	for (k = 0; k < sb_n_kinds && !ret; k++) {
+		d = sb_kind_data(sb_kinds[k], &in[i].p);
+		for (j = 0; j < sb_kinds[k]->n_tables && !ret; j++) {
+			t = &sb_kinds[k]->tables[j];
+			c = sb_table_role(t, SB_ROLE_RANK);
+			n = c ? *sb_table_len(t, d) : 0;
+			rows = sb_table_rows(t, d);
+			/* The reader checked every rank against SB_MAX_RANK. */
+			for (r = 0; r < n && !ret; r++)
+				ret = claim(in, i, owner,
+					    (uint32_t)sb_table_int(c, rows, t->stride, r), err);
+		}
+	}
+	return ret;
+}
+
 static int claim_ranks(const struct sb_merge_input *in, size_t i, uint32_t *owner,
 		       struct sb_error *err)
 {
@@ -57,12 +83,8 @@ static int claim_ranks(const struct sb_merge_input *in, size_t i, uint32_t *owne
 		ret = claim(in, i, owner, p->pairs[k].rank, err);
 	for (k = 0; k < p->n_threads && !ret; k++)
 		ret = claim(in, i, owner, p->threads[k].rank, err);
-	for (k = 0; k < p->samples.n_samples && !ret; k++)
-		ret = claim(in, i, owner, p->samples.samples[k].rank, err);
-	for (k = 0; k < p->samples.n_timeline && !ret; k++)
-		ret = claim(in, i, owner, p->samples.timeline[k].rank, err);
-	for (k = 0; k < p->cuda.n_acts && !ret; k++)
-		ret = claim(in, i, owner, p->cuda.acts[k].rank, err);
+	if (!ret)
+		ret = claim_kinds(in, i, owner, err);
 	for (k = 0; k < p->n_processes && !ret; k++)
 		if (p->processes[k].rank >= 0 && p->processes[k].rank < SB_MAX_RANK)
 			ret = claim(in, i, owner, (uint32_t)p->processes[k].rank, err);

@@ -10,8 +10,7 @@
 #include "io/h5read.h"
 #include "io/profile_read.h"
 #include "io/h5aggregate.h"
-#include "io/h5cuda.h"
-#include "io/h5samples.h"
+#include "io/h5table.h"
 #include "io/h5write.h"
 #include "model/index_rules.h"
 #include "util/utf8.h"
@@ -1807,9 +1806,7 @@ static int finish(struct h5r *r)
 		ret = read_processes(r);
 	/* Last: sample and CUDA rows are checked against the ranks, threads and pairs read above. */
 	if (!ret)
-		ret = sb_h5_read_samples(r->file, r->path, r->p, r->err);
-	if (!ret)
-		ret = sb_h5_read_cuda(r->file, r->path, r->p, r->err);
+		ret = sb_h5_read_kinds(r->file, r->path, r->p, r->err);
 	if (!ret && r->p->agg.on)
 		ret = sb_h5_read_aggregate(r->file, r->path, r->p, r->err);
 	return ret;

@@ -305,3 +305,58 @@ int sb_h5_read_kind(struct sb_h5_section *r, const struct sb_kind *k, void *d)
 		ret = read_table(r, k, &k->tables[i], d);
 	return ret;
 }
+
+/* ---- every kind ---- */
+
+int sb_h5_write_kinds(hid_t file, const char *path, const struct sb_profile *p,
+		      struct sb_error *err)
+{
+	struct sb_h5w w = { .path = path, .err = err, .file = file };
+	const struct sb_kind *k;
+	char why[256];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sb_n_kinds && !ret; i++) {
+		k = sb_kinds[i];
+		if (!sb_kind_recorded(k, p))
+			continue;
+		if (sb_kind_check(k, p, why, sizeof(why)))
+			return sb_fail(err, EINVAL, "%s: cannot write invalid %s: %s", path,
+				       k->what, why);
+		ret = sb_h5_write_kind(&w, k, sb_kind_data(k, p));
+	}
+	return ret;
+}
+
+static int read_one(struct sb_h5_section *r, const struct sb_kind *k, struct sb_profile *p)
+{
+	void *d = sb_kind_data(k, p);
+	char why[256];
+	int ret;
+
+	ret = sb_h5_read_kind(r, k, d);
+	if (!ret && sb_kind_check(k, p, why, sizeof(why)))
+		ret = sb_h5_corrupt(r, "/%s%s%s", k->group, k->sep, why);
+	if (ret)
+		k->free(d);
+	return ret;
+}
+
+int sb_h5_read_kinds(hid_t file, const char *path, struct sb_profile *p, struct sb_error *err)
+{
+	struct sb_h5_section r = { file, path, err, 0 };
+	hsize_t size;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sb_n_kinds && !ret; i++) {
+		if (!sb_h5_kind_present(file, sb_kinds[i]))
+			continue;
+		if (H5Fget_filesize(file, &size) < 0)
+			return sb_h5_corrupt(&r, "cannot read the file size");
+		r.file_size = size;
+		ret = read_one(&r, sb_kinds[i], p);
+	}
+	return ret;
+}

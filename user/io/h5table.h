@@ -12,6 +12,7 @@
 #include <hdf5.h>
 
 #include "io/h5write.h"
+#include "model/model.h"
 #include "model/table.h"
 
 /* Whether the file has the kind's group (H5Lexists fails on a missing parent: asked one by one). */
@@ -27,5 +28,19 @@ int sb_h5_write_kind(struct sb_h5w *w, const struct sb_kind *k, const void *d);
  * -EINVAL / -ENOMEM with "path: cause" in r->err.
  */
 int sb_h5_read_kind(struct sb_h5_section *r, const struct sb_kind *k, void *d);
+
+/*
+ * Every recorded kind of p (model/data_kinds.c) under its group, after its rules
+ * are checked: 0, or -errno with "path: cause" in err.
+ */
+int sb_h5_write_kinds(hid_t file, const char *path, const struct sb_profile *p,
+		      struct sb_error *err);
+
+/*
+ * Every kind the file has into p (each left empty when its group is absent),
+ * once p's index and thread table are read. Anything inconsistent returns
+ * -EINVAL with "path: cause" in err and leaves that kind empty.
+ */
+int sb_h5_read_kinds(hid_t file, const char *path, struct sb_profile *p, struct sb_error *err);
 
 #endif

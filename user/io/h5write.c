@@ -8,8 +8,7 @@
 
 #include "io/h5counters.h"
 #include "io/h5aggregate.h"
-#include "io/h5cuda.h"
-#include "io/h5samples.h"
+#include "io/h5table.h"
 #include "io/h5write.h"
 #include "util/utf8.h"
 #include "io/tmpfile.h"
@@ -888,9 +887,7 @@ static int write_all(struct sb_h5w *w, const struct sb_profile *p, struct sb_eve
 	if (!ret)
 		ret = write_processes(w, p);
 	if (!ret)
-		ret = sb_h5_write_samples(w->file, w->path, p, w->err);
-	if (!ret)
-		ret = sb_h5_write_cuda(w->file, w->path, p, w->err);
+		ret = sb_h5_write_kinds(w->file, w->path, p, w->err);
 	if (!ret)
 		ret = sb_h5_write_aggregate(w->file, w->path, p, w->err);
 	return ret;

@@ -9,8 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/h5cuda.h"
-#include "io/h5samples.h"
 #include "io/profile_wire.h"
 #include "model/index_rules.h"
 
@@ -487,76 +485,6 @@ static void put_paths(struct sb_wire_out *w, const struct sb_region_path *paths,
 	}
 }
 
-static void put_samples(struct sb_wire_out *w, const struct sb_samples *s)
-{
-	const struct sb_frame_sym *f;
-	size_t i;
-
-	sb_wire_put_i64(w, (int64_t)s->n_frames);
-	for (i = 0; i < s->n_frames; i++) {
-		f = &s->frames[i];
-		sb_wire_put_str(w, f->function);
-		sb_wire_put_str(w, f->file);
-		sb_wire_put_i64(w, f->line);
-		sb_wire_put_str(w, f->module);
-		sb_wire_put_i64(w, (int64_t)f->offset);
-		sb_wire_put_i64(w, f->inlined);
-	}
-	put_rows(w, s->stack_frames, s->n_stack_frames, sizeof(*s->stack_frames));
-	/* Field by field: the struct's tail padding is nobody's data. */
-	sb_wire_put_i64(w, (int64_t)s->n_stacks);
-	for (i = 0; i < s->n_stacks; i++) {
-		sb_wire_put_i64(w, (int64_t)s->stacks[i].first);
-		sb_wire_put_i64(w, s->stacks[i].depth);
-	}
-	put_paths(w, s->paths, s->n_paths);
-	put_rows(w, s->samples, s->n_samples, sizeof(*s->samples));
-	put_rows(w, s->timeline, s->n_timeline, sizeof(*s->timeline));
-}
-
-static int get_frames(struct sb_wire_in *r, struct sb_samples *s)
-{
-	struct sb_frame_sym *f;
-	int64_t offset = 0, inlined = 0;
-	size_t i, n;
-
-	if (get_count(r, 48, "frames", &n))
-		return r->err;
-	s->frames = alloc_rows(r, n, sizeof(*s->frames), false);
-	for (i = 0; i < n && !r->err; i++) {
-		f = &s->frames[i];
-		s->n_frames++;
-		sb_wire_get_str(r, &f->function, MAX_STR, false);
-		sb_wire_get_str(r, &f->file, MAX_STR, false);
-		sb_wire_get_i64(r, &f->line);
-		sb_wire_get_str(r, &f->module, MAX_STR, false);
-		sb_wire_get_i64(r, &offset);
-		sb_wire_get_i64(r, &inlined);
-		f->offset = (uint64_t)offset;
-		f->inlined = inlined != 0;
-	}
-	return r->err;
-}
-
-static int get_stacks(struct sb_wire_in *r, struct sb_samples *s)
-{
-	int64_t first = 0, depth = 0;
-	size_t i, n;
-
-	if (get_count(r, 16, "stacks", &n))
-		return r->err;
-	s->stacks = alloc_rows(r, n, sizeof(*s->stacks), false);
-	for (i = 0; i < n && !r->err; i++) {
-		sb_wire_get_i64(r, &first);
-		sb_wire_get_i64(r, &depth);
-		if (!r->err && (depth < 0 || depth > UINT32_MAX))
-			return sb_wire_malformed(r, "stack %zu: depth %lld", i, (long long)depth);
-		s->stacks[i] = (struct sb_stack){ (uint64_t)first, (uint32_t)depth };
-		s->n_stacks++;
-	}
-	return r->err;
-}
-
 static int get_paths(struct sb_wire_in *r, struct sb_region_path **paths, size_t *n_paths)
 {
 	size_t i, n;
@@ -572,41 +500,149 @@ static int get_paths(struct sb_wire_in *r, struct sb_region_path **paths, size_t
 	return r->err;
 }
 
-static int get_samples(struct sb_wire_in *r, struct sb_samples *s)
+/* ---- every kind of data (model/data_kinds.c), by its description ---- */
+
+/* Bytes the columns of a row hold: the row struct's size when it has no padding. */
+static size_t packed_size(const struct sb_table *t)
 {
-	if (get_frames(r, s) ||
-	    get_rows(r, (void **)&s->stack_frames, &s->n_stack_frames, sizeof(*s->stack_frames),
-		     "stack frames") ||
-	    get_stacks(r, s) || get_paths(r, &s->paths, &s->n_paths))
-		return r->err;
-	if (get_rows(r, (void **)&s->samples, &s->n_samples, sizeof(*s->samples), "samples"))
-		return r->err;
-	return get_rows(r, (void **)&s->timeline, &s->n_timeline, sizeof(*s->timeline),
-			"timed samples");
+	static const size_t size[] = { [SB_COL_I64] = 8, [SB_COL_U64] = 8, [SB_COL_I32] = 4,
+				       [SB_COL_U32] = 4, [SB_COL_BOOL] = 1, [SB_COL_STR] = 8 };
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n_cols; i++)
+		n += size[t->cols[i].type] * t->cols[i].width;
+	return n;
 }
 
-static void put_cuda(struct sb_wire_out *w, const struct sb_cuda_data *d)
+/*
+ * Rows without strings or padding go as they are; the others value by value,
+ * since a pointer or the struct's padding is nobody's data.
+ */
+static bool raw_rows(const struct sb_table *t)
 {
 	size_t i;
 
-	put_rows(w, d->acts, d->n_acts, sizeof(*d->acts));
-	sb_wire_put_i64(w, (int64_t)d->n_names);
-	for (i = 0; i < d->n_names; i++)
-		sb_wire_put_str(w, d->names[i]);
+	for (i = 0; i < t->n_cols; i++)
+		if (t->cols[i].type == SB_COL_STR)
+			return false;
+	return packed_size(t) == t->stride;
 }
 
-static int get_cuda(struct sb_wire_in *r, struct sb_cuda_data *d)
+static void put_value(struct sb_wire_out *w, const struct sb_table_col *c, const char *at)
 {
-	size_t i, n;
+	struct sb_table_col one = *c;
+	unsigned k;
 
-	if (get_rows(r, (void **)&d->acts, &d->n_acts, sizeof(*d->acts), "CUDA activities") ||
-	    get_count(r, 8, "kernel names", &n))
-		return r->err;
-	d->names = alloc_rows(r, n, sizeof(*d->names), false);
-	for (i = 0; i < n && !r->err; i++) {
-		d->n_names++;
-		sb_wire_get_str(r, &d->names[i], MAX_STR, false);
+	if (c->type == SB_COL_STR) {
+		sb_wire_put_str(w, *(char *const *)at);
+		return;
 	}
+	for (k = 0; k < c->width; k++) {
+		one.off = (c->type == SB_COL_I64 || c->type == SB_COL_U64 ? 8 : 4) * k;
+		sb_wire_put_i64(w, sb_table_int(&one, at, 0, 0));
+	}
+}
+
+static void put_table(struct sb_wire_out *w, const struct sb_table *t, const void *d)
+{
+	const char *rows = sb_table_rows(t, d);
+	size_t n = *sb_table_len(t, d), i, k;
+
+	if (raw_rows(t)) {
+		put_rows(w, rows, n, t->stride);
+		return;
+	}
+	sb_wire_put_i64(w, (int64_t)n);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < t->n_cols; k++)
+			put_value(w, &t->cols[k], rows + i * t->stride + t->cols[k].off);
+}
+
+/* One integer value into its field, refused when it does not fit the field's type. */
+static int get_int(struct sb_wire_in *r, const struct sb_table *t, const struct sb_table_col *c,
+		   size_t i, void *at)
+{
+	int64_t v = 0;
+	int32_t i32;
+	uint32_t u32;
+
+	if (sb_wire_get_i64(r, &v))
+		return r->err;
+	switch (c->type) {
+	case SB_COL_I32:
+		if (v < INT32_MIN || v > INT32_MAX)
+			break;
+		i32 = (int32_t)v;
+		memcpy(at, &i32, sizeof(i32));
+		return 0;
+	case SB_COL_U32:
+		if (v < 0 || v > UINT32_MAX)
+			break;
+		u32 = (uint32_t)v;
+		memcpy(at, &u32, sizeof(u32));
+		return 0;
+	case SB_COL_BOOL:
+		*(bool *)at = v != 0;
+		return 0;
+	default:
+		memcpy(at, &v, sizeof(v));
+		return 0;
+	}
+	return sb_wire_malformed(r, "%s%s row %zu: %lld", t->prefix, c->name, i, (long long)v);
+}
+
+static int get_value(struct sb_wire_in *r, const struct sb_table *t, const struct sb_table_col *c,
+		     size_t i, char *at)
+{
+	size_t size = c->type == SB_COL_I64 || c->type == SB_COL_U64 ? 8 : 4;
+	unsigned k;
+
+	if (c->type == SB_COL_STR)
+		return sb_wire_get_str(r, (char **)at, MAX_STR, false);
+	for (k = 0; k < c->width && !r->err; k++)
+		get_int(r, t, c, i, at + k * size);
+	return r->err;
+}
+
+static int get_table(struct sb_wire_in *r, const struct sb_kind *kd, const struct sb_table *t,
+		     void *d)
+{
+	size_t n, i, k, *len = sb_table_len(t, d);
+	void **arr = (void **)((char *)d + t->arr);
+	char *rows;
+
+	if (raw_rows(t))
+		return get_rows(r, arr, len, t->stride, kd->what);
+	if (get_count(r, packed_size(t), kd->what, &n))
+		return r->err;
+	rows = alloc_rows(r, n, t->stride, false);
+	*arr = rows;
+	/* Row by row, so that the kind's free releases the strings got before a failure. */
+	for (i = 0; i < n && !r->err; i++) {
+		(*len)++;
+		for (k = 0; k < t->n_cols && !r->err; k++)
+			get_value(r, t, &t->cols[k], i, rows + i * t->stride + t->cols[k].off);
+	}
+	return r->err;
+}
+
+static void put_kinds(struct sb_wire_out *w, const struct sb_profile *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < sb_n_kinds; i++)
+		for (j = 0; j < sb_kinds[i]->n_tables; j++)
+			put_table(w, &sb_kinds[i]->tables[j], sb_kind_data(sb_kinds[i], p));
+}
+
+static int get_kinds(struct sb_wire_in *r, struct sb_profile *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < sb_n_kinds && !r->err; i++)
+		for (j = 0; j < sb_kinds[i]->n_tables && !r->err; j++)
+			get_table(r, sb_kinds[i], &sb_kinds[i]->tables[j],
+				  sb_kind_data(sb_kinds[i], p));
 	return r->err;
 }
 
@@ -657,8 +693,7 @@ void sb_wire_put_profile(struct sb_wire_out *w, const struct sb_profile *p)
 	put_events(w, p);
 	put_processes(w, p);
 	put_meta(w, p);
-	put_samples(w, &p->samples);
-	put_cuda(w, &p->cuda);
+	put_kinds(w, p);
 	put_aggregate(w, &p->agg);
 	sb_wire_put_i64(w, PROFILE_END);
 }
@@ -690,7 +725,7 @@ static int check_links(struct sb_wire_in *r, const struct sb_profile *p)
 	char why[256];
 
 	if (sb_profile_check_index(p, why, sizeof(why)) ||
-	    sb_h5_check_samples(p, why, sizeof(why)) || sb_h5_check_cuda(p, why, sizeof(why)) ||
+	    sb_kinds_check(p, why, sizeof(why)) ||
 	    sb_aggregate_check(&p->agg, sb_profile_rank_count(p), why, sizeof(why)))
 		return sb_wire_malformed(r, "%s", why);
 	return 0;
@@ -704,7 +739,7 @@ int sb_wire_get_profile(struct sb_wire_in *r, struct sb_profile *p)
 	if (!get_head(r, p) && !get_regions(r, p) &&
 	    !get_rows(r, (void **)&p->pairs, &p->n_pairs, sizeof(*p->pairs), "index rows") &&
 	    !get_threads(r, p) && !get_events(r, p) && !get_processes(r, p) && !get_meta(r, p) &&
-	    !get_samples(r, &p->samples) && !get_cuda(r, &p->cuda) &&
+	    !get_kinds(r, p) &&
 	    !get_aggregate(r, &p->agg) && !sb_wire_get_i64(r, &end)) {
 		if (end != PROFILE_END)
 			sb_wire_malformed(r, "no end after the profile");

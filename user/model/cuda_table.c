@@ -1,6 +1,7 @@
-/* CUDA activity as a kind of tables (model/table.h): /scope_bpf/cuda/ of docs/CUDA.md. */
-#include "model/cuda.h"
+/* CUDA activity as tables (model/table.h), /scope_bpf/cuda/ of docs/CUDA.md, and its rules. */
+#include "model/model.h"
 #include "model/table.h"
+#include "util/error.h"
 
 #define ACT(n, t, w, role, unit, f) SB_COL(n, t, w, role, unit, struct sb_cuda_activity, f)
 
@@ -37,10 +38,83 @@ static const struct sb_table tables[] = {
 	SB_TABLE("", name_cols, char *, struct sb_cuda_data, names, n_names, false, NULL),
 };
 
+/* A launching call must be one of the rank's calls: its index row belongs to the same rank. */
+static int check_launch(const struct sb_profile *p, size_t i, const struct sb_cuda_activity *a,
+			char *why, size_t len)
+{
+	if (a->pair < -1 || (a->pair >= 0 && (uint64_t)a->pair >= p->n_pairs))
+		return sb_bad(why, len, "pairs[%zu]: index row %lld out of range (%zu rows)", i,
+			      (long long)a->pair, p->n_pairs);
+	if (a->pair >= 0 && p->pairs[a->pair].rank != a->rank)
+		return sb_bad(why, len, "pairs[%zu]: index row %lld is of rank %u, not rank %u", i,
+			      (long long)a->pair, p->pairs[a->pair].rank, a->rank);
+	if (a->call_id < -1)
+		return sb_bad(why, len, "call_ids[%zu]: call id %lld is negative", i,
+			      (long long)a->call_id);
+	if (a->launch_start != -1 && a->launch_end < a->launch_start)
+		return sb_bad(why, len, "launch_end_times[%zu]: launch ends before it starts", i);
+	return 0;
+}
+
+static int check_sizes(size_t i, const struct sb_cuda_activity *a, char *why, size_t len)
+{
+	int k;
+
+	if (a->bytes < -1)
+		return sb_bad(why, len, "bytes[%zu]: %lld bytes", i, (long long)a->bytes);
+	for (k = 0; k < 3; k++) {
+		if (a->grid[k] < 0)
+			return sb_bad(why, len, "grids[%zu]: negative dimension %d", i, a->grid[k]);
+		if (a->block[k] < 0)
+			return sb_bad(why, len, "blocks[%zu]: negative dimension %d", i,
+				      a->block[k]);
+	}
+	return 0;
+}
+
+static int check_act(const struct sb_profile *p, size_t i, char *why, size_t len)
+{
+	const struct sb_cuda_data *d = &p->cuda;
+	const struct sb_cuda_activity *a = &d->acts[i];
+	int ret;
+
+	if (a->kind < SB_CUDA_ACT_KERNEL || a->kind > SB_CUDA_ACT_SYNC)
+		return sb_bad(why, len, "kinds[%zu]: unknown kind %d", i, a->kind);
+	if (a->end < a->start)
+		return sb_bad(why, len, "end_times[%zu]: ends before it starts (%lld < %lld)", i,
+			      (long long)a->end, (long long)a->start);
+	if (a->name < -1 || (a->name >= 0 && (uint64_t)a->name >= d->n_names))
+		return sb_bad(why, len, "name_ids[%zu]: name %lld out of range (%zu names)", i,
+			      (long long)a->name, d->n_names);
+	ret = check_sizes(i, a, why, len);
+	return ret ? ret : check_launch(p, i, a, why, len);
+}
+
+/* Beyond the roles: kinds known, names in range, end >= start, launching calls of the rank. */
+static int check(const struct sb_profile *p, char *why, size_t len)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < p->cuda.n_acts && !ret; i++)
+		ret = check_act(p, i, why, len);
+	return ret;
+}
+
+static void free_cuda(void *d)
+{
+	sb_cuda_data_free(d);
+}
+
 const struct sb_kind sb_cuda_kind = {
 	.group = "scope_bpf/cuda",
 	.what = "CUDA activity",
+	.sep = "/",
+	.in_profile = offsetof(struct sb_profile, cuda),
+	.gate = offsetof(struct sb_cuda_data, n_acts),
 	.tables = tables,
 	.n_tables = sizeof(tables) / sizeof(tables[0]),
 	.max_rows = 1ull << 34,
+	.check = check,
+	.free = free_cuda,
 };

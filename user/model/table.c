@@ -56,7 +56,7 @@ struct refs {
 	size_t len;
 };
 
-static const struct sb_table_col *col_of(const struct sb_table *t, enum sb_col_role role)
+const struct sb_table_col *sb_table_role(const struct sb_table *t, enum sb_col_role role)
 {
 	size_t i;
 
@@ -78,7 +78,8 @@ static void row_name(char *buf, size_t len, const struct sb_table *t,
 
 static int check_row(const struct refs *f, const struct sb_table *t, const void *rows, size_t i)
 {
-	const struct sb_table_col *rc = col_of(t, SB_ROLE_RANK), *tc = col_of(t, SB_ROLE_THREAD);
+	const struct sb_table_col *rc = sb_table_role(t, SB_ROLE_RANK);
+	const struct sb_table_col *tc = sb_table_role(t, SB_ROLE_THREAD);
 	int64_t rank = rc ? sb_table_int(rc, rows, t->stride, i) : 0, thread;
 	char at[96];
 

@@ -57,14 +57,41 @@ struct sb_table {
 	const char *row;
 };
 
-/* A kind: its group in the file and its tables, in the order they are written and read. */
+/*
+ * A kind: where a profile holds it, its group in the file, its tables in the
+ * order they are written and read, and the rules beyond the roles. Adding a
+ * kind is its model header, its description (model/NAME_table.c) and one
+ * entry in model/data_kinds.c: HDF5, the reader's pipe and merge's rank check
+ * then carry it.
+ */
 struct sb_kind {
 	const char *group;	/* "scope_bpf/cuda" */
 	const char *what;	/* "CUDA activity", in messages */
+	const char *sep;	/* between the group and a broken rule in read errors */
+	size_t in_profile;	/* offsetof its struct in struct sb_profile */
+	size_t gate;		/* offsetof the length (size_t) that says it was recorded */
 	const struct sb_table *tables;
 	size_t n_tables;
 	uint64_t max_rows;	/* no column may declare more rows */
+	/* Its own rules, after the roles': 0, or -EINVAL with the broken rule in why. */
+	int (*check)(const struct sb_profile *p, char *why, size_t len);
+	void (*free)(void *d);
 };
+
+/* Every kind, in file order (model/data_kinds.c). */
+extern const struct sb_kind *const sb_kinds[];
+extern const size_t sb_n_kinds;
+
+/* Kind k's data in p. */
+void *sb_kind_data(const struct sb_kind *k, const struct sb_profile *p);
+
+/* Whether p holds rows of kind k (its gate length is not 0). */
+bool sb_kind_recorded(const struct sb_kind *k, const struct sb_profile *p);
+
+/* Kind k's rules, by role and its own, in p: 0, or -EINVAL with the broken rule in why. */
+int sb_kind_check(const struct sb_kind *k, const struct sb_profile *p, char *why, size_t len);
+/* The same for every kind. */
+int sb_kinds_check(const struct sb_profile *p, char *why, size_t len);
 
 #define SB_COL(n, t, w, role, unit, type, f) { n, t, w, role, unit, offsetof(type, f) }
 #define SB_TABLE(prefix, cols, row, kind, a, n, opt, says)                                     \
@@ -74,6 +101,9 @@ struct sb_kind {
 /* The row array of table t in the kind's data d, and its length. */
 void *sb_table_rows(const struct sb_table *t, const void *d);
 size_t *sb_table_len(const struct sb_table *t, const void *d);
+
+/* Table t's first 1-D column of role role, or NULL when it has none. */
+const struct sb_table_col *sb_table_role(const struct sb_table *t, enum sb_col_role role);
 
 /* Integer column c of row i of rows, widened to int64 (a uint64 above INT64_MAX wraps). */
 int64_t sb_table_int(const struct sb_table_col *c, const void *rows, size_t stride, size_t i);

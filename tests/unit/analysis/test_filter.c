@@ -15,7 +15,6 @@
 #include "cmd/commands.h"
 #include "cuda_fixture.h"
 #include "fixtures.h"
-#include "io/h5cuda.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -308,7 +307,7 @@ static void expect_cuda(const char *ranks, const char *include, const char *excl
 	if (exclude)
 		assert_int_equal(sb_filter_set_exclude(&f, exclude, &err), 0);
 	assert_int_equal(sb_filter_apply(&f, &p, &err), 0);
-	if (sb_h5_check_cuda(&p, why, sizeof(why)))
+	if (sb_kinds_check(&p, why, sizeof(why)))
 		fail_msg("filtered activity breaks the rules: %s", why);
 	assert_int_equal(p.cuda.n_acts, n);
 	for (i = 0; i < n; i++) {

@@ -4,7 +4,6 @@
 #include "fixtures.h"
 #include "cuda_acts.h"
 #include "analysis/merge.h"
-#include "io/h5cuda.h"
 
 #define BARRIER "mpi:barrier kind=collective bytes=0 peer=-1 root=-1 tag=-1 comm=1140850688"
 #define INIT "mpi:init kind=collective bytes=0 peer=-1 root=-1 tag=-1 comm=1140850688"
@@ -152,7 +151,7 @@ static void merge_read(const char *first, const char *second, struct sb_profile 
 		fail_msg("%s", e.msg);
 	if (sb_h5_read(tmp_path("m.h5"), p, &e))
 		fail_msg("%s", e.msg);
-	assert_int_equal(sb_h5_check_cuda(p, why, sizeof(why)), 0);
+	assert_int_equal(sb_kinds_check(p, why, sizeof(why)), 0);
 }
 
 /* The region an activity's launching row is of, checking the row is of its rank. */

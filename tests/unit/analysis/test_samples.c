@@ -15,7 +15,6 @@
 #include "export/export.h"
 #include "export/samples_export.h"
 #include "io/h5read.h"
-#include "io/h5samples.h"
 #include "io/h5write.h"
 #include "analysis/frame_names.h"
 #include "analysis/samples_report.h"

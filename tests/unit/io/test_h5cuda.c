@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include "io/h5cuda.h"
 
 #define N_ACTS 7
 

@@ -1,0 +1,41 @@
+/*
+ * The kinds of data a profile holds besides its calls, each described as
+ * tables (model/table.h). A new kind is registered here, once: its place in
+ * this list is its place in the file.
+ */
+#include "model/model.h"
+#include "model/table.h"
+
+const struct sb_kind *const sb_kinds[] = {
+	&sb_samples_kind,
+	&sb_cuda_kind,
+};
+
+const size_t sb_n_kinds = sizeof(sb_kinds) / sizeof(sb_kinds[0]);
+
+void *sb_kind_data(const struct sb_kind *k, const struct sb_profile *p)
+{
+	return (char *)p + k->in_profile;
+}
+
+bool sb_kind_recorded(const struct sb_kind *k, const struct sb_profile *p)
+{
+	return *(const size_t *)((const char *)sb_kind_data(k, p) + k->gate) != 0;
+}
+
+int sb_kind_check(const struct sb_kind *k, const struct sb_profile *p, char *why, size_t len)
+{
+	int ret = sb_table_check_refs(k, sb_kind_data(k, p), p, why, len);
+
+	return ret ? ret : k->check(p, why, len);
+}
+
+int sb_kinds_check(const struct sb_profile *p, char *why, size_t len)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sb_n_kinds && !ret; i++)
+		ret = sb_kind_check(sb_kinds[i], p, why, len);
+	return ret;
+}
