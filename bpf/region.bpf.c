@@ -78,6 +78,39 @@ struct {
 } procs SEC(".maps");
 
 /*
+ * Key: tgid. Value: where its fast-path memory is mapped (0: unknown). Put by
+ * user space for a memory it took that no fast_ready announced (-p of a
+ * process an earlier recording made it for, or of a launcher whose second
+ * rank ran fast_ready before the recorder traced it), and moved into the
+ * process's entry by the kernel at its next switch or call: user space never
+ * writes procs' entries, whose call ids and generation the kernel updates.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u64);
+} fast_adopted SEC(".maps");
+/* Set by user space with the first entry of fast_adopted: most recordings never look. */
+volatile bool fast_adopting = false;
+
+/* Whether proc writes its markers to shared memory, taking what user space adopted for it. */
+static __always_inline bool proc_fast(struct sb_proc *proc, __u32 tgid)
+{
+	__u64 *hdr;
+
+	if (proc->fast || !fast_adopting)
+		return proc->fast;
+	hdr = bpf_map_lookup_elem(&fast_adopted, &tgid);
+	if (!hdr)
+		return false;
+	proc->fast_hdr = *hdr;
+	proc->fast = 1;
+	bpf_map_delete_elem(&fast_adopted, &tgid);
+	return true;
+}
+
+/*
  * When each traced process ended, for the threads still on their way out:
  * the joiner of a thread wakes at exit_mm(), before that thread reaches
  * sched_process_exit, and can end the process first. Honoured for
@@ -535,7 +568,7 @@ static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_
 	th->depth = d + 1;
 	if (ctr && n_counters)
 		ctr_push_frame(tid, d);
-	if (proc->fast) {
+	if (proc_fast(proc, th->tgid)) {
 		merged_path(th, proc, tid, f, d);
 	} else {
 		f->mpath = f->path_hash;
@@ -1135,7 +1168,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (!th->off_since)
 		return 0;
 	delta = now - th->off_since;
-	if (proc->fast)
+	if (proc_fast(proc, next_tgid))
 		fast_offcpu(next_tgid, next->pid, th->off_since, now);
 	th->off_since = 0;
 	th->offcpu_ns += delta;
@@ -1271,6 +1304,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	proc->gen++;
 	proc->fast_hdr = 0;	/* the new image makes memory of its own */
+	if (fast_adopting)
+		bpf_map_delete_elem(&fast_adopted, &tgid);
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && th->depth) {
 		count(SB_CNT_OPEN_DROPPED, th->depth);
@@ -1353,6 +1388,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
 		bpf_map_update_elem(&ended_procs, &tgid, &now, BPF_ANY);
 		bpf_map_delete_elem(&procs, &tgid);
+		if (fast_adopting)
+			bpf_map_delete_elem(&fast_adopted, &tgid);
 	}
 	return 0;
 }

@@ -134,6 +134,23 @@ static enum sb_fast_mem_from adopt_from(const struct fast_state *f, bool fresh)
 	return f->env->start_ns == INT64_MAX ? SB_FAST_MEM_STALE : SB_FAST_MEM_EARLIER;
 }
 
+/*
+ * A memory no fast_ready announced in this recording: the kernel takes it as
+ * fast_ready's (off-CPU intervals, kernel calls' begins, samples' marker
+ * paths) at the process's next switch or call (bpf/region.bpf.c, proc_fast).
+ */
+static void tell_kernel(struct fast_state *f, uint32_t tgid, uint64_t hdr_addr)
+{
+	if (bpf_map_update_elem(bpf_map__fd(f->env->skel->maps.fast_adopted), &tgid, &hdr_addr,
+				BPF_ANY)) {
+		record_say("process %u: the kernel cannot be told of its fast-path memory (%s); its "
+			   "markers' off-CPU time and its samples' marker paths are lost", tgid,
+			   strerror(errno));
+		return;
+	}
+	f->env->skel->bss->fast_adopting = true;
+}
+
 /* Adopt the memory fd names in process tgid; fresh: it was made just now. */
 static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr, bool fresh)
 {
@@ -172,6 +189,8 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 	sb_fast_sites_init(&im->sites);
 	im->next = p->images;
 	p->images = im;
+	if (!fresh)
+		tell_kernel(f, tgid, hdr_addr);
 	/* Without them the drainer looks every 200 us, as before fast_wake. */
 	if (sb_fast_drainer_wakes(&f->drainer, bpf_map__fd(f->env->skel->maps.fast_wake_drainer),
 				  bpf_map__fd(f->env->skel->maps.fast_wake_standby),
