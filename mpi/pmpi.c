@@ -2,8 +2,11 @@
  * MPI calls as regions of the fast path (pmpi.h): each distinct (operation,
  * arguments) is named once per thread, as mpi_names.c names it for the
  * uprobe path, and its marker site kept in a small per-thread cache, so a
- * traced call costs two marker events and a cache probe.
+ * traced call costs two marker events and a cache probe: a comparison with
+ * the last call of the same operation, which a loop repeats, and only where
+ * it differs a hash into a table of the others.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,13 +24,21 @@
 struct scope_bpf_site *scope_bpf_impl_named_site_tagged(const char *name, size_t len,
 							const char *tags);
 
+/* A call's identity: its event up to name_hash (type 0: a free slot; pad is always 0). */
+#define KEY_LEN offsetof(struct sb_mpi_event, name_hash)
+
 struct cached {
-	struct sb_mpi_event key;	/* name_hash 0: the slot is free */
+	struct sb_mpi_event key;
 	struct scope_bpf_site *site;	/* NULL: a name the recorder could not take */
 };
 
+struct thread_cache {
+	struct cached last[SB_MPI_N_OPS];	/* each operation's last call */
+	struct cached slot[CACHE_SLOTS];	/* by hash, the calls before */
+};
+
 __thread bool pmpi_inside __attribute__((tls_model("initial-exec")));
-static __thread struct cached *cache __attribute__((tls_model("initial-exec")));
+static __thread struct thread_cache *cache __attribute__((tls_model("initial-exec")));
 static __thread struct scope_bpf_site *open_site __attribute__((tls_model("initial-exec")));
 static bool polling;
 
@@ -43,20 +54,7 @@ bool pmpi_all(void)
 	return polling;
 }
 
-struct sb_mpi_event pmpi_event(unsigned int op)
-{
-	return (struct sb_mpi_event){ .type = SB_EV_MPI, .op = op, .bytes = -1, .peer = -1,
-				      .root = -1, .tag = -1, .comm = -1, .request = -1 };
-}
-
-int64_t pmpi_times(int64_t n, int64_t size)
-{
-	if (n < 0 || size < 0 || (size && (uint64_t)n > (uint64_t)INT64_MAX / (uint64_t)size))
-		return -1;
-	return n * size;
-}
-
-/* The event's identity, never 0 (0 marks a free cache slot). */
+/* Where the event's call is kept in the table. */
 static uint64_t key_hash(const struct sb_mpi_event *e)
 {
 	uint64_t h = e->op * 0x9e3779b97f4a7c15ULL;
@@ -67,29 +65,21 @@ static uint64_t key_hash(const struct sb_mpi_event *e)
 	h = (h ^ ((uint64_t)(uint32_t)e->tag | (uint64_t)(uint32_t)e->comm << 32)) *
 	    0x9e3779b97f4a7c15ULL;
 	h = (h ^ (uint32_t)e->request) * 0xbf58476d1ce4e5b9ULL;
-	return (h ^ h >> 31) | 1;
+	return h ^ h >> 31;
 }
 
 static bool same_call(const struct sb_mpi_event *a, const struct sb_mpi_event *b)
 {
-	return a->name_hash == b->name_hash && a->op == b->op && a->bytes == b->bytes &&
-	       a->peer == b->peer && a->root == b->root && a->tag == b->tag &&
-	       a->comm == b->comm && a->request == b->request;
+	return !memcmp(a, b, KEY_LEN);
 }
 
-/* The site named for e, made (and the name formatted) only the first time on this thread. */
-static struct scope_bpf_site *site_of(struct sb_mpi_event *e)
+/* The site named for e, made (and the name formatted) the first time on this thread. */
+static struct scope_bpf_site *named_site(const struct sb_mpi_event *e)
 {
 	char name[SB_NAME_MAX], tags[SB_MPI_TAGS_MAX];
 	struct cached *c;
 
-	e->name_hash = key_hash(e);
-	if (__builtin_expect(!cache, 0)) {
-		cache = calloc(CACHE_SLOTS, sizeof(*cache));
-		if (!cache)
-			return NULL;
-	}
-	c = &cache[e->name_hash & (CACHE_SLOTS - 1)];
+	c = &cache->slot[key_hash(e) & (CACHE_SLOTS - 1)];
 	if (same_call(&c->key, e))
 		return c->site;
 	c->key = *e;
@@ -97,6 +87,24 @@ static struct scope_bpf_site *site_of(struct sb_mpi_event *e)
 	if (!sb_mpi_format(e, name, sizeof(name), tags, sizeof(tags)))
 		c->site = scope_bpf_impl_named_site_tagged(name, SCOPE_BPF_NAME_MAX, SITE_TAGS);
 	return c->site;
+}
+
+/* The site of e: the last call of its operation again, or named_site's. */
+static struct scope_bpf_site *site_of(struct sb_mpi_event *e)
+{
+	struct cached *last;
+
+	if (__builtin_expect(!cache, 0)) {
+		cache = calloc(1, sizeof(*cache));
+		if (!cache)
+			return NULL;
+	}
+	last = &cache->last[e->op < SB_MPI_N_OPS ? e->op : 0];
+	if (__builtin_expect(same_call(&last->key, e), 1))
+		return last->site;
+	last->site = named_site(e);
+	last->key = *e;
+	return last->site;
 }
 
 void pmpi_begin(struct sb_mpi_event *e)

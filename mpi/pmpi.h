@@ -39,14 +39,23 @@ static inline bool pmpi_on(void)
 bool pmpi_all(void);
 
 /* An event of op with every value unknown (-1), as the kernel side starts one. */
-struct sb_mpi_event pmpi_event(unsigned int op);
+static inline struct sb_mpi_event pmpi_event(unsigned int op)
+{
+	return (struct sb_mpi_event){ .type = SB_EV_MPI, .op = op, .bytes = -1, .peer = -1,
+				      .root = -1, .tag = -1, .comm = -1, .request = -1 };
+}
 
 /* Begin e's region on this thread (peer and tag below 0 become -1); pmpi_end ends it. */
 void pmpi_begin(struct sb_mpi_event *e);
 void pmpi_end(void);
 
 /* n elements of size bytes (-1: unknown): -1 when either is unknown or the product too big. */
-int64_t pmpi_times(int64_t n, int64_t size);
+static inline int64_t pmpi_times(int64_t n, int64_t size)
+{
+	if (n < 0 || size < 0 || (size && (uint64_t)n > (uint64_t)INT64_MAX / (uint64_t)size))
+		return -1;
+	return n * size;
+}
 
 /* A request started by e, kept at addr with the value handle, until a wait takes it. */
 void pmpi_request_started(const void *addr, uint64_t handle, const struct sb_mpi_event *e);

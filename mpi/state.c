@@ -3,9 +3,12 @@
  * do for the uprobe path (bpf/mpi.bpf.h): the requests started and not yet
  * waited for, and what the process asked of its communicators. Both tables
  * are direct-mapped: a collision forgets the older entry, as the kernel's LRU
- * maps forget their oldest, and a forgotten request is an unknown one.
+ * maps forget their oldest, and a forgotten request is an unknown one. A
+ * request slot has a lock of its own, one atomic exchange to take, as every
+ * non-blocking call and wait takes one: threads meet only on the same slot.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include "pmpi.h"
@@ -17,6 +20,7 @@ struct request_slot {
 	const void *addr;	/* NULL: free */
 	uint64_t handle;	/* the handle then at addr: a wait on another one is not this */
 	struct sb_mpi_event call;
+	uint32_t held;		/* 1 while a thread reads or writes the slot */
 };
 
 struct comm_slot {
@@ -26,7 +30,6 @@ struct comm_slot {
 
 static struct request_slot requests[REQUEST_SLOTS];
 static struct comm_slot comms[COMM_SLOTS];
-static pthread_mutex_t requests_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t mix(uint64_t x)
@@ -36,28 +39,36 @@ static uint64_t mix(uint64_t x)
 	return x ^ x >> 31;
 }
 
-static struct request_slot *request_slot(const void *addr)
+/* The slot of addr, held: a few stores long, so a thread that finds it held yields. */
+static struct request_slot *hold_slot(const void *addr)
 {
-	return &requests[mix((uint64_t)(uintptr_t)addr) & (REQUEST_SLOTS - 1)];
+	struct request_slot *s = &requests[mix((uint64_t)(uintptr_t)addr) & (REQUEST_SLOTS - 1)];
+
+	while (__atomic_exchange_n(&s->held, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return s;
+}
+
+static void release_slot(struct request_slot *s)
+{
+	__atomic_store_n(&s->held, 0, __ATOMIC_RELEASE);
 }
 
 void pmpi_request_started(const void *addr, uint64_t handle, const struct sb_mpi_event *e)
 {
-	struct request_slot *s = request_slot(addr);
+	struct request_slot *s = hold_slot(addr);
 
-	pthread_mutex_lock(&requests_lock);
 	s->addr = addr;
 	s->handle = handle;
 	s->call = *e;
-	pthread_mutex_unlock(&requests_lock);
+	release_slot(s);
 }
 
 bool pmpi_request_find(const void *addr, uint64_t handle, bool take, struct sb_mpi_event *out)
 {
-	struct request_slot *s = request_slot(addr);
+	struct request_slot *s = hold_slot(addr);
 	bool same = false;
 
-	pthread_mutex_lock(&requests_lock);
 	if (s->addr == addr) {
 		same = s->handle == handle;
 		if (same)
@@ -65,18 +76,17 @@ bool pmpi_request_find(const void *addr, uint64_t handle, bool take, struct sb_m
 		if (take)
 			s->addr = NULL;
 	}
-	pthread_mutex_unlock(&requests_lock);
+	release_slot(s);
 	return same;
 }
 
 void pmpi_request_forget(const void *addr)
 {
-	struct request_slot *s = request_slot(addr);
+	struct request_slot *s = hold_slot(addr);
 
-	pthread_mutex_lock(&requests_lock);
 	if (s->addr == addr)
 		s->addr = NULL;
-	pthread_mutex_unlock(&requests_lock);
+	release_slot(s);
 }
 
 static struct comm_slot *comm_slot(int32_t comm)

@@ -28,11 +28,12 @@
 	PMPI_WEAK(NAME)							\
 	EXPORT int MPI_##NAME PARAMS					\
 	{								\
-		struct sb_mpi_event e = pmpi_event(OP);			\
+		struct sb_mpi_event e;					\
 		int ret;						\
 									\
 		if (!pmpi_on())						\
 			return PMPI_##NAME ARGS;			\
+		e = pmpi_event(OP);					\
 		READ;							\
 		pmpi_begin(&e);						\
 		ret = PMPI_##NAME ARGS;					\
@@ -46,11 +47,12 @@
 	PMPI_WEAK(NAME)							\
 	EXPORT int MPI_##NAME PARAMS					\
 	{								\
-		struct sb_mpi_event e = pmpi_event(OP);			\
+		struct sb_mpi_event e;					\
 		int ret;						\
 									\
 		if (!pmpi_all() || !pmpi_on())				\
 			return PMPI_##NAME ARGS;			\
+		e = pmpi_event(OP);					\
 		READ;							\
 		pmpi_begin(&e);						\
 		ret = PMPI_##NAME ARGS;					\

@@ -109,12 +109,13 @@ static const fint one = 1;
 	void PNAME PARAMS __attribute__((weak));			\
 	EXPORT void NAME PARAMS						\
 	{								\
-		struct sb_mpi_event e = pmpi_event(OP);			\
+		struct sb_mpi_event e;					\
 									\
 		if (!(ON)) {						\
 			PNAME ARGS;					\
 			return;						\
 		}							\
+		e = pmpi_event(OP);					\
 		READ;							\
 		pmpi_begin(&e);						\
 		PNAME ARGS;						\
