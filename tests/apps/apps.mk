@@ -58,9 +58,12 @@ $(BUILD)/apps/ompi_fortran: tests/apps/ompi_fortran.f90
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(MPIF90_OMPI) -O2 -g -Wall -Werror $< -o $@
 
-# Fires the CUPTI library's probes with made-up CUDA activity (no toolkit needed).
-$(BUILD)/apps/cuda_synth: APPS_CFLAGS += -Ibpf -Icupti
-$(BUILD)/apps/cuda_synth: bpf/cuda_rec.h cupti/probes.h
+# Fire the CUPTI library's probes with made-up CUDA activity (no toolkit needed);
+# cuda_omp launches in OpenMP parallel bodies.
+$(BUILD)/apps/cuda_synth $(BUILD)/apps/cuda_omp: APPS_CFLAGS += -iquote bpf -iquote cupti
+$(BUILD)/apps/cuda_synth $(BUILD)/apps/cuda_omp: bpf/cuda_rec.h cupti/probes.h \
+	tests/apps/cuda_fake.h
+$(BUILD)/apps/cuda_omp: APPS_CFLAGS += -fopenmp
 
 # The hybrid MPI + OpenMP app.
 $(BUILD)/apps/mpi_omp: APPS_CFLAGS += -fopenmp

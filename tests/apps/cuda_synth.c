@@ -21,84 +21,14 @@
  * That is 6 GPU activities, 7 launching API calls, 1 sync, 1 more API call
  * for the sync, plus BULK_BATCHES * 64 driver calls.
  */
-#include <linux/types.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cuda_rec.h"
-#include "probes.h"
-#include "scope_bpf.h"
+#include "cuda_fake.h"
 
-unsigned short scope_bpf_cuda_batch_semaphore;
-unsigned short scope_bpf_cuda_name_semaphore;
-
-#define US 1000ull
-#define MAX_RECS 64
 #define BULK_BATCHES 50
 
 enum { SCALE = 1, AXPY = 2 };
-
-static struct sb_cuda_rec recs[MAX_RECS];
-static int n_recs;
-static __u32 next_correlation = 1;
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
-static struct sb_cuda_rec *add(__u16 kind)
-{
-	struct sb_cuda_rec *r = &recs[n_recs++];
-
-	memset(r, 0, sizeof(*r));
-	r->kind = kind;
-	r->device = 0;
-	r->context = 1;
-	r->stream = 7;
-	return r;
-}
-
-/* A runtime API call on this thread, timed now; returns its correlation id. */
-static __u32 api_call(__u32 callback_id)
-{
-	struct sb_cuda_rec *r = add(SB_CUDA_RUNTIME);
-
-	r->correlation = next_correlation++;
-	r->tid = (__u32)syscall(SYS_gettid);
-	r->detail = callback_id;
-	r->start = now_ns();
-	r->end = r->start + 2 * US;
-	return r->correlation;
-}
-
-/* The GPU side of a launch: it ran later, for gpu_ns. */
-static void kernel(__u32 correlation, __u32 name_id, __u64 gpu_ns)
-{
-	struct sb_cuda_rec *r = add(SB_CUDA_KERNEL);
-	int i;
-
-	r->correlation = correlation;
-	r->name_id = name_id;
-	r->start = now_ns() + 50 * US;
-	r->end = r->start + gpu_ns;
-	for (i = 0; i < 3; i++) {
-		r->grid[i] = i ? 1 : 64;
-		r->block[i] = i ? 1 : 256;
-	}
-}
-
-static void launch(__u32 name_id, __u64 gpu_ns)
-{
-	kernel(api_call(211), name_id, gpu_ns);
-}
 
 static void *worker(void *arg)
 {
@@ -170,8 +100,7 @@ int main(void)
 {
 	struct sb_cuda_rec *dropped, *clock;
 
-	if (!scope_bpf_impl_sem(&scope_bpf_cuda_batch_semaphore) ||
-	    !scope_bpf_impl_sem(&scope_bpf_cuda_name_semaphore)) {
+	if (!cuda_traced()) {
 		fprintf(stderr, "cuda_synth: the CUDA probes are not traced\n");
 		return 3;
 	}

@@ -146,10 +146,88 @@ static void test_cuda_on_a_program_without_cuda(void **state)
 	sb_profile_free(&p);
 }
 
+/* Who must hold cuda_omp's kernels, by their GPU time (tests/apps/cuda_omp.c). */
+static const char *launcher_of(int64_t gpu_ns)
+{
+	switch (gpu_ns) {
+	case 10 * US:
+		return "outer";
+	case 50 * US:
+		return "inner";
+	case 100 * US:
+	case 200 * US:
+		return "omp:implicit_task";
+	}
+	return "(unknown)";
+}
+
+/* The call with this id among pair's calls, or NULL. */
+static const struct sb_event *call_in(const struct sb_profile *p, const struct sb_pair *pair,
+				      int64_t id)
+{
+	size_t k;
+
+	for (k = 0; k < pair->count; k++)
+		if (call_at(p, pair, k)->call_id == id)
+			return call_at(p, pair, k);
+	return NULL;
+}
+
+/*
+ * Launches go to the innermost call open on their thread at their time,
+ * whichever way it was recorded (docs/DESIGN.md): cuda_omp launches in a
+ * marker region holding OpenMP calls, in OpenMP bodies (kernel-path calls)
+ * and in marker regions inside those. Each kernel's launching call is on
+ * its thread and holds its launch, in both modes alike.
+ */
+static void test_launches_land_in_the_innermost_call_of_either_path(void **state)
+{
+	static const char *const modes[] = { "--mode=auto", "--mode=kernel" };
+	char out[300], app[512];
+	char *argv[] = { (char *)scope_bin(), "record", NULL, "-q", "-o",
+			 (char *)tmp_file("omp.h5", out, sizeof(out)), "--",
+			 (char *)app_path("cuda_omp", app, sizeof(app)), NULL };
+	const struct sb_cuda_activity *a;
+	const struct sb_event *call;
+	const struct sb_pair *pair;
+	struct sb_profile p;
+	size_t m, i, kernels;
+
+	(void)state;
+	require_bpf();
+	for (m = 0; m < 2; m++) {
+		argv[2] = (char *)modes[m];
+		assert_int_equal(run(argv), 0);
+		load_profile(out, &p);
+		for (i = 0, kernels = 0; i < p.cuda.n_acts; i++) {
+			a = &p.cuda.acts[i];
+			if (a->kind != SB_CUDA_ACT_KERNEL)
+				continue;
+			kernels++;
+			assert_true(a->pair >= 0 && (size_t)a->pair < p.n_pairs);
+			pair = &p.pairs[a->pair];
+			assert_string_equal(p.regions[pair->region].name,
+					    launcher_of(a->end - a->start));
+			call = call_in(&p, pair, a->call_id);
+			assert_non_null(call);
+			assert_int_equal(call->thread, a->thread);
+			assert_true(call->start <= a->launch_start && a->launch_start <= call->end);
+		}
+		/* 3 iterations: one launch in "outer", two per thread of 2. */
+		assert_int_equal(kernels, 15);
+		assert_int_equal(must_pair(&p, "outer", 0)->stats.gpu_total, 3 * 10 * US);
+		assert_int_equal(must_pair(&p, "inner", 0)->stats.gpu_total, 6 * 50 * US);
+		assert_int_equal(must_pair(&p, "omp:implicit_task", 0)->stats.gpu_total,
+				 3 * 300 * US);
+		sb_profile_free(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_time_reaches_the_launching_regions),
+		cmocka_unit_test(test_launches_land_in_the_innermost_call_of_either_path),
 		cmocka_unit_test(test_kernel_names_arrive_where_the_program_cannot_fault_them_in),
 		cmocka_unit_test(test_cuda_on_a_program_without_cuda),
 	};
