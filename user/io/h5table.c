@@ -87,8 +87,8 @@ static int write_wide(struct sb_h5w *w, const char *name, const struct sb_table_
 	return ret;
 }
 
-static int write_table(struct sb_h5w *w, const struct sb_kind *k, const struct sb_table *t,
-		       const void *d)
+int sb_h5_write_table(struct sb_h5w *w, const struct sb_kind *k, const struct sb_table *t,
+		      const void *d)
 {
 	const char *rows = sb_table_rows(t, d);
 	size_t n = *sb_table_len(t, d), i;
@@ -127,7 +127,7 @@ int sb_h5_write_kind(struct sb_h5w *w, const struct sb_kind *k, const void *d)
 	if (!ret)
 		ret = sb_h5_make_group(w, k->group);
 	for (i = 0; i < k->n_tables && !ret; i++)
-		ret = write_table(w, k, &k->tables[i], d);
+		ret = sb_h5_write_table(w, k, &k->tables[i], d);
 	return ret;
 }
 
@@ -258,8 +258,8 @@ static int open_table(struct sb_h5_section *r, const struct sb_kind *k, const st
 	return ret;
 }
 
-static int read_table(struct sb_h5_section *r, const struct sb_kind *k, const struct sb_table *t,
-		      void *data)
+int sb_h5_read_table(struct sb_h5_section *r, const struct sb_kind *k, const struct sb_table *t,
+		     void *data)
 {
 	char what[128], *rows;
 	uint64_t n = 0;
@@ -302,7 +302,7 @@ int sb_h5_read_kind(struct sb_h5_section *r, const struct sb_kind *k, void *d)
 	int ret = 0;
 
 	for (i = 0; i < k->n_tables && !ret; i++)
-		ret = read_table(r, k, &k->tables[i], d);
+		ret = sb_h5_read_table(r, k, &k->tables[i], d);
 	return ret;
 }
 

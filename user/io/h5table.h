@@ -29,6 +29,12 @@ int sb_h5_write_kind(struct sb_h5w *w, const struct sb_kind *k, const void *d);
  */
 int sb_h5_read_kind(struct sb_h5_section *r, const struct sb_kind *k, void *d);
 
+/* One table of the kind: what sb_h5_write_kind and sb_h5_read_kind do for each. */
+int sb_h5_write_table(struct sb_h5w *w, const struct sb_kind *k, const struct sb_table *t,
+		      const void *d);
+int sb_h5_read_table(struct sb_h5_section *r, const struct sb_kind *k, const struct sb_table *t,
+		     void *d);
+
 /*
  * Every recorded kind of p (model/data_kinds.c) under its group, after its rules
  * are checked: 0, or -errno with "path: cause" in err.

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "model/samples.h"
+#include "model/table.h"
 
 /* Bucket 0 holds durations of 0 and 1 ns, bucket b >= 1 those in [2^b, 2^(b+1)). */
 #define SB_AGG_BUCKETS 64
@@ -61,5 +62,8 @@ int64_t sb_agg_value(const struct sb_aggregate *a, size_t r, unsigned id);
 int sb_aggregate_check(const struct sb_aggregate *a, uint32_t rank_count, char *why, size_t len);
 
 void sb_aggregate_free(struct sb_aggregate *a);
+
+/* Its rows (table 0) and region paths (table 1) as tables (model/aggregate_table.c). */
+extern const struct sb_kind sb_agg_kind;
 
 #endif
