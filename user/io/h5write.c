@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/h5chunks.h"
 #include "io/h5counters.h"
 #include "io/h5aggregate.h"
 #include "io/h5table.h"
@@ -595,10 +596,8 @@ struct event_cols {
 };
 
 /*
- * Column i of rows [0, n) into col, one value after the other: given the
- * field of an array of structs, libhdf5 writes each 8 bytes as a piece of its
- * own through its 64 KiB sieve buffer, and reads the next 64 KiB of the file
- * (not yet written: zeros) each time it moves on, as much read as written.
+ * Column i of rows [0, n) into col, one value after the other: the rows hold
+ * a call's columns side by side, a chunk holds one column.
  */
 static void gather(const struct event_cols *ec, int i, const struct sb_event *rows,
 		   const int64_t *counters, size_t n, int64_t *col)
@@ -616,41 +615,75 @@ static void gather(const struct event_cols *ec, int i, const struct sb_event *ro
 		col[k] = counters[k * ec->stride + pos];
 }
 
-/* Rows [first, first + n) of every open event column from one chunk of the stream. */
+/*
+ * Rows [first, first + n) of every open event column, one chunk of each
+ * (first is a multiple of the chunk's rows): compressed side by side, then
+ * written in column order.
+ */
 static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const struct sb_event *rows,
-		       const int64_t *counters, int64_t *col, uint64_t first, size_t n)
+		       const int64_t *counters, struct sb_h5_chunker *z, uint64_t first, size_t n)
 {
-	hsize_t start = first, count = n;
-	hid_t ms, fs;
-	herr_t rc;
-	int i;
+	struct sb_h5_chunk_job *job;
+	size_t jobs = 0;
+	int i, ret;
 
 	for (i = 0; i < ec->n; i++) {
 		if (ec->d[i] < 0)
 			continue;
-		gather(ec, i, rows, counters, n, col);
-		ms = H5Screate_simple(1, &count, NULL);
-		fs = H5Dget_space(ec->d[i]);
-		rc = -1;
-		if (ms >= 0 && fs >= 0 &&
-		    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
-			rc = H5Dwrite(ec->d[i], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, col);
-		if (ms >= 0)
-			H5Sclose(ms);
-		if (fs >= 0)
-			H5Sclose(fs);
-		if (rc < 0)
+		job = sb_h5_chunker_job(z, jobs++);
+		gather(ec, i, rows, counters, n, job->values);
+		job->n = n;
+	}
+	ret = sb_h5_chunker_run(z, jobs);
+	if (ret)
+		return sb_fail(w->err, ret, "%s: cannot compress /events: %s", w->path,
+			       strerror(-ret));
+	for (i = 0, jobs = 0; i < ec->n; i++) {
+		if (ec->d[i] < 0)
+			continue;
+		if (sb_h5_chunk_write(ec->d[i], first, sb_h5_chunker_job(z, jobs++)))
 			return sb_fail(w->err, EIO, "%s: cannot write /events/%s", w->path,
 				       ec->col[i].name);
 	}
 	return 0;
 }
 
-/* Pull exactly p->n_events rows from the stream, one bounded chunk at a time. */
+/* Fill rows with want rows of the stream (fewer only at its end); the rows read, or -errno. */
+static ssize_t read_full(struct sb_event_stream *s, struct sb_event *rows, int64_t *counters,
+			 size_t stride, size_t want)
+{
+	size_t have = 0;
+	ssize_t got;
+
+	while (have < want) {
+		got = s->read(s, rows + have, counters ? counters + have * stride : NULL,
+			      want - have);
+		if (got < 0)
+			return got;
+		if (got == 0 || (size_t)got > want - have)
+			return (ssize_t)have + (got > 0 ? got : 0);
+		have += (size_t)got;
+	}
+	return (ssize_t)have;
+}
+
+static int open_columns(const struct event_cols *d)
+{
+	int i, n = 0;
+
+	for (i = 0; i < d->n; i++)
+		n += d->d[i] >= 0;
+	return n;
+}
+
+/* Pull exactly p->n_events rows from the stream, one chunk of every column at a time. */
 static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
 			 const struct event_cols *d, struct sb_counter_totals *totals)
 {
-	int64_t *counters = NULL, *col;
+	size_t chunk = p->n_events < EVENT_CHUNK ? p->n_events : EVENT_CHUNK;
+	int cols = open_columns(d);
+	struct sb_h5_chunker *z = NULL;
+	int64_t *counters = NULL;
 	struct sb_event *rows;
 	uint64_t done = 0;
 	size_t want;
@@ -660,28 +693,29 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 	if (!s)
 		return p->n_events ? sb_fail(w->err, EINVAL, "%s: no event stream for %zu events",
 					     w->path, p->n_events) : 0;
-	rows = malloc(EVENT_CHUNK * sizeof(*rows));
-	col = malloc(EVENT_CHUNK * sizeof(*col));
+	rows = malloc((chunk ? chunk : 1) * sizeof(*rows));
 	if (d->stride)
-		counters = malloc(EVENT_CHUNK * d->stride * sizeof(*counters));
-	if (!rows || !col || (d->stride && !counters)) {
+		counters = malloc((chunk ? chunk : 1) * d->stride * sizeof(*counters));
+	if (chunk)
+		z = sb_h5_chunker_new((size_t)cols, chunk, sb_h5_chunk_threads((size_t)cols));
+	if (!rows || (d->stride && !counters) || (chunk && !z)) {
 		free(rows);
-		free(col);
 		free(counters);
+		sb_h5_chunker_free(z);
 		return nomem(w);
 	}
 	while (done < p->n_events && !ret) {
-		want = p->n_events - done < EVENT_CHUNK ? p->n_events - done : EVENT_CHUNK;
-		got = s->read(s, rows, counters, want);
+		want = p->n_events - done < chunk ? p->n_events - done : chunk;
+		got = read_full(s, rows, counters, d->stride, want);
 		if (got < 0)
 			ret = sb_fail(w->err, (int)got, "%s: cannot read events: %s", w->path,
 				      strerror((int)-got));
-		else if (got == 0 || (size_t)got > want)
+		else if ((size_t)got != want)
 			ret = sb_fail(w->err, EIO, "%s: event stream delivered %llu of %zu events",
-				      w->path, (unsigned long long)(done + (got > 0 ? got : 0)),
+				      w->path, (unsigned long long)(done + (uint64_t)got),
 				      p->n_events);
 		else
-			ret = write_chunk(w, d, rows, counters, col, done, (size_t)got);
+			ret = write_chunk(w, d, rows, counters, z, done, (size_t)got);
 		if (!ret && sb_counter_totals_add(totals, p, rows, counters, (size_t)got))
 			ret = nomem(w);
 		done += got > 0 ? (uint64_t)got : 0;
@@ -698,14 +732,14 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 				      strerror((int)-got));
 	}
 	free(rows);
-	free(col);
 	free(counters);
+	sb_h5_chunker_free(z);
 	return ret;
 }
 
 /*
  * An event column, in chunks of EVENT_CHUNK rows (the rows write_chunk writes
- * at once: each chunk is compressed once, never read back) through shuffle and
+ * at once, compressed by h5chunks.c as these filters would) through shuffle and
  * deflate, filters every HDF5 reader has (h5py, so scope-profiler's reader,
  * without plugins). Sorted timestamps, thread indexes and parent ids differ in
  * their low bytes only: shuffle puts the constant bytes together and level 1

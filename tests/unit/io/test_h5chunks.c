@@ -1,0 +1,165 @@
+/* Event chunks compressed on worker threads (io/h5chunks.c): what HDF5's filters store. */
+#include <zlib.h>
+
+#include "fixtures.h"
+#include "io/h5chunks.h"
+
+#define ROWS 4096
+
+/* Sorted times with noise in their low bytes, as a recording's starts look. */
+static void fill(int64_t *v, size_t n, int64_t base)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = base + (int64_t)i * 97 + (int64_t)((i * 2654435761u) % 13);
+}
+
+static void test_shuffle_groups_each_byte(void **state)
+{
+	const int64_t in[2] = { 0x0807060504030201, 0x1817161514131211 };
+	uint8_t out[16];
+	unsigned b;
+
+	(void)state;
+	sb_h5_shuffle8(in, 2, out);
+	for (b = 0; b < 8; b++) {
+		assert_int_equal(out[2 * b], b + 1);
+		assert_int_equal(out[2 * b + 1], 0x11 + b);
+	}
+}
+
+/* A chunked, shuffled and deflated column as create_event_column makes it. */
+static hid_t filtered_column(hid_t f, const char *name, hsize_t n)
+{
+	hsize_t chunk = ROWS;
+	hid_t s = H5Screate_simple(1, &n, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE), d;
+
+	assert_true(H5Pset_chunk(dcpl, 1, &chunk) >= 0);
+	assert_true(H5Pset_shuffle(dcpl) >= 0);
+	assert_true(H5Pset_deflate(dcpl, 1) >= 0);
+	d = H5Dcreate2(f, name, H5T_STD_I64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	assert_true(d >= 0);
+	H5Pclose(dcpl);
+	H5Sclose(s);
+	return d;
+}
+
+/* The bytes stored for chunk first of d. */
+static void *stored_chunk(hid_t d, hsize_t first, hsize_t *len)
+{
+	uint32_t mask = 0;
+	void *buf;
+
+	assert_true(H5Dget_chunk_storage_size(d, &first, len) >= 0);
+	buf = malloc(*len);
+	assert_non_null(buf);
+	assert_true(H5Dread_chunk(d, H5P_DEFAULT, &first, &mask, buf) >= 0);
+	assert_int_equal(mask, 0);
+	return buf;
+}
+
+/*
+ * Three columns of 2.5 chunks: the chunks written whole are the bytes
+ * libhdf5's own filters store for the same values (the last chunk too, its
+ * rows past the end the fill value), and read back through them.
+ */
+static void test_chunks_are_what_hdf5_stores(void **state)
+{
+	const size_t n = 2 * ROWS + ROWS / 2, cols = 3;
+	struct sb_h5_chunker *z = sb_h5_chunker_new(cols, ROWS, 2);
+	int64_t *v = malloc(n * sizeof(*v)), *back = malloc(n * sizeof(*back));
+	hid_t f, ours, theirs;
+	hsize_t first, la, lb;
+	size_t c, m;
+	void *a, *b;
+
+	(void)state;
+	assert_non_null(z);
+	assert_non_null(v);
+	assert_non_null(back);
+	f = H5Fcreate(tmp_path("chunks.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	assert_true(f >= 0);
+	ours = filtered_column(f, "ours", n);
+	theirs = filtered_column(f, "theirs", n);
+	fill(v, n, 1000000007);
+	assert_true(H5Dwrite(theirs, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+	for (first = 0; first < n; first += ROWS) {
+		m = n - first < ROWS ? n - first : ROWS;
+		for (c = 0; c < cols; c++) {
+			memcpy(sb_h5_chunker_job(z, c)->values, v + first, m * sizeof(*v));
+			sb_h5_chunker_job(z, c)->n = m;
+		}
+		assert_int_equal(sb_h5_chunker_run(z, cols), 0);
+		assert_int_equal(sb_h5_chunk_write(ours, first, sb_h5_chunker_job(z, cols - 1)), 0);
+		a = stored_chunk(ours, first, &la);
+		b = stored_chunk(theirs, first, &lb);
+		assert_int_equal(la, lb);
+		assert_memory_equal(a, b, la);
+		free(a);
+		free(b);
+	}
+	assert_true(H5Dread(ours, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0);
+	assert_memory_equal(back, v, n * sizeof(*v));
+	H5Dclose(ours);
+	H5Dclose(theirs);
+	H5Fclose(f);
+	sb_h5_chunker_free(z);
+	free(v);
+	free(back);
+}
+
+/* Every job of a round is done when run returns, each from its own values. */
+static void test_every_job_is_compressed(void **state)
+{
+	const size_t cols = 7;
+	struct sb_h5_chunker *z = sb_h5_chunker_new(cols, ROWS, 3);
+	uint8_t *raw = malloc(ROWS * 8);
+	int64_t *want = malloc(ROWS * 8);
+	uLongf len;
+	size_t c, round;
+
+	(void)state;
+	assert_non_null(z);
+	assert_null(sb_h5_chunker_job(z, cols));
+	for (round = 0; round < 5; round++) {
+		for (c = 0; c < cols; c++) {
+			fill(sb_h5_chunker_job(z, c)->values, ROWS, (int64_t)(round * 100 + c));
+			sb_h5_chunker_job(z, c)->n = ROWS;
+		}
+		assert_int_equal(sb_h5_chunker_run(z, cols), 0);
+		for (c = 0; c < cols; c++) {
+			len = ROWS * 8;
+			assert_int_equal(uncompress(raw, &len, sb_h5_chunker_job(z, c)->packed,
+						    sb_h5_chunker_job(z, c)->packed_len), Z_OK);
+			assert_int_equal(len, ROWS * 8);
+			fill(want, ROWS, (int64_t)(round * 100 + c));
+			sb_h5_shuffle8(want, ROWS, (uint8_t *)sb_h5_chunker_job(z, c)->values);
+			assert_memory_equal(raw, sb_h5_chunker_job(z, c)->values, ROWS * 8);
+		}
+	}
+	assert_int_equal(sb_h5_chunker_run(z, cols + 1), -EINVAL);
+	sb_h5_chunker_free(z);
+	free(raw);
+	free(want);
+}
+
+static void test_thread_count_is_bounded(void **state)
+{
+	(void)state;
+	assert_int_equal(sb_h5_chunk_threads(0), 1);
+	assert_int_equal(sb_h5_chunk_threads(1), 1);
+	assert_true(sb_h5_chunk_threads(1000) <= 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shuffle_groups_each_byte),
+		cmocka_unit_test(test_chunks_are_what_hdf5_stores),
+		cmocka_unit_test(test_every_job_is_compressed),
+		cmocka_unit_test(test_thread_count_is_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,247 @@
+/* Event chunks compressed on worker threads, written whole (h5chunks.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "io/h5chunks.h"
+
+/* HDF5's deflate filter at the level create_event_column asks for. */
+#define DEFLATE_LEVEL 1
+/* Beyond this many threads the writer, not deflate, sets the pace. */
+#define MAX_THREADS 8
+
+struct worker {
+	struct sb_h5_chunker *c;
+	z_stream z;
+	bool z_ready;
+	uint8_t *shuffled;
+	pthread_t thread;
+	bool started;
+};
+
+struct sb_h5_chunker {
+	struct sb_h5_chunk_job *jobs;
+	size_t max_jobs, chunk_rows, packed_cap;
+	struct worker *workers;		/* [0] is the caller's own */
+	unsigned n_workers;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	uint64_t round;			/* bumped by each run: workers wait for a new one */
+	size_t n_jobs, next, finished;
+	bool stop;
+};
+
+void sb_h5_shuffle8(const int64_t *in, size_t n, uint8_t *out)
+{
+	size_t i;
+	unsigned b;
+	uint64_t v;
+
+	for (i = 0; i < n; i++) {
+		v = (uint64_t)in[i];
+		for (b = 0; b < 8; b++)
+			out[b * n + i] = (uint8_t)(v >> (8 * b));
+	}
+}
+
+unsigned sb_h5_chunk_threads(size_t jobs)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > 0 ? (size_t)cpus : 1;
+
+	if (n > jobs)
+		n = jobs;
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	return n ? (unsigned)n : 1;
+}
+
+/* Shuffle, then a zlib stream as compress2() makes it, which HDF5's deflate filter stores. */
+static void pack(struct worker *w, struct sb_h5_chunk_job *job)
+{
+	size_t bytes = w->c->chunk_rows * sizeof(int64_t);
+	z_stream *z = &w->z;
+
+	memset(job->values + job->n, 0, (w->c->chunk_rows - job->n) * sizeof(int64_t));
+	sb_h5_shuffle8(job->values, w->c->chunk_rows, w->shuffled);
+	if (deflateReset(z) != Z_OK) {
+		job->err = -EIO;
+		return;
+	}
+	z->next_in = w->shuffled;
+	z->avail_in = (uInt)bytes;
+	z->next_out = job->packed;
+	z->avail_out = (uInt)w->c->packed_cap;
+	job->err = deflate(z, Z_FINISH) == Z_STREAM_END ? 0 : -EIO;
+	job->packed_len = z->total_out;
+}
+
+/* Take jobs of the current round until none is left; the lock is held on entry and exit. */
+static void take_jobs(struct worker *w)
+{
+	struct sb_h5_chunker *c = w->c;
+	size_t i;
+
+	while (c->next < c->n_jobs) {
+		i = c->next++;
+		pthread_mutex_unlock(&c->lock);
+		pack(w, &c->jobs[i]);
+		pthread_mutex_lock(&c->lock);
+		if (++c->finished == c->n_jobs)
+			pthread_cond_signal(&c->done);
+	}
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct sb_h5_chunker *c = w->c;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->stop) {
+		if (c->round == seen) {
+			pthread_cond_wait(&c->work, &c->lock);
+			continue;
+		}
+		seen = c->round;
+		take_jobs(w);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static int init_worker(struct sb_h5_chunker *c, struct worker *w)
+{
+	w->c = c;
+	w->shuffled = malloc(c->chunk_rows * sizeof(int64_t));
+	w->z_ready = deflateInit(&w->z, DEFLATE_LEVEL) == Z_OK;
+	return w->shuffled && w->z_ready ? 0 : -ENOMEM;
+}
+
+/* Workers block every signal: the recorder's handlers run on its own threads. */
+static void start_workers(struct sb_h5_chunker *c)
+{
+	sigset_t all, old;
+	unsigned i;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 1; i < c->n_workers; i++)
+		c->workers[i].started =
+			!pthread_create(&c->workers[i].thread, NULL, work, &c->workers[i]);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static int alloc_jobs(struct sb_h5_chunker *c)
+{
+	size_t i;
+
+	c->jobs = calloc(c->max_jobs, sizeof(*c->jobs));
+	if (!c->jobs)
+		return -ENOMEM;
+	for (i = 0; i < c->max_jobs; i++) {
+		c->jobs[i].values = malloc(c->chunk_rows * sizeof(int64_t));
+		c->jobs[i].packed = malloc(c->packed_cap);
+		if (!c->jobs[i].values || !c->jobs[i].packed)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct sb_h5_chunker *sb_h5_chunker_new(size_t max_jobs, size_t chunk_rows, unsigned threads)
+{
+	struct sb_h5_chunker *c = calloc(1, sizeof(*c));
+	unsigned i;
+	int ret;
+
+	if (!c)
+		return NULL;
+	c->max_jobs = max_jobs;
+	c->chunk_rows = chunk_rows ? chunk_rows : 1;
+	c->packed_cap = compressBound((uLong)(c->chunk_rows * sizeof(int64_t)));
+	c->n_workers = threads ? threads : 1;
+	c->workers = calloc(c->n_workers, sizeof(*c->workers));
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->work, NULL);
+	pthread_cond_init(&c->done, NULL);
+	ret = c->workers ? alloc_jobs(c) : -ENOMEM;
+	for (i = 0; i < c->n_workers && !ret; i++)
+		ret = init_worker(c, &c->workers[i]);
+	if (ret) {
+		sb_h5_chunker_free(c);
+		return NULL;
+	}
+	start_workers(c);
+	return c;
+}
+
+void sb_h5_chunker_free(struct sb_h5_chunker *c)
+{
+	unsigned i;
+	size_t j;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	for (i = 0; c->workers && i < c->n_workers; i++) {
+		if (c->workers[i].started)
+			pthread_join(c->workers[i].thread, NULL);
+		if (c->workers[i].z_ready)
+			deflateEnd(&c->workers[i].z);
+		free(c->workers[i].shuffled);
+	}
+	for (j = 0; c->jobs && j < c->max_jobs; j++) {
+		free(c->jobs[j].values);
+		free(c->jobs[j].packed);
+	}
+	free(c->jobs);
+	free(c->workers);
+	pthread_cond_destroy(&c->work);
+	pthread_cond_destroy(&c->done);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+struct sb_h5_chunk_job *sb_h5_chunker_job(struct sb_h5_chunker *c, size_t i)
+{
+	return i < c->max_jobs ? &c->jobs[i] : NULL;
+}
+
+int sb_h5_chunker_run(struct sb_h5_chunker *c, size_t n_jobs)
+{
+	size_t i;
+
+	if (n_jobs > c->max_jobs)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	c->n_jobs = n_jobs;
+	c->next = 0;
+	c->finished = 0;
+	c->round++;
+	pthread_cond_broadcast(&c->work);
+	take_jobs(&c->workers[0]);
+	while (c->finished < c->n_jobs)
+		pthread_cond_wait(&c->done, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	for (i = 0; i < n_jobs; i++)
+		if (c->jobs[i].err)
+			return c->jobs[i].err;
+	return 0;
+}
+
+int sb_h5_chunk_write(hid_t d, uint64_t first, const struct sb_h5_chunk_job *job)
+{
+	hsize_t offset = first;
+
+	return H5Dwrite_chunk(d, H5P_DEFAULT, 0, &offset, job->packed_len, job->packed) < 0 ?
+		       -EIO : 0;
+}
