@@ -29,6 +29,29 @@ static void test_shuffle_groups_each_byte(void **state)
 	}
 }
 
+/* Blocks of eight and the tail after them: byte b of value i at b * n + i. */
+static void test_shuffle_of_any_length(void **state)
+{
+	const size_t n = 1003;
+	int64_t *v = malloc(n * sizeof(*v));
+	uint8_t *out = malloc(n * 8);
+	size_t i;
+	unsigned b;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(out);
+	for (i = 0; i < n; i++)
+		v[i] = (int64_t)(0x0123456789abcdefull * (i + 1));
+	sb_h5_shuffle8(v, n, out);
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 8; b++)
+			if (out[b * n + i] != (uint8_t)((uint64_t)v[i] >> (8 * b)))
+				fail_msg("value %zu byte %u misplaced", i, b);
+	free(v);
+	free(out);
+}
+
 /* A chunked, shuffled and deflated column as create_event_column makes it. */
 static hid_t filtered_column(hid_t f, const char *name, hsize_t n)
 {
@@ -156,6 +179,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shuffle_groups_each_byte),
+		cmocka_unit_test(test_shuffle_of_any_length),
 		cmocka_unit_test(test_chunks_are_what_hdf5_stores),
 		cmocka_unit_test(test_every_job_is_compressed),
 		cmocka_unit_test(test_thread_count_is_bounded),
