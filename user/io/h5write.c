@@ -596,21 +596,37 @@ struct event_cols {
 };
 
 /*
- * Column i of rows [0, n) into col, one value after the other: the rows hold
- * a call's columns side by side, a chunk holds one column.
+ * The row columns of rows [0, n) into their jobs' values in one pass over
+ * the rows: a pass per column read the chunk's rows (3 MiB, more than a
+ * cache holds) six times.
  */
-static void gather(const struct event_cols *ec, int i, const struct sb_event *rows,
-		   const int64_t *counters, size_t n, int64_t *col)
+static void gather_rows(const struct event_cols *ec, struct sb_h5_chunker *z,
+			const struct sb_event *rows, size_t n)
 {
-	const struct sb_h5_event_column *c = &ec->col[i];
-	size_t k, pos;
+	int64_t *dst[SB_H5_MAX_EVENT_COLUMNS];
+	size_t off[SB_H5_MAX_EVENT_COLUMNS], k;
+	int i, m = 0, j, jobs = 0;
 
-	if (c->counter_id < 0) {
-		for (k = 0; k < n; k++)
-			memcpy(&col[k], (const char *)&rows[k] + c->offset, sizeof(*col));
-		return;
+	for (i = 0; i < ec->n; i++) {
+		if (ec->d[i] < 0)
+			continue;
+		if (ec->col[i].counter_id < 0) {
+			dst[m] = sb_h5_chunker_job(z, (size_t)jobs)->values;
+			off[m++] = ec->col[i].offset;
+		}
+		jobs++;
 	}
-	pos = sb_counter_pos(ec->slots, (unsigned)c->counter_id);
+	for (k = 0; k < n; k++)
+		for (j = 0; j < m; j++)
+			memcpy(&dst[j][k], (const char *)&rows[k] + off[j], sizeof(int64_t));
+}
+
+/* Counter column i of rows [0, n) into col. */
+static void gather_counter(const struct event_cols *ec, int i, const int64_t *counters, size_t n,
+			   int64_t *col)
+{
+	size_t k, pos = sb_counter_pos(ec->slots, (unsigned)ec->col[i].counter_id);
+
 	for (k = 0; k < n; k++)
 		col[k] = counters[k * ec->stride + pos];
 }
@@ -627,11 +643,13 @@ static int write_chunk(struct sb_h5w *w, const struct event_cols *ec, const stru
 	size_t jobs = 0;
 	int i, ret;
 
+	gather_rows(ec, z, rows, n);
 	for (i = 0; i < ec->n; i++) {
 		if (ec->d[i] < 0)
 			continue;
 		job = sb_h5_chunker_job(z, jobs++);
-		gather(ec, i, rows, counters, n, job->values);
+		if (ec->col[i].counter_id >= 0)
+			gather_counter(ec, i, counters, n, job->values);
 		job->n = n;
 	}
 	ret = sb_h5_chunker_run(z, jobs);
