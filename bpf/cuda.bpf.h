@@ -89,6 +89,8 @@ int BPF_USDT(cuda_name, __u64 id, const char *name)
 
 	if (!cuda_traced(tgid))
 		return 0;
+	/* A name the process never read may sit in a page not yet faulted in. */
+	fault_in_str((__u64)name, sizeof(e->name));
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SB_CNT_CUDA_LOST, 1);
@@ -98,7 +100,6 @@ int BPF_USDT(cuda_name, __u64 id, const char *name)
 	e->msg = SB_CUDA_MSG_NAME;
 	e->tgid = tgid;
 	e->id = id;
-	/* A name the process never read may sit in a page not yet faulted in. */
 	if (read_user_str(e->name, sizeof(e->name), (__u64)name) < 0) {
 		bpf_ringbuf_discard(e, 0);
 		return cuda_name_unread(tgid, id, (__u64)name);

@@ -375,18 +375,27 @@ static __always_inline __u64 hash_name(const char *name)
  * Marker strings sit in pages the process may never have touched (it only
  * passes their address), and a non-sleeping read cannot fault them in. The
  * marker programs are sleepable where the kernel allows it: there a one-byte
- * bpf_copy_from_user() faults in each page the string may span first.
+ * bpf_copy_from_user() faults in each page the string may span, before the
+ * ring record is reserved, and the string is read into the record without
+ * sleeping. A program never sleeps holding a reservation: the ring's reader
+ * stops at a record still being written, so every CPU's records would wait
+ * on that page (a binary on NFS); and on 7.3 under emulation the kernel
+ * oopsed twice in the commit of a record held across such a fault, and a
+ * recording once stalled behind one (docs/KERNELS.md).
  */
-static __always_inline long read_user_str(char *dst, __u32 size, __u64 addr)
+static __always_inline void fault_in_str(__u64 addr, __u32 size)
 {
-	long n = bpf_probe_read_user_str(dst, size, (void *)addr);
 	char byte;
 
-	if (n > 0 || !sleepable)
-		return n;
+	if (!sleepable || !addr)
+		return;
 	bpf_copy_from_user(&byte, 1, (void *)addr);
 	if ((addr & 4095) + size > 4096)
 		bpf_copy_from_user(&byte, 1, (void *)((addr | 4095) + 1));
+}
+
+static __always_inline long read_user_str(char *dst, __u32 size, __u64 addr)
+{
 	return bpf_probe_read_user_str(dst, size, (void *)addr);
 }
 
@@ -455,6 +464,9 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, b
 			count(SB_CNT_BAD_SITE, 1);
 		return 0;
 	}
+	fault_in_str(us.name, sizeof(e->name));
+	fault_in_str(us.file, sizeof(e->file));
+	fault_in_str(us.tags, sizeof(e->tags));
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		/* The small record that has the recorder read it, with the process held. */
