@@ -51,6 +51,11 @@ const struct sb_health_key sb_health_keys[] = {
 	  "over --max-size",
 	  "they were counted, not kept: the file and its statistics hold the calls that "
 	  "completed before (record --aggregate keeps a long run in a size of its own)" },
+	{ "kernel_ring_stalls", "times the kernel's ring stood at a record never finished",
+	  "ring stalls",
+	  "a BPF program reserved a record and did not finish it for 2 s (a kernel fault): the "
+	  "records behind it waited, and processes held for an attach were let go, so calls of "
+	  "objects attached late may be missing (docs/KERNELS.md)" },
 	{ "threads_dropped", "events of new threads were dropped", "thread table full",
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",

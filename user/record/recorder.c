@@ -65,6 +65,13 @@
  * storm): a read without an end never let the loop see a signal or the deadline.
  */
 #define READ_BUDGET_NS 50000000LL
+/*
+ * A record held this long was never finished (a program holds one for
+ * microseconds); held past HELD_PAUSE_NS, the loop pauses instead of polling
+ * a ring that is always ready and never readable.
+ */
+#define RING_STALL_NS 2000000000LL
+#define HELD_PAUSE_NS 1000000L
 #define READ_BUDGET_EVERY 16
 #define READ_YIELD (-EAGAIN)
 
@@ -88,6 +95,8 @@ struct recorder {
 	struct sb_stdout_profile to_stdout;	/* -o -: written here, then copied out */
 	struct sb_syswide sys;	/* -a: which processes are traced */
 	struct sb_stops_shared shared;	/* other recorders that may hold our processes */
+	uint64_t ring_stalls;	/* times the ring stood at a record never finished */
+	bool ring_stalled;	/* it stands at one now */
 	bool stopping;		/* recording ended: syncs are only answered, not attached */
 	bool shared_tty;	/* the target may write to our terminal */
 	bool root_exited;
@@ -726,6 +735,34 @@ static bool handle_signal(struct recorder *r, int *forwarded)
 
 static int rotate_file(struct recorder *r, int64_t now);
 
+/*
+ * A record the kernel wrote past but never committed holds every record
+ * behind it, a process's sync among them (that process would stay stopped),
+ * and the ring polls ready all the while: pause instead of spinning, and
+ * after RING_STALL_NS say so once, count it and let held processes go.
+ */
+static void watch_held_record(struct recorder *r, int64_t now)
+{
+	struct timespec pause = { 0, HELD_PAUSE_NS };
+	int64_t held = sb_ring_held_ns(&r->ring, now);
+	int freed;
+
+	if (!held) {
+		r->ring_stalled = false;
+		return;
+	}
+	if (held >= RING_STALL_NS && !r->ring_stalled) {
+		r->ring_stalled = true;
+		r->ring_stalls++;
+		freed = sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
+		record_say("the kernel's ring has stood at a record never finished for %lld s: the "
+			   "records behind it wait; %d held process(es) let go (kernel_ring_stalls)",
+			   (long long)(held / 1000000000LL), freed > 0 ? freed : 0);
+	}
+	if (held >= HELD_PAUSE_NS)
+		nanosleep(&pause, NULL);
+}
+
 static void record_loop(struct recorder *r)
 {
 	int64_t deadline = r->o.duration > 0 ? r->start_ns + (int64_t)(r->o.duration * 1e9) : 0;
@@ -744,6 +781,7 @@ static void record_loop(struct recorder *r)
 		ring_buffer__consume(r->rb);
 		note_failure(r, sb_sources_tick(&r->sources));
 		now = now_ns();
+		watch_held_record(r, now);
 		/* We answer stops: see SB_HEARTBEAT_STALE_NS. */
 		sb_guardian_heartbeat(r->env.skel);
 		if (live && now - last_t >= every)
@@ -843,6 +881,7 @@ static int add_metadata(struct recorder *r, struct sb_collector *c, int64_t end_
 				  r->clock_offset_start);
 	ret |= sb_profile_set_int(p, "clock_realtime_minus_monotonic_end_ns", r->clock_offset_end);
 	ret |= sb_profile_set_int(p, "recorder_cpu_ns", recorder_cpu_ns());
+	ret |= sb_profile_set_int(p, "kernel_ring_stalls", (int64_t)r->ring_stalls);
 	ret |= sb_profile_set_str(p, SB_META_RECORD_SCOPE, r->o.all ? "system-wide" :
 				  r->o.cmd ? SB_RECORD_SCOPE_COMMAND : "attached");
 	if (r->o.ranks_arg)
@@ -1296,7 +1335,7 @@ static int run(struct recorder *r)
 	ret = finish(r);
 	incomplete = sb_kernel_incomplete(&r->kernel) || sb_regions_unresolved(&r->sources) ||
 		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone ||
-		     sb_health_value(&r->coll.prof, "lost_events") > 0 ||
+		     sb_health_value(&r->coll.prof, "lost_events") > 0 || r->ring_stalls ||
 		     sb_health_value(&r->coll.prof, "calls_over_max_size") > 0 || r->rotated_over_max ||
 		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0;
 	recorder_close(r);

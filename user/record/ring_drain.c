@@ -47,6 +47,8 @@ int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int m
 
 	rr->rb = rb;
 	rr->page = sysconf(_SC_PAGESIZE);
+	rr->held_at = 0;
+	rr->held_since = 0;
 	rr->read_at = map_page(map_fd, rr->page, 0);
 	rr->write_at = map_page(map_fd, rr->page, 1);
 	if (!rr->read_at || !rr->write_at) {
@@ -78,4 +80,20 @@ int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
 		if (position(rr->read_at) == was)
 			nanosleep(&wait, NULL);
 	}
+}
+
+int64_t sb_ring_held_ns(struct sb_ring_reader *rr, int64_t now)
+{
+	unsigned long read, write;
+
+	if (!rr->read_at)
+		return 0;
+	read = position(rr->read_at);
+	write = position(rr->write_at);
+	if (read == write || !rr->held_since || read != rr->held_at) {
+		rr->held_at = read;
+		rr->held_since = read == write ? 0 : now;
+		return 0;
+	}
+	return now - rr->held_since;
 }

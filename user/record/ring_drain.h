@@ -18,6 +18,8 @@ struct sb_ring_reader {
 	void *read_at;		/* the ring's read position page, or NULL */
 	void *write_at;		/* its write position page, or NULL */
 	long page;
+	unsigned long held_at;	/* the read position sb_ring_held_ns last saw held */
+	int64_t held_since;	/* since when (0: not held) */
 };
 
 /* Map the positions of rb (the ring map map_fd); 0 or -errno (then reads are plain reads). */
@@ -30,5 +32,14 @@ void sb_ring_reader_free(struct sb_ring_reader *rr);
  * -ENOENT when the positions are not mapped (one plain read was done).
  */
 int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns);
+
+/*
+ * How long the read position has stood at a record the kernel wrote past
+ * (reserved, not yet committed), as of now; 0 when reads move on or the ring
+ * is empty. A BPF program holds a record for microseconds: seconds mean one
+ * never finished, and every record behind it waits (the recorder's loop
+ * then stops spinning on a ring that polls ready, and lets held processes go).
+ */
+int64_t sb_ring_held_ns(struct sb_ring_reader *rr, int64_t now);
 
 #endif
