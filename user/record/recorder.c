@@ -57,8 +57,12 @@
 #define STATUS_SHARED_NS 10000000000LL	/* status as whole lines, beside the target's output */
 /* Programs that read the recording flag before it was cleared are done within this. */
 #define SETTLE_US 5000
-/* How long the last read waits for a record reserved and not yet submitted. */
-#define RING_DRAIN_NS 200000000LL
+/*
+ * How long the last read waits for a record reserved and not yet submitted
+ * (microseconds, unless a program never finishes it; a preempted vCPU under
+ * emulation held one for tens of milliseconds).
+ */
+#define RING_DRAIN_NS 1000000000LL
 /*
  * How long one read of the ring may go on. libbpf reads while records come,
  * and a process answered at each sync writes its next one at once (a dlopen
@@ -912,9 +916,13 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	usleep(SETTLE_US);
 	sb_sources_stop(&r->sources);
 	note_failure(r, r->env.error);
-	if (sb_ring_read_written(&r->ring, RING_DRAIN_NS) == -ETIME && r->o.verbose)
-		record_say("the kernel's ring still had a record being written after %d ms",
+	/* The records behind one never finished are lost: counted, as a stall. */
+	if (sb_ring_read_written(&r->ring, RING_DRAIN_NS) == -ETIME) {
+		r->ring_stalls += !r->ring_stalled;
+		record_say("the kernel's ring still stood at a record being written after %d ms: "
+			   "the records behind it are lost (kernel_ring_stalls)",
 			   (int)(RING_DRAIN_NS / 1000000));
+	}
 	/* No process is held from now on: the guardian need not keep stderr (guardian.h). */
 	sb_guardian_done(&r->guardian, r->env.skel);
 	sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
