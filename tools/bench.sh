@@ -27,6 +27,7 @@
 #   BENCH_FINE="10000 4000"	fine_grained's ITERATIONS LENGTH for the mini-app ratio of (l)
 #   BENCH_ATTACH_ROUNDS=5		record -p starts timed in (m)
 #   BENCH_AGG_N=10000000		regions of one thread recorded with --aggregate and in full (n)
+#   BENCH_BIG_N=100000000		the same once each at this size (o); 0 leaves (o) out
 
 set -u
 
@@ -60,6 +61,7 @@ flood_s=${BENCH_FLOOD_S:-2}
 fine=${BENCH_FINE:-10000 4000}
 attach_rounds=${BENCH_ATTACH_ROUNDS:-5}
 agg_n=${BENCH_AGG_N:-10000000}
+big_n=${BENCH_BIG_N:-100000000}
 
 die()
 {
@@ -902,3 +904,38 @@ row "(n) --aggregate: recorder CPU ns/call, full | agg" \
 	"drainer, nesting, and the spill or the sums"
 row "(n) --aggregate: report of the aggregate, s" "$(calc 3 "${ag[report_ms]} / 1000")" "< 0.1" \
 	"$(verdict "${ag[report_ms]} < 100")"
+
+# (o) A long run's size (issues 26 and 29): one thread's marker_loop of BENCH_BIG_N regions,
+# recorded once in full and once with --aggregate. What must not grow with the calls: the
+# aggregate's file and the recorder's memory; the full trace's bytes a call; and how long
+# record takes after the command ends (sorting, compressing and writing the trace).
+[ "$big_n" -gt 0 ] || exit 0
+echo "(o) $big_n regions, recorded once in full and once with --aggregate"
+declare -A big
+for c in full agg; do
+	opt=()
+	[ $c = agg ] && opt=(--aggregate)
+	out=$(runloop "$bin/peakrss" "$sb" record -q "${opt[@]}" -o "$tmp/o.h5" -- sh -c \
+		'"$1" "$2" 1; date +%s%N > "$3"' sh "$bin/marker_loop" "$big_n" "$tmp/o.end") || exit 1
+	big[end_ms_$c]=$((($(date +%s%N) - $(cat "$tmp/o.end")) / 1000000))
+	big[rss_$c]=$(field maxrss_kib "$(cat "$tmp/stderr")")
+	big[rec_$c]=$(meta_of "$("$sb" inspect "$tmp/o.h5")" recorder_cpu_ns)
+	big[bytes_$c]=$(stat -c %s "$tmp/o.h5")
+	big[calls_$c]=$(calls_in "$tmp/o.h5")
+	rm -f "$tmp/o.h5"
+done
+row "(o) $big_n regions: calls in the file, full | agg" \
+	"${big[calls_full]} | ${big[calls_agg]}" "$big_n" \
+	"$(verdict "${big[calls_agg]} == $big_n && ${big[calls_full]} == $big_n")"
+row "(o) file, full B/call | agg bytes" \
+	"$(calc 2 "${big[bytes_full]} / $big_n") | ${big[bytes_agg]}" "4 | < 1 MB" \
+	"$(verdict "${big[bytes_full]} <= 4 * $big_n && ${big[bytes_agg]} < 1000000"); agg at (n): ${ag[bytes_agg]:-?}"
+row "(o) recorder peak RSS MiB, full | agg" \
+	"$(calc 0 "${big[rss_full]} / 1024") | $(calc 0 "${big[rss_agg]} / 1024")" "-" \
+	"at (n)'s $agg_n: $(calc 0 "${ag[rss_full]:-0} / 1024") | $(calc 0 "${ag[rss_agg]:-0} / 1024")"
+row "(o) recorder CPU ns/call, full | agg" \
+	"$(calc 1 "${big[rec_full]} / $big_n") | $(calc 1 "${big[rec_agg]} / $big_n")" "<= 100" \
+	"$(verdict "${big[rec_full]} <= 100 * $big_n"); drainer, nesting, spill or sums"
+row "(o) record returns after the command, s, full | agg" \
+	"$(calc 1 "${big[end_ms_full]} / 1000") | $(calc 1 "${big[end_ms_agg]} / 1000")" "< 5" \
+	"$(verdict "${big[end_ms_full]} < 5000"); nesting's backlog, the spill's merge, the write; load $(loadavg)"
