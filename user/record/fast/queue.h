@@ -16,7 +16,7 @@
 
 #define SB_FAST_CHUNK 512	/* records per chunk: 8 KiB, so a pass of a few records wastes little */
 #define SB_FAST_CHUNK_RUNS 8	/* runs (one thread's records in a row) per chunk */
-#define SB_FAST_SLAB_BYTES (2ul << 20)	/* what chunks are carved from, a huge page each */
+#define SB_FAST_SLAB_BYTES (2ul << 20)	/* what chunks are carved from */
 
 /* Records of one thread of one process in a row: recs[start, start + n) of the chunk. */
 struct sb_fast_run {
