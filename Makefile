@@ -167,6 +167,7 @@ header-check:
 	$(Q)tools/header-check.sh $(BUILD)
 
 bench: all
+	$(Q)tools/install-deps.sh bench
 	$(Q)tools/bench.sh $(BUILD)
 
 clean:

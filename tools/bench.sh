@@ -909,33 +909,60 @@ row "(n) --aggregate: report of the aggregate, s" "$(calc 3 "${ag[report_ms]} / 
 # recorded once in full and once with --aggregate. What must not grow with the calls: the
 # aggregate's file and the recorder's memory; the full trace's bytes a call; and how long
 # record takes after the command ends (sorting, compressing and writing the trace).
-[ "$big_n" -gt 0 ] || exit 0
-echo "(o) $big_n regions, recorded once in full and once with --aggregate"
-declare -A big
-for c in full agg; do
-	opt=()
-	[ $c = agg ] && opt=(--aggregate)
-	out=$(runloop "$bin/peakrss" "$sb" record -q "${opt[@]}" -o "$tmp/o.h5" -- sh -c \
-		'"$1" "$2" 1; date +%s%N > "$3"' sh "$bin/marker_loop" "$big_n" "$tmp/o.end") || exit 1
-	big[end_ms_$c]=$((($(date +%s%N) - $(cat "$tmp/o.end")) / 1000000))
-	big[rss_$c]=$(field maxrss_kib "$(cat "$tmp/stderr")")
-	big[rec_$c]=$(meta_of "$("$sb" inspect "$tmp/o.h5")" recorder_cpu_ns)
-	big[bytes_$c]=$(stat -c %s "$tmp/o.h5")
-	big[calls_$c]=$(calls_in "$tmp/o.h5")
-	rm -f "$tmp/o.h5"
-done
-row "(o) $big_n regions: calls in the file, full | agg" \
-	"${big[calls_full]} | ${big[calls_agg]}" "$big_n" \
-	"$(verdict "${big[calls_agg]} == $big_n && ${big[calls_full]} == $big_n")"
-row "(o) file, full B/call | agg bytes" \
-	"$(calc 2 "${big[bytes_full]} / $big_n") | ${big[bytes_agg]}" "4 | < 1 MB" \
-	"$(verdict "${big[bytes_full]} <= 4 * $big_n && ${big[bytes_agg]} < 1000000"); agg at (n): ${ag[bytes_agg]:-?}"
-row "(o) recorder peak RSS MiB, full | agg" \
-	"$(calc 0 "${big[rss_full]} / 1024") | $(calc 0 "${big[rss_agg]} / 1024")" "-" \
-	"at (n)'s $agg_n: $(calc 0 "${ag[rss_full]:-0} / 1024") | $(calc 0 "${ag[rss_agg]:-0} / 1024")"
-row "(o) recorder CPU ns/call, full | agg" \
-	"$(calc 1 "${big[rec_full]} / $big_n") | $(calc 1 "${big[rec_agg]} / $big_n")" "<= 100" \
-	"$(verdict "${big[rec_full]} <= 100 * $big_n"); drainer, nesting, spill or sums"
-row "(o) record returns after the command, s, full | agg" \
-	"$(calc 1 "${big[end_ms_full]} / 1000") | $(calc 1 "${big[end_ms_agg]} / 1000")" "< 5" \
-	"$(verdict "${big[end_ms_full]} < 5000"); nesting's backlog, the spill's merge, the write; load $(loadavg)"
+if [ "$big_n" -gt 0 ]; then
+	echo "(o) $big_n regions, recorded once in full and once with --aggregate"
+	declare -A big
+	for c in full agg; do
+		opt=()
+		[ $c = agg ] && opt=(--aggregate)
+		out=$(runloop "$bin/peakrss" "$sb" record -q "${opt[@]}" -o "$tmp/o.h5" -- sh -c \
+			'"$1" "$2" 1; date +%s%N > "$3"' sh "$bin/marker_loop" "$big_n" "$tmp/o.end") || exit 1
+		big[end_ms_$c]=$((($(date +%s%N) - $(cat "$tmp/o.end")) / 1000000))
+		big[rss_$c]=$(field maxrss_kib "$(cat "$tmp/stderr")")
+		big[rec_$c]=$(meta_of "$("$sb" inspect "$tmp/o.h5")" recorder_cpu_ns)
+		big[bytes_$c]=$(stat -c %s "$tmp/o.h5")
+		big[calls_$c]=$(calls_in "$tmp/o.h5")
+		rm -f "$tmp/o.h5"
+	done
+	row "(o) $big_n regions: calls in the file, full | agg" \
+		"${big[calls_full]} | ${big[calls_agg]}" "$big_n" \
+		"$(verdict "${big[calls_agg]} == $big_n && ${big[calls_full]} == $big_n")"
+	row "(o) file, full B/call | agg bytes" \
+		"$(calc 2 "${big[bytes_full]} / $big_n") | ${big[bytes_agg]}" "4 | < 1 MB" \
+		"$(verdict "${big[bytes_full]} <= 4 * $big_n && ${big[bytes_agg]} < 1000000"); agg at (n): ${ag[bytes_agg]:-?}"
+	row "(o) recorder peak RSS MiB, full | agg" \
+		"$(calc 0 "${big[rss_full]} / 1024") | $(calc 0 "${big[rss_agg]} / 1024")" "-" \
+		"at (n)'s $agg_n: $(calc 0 "${ag[rss_full]:-0} / 1024") | $(calc 0 "${ag[rss_agg]:-0} / 1024")"
+	row "(o) recorder CPU ns/call, full | agg" \
+		"$(calc 1 "${big[rec_full]} / $big_n") | $(calc 1 "${big[rec_agg]} / $big_n")" "<= 100" \
+		"$(verdict "${big[rec_full]} <= 100 * $big_n"); drainer, nesting, spill or sums"
+	row "(o) record returns after the command, s, full | agg" \
+		"$(calc 1 "${big[end_ms_full]} / 1000") | $(calc 1 "${big[end_ms_agg]} / 1000")" "< 5" \
+		"$(verdict "${big[end_ms_full]} < 5000"); nesting's backlog, the spill's merge, the write; load $(loadavg)"
+fi
+
+# (p) A peer on the same loop, in the same run (issue 26): uftrace times a function per
+# region (uftrace_loop, -pg with nops it patches: `uftrace record -P region`), the fairest
+# shape a function tracer can be given; its figure beside (l)'s fast path. bpftrace is (b)'s,
+# perf record (e)'s. Skipped, and said, where Debian's uftrace is not installed.
+uftrace=$(command -v uftrace)
+if [ -n "$uftrace" ] && [ -x "$bin/uftrace_loop" ]; then
+	echo "(p) uftrace: $fast_rounds rounds x $fast_n regions, untraced and traced"
+	declare -A up
+	for ((r = 0; r < fast_rounds; r++)); do
+		out=$(runloop "$bin/uftrace_loop" "$fast_n" 1) || exit 1
+		up[base]=$(min "${up[base]:-}" "$(field cpu_ns "$out")")
+		rm -rf "$tmp/uftrace.data"
+		out=$(runloop "$uftrace" record -d "$tmp/uftrace.data" -P region \
+			"$bin/uftrace_loop" "$fast_n" 1) || exit 1
+		up[traced]=$(min "${up[traced]:-}" "$(field cpu_ns "$out")")
+	done
+	rm -rf "$tmp/uftrace.data"
+	uft_ns=$(calc 1 "(${up[traced]} - ${up[base]}) / $fast_n")
+	row "(p) uftrace | scope-bpf fast path, ns/region, cpu" "$uft_ns | $fast_ns" "-" \
+		"traced - untraced loop, fastest of $fast_rounds; $(uftrace --version | head -n1 | cut -d" " -f1-2)"
+	row "(p) scope-bpf fast path / uftrace" "$(calc 2 "$fast_ns / $uft_ns")" "<= 1" \
+		"$(verdict "$fast_ns <= $uft_ns")"
+else
+	row "(p) uftrace" "-" "-" "skipped: uftrace is not installed (apt-get install uftrace)"
+fi

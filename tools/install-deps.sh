@@ -1,5 +1,6 @@
 #!/bin/sh
 # Install the Debian packages scope-bpf needs to build and test; does nothing when all are present.
+# With "bench": also the peers make bench compares with in the same run (bpftrace, uftrace).
 set -e
 
 PKGS="make gcc g++ clang libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
@@ -10,6 +11,7 @@ libgomp1 libomp-14-dev
 libotf2-trace-dev otf2-tools libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 gfortran python3 python3-venv python3-h5py cmake
 slurm-wlm libslurm-dev munge"
+[ "${1:-}" = bench ] && PKGS="$PKGS bpftrace uftrace"
 
 missing=""
 for p in $PKGS; do

@@ -10,13 +10,14 @@
 # MPI calls against markers, mpi_floor.so two marker events around one MPI
 # call from a preloaded library (mpi/mpi.mk adds the PMPI libraries); cuda_handoff fires the CUPTI library's batch
 # probe with full batches (records/s through the hand-off); switch_pingpong
-# times a context switch between two untraced threads on one CPU. All
+# times a context switch between two untraced threads on one CPU;
+# uftrace_loop is marker_loop's loop with a function for a region, for uftrace. All
 # go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
-	gen_profile many_sites cuda_handoff fine_grained fast_flood switch_pingpong)
+	gen_profile many_sites cuda_handoff fine_grained fast_flood switch_pingpong uftrace_loop)
 
 # The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
@@ -41,6 +42,12 @@ $(BUILD)/bench/marker_loop: tests/bench/marker_loop.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
+
+# GCC's nop in place of the mcount call, which uftrace patches (it needs a non-PIE binary).
+$(BUILD)/bench/uftrace_loop: tests/bench/uftrace_loop.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)gcc $(BENCH_CFLAGS) -fno-pie -no-pie -pg -mfentry -mnop-mcount $< -o $@
 
 $(BUILD)/bench/marker_loop_plain: tests/bench/marker_loop.c $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
