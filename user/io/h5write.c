@@ -715,7 +715,8 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
 	if (d->stride)
 		counters = malloc((chunk ? chunk : 1) * d->stride * sizeof(*counters));
 	if (chunk)
-		z = sb_h5_chunker_new((size_t)cols, chunk, sb_h5_chunk_threads((size_t)cols));
+		z = sb_h5_chunker_new((size_t)cols, chunk,
+				      w->threads ? w->threads : sb_h5_chunk_threads((size_t)cols));
 	if (!rows || (d->stride && !counters) || (chunk && !z)) {
 		free(rows);
 		free(counters);
@@ -983,7 +984,14 @@ int sb_h5_check_target(const char *path, struct sb_error *err)
 int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_stream *events,
 		struct sb_error *err)
 {
-	struct sb_h5w w = { .path = path, .err = err, .file = H5I_INVALID_HID };
+	return sb_h5_write_with(path, p, events, 0, err);
+}
+
+int sb_h5_write_with(const char *path, const struct sb_profile *p, struct sb_event_stream *events,
+		     unsigned threads, struct sb_error *err)
+{
+	struct sb_h5w w = { .path = path, .err = err, .file = H5I_INVALID_HID,
+			    .threads = threads };
 	char *tmp;
 	int ret, fd;
 

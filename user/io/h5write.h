@@ -29,6 +29,14 @@ int sb_h5_check_target(const char *path, struct sb_error *err);
 int sb_h5_write(const char *path, const struct sb_profile *p, struct sb_event_stream *events,
 		struct sb_error *err);
 
+/*
+ * The same, compressing the event columns on at most threads threads (0: one
+ * a CPU, io/h5chunks.h): a file written while the command runs takes 1, so
+ * the command keeps its CPUs.
+ */
+int sb_h5_write_with(const char *path, const struct sb_profile *p, struct sb_event_stream *events,
+		     unsigned threads, struct sb_error *err);
+
 /* Shared with h5read.c: one HDF5 layout, described once. */
 
 /* An optional event column exists when its bit is set in p->columns; bit 0 = always. */
@@ -81,6 +89,7 @@ struct sb_h5w {
 	const char *path;
 	struct sb_error *err;
 	hid_t file;
+	unsigned threads;	/* compressing the event columns; 0: one a CPU */
 };
 
 /*

@@ -1060,7 +1060,8 @@ static int rotate_file(struct recorder *r, int64_t now)
 	ret = ret ?: build_profile(r, piece, now, false);
 	if (!ret) {
 		sb_collector_stream(piece, &stream);
-		ret = sb_h5_write(r->o.output, &piece->prof, &stream.base, &err);
+		/* The command runs on: its CPUs are its own, the file compresses on ours. */
+		ret = sb_h5_write_with(r->o.output, &piece->prof, &stream.base, 1, &err);
 		if (ret)
 			record_say("%s", err.msg);
 	}
