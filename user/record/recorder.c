@@ -1164,6 +1164,19 @@ static void say_no_calls(struct recorder *r, int files)
 		   "no marked region was both entered and left while recording");
 }
 
+/*
+ * Threads to compress the file with: every CPU once the traced command has
+ * ended (it needs none), one while it runs on (-p or -d stopped first, -a).
+ */
+static unsigned write_threads(const struct recorder *r)
+{
+	if (r->o.all)
+		return 1;
+	if (r->o.cmd)
+		return r->root_exited ? 0 : 1;
+	return root_pidfd_readable(r) ? 0 : 1;
+}
+
 static int finish(struct recorder *r)
 {
 	struct sb_collect_stream stream;
@@ -1183,7 +1196,8 @@ static int finish(struct recorder *r)
 	}
 	sb_collector_stream(&r->coll, &stream);
 	/* An aggregate's calls were summed as they came: there is nothing to stream. */
-	if (sb_h5_write(r->o.output, &r->coll.prof, r->o.aggregate ? NULL : &stream.base, &err) ||
+	if (sb_h5_write_with(r->o.output, &r->coll.prof, r->o.aggregate ? NULL : &stream.base,
+			     write_threads(r), &err) ||
 	    (r->to_stdout.path && sb_stdout_profile_emit(&r->to_stdout, &err))) {
 		record_say("%s", err.msg);
 		return 1;
