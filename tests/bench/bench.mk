@@ -38,18 +38,18 @@ $(BUILD)/bench/mpi_floor.so: tests/bench/mpi_floor.c $(MARKER_HDRS) $(BUILD)/lib
 	$(Q)$(MPICC) $(BENCH_CFLAGS) -fPIC -shared -fvisibility=hidden -ftls-model=initial-exec $< \
 		$(BUILD)/libscope_bpf_markers.a -Wl,--exclude-libs,ALL -o $@
 
-$(BUILD)/bench/marker_loop: tests/bench/marker_loop.c $(MARKER_HDRS)
+$(BUILD)/bench/marker_loop: tests/bench/marker_loop.c tests/bench/loop_main.h $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
 
 # GCC's nop in place of the mcount call, which uftrace patches (it needs a non-PIE binary).
-$(BUILD)/bench/uftrace_loop: tests/bench/uftrace_loop.c
+$(BUILD)/bench/uftrace_loop: tests/bench/uftrace_loop.c tests/bench/loop_main.h
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)gcc $(BENCH_CFLAGS) -fno-pie -no-pie -pg -mfentry -mnop-mcount $< -o $@
 
-$(BUILD)/bench/marker_loop_plain: tests/bench/marker_loop.c $(MARKER_HDRS)
+$(BUILD)/bench/marker_loop_plain: tests/bench/marker_loop.c tests/bench/loop_main.h $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -DSCOPE_BPF_DISABLE $< -o $@
