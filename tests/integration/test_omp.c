@@ -376,15 +376,20 @@ static void test_hybrid_mpi_openmp(void **state)
  * for the hybrid run: seconds of the kernel's uprobe lock on a loaded machine,
  * docs/DESIGN.md). This process adopts them (subreaper) and waits for them
  * after each test, so that no later recording, here or in the next test
- * program, queues behind them with its process held.
+ * program, queues behind them with its process held. With every kernel feature
+ * off (no uprobe-multi link) each probe of each process closes on its own and
+ * waits out a tasks-trace RCU grace period: a kernel-mode -p of a two-rank MPI
+ * and OpenMP job left 254 of them, over a minute on 6.18 here.
  */
+#define REAP_TRIES 1800	/* 100 ms apart */
+
 static int reap_guardians(void **state)
 {
 	pid_t pid;
 	int i;
 
 	(void)state;
-	for (i = 0; i < 600; i++) {
+	for (i = 0; i < REAP_TRIES; i++) {
 		pid = waitpid(-1, NULL, WNOHANG);
 		if (pid < 0 && errno != EINTR)
 			return 0;	/* none left */
@@ -527,8 +532,14 @@ static void check_offcpu_inclusive(const struct sb_profile *p)
  */
 static void test_offcpu_inclusive_under_a_launcher(void **state)
 {
-	static const char *const modes[] = { "--mode=auto", "--mode=auto", "--mode=kernel" };
+	static const char *const modes[] = { "--mode=kernel", "--mode=auto", "--mode=auto" };
 	static const char *const files[] = { "launcher1.h5", "launcher2.h5", "launcher3.h5" };
+	/*
+	 * In make integration's kernel-mode passes the kernel-mode recording
+	 * alone: the fast path's two are the default pass's, and with every
+	 * kernel feature off each of the job's probes closes on its own.
+	 */
+	size_t n = fast_mode() ? 3 : 1;
 	char out[3][300], app[512], pidstr[16];
 	char *job[] = { "/usr/bin/env", (char *)mpiexec_mpich(), "-n", "2",
 			(char *)app_path("omp_sleep", app, sizeof(app)), NULL };
@@ -546,8 +557,8 @@ static void test_offcpu_inclusive_under_a_launcher(void **state)
 	require_bpf();
 	launcher = start_saying(job, "ready");
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)launcher);
-	/* All three first: a failed check must not leave the job running. */
-	for (m = 0; m < 3; m++) {
+	/* All first: a failed check must not leave the job running. */
+	for (m = 0; m < n; m++) {
 		argv[2] = (char *)modes[m];
 		argv[9] = (char *)tmp_file(files[m], out[m], sizeof(out[m]));
 		status[m] = run(argv);
@@ -556,7 +567,7 @@ static void test_offcpu_inclusive_under_a_launcher(void **state)
 	}
 	kill(launcher, SIGTERM);
 	assert_int_equal(wait_status(launcher), 0);
-	for (m = 0; m < 3; m++) {
+	for (m = 0; m < n; m++) {
 		assert_int_equal(status[m], 0);
 		load_profile(out[m], &p);
 		assert_int_equal(sb_profile_rank_count(&p), 2);
