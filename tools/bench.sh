@@ -954,11 +954,12 @@ if [ -n "$uftrace" ] && [ -x "$bin/uftrace_loop" ]; then
 	echo "(p) uftrace: $fast_rounds rounds x $fast_n regions, untraced and traced"
 	declare -A up
 	for ((r = 0; r < fast_rounds; r++)); do
-		out=$(runloop "$bin/uftrace_loop" "$fast_n" 1) || exit 1
+		# A -pg program writes gmon.out where it runs: into the scratch folder instead.
+		out=$(runloop env GMON_OUT_PREFIX="$tmp/gmon" "$bin/uftrace_loop" "$fast_n" 1) || exit 1
 		up[base]=$(min "${up[base]:-}" "$(field cpu_ns "$out")")
 		rm -rf "$tmp/uftrace.data"
-		out=$(runloop "$uftrace" record -d "$tmp/uftrace.data" -P region \
-			"$bin/uftrace_loop" "$fast_n" 1) || exit 1
+		out=$(runloop env GMON_OUT_PREFIX="$tmp/gmon" "$uftrace" record -d "$tmp/uftrace.data" \
+			-P region "$bin/uftrace_loop" "$fast_n" 1) || exit 1
 		up[traced]=$(min "${up[traced]:-}" "$(field cpu_ns "$out")")
 	done
 	rm -rf "$tmp/uftrace.data"
