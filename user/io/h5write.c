@@ -18,6 +18,15 @@
 /* Rows per event write: bounds memory however long the trace is. */
 #define EVENT_CHUNK 65536
 
+/*
+ * An event column's chunk, in rows: what create_event_column gives the
+ * dataset is what stream_events writes whole, so both take it from here.
+ */
+static size_t event_chunk_rows(size_t n_events)
+{
+	return n_events < EVENT_CHUNK ? n_events : EVENT_CHUNK;
+}
+
 _Static_assert(sizeof(struct sb_event) == (SB_H5_N_ID_COLUMNS + SB_N_ROW_METRICS) * sizeof(int64_t),
 	       "sb_event: packed int64 columns");
 _Static_assert(sizeof(struct sb_h5_stats) == 11 * 8, "sb_h5_stats must be packed");
@@ -698,7 +707,7 @@ static int open_columns(const struct event_cols *d)
 static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb_event_stream *s,
 			 const struct event_cols *d, struct sb_counter_totals *totals)
 {
-	size_t chunk = p->n_events < EVENT_CHUNK ? p->n_events : EVENT_CHUNK;
+	size_t chunk = event_chunk_rows(p->n_events);
 	int cols = open_columns(d);
 	struct sb_h5_chunker *z = NULL;
 	int64_t *counters = NULL;
@@ -766,7 +775,7 @@ static int stream_events(struct sb_h5w *w, const struct sb_profile *p, struct sb
  */
 static hid_t create_event_column(struct sb_h5w *w, const char *name, size_t n)
 {
-	hsize_t dim = n, chunk = n < EVENT_CHUNK ? n : EVENT_CHUNK;
+	hsize_t dim = n, chunk = event_chunk_rows(n);
 	hid_t s, d = H5I_INVALID_HID, dcpl;
 
 	if (!n)

@@ -14,9 +14,10 @@
  * burst; slabs go when the queue does. Small pages, not transparent huge
  * ones: a huge page comes from a free 2 MiB block, the kind a virtual
  * machine's kernel hands back to the hypervisor (free page reporting), and
- * faulting one in cost 3.5 ms a MiB here against 0.5 for small pages; the
- * warming thread's page clearing was then the largest cost of a recording
- * (29% of all CPU time while a 10 M-call loop ran, more than the loop's).
+ * faulting one in cost 3.5 ms a MiB here when cold, 0.19 when not, small
+ * pages 0.5 either way; on a loaded host the warming thread's clearing of
+ * huge pages was 29% of all CPU while a 10 M-call loop ran (quiet, small
+ * pages saved little: docs/PERFORMANCE.md).
  */
 #define CHUNK_STEP ((sizeof(struct sb_fast_chunk) + 63) & ~(size_t)63)
 
