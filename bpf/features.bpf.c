@@ -69,7 +69,7 @@ int sleepable_uprobe(struct pt_regs *ctx)
 }
 
 /*
- * The floor: atomic fetch-and-add (5.12), which numbers calls across a
+ * Part of the floor: atomic fetch-and-add (5.12), which numbers calls across a
  * process's threads. Older kernels refuse the instruction itself.
  */
 SEC("?uprobe")

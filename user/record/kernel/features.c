@@ -134,6 +134,36 @@ static bool probe(enum sb_kfeature f)
 	}
 }
 
+/*
+ * The floor: below it nothing could be recorded right, so record refuses and
+ * names each missing feature. Atomic fetch-and-add (5.12) numbers a process's
+ * calls across its threads. Attach cookies (5.15) tell a marker program which
+ * USDT probe fired and where its arguments are: without them libbpf can attach
+ * a position-independent binary's probes to one PID only, and the children a
+ * job forks would go unrecorded.
+ */
+static int check_floor(const struct sb_kfeatures *k, struct sb_error *err)
+{
+	bool fetch_add, cookies;
+	int ret;
+
+	ret = try_load("atomic_fetch", false);
+	if (ret == -EPERM || ret == -EACCES)
+		return ret;
+	fetch_add = !ret;
+	cookies = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
+					  NULL) == 1;
+	if (fetch_add && cookies)
+		return 0;
+	return sb_fail(err, ENOTSUP, "kernel %s cannot be used: it has no %s%s%s; scope-bpf "
+		       "needs Linux >= 5.15 with BTF (docs/KERNELS.md)", k->release,
+		       fetch_add ? "" : "BPF atomic fetch-and-add (Linux 5.12), which numbers a "
+		       "process's calls across its threads",
+		       !fetch_add && !cookies ? " and no " : "",
+		       cookies ? "" : "BPF attach cookies (Linux 5.15), which tell a marker "
+		       "program which probe fired in any process");
+}
+
 int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err)
 {
 	struct utsname u;
@@ -144,15 +174,9 @@ int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err)
 		return ret;
 	if (!uname(&u))
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
-	/* Below the floor nothing could be recorded right: say which feature is missing. */
-	ret = try_load("atomic_fetch", false);
-	if (ret == -EPERM || ret == -EACCES)
-		return ret;
+	ret = check_floor(k, err);
 	if (ret)
-		return sb_fail(err, ENOTSUP, "kernel %s cannot be used: it has no BPF atomic "
-			       "fetch-and-add (Linux 5.12), which numbers a process's calls across "
-			       "its threads; scope-bpf needs Linux >= 5.12 with BTF (docs/KERNELS.md)",
-			       k->release);
+		return ret;
 	for (f = 0; f < SB_KF_COUNT; f++)
 		k->has[f] = !k->forced_off[f] && probe(f);
 	return 0;

@@ -47,7 +47,7 @@ const char *sb_kfeature_fallback(enum sb_kfeature f);
 int sb_kfeatures_parse_off(struct sb_kfeatures *k, const char *list, struct sb_error *err);
 
 /*
- * Check the floor (atomic fetch-and-add, 5.12), then probe every feature not
+ * Check the floor (atomic fetch-and-add, 5.12; attach cookies, 5.15), then probe every feature not
  * forced off. 0; -EPERM or -EACCES (no right to load BPF); or -errno with err
  * set (the environment's list, a kernel below the floor).
  */
