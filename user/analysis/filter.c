@@ -344,16 +344,6 @@ static void keep_cuda(const struct sb_filter *f, struct sb_profile *p, const int
 	d->n_acts = k;
 }
 
-/* FNV-1a of a name, to find an earlier region path of the same parent and name. */
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /*
  * Region paths skip the filtered-out names: a path's parent becomes its nearest
  * kept ancestor, two paths that then read the same become one, and a sample in
@@ -380,13 +370,13 @@ static int repath_samples(const struct sb_filter *f, struct sb_samples *s)
 			continue;
 		}
 		rp->parent = parent;
-		was = sb_hashmap_get(&seen, (uint64_t)(parent + 1), name_hash(rp->name));
+		was = sb_hashmap_get(&seen, (uint64_t)(parent + 1), sb_hash_str(rp->name));
 		if (was && !strcmp(s->paths[*was].name, rp->name)) {
 			eff[i] = (int64_t)*was;
 			continue;
 		}
 		eff[i] = (int64_t)i;
-		r = sb_hashmap_put(&seen, (uint64_t)(parent + 1), name_hash(rp->name), i);
+		r = sb_hashmap_put(&seen, (uint64_t)(parent + 1), sb_hash_str(rp->name), i);
 		if (r)
 			goto out;
 	}

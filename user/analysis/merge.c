@@ -1,6 +1,6 @@
 /*
  * scope-bpf merge: the profiles of one job's nodes into one. Index rows,
- * threads, processes and samples are small and held; calls never are: they
+ * threads, processes and other kinds of data are small and held; calls never are: they
  * stream from each input's /events to the output in the writer's chunks.
  */
 #include <errno.h>
@@ -109,20 +109,11 @@ static int check_ranks(const struct sb_merge_input *in, size_t n, struct sb_erro
 
 /* ---- the merged tables ---- */
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /* The merged id of region name, added with r's location when new. -ENOMEM. */
 static ssize_t unify_region(struct sb_profile *out, struct sb_hashmap *names,
 			    const struct sb_region *r)
 {
-	uint64_t h = name_hash(r->name), *v = sb_hashmap_get(names, h, strlen(r->name));
+	uint64_t h = sb_hash_str(r->name), *v = sb_hashmap_get(names, h, strlen(r->name));
 	ssize_t id;
 
 	if (v && !strcmp(out->regions[*v].name, r->name))
@@ -332,121 +323,6 @@ static unsigned merge_columns(const struct sb_merge_input *in, size_t n, FILE *n
 	return cols;
 }
 
-/* ---- samples: each input's tables appended, ids moved past the earlier inputs' ---- */
-
-static int64_t moved(int64_t id, size_t base)
-{
-	return id < 0 ? id : id + (int64_t)base;
-}
-
-static int append_frames(struct sb_samples *o, const struct sb_samples *s)
-{
-	const struct sb_frame_sym *f;
-	struct sb_frame_sym *t;
-	size_t k;
-
-	for (k = 0; k < s->n_frames; k++) {
-		f = &s->frames[k];
-		t = &o->frames[o->n_frames];
-		*t = *f;
-		t->function = strdup(f->function ? f->function : "");
-		t->file = strdup(f->file ? f->file : "");
-		t->module = strdup(f->module ? f->module : "");
-		o->n_frames++;
-		if (!t->function || !t->file || !t->module)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Input in's timed samples after o's: ids moved as append_samples moved them, times shifted. */
-static int append_timeline(struct sb_samples *o, const struct sb_merge_input *in, size_t paths,
-			   size_t stacks, struct sb_error *err)
-{
-	const struct sb_samples *s = &in->p.samples;
-	struct sb_timed_sample *q;
-	size_t k;
-
-	for (k = 0; k < s->n_timeline; k++) {
-		q = &o->timeline[o->n_timeline++];
-		*q = s->timeline[k];
-		q->path = moved(q->path, paths);
-		q->ustack = moved(q->ustack, stacks);
-		q->kstack = moved(q->kstack, stacks);
-		if (__builtin_add_overflow(q->time, in->shift, &q->time))
-			return sb_fail(err, ERANGE, "%s: a sample's time overflows when moved to "
-				       "the first file's clock", in->path);
-	}
-	return 0;
-}
-
-static int append_samples(struct sb_samples *o, const struct sb_merge_input *in,
-			  struct sb_error *err)
-{
-	const struct sb_samples *s = &in->p.samples;
-	size_t k, frames = o->n_frames, sf = o->n_stack_frames, stacks = o->n_stacks;
-	size_t paths = o->n_paths;
-	struct sb_sample *q;
-
-	if (append_frames(o, s))
-		return -ENOMEM;
-	for (k = 0; k < s->n_stack_frames; k++)
-		o->stack_frames[o->n_stack_frames++] = s->stack_frames[k] + (uint32_t)frames;
-	for (k = 0; k < s->n_stacks; k++) {
-		o->stacks[o->n_stacks] = s->stacks[k];
-		o->stacks[o->n_stacks++].first += sf;
-	}
-	for (k = 0; k < s->n_paths; k++) {
-		o->paths[o->n_paths].parent = moved(s->paths[k].parent, paths);
-		o->paths[o->n_paths].name = strdup(s->paths[k].name ? s->paths[k].name : "");
-		if (!o->paths[o->n_paths++].name)
-			return -ENOMEM;
-	}
-	for (k = 0; k < s->n_samples; k++) {
-		q = &o->samples[o->n_samples++];
-		*q = s->samples[k];
-		q->path = moved(q->path, paths);
-		q->ustack = moved(q->ustack, stacks);
-		q->kstack = moved(q->kstack, stacks);
-	}
-	return append_timeline(o, in, paths, stacks, err);
-}
-
-static int merge_samples(struct sb_samples *o, const struct sb_merge_input *in, size_t n,
-			 struct sb_error *err)
-{
-	size_t i, nf = 0, nsf = 0, ns = 0, np = 0, nsm = 0, nt = 0;
-	int r;
-
-	for (i = 0; i < n; i++) {
-		nf += in[i].p.samples.n_frames;
-		nsf += in[i].p.samples.n_stack_frames;
-		ns += in[i].p.samples.n_stacks;
-		np += in[i].p.samples.n_paths;
-		nsm += in[i].p.samples.n_samples;
-		nt += in[i].p.samples.n_timeline;
-	}
-	if (!nf && !nsf && !ns && !np && !nsm)
-		return 0;
-	o->frames = calloc(nf + 1, sizeof(*o->frames));
-	o->stack_frames = calloc(nsf + 1, sizeof(*o->stack_frames));
-	o->stacks = calloc(ns + 1, sizeof(*o->stacks));
-	o->paths = calloc(np + 1, sizeof(*o->paths));
-	o->samples = calloc(nsm + 1, sizeof(*o->samples));
-	o->timeline = calloc(nt + 1, sizeof(*o->timeline));
-	if (!o->frames || !o->stack_frames || !o->stacks || !o->paths || !o->samples ||
-	    !o->timeline)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		r = append_samples(o, &in[i], err);
-		if (r)
-			return r;
-	}
-	/* Each input holds its own ranks, but the inputs come in no rank order. */
-	sb_samples_sort_timeline(o);
-	return 0;
-}
-
 static int build(struct sb_profile *out, struct sb_merge_input *in, size_t n, FILE *note,
 		 struct sb_error *err)
 {
@@ -463,9 +339,7 @@ static int build(struct sb_profile *out, struct sb_merge_input *in, size_t n, FI
 	if (!ret)
 		ret = merge_threads(out, in, n);
 	if (!ret)
-		ret = merge_samples(&out->samples, in, n, err);
-	if (!ret)
-		ret = sb_merge_cuda(out, in, n, at, err);
+		ret = sb_merge_kinds(out, in, n, at, err);
 	if (!ret)
 		ret = sb_merge_aggregate(out, in, n, err);
 	if (!ret)

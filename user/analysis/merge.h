@@ -13,9 +13,9 @@
 /*
  * Merge the HDF5 profiles inputs[0..n) into one written atomically at output:
  * regions unified by name, every input's index rows, events, threads,
- * processes, samples and CUDA activity kept, ranks as the inputs numbered
- * them. Every input is put on the first one's clock (sb_merge_clock_shift()),
- * CUDA activity included (sb_merge_cuda()). Events are
+ * processes and kinds of data (samples, CUDA activity) kept, ranks as the
+ * inputs numbered them. Every input is put on the first one's clock
+ * (sb_merge_clock_shift()), every kind's times included (sb_merge_kinds()). Events are
  * streamed input after input in bounded chunks: memory grows with index rows,
  * threads and samples, never with calls, but for the files of one rotated
  * recording, joined in memory first (sb_merge_join_rotated()). Notes on what was adjusted go to
@@ -46,16 +46,18 @@ struct sb_merge_input {
 int sb_merge_join_rotated(struct sb_merge_input *in, size_t *n, struct sb_error *err);
 
 /*
- * out->cuda from every input's CUDA activity, once out's index rows are
- * merged: kernel names unified by content; index rows renumbered through at
- * (input i's row k is merged row at[the rows of inputs before i + k]); start,
- * end and launch times moved by the input's shift; ranks, thread rows and
- * call ids kept (ranks do not meet across inputs); then sorted by rank and
- * start. 0, -ENOMEM, or -ERANGE with err naming the input whose times
- * overflow on the first one's clock.
+ * Every kind of data (model/data_kinds.c: samples, CUDA activity) of the
+ * inputs into out, once out's index rows are merged, by the columns' roles:
+ * rows appended input after input; dictionaries (kernel names) unified by
+ * content; ids into a table of the kind moved past the earlier inputs' rows;
+ * index rows renumbered through at (input i's row k is merged row at[the
+ * rows of inputs before i + k]); times moved by the input's shift (-1, no
+ * time, stays); ranks, thread rows and call ids kept (ranks do not meet
+ * across inputs); then the kind's sort. 0, -ENOMEM, or -ERANGE with err
+ * naming the input whose times overflow on the first one's clock.
  */
-int sb_merge_cuda(struct sb_profile *out, const struct sb_merge_input *in, size_t n,
-		  const size_t *at, struct sb_error *err);
+int sb_merge_kinds(struct sb_profile *out, const struct sb_merge_input *in, size_t n,
+		   const size_t *at, struct sb_error *err);
 
 /*
  * out->agg from the inputs when they are aggregates (record --aggregate): all

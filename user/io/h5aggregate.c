@@ -81,10 +81,10 @@ struct value_col {
 
 static int read_value(struct sb_h5_section *r, const char *name, struct value_col *c)
 {
-	const struct sb_table_col col = { name, SB_COL_I64, 1, SB_ROLE_VALUE, "", 0 };
+	const struct sb_table_col col = { name, SB_COL_I64, 1, SB_ROLE_VALUE, "", 0, 0 };
 	const struct sb_table t = { "values/", &col, 1, sizeof(int64_t),
 				    offsetof(struct value_col, v), offsetof(struct value_col, n),
-				    false, NULL };
+				    false, NULL, false };
 
 	return sb_h5_read_table(r, &sb_agg_kind, &t, c);
 }

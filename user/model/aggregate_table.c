@@ -13,7 +13,7 @@
 static const struct sb_table_col row_cols[] = {
 	ROW("rank", SB_COL_U32, 1, SB_ROLE_RANK, "", rank),
 	ROW("thread", SB_COL_I64, 1, SB_ROLE_THREAD, "", thread),
-	ROW("path", SB_COL_I64, 1, SB_ROLE_REGION, "", path),
+	SB_COL_REF("path", SB_COL_I64, SB_ROLE_REGION, 1, struct sb_agg_row, path),
 	ROW("window", SB_COL_I64, 1, SB_ROLE_VALUE, "", window),
 	ROW("count", SB_COL_U64, 1, SB_ROLE_VALUE, "", count),
 	ROW("total", SB_COL_I64, 1, SB_ROLE_VALUE, "ns", total),
@@ -24,7 +24,7 @@ static const struct sb_table_col row_cols[] = {
 };
 
 static const struct sb_table_col path_cols[] = {
-	SB_COL("parent", SB_COL_I64, 1, SB_ROLE_ID, "", struct sb_region_path, parent),
+	SB_COL_REF("parent", SB_COL_I64, SB_ROLE_ID, 1, struct sb_region_path, parent),
 	SB_COL("name", SB_COL_STR, 1, SB_ROLE_VALUE, "", struct sb_region_path, name),
 };
 

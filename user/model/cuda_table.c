@@ -1,4 +1,6 @@
 /* CUDA activity as tables (model/table.h), /scope_bpf/cuda/ of docs/CUDA.md, and its rules. */
+#include <stdlib.h>
+
 #include "model/model.h"
 #include "model/table.h"
 #include "util/error.h"
@@ -15,7 +17,7 @@ static const struct sb_table_col act_cols[] = {
 	ACT("correlation_ids", SB_COL_I64, 1, SB_ROLE_VALUE, "", correlation),
 	ACT("start_times", SB_COL_I64, 1, SB_ROLE_TIME, "ns", start),
 	ACT("end_times", SB_COL_I64, 1, SB_ROLE_TIME, "ns", end),
-	ACT("name_ids", SB_COL_I64, 1, SB_ROLE_ID, "", name),
+	SB_COL_REF("name_ids", SB_COL_I64, SB_ROLE_ID, 1, struct sb_cuda_activity, name),
 	ACT("bytes", SB_COL_I64, 1, SB_ROLE_VALUE, "B", bytes),
 	ACT("copy_kinds", SB_COL_I64, 1, SB_ROLE_VALUE, "", copy_kind),
 	ACT("details", SB_COL_I64, 1, SB_ROLE_VALUE, "", detail),
@@ -23,19 +25,20 @@ static const struct sb_table_col act_cols[] = {
 	ACT("launch_start_times", SB_COL_I64, 1, SB_ROLE_TIME, "ns", launch_start),
 	ACT("launch_end_times", SB_COL_I64, 1, SB_ROLE_TIME, "ns", launch_end),
 	ACT("call_ids", SB_COL_I64, 1, SB_ROLE_CALL_ID, "", call_id),
-	ACT("pairs", SB_COL_I64, 1, SB_ROLE_REGION, "", pair),
+	SB_COL_REF("pairs", SB_COL_I64, SB_ROLE_REGION, SB_REF_INDEX_ROWS, struct sb_cuda_activity,
+		   pair),
 	ACT("grids", SB_COL_I32, 3, SB_ROLE_VALUE, "", grid),
 	ACT("blocks", SB_COL_I32, 3, SB_ROLE_VALUE, "", block),
 };
 
 static const struct sb_table_col name_cols[] = {
-	{ "names", SB_COL_STR, 1, SB_ROLE_VALUE, "", 0 },
+	{ "names", SB_COL_STR, 1, SB_ROLE_VALUE, "", 0, 0 },
 };
 
 static const struct sb_table tables[] = {
 	SB_TABLE("", act_cols, struct sb_cuda_activity, struct sb_cuda_data, acts, n_acts, false,
 		 NULL),
-	SB_TABLE("", name_cols, char *, struct sb_cuda_data, names, n_names, false, NULL),
+	SB_DICT("", name_cols, struct sb_cuda_data, names, n_names),
 };
 
 /* A launching call must be one of the rank's calls: its index row belongs to the same rank. */
@@ -106,6 +109,37 @@ static void free_cuda(void *d)
 	sb_cuda_data_free(d);
 }
 
+static int cmp_i64(int64_t x, int64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+/*
+ * By rank, then start, as the file wants. qsort is not stable: the fields
+ * after them make the order of one rank's simultaneous activities the same
+ * on every run.
+ */
+static int cmp_act(const void *x, const void *y)
+{
+	const struct sb_cuda_activity *a = x, *b = y;
+	int c = cmp_i64(a->rank, b->rank);
+
+	c = c ? c : cmp_i64(a->start, b->start);
+	c = c ? c : cmp_i64(a->end, b->end);
+	c = c ? c : cmp_i64(a->kind, b->kind);
+	c = c ? c : cmp_i64(a->correlation, b->correlation);
+	c = c ? c : cmp_i64(a->device, b->device);
+	c = c ? c : cmp_i64(a->stream, b->stream);
+	return c ? c : cmp_i64(a->thread, b->thread);
+}
+
+static void sort_cuda(void *d)
+{
+	struct sb_cuda_data *c = d;
+
+	qsort(c->acts, c->n_acts, sizeof(*c->acts), cmp_act);
+}
+
 const struct sb_kind sb_cuda_kind = {
 	.group = "scope_bpf/cuda",
 	.what = "CUDA activity",
@@ -117,4 +151,5 @@ const struct sb_kind sb_cuda_kind = {
 	.max_rows = 1ull << 34,
 	.check = check,
 	.free = free_cuda,
+	.sort = sort_cuda,
 };

@@ -3,6 +3,11 @@
 #include "model/table.h"
 #include "util/error.h"
 
+/* The tables' places in tables[] below, which ID and REGION columns point into. */
+enum { FRAMES, STACK_FRAMES, STACKS, PATHS };
+
+#define REF(n, role, ref, row, f) SB_COL_REF(n, SB_COL_I64, role, ref, row, f)
+
 static const struct sb_table_col frame_cols[] = {
 	SB_COL("function", SB_COL_STR, 1, SB_ROLE_VALUE, "", struct sb_frame_sym, function),
 	SB_COL("file", SB_COL_STR, 1, SB_ROLE_VALUE, "", struct sb_frame_sym, file),
@@ -13,16 +18,16 @@ static const struct sb_table_col frame_cols[] = {
 };
 
 static const struct sb_table_col stack_frame_cols[] = {
-	{ "stack_frames", SB_COL_U32, 1, SB_ROLE_ID, "", 0 },
+	{ "stack_frames", SB_COL_U32, 1, SB_ROLE_ID, "", 0, FRAMES },
 };
 
 static const struct sb_table_col stack_cols[] = {
-	SB_COL("first", SB_COL_U64, 1, SB_ROLE_ID, "", struct sb_stack, first),
+	SB_COL_REF("first", SB_COL_U64, SB_ROLE_ID, STACK_FRAMES, struct sb_stack, first),
 	SB_COL("depth", SB_COL_U32, 1, SB_ROLE_VALUE, "", struct sb_stack, depth),
 };
 
 static const struct sb_table_col path_cols[] = {
-	SB_COL("parent", SB_COL_I64, 1, SB_ROLE_ID, "", struct sb_region_path, parent),
+	SB_COL_REF("parent", SB_COL_I64, SB_ROLE_ID, PATHS, struct sb_region_path, parent),
 	SB_COL("name", SB_COL_STR, 1, SB_ROLE_VALUE, "", struct sb_region_path, name),
 };
 
@@ -32,9 +37,9 @@ static const struct sb_table_col sample_cols[] = {
 	ROW("kind", SB_COL_U32, SB_ROLE_VALUE, "", kind),
 	ROW("rank", SB_COL_U32, SB_ROLE_RANK, "", rank),
 	ROW("thread", SB_COL_I64, SB_ROLE_THREAD, "", thread),
-	ROW("path", SB_COL_I64, SB_ROLE_REGION, "", path),
-	ROW("ustack", SB_COL_I64, SB_ROLE_ID, "", ustack),
-	ROW("kstack", SB_COL_I64, SB_ROLE_ID, "", kstack),
+	REF("path", SB_ROLE_REGION, PATHS, struct sb_sample, path),
+	REF("ustack", SB_ROLE_ID, STACKS, struct sb_sample, ustack),
+	REF("kstack", SB_ROLE_ID, STACKS, struct sb_sample, kstack),
 	ROW("count", SB_COL_U64, SB_ROLE_VALUE, "", count),
 	ROW("ns", SB_COL_U64, SB_ROLE_VALUE, "ns", ns),
 };
@@ -46,9 +51,9 @@ static const struct sb_table_col timed_cols[] = {
 	TIMED("rank", SB_COL_U32, SB_ROLE_RANK, "", rank),
 	TIMED("thread", SB_COL_I64, SB_ROLE_THREAD, "", thread),
 	TIMED("cpu", SB_COL_U32, SB_ROLE_VALUE, "", cpu),
-	TIMED("path", SB_COL_I64, SB_ROLE_REGION, "", path),
-	TIMED("ustack", SB_COL_I64, SB_ROLE_ID, "", ustack),
-	TIMED("kstack", SB_COL_I64, SB_ROLE_ID, "", kstack),
+	REF("path", SB_ROLE_REGION, PATHS, struct sb_timed_sample, path),
+	REF("ustack", SB_ROLE_ID, STACKS, struct sb_timed_sample, ustack),
+	REF("kstack", SB_ROLE_ID, STACKS, struct sb_timed_sample, kstack),
 };
 
 #define TABLE(prefix, cols, row, a, n, opt, says)                                          \
@@ -185,6 +190,11 @@ static void free_samples(void *d)
 	sb_samples_free(d);
 }
 
+static void sort_samples(void *d)
+{
+	sb_samples_sort_timeline(d);
+}
+
 const struct sb_kind sb_samples_kind = {
 	.group = "scope_bpf/samples",
 	.what = "samples",
@@ -196,4 +206,5 @@ const struct sb_kind sb_samples_kind = {
 	.max_rows = 1ull << 34,
 	.check = check,
 	.free = free_samples,
+	.sort = sort_samples,
 };

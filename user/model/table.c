@@ -46,6 +46,35 @@ int64_t sb_table_int(const struct sb_table_col *c, const void *rows, size_t stri
 	}
 }
 
+void sb_table_set_int(const struct sb_table_col *c, void *rows, size_t stride, size_t i,
+		      int64_t v)
+{
+	char *at = (char *)rows + i * stride + c->off;
+	uint64_t u64 = (uint64_t)v;
+	int32_t i32 = (int32_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	switch (c->type) {
+	case SB_COL_I64:
+		memcpy(at, &v, sizeof(v));
+		break;
+	case SB_COL_U64:
+		memcpy(at, &u64, sizeof(u64));
+		break;
+	case SB_COL_I32:
+		memcpy(at, &i32, sizeof(i32));
+		break;
+	case SB_COL_U32:
+		memcpy(at, &u32, sizeof(u32));
+		break;
+	case SB_COL_BOOL:
+		*(bool *)at = v != 0;
+		break;
+	default:
+		break;
+	}
+}
+
 /* What the rules compare against, found once per check. */
 struct refs {
 	const struct sb_profile *p;

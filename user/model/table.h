@@ -35,6 +35,10 @@ enum sb_col_role {
 	SB_ROLE_ID,		/* a row of another table of the kind */
 };
 
+/* A REGION column's values as rows of the profile's index rows, not of a table of the kind. */
+#define SB_REF_INDEX_ROWS (-1)
+
+
 struct sb_table_col {
 	const char *name;	/* its dataset under the table's group */
 	enum sb_col_type type;
@@ -42,6 +46,12 @@ struct sb_table_col {
 	enum sb_col_role role;
 	const char *unit;	/* "ns", "B", "" */
 	size_t off;		/* of the field (its first value) in the row struct */
+	/*
+	 * ID and REGION columns: the table of the kind (its index in the kind's
+	 * tables) whose rows the values are, or SB_REF_INDEX_ROWS. -1 is no row,
+	 * in these columns as in TIME columns (no time).
+	 */
+	int ref;
 };
 
 /* One table: columns of equal length over one array of row structs. */
@@ -55,6 +65,8 @@ struct sb_table {
 	bool optional;		/* absent when empty, and from files that do not have it */
 	/* Messages name a row as "<row> <i>" ("sample row 3"); NULL: "<prefix><column>[i]". */
 	const char *row;
+	/* A dictionary (kernel names): one STR column whose rows a merge keeps once a value. */
+	bool unique;
 };
 
 /*
@@ -76,6 +88,8 @@ struct sb_kind {
 	/* Its own rules, after the roles': 0, or -EINVAL with the broken rule in why. */
 	int (*check)(const struct sb_profile *p, char *why, size_t len);
 	void (*free)(void *d);
+	/* The rows back in the file's order once a merge appended every input's; NULL: any. */
+	void (*sort)(void *d);
 };
 
 /* Every kind, in file order (model/data_kinds.c). */
@@ -93,10 +107,16 @@ int sb_kind_check(const struct sb_kind *k, const struct sb_profile *p, char *why
 /* The same for every kind. */
 int sb_kinds_check(const struct sb_profile *p, char *why, size_t len);
 
-#define SB_COL(n, t, w, role, unit, type, f) { n, t, w, role, unit, offsetof(type, f) }
+#define SB_COL(n, t, w, role, unit, type, f) { n, t, w, role, unit, offsetof(type, f), 0 }
+/* An ID or REGION column: its values are rows of table ref (or SB_REF_INDEX_ROWS). */
+#define SB_COL_REF(n, t, role, ref, type, f) { n, t, 1, role, "", offsetof(type, f), ref }
 #define SB_TABLE(prefix, cols, row, kind, a, n, opt, says)                                     \
 	{ prefix, cols, sizeof(cols) / sizeof((cols)[0]), sizeof(row), offsetof(kind, a),       \
-	  offsetof(kind, n), opt, says }
+	  offsetof(kind, n), opt, says, false }
+/* A dictionary table (unique): its rows are the values of its one STR column. */
+#define SB_DICT(prefix, cols, kind, a, n)                                                      \
+	{ prefix, cols, sizeof(cols) / sizeof((cols)[0]), sizeof(char *), offsetof(kind, a),    \
+	  offsetof(kind, n), false, NULL, true }
 
 /* The row array of table t in the kind's data d, and its length. */
 void *sb_table_rows(const struct sb_table *t, const void *d);
@@ -107,6 +127,9 @@ const struct sb_table_col *sb_table_role(const struct sb_table *t, enum sb_col_r
 
 /* Integer column c of row i of rows, widened to int64 (a uint64 above INT64_MAX wraps). */
 int64_t sb_table_int(const struct sb_table_col *c, const void *rows, size_t stride, size_t i);
+/* Store v in integer column c of row i, narrowed to the column's type. */
+void sb_table_set_int(const struct sb_table_col *c, void *rows, size_t stride, size_t i,
+		      int64_t v);
 
 /*
  * The rules every kind's rows obey by role, in the profile they belong to:

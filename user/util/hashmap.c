@@ -78,3 +78,12 @@ int sb_hashmap_put(struct sb_hashmap *m, uint64_t a, uint64_t b, uint64_t value)
 	m->len++;
 	return 0;
 }
+
+uint64_t sb_hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}

@@ -26,4 +26,7 @@ uint64_t *sb_hashmap_get(const struct sb_hashmap *m, uint64_t a, uint64_t b);
 /* Insert or overwrite; 0 or -ENOMEM. */
 int sb_hashmap_put(struct sb_hashmap *m, uint64_t a, uint64_t b, uint64_t value);
 
+/* FNV-1a of a string: a key for the strings a map finds (compare them: two may share it). */
+uint64_t sb_hash_str(const char *s);
+
 #endif
