@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "analysis/filter.h"
-#include "util/hashmap.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -269,129 +268,6 @@ static void keep_threads(const struct sb_filter *f, struct sb_profile *p)
 	p->n_threads = k;
 }
 
-/* The strings of a row that goes: the kind's free sees only the rows kept. */
-static void drop_row(const struct sb_table *t, char *row)
-{
-	size_t i;
-
-	for (i = 0; i < t->n_cols; i++)
-		if (t->cols[i].type == SB_COL_STR)
-			free(*(char **)(row + t->cols[i].off));
-}
-
-/* Table t's rows of the ranks kept, by its column of role rank c. */
-static void keep_table_ranks(const struct sb_filter *f, const struct sb_table *t,
-			     const struct sb_table_col *c, void *d)
-{
-	size_t r, k, *n = sb_table_len(t, d), size = t->stride;
-	char *rows = sb_table_rows(t, d);
-
-	for (r = k = 0; r < *n; r++) {
-		if (!sb_filter_rank(f, (uint32_t)sb_table_int(c, rows, size, r))) {
-			drop_row(t, rows + r * size);
-			continue;
-		}
-		if (k != r)
-			memcpy(rows + k * size, rows + r * size, size);
-		k++;
-	}
-	*n = k;
-}
-
-/* Every kind's rows (model/data_kinds.c) of the ranks kept. */
-static void keep_kind_ranks(const struct sb_filter *f, struct sb_profile *p)
-{
-	const struct sb_table_col *c;
-	const struct sb_table *t;
-	size_t i, j;
-
-	for (i = 0; i < sb_n_kinds; i++)
-		for (j = 0; j < sb_kinds[i]->n_tables; j++) {
-			t = &sb_kinds[i]->tables[j];
-			c = sb_table_role(t, SB_ROLE_RANK);
-			if (c)
-				keep_table_ranks(f, t, c, sb_kind_data(sb_kinds[i], p));
-		}
-}
-
-/*
- * CUDA activity follows what it points at. All of it goes with its rank
- * (keep_kind_ranks). GPU work goes with the call that launched it, as that
- * call's GPU time leaves the call tree with it; with --include or --exclude,
- * work launched outside every region goes too, since no region the filter
- * keeps launched it. Host API calls and synchronizations point at no call:
- * only --ranks drops them (one that did point at a call that went would lose
- * the pointer, not itself).
- */
-static void keep_cuda(const struct sb_filter *f, struct sb_profile *p, const int64_t *to,
-		      size_t n_to)
-{
-	struct sb_cuda_data *d = &p->cuda;
-	bool regions = f->has_include || f->has_exclude;
-	size_t i, k = 0;
-
-	for (i = 0; i < d->n_acts; i++) {
-		struct sb_cuda_activity a = d->acts[i];
-
-		if (a.pair >= 0 && (uint64_t)a.pair < n_to)
-			a.pair = to[a.pair];
-		if (a.pair < 0 && sb_cuda_on_gpu(a.kind) && (d->acts[i].pair >= 0 || regions))
-			continue;
-		if (a.pair < 0)
-			a.call_id = -1;
-		d->acts[k++] = a;
-	}
-	d->n_acts = k;
-}
-
-/*
- * Region paths skip the filtered-out names: a path's parent becomes its nearest
- * kept ancestor, two paths that then read the same become one, and a sample in
- * a filtered-out region counts for the kept path around it.
- */
-static int repath_samples(const struct sb_filter *f, struct sb_samples *s)
-{
-	struct sb_hashmap seen;
-	int64_t *eff;
-	size_t i;
-	int r = 0;
-
-	eff = malloc((s->n_paths ? s->n_paths : 1) * sizeof(*eff));
-	if (!eff)
-		return -ENOMEM;
-	sb_hashmap_init(&seen);
-	for (i = 0; i < s->n_paths; i++) {
-		struct sb_region_path *rp = &s->paths[i];
-		int64_t parent = rp->parent >= 0 ? eff[rp->parent] : -1;
-		uint64_t *was;
-
-		if (!sb_filter_region(f, rp->name)) {
-			eff[i] = parent;
-			continue;
-		}
-		rp->parent = parent;
-		was = sb_hashmap_get(&seen, (uint64_t)(parent + 1), sb_hash_str(rp->name));
-		if (was && !strcmp(s->paths[*was].name, rp->name)) {
-			eff[i] = (int64_t)*was;
-			continue;
-		}
-		eff[i] = (int64_t)i;
-		r = sb_hashmap_put(&seen, (uint64_t)(parent + 1), sb_hash_str(rp->name), i);
-		if (r)
-			goto out;
-	}
-	for (i = 0; i < s->n_samples; i++)
-		if (s->samples[i].path >= 0)
-			s->samples[i].path = eff[s->samples[i].path];
-	for (i = 0; i < s->n_timeline; i++)
-		if (s->timeline[i].path >= 0)
-			s->timeline[i].path = eff[s->timeline[i].path];
-out:
-	sb_hashmap_free(&seen);
-	free(eff);
-	return r;
-}
-
 int sb_filter_apply(const struct sb_filter *f, struct sb_profile *p, struct sb_error *err)
 {
 	size_t n_pairs = p->n_pairs;
@@ -406,16 +282,15 @@ int sb_filter_apply(const struct sb_filter *f, struct sb_profile *p, struct sb_e
 	to = malloc((n_pairs ? n_pairs : 1) * sizeof(*to));
 	if (!to)
 		return sb_fail(err, ENOMEM, "filtering the index rows: out of memory");
-	keep_kind_ranks(f, p);
 	keep_pairs(f, p, to);
-	keep_cuda(f, p, to, n_pairs);
+	r = sb_filter_kinds(f, p, to, n_pairs, err);
 	free(to);
+	if (r)
+		return r;
 	keep_threads(f, p);
 	r = keep_regions(f, p);
-	if (!r)
-		r = repath_samples(f, &p->samples);
 	if (r)
-		return sb_fail(err, -r, "filtering the samples: %s", strerror(-r));
+		return sb_fail(err, -r, "filtering the regions: %s", strerror(-r));
 	return 0;
 }
 

@@ -51,6 +51,14 @@ bool sb_filter_region(const struct sb_filter *f, const char *name);
  */
 int sb_filter_apply(const struct sb_filter *f, struct sb_profile *p, struct sb_error *err);
 
+/*
+ * sb_filter_apply()'s part on every kind of data (analysis/filter_kinds.c),
+ * once the index rows moved (to[i]: row i's new number, -1 gone; n_to rows
+ * before). 0, or -ENOMEM with err naming the kind.
+ */
+int sb_filter_kinds(const struct sb_filter *f, struct sb_profile *p, const int64_t *to,
+		    size_t n_to, struct sb_error *err);
+
 void sb_filter_free(struct sb_filter *f);
 
 #endif

@@ -84,7 +84,7 @@ static int read_value(struct sb_h5_section *r, const char *name, struct value_co
 	const struct sb_table_col col = { name, SB_COL_I64, 1, SB_ROLE_VALUE, "", 0, 0 };
 	const struct sb_table t = { "values/", &col, 1, sizeof(int64_t),
 				    offsetof(struct value_col, v), offsetof(struct value_col, n),
-				    false, NULL, false };
+				    false, NULL, false, NULL };
 
 	return sb_h5_read_table(r, &sb_agg_kind, &t, c);
 }

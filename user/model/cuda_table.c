@@ -35,9 +35,15 @@ static const struct sb_table_col name_cols[] = {
 	{ "names", SB_COL_STR, 1, SB_ROLE_VALUE, "", 0, 0 },
 };
 
+/* GPU work goes with the call that launched it: its GPU time is that call's. */
+static bool launched(const void *row)
+{
+	return sb_cuda_on_gpu(((const struct sb_cuda_activity *)row)->kind);
+}
+
 static const struct sb_table tables[] = {
-	SB_TABLE("", act_cols, struct sb_cuda_activity, struct sb_cuda_data, acts, n_acts, false,
-		 NULL),
+	SB_TABLE_CALLS(act_cols, struct sb_cuda_activity, struct sb_cuda_data, acts, n_acts,
+		       launched),
 	SB_DICT("", name_cols, struct sb_cuda_data, names, n_names),
 };
 

@@ -67,6 +67,12 @@ struct sb_table {
 	const char *row;
 	/* A dictionary (kernel names): one STR column whose rows a merge keeps once a value. */
 	bool unique;
+	/*
+	 * Whether a row that points at an index row is part of its call (GPU work:
+	 * its time is the call's), so that it goes where the call goes; NULL: no
+	 * row is, a filtered-out call only leaves them pointing at no call.
+	 */
+	bool (*follows_call)(const void *row);
 };
 
 /*
@@ -112,11 +118,15 @@ int sb_kinds_check(const struct sb_profile *p, char *why, size_t len);
 #define SB_COL_REF(n, t, role, ref, type, f) { n, t, 1, role, "", offsetof(type, f), ref }
 #define SB_TABLE(prefix, cols, row, kind, a, n, opt, says)                                     \
 	{ prefix, cols, sizeof(cols) / sizeof((cols)[0]), sizeof(row), offsetof(kind, a),       \
-	  offsetof(kind, n), opt, says, false }
+	  offsetof(kind, n), opt, says, false, NULL }
+/* A table whose rows follow_call says which go with the index row they point at. */
+#define SB_TABLE_CALLS(cols, row, kind, a, n, follows)                                        \
+	{ "", cols, sizeof(cols) / sizeof((cols)[0]), sizeof(row), offsetof(kind, a),           \
+	  offsetof(kind, n), false, NULL, false, follows }
 /* A dictionary table (unique): its rows are the values of its one STR column. */
 #define SB_DICT(prefix, cols, kind, a, n)                                                      \
 	{ prefix, cols, sizeof(cols) / sizeof((cols)[0]), sizeof(char *), offsetof(kind, a),    \
-	  offsetof(kind, n), false, NULL, true }
+	  offsetof(kind, n), false, NULL, true, NULL }
 
 /* The row array of table t in the kind's data d, and its length. */
 void *sb_table_rows(const struct sb_table *t, const void *d);
