@@ -24,9 +24,7 @@
 struct scope_bpf_site *scope_bpf_impl_named_site_tagged(const char *name, size_t len,
 							const char *tags);
 
-/* A call's identity: its event up to name_hash (type 0: a free slot; pad is always 0). */
-#define KEY_LEN offsetof(struct sb_mpi_event, name_hash)
-
+/* A call's identity: its event but name_hash and pad (type 0: a free slot). */
 struct cached {
 	struct sb_mpi_event key;
 	struct scope_bpf_site *site;	/* NULL: a name the recorder could not take */
@@ -68,9 +66,17 @@ static uint64_t key_hash(const struct sb_mpi_event *e)
 	return h ^ h >> 31;
 }
 
+/*
+ * Field by field, each load as wide as the store that wrote the field: a
+ * memcmp's 8- and 16-byte loads of an event just written a field at a time
+ * could not take the values from the pending stores (store forwarding
+ * failed), and each waited for them to reach the cache.
+ */
 static bool same_call(const struct sb_mpi_event *a, const struct sb_mpi_event *b)
 {
-	return !memcmp(a, b, KEY_LEN);
+	return a->type == b->type && a->op == b->op && a->bytes == b->bytes &&
+	       a->peer == b->peer && a->root == b->root && a->tag == b->tag &&
+	       a->comm == b->comm && a->request == b->request;
 }
 
 /* The site named for e, made (and the name formatted) the first time on this thread. */
@@ -110,9 +116,9 @@ static struct scope_bpf_site *site_of(struct sb_mpi_event *e)
 void pmpi_begin(struct sb_mpi_event *e)
 {
 	/* MPI_ANY_SOURCE, MPI_PROC_NULL and the like are no rank. */
-	if (e->peer < 0)
+	if (e->peer < -1)
 		e->peer = -1;
-	if (e->tag < 0)
+	if (e->tag < -1)
 		e->tag = -1;
 	pmpi_inside = true;
 	open_site = site_of(e);

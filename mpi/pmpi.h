@@ -39,10 +39,18 @@ static inline bool pmpi_on(void)
 bool pmpi_all(void);
 
 /* An event of op with every value unknown (-1), as the kernel side starts one. */
-static inline struct sb_mpi_event pmpi_event(unsigned int op)
+static inline void pmpi_event(struct sb_mpi_event *e, unsigned int op)
 {
-	return (struct sb_mpi_event){ .type = SB_EV_MPI, .op = op, .bytes = -1, .peer = -1,
-				      .root = -1, .tag = -1, .comm = -1, .request = -1 };
+	e->type = SB_EV_MPI;
+	e->op = op;
+	e->bytes = -1;
+	e->peer = -1;
+	e->root = -1;
+	e->tag = -1;
+	e->comm = -1;
+	e->request = -1;
+	e->pad = 0;
+	e->name_hash = 0;
 }
 
 /* Begin e's region on this thread (peer and tag below 0 become -1); pmpi_end ends it. */

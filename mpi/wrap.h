@@ -33,7 +33,7 @@
 									\
 		if (!pmpi_on())						\
 			return PMPI_##NAME ARGS;			\
-		e = pmpi_event(OP);					\
+		pmpi_event(&e, OP);					\
 		READ;							\
 		pmpi_begin(&e);						\
 		ret = PMPI_##NAME ARGS;					\
@@ -52,7 +52,7 @@
 									\
 		if (!pmpi_all() || !pmpi_on())				\
 			return PMPI_##NAME ARGS;			\
-		e = pmpi_event(OP);					\
+		pmpi_event(&e, OP);					\
 		READ;							\
 		pmpi_begin(&e);						\
 		ret = PMPI_##NAME ARGS;					\

@@ -115,7 +115,7 @@ static const fint one = 1;
 			PNAME ARGS;					\
 			return;						\
 		}							\
-		e = pmpi_event(OP);					\
+		pmpi_event(&e, OP);					\
 		READ;							\
 		pmpi_begin(&e);						\
 		PNAME ARGS;						\
