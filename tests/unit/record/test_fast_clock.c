@@ -151,6 +151,63 @@ static void test_history_older_than_fine_ring_is_interpolated(void **state)
 	assert_int_equal(sb_fast_clock_ns(&c, SEC + 7 * SEC + 2), ns0 + 2 * SEC + 750 * MS);
 }
 
+/* ref takes the points c takes and converts nothing: its copies remember no span. */
+static struct sb_fast_clock ref;
+
+static void add_both(uint64_t raw, int64_t ns)
+{
+	sb_fast_clock_add(&c, raw, ns);
+	sb_fast_clock_add(&ref, raw, ns);
+}
+
+static int64_t fresh_ns(uint64_t raw)
+{
+	static struct sb_fast_clock tmp;
+
+	tmp = ref;
+	return sb_fast_clock_ns(&tmp, raw);
+}
+
+/*
+ * Conversions in a row reuse the span the one before used: at every point's
+ * edges, in and out of order, across the coarse ring, the oldest fine point
+ * and the newest, and after points were added, each is what a clock that
+ * converted nothing before gives.
+ */
+static void test_remembered_span_gives_the_same_time(void **state)
+{
+	uint64_t raws[4096], r;
+	size_t n = 0, i, k;
+	int j;
+
+	(void)state;
+	sb_fast_clock_start(&c, TSC, RATE(1.0));
+	sb_fast_clock_start(&ref, TSC, RATE(1.0));
+	for (j = 0; j <= 100; j++)
+		add_both((uint64_t)j * 10 * MS, SEC + j * 10 * MS);
+	for (j = 1; j <= 200; j++)
+		add_both(SEC + (uint64_t)j * 40 * MS + (uint64_t)j * j, 2 * SEC + j * 10 * MS + j % 7);
+	for (r = 0; r < 10 * (uint64_t)SEC && n + 3 <= 4096; r += 7 * MS + 12345) {
+		raws[n++] = r;
+		raws[n++] = r + 1;
+		raws[n++] = r ? r - 1 : 0;
+	}
+	for (i = 0; i < n; i++)
+		assert_int_equal(sb_fast_clock_ns(&c, raws[i]), fresh_ns(raws[i]));
+	for (i = n; i-- > 0;)
+		assert_int_equal(sb_fast_clock_ns(&c, raws[i]), fresh_ns(raws[i]));
+	for (i = 0; i < n; i++) {
+		k = (i * 2654435761u) % n;
+		assert_int_equal(sb_fast_clock_ns(&c, raws[k]), fresh_ns(raws[k]));
+	}
+	/* Past the newest point, then a point beyond it: the raw is between points now. */
+	r = 20 * (uint64_t)SEC;
+	assert_int_equal(sb_fast_clock_ns(&c, r), fresh_ns(r));
+	add_both(r + 1000 * MS, 5 * SEC);
+	assert_int_equal(sb_fast_clock_ns(&c, r), fresh_ns(r));
+	assert_int_equal(sb_fast_clock_ns(&c, r + 1000 * MS + 5), fresh_ns(r + 1000 * MS + 5));
+}
+
 static void test_zero_and_huge_raw_do_not_wrap(void **state)
 {
 	uint64_t big = (1ULL << 63) + 12345;
@@ -241,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_extrapolation_uses_long_baseline_not_last_interval),
 		cmocka_unit_test(test_history_older_than_fine_ring_is_interpolated),
 		cmocka_unit_test(test_zero_and_huge_raw_do_not_wrap),
+		cmocka_unit_test(test_remembered_span_gives_the_same_time),
 		cmocka_unit_test(test_pairs_not_later_are_ignored),
 		cmocka_unit_test(test_tsc_check_accepts_stable_tsc),
 		cmocka_unit_test(test_tsc_check_names_what_is_missing),

@@ -82,12 +82,21 @@ static int64_t clamp(__int128 v)
 	return (int64_t)v;
 }
 
-/* p's time moved by d counts at rate mult, forward or back; < 2^96 ns, so no overflow. */
-static int64_t from(const struct sb_fast_clock_point *p, uint64_t d, uint64_t mult, int back)
+/* Time ns moved by d counts at rate mult, forward or back; < 2^96 ns, so no overflow. */
+static int64_t from(int64_t ns, uint64_t d, uint64_t mult, int back)
 {
 	__int128 dns = (__int128)(((unsigned __int128)d * mult) >> 32);
 
-	return clamp(back ? (__int128)p->ns - dns : (__int128)p->ns + dns);
+	return clamp(back ? (__int128)ns - dns : (__int128)ns + dns);
+}
+
+/* raw on the line through p at rate mult, which holds for every raw in [p->raw, hi): remembered. */
+static int64_t along(struct sb_fast_clock *c, const struct sb_fast_clock_point *p, uint64_t hi,
+		     uint64_t mult, uint64_t raw)
+{
+	c->memo = (struct sb_fast_clock_memo){ .gen = c->gen, .lo = p->raw, .hi = hi,
+					       .ns = p->ns, .mult = mult };
+	return from(p->ns, raw - p->raw, mult, 0);
 }
 
 /* The newest point i of r with raw at or after it; r holds one at or before raw. */
@@ -142,6 +151,7 @@ static void update_rate(struct sb_fast_clock *c)
 void sb_fast_clock_start(struct sb_fast_clock *c, uint32_t kind, uint64_t kernel_mult)
 {
 	memset(c, 0, sizeof(*c));
+	c->gen = 1;
 	c->kind = kind;
 	c->kernel_mult = kernel_mult;
 	c->mult = kernel_mult;
@@ -151,38 +161,47 @@ void sb_fast_clock_add(struct sb_fast_clock *c, uint64_t raw, int64_t ns)
 {
 	if (c->kind == SCOPE_BPF_IMPL_CLOCK_MONO || !add_to(&c->fine, raw, ns, 0))
 		return;
+	c->gen++;
 	add_to(&c->coarse, raw, ns, c->coarse.n ? COARSE_EVERY_NS : 0);
 	update_rate(c);
 }
 
-int64_t sb_fast_clock_ns(const struct sb_fast_clock *c, uint64_t raw)
+/*
+ * Each span below maps every raw in it by one line, the one this conversion
+ * takes for any raw there: [newest fine point, on), [fine point, next fine
+ * point), [coarse point, next coarse point or oldest fine point).
+ */
+int64_t sb_fast_clock_ns(struct sb_fast_clock *c, uint64_t raw)
 {
 	const struct sb_fast_clock_ring *f = &c->fine, *k = &c->coarse;
 	const struct sb_fast_clock_point *p, *next;
+	const struct sb_fast_clock_memo *m = &c->memo;
 	uint32_t i;
 
 	if (c->kind == SCOPE_BPF_IMPL_CLOCK_MONO)
 		return raw > INT64_MAX ? INT64_MAX : (int64_t)raw;
+	if (m->gen == c->gen && raw - m->lo < m->hi - m->lo)
+		return from(m->ns, raw - m->lo, m->mult, 0);
 	if (!f->n)
 		return 0;
 	p = cat(f, f->n - 1);
 	if (raw >= p->raw)
-		return from(p, raw - p->raw, c->mult, 0);
+		return along(c, p, UINT64_MAX, c->mult, raw);
 	if (raw >= cat(f, 0)->raw) {
-		p = cat(f, find(f, raw));
-		return from(p, raw - p->raw, p->mult, 0);
+		i = find(f, raw);
+		return along(c, cat(f, i), cat(f, i + 1)->raw, cat(f, i)->mult, raw);
 	}
 	/* Older than the last passes: the coarse ring, up to the oldest fine point. */
 	next = cat(f, 0);
 	if (!k->n || raw < cat(k, 0)->raw) {
 		p = k->n ? cat(k, 0) : next;
-		return from(p, p->raw - raw, c->mult, 1);
+		return from(p->ns, p->raw - raw, c->mult, 1);
 	}
 	i = find(k, raw);
 	p = cat(k, i);
 	if (i + 1 < k->n && cat(k, i + 1)->raw <= next->raw)
-		return from(p, raw - p->raw, p->mult, 0);
-	return from(p, raw - p->raw, slope(p, next->raw, next->ns), 0);
+		return along(c, p, cat(k, i + 1)->raw, p->mult, raw);
+	return along(c, p, next->raw, slope(p, next->raw, next->ns), raw);
 }
 
 int sb_fast_clock_settled(const struct sb_fast_clock *c)

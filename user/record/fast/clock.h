@@ -24,13 +24,29 @@ struct sb_fast_clock_ring {
 	struct sb_fast_clock_point p[SB_FAST_CLOCK_POINTS];
 };
 
+/*
+ * The span of raw values the last conversion fell in, and its line: a
+ * thread's records come in time order, so most conversions land in the span
+ * the one before used, and skip the search (and, just before the fine ring,
+ * a 128-bit division). Ends when a point is added.
+ */
+struct sb_fast_clock_memo {
+	uint64_t gen;			/* the clock's gen when taken */
+	uint64_t lo;			/* raw in [lo, hi): ns + (raw - lo) * mult */
+	uint64_t hi;
+	int64_t ns;
+	uint64_t mult;
+};
+
 /* Caller-allocated, no heap, no descriptor: nothing to free. */
 struct sb_fast_clock {
 	uint32_t kind;			/* enum scope_bpf_impl_clock */
+	uint64_t gen;			/* points added, from 1: a memo of another gen is stale */
 	uint64_t kernel_mult;		/* the kernel's ns per count << 32, 0 when unknown */
 	uint64_t mult;			/* the rate outside the points (ns per count << 32) */
 	struct sb_fast_clock_ring fine;	/* every sample */
 	struct sb_fast_clock_ring coarse;	/* samples at least a second apart */
+	struct sb_fast_clock_memo memo;
 };
 
 /*
@@ -50,13 +66,14 @@ void sb_fast_clock_sample(struct sb_fast_clock *c);
 
 /*
  * Raw counter value -> CLOCK_MONOTONIC ns, for any raw (a hostile one gives a
- * wrong time, clamped to int64_t, never a fault); about 15 ns. Between two
+ * wrong time, clamped to int64_t, never a fault); about 15 ns, a few in the
+ * span of the conversion before. Between two
  * samples the error is that of the samples (tens of ns); past the newest or
  * before the oldest it grows with the rate's error times the distance: a
  * pass's worth past the newest stays far below 1 us, seconds before the first
- * need sb_fast_clock_settled().
+ * need sb_fast_clock_settled(). Not const: it remembers the span it used.
  */
-int64_t sb_fast_clock_ns(const struct sb_fast_clock *c, uint64_t raw);
+int64_t sb_fast_clock_ns(struct sb_fast_clock *c, uint64_t raw);
 
 /*
  * Whether the rate is measured over a baseline long enough (a second) that
