@@ -395,7 +395,9 @@ static void pf_free(struct pf *x)
 static int pf_write(struct pf *x)
 {
 	uint32_t rank, n = sb_profile_rank_count(x->p);
+	struct pf_kind_ctx c = { &x->w, x->p, NULL, n, &x->threads, NULL, &x->skipped };
 	struct pf_seq desc = { 0 };
+	size_t i;
 	int r;
 
 	x->n_ranks = n;
@@ -416,10 +418,10 @@ static int pf_write(struct pf *x)
 		r = start_sequences(x);
 	for (rank = 0; rank < n && !r; rank++)
 		r = put_rank(x, rank);
-	if (!r)
-		r = pf_gpu_export(&x->w, x->p, x->rank_uuid, n, &x->skipped);
-	if (!r)
-		r = pf_samples_export(&x->w, x->p, &x->threads, x->tids);
+	c.rank_uuid = x->rank_uuid;
+	c.tids = x->tids;
+	for (i = 0; i < pf_n_kind_views && !r; i++)
+		r = pf_kind_views[i].tracks(&c);
 	return r ? r : x->w.err;
 }
 

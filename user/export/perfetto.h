@@ -70,17 +70,38 @@ void pf_event(struct pf_out *w, struct pf_seq *s, int64_t ts, unsigned type, uin
 /* A track descriptor on the descriptor sequence; d's uuid is set from next_uuid. */
 uint64_t pf_track(struct pf_out *w, Perfetto__Protos__TrackDescriptor *d);
 
+/* What a kind's tracks go with: the trace so far, its ranks' process tracks and threads. */
+struct pf_kind_ctx {
+	struct pf_out *w;
+	const struct sb_profile *p;
+	const uint64_t *rank_uuid;	/* the process track of each rank below n_ranks */
+	uint32_t n_ranks;
+	const struct sb_xthreads *threads;
+	const int32_t *tids;		/* the tid each thread's track shows, parallel to threads */
+	uint64_t *skipped;		/* pieces left out, added to */
+};
+
+/*
+ * A kind of data's view in the trace: its tracks, written after the ranks'
+ * (nothing when the profile holds none of it). 0, -ENOMEM.
+ */
+struct pf_kind_view {
+	const struct sb_kind *kind;
+	int (*tracks)(const struct pf_kind_ctx *c);
+};
+
+/* Every kind's view, in the trace's order (export/perfetto_kinds.c). */
+extern const struct pf_kind_view pf_kind_views[];
+extern const size_t pf_n_kind_views;
+
 /*
  * The timed CPU samples: a sequence of perf sample packets, each on its
- * thread (pid rank + 1 and the tid of its track: tids, parallel to
- * threads), its callstack interned at the sequence's start. Samples of a
- * thread threads lacks are left out.
+ * thread (pid rank + 1 and the tid of its track), its callstack interned at
+ * the sequence's start. Samples of a thread the trace lacks are left out.
  */
-int pf_samples_export(struct pf_out *w, const struct sb_profile *p,
-		      const struct sb_xthreads *threads, const int32_t *tids);
+int pf_samples_export(const struct pf_kind_ctx *c);
 
 /* The GPU lanes of p's CUDA activity: tracks under the ranks' process tracks, then their slices. */
-int pf_gpu_export(struct pf_out *w, const struct sb_profile *p, const uint64_t *rank_uuid,
-		  uint32_t n_ranks, uint64_t *skipped);
+int pf_gpu_export(const struct pf_kind_ctx *c);
 
 #endif

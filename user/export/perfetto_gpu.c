@@ -119,27 +119,26 @@ static void put_work(struct pf_gpu *g)
 	}
 }
 
-int pf_gpu_export(struct pf_out *w, const struct sb_profile *p, const uint64_t *rank_uuid,
-		  uint32_t n_ranks, uint64_t *skipped)
+int pf_gpu_export(const struct pf_kind_ctx *c)
 {
-	struct pf_gpu g = { .w = w, .p = p };
+	struct pf_gpu g = { .w = c->w, .p = c->p };
 	size_t i;
 	int r;
 
-	if (!p->cuda.n_acts)
+	if (!c->p->cuda.n_acts)
 		return 0;
-	r = sb_cuda_trace_init(&g.trace, p);
+	r = sb_cuda_trace_init(&g.trace, c->p);
 	g.l = r ? NULL : calloc(g.trace.lanes.n ? g.trace.lanes.n : 1, sizeof(*g.l));
 	if (!g.l)
 		r = -ENOMEM;
 	if (!r)
-		r = put_lanes(&g, rank_uuid, n_ranks);
+		r = put_lanes(&g, c->rank_uuid, c->n_ranks);
 	if (!r)
 		put_work(&g);
 	for (i = 0; g.l && i < g.trace.lanes.n; i++)
 		pf_seq_free(&g.l[i].seq);
 	free(g.l);
 	sb_cuda_trace_free(&g.trace);
-	*skipped += g.skipped;
-	return r ? r : w->err;
+	*c->skipped += g.skipped;
+	return r ? r : c->w->err;
 }

@@ -350,10 +350,9 @@ static void put_sample(struct pf_samples *x, const struct sb_timed_sample *t, in
 	pf_packet(x->w, &pk);
 }
 
-int pf_samples_export(struct pf_out *w, const struct sb_profile *p,
-		      const struct sb_xthreads *threads, const int32_t *tids)
+int pf_samples_export(const struct pf_kind_ctx *c)
 {
-	struct pf_samples x = { .w = w, .p = p, .s = &p->samples };
+	struct pf_samples x = { .w = c->w, .p = c->p, .s = &c->p->samples };
 	const struct sb_timed_sample *t;
 	const struct sb_xthread *th;
 	size_t i;
@@ -361,7 +360,7 @@ int pf_samples_export(struct pf_out *w, const struct sb_profile *p,
 
 	if (!x.s->n_timeline)
 		return 0;
-	x.seq = w->next_seq++;
+	x.seq = c->w->next_seq++;
 	r = sb_fnames_build(&x.names, x.s);
 	r = r ? r : find_modules(&x);
 	r = r ? r : find_stacks(&x);
@@ -369,13 +368,13 @@ int pf_samples_export(struct pf_out *w, const struct sb_profile *p,
 	for (i = 0; i < x.s->n_timeline && !r; i++) {
 		t = &x.s->timeline[i];
 		/* Perfetto places a sample by its thread: one the profile does not know has none. */
-		th = sb_xthreads_find(threads, t->rank, t->thread);
+		th = sb_xthreads_find(c->threads, t->rank, t->thread);
 		if (th && t->time >= 0)
-			put_sample(&x, t, tids[th - threads->v]);
+			put_sample(&x, t, c->tids[th - c->threads->v]);
 	}
 	sb_fnames_free(&x.names);
 	free(x.modules);
 	free(x.module_of);
 	free(x.stacks);
-	return r ? r : w->err;
+	return r ? r : c->w->err;
 }

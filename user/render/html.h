@@ -34,4 +34,20 @@ struct sb_html_opts {
 int sb_report_html(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 		   const struct sb_html_opts *o, struct sb_error *err);
 
+/*
+ * A kind of data's view on the page: members of its data object, written
+ * only when the profile holds something of the kind.
+ */
+struct sb_html_kind_view {
+	const struct sb_kind *kind;
+	/* Its value per call tree row (data "nodes", same order), right after them; NULL: none. */
+	void (*nodes)(FILE *j, const struct sb_profile *p, const struct sb_calltree *t);
+	/* Its own section, after the durations; NULL: none. 0 or -ENOMEM. */
+	int (*section)(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o);
+};
+
+/* Every kind's view, in the page's order (render/html_kinds.c). */
+extern const struct sb_html_kind_view sb_html_kind_views[];
+extern const size_t sb_html_n_kind_views;
+
 #endif

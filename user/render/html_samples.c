@@ -1,8 +1,12 @@
-/* The HTML timeline's CPU samples: a tick per timed sample on its thread's lane. */
+/*
+ * The HTML report's samples: the timeline's ticks, one per timed sample on its
+ * thread's lane, and the Samples section's hottest functions per region path.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/samples_report.h"
 #include "render/html_samples.h"
@@ -216,6 +220,121 @@ int sb_html_ticks_write(FILE *j, const struct sb_html_ticks *k, int64_t t0,
 	fputc('}', j);
 	free(u.fn);
 	free(u.path);
+	sb_fnames_free(&fn);
+	return 0;
+}
+
+/* Sample rows for the page: the innermost function per region path, the hottest first. */
+struct hot {
+	int64_t path;
+	const char *fn;
+	uint64_t cpu;		/* CPU samples */
+	uint64_t off_ns;	/* time blocked */
+};
+
+/*
+ * Name of the innermost frame of stack id as the stack outputs show it
+ * (demangled, a marker helper's frame folded into its caller); NULL when
+ * there is none.
+ */
+static const char *leaf_name(const struct sb_samples *s, const struct sb_fnames *fn, int64_t id)
+{
+	const struct sb_stack *st;
+	uint32_t frame, d;
+
+	if (id < 0 || (uint64_t)id >= s->n_stacks)
+		return NULL;
+	st = &s->stacks[id];
+	for (d = 0; d < st->depth && st->first + d < s->n_stack_frames; d++) {
+		frame = s->stack_frames[st->first + d];
+		if (frame >= s->n_frames)
+			return NULL;
+		if (!fn->helper[fn->of_frame[frame]])
+			return fn->names[fn->of_frame[frame]];
+	}
+	return NULL;
+}
+
+static int cmp_hot_key(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	if (x->path != y->path)
+		return x->path < y->path ? -1 : 1;
+	return strcmp(x->fn, y->fn);
+}
+
+static int cmp_hot_weight(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? 1 : -1;
+	if (x->off_ns != y->off_ns)
+		return x->off_ns < y->off_ns ? 1 : -1;
+	return cmp_hot_key(a, b);
+}
+
+int sb_html_samples_section(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
+{
+	const struct sb_samples *s = &p->samples;
+	const struct sb_sample *x;
+	struct sb_fnames fn;
+	struct hot *h;
+	size_t i, n = 0, u = 0;
+	uint64_t cpu = 0, off = 0;
+
+	if (!s->n_samples)
+		return 0;
+	if (sb_fnames_build(&fn, s))
+		return -ENOMEM;
+	h = malloc(s->n_samples * sizeof(*h));
+	if (!h) {
+		sb_fnames_free(&fn);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->n_samples; i++) {
+		x = &s->samples[i];
+		if (o->rank >= 0 && (int64_t)x->rank != o->rank)
+			continue;
+		h[n] = (struct hot){ .path = x->path < 0 ? -1 : x->path };
+		h[n].fn = leaf_name(s, &fn, x->ustack);
+		if (!h[n].fn)
+			h[n].fn = leaf_name(s, &fn, x->kstack);
+		if (!h[n].fn)
+			h[n].fn = "[no stack]";
+		if (x->kind == SB_SAMPLE_OFFCPU)
+			h[n].off_ns = x->ns;
+		else
+			h[n].cpu = x->count;
+		cpu += h[n].cpu;
+		off += h[n].off_ns;
+		n++;
+	}
+	qsort(h, n, sizeof(*h), cmp_hot_key);
+	for (i = 0; i < n; i++) {
+		if (u && !cmp_hot_key(&h[u - 1], &h[i])) {
+			h[u - 1].cpu += h[i].cpu;
+			h[u - 1].off_ns += h[i].off_ns;
+		} else {
+			h[u++] = h[i];
+		}
+	}
+	qsort(h, u, sizeof(*h), cmp_hot_weight);
+	fprintf(j, ",\n\"samples\": {\"cpu_samples\": %" PRIu64 ", \"offcpu_ns\": %" PRIu64
+		", \"total_rows\": %zu, \"columns\": [{\"title\": \"Region path\", \"type\": \"text\"}, "
+		"{\"title\": \"Function (innermost frame)\", \"type\": \"text\"}, "
+		"{\"title\": \"CPU samples\", \"type\": \"count\"}, "
+		"{\"title\": \"Off-CPU\", \"type\": \"ns\"}],\n \"rows\": [", cpu, off, u);
+	for (i = 0; i < u && i < SB_HTML_MAX_SAMPLE_ROWS; i++) {
+		fputs(i ? ",\n  [" : "\n  [", j);
+		sb_html_region_path(j, s, h[i].path);
+		fputs(", ", j);
+		format_json_string(j, h[i].fn);
+		fprintf(j, ", %" PRIu64 ", %" PRIu64 "]", h[i].cpu, h[i].off_ns);
+	}
+	fputs("]}", j);
+	free(h);
 	sb_fnames_free(&fn);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
+#include "render/html.h"
 
 /* Samples the timeline shows by default: more make the page slow to open and draw. */
 #define SB_HTML_MAX_TICKS 100000
@@ -56,5 +57,12 @@ int sb_html_ticks_write(FILE *j, const struct sb_html_ticks *k, int64_t t0,
 
 /* Region path id as the page names it, "outer › inner", a JSON string. */
 void sb_html_region_path(FILE *j, const struct sb_samples *s, int64_t path);
+
+/*
+ * The "samples" member: the innermost function per region path, the hottest
+ * first (at most SB_HTML_MAX_SAMPLE_ROWS), of o's rank; nothing without
+ * samples. 0 or -ENOMEM.
+ */
+int sb_html_samples_section(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o);
 
 #endif

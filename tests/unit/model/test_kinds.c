@@ -1,0 +1,143 @@
+/*
+ * The kinds of data as the stages that handle any kind read them: every id
+ * points into a table that exists, dictionaries are what a merge can unify,
+ * region paths can be filtered, and every kind has its view in the page and
+ * in the Perfetto trace. A kind added with a slip fails here, not in a merge.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "export/perfetto.h"
+#include "model/model.h"
+#include "model/table.h"
+#include "render/html.h"
+
+static size_t str_cols(const struct sb_table *t)
+{
+	size_t c, n = 0;
+
+	for (c = 0; c < t->n_cols; c++)
+		n += t->cols[c].type == SB_COL_STR;
+	return n;
+}
+
+/* An ID or REGION column's table: one of the kind's, or (REGION only) the index rows. */
+static void assert_ref(const struct sb_kind *k, const struct sb_table_col *c)
+{
+	const struct sb_table *to;
+
+	if (c->role != SB_ROLE_ID && c->role != SB_ROLE_REGION)
+		return;
+	assert_int_equal(c->width, 1);
+	assert_true(c->type != SB_COL_STR && c->type != SB_COL_BOOL);
+	if (c->ref == SB_REF_INDEX_ROWS) {
+		assert_int_equal(c->role, SB_ROLE_REGION);
+		return;
+	}
+	assert_true(c->ref >= 0 && (size_t)c->ref < k->n_tables);
+	to = &k->tables[c->ref];
+	/* A region path table: its parent ids and its names, which --include matches. */
+	if (c->role == SB_ROLE_REGION) {
+		assert_int_equal(str_cols(to), 1);
+		assert_non_null(sb_table_role(to, SB_ROLE_ID));
+		assert_int_equal(sb_table_role(to, SB_ROLE_ID)->ref, c->ref);
+	}
+}
+
+static void test_ids_point_into_tables_that_exist(void **state)
+{
+	const struct sb_table *t;
+	size_t k, j, c;
+
+	(void)state;
+	assert_true(sb_n_kinds >= 2);
+	for (k = 0; k < sb_n_kinds; k++)
+		for (j = 0; j < sb_kinds[k]->n_tables; j++) {
+			t = &sb_kinds[k]->tables[j];
+			for (c = 0; c < t->n_cols; c++)
+				assert_ref(sb_kinds[k], &t->cols[c]);
+		}
+}
+
+/* A merge unifies a dictionary's rows by their one string: nothing else may be in them. */
+static void test_dictionaries_are_one_string_column(void **state)
+{
+	const struct sb_table *t;
+	size_t k, j, dicts = 0;
+
+	(void)state;
+	for (k = 0; k < sb_n_kinds; k++)
+		for (j = 0; j < sb_kinds[k]->n_tables; j++) {
+			t = &sb_kinds[k]->tables[j];
+			if (!t->unique)
+				continue;
+			dicts++;
+			assert_int_equal(t->n_cols, 1);
+			assert_int_equal(t->cols[0].type, SB_COL_STR);
+			assert_int_equal(t->stride, sizeof(char *));
+			assert_null(t->follows_call);
+		}
+	/* The kernel names. */
+	assert_int_equal(dicts, 1);
+}
+
+/* Only a table whose rows point at index rows can follow their calls. */
+static void test_rows_follow_calls_only_through_index_rows(void **state)
+{
+	const struct sb_table *t;
+	size_t k, j, c, follow = 0;
+	bool points;
+
+	(void)state;
+	for (k = 0; k < sb_n_kinds; k++)
+		for (j = 0; j < sb_kinds[k]->n_tables; j++) {
+			t = &sb_kinds[k]->tables[j];
+			points = false;
+			for (c = 0; c < t->n_cols; c++)
+				points |= t->cols[c].role == SB_ROLE_REGION &&
+					  t->cols[c].ref == SB_REF_INDEX_ROWS;
+			if (t->follows_call) {
+				assert_true(points);
+				follow++;
+			}
+		}
+	/* CUDA activity: its GPU work. */
+	assert_int_equal(follow, 1);
+}
+
+static void test_every_kind_has_one_view_in_each_output(void **state)
+{
+	size_t k, v, html, pf;
+
+	(void)state;
+	for (k = 0; k < sb_n_kinds; k++) {
+		html = pf = 0;
+		for (v = 0; v < sb_html_n_kind_views; v++)
+			html += sb_html_kind_views[v].kind == sb_kinds[k];
+		for (v = 0; v < pf_n_kind_views; v++)
+			pf += pf_kind_views[v].kind == sb_kinds[k];
+		assert_int_equal(html, 1);
+		assert_int_equal(pf, 1);
+	}
+	assert_int_equal(sb_html_n_kind_views, sb_n_kinds);
+	assert_int_equal(pf_n_kind_views, sb_n_kinds);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ids_point_into_tables_that_exist),
+		cmocka_unit_test(test_dictionaries_are_one_string_column),
+		cmocka_unit_test(test_rows_follow_calls_only_through_index_rows),
+		cmocka_unit_test(test_every_kind_has_one_view_in_each_output),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
