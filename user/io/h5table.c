@@ -339,7 +339,7 @@ static int read_one(struct sb_h5_section *r, const struct sb_kind *k, struct sb_
 	if (!ret && sb_kind_check(k, p, why, sizeof(why)))
 		ret = sb_h5_corrupt(r, "/%s%s%s", k->group, k->sep, why);
 	if (ret)
-		k->free(d);
+		sb_kind_free(k, d);
 	return ret;
 }
 

@@ -110,11 +110,6 @@ static int check(const struct sb_profile *p, char *why, size_t len)
 	return ret;
 }
 
-static void free_cuda(void *d)
-{
-	sb_cuda_data_free(d);
-}
-
 static int cmp_i64(int64_t x, int64_t y)
 {
 	return (x > y) - (x < y);
@@ -156,6 +151,5 @@ const struct sb_kind sb_cuda_kind = {
 	.n_tables = sizeof(tables) / sizeof(tables[0]),
 	.max_rows = 1ull << 34,
 	.check = check,
-	.free = free_cuda,
 	.sort = sort_cuda,
 };

@@ -7,22 +7,7 @@
 
 void sb_samples_free(struct sb_samples *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->n_frames; i++) {
-		free(s->frames[i].function);
-		free(s->frames[i].file);
-		free(s->frames[i].module);
-	}
-	for (i = 0; i < s->n_paths; i++)
-		free(s->paths[i].name);
-	free(s->frames);
-	free(s->stack_frames);
-	free(s->stacks);
-	free(s->paths);
-	free(s->samples);
-	free(s->timeline);
-	memset(s, 0, sizeof(*s));
+	sb_kind_free(&sb_samples_kind, s);
 }
 
 static int cmp_timed(const void *a, const void *b)
@@ -46,13 +31,7 @@ void sb_samples_sort_timeline(struct sb_samples *s)
 
 void sb_cuda_data_free(struct sb_cuda_data *d)
 {
-	size_t i;
-
-	for (i = 0; i < d->n_names; i++)
-		free(d->names[i]);
-	free(d->names);
-	free(d->acts);
-	memset(d, 0, sizeof(*d));
+	sb_kind_free(&sb_cuda_kind, d);
 }
 
 void sb_profile_init(struct sb_profile *p)
@@ -88,8 +67,8 @@ void sb_profile_free(struct sb_profile *p)
 	free(p->threads);
 	free(p->events);
 	free(p->counters);
-	sb_samples_free(&p->samples);
-	sb_cuda_data_free(&p->cuda);
+	for (i = 0; i < sb_n_kinds; i++)
+		sb_kind_free(sb_kinds[i], sb_kind_data(sb_kinds[i], p));
 	sb_aggregate_free(&p->agg);
 	free(p->processes);
 	free(p->meta);

@@ -185,11 +185,6 @@ static int check(const struct sb_profile *p, char *why, size_t len)
 	return ret ? ret : check_sums(s, why, len);
 }
 
-static void free_samples(void *d)
-{
-	sb_samples_free(d);
-}
-
 static void sort_samples(void *d)
 {
 	sb_samples_sort_timeline(d);
@@ -205,6 +200,5 @@ const struct sb_kind sb_samples_kind = {
 	.n_tables = sizeof(tables) / sizeof(tables[0]),
 	.max_rows = 1ull << 34,
 	.check = check,
-	.free = free_samples,
 	.sort = sort_samples,
 };

@@ -79,8 +79,8 @@ struct sb_table {
  * A kind: where a profile holds it, its group in the file, its tables in the
  * order they are written and read, and the rules beyond the roles. Adding a
  * kind is its model header, its description (model/NAME_table.c) and one
- * entry in model/data_kinds.c: HDF5, the reader's pipe and merge's rank check
- * then carry it.
+ * entry in model/data_kinds.c: HDF5, the reader's pipe, freeing, merge and
+ * the filters then carry it (docs/DESIGN.md, "Kinds of data").
  */
 struct sb_kind {
 	const char *group;	/* "scope_bpf/cuda" */
@@ -93,7 +93,6 @@ struct sb_kind {
 	uint64_t max_rows;	/* no column may declare more rows */
 	/* Its own rules, after the roles': 0, or -EINVAL with the broken rule in why. */
 	int (*check)(const struct sb_profile *p, char *why, size_t len);
-	void (*free)(void *d);
 	/* The rows back in the file's order once a merge appended every input's; NULL: any. */
 	void (*sort)(void *d);
 };
@@ -107,6 +106,9 @@ void *sb_kind_data(const struct sb_kind *k, const struct sb_profile *p);
 
 /* Whether p holds rows of kind k (its gate length is not 0). */
 bool sb_kind_recorded(const struct sb_kind *k, const struct sb_profile *p);
+
+/* Kind k's data d freed by its description: every table's strings and rows; d is left empty. */
+void sb_kind_free(const struct sb_kind *k, void *d);
 
 /* Kind k's rules, by role and its own, in p: 0, or -EINVAL with the broken rule in why. */
 int sb_kind_check(const struct sb_kind *k, const struct sb_profile *p, char *why, size_t len);
