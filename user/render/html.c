@@ -13,7 +13,6 @@
 #include "util/text_format.h"
 #include "model/health.h"
 #include "render/html.h"
-#include "render/html_gpu.h"
 #include "render/html_samples.h"
 #include "render/html_views.h"
 #include "html_page.h"
@@ -351,25 +350,31 @@ static int pick_calls(const struct sb_profile *p, const struct sb_html_opts *o, 
 	return 0;
 }
 
-/* The lanes of the kept calls and shown samples, sorted and unique; how many, or -ENOMEM. */
+/*
+ * The lanes of the kept calls and of what the kinds' layers show on threads
+ * (samples), sorted and unique; how many, or -ENOMEM.
+ */
 static ssize_t collect_lanes(const struct sb_profile *p, const struct sb_html_opts *o,
-			     const struct pick *k, size_t kept, const struct sb_html_ticks *ticks,
+			     const struct pick *k, size_t kept, const struct sb_html_layer *layers,
 			     uint64_t **lanes)
 {
 	const struct sb_pair *pr;
 	const struct sb_event *e;
+	size_t n = 0, i, u = 0, room = kept + 1;
 	struct walk w;
 	uint64_t *l;
-	size_t n = 0, i, u = 0;
 
-	l = malloc((kept + ticks->shown + 1) * sizeof(*l));
+	for (i = 0; i < sb_html_n_kind_views; i++)
+		room += sb_html_kind_views[i].lanes ? layers[i].shown : 0;
+	l = malloc(room * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	walk_init(&w, p, o, k);
 	while ((e = walk_next(&w, &pr)))
 		l[n++] = sb_html_lane_key(pr->rank, e->thread);
-	sb_html_ticks_lanes(ticks, l + n);
-	n += ticks->shown;
+	for (i = 0; i < sb_html_n_kind_views; i++)
+		if (sb_html_kind_views[i].lanes)
+			n += sb_html_kind_views[i].lanes(&layers[i], l + n);
 	qsort(l, n, sizeof(*l), sb_html_cmp_key);
 	for (i = 0; i < n; i++)
 		if (!u || l[i] != l[u - 1])
@@ -485,24 +490,74 @@ static void data_column(FILE *j, const struct sb_profile *p, const struct sb_htm
 	fputc(']', j);
 }
 
-/* The host calls' time range widened to the GPU work's and the samples', which have their own. */
-static void span_more(struct pick *k, const struct sb_html_gpu *g, const struct sb_html_ticks *t)
+/* The host calls' time range widened to what the kinds' layers show, which have their own. */
+static void span_more(struct pick *k, const struct sb_html_layer *layers)
 {
-	if (g->shown) {
-		k->t0 = g->t0 < k->t0 ? g->t0 : k->t0;
-		k->t1 = g->t1 > k->t1 ? g->t1 : k->t1;
+	size_t i;
+
+	for (i = 0; i < sb_html_n_kind_views; i++) {
+		if (!layers[i].shown)
+			continue;
+		k->t0 = layers[i].t0 < k->t0 ? layers[i].t0 : k->t0;
+		k->t1 = layers[i].t1 > k->t1 ? layers[i].t1 : k->t1;
 	}
-	if (t->shown) {
-		k->t0 = t->t0 < k->t0 ? t->t0 : k->t0;
-		k->t1 = t->t1 > k->t1 ? t->t1 : k->t1;
+}
+
+/* Each kind's layer on the timeline (-ENOMEM), released by release_layers() also after. */
+static int pick_layers(const struct sb_profile *p, const struct sb_html_opts *o, size_t cap,
+		       struct sb_html_layer **layers)
+{
+	const struct sb_html_kind_view *v;
+	size_t i;
+	int r = 0;
+
+	*layers = calloc(sb_html_n_kind_views + 1, sizeof(**layers));
+	if (!*layers)
+		return -ENOMEM;
+	for (i = 0; i < sb_html_n_kind_views && !r; i++) {
+		v = &sb_html_kind_views[i];
+		if (v->pick)
+			r = v->pick(&(*layers)[i], p, o->rank, cap);
 	}
+	return r;
+}
+
+static void release_layers(struct sb_html_layer *layers)
+{
+	size_t i;
+
+	for (i = 0; layers && i < sb_html_n_kind_views; i++)
+		if (sb_html_kind_views[i].release)
+			sb_html_kind_views[i].release(&layers[i]);
+	free(layers);
+}
+
+static int write_layers(FILE *j, const struct sb_html_layer *layers, int64_t t0,
+			const uint64_t *lanes, size_t n_lanes)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < sb_html_n_kind_views && !r; i++)
+		if (sb_html_kind_views[i].write)
+			r = sb_html_kind_views[i].write(j, &layers[i], t0, lanes, n_lanes);
+	return r;
+}
+
+static bool layers_shown(const struct sb_html_layer *layers)
+{
+	size_t i;
+
+	for (i = 0; i < sb_html_n_kind_views; i++)
+		if (layers[i].shown)
+			return true;
+	return false;
 }
 
 static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o)
 {
 	size_t cap = o->max_calls ? o->max_calls : SB_HTML_MAX_CALLS, kept;
-	struct sb_html_ticks ticks;
-	struct sb_html_gpu gpu;
+	struct sb_html_layer *layers = NULL;
 	uint64_t *lanes = NULL;
 	struct pick k;
 	ssize_t n_lanes;
@@ -519,15 +574,14 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 	if (r)
 		return r;
 	kept = k.total < cap ? k.total : cap;
-	sb_html_ticks_pick(&ticks, p, o->rank, SB_HTML_MAX_TICKS);
-	r = sb_html_gpu_pick(&gpu, p, o->rank, cap);
-	n_lanes = r ? r : collect_lanes(p, o, &k, kept, &ticks, &lanes);
+	r = pick_layers(p, o, cap, &layers);
+	n_lanes = r ? r : collect_lanes(p, o, &k, kept, layers, &lanes);
 	if (n_lanes < 0) {
-		sb_html_gpu_free(&gpu);
+		release_layers(layers);
 		return (int)n_lanes;
 	}
-	span_more(&k, &gpu, &ticks);
-	any = kept || gpu.shown || ticks.shown;
+	span_more(&k, layers);
+	any = kept || layers_shown(layers);
 	fprintf(j, "\"total\": %zu, \"shown\": %zu, \"truncated\": %s, \"t0\": %" PRId64
 		", \"span\": %" PRId64, k.total, kept, kept < k.total ? "true" : "false",
 		any ? k.t0 : 0, any ? k.t1 - k.t0 : 0);
@@ -539,12 +593,11 @@ static int data_timeline(FILE *j, const struct sb_profile *p, const struct sb_ht
 		data_column(j, p, o, &k, COL_DUR, lanes, (size_t)n_lanes);
 		if (p->columns & SB_COL_OFFCPU)
 			data_column(j, p, o, &k, COL_OFFCPU, lanes, (size_t)n_lanes);
-		sb_html_gpu_write(j, &gpu, k.t0);
-		r = sb_html_ticks_write(j, &ticks, k.t0, lanes, (size_t)n_lanes);
+		r = write_layers(j, layers, k.t0, lanes, (size_t)n_lanes);
 	}
 	if (!r)
 		fputc('}', j);
-	sb_html_gpu_free(&gpu);
+	release_layers(layers);
 	free(lanes);
 	return r;
 }

@@ -34,15 +34,36 @@ struct sb_html_opts {
 int sb_report_html(FILE *f, const struct sb_profile *p, const struct sb_calltree *t,
 		   const struct sb_html_opts *o, struct sb_error *err);
 
+/* A kind's layer on the timeline, as its view picked it. */
+struct sb_html_layer {
+	size_t shown;		/* pieces shown; 0: nothing, t0 and t1 unset */
+	int64_t t0, t1;		/* the first and last time shown */
+	void *state;		/* the view's own; NULL before its pick */
+};
+
 /*
  * A kind of data's view on the page: members of its data object, written
- * only when the profile holds something of the kind.
+ * only when the profile holds something of the kind. NULL: no such part.
  */
 struct sb_html_kind_view {
 	const struct sb_kind *kind;
-	/* Its value per call tree row (data "nodes", same order), right after them; NULL: none. */
+	/* Its value per call tree row (data "nodes", same order), right after them. */
 	void (*nodes)(FILE *j, const struct sb_profile *p, const struct sb_calltree *t);
-	/* Its own section, after the durations; NULL: none. 0 or -ENOMEM. */
+	/*
+	 * Its layer on the timeline: pick what it shows of rank (-1: every rank;
+	 * cap: how many calls the timeline keeps, a rule it may follow) into l,
+	 * 0 or -ENOMEM; lanes: the thread lanes (html_samples.h's
+	 * sb_html_lane_key) of what it shows, l->shown at most, into out, how
+	 * many; write: its member of the timeline, times after t0, on the
+	 * timeline's lanes, 0 or -ENOMEM; release: what pick held, also after
+	 * it failed.
+	 */
+	int (*pick)(struct sb_html_layer *l, const struct sb_profile *p, int64_t rank, size_t cap);
+	size_t (*lanes)(const struct sb_html_layer *l, uint64_t *out);
+	int (*write)(FILE *j, const struct sb_html_layer *l, int64_t t0, const uint64_t *lanes,
+		     size_t n_lanes);
+	void (*release)(struct sb_html_layer *l);
+	/* Its own section, after the durations. 0 or -ENOMEM. */
 	int (*section)(FILE *j, const struct sb_profile *p, const struct sb_html_opts *o);
 };
 

@@ -98,8 +98,7 @@ static int find_cut(struct sb_html_gpu *g, size_t cap)
 	return 0;
 }
 
-int sb_html_gpu_pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t rank,
-		     size_t cap)
+static int pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t rank, size_t cap)
 {
 	const struct sb_cuda_activity *a;
 	struct gwalk w;
@@ -122,9 +121,30 @@ int sb_html_gpu_pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t 
 	return 0;
 }
 
-void sb_html_gpu_free(struct sb_html_gpu *g)
+int sb_html_gpu_pick(struct sb_html_layer *l, const struct sb_profile *p, int64_t rank,
+		     size_t cap)
 {
-	sb_gpu_lanes_free(&g->lanes);
+	struct sb_html_gpu *g = calloc(1, sizeof(*g));
+	int r;
+
+	l->state = g;
+	if (!g)
+		return -ENOMEM;
+	r = pick(g, p, rank, cap);
+	l->shown = g->shown;
+	l->t0 = g->t0;
+	l->t1 = g->t1;
+	return r;
+}
+
+void sb_html_gpu_release(struct sb_html_layer *l)
+{
+	struct sb_html_gpu *g = l->state;
+
+	if (g)
+		sb_gpu_lanes_free(&g->lanes);
+	free(g);
+	l->state = NULL;
 }
 
 static void write_lanes(FILE *j, const struct sb_html_gpu *g)
@@ -189,15 +209,20 @@ static int64_t column_value(const struct sb_html_gpu *g, const struct sb_cuda_ac
 	return -1;
 }
 
-void sb_html_gpu_write(FILE *j, const struct sb_html_gpu *g, int64_t t0)
+int sb_html_gpu_write(FILE *j, const struct sb_html_layer *l, int64_t t0, const uint64_t *lanes,
+		      size_t n_lanes)
 {
+	const struct sb_html_gpu *g = l->state;
 	const struct sb_cuda_activity *a;
 	struct gwalk w;
 	unsigned c;
 	bool first;
 
+	/* The GPU lanes are its own: the host's are not its. */
+	(void)lanes;
+	(void)n_lanes;
 	if (!g->shown)
-		return;
+		return 0;
 	fprintf(j, ",\n \"gpu\": {\"total\": %zu, \"shown\": %zu, \"truncated\": %s, ", g->total,
 		g->shown, g->shown < g->total ? "true" : "false");
 	write_lanes(j, g);
@@ -214,4 +239,5 @@ void sb_html_gpu_write(FILE *j, const struct sb_html_gpu *g, int64_t t0)
 		fputc(']', j);
 	}
 	fputc('}', j);
+	return 0;
 }

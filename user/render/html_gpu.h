@@ -12,6 +12,7 @@
 #include "analysis/calltree.h"
 #include "model/gpu_lanes.h"
 #include "model/model.h"
+#include "render/html.h"
 
 /*
  * The "gpu_nodes" member: each call tree row's GPU time (data "nodes", same
@@ -35,11 +36,16 @@ struct sb_html_gpu {
 	struct sb_gpu_lanes lanes;	/* of the kept ones */
 };
 
-/* Choose what to show: 0 or -ENOMEM. Memory: O(lanes), and O(total) only while over cap. */
-int sb_html_gpu_pick(struct sb_html_gpu *g, const struct sb_profile *p, int64_t rank,
+/*
+ * The timeline's GPU layer (struct sb_html_kind_view): pick chooses what to
+ * show into a struct sb_html_gpu of its own, 0 or -ENOMEM (memory: O(lanes),
+ * and O(total) only while over cap); write is the timeline's "gpu" member,
+ * its own lanes, nothing when nothing is shown.
+ */
+int sb_html_gpu_pick(struct sb_html_layer *l, const struct sb_profile *p, int64_t rank,
 		     size_t cap);
-/* The timeline's "gpu" member (times after t0); nothing when nothing is shown. */
-void sb_html_gpu_write(FILE *j, const struct sb_html_gpu *g, int64_t t0);
-void sb_html_gpu_free(struct sb_html_gpu *g);
+int sb_html_gpu_write(FILE *j, const struct sb_html_layer *l, int64_t t0, const uint64_t *lanes,
+		      size_t n_lanes);
+void sb_html_gpu_release(struct sb_html_layer *l);
 
 #endif

@@ -20,8 +20,7 @@ static bool shown(const struct sb_html_ticks *k, const struct sb_timed_sample *t
 	return (*seen)++ % k->step == 0;
 }
 
-void sb_html_ticks_pick(struct sb_html_ticks *k, const struct sb_profile *p, int64_t rank,
-			size_t cap)
+static void pick(struct sb_html_ticks *k, const struct sb_profile *p, int64_t rank, size_t cap)
 {
 	const struct sb_samples *s = &p->samples;
 	size_t i, seen = 0;
@@ -41,14 +40,39 @@ void sb_html_ticks_pick(struct sb_html_ticks *k, const struct sb_profile *p, int
 	}
 }
 
-void sb_html_ticks_lanes(const struct sb_html_ticks *k, uint64_t *out)
+int sb_html_ticks_pick(struct sb_html_layer *l, const struct sb_profile *p, int64_t rank,
+		       size_t cap)
 {
+	struct sb_html_ticks *k = malloc(sizeof(*k));
+
+	/* Ticks are small and drawn apart: their own cap, not the calls'. */
+	(void)cap;
+	l->state = k;
+	if (!k)
+		return -ENOMEM;
+	pick(k, p, rank, SB_HTML_MAX_TICKS);
+	l->shown = k->shown;
+	l->t0 = k->t0;
+	l->t1 = k->t1;
+	return 0;
+}
+
+void sb_html_ticks_release(struct sb_html_layer *l)
+{
+	free(l->state);
+	l->state = NULL;
+}
+
+size_t sb_html_ticks_lanes(const struct sb_html_layer *l, uint64_t *out)
+{
+	const struct sb_html_ticks *k = l->state;
 	const struct sb_samples *s = &k->p->samples;
 	size_t i, seen = 0, n = 0;
 
 	for (i = 0; i < s->n_timeline; i++)
 		if (shown(k, &s->timeline[i], &seen))
 			out[n++] = sb_html_lane_key(s->timeline[i].rank, s->timeline[i].thread);
+	return n;
 }
 
 /* The first frame of stack id that is no marker helper's; -1 when there is none. */
@@ -187,9 +211,10 @@ static void put_column(FILE *j, const struct sb_html_ticks *k, enum column c, in
 	fputc(']', j);
 }
 
-int sb_html_ticks_write(FILE *j, const struct sb_html_ticks *k, int64_t t0,
+int sb_html_ticks_write(FILE *j, const struct sb_html_layer *l, int64_t t0,
 			const uint64_t *lanes, size_t n_lanes)
 {
+	const struct sb_html_ticks *k = l->state;
 	const struct sb_samples *s = &k->p->samples;
 	struct used u = { 0 };
 	struct sb_fnames fn;

@@ -43,17 +43,20 @@ struct sb_html_ticks {
 	int64_t t0, t1;		/* the first and last shown */
 };
 
-void sb_html_ticks_pick(struct sb_html_ticks *k, const struct sb_profile *p, int64_t rank,
-			size_t cap);
-/* The shown samples' lane keys into out (room for k->shown), in order. */
-void sb_html_ticks_lanes(const struct sb_html_ticks *k, uint64_t *out);
 /*
- * The timeline's "samples" member: times after t0, lanes as indexes of
- * lanes (sorted keys that hold every shown sample's); nothing when none is
- * shown. 0 or -ENOMEM.
+ * The timeline's samples layer (struct sb_html_kind_view), a struct
+ * sb_html_ticks of its own: pick keeps every step-th sample, at most
+ * SB_HTML_MAX_TICKS (not the calls' cap), 0 or -ENOMEM; lanes: the shown
+ * samples' lane keys into out, in order; write: the timeline's "samples"
+ * member, times after t0, lanes as indexes of lanes (sorted keys that hold
+ * every shown sample's), nothing when none is shown, 0 or -ENOMEM.
  */
-int sb_html_ticks_write(FILE *j, const struct sb_html_ticks *k, int64_t t0,
+int sb_html_ticks_pick(struct sb_html_layer *l, const struct sb_profile *p, int64_t rank,
+		       size_t cap);
+size_t sb_html_ticks_lanes(const struct sb_html_layer *l, uint64_t *out);
+int sb_html_ticks_write(FILE *j, const struct sb_html_layer *l, int64_t t0,
 			const uint64_t *lanes, size_t n_lanes);
+void sb_html_ticks_release(struct sb_html_layer *l);
 
 /* Region path id as the page names it, "outer › inner", a JSON string. */
 void sb_html_region_path(FILE *j, const struct sb_samples *s, int64_t path);
