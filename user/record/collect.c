@@ -664,6 +664,11 @@ static int on_unmatched(struct sb_collector *c, const struct sb_unmatched_event 
 	return sb_hashmap_put(&c->open_name_seen, *name, 0, 1);
 }
 
+int sb_collector_call(struct sb_collector *c, const struct sb_call_event *e)
+{
+	return on_call(c, e, NULL);
+}
+
 int sb_collector_record(struct sb_collector *c, const void *data, size_t size)
 {
 	union {

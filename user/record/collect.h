@@ -150,6 +150,14 @@ void sb_collector_free(struct sb_collector *c);
 
 /* One ring-buffer record; untrusted size and content are checked. 0 or -errno. */
 int sb_collector_record(struct sb_collector *c, const void *data, size_t size);
+struct sb_call_event;
+
+/*
+ * One completed call without counters, as sb_collector_record() takes an
+ * SB_EV_CALL record of its size, but not copied first: the fast path's
+ * nester makes one a call. Its content is checked the same.
+ */
+int sb_collector_call(struct sb_collector *c, const struct sb_call_event *e);
 
 /* A process traced from the start (the launched command, or the -p targets). */
 int sb_collector_add_process(struct sb_collector *c, pid_t pid, pid_t ppid, int64_t now);

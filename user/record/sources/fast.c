@@ -87,7 +87,11 @@ static struct fast_proc *proc_of(struct fast_state *f, uint32_t tgid)
 static int emit(void *ctx, const void *event, size_t size)
 {
 	struct fast_state *f = ctx;
+	const struct sb_call_event *e = event;
 
+	/* Most are calls, made by the nester: handed over as they are, not copied. */
+	if (size == sizeof(*e) && e->type == SB_EV_CALL)
+		return sb_collector_call(f->env->coll, e);
 	return sb_collector_record(f->env->coll, event, size);
 }
 
