@@ -35,7 +35,7 @@ struct chrome {
 	char **cats;
 	char **sources;
 	struct sb_walk walk;
-	struct sb_cuda_trace gpu;
+	void **kinds;		/* each kind's view's state, parallel to sb_trace_kind_views */
 	bool offcpu;
 	/* The metric columns the profile has, in export order, with their argument keys. */
 	struct {
@@ -219,9 +219,29 @@ static void chrome_free(struct chrome *c)
 	free(c->cats);
 	free(c->sources);
 	free(c->tracks);
-	sb_cuda_trace_free(&c->gpu);
+	for (i = 0; c->kinds && i < sb_trace_n_kind_views; i++)
+		if (sb_trace_kind_views[i]->release)
+			sb_trace_kind_views[i]->release(c->kinds[i]);
+	free(c->kinds);
 	sb_xthreads_free(&c->threads);
 	sb_walk_free(&c->walk);
+}
+
+static int init_kinds(struct chrome *c)
+{
+	const struct sb_trace_kind_view *v;
+	size_t i;
+	int r = 0;
+
+	c->kinds = calloc(sb_trace_n_kind_views + 1, sizeof(*c->kinds));
+	if (!c->kinds)
+		return -ENOMEM;
+	for (i = 0; i < sb_trace_n_kind_views && !r; i++) {
+		v = sb_trace_kind_views[i];
+		if (v->init)
+			r = v->init(&c->kinds[i], c->p);
+	}
+	return r;
 }
 
 static int chrome_init(struct chrome *c)
@@ -229,7 +249,7 @@ static int chrome_init(struct chrome *c)
 	size_t i;
 	int r;
 
-	c->t.origin = sb_cuda_trace_origin(c->p, sb_export_origin(c->p));
+	c->t.origin = sb_trace_origin(c->p);
 	c->offcpu = c->p->columns & SB_COL_OFFCPU;
 	metric_keys(c);
 	if (sb_xthreads_build(&c->threads, c->p) || sb_walk_init(&c->walk, c->p))
@@ -247,7 +267,7 @@ static int chrome_init(struct chrome *c)
 		}
 	}
 	r = region_strings(c);
-	return r ? r : sb_cuda_trace_init(&c->gpu, c->p);
+	return r ? r : init_kinds(c);
 }
 
 void sb_trace_meta(struct sb_trace_out *t, const char *name, uint32_t rank, int64_t tid,
@@ -302,7 +322,9 @@ static int put_names(struct chrome *c)
 		sb_out_i64(&c->t.o, x->thread);
 		sb_out_str(&c->t.o, "}}");
 	}
-	sb_cuda_trace_names(&c->gpu, &c->t);
+	for (i = 0; i < sb_trace_n_kind_views; i++)
+		if (sb_trace_kind_views[i]->names)
+			sb_trace_kind_views[i]->names(c->kinds[i], &c->t);
 	return 0;
 }
 
@@ -551,6 +573,7 @@ int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error 
 {
 	struct chrome c = { .p = p };
 	uint32_t rank, n = sb_profile_rank_count(p);
+	size_t i;
 	int r;
 
 	r = sb_export_need_events(p, err);
@@ -566,10 +589,11 @@ int sb_export_chrome_trace(FILE *f, const struct sb_profile *p, struct sb_error 
 	r = put_names(&c);
 	for (rank = 0; rank < n && !r; rank++)
 		r = put_rank(&c, rank);
-	if (!r) {
-		sb_cuda_trace_events(&c.gpu, &c.t, host_tid, &c);
+	for (i = 0; i < sb_trace_n_kind_views && !r; i++)
+		if (sb_trace_kind_views[i]->events)
+			sb_trace_kind_views[i]->events(c.kinds[i], &c.t, host_tid, &c);
+	if (!r)
 		put_metadata(&c);
-	}
 	sb_out_flush(&c.t.o);
 	chrome_free(&c);
 	if (r == -ENOMEM)

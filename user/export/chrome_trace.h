@@ -44,17 +44,38 @@ typedef int64_t (*sb_trace_host_tid)(void *ctx, uint32_t rank, int64_t thread);
 
 /* Lanes and names of p's CUDA activity: 0 or -ENOMEM. Memory: O(lanes + kernel names). */
 int sb_cuda_trace_init(struct sb_cuda_trace *g, const struct sb_profile *p);
-/* origin moved back to the earliest CUDA activity or launch before it. */
-int64_t sb_cuda_trace_origin(const struct sb_profile *p, int64_t origin);
-/* The lanes' thread_name and thread_sort_index events. */
-void sb_cuda_trace_names(const struct sb_cuda_trace *g, struct sb_trace_out *t);
-/*
- * Every activity: GPU work as slices on its lane with a flow from its launch
- * on the host thread; CUDA API calls and synchronizations as slices on the
- * host thread. One pass over the activities, in the profile's order.
- */
-void sb_cuda_trace_events(const struct sb_cuda_trace *g, struct sb_trace_out *t,
-			  sb_trace_host_tid host_tid, void *ctx);
 void sb_cuda_trace_free(struct sb_cuda_trace *g);
+
+/*
+ * A kind of data's view in the Chrome trace; NULL: no such part. origin: the
+ * trace's origin moved back to the kind's earliest time; init: what it
+ * draws, into a state of its own, 0 or -ENOMEM; names: its tracks' metadata
+ * events, after the threads'; events: its events, after the calls'; release:
+ * the state, also after init failed.
+ */
+struct sb_trace_kind_view {
+	const struct sb_kind *kind;
+	int64_t (*origin)(const struct sb_profile *p, int64_t origin);
+	int (*init)(void **state, const struct sb_profile *p);
+	void (*names)(const void *state, struct sb_trace_out *t);
+	void (*events)(const void *state, struct sb_trace_out *t, sb_trace_host_tid host_tid,
+		       void *ctx);
+	void (*release)(void *state);
+};
+
+/*
+ * CUDA activity's: GPU lanes (their thread_name and thread_sort_index
+ * events); GPU work as slices on its lane with a flow from its launch on the
+ * host thread; CUDA API calls and synchronizations as slices on the host
+ * thread, in one pass over the activities, in the profile's order.
+ */
+extern const struct sb_trace_kind_view sb_cuda_trace_view;
+
+/* Every kind's view, in the trace's order (export/trace_kinds.c). */
+extern const struct sb_trace_kind_view *const sb_trace_kind_views[];
+extern const size_t sb_trace_n_kind_views;
+
+/* The traces' origin: sb_export_origin() moved back to every kind's earliest time. */
+int64_t sb_trace_origin(const struct sb_profile *p);
 
 #endif

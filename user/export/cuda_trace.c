@@ -41,7 +41,8 @@ void sb_cuda_trace_free(struct sb_cuda_trace *g)
 	sb_gpu_lanes_free(&g->lanes);
 }
 
-int64_t sb_cuda_trace_origin(const struct sb_profile *p, int64_t origin)
+/* origin moved back to the earliest CUDA activity or launch before it. */
+static int64_t trace_origin(const struct sb_profile *p, int64_t origin)
 {
 	const struct sb_cuda_activity *a;
 	size_t i;
@@ -61,8 +62,9 @@ static int64_t lane_tid(size_t lane)
 	return SB_TRACE_GPU_TID + (int64_t)lane;
 }
 
-void sb_cuda_trace_names(const struct sb_cuda_trace *g, struct sb_trace_out *t)
+static void put_names(const void *state, struct sb_trace_out *t)
 {
+	const struct sb_cuda_trace *g = state;
 	const struct sb_gpu_lane *l;
 	char name[64];
 	size_t i;
@@ -272,9 +274,10 @@ static void put_host(const struct sb_cuda_trace *g, struct sb_trace_out *t,
 	sb_out_str(&t->o, "}}");
 }
 
-void sb_cuda_trace_events(const struct sb_cuda_trace *g, struct sb_trace_out *t,
-			  sb_trace_host_tid host_tid, void *ctx)
+static void put_events(const void *state, struct sb_trace_out *t, sb_trace_host_tid host_tid,
+		       void *ctx)
 {
+	const struct sb_cuda_trace *g = state;
 	const struct sb_cuda_activity *a;
 	int64_t host;
 	size_t i;
@@ -288,3 +291,27 @@ void sb_cuda_trace_events(const struct sb_cuda_trace *g, struct sb_trace_out *t,
 			put_host(g, t, a, host);
 	}
 }
+
+static int view_init(void **state, const struct sb_profile *p)
+{
+	struct sb_cuda_trace *g = calloc(1, sizeof(*g));
+
+	*state = g;
+	return g ? sb_cuda_trace_init(g, p) : -ENOMEM;
+}
+
+static void view_release(void *state)
+{
+	if (state)
+		sb_cuda_trace_free(state);
+	free(state);
+}
+
+const struct sb_trace_kind_view sb_cuda_trace_view = {
+	.kind = &sb_cuda_kind,
+	.origin = trace_origin,
+	.init = view_init,
+	.names = put_names,
+	.events = put_events,
+	.release = view_release,
+};

@@ -433,7 +433,7 @@ int sb_export_perfetto(FILE *f, const struct sb_profile *p, struct sb_error *err
 	r = sb_export_need_events(p, err);
 	if (r)
 		return r;
-	x.w.origin = sb_cuda_trace_origin(p, sb_export_origin(p));
+	x.w.origin = sb_trace_origin(p);
 	x.w.next_seq = PF_SEQ_DESCRIPTORS;
 	x.w.next_uuid = 1;
 	sb_out_init(&x.w.o, f);

@@ -2,7 +2,8 @@
  * The kinds of data as the stages that handle any kind read them: every id
  * points into a table that exists, dictionaries are what a merge can unify,
  * region paths can be filtered, and every kind has its view in the page and
- * in the Perfetto trace. A kind added with a slip fails here, not in a merge.
+ * in the Perfetto trace (and at most one in the Chrome trace). A kind added
+ * with a slip fails here, not in a merge.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "export/chrome_trace.h"
 #include "export/perfetto.h"
 #include "model/model.h"
 #include "model/table.h"
@@ -130,6 +132,24 @@ static void test_every_kind_has_one_view_in_each_output(void **state)
 	assert_int_equal(pf_n_kind_views, sb_n_kinds);
 }
 
+/* The Chrome trace draws calls: a kind may have no view there, but at most one. */
+static void test_chrome_views_are_of_registered_kinds(void **state)
+{
+	size_t k, v, views;
+
+	(void)state;
+	for (v = 0; v < sb_trace_n_kind_views; v++) {
+		views = 0;
+		for (k = 0; k < sb_n_kinds; k++)
+			views += sb_trace_kind_views[v]->kind == sb_kinds[k];
+		assert_int_equal(views, 1);
+		for (k = 0; k < v; k++)
+			assert_ptr_not_equal(sb_trace_kind_views[k]->kind,
+					     sb_trace_kind_views[v]->kind);
+	}
+	assert_int_equal(sb_trace_n_kind_views, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_dictionaries_are_one_string_column),
 		cmocka_unit_test(test_rows_follow_calls_only_through_index_rows),
 		cmocka_unit_test(test_every_kind_has_one_view_in_each_output),
+		cmocka_unit_test(test_chrome_views_are_of_registered_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
