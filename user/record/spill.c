@@ -80,6 +80,12 @@ struct sb_spill {
 	struct sb_spill_rec *buf;
 	size_t cap;		/* records buf holds: half the budget, RUN_MAX_BYTES at most */
 	size_t n;
+	/*
+	 * A record in buf is less than the one before it: told as each comes,
+	 * while the one before is still in the cache, rather than by a pass
+	 * over the whole run before its sort (usually sorted already).
+	 */
+	bool unsorted;
 	size_t next;		/* next record to read in SPILL_MEMORY */
 	size_t merge_recs;	/* records of read buffers the other half allows */
 	size_t max_fan;		/* runs one merge can read with MIN_RUN_BUF each */
@@ -206,20 +212,18 @@ static void rec_sort_depth(struct sb_spill_rec *v, size_t n, unsigned int depth)
 /*
  * In-place introsort rather than qsort(): glibc's qsort mallocs a copy of the
  * whole array for its merge sort, which would double the memory budget.
+ * Often already in order (one busy region of one thread): nothing to do then.
  */
-static void rec_sort(struct sb_spill_rec *v, size_t n)
+static void buf_sort(struct sb_spill *s)
 {
 	unsigned int depth = 0;
-	size_t i;
 
-	/* Often already in order (one busy region of one thread): one pass tells. */
-	for (i = 1; i < n && !rec_less(&v[i], &v[i - 1]); i++)
-		;
-	if (i >= n)
+	if (!s->unsorted)
 		return;
-	for (size_t m = n; m > 1; m >>= 1)
+	for (size_t m = s->n; m > 1; m >>= 1)
 		depth += 2;
-	rec_sort_depth(v, n, depth);
+	rec_sort_depth(s->buf, s->n, depth);
+	s->unsorted = false;
 }
 
 static int write_full(int fd, const void *buf, size_t len, uint64_t off)
@@ -437,7 +441,7 @@ static int spill_buffer(struct sb_spill *s)
 			return err;
 		s->fd = err;
 	}
-	rec_sort(s->buf, s->n);
+	buf_sort(s);
 	err = write_full(s->fd, s->buf, s->n * REC, s->end * REC);
 	if (err)
 		return err;
@@ -475,6 +479,8 @@ int sb_spill_add(struct sb_spill *s, const struct sb_spill_rec *r)
 
 	if (err)
 		return err;
+	if (s->n && rec_less(r, &s->buf[s->n - 1]))
+		s->unsorted = true;
 	s->buf[s->n++] = *r;
 	s->count++;
 	return 0;
@@ -566,7 +572,7 @@ int sb_spill_sort(struct sb_spill *s)
 	if (s->state != SPILL_ADDING)
 		return -EINVAL;
 	/* The last, partial buffer is never written: it joins the merge from memory. */
-	rec_sort(s->buf, s->n);
+	buf_sort(s);
 	if (!s->n_runs) {
 		s->state = SPILL_MEMORY;
 		return 0;

@@ -313,6 +313,35 @@ static void test_sorted_and_reversed_input(void **state)
 	sb_spill_free(s);
 }
 
+/*
+ * Sorted input but for one record now and then, earlier than the one before
+ * it: at a run's start, within it, at its end, and last of all (the buffer
+ * read from memory). Each run with one is sorted whole.
+ */
+static void test_one_record_out_of_place_is_sorted(void **state)
+{
+	struct sb_spill *s = sb_spill_new(TMPDIR, 128 * KiB);
+	size_t cap = 64 * KiB / sizeof(struct sb_spill_rec);
+	struct digest d = { 0 };
+	int64_t n = 10 * (int64_t)cap + 5, i;
+
+	(void)state;
+	assert_non_null(s);
+	for (i = 0; i < n; i++) {
+		struct sb_spill_rec r = { .pair = 2, .start = 1000000 + i, .call_id = i };
+
+		if (i % 997 == 5 || i % (int64_t)cap == 0 || i % (int64_t)cap == (int64_t)cap - 1 ||
+		    i == n - 1)
+			r.start -= 500;
+		assert_int_equal(sb_spill_add(s, &r), 0);
+		digest_add(&d, &r);
+	}
+	assert_int_equal(sb_spill_sort(s), 0);
+	assert_true(sb_spill_runs(s) >= 10);
+	drain_and_check(s, big_batch, 1, &d);
+	sb_spill_free(s);
+}
+
 static void test_odd_batches_from_memory_and_disk(void **state)
 {
 	static const size_t odd[] = { 1, 7, 1000 };
@@ -465,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_budget_below_floor_still_sorts),
 		cmocka_unit_test(test_duplicate_starts_ordered_by_call_id),
 		cmocka_unit_test(test_sorted_and_reversed_input),
+		cmocka_unit_test(test_one_record_out_of_place_is_sorted),
 		cmocka_unit_test(test_odd_batches_from_memory_and_disk),
 		cmocka_unit_test(test_misuse_is_rejected),
 		cmocka_unit_test(test_write_error_is_sticky_and_never_resorts),
