@@ -82,12 +82,10 @@ static int64_t clamp(__int128 v)
 	return (int64_t)v;
 }
 
-/* Time ns moved by d counts at rate mult, forward or back; < 2^96 ns, so no overflow. */
-static int64_t from(int64_t ns, uint64_t d, uint64_t mult, int back)
+/* ns moved d counts back at rate mult; < 2^96 ns, so no overflow. */
+static int64_t back(int64_t ns, uint64_t d, uint64_t mult)
 {
-	__int128 dns = (__int128)(((unsigned __int128)d * mult) >> 32);
-
-	return clamp(back ? (__int128)ns - dns : (__int128)ns + dns);
+	return clamp((__int128)ns - (__int128)(((unsigned __int128)d * mult) >> 32));
 }
 
 /* raw on the line through p at rate mult, which holds for every raw in [p->raw, hi): remembered. */
@@ -96,7 +94,7 @@ static int64_t along(struct sb_fast_clock *c, const struct sb_fast_clock_point *
 {
 	c->memo = (struct sb_fast_clock_memo){ .gen = c->gen, .lo = p->raw, .hi = hi,
 					       .ns = p->ns, .mult = mult };
-	return from(p->ns, raw - p->raw, mult, 0);
+	return sb_fast_clock_on(p->ns, raw - p->raw, mult);
 }
 
 /* The newest point i of r with raw at or after it; r holds one at or before raw. */
@@ -171,17 +169,14 @@ void sb_fast_clock_add(struct sb_fast_clock *c, uint64_t raw, int64_t ns)
  * takes for any raw there: [newest fine point, on), [fine point, next fine
  * point), [coarse point, next coarse point or oldest fine point).
  */
-int64_t sb_fast_clock_ns(struct sb_fast_clock *c, uint64_t raw)
+int64_t sb_fast_clock_convert(struct sb_fast_clock *c, uint64_t raw)
 {
 	const struct sb_fast_clock_ring *f = &c->fine, *k = &c->coarse;
 	const struct sb_fast_clock_point *p, *next;
-	const struct sb_fast_clock_memo *m = &c->memo;
 	uint32_t i;
 
 	if (c->kind == SCOPE_BPF_IMPL_CLOCK_MONO)
 		return raw > INT64_MAX ? INT64_MAX : (int64_t)raw;
-	if (m->gen == c->gen && raw - m->lo < m->hi - m->lo)
-		return from(m->ns, raw - m->lo, m->mult, 0);
 	if (!f->n)
 		return 0;
 	p = cat(f, f->n - 1);
@@ -195,7 +190,7 @@ int64_t sb_fast_clock_ns(struct sb_fast_clock *c, uint64_t raw)
 	next = cat(f, 0);
 	if (!k->n || raw < cat(k, 0)->raw) {
 		p = k->n ? cat(k, 0) : next;
-		return from(p->ns, p->raw - raw, c->mult, 1);
+		return back(p->ns, p->raw - raw, c->mult);
 	}
 	i = find(k, raw);
 	p = cat(k, i);

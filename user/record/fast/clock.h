@@ -64,16 +64,34 @@ int sb_fast_clock_init(struct sb_fast_clock *c, uint32_t kind, struct sb_error *
  */
 void sb_fast_clock_sample(struct sb_fast_clock *c);
 
+/* sb_fast_clock_ns() where the span of the conversion before does not hold: searched. */
+int64_t sb_fast_clock_convert(struct sb_fast_clock *c, uint64_t raw);
+
+/* ns moved d counts on at rate mult, clamped to int64_t; < 2^96 ns, so no overflow. */
+static inline int64_t sb_fast_clock_on(int64_t ns, uint64_t d, uint64_t mult)
+{
+	__int128 v = (__int128)ns + (__int128)(((unsigned __int128)d * mult) >> 32);
+
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
 /*
  * Raw counter value -> CLOCK_MONOTONIC ns, for any raw (a hostile one gives a
  * wrong time, clamped to int64_t, never a fault); about 15 ns, a few in the
- * span of the conversion before. Between two
- * samples the error is that of the samples (tens of ns); past the newest or
+ * span of the conversion before. Between two samples the error is that of
+ * the samples (tens of ns); past the newest or
  * before the oldest it grows with the rate's error times the distance: a
  * pass's worth past the newest stays far below 1 us, seconds before the first
  * need sb_fast_clock_settled(). Not const: it remembers the span it used.
  */
-int64_t sb_fast_clock_ns(struct sb_fast_clock *c, uint64_t raw);
+static inline int64_t sb_fast_clock_ns(struct sb_fast_clock *c, uint64_t raw)
+{
+	const struct sb_fast_clock_memo *m = &c->memo;
+
+	if (m->gen == c->gen && raw - m->lo < m->hi - m->lo)
+		return sb_fast_clock_on(m->ns, raw - m->lo, m->mult);
+	return sb_fast_clock_convert(c, raw);
+}
 
 /*
  * Whether the rate is measured over a baseline long enough (a second) that

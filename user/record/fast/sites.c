@@ -26,11 +26,6 @@ void sb_fast_sites_init(struct sb_fast_sites *s)
 	memset(s->memo, 0, sizeof(s->memo));
 }
 
-static struct sb_fast_site_memo *memo_of(struct sb_fast_sites *s, uint64_t site)
-{
-	return &s->memo[(site * 0x9e3779b97f4a7c15ULL) >> 58];
-}
-
 void sb_fast_sites_free(struct sb_fast_sites *s)
 {
 	sb_hashmap_free(&s->map);
@@ -51,17 +46,13 @@ int sb_fast_sites_name(struct sb_fast_sites *s, uint64_t site, uint64_t hash, in
 	return ret;
 }
 
-bool sb_fast_sites_at(struct sb_fast_sites *s, uint64_t site, int64_t t, uint64_t *hash)
+bool sb_fast_sites_find(struct sb_fast_sites *s, uint64_t site, int64_t t, uint64_t *hash)
 {
-	struct sb_fast_site_memo *m = memo_of(s, site);
+	struct sb_fast_site_memo *m = sb_fast_site_memo_of(s, site);
 	const uint64_t *n;
 	uint64_t k, oldest;
 	int64_t from;
 
-	if (m->site == site && m->version == s->version && t >= m->from) {
-		*hash = m->hash;
-		return true;
-	}
 	n = sb_hashmap_get(&s->map, site, 0);
 	if (!n || !*n)
 		return false;
