@@ -24,20 +24,13 @@
 struct scope_bpf_site *scope_bpf_impl_named_site_tagged(const char *name, size_t len,
 							const char *tags);
 
-/* A call's identity: its event but name_hash and pad (type 0: a free slot). */
-struct cached {
-	struct sb_mpi_event key;
-	struct scope_bpf_site *site;	/* NULL: a name the recorder could not take */
-};
-
 struct thread_cache {
-	struct cached last[SB_MPI_N_OPS];	/* each operation's last call */
-	struct cached slot[CACHE_SLOTS];	/* by hash, the calls before */
+	struct pmpi_cached last[SB_MPI_N_OPS];	/* each operation's last call: pmpi_last */
+	struct pmpi_cached slot[CACHE_SLOTS];	/* by hash, the calls before */
 };
 
 __thread bool pmpi_inside __attribute__((tls_model("initial-exec")));
-static __thread struct thread_cache *cache __attribute__((tls_model("initial-exec")));
-static __thread struct scope_bpf_site *open_site __attribute__((tls_model("initial-exec")));
+__thread struct pmpi_cached *pmpi_last __attribute__((tls_model("initial-exec")));
 static bool polling;
 
 __attribute__((constructor)) static void read_options(void)
@@ -66,27 +59,15 @@ static uint64_t key_hash(const struct sb_mpi_event *e)
 	return h ^ h >> 31;
 }
 
-/*
- * Field by field, each load as wide as the store that wrote the field: a
- * memcmp's 8- and 16-byte loads of an event just written a field at a time
- * could not take the values from the pending stores (store forwarding
- * failed), and each waited for them to reach the cache.
- */
-static bool same_call(const struct sb_mpi_event *a, const struct sb_mpi_event *b)
-{
-	return a->type == b->type && a->op == b->op && a->bytes == b->bytes &&
-	       a->peer == b->peer && a->root == b->root && a->tag == b->tag &&
-	       a->comm == b->comm && a->request == b->request;
-}
-
 /* The site named for e, made (and the name formatted) the first time on this thread. */
-static struct scope_bpf_site *named_site(const struct sb_mpi_event *e)
+static struct scope_bpf_site *named_site(struct thread_cache *cache,
+					const struct sb_mpi_event *e)
 {
 	char name[SB_NAME_MAX], tags[SB_MPI_TAGS_MAX];
-	struct cached *c;
+	struct pmpi_cached *c;
 
 	c = &cache->slot[key_hash(e) & (CACHE_SLOTS - 1)];
-	if (same_call(&c->key, e))
+	if (pmpi_same_call(&c->key, e))
 		return c->site;
 	c->key = *e;
 	c->site = NULL;
@@ -95,45 +76,20 @@ static struct scope_bpf_site *named_site(const struct sb_mpi_event *e)
 	return c->site;
 }
 
-/* The site of e: the last call of its operation again, or named_site's. */
-static struct scope_bpf_site *site_of(struct sb_mpi_event *e)
+struct scope_bpf_site *pmpi_site(const struct sb_mpi_event *e)
 {
-	struct cached *last;
+	/* pmpi_last points at the table's first member. */
+	struct thread_cache *cache = (struct thread_cache *)pmpi_last;
+	struct pmpi_cached *last;
 
-	if (__builtin_expect(!cache, 0)) {
+	if (!cache) {
 		cache = calloc(1, sizeof(*cache));
 		if (!cache)
 			return NULL;
+		pmpi_last = cache->last;
 	}
 	last = &cache->last[e->op < SB_MPI_N_OPS ? e->op : 0];
-	if (__builtin_expect(same_call(&last->key, e), 1))
-		return last->site;
-	last->site = named_site(e);
+	last->site = named_site(cache, e);
 	last->key = *e;
 	return last->site;
-}
-
-void pmpi_begin(struct sb_mpi_event *e)
-{
-	/* MPI_ANY_SOURCE, MPI_PROC_NULL and the like are no rank. */
-	if (e->peer < -1)
-		e->peer = -1;
-	if (e->tag < -1)
-		e->tag = -1;
-	pmpi_inside = true;
-	open_site = site_of(e);
-#if SCOPE_BPF_ENABLED
-	if (open_site)
-		scope_bpf_impl_begin(open_site);
-#endif
-}
-
-void pmpi_end(void)
-{
-#if SCOPE_BPF_ENABLED
-	if (open_site)
-		scope_bpf_impl_end(open_site);
-#endif
-	open_site = NULL;
-	pmpi_inside = false;
 }

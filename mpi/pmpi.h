@@ -53,9 +53,72 @@ static inline void pmpi_event(struct sb_mpi_event *e, unsigned int op)
 	e->name_hash = 0;
 }
 
-/* Begin e's region on this thread (peer and tag below 0 become -1); pmpi_end ends it. */
-void pmpi_begin(struct sb_mpi_event *e);
-void pmpi_end(void);
+/* A call's identity: its event but name_hash and pad (type 0: none yet), and its site. */
+struct pmpi_cached {
+	struct sb_mpi_event key;
+	struct scope_bpf_site *site;	/* NULL: a name the recorder could not take */
+};
+
+/* This thread's last call of each operation (SB_MPI_N_OPS of them); NULL before its first. */
+extern __thread struct pmpi_cached *pmpi_last __attribute__((tls_model("initial-exec")));
+
+/* The site named for e, from the thread's table of calls, made the first time (pmpi.c). */
+struct scope_bpf_site *pmpi_site(const struct sb_mpi_event *e) __attribute__((cold, noinline));
+
+/*
+ * Field by field, each load as wide as the store that wrote the field: a
+ * memcmp's 8- and 16-byte loads of an event just written a field at a time
+ * could not take the values from the pending stores (store forwarding
+ * failed), and each waited for them to reach the cache. In this order no
+ * two comparisons in a row lie within 8 bytes, which GCC would merge into
+ * one 8-byte comparison, built from a register's two halves through the
+ * stack: the same failed forwarding.
+ */
+static inline bool pmpi_same_call(const struct sb_mpi_event *a, const struct sb_mpi_event *b)
+{
+	return a->type == b->type && a->bytes == b->bytes && a->peer == b->peer &&
+	       a->tag == b->tag && a->request == b->request && a->op == b->op &&
+	       a->root == b->root && a->comm == b->comm;
+}
+
+/*
+ * Begin e's region on this thread (peer and tag below 0 become -1); returns
+ * its site, for pmpi_end. Inline in each wrapper: a loop repeats its call,
+ * which is then its operation's last one, found by one comparison.
+ */
+static inline __attribute__((always_inline)) struct scope_bpf_site *
+pmpi_begin(struct sb_mpi_event *e)
+{
+	struct pmpi_cached *last = pmpi_last;
+	struct scope_bpf_site *site;
+
+	/* MPI_ANY_SOURCE, MPI_PROC_NULL and the like are no rank. */
+	if (e->peer < -1)
+		e->peer = -1;
+	if (e->tag < -1)
+		e->tag = -1;
+	pmpi_inside = true;
+	last = last && e->op < SB_MPI_N_OPS ? &last[e->op] : NULL;
+	if (__builtin_expect(last && pmpi_same_call(&last->key, e), 1))
+		site = last->site;
+	else
+		site = pmpi_site(e);
+#if SCOPE_BPF_ENABLED
+	if (site)
+		scope_bpf_impl_begin(site);
+#endif
+	return site;
+}
+
+/* End the region pmpi_begin began at site. */
+static inline __attribute__((always_inline)) void pmpi_end(struct scope_bpf_site *site)
+{
+#if SCOPE_BPF_ENABLED
+	if (site)
+		scope_bpf_impl_end(site);
+#endif
+	pmpi_inside = false;
+}
 
 /* n elements of size bytes (-1: unknown): -1 when either is unknown or the product too big. */
 static inline int64_t pmpi_times(int64_t n, int64_t size)

@@ -28,6 +28,7 @@
 	PMPI_WEAK(NAME)							\
 	EXPORT int MPI_##NAME PARAMS					\
 	{								\
+		struct scope_bpf_site *site;				\
 		struct sb_mpi_event e;					\
 		int ret;						\
 									\
@@ -35,9 +36,9 @@
 			return PMPI_##NAME ARGS;			\
 		pmpi_event(&e, OP);					\
 		READ;							\
-		pmpi_begin(&e);						\
+		site = pmpi_begin(&e);					\
 		ret = PMPI_##NAME ARGS;					\
-		pmpi_end();						\
+		pmpi_end(site);						\
 		POST;							\
 		return ret;						\
 	}
@@ -47,6 +48,7 @@
 	PMPI_WEAK(NAME)							\
 	EXPORT int MPI_##NAME PARAMS					\
 	{								\
+		struct scope_bpf_site *site;				\
 		struct sb_mpi_event e;					\
 		int ret;						\
 									\
@@ -54,9 +56,9 @@
 			return PMPI_##NAME ARGS;			\
 		pmpi_event(&e, OP);					\
 		READ;							\
-		pmpi_begin(&e);						\
+		site = pmpi_begin(&e);					\
 		ret = PMPI_##NAME ARGS;					\
-		pmpi_end();						\
+		pmpi_end(site);						\
 		return ret;						\
 	}
 

@@ -240,14 +240,15 @@ WRAP_POLL(Iprobe, SB_MPI_IPROBE, (int source, int tag, MPI_Comm comm, int *flag,
 
 EXPORT double MPI_Wtime(void)
 {
+	struct scope_bpf_site *site;
 	struct sb_mpi_event e;
 	double t;
 
 	if (!pmpi_all() || !pmpi_on())
 		return PMPI_Wtime();
 	pmpi_event(&e, SB_MPI_WTIME);
-	pmpi_begin(&e);
+	site = pmpi_begin(&e);
 	t = PMPI_Wtime();
-	pmpi_end();
+	pmpi_end(site);
 	return t;
 }

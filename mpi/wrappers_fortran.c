@@ -109,6 +109,7 @@ static const fint one = 1;
 	void PNAME PARAMS __attribute__((weak));			\
 	EXPORT void NAME PARAMS						\
 	{								\
+		struct scope_bpf_site *site;				\
 		struct sb_mpi_event e;					\
 									\
 		if (!(ON)) {						\
@@ -117,9 +118,9 @@ static const fint one = 1;
 		}							\
 		pmpi_event(&e, OP);					\
 		READ;							\
-		pmpi_begin(&e);						\
+		site = pmpi_begin(&e);					\
 		PNAME ARGS;						\
-		pmpi_end();						\
+		pmpi_end(site);						\
 		POST;							\
 	}
 
