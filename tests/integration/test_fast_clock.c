@@ -76,7 +76,7 @@ static struct probe probe(void)
 	return p;
 }
 
-static void check(const struct sb_fast_clock *c, const struct probe *p, struct worst *w)
+static void check(struct sb_fast_clock *c, const struct probe *p, struct worst *w)
 {
 	int64_t lo = sb_fast_clock_ns(c, p->raw0), hi = sb_fast_clock_ns(c, p->raw1);
 	int64_t k = (int64_t)p->ktime, err = 0;
