@@ -26,6 +26,8 @@ void sb_aggregator_free(struct sb_aggregator *a)
 	memset(a, 0, sizeof(*a));
 }
 
+_Static_assert(SB_AGG_MEMO == 1 << 6, "the memo is indexed by a hash's top 6 bits");
+
 /* A call belongs to the window its start falls in; one begun before the origin to the first. */
 static int64_t window_of(const struct sb_aggregator *a, int64_t start)
 {
@@ -58,15 +60,22 @@ static struct sb_agg_entry *entry_of(struct sb_aggregator *a, const struct sb_ag
 	uint32_t thread = c->thread;
 	uint64_t path = c->path;
 	uint64_t key = (uint64_t)thread << 32 | (uint64_t)window;
-	uint64_t *i = sb_hashmap_get(&a->at, key, path);
+	struct sb_agg_memo *m = &a->memo[((key ^ path) * 0x9e3779b97f4a7c15ULL) >> 58];
+	uint64_t *i;
 	struct sb_agg_entry *e;
 
-	if (i)
+	if (m->entry && m->key == key && m->path == path)
+		return &a->entries[m->entry - 1];
+	i = sb_hashmap_get(&a->at, key, path);
+	if (i) {
+		*m = (struct sb_agg_memo){ .key = key, .path = path, .entry = *i + 1 };
 		return &a->entries[*i];
+	}
 	if (a->n_entries == a->cap && grow(a))
 		return NULL;
 	if (sb_hashmap_put(&a->at, key, path, a->n_entries))
 		return NULL;
+	*m = (struct sb_agg_memo){ .key = key, .path = path, .entry = a->n_entries + 1 };
 	e = &a->entries[a->n_entries];
 	*e = (struct sb_agg_entry){ .thread = thread, .pair = c->pair, .path = path,
 				    .row = { .window = window, .min = INT64_MAX } };

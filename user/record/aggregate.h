@@ -33,8 +33,18 @@ struct sb_agg_entry {
 	struct sb_agg_row row;
 };
 
+/* Rows found lately: a thread's calls come back to a few paths, most to the last one. */
+#define SB_AGG_MEMO 64
+
+struct sb_agg_memo {
+	uint64_t key;		/* as the map's: thread << 32 | window */
+	uint64_t path;
+	size_t entry;		/* its index + 1; 0: empty */
+};
+
 struct sb_aggregator {
 	struct sb_hashmap at;	/* (thread << 32 | window, path hash) -> entry */
+	struct sb_agg_memo memo[SB_AGG_MEMO];	/* rows never go: an index stays right */
 	struct sb_agg_entry *entries;
 	int64_t *values;	/* n_entries x n_values */
 	size_t n_entries;

@@ -51,6 +51,48 @@ static void test_memory_is_bounded_by_paths(void **state)
 	sb_aggregator_free(&a);
 }
 
+/*
+ * Rows found through the memo of rows found lately: 5 threads x 40 paths x
+ * 3 windows, far more than it holds, in a scattered order; each row gets
+ * exactly its own calls.
+ */
+static void test_many_rows_in_turn_each_get_their_calls(void **state)
+{
+	enum { THREADS = 5, PATHS = 40, WINDOWS = 3, ROWS = THREADS * PATHS * WINDOWS };
+	static uint64_t want[ROWS];
+	struct sb_aggregator a;
+	uint64_t seen = 0;
+	uint32_t r, thread, path, window;
+	size_t i;
+
+	(void)state;
+	memset(want, 0, sizeof(want));
+	assert_int_equal(sb_aggregator_init(&a, 0, 1000, 0), 0);
+	for (i = 0; i < 200000; i++) {
+		/* Runs of two calls of one row now and then, as a loop makes them. */
+		r = (uint32_t)(((i - (i % 5 == 1)) * 0x9e3779b97f4a7c15ULL) >> 40) % ROWS;
+		thread = r % THREADS;
+		path = r / THREADS % PATHS;
+		window = r / THREADS / PATHS;
+		assert_int_equal(add(&a, thread, 0x5000 + path, 1 + window * 1000,
+				     1 + window * 1000 + r, 0), 0);
+		want[r]++;
+	}
+	assert_int_equal(a.n_entries, ROWS);
+	for (i = 0; i < a.n_entries; i++) {
+		const struct sb_agg_entry *e = &a.entries[i];
+
+		r = e->thread + THREADS * ((uint32_t)(e->path - 0x5000) +
+					   PATHS * (uint32_t)e->row.window);
+		assert_true(r < ROWS);
+		assert_int_equal(e->row.count, want[r]);
+		assert_int_equal(e->row.total, (int64_t)(want[r] * r));
+		seen += e->row.count;
+	}
+	assert_int_equal(seen, 200000);
+	sb_aggregator_free(&a);
+}
+
 /* Durations 0, 1, 2, 3, 1000 and 1 s: sums, extremes, own and the log2 buckets exactly. */
 static void test_sums_extremes_and_histogram_are_exact(void **state)
 {
@@ -205,6 +247,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memory_is_bounded_by_paths),
+		cmocka_unit_test(test_many_rows_in_turn_each_get_their_calls),
 		cmocka_unit_test(test_sums_extremes_and_histogram_are_exact),
 		cmocka_unit_test(test_windows_split_by_start),
 		cmocka_unit_test(test_values_sum_until_one_is_missing),
