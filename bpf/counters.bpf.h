@@ -217,7 +217,7 @@ static __always_inline void ctr_thread_note(__u32 tgid, __u32 tid, __u32 exited)
 		return;
 	if (exited && !bpf_map_lookup_elem(&ctr_threads, &tid))
 		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return;

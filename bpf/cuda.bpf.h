@@ -64,7 +64,7 @@ int BPF_USDT(cuda_batch, void *recs, __u64 n)
  */
 static __always_inline int cuda_name_unread(__u32 tgid, __u32 id, __u64 addr)
 {
-	struct sb_cuda_name_unread_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct sb_cuda_name_unread_event *e = reserve_event(sizeof(*e));
 
 	if (!e) {
 		count(SB_CNT_CUDA_LOST, 1);
@@ -91,7 +91,7 @@ int BPF_USDT(cuda_name, __u64 id, const char *name)
 		return 0;
 	/* A name the process never read may sit in a page not yet faulted in. */
 	fault_in_str((__u64)name, sizeof(e->name));
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_CUDA_LOST, 1);
 		return 0;

@@ -67,7 +67,7 @@ int BPF_USDT(fast_ready, void *hdr, int fd)
 	proc->fast = 1;
 	proc->fast_hdr = (__u64)hdr;
 	thread_get(tid, tgid, 0);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return 0;
@@ -145,7 +145,7 @@ int BPF_USDT(fast_site, void *site)
 	 * off-CPU time in do_signal_stop (test_sampling, once in CI's run).
 	 */
 	h = site_name_hash(tgid, proc, (__u64)site, false, false);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		/* The recorder reads the site from the process when a record names it. */
 		count(SB_CNT_SITES_UNSENT, 1);
@@ -177,7 +177,7 @@ static __always_inline void fast_offcpu(__u32 tgid, __u32 tid, __u64 start, __u6
 		count(SB_CNT_OFFCPU_LOST, 1);
 		return;
 	}
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_OFFCPU_LOST, 1);
 		return;

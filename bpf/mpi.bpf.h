@@ -710,7 +710,7 @@ static __always_inline void mpi_learned(__u32 tgid, const struct mpi_pending *p)
 	bpf_map_update_elem(&mpi_comms, &key, &info, BPF_ANY);
 	if (key.comm != SB_MPICH_COMM_WORLD)
 		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return;

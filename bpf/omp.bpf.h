@@ -61,7 +61,7 @@ static __always_inline void omp_describe(__u32 op)
 
 	if (!done || *done)
 		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return;

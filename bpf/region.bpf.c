@@ -154,6 +154,21 @@ struct {
 	__uint(max_entries, SB_RINGBUF_MIN);	/* sized by user space before load */
 } events SEC(".maps");
 
+/*
+ * A record of the events ring. Recent kernels' ring lock is a resilient
+ * spinlock that gives up after a timeout where older ones spun, and under
+ * emulation the vCPU holding it can be descheduled that long: 7.3 under QEMU
+ * refused one record of 800 with the ring nearly empty. A refusal with room
+ * left is tried once more; one of a full ring is not, so a flood costs no more.
+ */
+#define reserve_event(size) ({								\
+	void *__e = bpf_ringbuf_reserve(&events, (size), 0);				\
+	if (!__e && bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) -			\
+			    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (size) + 16)	\
+		__e = bpf_ringbuf_reserve(&events, (size), 0);				\
+	__e;										\
+})
+
 /* Key: enum sb_counter. Value: per-CPU count, summed by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -426,7 +441,7 @@ static __always_inline __u64 pending_site(struct sb_site_key *key)
 	h = (h ^ key->site) * FNV_PRIME;
 	h = (h ^ ((__u64)key->gen << 32 | key->tgid)) * FNV_PRIME;
 	h = h ?: 1;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return 0;
@@ -467,7 +482,7 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, b
 	fault_in_str(us.name, sizeof(e->name));
 	fault_in_str(us.file, sizeof(e->file));
 	fault_in_str(us.tags, sizeof(e->tags));
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		/* The small record that has the recorder read it, with the process held. */
 		count(SB_CNT_SITES_UNSENT, 1);
@@ -540,7 +555,7 @@ static __noinline void send_kbegin(struct sb_thread_state *th, __u32 tid, __u32 
 
 	if (d >= SB_MAX_DEPTH)
 		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return;
@@ -750,9 +765,9 @@ static __always_inline void emit_call(struct sb_thread_state *th, __u32 tgid, __
 	if (ctr && n_counters)
 		counted = ctr_pop_frame(tid, i);
 	if (ctr && n_counters)
-		e = bpf_ringbuf_reserve(&events, sizeof(struct sb_call_ctr_event), 0);
+		e = reserve_event(sizeof(struct sb_call_ctr_event));
 	else
-		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_CALLS, 1);
 		return;
@@ -808,7 +823,7 @@ static __always_inline void emit_unmatched(__u32 tgid, __u32 tid, __u64 site, __
 	struct sb_unmatched_event *e;
 
 	count(SB_CNT_UNMATCHED_END, 1);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_event(sizeof(*e));
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
 		return;
@@ -1195,7 +1210,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 static __always_inline struct sb_proc_event *reserve_proc(__u32 type, __u32 tgid, __u32 ppid,
 							   __u32 reason, __s32 exit_code)
 {
-	struct sb_proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct sb_proc_event *e = reserve_event(sizeof(*e));
 
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
@@ -1348,7 +1363,7 @@ int on_dl_state(struct pt_regs *ctx)
 
 static __always_inline void emit_thread_exit(struct sb_thread_state *th, __u32 tid, __u64 now)
 {
-	struct sb_thread_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct sb_thread_event *e = reserve_event(sizeof(*e));
 
 	if (!e) {
 		count(SB_CNT_LOST_OTHER, 1);
