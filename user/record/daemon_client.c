@@ -79,8 +79,10 @@ static int open_output(struct client *c)
 	}
 	if (uname(&u))
 		snprintf(u.nodename, sizeof(u.nodename), "localhost");
-	if (sb_outpath_expand(o->output, u.nodename, getpid(),
-			      sb_outpath_rank_of(o->pid ? o->pid : getpid()), &c->out_path, &err)) {
+	if (sb_outpath_expand(o->output, &(struct sb_outpath_fields){
+				.host = u.nodename, .pid = getpid(), .index = -1,
+				.rank = sb_outpath_rank_of(o->pid ? o->pid : getpid()) },
+			      &c->out_path, &err)) {
 		record_say("%s", err.msg[0] ? err.msg : strerror(ENOMEM));
 		return SB_EXIT_USAGE;
 	}

@@ -1,4 +1,7 @@
-/* record's -o: %h, %p, %r and %% expanded, so one recorder per node can name its own file. */
+/*
+ * record's -o: %h, %p, %r, %n and %% expanded in one pass, so one recorder per
+ * node, rank or --rotate interval names its own file.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,29 +12,35 @@
 #include "record/outpath.h"
 #include "record/sources/mpi_ranks.h"
 
-static void put_field(FILE *f, char c, const char *host, pid_t pid, int64_t rank)
+static void put_field(FILE *f, char c, const struct sb_outpath_fields *v)
 {
 	switch (c) {
 	case 'h':
-		fprintf(f, "%.*s", (int)strcspn(host, "."), host);
+		fprintf(f, "%.*s", (int)strcspn(v->host, "."), v->host);
 		break;
 	case 'p':
-		fprintf(f, "%d", (int)pid);
+		fprintf(f, "%d", (int)v->pid);
 		break;
 	case 'r':
-		if (rank >= 0)
-			fprintf(f, "%" PRId64, rank);
+		if (v->ranks)
+			fputs(v->ranks, f);
+		else if (v->rank >= 0)
+			fprintf(f, "%" PRId64, v->rank);
 		else
 			fputc('x', f);
+		break;
+	case 'n':
+		fprintf(f, "%" PRId64, v->index);
 		break;
 	default:
 		fputc('%', f);
 	}
 }
 
-int sb_outpath_expand(const char *tmpl, const char *host, pid_t pid, int64_t rank, char **out,
+int sb_outpath_expand(const char *tmpl, const struct sb_outpath_fields *v, char **out,
 		      struct sb_error *err)
 {
+	const char *known = v->index >= 0 ? "hprn%" : "hpr%";
 	size_t len = 0;
 	const char *s;
 	FILE *f;
@@ -40,9 +49,9 @@ int sb_outpath_expand(const char *tmpl, const char *host, pid_t pid, int64_t ran
 	for (s = tmpl; *s; s++) {
 		if (*s != '%')
 			continue;
-		if (!*++s || !strchr("hpr%", *s))
+		if (!*++s || !strchr(known, *s))
 			return sb_fail(err, EINVAL, "-o %s: unknown '%%%.1s' (only %%h, %%p, %%r "
-				       "and %%%% are expanded)", tmpl, s);
+				       "and %%%% are expanded, and %%n with --rotate)", tmpl, s);
 	}
 	f = open_memstream(out, &len);
 	if (!f)
@@ -51,7 +60,7 @@ int sb_outpath_expand(const char *tmpl, const char *host, pid_t pid, int64_t ran
 		if (*s != '%')
 			fputc(*s, f);
 		else
-			put_field(f, *++s, host, pid, rank);
+			put_field(f, *++s, v);
 	}
 	if (fclose(f)) {
 		free(*out);

@@ -1,4 +1,4 @@
-/* record's -o: %h, %p, %r and %% expanded, so one recorder per node can name its own file. */
+/* record's -o: %h, %p, %r, %n and %% expanded, so each recorder and file has its own name. */
 #ifndef SB_OUTPATH_H
 #define SB_OUTPATH_H
 
@@ -8,12 +8,20 @@
 
 #include "util/error.h"
 
+/* What -o's fields stand for in one file of one recording. */
+struct sb_outpath_fields {
+	const char *host;	/* %h: the short host name (cut at the first dot) */
+	pid_t pid;		/* %p */
+	int64_t rank;		/* %r: the process's MPI rank, "x" when < 0 */
+	const char *ranks;	/* %r under -a: the --ranks list as written; NULL: rank */
+	int64_t index;		/* %n: record --rotate's file number; < 0: %n refused */
+};
+
 /*
- * tmpl with %h as host cut at its first dot (the short host name), %p as pid,
- * %r as rank (or "x" when rank < 0) and %% as one %, into *out (malloc'd).
+ * tmpl with each field of v expanded and %% as one %, into *out (malloc'd).
  * 0, -ENOMEM, or -EINVAL with err naming any other % sequence.
  */
-int sb_outpath_expand(const char *tmpl, const char *host, pid_t pid, int64_t rank, char **out,
+int sb_outpath_expand(const char *tmpl, const struct sb_outpath_fields *v, char **out,
 		      struct sb_error *err);
 
 /* Whether tmpl asks for %field (a literal "%%field" does not). */

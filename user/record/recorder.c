@@ -1378,34 +1378,27 @@ static int run(struct recorder *r)
 }
 
 /*
- * -o with %n (record --rotate's file index), then %h, %p, %r expanded: one
- * recorder per node or rank names its own file. The rank is -p's process's,
- * or for a launched command the launcher's variables in our own environment,
- * which the command inherits.
+ * -o's fields: one recorder per node or rank names its own file, and each of
+ * --rotate's files its number. The rank is -p's process's, or for a launched
+ * command the launcher's variables in our own environment, which the command
+ * inherits; under -a, %r is the --ranks list (record_opts.c refuses %r
+ * without it).
  */
 static int expand_output(struct recorder *r, const char *output, uint64_t index, char **path,
 			 struct sb_error *err)
 {
-	/* Without --rotate, %n is left for sb_outpath_expand() to refuse. */
-	char *tmpl = NULL, *indexed = sb_rotate_on(&r->rot) ? sb_rotate_path(output, index) :
-				      strdup(output);
+	struct sb_outpath_fields v = {
+		.pid = getpid(),
+		.rank = sb_outpath_rank_of(r->o.pid ? r->o.pid : getpid()),
+		.ranks = r->o.all ? r->o.ranks_arg : NULL,
+		.index = sb_rotate_on(&r->rot) ? (int64_t)index : -1,
+	};
 	struct utsname u;
-	int ret;
 
-	if (!indexed)
-		return -ENOMEM;
 	if (uname(&u))
 		snprintf(u.nodename, sizeof(u.nodename), "localhost");
-	/* -a: %r is the --ranks list (record_opts.c refuses %r without it). */
-	if (r->o.all && r->o.ranks_arg && sb_syswide_output(indexed, r->o.ranks_arg, &tmpl)) {
-		free(indexed);
-		return -ENOMEM;
-	}
-	ret = sb_outpath_expand(tmpl ? tmpl : indexed, u.nodename, getpid(),
-				sb_outpath_rank_of(r->o.pid ? r->o.pid : getpid()), path, err);
-	free(tmpl);
-	free(indexed);
-	return ret;
+	v.host = u.nodename;
+	return sb_outpath_expand(output, &v, path, err);
 }
 
 int sb_record(const struct record_opts *o)

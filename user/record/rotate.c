@@ -3,38 +3,7 @@
  * (record/recorder.c) closes a file at each interval; a file number that only
  * grows keeps every name distinct, so a deleted file is never one still wanted.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "record/rotate.h"
-
-char *sb_rotate_path(const char *tmpl, uint64_t index)
-{
-	size_t len = 0;
-	const char *s;
-	char *out = NULL;
-	FILE *f = open_memstream(&out, &len);
-
-	if (!f)
-		return NULL;
-	for (s = tmpl; *s; s++) {
-		if (*s != '%' || !s[1]) {
-			fputc(*s, f);
-		} else if (s[1] == 'n') {
-			fprintf(f, "%llu", (unsigned long long)index);
-			s++;
-		} else {
-			fputc('%', f);
-			fputc(*++s, f);
-		}
-	}
-	if (fclose(f)) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
 
 bool sb_rotate_on(const struct sb_rotation *r)
 {

@@ -14,12 +14,6 @@ struct sb_rotation {
 	int64_t start_ns;	/* when the current file began */
 };
 
-/*
- * tmpl with each %n replaced by index; every other % sequence, %% included,
- * is left for record/outpath.c. A malloc'd string, or NULL without memory.
- */
-char *sb_rotate_path(const char *tmpl, uint64_t index);
-
 /* Whether the recording is cut into files at all. */
 bool sb_rotate_on(const struct sb_rotation *r);
 

@@ -266,30 +266,6 @@ bool sb_syswide_idle(struct sb_syswide *s)
 	return !alive;
 }
 
-int sb_syswide_output(const char *tmpl, const char *ranks, char **out)
-{
-	size_t len = strlen(tmpl) + 1, r = strlen(ranks), i, o = 0;
-	char *s = malloc(len * (r + 1));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; tmpl[i]; i++) {
-		if (tmpl[i] == '%' && tmpl[i + 1] == 'r') {
-			memcpy(s + o, ranks, r);
-			o += r;
-			i++;
-		} else if (tmpl[i] == '%' && tmpl[i + 1]) {
-			s[o++] = tmpl[i++];
-			s[o++] = tmpl[i];
-		} else {
-			s[o++] = tmpl[i];
-		}
-	}
-	s[o] = 0;
-	*out = s;
-	return 0;
-}
-
 void sb_syswide_free(struct sb_syswide *s)
 {
 	sb_hashmap_free(&s->files);

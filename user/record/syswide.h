@@ -52,12 +52,6 @@ void sb_syswide_traced(struct sb_syswide *s);
  */
 bool sb_syswide_idle(struct sb_syswide *s);
 
-/*
- * -o under -a: tmpl with %r replaced by ranks (--ranks as written), every
- * other % sequence left for sb_outpath_expand. *out malloc'd; 0 or -ENOMEM.
- */
-int sb_syswide_output(const char *tmpl, const char *ranks, char **out);
-
 void sb_syswide_free(struct sb_syswide *s);
 
 #endif

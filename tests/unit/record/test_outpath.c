@@ -1,4 +1,4 @@
-/* record -o: %h, %p, %r and %% expanded; the rank read from a launcher's environment. */
+/* record -o: %h, %p, %r, %n and %% expanded; the rank read from a launcher's environment. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -16,15 +16,21 @@
 
 #include "record/outpath.h"
 
-static void expect_expansion(const char *tmpl, int64_t rank, const char *want)
+static void expect_fields(const char *tmpl, const struct sb_outpath_fields *v, const char *want)
 {
 	struct sb_error err = { .msg = "" };
 	char *out;
 
-	if (sb_outpath_expand(tmpl, "node7.cluster.example", 4242, rank, &out, &err))
+	if (sb_outpath_expand(tmpl, v, &out, &err))
 		fail_msg("%s", err.msg);
 	assert_string_equal(out, want);
 	free(out);
+}
+
+static void expect_expansion(const char *tmpl, int64_t rank, const char *want)
+{
+	expect_fields(tmpl, &(struct sb_outpath_fields){ .host = "node7.cluster.example",
+			.pid = 4242, .rank = rank, .index = -1 }, want);
 }
 
 static void test_fields(void **state)
@@ -37,20 +43,44 @@ static void test_fields(void **state)
 	expect_expansion("plain.h5", 0, "plain.h5");
 }
 
+/* --rotate's %n and -a's %r (the --ranks list) in the same one pass: %% stays one %. */
+static void test_index_and_rank_list(void **state)
+{
+	struct sb_outpath_fields v = { .host = "n1", .pid = 9, .rank = 4, .index = 7 };
+	struct sb_outpath_fields all = { .host = "n1", .pid = 9, .rank = -1, .ranks = "0-3,7",
+					 .index = -1 };
+
+	(void)state;
+	expect_fields("run.%n.h5", &v, "run.7.h5");
+	expect_fields("%h-%n-%r.h5", &v, "n1-7-4.h5");
+	expect_fields("a%%n%n", &v, "a%n7");
+	v.index = 12345678901LL;
+	expect_fields("run.%n.h5", &v, "run.12345678901.h5");
+	expect_fields("prof.%r.h5", &all, "prof.0-3,7.h5");
+	expect_fields("%r%r.%p.%%r", &all, "0-3,70-3,7.9.%r");
+	/* A list holding a % is not expanded again. */
+	all.ranks = "%h";
+	expect_fields("r%r", &all, "r%h");
+}
+
 static void test_unknown_field_is_refused(void **state)
 {
-	static const char *const bad[] = { "a%d.h5", "trailing%", "%H" };
+	static const char *const bad[] = { "a%d.h5", "trailing%", "%H", "run.%n.h5" };
+	struct sb_outpath_fields v = { .host = "h", .pid = 1, .rank = -1, .index = -1 };
 	struct sb_error err = { .msg = "" };
 	char *out;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(sb_outpath_expand(bad[i], "h", 1, -1, &out, &err), -EINVAL);
+		assert_int_equal(sb_outpath_expand(bad[i], &v, &out, &err), -EINVAL);
 		assert_null(out);
 		assert_non_null(strstr(err.msg, bad[i]));
-		assert_non_null(strstr(err.msg, "only %h, %p, %r and %% are expanded"));
+		assert_non_null(strstr(err.msg, "only %h, %p, %r and %% are expanded, and %n "
+				       "with --rotate"));
 	}
+	v.index = 0;
+	assert_int_equal(sb_outpath_expand("x%q", &v, &out, &err), -EINVAL);
 }
 
 /*
@@ -129,6 +159,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_index_and_rank_list),
 		cmocka_unit_test(test_unknown_field_is_refused),
 		cmocka_unit_test(test_rank_from_environment),
 	};

@@ -1,4 +1,4 @@
-/* Unit tests of record -a's helpers that need no BPF: -o's %r, DT_NEEDED. */
+/* Unit tests of record -a's helpers that need no BPF: DT_NEEDED. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,26 +10,6 @@
 
 #include "record/elf_needed.h"
 #include "record/syswide.h"
-
-static void expect_output(const char *tmpl, const char *ranks, const char *want)
-{
-	char *got = NULL;
-
-	assert_int_equal(sb_syswide_output(tmpl, ranks, &got), 0);
-	assert_string_equal(got, want);
-	free(got);
-}
-
-static void test_output_rank_is_the_list(void **state)
-{
-	(void)state;
-	expect_output("prof.%r.h5", "0-3,7", "prof.0-3,7.h5");
-	expect_output("%r%r", "2", "22");
-	/* Every other sequence is left for sb_outpath_expand, %% too: "%%r" stays a literal %r. */
-	expect_output("p.%h.%p.%%r.%r", "1", "p.%h.%p.%%r.1");
-	expect_output("trailing%", "1", "trailing%");
-	expect_output("", "1", "");
-}
 
 static bool is_cmocka(const char *name)
 {
@@ -55,7 +35,6 @@ static void test_needed_objects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_output_rank_is_the_list),
 		cmocka_unit_test(test_needed_objects),
 	};
 
