@@ -8,7 +8,14 @@
 #include "abi.h"
 #include "pmpi.h"
 
-#define EXPORT __attribute__((visibility("default")))
+/*
+ * An MPI entry point. flatten: the markers' writer (scope_bpf_impl_fast),
+ * which GCC keeps out of line, is inlined into each wrapper, with all else
+ * a wrapper calls in this library but the cold paths: two calls fewer a
+ * traced call. 60 KiB more code in MPICH's library, 160 KiB in Open MPI's
+ * (its Fortran bindings too).
+ */
+#define EXPORT __attribute__((visibility("default"), flatten))
 #define PMPI_REQUESTS_MAX SB_MPI_WAITALL_MAX
 #define PMPI_COUNTS_MAX SB_MPI_COUNTS_MAX
 
