@@ -116,6 +116,8 @@ static inline __attribute__((always_inline)) void pmpi_end(struct scope_bpf_site
 #if SCOPE_BPF_ENABLED
 	if (site)
 		scope_bpf_impl_end(site);
+#else
+	(void)site;
 #endif
 	pmpi_inside = false;
 }
