@@ -69,8 +69,8 @@ int sleepable_uprobe(struct pt_regs *ctx)
 }
 
 /*
- * Part of the floor: atomic fetch-and-add (5.12), which numbers calls across a
- * process's threads. Older kernels refuse the instruction itself.
+ * Atomic fetch-and-add (5.12), which numbers calls across a process's threads
+ * (else a per-CPU count does). Older kernels refuse the instruction itself.
  */
 SEC("?uprobe")
 int atomic_fetch(struct pt_regs *ctx)

@@ -30,6 +30,9 @@ const volatile bool sleepable = false;	/* the marker programs were loaded sleepa
 const volatile bool use_task_storage = true;
 /* The kernel has bpf_get_current_task_btf (5.11). */
 const volatile bool use_task_btf = true;
+/* Kernels before 5.12 refuse atomic fetch-and-add even in a branch never taken. */
+const volatile bool use_fetch_add = true;
+const volatile __u32 n_cpus = 1;	/* possible CPUs: the per-CPU call count's stride */
 const volatile bool kernel_stacks = false;	/* CPU samples take the kernel stack too */
 const volatile bool offcpu_stacks = false;	/* record where traced threads block */
 const volatile __u64 offcpu_min_ns = 0;	/* shorter blocks are not worth a stack */
@@ -168,6 +171,14 @@ struct {
 		__e = bpf_ringbuf_reserve(&events, (size), 0);				\
 	__e;										\
 })
+
+/* Without atomic fetch-and-add: calls numbered per CPU (next_call_id). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} call_seq SEC(".maps");
 
 /* Key: enum sb_counter. Value: per-CPU count, summed by user space. */
 struct {
@@ -572,6 +583,26 @@ static __noinline void send_kbegin(struct sb_thread_state *th, __u32 tid, __u32 
 	bpf_ringbuf_submit(e, submit_flags());
 }
 
+/*
+ * A call id unique in its process. Without atomic fetch-and-add (before 5.12)
+ * each CPU counts its own and the ids interleave: CPU c's n-th is
+ * n * n_cpus + c. Those kernels run a uprobe's program with preemption off and
+ * never sleepable (load.c turns that off too), so no other program of this
+ * CPU runs between the count's read and its write.
+ */
+static __always_inline __s64 next_call_id(struct sb_proc *proc)
+{
+	__u32 zero = 0;
+	__u64 *seq;
+
+	if (use_fetch_add)
+		return (__s64)__sync_fetch_and_add(&proc->next_call_id, 1);
+	seq = bpf_map_lookup_elem(&call_seq, &zero);
+	if (!seq)
+		return -1;
+	return (__s64)((*seq)++ * n_cpus + bpf_get_smp_processor_id());
+}
+
 static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_proc *proc,
 					  __u32 tid, __u64 h, __u64 site, bool ctr)
 {
@@ -589,7 +620,7 @@ static __always_inline bool push_frame_on(struct sb_thread_state *th, struct sb_
 	f->path_hash = ((d ? th->frames[(d - 1) & (SB_MAX_DEPTH - 1)].path_hash : SB_PATH_SEED) ^ h) *
 		       FNV_PRIME;
 	f->site = site;
-	f->call_id = __sync_fetch_and_add(&proc->next_call_id, 1);
+	f->call_id = next_call_id(proc);
 	f->child_ns = 0;
 	f->offcpu_ns = 0;
 	th->depth = d + 1;

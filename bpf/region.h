@@ -110,7 +110,7 @@ struct sb_call_event {
 	__u64 site;		/* descriptor address of the begin marker */
 	__u64 start;
 	__u64 end;
-	__s64 call_id;		/* unique within the process, in entry order */
+	__s64 call_id;		/* unique within the process; in entry order with fetch-and-add */
 	__s64 parent_id;	/* -1 = no enclosing call */
 	__u64 child_ns;		/* time spent in direct children */
 	__u64 offcpu_ns;	/* off-CPU time inside the call, children included */

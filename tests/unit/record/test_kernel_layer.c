@@ -28,7 +28,7 @@ static void test_named_features_are_forced_off(void **state)
 	assert_false(k.forced_off[SB_KF_PIDFD_THREAD]);
 }
 
-static void test_all_forces_every_feature_off_and_nothing_forces_none(void **state)
+static void test_all_forces_the_lossless_features_off_and_nothing_forces_none(void **state)
 {
 	struct sb_kfeatures k = { 0 };
 	int f;
@@ -40,9 +40,13 @@ static void test_all_forces_every_feature_off_and_nothing_forces_none(void **sta
 		assert_false(k.forced_off[f]);
 	assert_int_equal(sb_kfeatures_parse_off(&k, "all", NULL), 0);
 	for (f = 0; f < SB_KF_COUNT; f++) {
-		assert_true(k.forced_off[f]);
+		/* Those whose absence costs sources are forced off by name only. */
+		assert_int_equal(k.forced_off[f], f < SB_KF_FIRST_COSTLY);
 		assert_non_null(strstr(sb_kfeature_fallback(f), " "));
 	}
+	assert_int_equal(sb_kfeatures_parse_off(&k, "atomic_fetch,attach_cookie", NULL), 0);
+	assert_true(k.forced_off[SB_KF_ATOMIC_FETCH]);
+	assert_true(k.forced_off[SB_KF_ATTACH_COOKIE]);
 }
 
 /* A misspelt switch must fail the test run, not silently test the default. */
@@ -113,7 +117,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_named_features_are_forced_off),
-		cmocka_unit_test(test_all_forces_every_feature_off_and_nothing_forces_none),
+		cmocka_unit_test(test_all_forces_the_lossless_features_off_and_nothing_forces_none),
 		cmocka_unit_test(test_an_unknown_feature_is_refused_by_name),
 		cmocka_unit_test(test_the_refused_program_and_the_verifiers_reason_are_read),
 		cmocka_unit_test(test_a_map_refusal_is_the_reason),

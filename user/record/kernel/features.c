@@ -33,6 +33,11 @@ static const struct {
 			     "bpf_get_current_pid_tgid" },
 	[SB_KF_PIDFD_THREAD] = { "pidfd_thread", "running threads are marked at their first "
 				 "event, not at attach" },
+	[SB_KF_ATOMIC_FETCH] = { "atomic_fetch", "calls numbered by a per-CPU count, marker "
+				 "programs not sleepable" },
+	[SB_KF_ATTACH_COOKIE] = { "attach_cookie", "markers trap (no fast path) and only "
+				  "objects built with this header's markers are recorded; OpenMP, MPI "
+				  "and CUDA calls are not recorded" },
 };
 
 const char *sb_kfeature_name(enum sb_kfeature f)
@@ -65,14 +70,15 @@ int sb_kfeatures_parse_off(struct sb_kfeatures *k, const char *list, struct sb_e
 		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
 		if (len == 3 && !strncmp(p, "all", 3)) {
-			for (f = 0; f < SB_KF_COUNT; f++)
+			for (f = 0; f < SB_KF_FIRST_COSTLY; f++)
 				k->forced_off[f] = true;
 		} else if (len) {
 			f = feature_by_name(p, len);
 			if (f < 0)
 				return sb_fail(err, EINVAL, "%s: unknown kernel feature '%.*s' (known: "
 					       "sleepable, uprobe_multi, task_storage, task_btf, "
-					       "pidfd_thread, all)", SB_KERNEL_OFF_ENV, (int)len, p);
+					       "pidfd_thread, all of these, atomic_fetch, "
+					       "attach_cookie)", SB_KERNEL_OFF_ENV, (int)len, p);
 			k->forced_off[f] = true;
 		}
 		p = end ? end + 1 : NULL;
@@ -129,39 +135,12 @@ static bool probe(enum sb_kfeature f)
 					       NULL) == 1;
 	case SB_KF_PIDFD_THREAD:
 		return probe_pidfd_thread();
+	case SB_KF_ATTACH_COOKIE:
+		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
+					       NULL) == 1;
 	default:
 		return false;
 	}
-}
-
-/*
- * The floor: below it nothing could be recorded right, so record refuses and
- * names each missing feature. Atomic fetch-and-add (5.12) numbers a process's
- * calls across its threads. Attach cookies (5.15) tell a marker program which
- * USDT probe fired and where its arguments are: without them libbpf can attach
- * a position-independent binary's probes to one PID only, and the children a
- * job forks would go unrecorded.
- */
-static int check_floor(const struct sb_kfeatures *k, struct sb_error *err)
-{
-	bool fetch_add, cookies;
-	int ret;
-
-	ret = try_load("atomic_fetch", false);
-	if (ret == -EPERM || ret == -EACCES)
-		return ret;
-	fetch_add = !ret;
-	cookies = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
-					  NULL) == 1;
-	if (fetch_add && cookies)
-		return 0;
-	return sb_fail(err, ENOTSUP, "kernel %s cannot be used: it has no %s%s%s; scope-bpf "
-		       "needs Linux >= 5.15 with BTF (docs/KERNELS.md)", k->release,
-		       fetch_add ? "" : "BPF atomic fetch-and-add (Linux 5.12), which numbers a "
-		       "process's calls across its threads",
-		       !fetch_add && !cookies ? " and no " : "",
-		       cookies ? "" : "BPF attach cookies (Linux 5.15), which tell a marker "
-		       "program which probe fired in any process");
 }
 
 int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err)
@@ -174,10 +153,12 @@ int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err)
 		return ret;
 	if (!uname(&u))
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
-	ret = check_floor(k, err);
-	if (ret)
+	/* The first test load: one refused for want of rights says so before anything else. */
+	ret = try_load("atomic_fetch", false);
+	if (ret == -EPERM || ret == -EACCES)
 		return ret;
 	for (f = 0; f < SB_KF_COUNT; f++)
-		k->has[f] = !k->forced_off[f] && probe(f);
+		k->has[f] = !k->forced_off[f] &&
+			    (f == SB_KF_ATOMIC_FETCH ? !ret : probe(f));
 	return 0;
 }

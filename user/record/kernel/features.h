@@ -24,6 +24,15 @@ enum sb_kfeature {
 	SB_KF_TASK_BTF,
 	/* pidfd_open(PIDFD_THREAD): a thread's pidfd, to mark running threads (6.9) */
 	SB_KF_PIDFD_THREAD,
+	/*
+	 * The two below cost data where they are missing, so "all" leaves them
+	 * on: the fallback passes of make check test what loses nothing.
+	 */
+	SB_KF_FIRST_COSTLY,
+	/* Atomic fetch-and-add: a process's calls numbered across its threads (5.12) */
+	SB_KF_ATOMIC_FETCH = SB_KF_FIRST_COSTLY,
+	/* bpf_get_attach_cookie: which probe fired, in any process (5.15) */
+	SB_KF_ATTACH_COOKIE,
 	SB_KF_COUNT
 };
 
@@ -47,9 +56,8 @@ const char *sb_kfeature_fallback(enum sb_kfeature f);
 int sb_kfeatures_parse_off(struct sb_kfeatures *k, const char *list, struct sb_error *err);
 
 /*
- * Check the floor (atomic fetch-and-add, 5.12; attach cookies, 5.15), then probe every feature not
- * forced off. 0; -EPERM or -EACCES (no right to load BPF); or -errno with err
- * set (the environment's list, a kernel below the floor).
+ * Probe every feature not forced off. 0; -EPERM or -EACCES (no right to load
+ * BPF); or -EINVAL with err set (the environment's list).
  */
 int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err);
 

@@ -85,13 +85,48 @@ static void refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, i
 		 l->last_warning[0] ? l->last_warning : strerror(code));
 }
 
+/*
+ * Programs that ask the kernel which probe fired (bpf_get_attach_cookie, or
+ * libbpf's USDT arguments in a shared library, which need it to attach to
+ * every process): OpenMP, MPI and CUDA host calls, and the CUDA library's
+ * records.
+ */
+static const char *const cookie_programs[] = {
+	"omp_enter", "omp_exit", "mpi_enter", "mpi_exit", "cuda_host_enter", "cuda_host_exit",
+	"cuda_batch", "cuda_name",
+};
+
+/* The first program of group g that needs attach cookies, or NULL. */
+static const char *needs_cookies(const struct sb_kernel *k, int g)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < k->n_members; i++) {
+		if (k->members[i].group != g)
+			continue;
+		for (j = 0; j < sizeof(cookie_programs) / sizeof(cookie_programs[0]); j++)
+			if (!strcmp(k->members[i].name, cookie_programs[j]))
+				return k->members[i].name;
+	}
+	return NULL;
+}
+
 /* 0 when group g loaded or was refused (kept); -errno with err when no object opens. */
 static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 {
-	struct region_bpf *obj = region_bpf__open();
-	struct sb_kernel_log l;
+	struct region_bpf *obj;
+	struct sb_kernel_log l = { .reason = "" };
+	const char *p = needs_cookies(k, g);
 	int ret;
 
+	if (p && !k->feat.has[SB_KF_ATTACH_COOKIE]) {
+		snprintf(l.program, sizeof(l.program), "%s", p);
+		snprintf(l.reason, sizeof(l.reason), "it needs BPF attach cookies (Linux 5.15) to "
+			 "tell which probe fired");
+		refused(k, g, &l, EOPNOTSUPP);
+		return 0;
+	}
+	obj = region_bpf__open();
 	if (!obj)
 		return sb_fail(err, errno, "cannot open the BPF object: %s", strerror(errno));
 	sb_kernel_log_start(&l);
@@ -99,6 +134,7 @@ static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 	if (!ret)
 		ret = share_maps(k->skel, obj);
 	sb_kernel_test_refusal(obj);
+	sb_kernel_drop_fetch(k, obj);
 	if (!ret)
 		ret = region_bpf__load(obj);
 	sb_kernel_log_stop();
@@ -140,6 +176,7 @@ struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct
 		return bpf_object__find_program_by_name(k->skel->obj, name);
 	g = &k->groups[d->group];
 	if (!g->obj) {
+		g->asked = true;
 		sb_fail(err, EPERM, "%s not recorded: kernel %s refused the program %s", g->source,
 			k->feat.release, g->program);
 		return NULL;
@@ -152,4 +189,14 @@ bool sb_kernel_wants(const struct sb_kernel *k, const char *name)
 	struct bpf_program *p = bpf_object__find_program_by_name(k->skel->obj, name);
 
 	return sb_kernel_member(k, name) || (p && bpf_program__autoload(p));
+}
+
+bool sb_kernel_fast_ok(const struct sb_kernel *k)
+{
+	return k->feat.has[SB_KF_ATTACH_COOKIE] && k->feat.has[SB_KF_ATOMIC_FETCH];
+}
+
+bool sb_kernel_usdt_by_uprobe(const struct sb_kernel *k)
+{
+	return !k->feat.has[SB_KF_ATTACH_COOKIE];
 }

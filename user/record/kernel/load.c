@@ -29,6 +29,7 @@ static void set_sleepable(struct bpf_program *p, bool on)
 static void configure_kernel(struct sb_kernel *k, struct region_bpf *skel)
 {
 	bool storage = k->feat.has[SB_KF_TASK_STORAGE];
+	int cpus = libbpf_num_possible_cpus();
 
 	bpf_program__set_autoload(skel->progs.region_begin, true);
 	bpf_program__set_autoload(skel->progs.region_end, true);
@@ -36,12 +37,15 @@ static void configure_kernel(struct sb_kernel *k, struct region_bpf *skel)
 	bpf_program__set_autoload(skel->progs.end_site_reg, true);
 	skel->rodata->use_task_storage = storage;
 	skel->rodata->use_task_btf = k->feat.has[SB_KF_TASK_BTF];
+	skel->rodata->use_fetch_add = k->feat.has[SB_KF_ATOMIC_FETCH];
+	skel->rodata->n_cpus = (__u32)(cpus > 0 ? cpus : 1);
 	bpf_map__set_autocreate(skel->maps.traced_tasks, storage);
 }
 
 /*
  * Sleepable only where every marker program that loads may be: a counting
- * variant never is, and read_user() then must not fault pages in.
+ * variant never is, and read_user() then must not fault pages in; nor where
+ * calls are numbered per CPU (bpf/region.bpf.c next_call_id).
  */
 static void apply_sleepable(struct sb_kernel *k, struct region_bpf *skel)
 {
@@ -49,6 +53,7 @@ static void apply_sleepable(struct sb_kernel *k, struct region_bpf *skel)
 					skel->progs.begin_site_reg, skel->progs.end_site_reg,
 					skel->progs.fast_site, skel->progs.cuda_name };
 	bool on = k->feat.has[SB_KF_SLEEPABLE] && !k->sleepable_refused &&
+		  k->feat.has[SB_KF_ATOMIC_FETCH] &&
 		  !bpf_program__autoload(skel->progs.region_begin_ctr);
 	size_t i;
 
@@ -139,6 +144,39 @@ void sb_kernel_test_refusal(struct region_bpf *obj)
 		bpf_program__set_type(p, BPF_PROG_TYPE_SOCKET_FILTER);
 }
 
+/*
+ * Kernels before 5.12 refuse a program holding an atomic fetch-and-add
+ * anywhere, even in a branch never taken (they check every instruction before
+ * verifying). There next_call_id (bpf/region.bpf.c) takes its per-CPU branch,
+ * so its fetch-and-add, in the main body of each program that numbers calls,
+ * becomes a jump to the next instruction: one instruction for one, so
+ * libbpf's relocations still point where they did.
+ */
+void sb_kernel_drop_fetch(const struct sb_kernel *k, struct region_bpf *obj)
+{
+	struct bpf_program *p;
+	struct bpf_insn *insns;
+	size_t i, n;
+
+	if (k->feat.has[SB_KF_ATOMIC_FETCH])
+		return;
+	bpf_object__for_each_program(p, obj->obj) {
+		n = bpf_program__insn_cnt(p);
+		if (!bpf_program__autoload(p) || !n)
+			continue;
+		insns = malloc(n * sizeof(*insns));
+		if (!insns)
+			continue;
+		memcpy(insns, bpf_program__insns(p), n * sizeof(*insns));
+		for (i = 0; i < n; i++)
+			if (insns[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) &&
+			    (insns[i].imm & BPF_FETCH))
+				insns[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA };
+		bpf_program__set_insns(p, insns, n);
+		free(insns);
+	}
+}
+
 /* A fresh object with the whole configuration: the replayable step. */
 static int open_configured(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_fn base,
 			   void *ctx, struct sb_error *err)
@@ -167,6 +205,7 @@ static int open_configured(struct sb_kernel *k, struct sb_sources *set, sb_kerne
 		apply_sleepable(k, k->skel);
 		ret = set_groups_aside(k, set, owner);
 		sb_kernel_test_refusal(k->skel);
+		sb_kernel_drop_fetch(k, k->skel);
 	}
 	if (ret)
 		return sb_fail(err, -ret, "configuring the BPF programs: %s", strerror(-ret));
@@ -221,6 +260,8 @@ int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_f
 	int ret;
 
 	ret = sb_kfeatures_probe(&k->feat, err);
+	/* Sources that need attach cookies are refused without them: the others load apart. */
+	k->split = !ret && !k->feat.has[SB_KF_ATTACH_COOKIE];
 	while (!ret && k->attempts < MAX_ATTEMPTS) {
 		k->attempts++;
 		ret = open_configured(k, set, base, ctx, err);
@@ -304,7 +345,7 @@ bool sb_kernel_incomplete(const struct sb_kernel *k)
 	unsigned int i;
 
 	for (i = 0; i < k->n_groups; i++)
-		if (k->groups[i].refused)
+		if (k->groups[i].refused && k->groups[i].asked)
 			return true;
 	return false;
 }

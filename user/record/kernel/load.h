@@ -43,6 +43,7 @@ struct sb_kernel_group {
 	char source[32];
 	struct region_bpf *obj;		/* loaded apart (split), or NULL */
 	bool refused;
+	bool asked;			/* refused, and a source asked for a program of it */
 	char program[64];		/* what the kernel refused, and why */
 	char reason[256];
 };
@@ -117,8 +118,21 @@ int sb_kernel_load_groups(struct sb_kernel *k, struct sb_error *err);
  */
 struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct sb_error *err);
 
+/* Without atomic fetch-and-add: obj's programs made loadable (load.c says how). */
+void sb_kernel_drop_fetch(const struct sb_kernel *k, struct region_bpf *obj);
+
 /* Whether the recording loads the program called name, in the core or a group. */
 bool sb_kernel_wants(const struct sb_kernel *k, const char *name);
+
+/*
+ * Whether markers may write to shared memory (the fast path): its probes'
+ * arguments are found in any process by attach cookies, and its call ids go
+ * on from the kernel's count, which then must be the process's own.
+ */
+bool sb_kernel_fast_ok(const struct sb_kernel *k);
+
+/* Whether plain uprobes must stand in for libbpf's USDT attach (no attach cookies). */
+bool sb_kernel_usdt_by_uprobe(const struct sb_kernel *k);
 
 /* One line per refused group and fallback taken, each starting with prefix. */
 void sb_kernel_report(const struct sb_kernel *k, const char *prefix);
@@ -126,7 +140,11 @@ void sb_kernel_report(const struct sb_kernel *k, const char *prefix);
 /* sources_disabled, kernel_fallbacks and kernel_release into the profile. 0 or -ENOMEM. */
 int sb_kernel_metadata(const struct sb_kernel *k, struct sb_profile *p);
 
-/* Whether a data source the recording wanted was refused: its data is missing. */
+/*
+ * Whether a data source was refused that the recording asked for (a traced
+ * process loaded its library): its data is missing. A refused source nothing
+ * used is said, and costs nothing.
+ */
 bool sb_kernel_incomplete(const struct sb_kernel *k);
 
 void sb_kernel_close(struct sb_kernel *k);

@@ -593,7 +593,8 @@ static int fast_process(void *state, struct sb_source_env *env, const struct sb_
 	int fd;
 
 	(void)err;
-	if (ch->what != SB_PROC_START || !record_fast_wanted(env->opts))
+	if (ch->what != SB_PROC_START || !record_fast_wanted(env->opts) ||
+	    !sb_kernel_fast_ok(env->kernel))
 		return 0;
 	if (sb_fast_mem_find(ch->pid, &fd))
 		return 0;
@@ -601,11 +602,13 @@ static int fast_process(void *state, struct sb_source_env *env, const struct sb_
 }
 
 /* The queue's sizes (record/fast/budget.h) from --buffer and the memory this machine has. */
-static void queue_sizes(const struct record_opts *o, struct sb_fast_budget *b)
+static void queue_sizes(const struct sb_source_env *env, struct sb_fast_budget *b)
 {
 	struct sb_meminfo m;
 
-	sb_fast_budget(o->buffer_bytes, record_fast_wanted(o), sb_meminfo_read(&m) ? NULL : &m, b);
+	sb_fast_budget(env->opts->buffer_bytes,
+		       record_fast_wanted(env->opts) && sb_kernel_fast_ok(env->kernel),
+		       sb_meminfo_read(&m) ? NULL : &m, b);
 }
 
 /* Before the programs load (a second or more), so the queue is warm when markers first write. */
@@ -619,7 +622,7 @@ static int fast_configure(void *state, struct sb_source_env *env)
 	if (f->drainer_ready)
 		return 0;
 	f->pending_tail = &f->pending;
-	queue_sizes(env->opts, &q);
+	queue_sizes(env, &q);
 	ret = sb_fast_drainer_init(&f->drainer, q.max_bytes, q.warm_bytes, q.reserve_bytes);
 	if (ret)
 		return ret;

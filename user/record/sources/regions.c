@@ -30,7 +30,7 @@ static int regions_start(void *state, struct sb_source_env *env, struct sb_error
 
 	sb_attach_init(&rg->attach, env->kernel, env->guardian, env->opts->verbose);
 	(void)err;
-	rg->attach.fast = record_fast_wanted(env->opts);
+	rg->attach.fast = record_fast_wanted(env->opts) && sb_kernel_fast_ok(env->kernel);
 	/* A recording that just ended may still hold fast semaphores (record/detach.h). */
 	if (!sb_detach_wait_fast_released(SB_DETACH_FAST_WAIT_MS))
 		fprintf(stderr, "scope-bpf record: an earlier recording's fast-path probes were "
