@@ -60,6 +60,56 @@ static int attach_usdt(struct sb_attach *a, struct sb_detach *held, const char *
 }
 
 /*
+ * Without attach cookies libbpf attaches a position-independent object's USDT
+ * probes to one process only (it tells probes apart by their address, which
+ * each process maps elsewhere). Plain uprobes at the notes' sites, with their
+ * semaphores, reach every process; the programs that take the site from its
+ * register (the current header's markers) need nothing else from the note.
+ */
+static int attach_sites(struct sb_attach *a, const char *prog_name, const char *path,
+			const char *probe, struct sb_error *err)
+{
+	struct bpf_program *prog = sb_kernel_prog(a->kernel, prog_name, err);
+	int all = sb_count_named_probes(path, SB_PROVIDER, probe), n, i, ret = 0;
+	struct sb_probe_site *sites;
+	struct bpf_link *link;
+
+	if (!prog)
+		return -EPERM;
+	if (!SB_SITE_ARG || sb_count_probes_with_args(path, SB_PROVIDER, probe, SB_SITE_ARG) != all)
+		return sb_fail(err, EOPNOTSUPP, "%s: its %s probes do not all keep the site in %s "
+			       "(an older header or another compiler): kernel %s has no BPF attach "
+			       "cookies (Linux 5.15), without which only this header's markers "
+			       "are attached", path, probe, SB_SITE_ARG ? SB_SITE_ARG : "a register",
+			       a->kernel->feat.release);
+	sites = calloc((size_t)all, sizeof(*sites));
+	if (!sites)
+		return -ENOMEM;
+	n = sb_probe_sites(path, SB_PROVIDER, probe, SB_SITE_ARG, sites, all);
+	if (n != all)
+		ret = sb_fail(err, n < 0 ? -n : EINVAL, "%s: %d of its %d %s probes lie outside "
+			      "the file's loaded bytes", path, all - (n < 0 ? 0 : n), all, probe);
+	for (i = 0; !ret && i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = sites[i].ref_ctr_offset);
+
+		ret = sb_detach_mark(&a->held);
+		if (ret) {
+			sb_fail(err, ret, "%s: cannot list open files: %s", path, strerror(-ret));
+			break;
+		}
+		link = bpf_program__attach_uprobe_opts(prog, -1, path, sites[i].offset, &opts);
+		if (!link)
+			ret = sb_fail(err, errno, "%s: cannot attach probe %s:%s at 0x%llx: %s", path,
+				      SB_PROVIDER, probe, (unsigned long long)sites[i].offset,
+				      sb_strerror(errno));
+		else if ((ret = sb_detach_keep(&a->held, link)))
+			sb_fail(err, ret, "%s: %s", path, strerror(-ret));
+	}
+	free(sites);
+	return ret;
+}
+
+/*
  * The program (its name) for one marker probe of an object: the one that reads the site
  * from its register when every such note of the object says it is there (the
  * current header's markers), else the one that fetches it where each note says.
@@ -83,6 +133,17 @@ static const char *marker_program(struct sb_attach *a, const char *path, const c
 	if (begin)
 		return ctr ? "region_begin_ctr" : "region_begin";
 	return ctr ? "region_end_ctr" : "region_end";
+}
+
+/* A marker probe of an object to its program, through libbpf's USDT support or not. */
+static int attach_marker(struct sb_attach *a, const char *path, const char *probe,
+			 struct sb_error *err)
+{
+	const char *prog = marker_program(a, path, probe);
+
+	if (sb_kernel_usdt_by_uprobe(a->kernel))
+		return attach_sites(a, prog, path, probe, err);
+	return attach_usdt(a, &a->held, prog, path, probe, err);
 }
 
 /* The loader calls _dl_debug_state whenever the link map changes (startup, dlopen). */
@@ -145,11 +206,9 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	/* A unit that only includes the header has no probe; others may have only the fast ones. */
 	ret = 0;
 	if (sb_count_named_probes(path, SB_PROVIDER, "region_begin") > 0) {
-		ret = attach_usdt(a, &a->held, marker_program(a, path, "region_begin"), path,
-				  "region_begin", err);
+		ret = attach_marker(a, path, "region_begin", err);
 		if (!ret)
-			ret = attach_usdt(a, &a->held, marker_program(a, path, "region_end"), path,
-					  "region_end", err);
+			ret = attach_marker(a, path, "region_end", err);
 	}
 	/*
 	 * The region probes stay as the fast path's fallback: a marker fires its

@@ -2,6 +2,8 @@
 #ifndef SB_PROBES_H
 #define SB_PROBES_H
 
+#include <stdint.h>
+
 #define SB_PROVIDER "scope_bpf"
 #define SB_CUDA_PROVIDER "scope_bpf_cuda"	/* the CUPTI library's (bpf/cuda_rec.h) */
 
@@ -23,6 +25,21 @@
  */
 int sb_count_probes_with_args(const char *path, const char *provider, const char *probe,
 			      const char *args);
+
+/* Where a probe is in its file, for a uprobe: its instruction and its semaphore (0: none). */
+struct sb_probe_site {
+	uint64_t offset;
+	uint64_t ref_ctr_offset;
+};
+
+/*
+ * The sites of the probes sb_count_probes_with_args() counts, at most max of
+ * them into sites, each found in the file's loaded bytes: how many, or
+ * <0 -errno. A site that is not (a hostile file) is left out, so fewer than
+ * the count says all were not found.
+ */
+int sb_probe_sites(const char *path, const char *provider, const char *probe, const char *args,
+		   struct sb_probe_site *sites, int max);
 
 static inline int sb_count_named_probes(const char *path, const char *provider,
 					const char *probe)

@@ -1,4 +1,5 @@
-/* Unit tests: counting a file's marker probes by name and by where their argument is. */
+/* Unit tests: a file's marker probes counted by name and by where their argument is, and found. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -70,6 +71,34 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * Where a probe is in the file, for a plain uprobe (kernels without attach
+ * cookies): its offset holds the probe's nop, its semaphore's two zero bytes
+ * (a semaphore is 0 in the file), and no more sites are given than room.
+ */
+static void test_probe_sites_are_file_offsets(void **state)
+{
+	struct sb_probe_site sites[4];
+	uint16_t sema;
+	size_t len;
+	char *elf;
+	int n;
+
+	(void)state;
+	n = sb_probe_sites("/proc/self/exe", SB_PROVIDER, "region_end", NULL, sites, 4);
+	assert_int_equal(n, 1);
+	elf = read_file("/proc/self/exe", &len);
+	assert_true(sites[0].offset < len && sites[0].ref_ctr_offset + 2 <= len);
+	assert_int_equal((unsigned char)elf[sites[0].offset], 0x90);
+	assert_true(sites[0].ref_ctr_offset > 0);
+	memcpy(&sema, elf + sites[0].ref_ctr_offset, sizeof(sema));
+	assert_int_equal(sema, 0);
+	free(elf);
+	assert_int_equal(sb_probe_sites("/proc/self/exe", SB_PROVIDER, NULL, NULL, sites, 1), 1);
+	assert_int_equal(sb_probe_sites("/nonexistent", SB_PROVIDER, NULL, NULL, sites, 4),
+			 -ENOENT);
+}
+
 /* Offset of the first n bytes at needle in hay; fails the test when absent. */
 static size_t find_bytes(const char *hay, size_t len, const char *needle, size_t n)
 {
@@ -129,6 +158,7 @@ int main(void)
 #if defined(__x86_64__)
 		cmocka_unit_test(test_probes_counted_by_their_argument),
 #endif
+		cmocka_unit_test(test_probe_sites_are_file_offsets),
 		cmocka_unit_test(test_a_cut_note_is_not_read_past_its_end),
 	};
 
