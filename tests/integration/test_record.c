@@ -328,7 +328,9 @@ static void test_children_and_exec_are_followed(void **state)
 	assert_int_equal(child1->count, 10);
 	assert_int_equal(meta_int(&p, "unresolved_sites"), 0);
 	assert_int_equal(meta_int(&p, "invalid_sites"), 0);
-	assert_string_equal(meta_str(&p, "sources_disabled"), "");
+	/* Nothing refused, but what needs attach cookies on a kernel without them (5.10). */
+	if (!strstr(meta_str(&p, "kernel_fallbacks"), "attach_cookie"))
+		assert_string_equal(meta_str(&p, "sources_disabled"), "");
 	/*
 	 * Marker programs that may not fault pages in cannot read a forked
 	 * child's sites (fork copies no page of an untouched file mapping): the

@@ -12,7 +12,7 @@
 #   all            every built test, both modes of test_record, both smokes (about 45
 #                  minutes a kernel under TCG)
 #   any other X    build/tests/integration/test_X
-# Default: $KTESTS, else the set below; a kernel below 5.15 runs test_kernels alone. Environment: KROOT (repository, default the current
+# Default: $KTESTS, else the set below. Environment: KROOT (repository, default the current
 # folder), KBUILD (default KROOT/build), KTEST_TIMEOUT (seconds per test, default 900).
 KROOT=${KROOT:-$(pwd)}
 KBUILD=${KBUILD:-$KROOT/build}
@@ -23,13 +23,6 @@ T=${KTEST_TIMEOUT:-900}
 if [ "$*" = all ]; then
 	set -- smoke smoke:kernel $(ls "$KBUILD/tests/integration" | sed -n 's/^test_//p') record:kernel
 fi
-# Below the floor (no BPF attach cookies, 5.15; no atomic fetch-and-add, 5.12) record refuses
-# by design: only the check that it says so (test_kernels) means anything there.
-case $(uname -r) in
-[1-4].* | 5.[0-9].* | 5.1[0-4].*)
-	echo "== $(uname -r) is below scope-bpf's floor (5.15): running test_kernels alone"
-	set -- kernels ;;
-esac
 export SCOPE_BPF="$KBUILD/scope-bpf" APPS="$KBUILD/apps"
 : > "$KRES/tests.tsv"
 all=0
