@@ -65,6 +65,8 @@ void sb_spill_free(struct sb_spill *s);
 
 /* For tests and diagnostics: sorted runs written to disk, and merge passes made over them. */
 unsigned int sb_spill_runs(const struct sb_spill *s);
+/* Of those, the runs written packed (32 bytes a record: spill.c). */
+unsigned int sb_spill_runs_packed(const struct sb_spill *s);
 unsigned int sb_spill_merge_passes(const struct sb_spill *s);
 
 #endif

@@ -342,6 +342,72 @@ static void test_one_record_out_of_place_is_sorted(void **state)
 	sb_spill_free(s);
 }
 
+static int rec_cmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+/*
+ * Runs packed where every record fits 32 bytes and whole where one does not
+ * (a start 2^32 past the run's least, a parent id above the call's, a metric
+ * past 2^32 - 2), values at the packed form's edges among them: every field
+ * of every record reads back as it was added, through one merge pass too.
+ */
+static void test_packed_and_whole_runs_read_back_exactly(void **state)
+{
+	size_t budgets[] = { 1 * MiB, 16 * KiB }, n = 40000, i, b;
+	struct sb_spill_rec *want = calloc(n, sizeof(*want)), got;
+	struct sb_spill *s;
+
+	(void)state;
+	assert_non_null(want);
+	for (i = 0; i < n; i++) {
+		uint64_t h = mix(i);
+		struct sb_spill_rec *r = &want[i];
+
+		*r = (struct sb_spill_rec){ .pair = (uint32_t)(h % 5), .thread = (uint32_t)(h >> 60),
+					    .start = 5000000000LL + (int64_t)(h % 100000),
+					    .call_id = 1000 + (int64_t)i, .parent_id = -1,
+					    .metric = { (int64_t)(h >> 40 & 0xff), -1 } };
+		r->end = r->start + (int64_t)(h >> 48);
+		if (i % 7 == 1)
+			r->parent_id = r->call_id - 1 - (int64_t)(h >> 50);
+		if (i % 1001 == 3) {
+			r->end = r->start + UINT32_MAX;
+			r->metric[0] = UINT32_MAX - 1;
+			r->parent_id = r->call_id - UINT32_MAX;
+		}
+		/* Records no run of theirs can pack, between 20 000 and 26 000 only. */
+		if (i == 20008)
+			r->start -= 1LL << 32;
+		if (i == 22000)
+			r->parent_id = r->call_id + 1;
+		if (i == 24000)
+			r->metric[1] = UINT32_MAX;
+		if (i == 26000)
+			r->metric[0] = -2;
+	}
+	for (b = 0; b < 2; b++) {
+		s = sb_spill_new(TMPDIR, budgets[b]);
+		assert_non_null(s);
+		for (i = 0; i < n; i++)
+			assert_int_equal(sb_spill_add(s, &want[i]), 0);
+		assert_int_equal(sb_spill_sort(s), 0);
+		assert_true(sb_spill_runs_packed(s) > 0);
+		assert_true(sb_spill_runs_packed(s) < sb_spill_runs(s));
+		assert_true(b ? sb_spill_merge_passes(s) > 0 : sb_spill_merge_passes(s) == 0);
+		if (!b)
+			qsort(want, n, sizeof(*want), rec_cmp);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(sb_spill_read(s, &got, 1), 1);
+			assert_memory_equal(&got, &want[i], sizeof(got));
+		}
+		assert_int_equal(sb_spill_read(s, &got, 1), 0);
+		sb_spill_free(s);
+	}
+	free(want);
+}
+
 static void test_odd_batches_from_memory_and_disk(void **state)
 {
 	static const size_t odd[] = { 1, 7, 1000 };
@@ -390,7 +456,8 @@ static double cpu_seconds(void)
  * (minutes of CPU once), no retry even when space is back; what was kept
  * before the error still sorts and reads.
  */
-static void test_write_error_is_sticky_and_never_resorts(void **state)
+/* A run that failed to be written stays in memory whole: packed (close starts) or not. */
+static void write_error_is_sticky(uint64_t start_range)
 {
 	size_t cap = 3 * MiB / sizeof(struct sb_spill_rec);
 	struct sb_spill *s = sb_spill_new(TMPDIR, 24 * MiB);
@@ -399,14 +466,13 @@ static void test_write_error_is_sticky_and_never_resorts(void **state)
 	struct sb_spill_rec r;
 	double cpu;
 
-	(void)state;
 	assert_non_null(s);
 	signal(SIGXFSZ, SIG_IGN);
-	assert_int_equal(fill(s, 10, cap, 50, 1ULL << 40, &d), 0);
+	assert_int_equal(fill(s, 10, cap, 50, start_range, &d), 0);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	small = (struct rlimit){ .rlim_cur = 1 * MiB, .rlim_max = old.rlim_max };
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	r = gen(10, cap, 50, 1ULL << 40);
+	r = gen(10, cap, 50, start_range);
 	assert_int_equal(sb_spill_add(s, &r), -EFBIG);
 	cpu = cpu_seconds();
 	for (int i = 0; i < 200; i++)
@@ -420,6 +486,18 @@ static void test_write_error_is_sticky_and_never_resorts(void **state)
 	assert_int_equal(sb_spill_sort(s), 0);
 	drain_and_check(s, big_batch, 1, &d);
 	sb_spill_free(s);
+}
+
+static void test_write_error_is_sticky_and_never_resorts(void **state)
+{
+	(void)state;
+	write_error_is_sticky(1ULL << 40);
+}
+
+static void test_write_error_of_a_packed_run_keeps_it_whole(void **state)
+{
+	(void)state;
+	write_error_is_sticky(1ULL << 20);
 }
 
 /* kB value of a /proc/self/status line, or -1. */
@@ -495,9 +573,11 @@ int main(void)
 		cmocka_unit_test(test_duplicate_starts_ordered_by_call_id),
 		cmocka_unit_test(test_sorted_and_reversed_input),
 		cmocka_unit_test(test_one_record_out_of_place_is_sorted),
+		cmocka_unit_test(test_packed_and_whole_runs_read_back_exactly),
 		cmocka_unit_test(test_odd_batches_from_memory_and_disk),
 		cmocka_unit_test(test_misuse_is_rejected),
 		cmocka_unit_test(test_write_error_is_sticky_and_never_resorts),
+		cmocka_unit_test(test_write_error_of_a_packed_run_keeps_it_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
