@@ -43,7 +43,7 @@ static void test_current_header_takes_the_fast_path(void **state)
 	char out[300], want[64];
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	assert_int_equal(record_app(tmp_file("nested.h5", out, sizeof(out)), "nested", NULL), 0);
 	load_profile(out, &p);
 	check_nested(&p);
@@ -81,7 +81,7 @@ static void test_kernel_mode_and_older_headers_trap(void **state)
 	char out[300], want[64];
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	/* The header's markers: the programs read each site from its register. */
 	check_kernel_path("nested", "kernel.h5");
 	/* Sites in another register: the programs fetch them as the notes say. */
@@ -112,7 +112,7 @@ static void test_kernel_mode_right_after_a_fast_recording(void **state)
 	int i;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(run(fast), 0);
 		check_kernel_path("nested", "next.h5");
@@ -151,7 +151,7 @@ static void test_hostile_target_cannot_hurt_the_recorder(void **state)
 	int n;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	/*
 	 * 3: its shrink was refused (sealed), it ran every attack, we survived
 	 * them, and the losses it claims (a lie, cut to a bound) are said.
@@ -207,7 +207,7 @@ static void test_stopped_recorder_never_stalls_the_program(void **state)
 	FILE *f;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	flood = start_flood("1", "60", &f);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)flood);
 	{
@@ -255,10 +255,11 @@ static void test_every_record_is_kept_or_counted(void **state)
 	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
 			 (char *)tmp_file("flood.h5", out, sizeof(out)), "--",
 			 (char *)app_path("fast_flood", path, sizeof(path)), "4", "1", NULL };
-	pid_t rec = spawn(argv, NULL, &fd);
+	pid_t rec;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
+	rec = spawn(argv, NULL, &fd);
 	f = fdopen(fd, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f))
@@ -296,7 +297,7 @@ static void flood_is_kept(const char *name, const char *idle, const char *what)
 			 (char *)idle, NULL };
 	pid_t rec;
 
-	require_bpf();
+	require_fast_path();
 	rec = spawn(argv, NULL, &fd);
 	f = fdopen(fd, "r");
 	assert_non_null(f);
@@ -385,7 +386,7 @@ static void test_idle_recording_sleeps(void **state)
 			 NULL };
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	rec = spawn(argv, NULL, NULL);
 	/* Loaded, attached, the warmup call drained: then 1.5 quiet seconds. */
 	sleep_ms(1500);
@@ -429,7 +430,7 @@ static void test_duration_holds_through_a_backlog(void **state)
 	FILE *f;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	flood = start_flood("1", "60", &f);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)flood);
 	{
@@ -520,7 +521,7 @@ static void test_stalled_drainer_is_stood_in_for(void **state)
 	FILE *f;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "skipping: this machine has one CPU, the standby drainer needs two\n");
 		skip();
@@ -629,7 +630,7 @@ static void test_small_cgroup_bounds_the_queue(void **state)
 	int status, i;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	snprintf(name, sizeof(name), "sb-test-%d", (int)getpid());
 	enter_memory_cgroup(name, 768ull << 20, dir, sizeof(dir), script, sizeof(script));
 	{
@@ -680,7 +681,7 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 	FILE *f;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	snprintf(name, sizeof(name), "sb-test-last-%d", (int)getpid());
 	enter_memory_cgroup(name, 512ull << 20, dir, sizeof(dir), script, sizeof(script));
 	{
@@ -761,7 +762,7 @@ static void test_attach_again_reuses_the_memory(void **state)
 	FILE *f;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	pid = start_waiter(&f);
 	for (round = 0; round < 2; round++) {
 		record_waiter(pid, round ? "again2.h5" : "again1.h5", &p);
@@ -806,7 +807,7 @@ static void test_attach_window_loses_no_call(void **state)
 	pid_t pid;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	pid = spawn(app, NULL, &fd);
 	f = fdopen(fd, "r");
 	assert_non_null(f);
@@ -851,7 +852,7 @@ static void test_closed_memfd_is_found_by_its_mapping(void **state)
 	FILE *f;
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	pid = start_waiter(&f);
 	snprintf(fds, sizeof(fds), "/proc/%d/fd/3", (int)pid);
 	record_waiter(pid, "closed1.h5", &p);
@@ -877,7 +878,7 @@ static void test_short_lived_children_are_all_kept(void **state)
 	char out[300];
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	assert_int_equal(record_app(tmp_file("storm.h5", out, sizeof(out)), "fork_storm", "500",
 				    "50", "1000", NULL), 0);
 	load_profile(out, &p);
@@ -900,7 +901,7 @@ static void test_raw_clone_child_keeps_its_own_calls(void **state)
 	char out[300];
 
 	(void)state;
-	require_bpf();
+	require_fast_path();
 	assert_int_equal(record_app(tmp_file("raw_clone.h5", out, sizeof(out)), "raw_clone",
 				    "20000", NULL), 0);
 	load_profile(out, &p);

@@ -9,17 +9,6 @@
 
 #include "harness.h"
 
-/* Whether uname -r is below major.minor. */
-static bool kernel_below(int major, int minor)
-{
-	struct utsname u;
-	int ma = 0, mi = 0;
-
-	assert_int_equal(uname(&u), 0);
-	assert_int_equal(sscanf(u.release, "%d.%d", &ma, &mi), 2);
-	return ma < major || (ma == major && mi < minor);
-}
-
 static void test_recording_works_on_this_kernel(void **state)
 {
 	char out[300], app[300];
