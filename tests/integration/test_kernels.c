@@ -56,13 +56,19 @@ static bool ids_unique_and_parents_known(const struct sb_profile *p)
  * their notes' sites; calls are numbered per CPU; the sources that need
  * cookies are refused by name, at a cost only where a process used them; an
  * object whose markers keep the site elsewhere is said, not silently lost.
+ * Numbering per CPU is right where uprobe programs run with preemption off,
+ * as on the kernels without fetch-and-add; forced off on a newer kernel, two
+ * threads on one CPU could take one id, so only a single thread is numbered so
+ * here (7.3 under emulation once kept 799 of 800 calls of 8 threads).
  */
 static void test_without_cookies_and_fetch_add(void **state)
 {
-	char out[300], err[8192], app[3][300];
+	char out[300], err[8192], app[4][300];
 	char *threads[] = { (char *)scope_bin(), "record", "-o", (char *)tmp_file("nc.h5", out,
 			    sizeof(out)), "--", (char *)app_path("threads", app[0], sizeof(app[0])),
 			    NULL };
+	char *nested[] = { (char *)scope_bin(), "record", "-o", out, "--",
+			   (char *)app_path("nested", app[3], sizeof(app[3])), NULL };
 	char *omp[] = { (char *)scope_bin(), "record", "-q", "-o", out, "--",
 			(char *)app_path("omp_solve", app[1], sizeof(app[1])), NULL };
 	char *rbx[] = { (char *)scope_bin(), "record", "-q", "--mode=kernel", "-o", out, "--",
@@ -71,11 +77,10 @@ static void test_without_cookies_and_fetch_add(void **state)
 
 	(void)state;
 	require_bpf();
-	setenv("SCOPE_BPF_KERNEL_OFF", "attach_cookie,atomic_fetch", 1);
+	setenv("SCOPE_BPF_KERNEL_OFF", "attach_cookie", 1);
 	assert_int_equal(run(threads), 0);
 	read_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "no attach_cookie (SCOPE_BPF_KERNEL_OFF): markers trap"));
-	assert_non_null(strstr(err, "no atomic_fetch (SCOPE_BPF_KERNEL_OFF)"));
 	load_profile(out, &p);
 	assert_int_equal(must_pair(&p, "work", 0)->count, 800);
 	assert_int_equal(must_pair(&p, "main", 0)->count, 1);
@@ -83,6 +88,17 @@ static void test_without_cookies_and_fetch_add(void **state)
 	assert_non_null(strstr(meta_str(&p, "kernel_fallbacks"), "attach_cookie"));
 	assert_non_null(strstr(meta_str(&p, "sources_disabled"),
 			       "omp: omp_enter: it needs BPF attach cookies (Linux 5.15)"));
+	sb_profile_free(&p);
+
+	setenv("SCOPE_BPF_KERNEL_OFF", "attach_cookie,atomic_fetch", 1);
+	assert_int_equal(run(nested), 0);
+	read_stderr(err, sizeof(err));
+	assert_non_null(strstr(err, "no atomic_fetch (SCOPE_BPF_KERNEL_OFF)"));
+	load_profile(out, &p);
+	assert_int_equal(must_pair(&p, "a", 0)->count, 5);
+	assert_int_equal(must_pair(&p, "c", 0)->count, 30);
+	assert_true(ids_unique_and_parents_known(&p));
+	assert_non_null(strstr(meta_str(&p, "kernel_fallbacks"), "atomic_fetch"));
 	sb_profile_free(&p);
 
 	/* OpenMP asked for: its calls are missing, exit 3; the markers are all there. */
@@ -96,7 +112,15 @@ static void test_without_cookies_and_fetch_add(void **state)
 	read_stderr(err, sizeof(err));
 	assert_non_null(strstr(err, "do not all keep the site in"));
 	assert_non_null(strstr(err, "no BPF attach cookies (Linux 5.15)"));
+}
+
+/* A test that failed half-way must not leave its switches to the next. */
+static int clear_switches(void **state)
+{
+	(void)state;
 	unsetenv("SCOPE_BPF_KERNEL_OFF");
+	unsetenv("SCOPE_BPF_KERNEL_REFUSE");
+	return 0;
 }
 
 /*
@@ -196,10 +220,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recording_works_on_this_kernel),
-		cmocka_unit_test(test_without_cookies_and_fetch_add),
+		cmocka_unit_test_teardown(test_without_cookies_and_fetch_add, clear_switches),
 		cmocka_unit_test(test_every_group_loads_on_first_use),
-		cmocka_unit_test(test_a_refused_source_costs_that_source_only),
-		cmocka_unit_test(test_forced_off_features_are_said),
+		cmocka_unit_test_teardown(test_a_refused_source_costs_that_source_only,
+					  clear_switches),
+		cmocka_unit_test_teardown(test_forced_off_features_are_said, clear_switches),
 	};
 
 	return cmocka_run_group_tests_name("kernels", tests, setup_tmp, teardown_tmp);
