@@ -1,19 +1,30 @@
 /*
- * Reading the kernel's ring buffer up to a point. A read stops at a record
+ * The kernel's BPF ring buffer as a transport (transport.h), read up to a
+ * point. A read stops at a record
  * reserved on another CPU and not yet submitted, and the recorder's reads
  * yield after a budget (a sync storm never ends on its own); but a reader
  * that needs what was written before an instant (the fast path's sites,
  * named before their records; the last read of a recording, a thread's exit
  * record under emulation) must not stop short, or it loses them uncounted.
  */
-#ifndef SB_RING_DRAIN_H
-#define SB_RING_DRAIN_H
+#ifndef SB_RECORD_TRANSPORT_KERNEL_RING_H
+#define SB_RECORD_TRANSPORT_KERNEL_RING_H
 
 #include <stdint.h>
+
+#include "record/transport/transport.h"
 
 struct ring_buffer;
 
 struct sb_ring_reader {
+	/*
+	 * deliver: sb_ring_read_written for up to 50 ms. Watermark: when the
+	 * latest read that reached its target began. Every record reserved
+	 * before then is read, and a thread's record is reserved before the
+	 * thread runs on (a probe's program runs in the thread that hit it).
+	 */
+	struct sb_transport transport;
+	int64_t watermark_ns;	/* INT64_MIN: no such read yet */
 	struct ring_buffer *rb;
 	void *read_at;		/* the ring's read position page, or NULL */
 	void *write_at;		/* its write position page, or NULL */
@@ -28,8 +39,10 @@ void sb_ring_reader_free(struct sb_ring_reader *rr);
 
 /*
  * Read until every record written before this call is read, for at most
- * max_ns. 0 when it was, -ETIME when a record stayed reserved that long,
- * -ENOENT when the positions are not mapped (one plain read was done).
+ * max_ns. 0 when it was (the watermark moves to when the call began), -ETIME
+ * when a record stayed reserved that long, -ENOENT when the positions are not
+ * mapped (one plain read was done, and taken as reaching the call's start:
+ * unproven, but mapping a ring buffer map does not fail where it loaded).
  */
 int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns);
 
