@@ -3,10 +3,12 @@
  * write begin/end records to per-thread rings in memory each process shares
  * with the recorder. This source adopts that memory when a process names it
  * (SB_EV_FAST_READY) or, under -p, finds it already made; a drainer thread
- * copies records out; each turn of the recording loop this source reads the
- * kernel's records first (site names, off-CPU intervals, kernel-path calls
- * of the same threads), then nests the copied records into calls exactly as
- * the kernel programs would have and hands them to the collector.
+ * copies records out; each turn of the recording loop this source takes them
+ * and reads the kernel's records (site names, off-CPU intervals, kernel-path
+ * calls of the same threads), both through record/transport/, then nests the
+ * copied records into calls exactly as the kernel programs would have, the
+ * kernel calls placed among them once both transports' watermarks passed
+ * them, and hands them to the collector.
  */
 #include <errno.h>
 #include <stdio.h>
