@@ -3,9 +3,12 @@
  * synthetic backends: a record held at T is not released while any
  * backend's watermark is at or below T, records come out in time order
  * (one thread's in the order they were held), and the final flush releases
- * every record held.
+ * every record held. Then the merge with the fast path's nester, as
+ * sources/fast.c drives them: a kernel call waits for the marker records of
+ * its thread that are still in the rings.
  */
 #include "fixtures.h"
+#include "record/fast/nest.h"
 #include "record/transport/merge.h"
 
 struct order {
@@ -289,6 +292,78 @@ static void test_free_with_records_held(void **state)
 	assert_null(m.held);
 }
 
+/* The nester's calls, as the collector would get them. */
+struct calls {
+	struct sb_call_event call[16];
+	int n;
+};
+
+static int collect_call(void *ctx, const void *event, size_t size)
+{
+	struct calls *c = ctx;
+
+	assert_int_equal(size, sizeof(struct sb_call_event));
+	assert_true(c->n < 16);
+	memcpy(&c->call[c->n++], event, size);
+	return 0;
+}
+
+static const struct sb_call_event *call_named(const struct calls *c, uint64_t name)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->call[i].name_hash == name)
+			return &c->call[i];
+	fail_msg("no call of name %#llx", (unsigned long long)name);
+	return NULL;
+}
+
+/*
+ * Issue 25's misplacement: an OpenMP call of thread 7 ([150, 160], the
+ * kernel's ring read far past it) while the marker region it ran in (b,
+ * begun at 145) is still in the rings. Placed by the kernel's watermark it
+ * would hang under a; the least watermark holds it until b is in.
+ */
+static void test_kernel_call_waits_for_the_rings(void **state)
+{
+	struct sb_call_event k = {
+		.type = SB_EV_CALL, .tgid = 42, .tid = 7, .depth = 0, .site = 1, .start = 150,
+		.end = 160, .call_id = 900, .parent_id = -1, .name_hash = 0x99,
+	};
+	struct fake kernel, fast;
+	struct calls got = { .n = 0 };
+	struct sb_fast_nest *n = sb_fast_nest_new(42, collect_call, &got);
+	struct sb_merge m;
+
+	(void)state;
+	assert_non_null(n);
+	sb_merge_init(&m);
+	fake_init(&fast, "fast", 0);
+	fake_init(&kernel, "kernel", 1);
+	sb_merge_add(&m, &fast.t);
+	sb_merge_add(&m, &kernel.t);
+	/* The rings' pass that began at 140 brought a's begin; the kernel's ring is read to 1000. */
+	assert_int_equal(sb_fast_nest_begin(n, 7, 100, 0xa, 0x1000), 0);
+	fast.watermark = 140;
+	assert_int_equal(sb_fast_nest_kernel_call(n, &k), 0);
+	kernel.watermark = 1000;
+	assert_int_equal(sb_fast_nest_settle(n, sb_merge_watermark(&m)), 0);
+	assert_int_equal(got.n, 0);
+	/* The next pass (begun at 300) brings b and its end, and a's. */
+	assert_int_equal(sb_fast_nest_begin(n, 7, 145, 0xb, 0x2000), 0);
+	fast.watermark = 300;
+	assert_int_equal(sb_fast_nest_settle(n, sb_merge_watermark(&m)), 0);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(sb_fast_nest_end(n, 7, 170, 0xb, 0x2000), 0);
+	assert_int_equal(sb_fast_nest_end(n, 7, 180, 0xa, 0x1000), 0);
+	assert_int_equal(got.n, 3);
+	assert_int_equal(call_named(&got, 0x99)->parent_id, call_named(&got, 0xb)->call_id);
+	assert_int_equal(call_named(&got, 0xb)->parent_id, call_named(&got, 0xa)->call_id);
+	sb_fast_nest_free(n);
+	sb_merge_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_error_stops_the_release),
 		cmocka_unit_test(test_deliver_in_order_added),
 		cmocka_unit_test(test_free_with_records_held),
+		cmocka_unit_test(test_kernel_call_waits_for_the_rings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
