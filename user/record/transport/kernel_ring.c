@@ -43,6 +43,13 @@ void sb_ring_reader_free(struct sb_ring_reader *rr)
 	rr->write_at = NULL;
 }
 
+/* Every record reserved before begun was read (or, unmapped, is taken as read). */
+static void reached(struct sb_ring_reader *rr, int64_t begun)
+{
+	if (begun > rr->watermark_ns)
+		rr->watermark_ns = begun;
+}
+
 static int deliver(struct sb_transport *t)
 {
 	struct sb_ring_reader *rr = (struct sb_ring_reader *)t;
@@ -83,12 +90,12 @@ int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
 	unsigned long target, was;
 
 	/*
-	 * Without the positions a plain read is all there is: it stops only at
-	 * a record still being written, and is taken as the best bound known.
+	 * Without the positions a plain read is all there is: it stops at the
+	 * first record still being written, and is taken as the best bound known.
 	 */
 	if (!rr->read_at) {
 		ring_buffer__consume(rr->rb);
-		rr->watermark_ns = begun > rr->watermark_ns ? begun : rr->watermark_ns;
+		reached(rr, begun);
 		return -ENOENT;
 	}
 	/* Taken after begun: a record reserved before begun lies below it. */
@@ -97,8 +104,7 @@ int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
 		was = position(rr->read_at);
 		ring_buffer__consume(rr->rb);
 		if ((long)(position(rr->read_at) - target) >= 0) {
-			if (begun > rr->watermark_ns)
-				rr->watermark_ns = begun;
+			reached(rr, begun);
 			return 0;
 		}
 		if (mono_ns() >= until)

@@ -1,11 +1,12 @@
 /*
  * The kernel's BPF ring buffer as a transport (transport.h), read up to a
- * point. A read stops at a record
- * reserved on another CPU and not yet submitted, and the recorder's reads
- * yield after a budget (a sync storm never ends on its own); but a reader
- * that needs what was written before an instant (the fast path's sites,
- * named before their records; the last read of a recording, a thread's exit
- * record under emulation) must not stop short, or it loses them uncounted.
+ * point. A read stops at a record reserved on another CPU and not yet
+ * submitted, and the recorder's reads yield after a budget (a sync storm
+ * never ends on its own); but a reader that needs what was written before an
+ * instant (the fast path's sites, named before their records; the order of
+ * a thread's records across the two transports; the last read of a
+ * recording, a thread's exit record under emulation) must not stop short,
+ * or it loses them uncounted.
  */
 #ifndef SB_RECORD_TRANSPORT_KERNEL_RING_H
 #define SB_RECORD_TRANSPORT_KERNEL_RING_H
@@ -22,6 +23,7 @@ struct sb_ring_reader {
 	 * latest read that reached its target began. Every record reserved
 	 * before then is read, and a thread's record is reserved before the
 	 * thread runs on (a probe's program runs in the thread that hit it).
+	 * First: the interface's pointer is this one's.
 	 */
 	struct sb_transport transport;
 	int64_t watermark_ns;	/* INT64_MIN: no such read yet */
