@@ -34,7 +34,7 @@
 #include "record/launch.h"
 #include "record/outpath.h"
 #include "record/recorder.h"
-#include "record/ring_drain.h"
+#include "record/transport/kernel_ring.h"
 #include "record/rotate.h"
 #include "record/spill.h"
 #include "record/source.h"

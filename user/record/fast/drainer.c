@@ -539,16 +539,6 @@ void sb_fast_drainer_remove(struct sb_fast_drainer *d, struct sb_fast_mem *mem)
 	pthread_mutex_unlock(&d->lock);
 }
 
-uint64_t sb_fast_drainer_passes_begun(struct sb_fast_drainer *d)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&d->lock);
-	n = d->pass;
-	pthread_mutex_unlock(&d->lock);
-	return n;
-}
-
 void sb_fast_drainer_stop(struct sb_fast_drainer *d)
 {
 	__atomic_store_n(&d->stop, true, __ATOMIC_RELEASE);

@@ -74,8 +74,6 @@ int sb_fast_drainer_wakes(struct sb_fast_drainer *d, int drainer_ring, int stand
 int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void *proc);
 /* After a pass that began once its writers were gone: stop draining it (the caller closes it). */
 void sb_fast_drainer_remove(struct sb_fast_drainer *d, struct sb_fast_mem *mem);
-/* Passes begun so far: a pass numbered above this one began after now. */
-uint64_t sb_fast_drainer_passes_begun(struct sb_fast_drainer *d);
 /*
  * One pass now, from the caller's thread (the last ones, after stop: within
  * the queue's budget still, and the memory the machine can spare). Records copied.

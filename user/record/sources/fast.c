@@ -3,10 +3,12 @@
  * write begin/end records to per-thread rings in memory each process shares
  * with the recorder. This source adopts that memory when a process names it
  * (SB_EV_FAST_READY) or, under -p, finds it already made; a drainer thread
- * copies records out; each turn of the recording loop this source reads the
- * kernel's records first (site names, off-CPU intervals, kernel-path calls
- * of the same threads), then nests the copied records into calls exactly as
- * the kernel programs would have and hands them to the collector.
+ * copies records out; each turn of the recording loop this source takes them
+ * and reads the kernel's records (site names, off-CPU intervals, kernel-path
+ * calls of the same threads), both through record/transport/, then nests the
+ * copied records into calls exactly as the kernel programs would have, the
+ * kernel calls placed among them once both transports' watermarks passed
+ * them, and hands them to the collector.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,41 +25,27 @@
 #include "record/fast/proc.h"
 #include "record/fast/site_read.h"
 #include "record/recorder.h"
-#include "record/ring_drain.h"
 #include "record/sources/sources.h"
+#include "record/transport/fast_rings.h"
+#include "record/transport/kernel_ring.h"
+#include "record/transport/merge.h"
 #include "region.skel.h"
 #include "util/meminfo.h"
 
-/* Kernel-path calls wait this long for fast records that may still be in flight. */
-#define SETTLE_NS 50000000LL
 /*
  * Nesting a backlog (a flood the queue absorbed) goes on for this long a
  * turn: the recording loop between turns reads the kernel's ring buffer,
  * answers signals and -d, and keeps the heartbeat processes are stopped by.
  */
 #define TURN_NS 20000000LL
-/* How long a turn waits for a kernel record still being written, its copied records' site among them. */
-#define READ_WRITTEN_NS 50000000LL
-
-/* A kernel record that must wait until the records before it were nested. */
-struct pending {
-	union {
-		struct sb_thread_event thread;
-		struct sb_proc_event proc;
-	} ev;
-	size_t size;
-	uint64_t after_pass;	/* applied once a pass begun after it has been nested */
-	struct pending *next;
-};
 
 struct fast_state {
 	struct fast_proc *procs;
 	struct sb_fast_drainer drainer;
 	bool drainer_ready;
-	struct sb_fast_chunk *backlog;		/* taken, not nested yet */
-	struct sb_fast_mark backlog_mark;	/* how far it reaches */
-	struct sb_fast_mark nested;		/* how far what was nested reaches */
-	struct pending *pending, **pending_tail;
+	struct sb_fast_rings rings;		/* its records; what was taken is nested a turn at a time */
+	/* The rings, then the kernel's ring; holds thread and process events of fast-path processes. */
+	struct sb_merge merge;
 	struct sb_fast_mem_stats closed;	/* of memories already closed, all processes */
 	uint64_t refused;			/* memories that could not be adopted */
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
@@ -201,6 +189,8 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 				  &f->env->fast_unwaking) && f->env->opts->verbose)
 		record_say("the fast path's drainer cannot sleep until woken: it looks often");
 	ret = sb_fast_drainer_add(&f->drainer, im->mem, im);
+	/* After it: a pass begun from now on reads the new rings. */
+	sb_fast_rings_adopted(&f->rings, mono_ns());
 	/* Said once the drainer runs: a test that stalls it looks for its thread then. */
 	if (!ret && f->env->opts->verbose)
 		record_say("process %u: fast-path memory taken (fd %d, %s)", tgid, fd,
@@ -297,30 +287,26 @@ static int nest_run(struct fast_state *f, const struct sb_fast_chunk *c, const s
 
 /*
  * Each chunk goes back to the drainer as soon as it is nested, not after the
- * whole list: during a burst the drainer then reuses warm memory rather than
- * fault in new memory (docs/DESIGN.md, "The fast path"). Stops once past
- * until, the rest left in *list.
+ * whole backlog: during a burst the drainer then reuses warm memory rather
+ * than fault in new memory (docs/DESIGN.md, "The fast path"). Stops once
+ * past until, the rest left for the next turn.
  */
-static int nest_chunks(struct fast_state *f, struct sb_fast_chunk **list, int64_t until)
+static int nest_chunks(struct fast_state *f, int64_t until)
 {
 	struct sb_fast_chunk *c;
 	uint32_t i;
 	int ret = 0;
 
-	while ((c = *list) && !ret) {
+	while ((c = sb_fast_rings_next(&f->rings)) && !ret) {
 		for (i = 0; i < c->n_runs && !ret; i++)
 			ret = nest_run(f, c, &c->runs[i]);
-		*list = c->next;
-		c->next = NULL;
-		sb_fast_queue_recycle(&f->drainer.queue, c);
+		sb_fast_rings_consumed(&f->rings);
 		if (mono_ns() >= until)
 			break;
 	}
 	/* After an error, the chunks not nested go back too. */
-	if (ret) {
-		sb_fast_queue_recycle(&f->drainer.queue, *list);
-		*list = NULL;
-	}
+	if (ret)
+		sb_fast_rings_drop(&f->rings);
 	return ret;
 }
 
@@ -361,22 +347,29 @@ static void forget_thread(struct fast_state *f, struct fast_proc *p, uint32_t ti
 	bpf_map_delete_elem(bpf_map__fd(f->env->skel->maps.fast_slots), &tid);
 }
 
-/* A kernel record held back until every fast record before it was nested. */
-static int apply(struct fast_state *f, struct pending *pd)
+/*
+ * A kernel record held back until every record of the fast path before it
+ * was nested (sb_merge_release): a thread's exit, a process's exec or exit,
+ * which the fast path's records of that thread or process all precede.
+ */
+static int apply(void *ctx, const void *rec, size_t size)
 {
+	const struct sb_thread_event *te = rec;
+	const struct sb_proc_event *pe = rec;
+	struct fast_state *f = ctx;
 	struct fast_proc *p;
 	struct fast_image *im;
 
-	switch (pd->ev.thread.type) {
+	switch (te->type) {
 	case SB_EV_THREAD_EXIT:
-		p = proc_of(f, pd->ev.thread.tgid);
+		p = proc_of(f, te->tgid);
 		if (p)
-			forget_thread(f, p, pd->ev.thread.tid);
-		return sb_collector_record(f->env->coll, &pd->ev, pd->size);
+			forget_thread(f, p, te->tid);
+		return sb_collector_record(f->env->coll, rec, size);
 	case SB_EV_SYNC:
 	case SB_EV_PROC_EXIT:
 		/* The images before an exec, or all at exit: their writers are gone. */
-		p = proc_of(f, pd->ev.proc.tgid);
+		p = proc_of(f, pe->tgid);
 		if (!p)
 			return 0;
 		for (im = p->images; im; im = im->next)
@@ -388,55 +381,12 @@ static int apply(struct fast_state *f, struct pending *pd)
 }
 
 /*
- * Whether a thread's exit would drop its open calls, or a process's exit or
- * exec close its memory, while its rings still hold records: passes left them
- * there while the queue was full, and later ones take them.
+ * Held until the fast path's watermark passes its time: the thread, or every
+ * thread of the process, finished its records before the kernel wrote this.
  */
-static bool ends_unread(struct fast_state *f, const struct pending *pd)
+static int hold(struct fast_state *f, int64_t time, const void *data, size_t size)
 {
-	bool thread = pd->ev.thread.type == SB_EV_THREAD_EXIT;
-	struct fast_proc *p = proc_of(f, thread ? pd->ev.thread.tgid : pd->ev.proc.tgid);
-	struct fast_image *im;
-
-	for (im = p ? p->images : NULL; im; im = im->next)
-		if ((thread || im->closing) && !im->closed &&
-		    sb_fast_drainer_unread(&f->drainer, im->mem, thread ? pd->ev.thread.tid : 0))
-			return true;
-	return false;
-}
-
-/* The held records whose pass was nested, in order; passes UINT64_MAX: all, at the end. */
-static int apply_pending(struct fast_state *f, uint64_t passes)
-{
-	struct pending *pd;
-	int ret = 0;
-
-	while ((pd = f->pending) && pd->after_pass <= passes && !ret) {
-		if (passes != UINT64_MAX && ends_unread(f, pd)) {
-			pd->after_pass = sb_fast_drainer_passes_begun(&f->drainer) + 1;
-			break;
-		}
-		ret = apply(f, pd);
-		f->pending = pd->next;
-		if (!f->pending)
-			f->pending_tail = &f->pending;
-		free(pd);
-	}
-	return ret;
-}
-
-static int hold(struct fast_state *f, const void *data, size_t size)
-{
-	struct pending *pd = calloc(1, sizeof(*pd));
-
-	if (!pd)
-		return -ENOMEM;
-	memcpy(&pd->ev, data, size < sizeof(pd->ev) ? size : sizeof(pd->ev));
-	pd->size = size < sizeof(pd->ev) ? size : sizeof(pd->ev);
-	pd->after_pass = sb_fast_drainer_passes_begun(&f->drainer) + 1;
-	*f->pending_tail = pd;
-	f->pending_tail = &pd->next;
-	return 0;
+	return sb_merge_hold(&f->merge, time, data, size);
 }
 
 static void mark_closing(struct fast_proc *p)
@@ -505,14 +455,15 @@ static int fast_intercept(void *state, struct sb_source_env *env, const void *da
 	case SB_EV_THREAD_EXIT:
 		p = size < sizeof(struct sb_thread_event) ? NULL :
 			proc_of(f, ((const struct sb_thread_event *)data)->tgid);
-		return p ? hold(f, data, size) : 1;
+		return p ? hold(f, (int64_t)((const struct sb_thread_event *)data)->time, data,
+				size) : 1;
 	case SB_EV_SYNC:
 	case SB_EV_PROC_EXIT:
 		p = size < sizeof(*pe) ? NULL : proc_of(f, pe->tgid);
 		if (!p || (type == SB_EV_SYNC && pe->reason != SB_SYNC_EXEC))
 			return 1;
 		mark_closing(p);
-		return hold(f, data, size) ?: 1;
+		return hold(f, (int64_t)pe->time, data, size) ?: 1;
 	}
 	return 1;
 }
@@ -528,35 +479,40 @@ static void sample_clocks(struct fast_state *f)
 				sb_fast_clock_sample(&im->clock);
 }
 
+/* The kernel's ring joins the merge once the recorder opened it, after the sources were configured. */
+static int with_kernel_ring(struct fast_state *f)
+{
+	if (f->merge.n_backends > 1 || !f->env->ring)
+		return 0;
+	return sb_merge_add(&f->merge, &f->env->ring->transport);
+}
+
 /*
- * Take what the drainer copied, then read the kernel's records: those the
- * copied records depend on (their sites' names, off-CPU intervals, kernel
- * calls that ended before them) were written before them, so they are in.
- * What was taken is nested over as many turns as it needs, TURN_NS at a time
- * (final: all of it). A kernel call of a fast-path thread is placed among
- * its records once those before it are nested: every pass begun before it
- * ended, less SETTLE_NS for a record published late; pending thread events
- * once the pass begun after them is.
+ * Deliver from both transports, the fast path's first: whatever a copied
+ * record depends on (its site's name, off-CPU intervals, kernel calls of its
+ * thread that ended before it) was submitted to the kernel's ring before the
+ * record was written, so the kernel's delivery after it has it. What was
+ * taken is nested over as many turns as it needs, TURN_NS at a time (final:
+ * all of it). Then the kernel calls of fast-path threads, and the held
+ * thread and process events, whose time the least watermark passed are
+ * placed and applied (docs/DESIGN.md, "Transports and their order").
  */
 static int fast_turn(struct fast_state *f, bool final)
 {
 	int64_t now = mono_ns(), before;
 	struct fast_proc *p;
-	int ret;
+	int ret = with_kernel_ring(f);
 
-	if (!f->backlog) {
-		f->backlog = sb_fast_queue_take(&f->drainer.queue, &f->backlog_mark);
-		sb_ring_read_written(f->env->ring, READ_WRITTEN_NS);
+	if (!ret && !sb_fast_rings_next(&f->rings)) {
+		ret = sb_merge_deliver(&f->merge);
 		sample_clocks(f);
 	}
-	ret = nest_chunks(f, &f->backlog, final ? INT64_MAX : now + TURN_NS);
-	if (!f->backlog)
-		f->nested = f->backlog_mark;
-	f->env->busy = f->backlog != NULL;
-	before = (now < f->nested.complete_ns ? now : f->nested.complete_ns) - SETTLE_NS;
+	ret = ret ?: nest_chunks(f, final ? INT64_MAX : now + TURN_NS);
+	f->env->busy = sb_fast_rings_next(&f->rings) != NULL;
+	before = final ? INT64_MAX : sb_merge_watermark(&f->merge);
 	for (p = f->procs; p && !ret; p = p->next)
-		ret = sb_fast_nest_settle(p->nest, final ? INT64_MAX : before);
-	return ret ?: apply_pending(f, f->nested.passes);
+		ret = sb_fast_nest_settle(p->nest, before);
+	return ret ?: sb_merge_release(&f->merge, before, apply, f);
 }
 
 static int fast_tick(void *state, struct sb_source_env *env)
@@ -621,13 +577,14 @@ static int fast_configure(void *state, struct sb_source_env *env)
 	f->env = env;
 	if (f->drainer_ready)
 		return 0;
-	f->pending_tail = &f->pending;
 	queue_sizes(env, &q);
 	ret = sb_fast_drainer_init(&f->drainer, q.max_bytes, q.warm_bytes, q.reserve_bytes);
 	if (ret)
 		return ret;
+	sb_fast_rings_init(&f->rings, &f->drainer.queue);
+	sb_merge_init(&f->merge);
 	f->drainer_ready = true;
-	return 0;
+	return sb_merge_add(&f->merge, &f->rings.transport);
 }
 
 /* Nest what was taken and what waits in the queue, a turn at a time. */
@@ -635,7 +592,7 @@ static int nest_queued(struct fast_state *f)
 {
 	int ret = 0;
 
-	while (!ret && (f->backlog || !sb_fast_queue_empty(&f->drainer.queue)))
+	while (!ret && (sb_fast_rings_next(&f->rings) || !sb_fast_queue_empty(&f->drainer.queue)))
 		ret = fast_turn(f, false);
 	return ret;
 }
@@ -688,7 +645,6 @@ static void fast_stop(void *state, struct sb_source_env *env)
 		return;
 	env->error = drain_to_the_end(f);
 	env->error = env->error ?: fast_turn(f, true);
-	env->error = env->error ?: apply_pending(f, UINT64_MAX);
 	for (p = f->procs; p; p = p->next)
 		for (im = p->images; im; im = im->next)
 			close_image(f, im);
@@ -814,7 +770,6 @@ static void fast_free(void *state)
 	struct fast_state *f = state;
 	struct fast_image *im, *next_im;
 	struct fast_proc *p, *next;
-	struct pending *pd;
 
 	if (f->drainer_ready)
 		sb_fast_drainer_free(&f->drainer);
@@ -829,10 +784,8 @@ static void fast_free(void *state)
 		sb_fast_nest_free(p->nest);
 		free(p);
 	}
-	while ((pd = f->pending)) {
-		f->pending = pd->next;
-		free(pd);
-	}
+	if (f->drainer_ready)
+		sb_merge_free(&f->merge);
 }
 
 const struct sb_source_ops sb_fast_source = {

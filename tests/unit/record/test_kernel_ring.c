@@ -1,6 +1,6 @@
-/* The kernel ring's read position watched for a record never finished (record/ring_drain.c). */
+/* The kernel ring's read position watched for a record never finished (record/transport/kernel_ring.c). */
 #include "fixtures.h"
-#include "record/ring_drain.h"
+#include "record/transport/kernel_ring.h"
 
 struct positions {
 	unsigned long read, write;

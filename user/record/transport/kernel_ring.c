@@ -1,4 +1,4 @@
-/* Reading the kernel's ring up to a point (ring_drain.h). */
+/* The kernel's ring buffer as a transport, read up to a point (kernel_ring.h). */
 #include <errno.h>
 #include <time.h>
 #include <unistd.h>
@@ -6,9 +6,11 @@
 
 #include <bpf/libbpf.h>
 
-#include "record/ring_drain.h"
+#include "record/transport/kernel_ring.h"
 
 #define WAIT_NS 200000L
+/* How long a delivery waits for a record still being written. */
+#define DELIVER_NS 50000000LL
 
 static int64_t mono_ns(void)
 {
@@ -41,10 +43,33 @@ void sb_ring_reader_free(struct sb_ring_reader *rr)
 	rr->write_at = NULL;
 }
 
+/* Every record reserved before begun was read (or, unmapped, is taken as read). */
+static void reached(struct sb_ring_reader *rr, int64_t begun)
+{
+	if (begun > rr->watermark_ns)
+		rr->watermark_ns = begun;
+}
+
+static int deliver(struct sb_transport *t)
+{
+	struct sb_ring_reader *rr = (struct sb_ring_reader *)t;
+	int ret = sb_ring_read_written(rr, DELIVER_NS);
+
+	/* Records still being written are the next delivery's; a plain read is no error either. */
+	return ret == -ETIME || ret == -ENOENT ? 0 : ret;
+}
+
+static int64_t watermark_ns(const struct sb_transport *t)
+{
+	return ((const struct sb_ring_reader *)t)->watermark_ns;
+}
+
 int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int map_fd)
 {
 	int ret = 0;
 
+	rr->transport = (struct sb_transport){ "kernel", deliver, watermark_ns };
+	rr->watermark_ns = INT64_MIN;
 	rr->rb = rb;
 	rr->page = sysconf(_SC_PAGESIZE);
 	rr->held_at = 0;
@@ -61,19 +86,27 @@ int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int m
 int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
 {
 	struct timespec wait = { 0, WAIT_NS };
-	int64_t until = mono_ns() + max_ns;
+	int64_t begun = mono_ns(), until = begun + max_ns;
 	unsigned long target, was;
 
+	/*
+	 * Without the positions a plain read is all there is: it stops at the
+	 * first record still being written, and is taken as the best bound known.
+	 */
 	if (!rr->read_at) {
 		ring_buffer__consume(rr->rb);
+		reached(rr, begun);
 		return -ENOENT;
 	}
+	/* Taken after begun: a record reserved before begun lies below it. */
 	target = position(rr->write_at);
 	for (;;) {
 		was = position(rr->read_at);
 		ring_buffer__consume(rr->rb);
-		if ((long)(position(rr->read_at) - target) >= 0)
+		if ((long)(position(rr->read_at) - target) >= 0) {
+			reached(rr, begun);
 			return 0;
+		}
 		if (mono_ns() >= until)
 			return -ETIME;
 		/* Held by a record still being written: wait for it, not spin. */
