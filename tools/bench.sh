@@ -28,6 +28,7 @@
 #   BENCH_ATTACH_ROUNDS=5		record -p starts timed in (m)
 #   BENCH_AGG_N=10000000		regions of one thread recorded with --aggregate and in full (n)
 #   BENCH_BIG_N=100000000		the same once each at this size (o); 0 leaves (o) out
+#   BENCH_PACE_WORK=300		steps in each of paced_loop's regions, --aggregate at both sizes (o)
 
 set -u
 
@@ -62,6 +63,7 @@ fine=${BENCH_FINE:-10000 4000}
 attach_rounds=${BENCH_ATTACH_ROUNDS:-5}
 agg_n=${BENCH_AGG_N:-10000000}
 big_n=${BENCH_BIG_N:-100000000}
+pace_work=${BENCH_PACE_WORK:-300}
 
 die()
 {
@@ -71,7 +73,7 @@ die()
 
 for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss" \
 	"$bin/compute_loop" "$bin/gen_profile" "$bin/many_sites" "$bin/cuda_handoff" \
-	"$bin/fine_grained" "$bin/fast_flood"; do
+	"$bin/fine_grained" "$bin/fast_flood" "$bin/paced_loop" "$bin/agg_replay"; do
 	[ -x "$f" ] || die "$f is missing: run make bench"
 done
 [ "$(id -u)" = 0 ] || die "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"
@@ -881,6 +883,11 @@ for ((r = 0; r < fast_rounds; r++)); do
 		ag[rec_$c]=$(min "${ag[rec_$c]:-}" "$(meta_of "$("$sb" inspect "$tmp/n.h5")" recorder_cpu_ns)")
 		ag[bytes_$c]=$(stat -c %s "$tmp/n.h5")
 		ag[calls_$c]=$(calls_in "$tmp/n.h5")
+		# The full trace's calls summed as --aggregate sums them: exit 1 (unequal) is a result.
+		if [ $c = full ] && [ -z "${ag[replay]:-}" ]; then
+			ag[replay]=$("$bin/agg_replay" "$tmp/n.h5")
+			[ $? -lt 2 ] || die "(n): agg_replay cannot read the full trace"
+		fi
 		if [ $c = agg ]; then
 			t0=$(date +%s%N)
 			"$sb" report "$tmp/n.h5" > /dev/null || die "cannot report the aggregate"
@@ -907,45 +914,90 @@ row "(n) --aggregate: recorder CPU ns/call, full | agg" \
 	"drainer, nesting, and the spill or the sums"
 row "(n) --aggregate: report of the aggregate, s" "$(calc 3 "${ag[report_ms]} / 1000")" "< 0.1" \
 	"$(verdict "${ag[report_ms]} < 100")"
+# Two recordings never time their calls alike: the totals are compared on one trace's calls.
+rp=${ag[replay]}
+row "(n) --aggregate: total ns, full trace | its calls summed" \
+	"$(field total_ns "$rp") | $(field agg_total_ns "$rp")" "equal" \
+	"$(verdict "$(field equal_rows "$rp") == $(field rows "$rp") && \
+$(field total_ns "$rp") == $(field agg_total_ns "$rp")"); \
+$(field equal_rows "$rp") of $(field rows "$rp") rows' count, total, min, max equal; agg_replay"
 
 # (o) A long run's size (issues 26 and 29): one thread's marker_loop of BENCH_BIG_N regions,
 # recorded once in full and once with --aggregate. What must not grow with the calls: the
 # aggregate's file and the recorder's memory; the full trace's bytes a call; and how long
-# record takes after the command ends (sorting, compressing and writing the trace).
+# record takes after the command ends (sorting, compressing and writing the trace). Empty
+# regions come faster than the recorder nests them, and its queue holds the difference, so
+# the aggregate's memory is also measured at both sizes on paced_loop's regions, which the
+# recorder keeps up with: what it holds beyond the queue's backlog.
 if [ "$big_n" -gt 0 ]; then
-	echo "(o) $big_n regions, recorded once in full and once with --aggregate"
+	echo "(o) $big_n regions, recorded once in full and once with --aggregate;" \
+		"paced_loop's at $agg_n and $big_n with --aggregate"
 	declare -A big
+	out=$(runloop "$bin/marker_loop" "$big_n" 1) || exit 1
+	big[cpu_base]=$(field cpu_ns "$out")
 	for c in full agg; do
 		opt=()
 		[ $c = agg ] && opt=(--aggregate)
 		# Exit 3 (calls lost, counted) is a result here: the first row says how many.
 		"$bin/peakrss" "$sb" record -q "${opt[@]}" -o "$tmp/o.h5" -- sh -c \
 			'"$1" "$2" 1; date +%s%N > "$3"' sh "$bin/marker_loop" "$big_n" "$tmp/o.end" \
-			> /dev/null 2> "$tmp/stderr"
+			> "$tmp/o.out" 2> "$tmp/stderr"
 		rc=$?
 		[ $rc = 0 ] || [ $rc = 3 ] || { cat "$tmp/stderr" >&2; die "(o): record exited $rc"; }
 		big[end_ms_$c]=$((($(date +%s%N) - $(cat "$tmp/o.end")) / 1000000))
+		big[cpu_$c]=$(field cpu_ns "$(cat "$tmp/o.out")")
 		big[rss_$c]=$(field maxrss_kib "$(cat "$tmp/stderr")")
 		big[rec_$c]=$(meta_of "$("$sb" inspect "$tmp/o.h5")" recorder_cpu_ns)
 		big[bytes_$c]=$(stat -c %s "$tmp/o.h5")
 		big[calls_$c]=$(calls_in "$tmp/o.h5")
+		if [ $c = agg ]; then
+			t0=$(date +%s%N)
+			"$sb" report "$tmp/o.h5" > /dev/null || die "cannot report the aggregate"
+			big[report_ms]=$((($(date +%s%N) - t0) / 1000000))
+		fi
 		rm -f "$tmp/o.h5"
 	done
+	for n in "$agg_n" "$big_n"; do
+		out=$(runloop "$bin/peakrss" "$sb" record -q --aggregate -o "$tmp/o.h5" -- \
+			"$bin/paced_loop" "$n" "$pace_work") || exit 1
+		big[pace_ns_$n]=$(calc 0 "$(field loop_ns "$out") / $n")
+		big[pace_rss_$n]=$(field maxrss_kib "$(cat "$tmp/stderr")")
+		big[pace_calls_$n]=$(calls_in "$tmp/o.h5")
+		rm -f "$tmp/o.h5"
+	done
+	big_ns()
+	{
+		calc 1 "(${big[cpu_$1]} - ${big[cpu_base]}) / $big_n"
+	}
 	row "(o) $big_n regions: calls in the file, full | agg" \
 		"${big[calls_full]} | ${big[calls_agg]}" "$big_n" \
 		"$(verdict "${big[calls_agg]} == $big_n && ${big[calls_full]} == $big_n")"
 	row "(o) file, full B/call | agg bytes" \
 		"$(calc 2 "${big[bytes_full]} / $big_n") | ${big[bytes_agg]}" "4 | < 1 MB" \
-		"$(verdict "${big[bytes_full]} <= 4 * $big_n && ${big[bytes_agg]} < 1000000"); agg at (n): ${ag[bytes_agg]:-?}"
+		"$(verdict "${big[bytes_full]} <= 4 * $big_n && ${big[bytes_agg]} < 1000000")"
+	row "(o) agg file bytes, $agg_n | $big_n calls" "${ag[bytes_agg]:-0} | ${big[bytes_agg]}" \
+		"same" "$(verdict "${big[bytes_agg]} <= ${ag[bytes_agg]:-0} * 1.01"); (n)'s file beside this one"
 	row "(o) recorder peak RSS MiB, full | agg" \
 		"$(calc 0 "${big[rss_full]} / 1024") | $(calc 0 "${big[rss_agg]} / 1024")" "-" \
 		"at (n)'s $agg_n: $(calc 0 "${ag[rss_full]:-0} / 1024") | $(calc 0 "${ag[rss_agg]:-0} / 1024")"
+	row "(o) agg peak RSS, $big_n / $agg_n calls" \
+		"$(calc 2 "${big[rss_agg]} / ${ag[rss_agg]:-1}")" "<= 1.10" \
+		"$(verdict "${big[rss_agg]} <= 1.10 * ${ag[rss_agg]:-0}"); empty regions: the queue holds what waits to be nested"
+	row "(o) paced agg peak RSS MiB, $agg_n | $big_n" \
+		"$(calc 0 "${big[pace_rss_$agg_n]} / 1024") | $(calc 0 "${big[pace_rss_$big_n]} / 1024")" \
+		"same" "$(verdict "${big[pace_rss_$big_n]} <= 1.10 * ${big[pace_rss_$agg_n]} && \
+${big[pace_calls_$agg_n]} == $agg_n && ${big[pace_calls_$big_n]} == $big_n"); \
+regions of ${big[pace_ns_$big_n]} ns, every call in the file"
+	row "(o) ns/region (loop CPU), full | agg" "$(big_ns full) | $(big_ns agg)" "agg <= full" \
+		"$(verdict "$(big_ns agg) <= $(big_ns full) * 1.05"); traced - untraced"
 	row "(o) recorder CPU ns/call, full | agg" \
 		"$(calc 1 "${big[rec_full]} / $big_n") | $(calc 1 "${big[rec_agg]} / $big_n")" "<= 100" \
 		"$(verdict "${big[rec_full]} <= 100 * $big_n"); drainer, nesting, spill or sums"
 	row "(o) record returns after the command, s, full | agg" \
 		"$(calc 1 "${big[end_ms_full]} / 1000") | $(calc 1 "${big[end_ms_agg]} / 1000")" "< 5" \
-		"$(verdict "${big[end_ms_full]} < 5000"); nesting's backlog, the spill's merge, the write; load $(loadavg)"
+		"$(verdict "${big[end_ms_full]} < 5000"); nesting's backlog, the spill's merge, the write"
+	row "(o) report of the $big_n-call aggregate, s" "$(calc 3 "${big[report_ms]} / 1000")" \
+		"< 0.1" "$(verdict "${big[report_ms]} < 100"); load $(loadavg)"
 fi
 
 # (p) A peer on the same loop, in the same run (issue 26): uftrace times a function per
