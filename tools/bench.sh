@@ -28,7 +28,6 @@
 #   BENCH_ATTACH_ROUNDS=5		record -p starts timed in (m)
 #   BENCH_AGG_N=10000000		regions of one thread recorded with --aggregate and in full (n)
 #   BENCH_BIG_N=100000000		the same once each at this size (o); 0 leaves (o) out
-#   BENCH_PACE_WORK=300		steps in each of paced_loop's regions, --aggregate at both sizes (o)
 
 set -u
 
@@ -63,7 +62,6 @@ fine=${BENCH_FINE:-10000 4000}
 attach_rounds=${BENCH_ATTACH_ROUNDS:-5}
 agg_n=${BENCH_AGG_N:-10000000}
 big_n=${BENCH_BIG_N:-100000000}
-pace_work=${BENCH_PACE_WORK:-300}
 
 die()
 {
@@ -73,7 +71,7 @@ die()
 
 for f in "$sb" "$bin/marker_loop" "$bin/marker_loop_plain" "$bin/empty_tracer" "$bin/peakrss" \
 	"$bin/compute_loop" "$bin/gen_profile" "$bin/many_sites" "$bin/cuda_handoff" \
-	"$bin/fine_grained" "$bin/fast_flood" "$bin/paced_loop" "$bin/agg_replay"; do
+	"$bin/fine_grained" "$bin/fast_flood" "$bin/agg_replay"; do
 	[ -x "$f" ] || die "$f is missing: run make bench"
 done
 [ "$(id -u)" = 0 ] || die "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"
@@ -883,8 +881,9 @@ for ((r = 0; r < fast_rounds; r++)); do
 		meta=$("$sb" inspect "$tmp/n.h5")
 		ag[rec_$c]=$(min "${ag[rec_$c]:-}" "$(meta_of "$meta" recorder_cpu_ns)")
 		# What the recorder held beside its queue's records, the largest of the rounds.
-		kib=$((kib - $(meta_of "$meta" fast_queue_bytes) / 1024))
-		((kib > ${ag[held_$c]:-0})) && ag[held_$c]=$kib
+		q=$(meta_of "$meta" fast_queue_bytes)
+		kib=$((kib - ${q:-0} / 1024))
+		[ $c = agg ] && ((kib > ${ag[held_agg]:-0})) && ag[held_agg]=$kib
 		ag[bytes_$c]=$(stat -c %s "$tmp/n.h5")
 		ag[calls_$c]=$(calls_in "$tmp/n.h5")
 		# The full trace's calls summed as --aggregate sums them: exit 1 (unequal) is a result.
@@ -930,12 +929,11 @@ $(field equal_rows "$rp") of $(field rows "$rp") rows' count, total, min, max eq
 # recorded once in full and once with --aggregate. What must not grow with the calls: the
 # aggregate's file and the recorder's memory; the full trace's bytes a call; and how long
 # record takes after the command ends (sorting, compressing and writing the trace). Empty
-# regions come faster than the recorder nests them, and its queue holds the difference, so
-# the aggregate's memory is also measured at both sizes on paced_loop's regions, which the
-# recorder keeps up with: what it holds beyond the queue's backlog.
+# regions come faster than the recorder nests them and its queue holds the difference, so
+# the aggregate's peak RSS grows with the calls; less the queue (fast_queue_bytes) it is what
+# the recorder holds whatever the calls.
 if [ "$big_n" -gt 0 ]; then
-	echo "(o) $big_n regions, recorded once in full and once with --aggregate;" \
-		"paced_loop's at $agg_n and $big_n with --aggregate"
+	echo "(o) $big_n regions, recorded once in full and once with --aggregate"
 	declare -A big
 	out=$(runloop "$bin/marker_loop" "$big_n" 1) || exit 1
 	big[cpu_base]=$(field cpu_ns "$out")
@@ -953,7 +951,8 @@ if [ "$big_n" -gt 0 ]; then
 		big[rss_$c]=$(field maxrss_kib "$(cat "$tmp/stderr")")
 		meta=$("$sb" inspect "$tmp/o.h5")
 		big[rec_$c]=$(meta_of "$meta" recorder_cpu_ns)
-		big[held_$c]=$((big[rss_$c] - $(meta_of "$meta" fast_queue_bytes) / 1024))
+		q=$(meta_of "$meta" fast_queue_bytes)
+		big[held_$c]=$((big[rss_$c] - ${q:-0} / 1024))
 		big[bytes_$c]=$(stat -c %s "$tmp/o.h5")
 		big[calls_$c]=$(calls_in "$tmp/o.h5")
 		if [ $c = agg ]; then
@@ -961,14 +960,6 @@ if [ "$big_n" -gt 0 ]; then
 			"$sb" report "$tmp/o.h5" > /dev/null || die "cannot report the aggregate"
 			big[report_ms]=$((($(date +%s%N) - t0) / 1000000))
 		fi
-		rm -f "$tmp/o.h5"
-	done
-	for n in "$agg_n" "$big_n"; do
-		out=$(runloop "$bin/peakrss" "$sb" record -q --aggregate -o "$tmp/o.h5" -- \
-			"$bin/paced_loop" "$n" "$pace_work") || exit 1
-		big[pace_ns_$n]=$(calc 0 "$(field loop_ns "$out") / $n")
-		big[pace_rss_$n]=$(field maxrss_kib "$(cat "$tmp/stderr")")
-		big[pace_calls_$n]=$(calls_in "$tmp/o.h5")
 		rm -f "$tmp/o.h5"
 	done
 	big_ns()
@@ -992,11 +983,6 @@ if [ "$big_n" -gt 0 ]; then
 	row "(o) agg peak RSS less the queue MiB, $agg_n | $big_n" \
 		"$(calc 0 "${ag[held_agg]:-0} / 1024") | $(calc 0 "${big[held_agg]} / 1024")" "same" \
 		"$(verdict "${big[held_agg]} <= 1.10 * ${ag[held_agg]:-0}"); what it holds whatever the backlog (fast_queue_bytes)"
-	row "(o) paced agg peak RSS MiB, $agg_n | $big_n" \
-		"$(calc 0 "${big[pace_rss_$agg_n]} / 1024") | $(calc 0 "${big[pace_rss_$big_n]} / 1024")" \
-		"same" "$(verdict "${big[pace_rss_$big_n]} <= 1.10 * ${big[pace_rss_$agg_n]} && \
-${big[pace_calls_$agg_n]} == $agg_n && ${big[pace_calls_$big_n]} == $big_n"); \
-regions of ${big[pace_ns_$big_n]} ns, every call in the file"
 	row "(o) ns/region (loop CPU), full | agg" "$(big_ns full) | $(big_ns agg)" "agg <= full" \
 		"$(verdict "$(big_ns agg) <= $(big_ns full) * 1.05"); traced - untraced"
 	row "(o) recorder CPU ns/call, full | agg" \

@@ -18,7 +18,7 @@ BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
 	gen_profile many_sites cuda_handoff fine_grained fast_flood switch_pingpong uftrace_loop \
-	paced_loop agg_replay)
+	agg_replay)
 
 # The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
@@ -40,11 +40,6 @@ $(BUILD)/bench/mpi_floor.so: tests/bench/mpi_floor.c $(MARKER_HDRS) $(BUILD)/lib
 		$(BUILD)/libscope_bpf_markers.a -Wl,--exclude-libs,ALL -o $@
 
 $(BUILD)/bench/marker_loop: tests/bench/marker_loop.c tests/bench/loop_main.h $(MARKER_HDRS)
-	$(call msg,BENCH,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
-
-$(BUILD)/bench/paced_loop: tests/bench/paced_loop.c tests/bench/loop_main.h $(MARKER_HDRS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
