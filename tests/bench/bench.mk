@@ -11,8 +11,9 @@
 # call from a preloaded library (mpi/mpi.mk adds the PMPI libraries); cuda_handoff fires the CUPTI library's batch
 # probe with full batches (records/s through the hand-off); switch_pingpong
 # times a context switch between two untraced threads on one CPU;
-# uftrace_loop is marker_loop's loop with a function for a region, for uftrace. All
-# go to $(BUILD)/bench and are built only for bench.
+# uftrace_loop is marker_loop's loop with a function for a region, for uftrace;
+# agg_replay sums a full trace's calls as record --aggregate does, to compare
+# totals on the same calls. All go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
