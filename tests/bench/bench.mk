@@ -11,13 +11,15 @@
 # call from a preloaded library (mpi/mpi.mk adds the PMPI libraries); cuda_handoff fires the CUPTI library's batch
 # probe with full batches (records/s through the hand-off); switch_pingpong
 # times a context switch between two untraced threads on one CPU;
-# uftrace_loop is marker_loop's loop with a function for a region, for uftrace. All
-# go to $(BUILD)/bench and are built only for bench.
+# uftrace_loop is marker_loop's loop with a function for a region, for uftrace;
+# agg_replay sums a full trace's calls as record --aggregate does, to compare
+# totals on the same calls. All go to $(BUILD)/bench and are built only for bench.
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 BENCH_BPF_LIBS = $(shell pkg-config --libs libbpf libelf 2>/dev/null) -lz
 BENCH_BINS := $(addprefix $(BUILD)/bench/,marker_loop marker_loop_plain empty_tracer peakrss compute_loop \
-	gen_profile many_sites cuda_handoff fine_grained fast_flood switch_pingpong uftrace_loop)
+	gen_profile many_sites cuda_handoff fine_grained fast_flood switch_pingpong uftrace_loop \
+	agg_replay)
 
 # The MPI figure only where an MPI compiler is installed: bench.sh says when it is skipped.
 ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
@@ -75,6 +77,11 @@ $(BUILD)/bench/compute_loop: tests/bench/compute_loop.c $(MARKER_HDRS)
 	$(Q)$(CC) $(BENCH_CFLAGS) $< -o $@
 
 $(BUILD)/bench/gen_profile: tests/bench/gen_profile.c $(BUILD)/libscope.a
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -o $@
+
+$(BUILD)/bench/agg_replay: tests/bench/agg_replay.c $(BUILD)/libscope.a
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(BUILD)/libscope.a $(LIBS) -o $@

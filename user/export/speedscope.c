@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "export/export.h"
+#include "export/speedscope_kinds.h"
 #include "export/speedscope_samples.h"
 #include "util/version.h"
 
@@ -23,7 +24,7 @@ struct speedscope {
 	const struct sb_profile *p;
 	struct sb_xthreads threads;
 	struct sb_walk walk;
-	struct sb_ss_samples samples;
+	void **kinds;		/* each kind's view's state, parallel to sb_ss_kind_views */
 	struct open_call *stack;
 	size_t depth;
 	size_t cap;
@@ -90,8 +91,9 @@ static int put_frames(struct speedscope *s)
 		}
 		sb_out_char(&s->o, '}');
 	}
-	if (sb_ss_samples_frames(&s->samples, &s->o))
-		return -ENOMEM;
+	for (i = 0; i < sb_ss_n_kind_views; i++)
+		if (sb_ss_kind_views[i]->frames && sb_ss_kind_views[i]->frames(s->kinds[i], &s->o))
+			return -ENOMEM;
 	sb_out_str(&s->o, "]},\n");
 	return 0;
 }
@@ -176,11 +178,44 @@ static int put_profiles(struct speedscope *s)
 			return r;
 		first = false;
 	}
-	r = sb_ss_samples_profiles(&s->samples, &s->o, &s->threads, &first);
-	if (r)
-		return r;
+	for (i = 0; i < sb_ss_n_kind_views; i++) {
+		if (!sb_ss_kind_views[i]->profiles)
+			continue;
+		r = sb_ss_kind_views[i]->profiles(s->kinds[i], &s->o, &s->threads, &first);
+		if (r)
+			return r;
+	}
 	sb_out_str(&s->o, "\n]}\n");
 	return 0;
+}
+
+/* Each kind's view's state; their frames follow the regions', in the views' order. */
+static int init_kinds(struct speedscope *s)
+{
+	uint32_t next_frame = (uint32_t)s->p->n_regions;
+	const struct sb_ss_kind_view *v;
+	size_t i;
+	int r = 0;
+
+	s->kinds = calloc(sb_ss_n_kind_views + 1, sizeof(*s->kinds));
+	if (!s->kinds)
+		return -ENOMEM;
+	for (i = 0; i < sb_ss_n_kind_views && !r; i++) {
+		v = sb_ss_kind_views[i];
+		if (v->init)
+			r = v->init(&s->kinds[i], s->p, &next_frame);
+	}
+	return r;
+}
+
+static void release_kinds(struct speedscope *s)
+{
+	size_t i;
+
+	for (i = 0; s->kinds && i < sb_ss_n_kind_views; i++)
+		if (sb_ss_kind_views[i]->release)
+			sb_ss_kind_views[i]->release(s->kinds[i]);
+	free(s->kinds);
 }
 
 int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *err)
@@ -196,7 +231,7 @@ int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *e
 	if (!r)
 		r = sb_walk_init(&s.walk, p);
 	if (!r)
-		r = sb_ss_samples_init(&s.samples, p);
+		r = init_kinds(&s);
 	if (!r) {
 		sb_out_init(&s.o, f);
 		sb_out_str(&s.o, "{\"$schema\":\"" SCHEMA "\",\n\"exporter\":\"scope-bpf@"
@@ -209,7 +244,7 @@ int sb_export_speedscope(FILE *f, const struct sb_profile *p, struct sb_error *e
 		sb_out_flush(&s.o);
 	}
 	free(s.stack);
-	sb_ss_samples_free(&s.samples);
+	release_kinds(&s);
 	sb_walk_free(&s.walk);
 	sb_xthreads_free(&s.threads);
 	if (r)

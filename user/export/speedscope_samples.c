@@ -2,10 +2,27 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "analysis/samples_report.h"
+#include "export/speedscope_kinds.h"
 #include "export/speedscope_samples.h"
 
 /* Region paths nest through their parents; deeper than this is a loop in a broken file. */
 #define MAX_PATH_DEPTH 4096
+
+/*
+ * Shared frames after the regions' (which keep their indices, so a region is
+ * one frame in both kinds of profile): the region paths whose name is in no
+ * region, then one per function name (demangled, marker helpers folded).
+ */
+struct sb_ss_samples {
+	const struct sb_profile *p;
+	struct sb_fnames fn;
+	uint32_t *path_frame;	/* region path id -> frame */
+	uint32_t fn_base;	/* function id k is frame fn_base + k */
+	const char **files;	/* function id -> source file; NULL when unknown */
+	size_t *rows;		/* rows with weight, by rank, thread, kind */
+	size_t n_rows;
+};
 
 static uint64_t row_weight(const struct sb_sample *r)
 {
@@ -30,10 +47,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static int map_paths(struct sb_ss_samples *x)
+static int map_paths(struct sb_ss_samples *x, uint32_t next)
 {
 	const struct sb_samples *s = samples_of(x);
-	uint32_t next = (uint32_t)x->p->n_regions;
 	ssize_t reg;
 	size_t i;
 
@@ -66,13 +82,18 @@ static int map_files(struct sb_ss_samples *x)
 	return 0;
 }
 
-int sb_ss_samples_init(struct sb_ss_samples *x, const struct sb_profile *p)
+/* Nothing to show (n_rows 0) when the profile has no sample that weighs anything. */
+static int samples_init(void **state, const struct sb_profile *p, uint32_t *next_frame)
 {
 	const struct sb_samples *s = &p->samples;
+	struct sb_ss_samples *x = calloc(1, sizeof(*x));
 	size_t i;
 	int r;
 
-	*x = (struct sb_ss_samples){ .p = p };
+	*state = x;
+	if (!x)
+		return -ENOMEM;
+	x->p = p;
 	x->rows = malloc((s->n_samples ? s->n_samples : 1) * sizeof(*x->rows));
 	if (!x->rows)
 		return -ENOMEM;
@@ -84,18 +105,28 @@ int sb_ss_samples_init(struct sb_ss_samples *x, const struct sb_profile *p)
 		return 0;
 	qsort_r(x->rows, x->n_rows, sizeof(*x->rows), cmp_rows, s->samples);
 	r = sb_fnames_build(&x->fn, s);
+	if (r)
+		return r;
+	r = map_paths(x, *next_frame);
 	if (!r)
-		r = map_paths(x);
-	return r ? r : map_files(x);
+		r = map_files(x);
+	/* The functions' frames, and the one for samples without a stack. */
+	*next_frame = x->fn_base + x->fn.n_real + 1;
+	return r;
 }
 
-void sb_ss_samples_free(struct sb_ss_samples *x)
+static void samples_release(void *state)
 {
+	struct sb_ss_samples *x = state;
+
+	if (!x)
+		return;
 	if (x->n_rows)
 		sb_fnames_free(&x->fn);
 	free(x->path_frame);
 	free(x->files);
 	free(x->rows);
+	free(x);
 }
 
 /* The suffix of folded stacks, so both files name a kernel frame alike. */
@@ -110,8 +141,9 @@ static int put_kernel_name(struct sb_out *o, const char *name)
 	return 0;
 }
 
-int sb_ss_samples_frames(const struct sb_ss_samples *x, struct sb_out *o)
+static int samples_frames(const void *state, struct sb_out *o)
 {
+	const struct sb_ss_samples *x = state;
 	const struct sb_samples *s = samples_of(x);
 	size_t i;
 
@@ -253,9 +285,10 @@ static int put_group(const struct sb_ss_samples *x, struct sb_out *o, const stru
 	return 0;
 }
 
-int sb_ss_samples_profiles(const struct sb_ss_samples *x, struct sb_out *o,
-			   const struct sb_xthreads *t, bool *first)
+static int samples_profiles(const void *state, struct sb_out *o, const struct sb_xthreads *t,
+			    bool *first)
 {
+	const struct sb_ss_samples *x = state;
 	const struct sb_sample *v = samples_of(x)->samples;
 	size_t from = 0, to;
 	int r;
@@ -271,3 +304,11 @@ int sb_ss_samples_profiles(const struct sb_ss_samples *x, struct sb_out *o,
 	}
 	return 0;
 }
+
+const struct sb_ss_kind_view sb_ss_samples_view = {
+	.kind = &sb_samples_kind,
+	.init = samples_init,
+	.frames = samples_frames,
+	.profiles = samples_profiles,
+	.release = samples_release,
+};

@@ -2,8 +2,9 @@
  * The kinds of data as the stages that handle any kind read them: every id
  * points into a table that exists, dictionaries are what a merge can unify,
  * region paths can be filtered, and every kind has its view in the page and
- * in the Perfetto trace (and at most one in the Chrome trace). A kind added
- * with a slip fails here, not in a merge.
+ * in the Perfetto trace (and at most one in the Chrome trace and in
+ * speedscope's file, where samples have theirs). A kind added with a slip
+ * fails here, not in a merge.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include "export/chrome_trace.h"
 #include "export/perfetto.h"
+#include "export/speedscope_kinds.h"
 #include "model/model.h"
 #include "model/table.h"
 #include "render/html.h"
@@ -150,6 +152,29 @@ static void test_chrome_views_are_of_registered_kinds(void **state)
 	assert_int_equal(sb_trace_n_kind_views, 1);
 }
 
+/*
+ * speedscope's file draws one timeline a thread: a kind may have no view
+ * there, but at most one, and the sampled stacks have theirs (their sampled
+ * profiles would be gone without it).
+ */
+static void test_speedscope_views_are_of_registered_kinds(void **state)
+{
+	size_t k, v, views, samples = 0;
+
+	(void)state;
+	for (v = 0; v < sb_ss_n_kind_views; v++) {
+		views = 0;
+		for (k = 0; k < sb_n_kinds; k++)
+			views += sb_ss_kind_views[v]->kind == sb_kinds[k];
+		assert_int_equal(views, 1);
+		for (k = 0; k < v; k++)
+			assert_ptr_not_equal(sb_ss_kind_views[k]->kind, sb_ss_kind_views[v]->kind);
+		samples += sb_ss_kind_views[v]->kind == &sb_samples_kind;
+		assert_non_null(sb_ss_kind_views[v]->profiles);
+	}
+	assert_int_equal(samples, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_rows_follow_calls_only_through_index_rows),
 		cmocka_unit_test(test_every_kind_has_one_view_in_each_output),
 		cmocka_unit_test(test_chrome_views_are_of_registered_kinds),
+		cmocka_unit_test(test_speedscope_views_are_of_registered_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

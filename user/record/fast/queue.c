@@ -229,6 +229,16 @@ void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uin
 	pthread_mutex_unlock(&q->lock);
 }
 
+uint64_t sb_fast_queue_bytes(struct sb_fast_queue *q)
+{
+	uint64_t bytes;
+
+	pthread_mutex_lock(&q->lock);
+	bytes = (uint64_t)q->n_slabs * SB_FAST_SLAB_BYTES;
+	pthread_mutex_unlock(&q->lock);
+	return bytes;
+}
+
 bool sb_fast_queue_empty(struct sb_fast_queue *q)
 {
 	bool empty;

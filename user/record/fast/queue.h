@@ -89,6 +89,11 @@ struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q);
  */
 void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
 			int64_t begun_ns, bool complete);
+/*
+ * Bytes of the slabs made so far: the queue's memory at its largest, as
+ * slabs are kept until it goes.
+ */
+uint64_t sb_fast_queue_bytes(struct sb_fast_queue *q);
 /* Whether nothing is handed over and not yet taken. */
 bool sb_fast_queue_empty(struct sb_fast_queue *q);
 /* Take everything handed over; *mark: how far it reaches. */

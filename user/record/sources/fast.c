@@ -755,6 +755,13 @@ static int fast_losses(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_int(prof, "fast_memories_refused", (int64_t)f->refused);
 	ret |= sb_profile_set_int(prof, "fast_memories_extra", (int64_t)f->extra);
 	ret |= sb_profile_set_int(prof, "fast_kernel_calls_guessed", (int64_t)f->guessed);
+	/*
+	 * Not a loss: the memory the records waited in, mostly a backlog that
+	 * one thread writing faster than the recorder nests leaves behind; the
+	 * rest of the recorder's peak RSS is what it holds whatever the calls.
+	 */
+	ret |= sb_profile_set_int(prof, "fast_queue_bytes",
+				  f->drainer_ready ? (int64_t)sb_fast_queue_bytes(&f->drainer.queue) : 0);
 	/* Not a loss: passes the standby made while the drainer's CPU stalled. */
 	ret |= sb_profile_set_int(prof, "fast_standby_passes",
 				  f->drainer_ready ? (int64_t)f->drainer.stood_in : 0);
