@@ -152,6 +152,7 @@ integration: $(BUILD)/scope-bpf $(INTEG_BINS) $(APP_BINS)
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory header-check
+	$(Q)tools/bpf-stack-check.sh $(BUILD)/bpf/region.bpf.o
 	$(Q)tools/layout-check.sh
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory asan

@@ -87,8 +87,7 @@ static __always_inline __u64 cuda_host_hash(const struct sb_cuda_host_event *e)
 	return call_hash_end(h);
 }
 
-SEC("?uprobe")	/* loaded only when CUDA calls are traced on the host */
-int cuda_host_enter(struct pt_regs *ctx)
+static __always_inline int cuda_host_enter_at(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -109,8 +108,26 @@ int cuda_host_enter(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("?uretprobe")
-int cuda_host_exit(struct pt_regs *ctx)
+/*
+ * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
+ * call in their programs), the other keeping its task's stack
+ * (task_stack.bpf.h) for one uprobe per function, where the kernel has
+ * private stacks.
+ */
+SEC("?uprobe")	/* loaded only when CUDA calls are traced on the host */
+int cuda_host_enter(struct pt_regs *ctx)
+{
+	return cuda_host_enter_at(ctx);
+}
+
+SEC("?uprobe")
+int cuda_host_enter_ts(struct pt_regs *ctx)
+{
+	KEEP_TASK_STACK(ctx);
+	return cuda_host_enter_at(ctx);
+}
+
+static __always_inline int cuda_host_exit_at(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -132,6 +149,25 @@ int cuda_host_exit(struct pt_regs *ctx)
 	if (i >= 0)
 		pop_frame(th, tgid, tid, i, now);
 	return 0;
+}
+
+/*
+ * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
+ * call in their programs), the other keeping its task's stack
+ * (task_stack.bpf.h) for one uprobe per function, where the kernel has
+ * private stacks.
+ */
+SEC("?uretprobe")
+int cuda_host_exit(struct pt_regs *ctx)
+{
+	return cuda_host_exit_at(ctx);
+}
+
+SEC("?uretprobe")
+int cuda_host_exit_ts(struct pt_regs *ctx)
+{
+	KEEP_TASK_STACK(ctx);
+	return cuda_host_exit_at(ctx);
 }
 
 #endif

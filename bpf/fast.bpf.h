@@ -113,8 +113,7 @@ int BPF_USDT(fast_wake, void *slot)
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(fast_site, void *site)
+static __always_inline int fast_site_at(__u64 site)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct sb_fast_site_event *e;
@@ -133,7 +132,7 @@ int BPF_USDT(fast_site, void *site)
 	 */
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
 	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2) {
-		struct sb_site_key key = { .tgid = tgid, .gen = proc->gen, .site = (__u64)site };
+		struct sb_site_key key = { .tgid = tgid, .gen = proc->gen, .site = site };
 
 		pending_site(&key);
 		return 0;
@@ -144,7 +143,7 @@ int BPF_USDT(fast_site, void *site)
 	 * non-sleepable variants) raced with its own answer and showed as
 	 * off-CPU time in do_signal_stop (test_sampling, once in CI's run).
 	 */
-	h = site_name_hash(tgid, proc, (__u64)site, false, false);
+	h = site_name_hash(tgid, proc, site, false, false);
 	e = reserve_event(sizeof(*e));
 	if (!e) {
 		/* The recorder reads the site from the process when a record names it. */
@@ -153,11 +152,26 @@ int BPF_USDT(fast_site, void *site)
 	}
 	e->type = SB_EV_FAST_SITE;
 	e->tgid = tgid;
-	e->site = (__u64)site;
+	e->site = site;
 	e->name_hash = h;
 	e->time = bpf_ktime_get_ns();
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
+}
+
+/* Sleepable where the marker programs are. */
+SEC("?usdt")
+int BPF_USDT(fast_site, void *site)
+{
+	return fast_site_at((__u64)site);
+}
+
+/* Never sleepable, on its task's stack: the one loaded where the kernel has private stacks. */
+SEC("?usdt")
+int BPF_USDT(fast_site_ts, void *site)
+{
+	KEEP_TASK_STACK(ctx);
+	return fast_site_at((__u64)site);
 }
 
 /*

@@ -592,8 +592,7 @@ static __always_inline __u64 mpi_hash(const struct sb_mpi_event *e)
  * MPI_Allreduce, MPI_Bcast, ... through their exported names) is part of
  * that call, as PMPI tools see it: not a region (call_inside).
  */
-SEC("?uprobe")	/* loaded only when MPI calls are traced */
-int mpi_enter(struct pt_regs *ctx)
+static __always_inline int mpi_enter_at(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tgid = id >> 32, tid = (__u32)id, cookie, op;
@@ -624,6 +623,25 @@ int mpi_enter(struct pt_regs *ctx)
 	/* Pushed even when undescribed, so the return closes this frame and no other. */
 	push_frame(proc, tgid, tid, call->name_hash, SB_MPI_SITE, now);
 	return 0;
+}
+
+/*
+ * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
+ * call in their programs), the other keeping its task's stack
+ * (task_stack.bpf.h) for one uprobe per function, where the kernel has
+ * private stacks.
+ */
+SEC("?uprobe")	/* loaded only when MPI calls are traced */
+int mpi_enter(struct pt_regs *ctx)
+{
+	return mpi_enter_at(ctx);
+}
+
+SEC("?uprobe")
+int mpi_enter_ts(struct pt_regs *ctx)
+{
+	KEEP_TASK_STACK(ctx);
+	return mpi_enter_at(ctx);
 }
 
 /* The call of op in progress on tid, taken out of the map; false when none. */
@@ -738,8 +756,7 @@ static __always_inline void mpi_returned(__u32 tgid, __u32 tid, __u32 op, __u32 
 		mpi_learned(tgid, &p);
 }
 
-SEC("?uretprobe")
-int mpi_exit(struct pt_regs *ctx)
+static __always_inline int mpi_exit_at(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tgid = id >> 32, tid = (__u32)id, cookie, op;
@@ -766,6 +783,25 @@ int mpi_exit(struct pt_regs *ctx)
 	}
 	pop_frame(th, tgid, tid, i, now);
 	return 0;
+}
+
+/*
+ * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
+ * call in their programs), the other keeping its task's stack
+ * (task_stack.bpf.h) for one uprobe per function, where the kernel has
+ * private stacks.
+ */
+SEC("?uretprobe")
+int mpi_exit(struct pt_regs *ctx)
+{
+	return mpi_exit_at(ctx);
+}
+
+SEC("?uretprobe")
+int mpi_exit_ts(struct pt_regs *ctx)
+{
+	KEEP_TASK_STACK(ctx);
+	return mpi_exit_at(ctx);
 }
 
 #endif

@@ -107,6 +107,7 @@ int omp_enter(struct pt_regs *ctx)
 	struct sb_proc *proc;
 	int body;
 
+	KEEP_TASK_STACK(ctx);
 	if (!recording)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
@@ -146,6 +147,7 @@ int omp_exit(struct pt_regs *ctx)
 	struct sb_proc *proc;
 	int i;
 
+	KEEP_TASK_STACK(ctx);
 	if (!recording)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);

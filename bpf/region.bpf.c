@@ -7,6 +7,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "region.h"
+#include "task_stack.bpf.h"
 
 #define SIGSTOP 19
 #define PF_EXITING 0x00000004	/* include/linux/sched.h: set before sched_process_exit */
@@ -732,7 +733,9 @@ static __always_inline int region_begin_at(__u64 site, bool ctr)
  *
  * Each comes twice: plain, sleepable where the kernel allows it, and the
  * counting variant (_ctr, record -e/-g), never sleepable since it reads a
- * perf-event array. The kernel layer loads the pair the recording uses.
+ * perf-event array. The counting variant keeps its task's stack
+ * (task_stack.bpf.h): where the kernel has private stacks it is the one
+ * loaded, counters or not. The kernel layer loads the pair the recording uses.
  */
 SEC("?usdt")
 int BPF_USDT(region_begin, void *site)
@@ -749,12 +752,14 @@ int begin_site_reg(struct pt_regs *ctx)
 SEC("?usdt")
 int BPF_USDT(region_begin_ctr, void *site)
 {
+	KEEP_TASK_STACK(ctx);
 	return region_begin_at((__u64)site, true);
 }
 
 SEC("?usdt")
 int begin_site_reg_ctr(struct pt_regs *ctx)
 {
+	KEEP_TASK_STACK(ctx);
 	return region_begin_at(SB_SITE_REG(ctx), true);
 }
 
@@ -952,12 +957,14 @@ int end_site_reg(struct pt_regs *ctx)
 SEC("?usdt")
 int BPF_USDT(region_end_ctr, void *site)
 {
+	KEEP_TASK_STACK(ctx);
 	return region_end_at((__u64)site, true);
 }
 
 SEC("?usdt")
 int end_site_reg_ctr(struct pt_regs *ctx)
 {
+	KEEP_TASK_STACK(ctx);
 	return region_end_at(SB_SITE_REG(ctx), true);
 }
 

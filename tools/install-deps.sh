@@ -3,7 +3,7 @@
 # With "bench": also the peers make bench compares with in the same run (bpftrace, uftrace).
 set -e
 
-PKGS="make gcc g++ clang libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+PKGS="make gcc g++ clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libhdf5-dev hdf5-tools libcmocka-dev pkg-config binutils procps util-linux
 chromium libxml2-utils libclang-rt-14-dev mpich libmpich-dev openmpi-bin libopenmpi-dev
 libpfm4-dev likwid

@@ -217,7 +217,9 @@ static int attach_object(struct sb_attach *a, pid_t pid, const char *mapped, str
 	if (!ret && a->fast && sb_count_named_probes(path, SB_PROVIDER, "fast_ready") > 0) {
 		ret = attach_usdt(a, &a->fast_held, "fast_ready", path, "fast_ready", err);
 		if (!ret)
-			ret = attach_usdt(a, &a->fast_held, "fast_site", path, "fast_site", err);
+			ret = attach_usdt(a, &a->fast_held,
+					  sb_kernel_wants(a->kernel, "fast_site_ts") ?
+					  "fast_site_ts" : "fast_site", path, "fast_site", err);
 		/* Older headers' writers never wake the drainer: it then never sleeps long. */
 		if (!ret && sb_count_named_probes(path, SB_PROVIDER, "fast_wake") > 0)
 			ret = attach_usdt(a, &a->fast_held, "fast_wake", path, "fast_wake", err);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "features.skel.h"
@@ -33,6 +34,10 @@ static const struct {
 			     "bpf_get_current_pid_tgid" },
 	[SB_KF_PIDFD_THREAD] = { "pidfd_thread", "running threads are marked at their first "
 				 "event, not at attach" },
+	[SB_KF_TASK_STACK] = { "task_stack", "uprobe programs may run on per-CPU stacks: each makes "
+			       "a tail call it never takes, so that it keeps its task's stack; marker "
+			       "programs not sleepable, library calls (MPI, CUDA) probed one uprobe "
+			       "per function" },
 	[SB_KF_ATOMIC_FETCH] = { "atomic_fetch", "calls numbered by a per-CPU count, marker "
 				 "programs not sleepable" },
 	[SB_KF_ATTACH_COOKIE] = { "attach_cookie", "markers trap (no fast path) and only "
@@ -77,7 +82,7 @@ int sb_kfeatures_parse_off(struct sb_kfeatures *k, const char *list, struct sb_e
 			if (f < 0)
 				return sb_fail(err, EINVAL, "%s: unknown kernel feature '%.*s' (known: "
 					       "sleepable, uprobe_multi, task_storage, task_btf, "
-					       "pidfd_thread, all of these, atomic_fetch, "
+					       "pidfd_thread, task_stack, all of these, atomic_fetch, "
 					       "attach_cookie)", SB_KERNEL_OFF_ENV, (int)len, p);
 			k->forced_off[f] = true;
 		}
@@ -121,6 +126,30 @@ static bool probe_pidfd_thread(void)
 	return true;
 }
 
+/*
+ * Whether the kernel may run a uprobe program on a per-CPU private stack
+ * (6.14's x86-64 JIT): its programs then carry struct bpf_prog_aux's
+ * priv_stack_ptr. Without kernel BTF nothing records anyway.
+ */
+static bool probe_task_stack(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_member *m;
+	const struct btf_type *t;
+	bool priv = false;
+	int id, i;
+
+	if (!btf)
+		return true;
+	id = btf__find_by_name_kind(btf, "bpf_prog_aux", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "priv_stack_ptr"))
+			priv = true;
+	btf__free(btf);
+	return !priv;
+}
+
 static bool probe(enum sb_kfeature f)
 {
 	switch (f) {
@@ -135,6 +164,8 @@ static bool probe(enum sb_kfeature f)
 					       NULL) == 1;
 	case SB_KF_PIDFD_THREAD:
 		return probe_pidfd_thread();
+	case SB_KF_TASK_STACK:
+		return probe_task_stack();
 	case SB_KF_ATTACH_COOKIE:
 		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
 					       NULL) == 1;

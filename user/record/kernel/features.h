@@ -24,6 +24,8 @@ enum sb_kfeature {
 	SB_KF_TASK_BTF,
 	/* pidfd_open(PIDFD_THREAD): a thread's pidfd, to mark running threads (6.9) */
 	SB_KF_PIDFD_THREAD,
+	/* Uprobe programs on their task's stack: no per-CPU private stacks (before 6.14) */
+	SB_KF_TASK_STACK,
 	/*
 	 * The two below cost data where they are missing, so "all" leaves them
 	 * on: the fallback passes of make check test what loses nothing.

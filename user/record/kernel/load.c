@@ -24,17 +24,25 @@ static void set_sleepable(struct bpf_program *p, bool on)
 /*
  * What every recording loads before the sources add theirs: the plain marker
  * programs (a source may swap them for its variants), sleepable where the
- * kernel allows it, and the switches for what the kernel lacks.
+ * kernel allows it, and the switches for what the kernel lacks. Where the
+ * kernel may run programs on per-CPU stacks, the twins that keep their task's
+ * (bpf/task_stack.bpf.h): the markers' counting variants, counters or not.
  */
 static void configure_kernel(struct sb_kernel *k, struct region_bpf *skel)
 {
-	bool storage = k->feat.has[SB_KF_TASK_STORAGE];
+	bool storage = k->feat.has[SB_KF_TASK_STORAGE], own = k->feat.has[SB_KF_TASK_STACK];
 	int cpus = libbpf_num_possible_cpus();
 
-	bpf_program__set_autoload(skel->progs.region_begin, true);
-	bpf_program__set_autoload(skel->progs.region_end, true);
-	bpf_program__set_autoload(skel->progs.begin_site_reg, true);
-	bpf_program__set_autoload(skel->progs.end_site_reg, true);
+	bpf_program__set_autoload(skel->progs.region_begin, own);
+	bpf_program__set_autoload(skel->progs.region_end, own);
+	bpf_program__set_autoload(skel->progs.begin_site_reg, own);
+	bpf_program__set_autoload(skel->progs.end_site_reg, own);
+	bpf_program__set_autoload(skel->progs.region_begin_ctr, !own);
+	bpf_program__set_autoload(skel->progs.region_end_ctr, !own);
+	bpf_program__set_autoload(skel->progs.begin_site_reg_ctr, !own);
+	bpf_program__set_autoload(skel->progs.end_site_reg_ctr, !own);
+	bpf_program__set_autoload(skel->progs.fast_site, own);
+	bpf_program__set_autoload(skel->progs.fast_site_ts, !own);
 	skel->rodata->use_task_storage = storage;
 	skel->rodata->use_task_btf = k->feat.has[SB_KF_TASK_BTF];
 	skel->rodata->use_fetch_add = k->feat.has[SB_KF_ATOMIC_FETCH];

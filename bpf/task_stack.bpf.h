@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef SB_TASK_STACK_BPF_H
+#define SB_TASK_STACK_BPF_H
+
+/*
+ * Since Linux 6.14 the x86-64 JIT runs a kprobe-type program (uprobes and
+ * USDT probes are) whose frame needs 64 bytes or more on a private stack,
+ * one per CPU, not on its task's. A uprobe program may sleep, and from 7.x
+ * it may be preempted: another task that runs the same program on that CPU
+ * meanwhile writes over its locals. 7.3 under emulation showed it: a forked
+ * child's begin marker, asleep faulting in its site, woke up with its
+ * sibling's thread id and pushed its frame on the sibling's stack, and one
+ * held process was never let go (docs/KERNELS.md, "Private stacks").
+ *
+ * The verifier never gives a private stack to a program that makes a tail
+ * call, so every such program names this map in a branch the verifier knows
+ * is never taken (never_true is read-only data): it then runs on its task's
+ * stack, at no cost. Kernels before 7.x refuse a prog array in a sleepable
+ * program, so only programs that are never sleepable carry it; where the
+ * kernel has private stacks, the recorder loads those variants
+ * (record/kernel/load.c), and a build check (tools/bpf-stack-check.sh) makes
+ * sure no uprobe program with a large frame lacks it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} task_stack_only SEC(".maps");
+
+const volatile bool never_true = false;
+
+#define KEEP_TASK_STACK(ctx)						\
+	do {								\
+		if (never_true)						\
+			bpf_tail_call(ctx, &task_stack_only, 0);	\
+	} while (0)
+
+#endif
