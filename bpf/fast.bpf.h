@@ -137,13 +137,19 @@ static __always_inline int fast_site_at(__u64 site)
 		pending_site(&key);
 		return 0;
 	}
+	/* Not counted here when invalid: user space counts each call that names it. */
 	/*
-	 * Not counted here when invalid: user space counts each call that names
-	 * it. Not pend: a hold for every descriptor not yet faulted in (the
-	 * non-sleepable variants) raced with its own answer and showed as
-	 * off-CPU time in do_signal_stop (test_sampling, once in CI's run).
+	 * A program that may not sleep cannot read a page never touched (a shared
+	 * library's descriptors, often): it holds the process while the recorder
+	 * names the site (pend), since by the time a record names it the process
+	 * may be gone (a library's 100 calls were all "invalid" so). A sleepable
+	 * one that still cannot read it, or a full ring: no record, since a name
+	 * hash of 0 would call the site invalid; the recorder names it when a
+	 * record names it.
 	 */
-	h = site_name_hash(tgid, proc, site, false, false);
+	h = site_name_hash(tgid, proc, site, false, !sleepable);
+	if (h == SB_SITE_UNREAD)
+		return 0;
 	e = reserve_event(sizeof(*e));
 	if (!e) {
 		/* The recorder reads the site from the process when a record names it. */

@@ -472,12 +472,15 @@ static __always_inline __u64 pending_site(struct sb_site_key *key)
 
 /*
  * Copy a site's descriptor out of the traced process and send it to user space.
- * Returns the name hash; a stand-in (pending_site) when pend and a page could
- * not be read; 0 when the descriptor is invalid, or when the record could not
- * be sent (then the site is tried again next time). An invalid descriptor is
+ * Returns the name hash; when a page could not be read or the record could not
+ * be sent, a stand-in (pending_site) if pend, else SB_SITE_UNREAD (the site is
+ * tried again next time); 0 when the descriptor is invalid. An invalid descriptor is
  * counted at begins only: the call it would have opened is the one not
  * recorded, and its end must not count it again.
  */
+/* Not a name: the site could not be read or sent now (never a hash, all bits set). */
+#define SB_SITE_UNREAD ((__u64)-1)
+
 static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, bool pend)
 {
 	struct sb_site_event *e;
@@ -485,7 +488,7 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, b
 	__u64 h;
 
 	if (read_user(&us, sizeof(us), key->site))
-		return pend ? pending_site(key) : 0;
+		return pend ? pending_site(key) : SB_SITE_UNREAD;
 	if (us.magic != SB_SITE_MAGIC || us.version != SB_SITE_VERSION || !us.name) {
 		if (begin)
 			count(SB_CNT_BAD_SITE, 1);
@@ -498,7 +501,7 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, b
 	if (!e) {
 		/* The small record that has the recorder read it, with the process held. */
 		count(SB_CNT_SITES_UNSENT, 1);
-		return pend ? pending_site(key) : 0;
+		return pend ? pending_site(key) : SB_SITE_UNREAD;
 	}
 	e->type = SB_EV_SITE;
 	e->tgid = key->tgid;
@@ -511,7 +514,7 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, b
 	    (us.file && read_user_str(e->file, sizeof(e->file), us.file) < 0) ||
 	    (us.tags && read_user_str(e->tags, sizeof(e->tags), us.tags) < 0)) {
 		bpf_ringbuf_discard(e, 0);
-		return pend ? pending_site(key) : 0;
+		return pend ? pending_site(key) : SB_SITE_UNREAD;
 	}
 	if (!e->name[0]) {
 		bpf_ringbuf_discard(e, 0);
