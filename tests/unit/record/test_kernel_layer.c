@@ -26,6 +26,11 @@ static void test_named_features_are_forced_off(void **state)
 	assert_false(k.forced_off[SB_KF_UPROBE_MULTI]);
 	assert_false(k.forced_off[SB_KF_TASK_BTF]);
 	assert_false(k.forced_off[SB_KF_PIDFD_THREAD]);
+	assert_false(k.forced_off[SB_KF_TASK_STACK]);
+	/* A kernel with per-CPU private stacks, pretended on one without (the twins' path). */
+	assert_int_equal(sb_kfeatures_parse_off(&k, "task_stack", &err), 0);
+	assert_true(k.forced_off[SB_KF_TASK_STACK]);
+	assert_string_equal(sb_kfeature_name(SB_KF_TASK_STACK), "task_stack");
 }
 
 static void test_all_forces_the_lossless_features_off_and_nothing_forces_none(void **state)
