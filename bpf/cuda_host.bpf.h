@@ -108,24 +108,8 @@ static __always_inline int cuda_host_enter_at(struct pt_regs *ctx)
 	return 0;
 }
 
-/*
- * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
- * call in their programs), the other keeping its task's stack
- * (task_stack.bpf.h) for one uprobe per function, where the kernel has
- * private stacks.
- */
-SEC("?uprobe")	/* loaded only when CUDA calls are traced on the host */
-int cuda_host_enter(struct pt_regs *ctx)
-{
-	return cuda_host_enter_at(ctx);
-}
-
-SEC("?uprobe")
-int cuda_host_enter_ts(struct pt_regs *ctx)
-{
-	KEEP_TASK_STACK(ctx);
-	return cuda_host_enter_at(ctx);
-}
+/* loaded only when CUDA calls are traced on the host */
+TASK_STACK_TWINS("?uprobe", cuda_host_enter)
 
 static __always_inline int cuda_host_exit_at(struct pt_regs *ctx)
 {
@@ -151,23 +135,6 @@ static __always_inline int cuda_host_exit_at(struct pt_regs *ctx)
 	return 0;
 }
 
-/*
- * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
- * call in their programs), the other keeping its task's stack
- * (task_stack.bpf.h) for one uprobe per function, where the kernel has
- * private stacks.
- */
-SEC("?uretprobe")
-int cuda_host_exit(struct pt_regs *ctx)
-{
-	return cuda_host_exit_at(ctx);
-}
-
-SEC("?uretprobe")
-int cuda_host_exit_ts(struct pt_regs *ctx)
-{
-	KEEP_TASK_STACK(ctx);
-	return cuda_host_exit_at(ctx);
-}
+TASK_STACK_TWINS("?uretprobe", cuda_host_exit)
 
 #endif

@@ -625,24 +625,8 @@ static __always_inline int mpi_enter_at(struct pt_regs *ctx)
 	return 0;
 }
 
-/*
- * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
- * call in their programs), the other keeping its task's stack
- * (task_stack.bpf.h) for one uprobe per function, where the kernel has
- * private stacks.
- */
-SEC("?uprobe")	/* loaded only when MPI calls are traced */
-int mpi_enter(struct pt_regs *ctx)
-{
-	return mpi_enter_at(ctx);
-}
-
-SEC("?uprobe")
-int mpi_enter_ts(struct pt_regs *ctx)
-{
-	KEEP_TASK_STACK(ctx);
-	return mpi_enter_at(ctx);
-}
+/* loaded only when MPI calls are traced */
+TASK_STACK_TWINS("?uprobe", mpi_enter)
 
 /* The call of op in progress on tid, taken out of the map; false when none. */
 static __always_inline bool mpi_take_pending(__u32 tid, __u32 op, struct mpi_pending *out)
@@ -785,23 +769,6 @@ static __always_inline int mpi_exit_at(struct pt_regs *ctx)
 	return 0;
 }
 
-/*
- * Two entries: the plain one for uprobe multi links (the kernel refuses a tail
- * call in their programs), the other keeping its task's stack
- * (task_stack.bpf.h) for one uprobe per function, where the kernel has
- * private stacks.
- */
-SEC("?uretprobe")
-int mpi_exit(struct pt_regs *ctx)
-{
-	return mpi_exit_at(ctx);
-}
-
-SEC("?uretprobe")
-int mpi_exit_ts(struct pt_regs *ctx)
-{
-	KEEP_TASK_STACK(ctx);
-	return mpi_exit_at(ctx);
-}
+TASK_STACK_TWINS("?uretprobe", mpi_exit)
 
 #endif

@@ -36,4 +36,24 @@ const volatile bool never_true = false;
 			bpf_tail_call(ctx, &task_stack_only, 0);	\
 	} while (0)
 
+/*
+ * A library-call program (MPI, CUDA host) in two entries around its body
+ * name##_at: the plain one for uprobe multi links (the kernel refuses a tail
+ * call in their programs), and name##_ts keeping its task's stack, for one
+ * uprobe per function where the kernel has private stacks.
+ */
+#define TASK_STACK_TWINS(sec, name)					\
+	SEC(sec)							\
+	int name(struct pt_regs *ctx)					\
+	{								\
+		return name##_at(ctx);					\
+	}								\
+									\
+	SEC(sec)							\
+	int name##_ts(struct pt_regs *ctx)				\
+	{								\
+		KEEP_TASK_STACK(ctx);					\
+		return name##_at(ctx);					\
+	}
+
 #endif
