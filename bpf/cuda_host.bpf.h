@@ -109,7 +109,7 @@ static __always_inline int cuda_host_enter_at(struct pt_regs *ctx)
 }
 
 /* loaded only when CUDA calls are traced on the host */
-TASK_STACK_TWINS("?uprobe", cuda_host_enter)
+LIB_CALL_PROGRAM("?uprobe", cuda_host_enter)
 
 static __always_inline int cuda_host_exit_at(struct pt_regs *ctx)
 {
@@ -135,6 +135,6 @@ static __always_inline int cuda_host_exit_at(struct pt_regs *ctx)
 	return 0;
 }
 
-TASK_STACK_TWINS("?uretprobe", cuda_host_exit)
+LIB_CALL_PROGRAM("?uretprobe", cuda_host_exit)
 
 #endif

@@ -626,7 +626,7 @@ static __always_inline int mpi_enter_at(struct pt_regs *ctx)
 }
 
 /* loaded only when MPI calls are traced */
-TASK_STACK_TWINS("?uprobe", mpi_enter)
+LIB_CALL_PROGRAM("?uprobe", mpi_enter)
 
 /* The call of op in progress on tid, taken out of the map; false when none. */
 static __always_inline bool mpi_take_pending(__u32 tid, __u32 op, struct mpi_pending *out)
@@ -769,6 +769,6 @@ static __always_inline int mpi_exit_at(struct pt_regs *ctx)
 	return 0;
 }
 
-TASK_STACK_TWINS("?uretprobe", mpi_exit)
+LIB_CALL_PROGRAM("?uretprobe", mpi_exit)
 
 #endif

@@ -16,8 +16,8 @@
  * call, so every such program names this map in a branch the verifier knows
  * is never taken (never_true is read-only data): it then runs on its task's
  * stack, at no cost. Kernels before 7.x refuse a prog array in a sleepable
- * program, so only programs that are never sleepable carry it; where the
- * kernel has private stacks, the recorder loads those variants
+ * program, so of the markers only the variants that are never sleepable carry
+ * it; where the kernel has private stacks, the recorder loads those
  * (record/kernel/load.c), and a build check (tools/bpf-stack-check.sh) makes
  * sure no uprobe program with a large frame lacks it.
  */
@@ -37,22 +37,24 @@ const volatile bool never_true = false;
 	} while (0)
 
 /*
- * A library-call program (MPI, CUDA host) in two entries around its body
- * name##_at: the plain one for uprobe multi links (the kernel refuses a tail
- * call in their programs), and name##_ts keeping its task's stack, for one
- * uprobe per function where the kernel has private stacks.
+ * The library-call programs (MPI, CUDA host) name a prog array of their own:
+ * one takes the attach type of the first program that uses it, and theirs
+ * attach by uprobe multi links where the kernel has them, the markers by
+ * plain uprobes. Their frames hold a call's arguments: always over 48 bytes.
  */
-#define TASK_STACK_TWINS(sec, name)					\
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} lib_task_stack_only SEC(".maps");
+
+#define LIB_CALL_PROGRAM(sec, name)					\
 	SEC(sec)							\
 	int name(struct pt_regs *ctx)					\
 	{								\
-		return name##_at(ctx);					\
-	}								\
-									\
-	SEC(sec)							\
-	int name##_ts(struct pt_regs *ctx)				\
-	{								\
-		KEEP_TASK_STACK(ctx);					\
+		if (never_true)						\
+			bpf_tail_call(ctx, &lib_task_stack_only, 0);	\
 		return name##_at(ctx);					\
 	}
 

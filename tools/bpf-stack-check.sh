@@ -9,7 +9,7 @@
 # 12: the verifier then gives it no private stack), or when no function it runs, its own or a
 # subprogram it reaches, needs more than 48 bytes, or when it has a twin that passes and is
 # loaded in its place where the kernel has private stacks (a program that may be sleepable,
-# or one for uprobe multi links, neither of which may make a tail call).
+# which may not make a tail call before 7.x).
 set -eu
 obj=${1:?usage: bpf-stack-check.sh OBJ}
 llvm-objdump -dr --no-show-raw-insn "$obj" | awk '
@@ -17,8 +17,6 @@ BEGIN {
 	twin["region_begin"] = "region_begin_ctr"; twin["region_end"] = "region_end_ctr"
 	twin["begin_site_reg"] = "begin_site_reg_ctr"; twin["end_site_reg"] = "end_site_reg_ctr"
 	twin["fast_site"] = "fast_site_ts"
-	twin["mpi_enter"] = "mpi_enter_ts"; twin["mpi_exit"] = "mpi_exit_ts"
-	twin["cuda_host_enter"] = "cuda_host_enter_ts"; twin["cuda_host_exit"] = "cuda_host_exit_ts"
 }
 /^Disassembly of section / { sec = $4; sub(/:$/, "", sec) }
 /^[0-9a-f]+ <[^>]+>:$/ {

@@ -36,8 +36,7 @@ static const struct {
 				 "event, not at attach" },
 	[SB_KF_TASK_STACK] = { "task_stack", "uprobe programs may run on per-CPU stacks: each makes "
 			       "a tail call it never takes, so that it keeps its task's stack; marker "
-			       "programs not sleepable, library calls (MPI, CUDA) probed one uprobe "
-			       "per function" },
+			       "programs not sleepable" },
 	[SB_KF_ATOMIC_FETCH] = { "atomic_fetch", "calls numbered by a per-CPU count, marker "
 				 "programs not sleepable" },
 	[SB_KF_ATTACH_COOKIE] = { "attach_cookie", "markers trap (no fast path) and only "

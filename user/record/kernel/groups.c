@@ -92,8 +92,8 @@ static void refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, i
  * records.
  */
 static const char *const cookie_programs[] = {
-	"omp_enter", "omp_exit", "mpi_enter", "mpi_exit", "mpi_enter_ts", "mpi_exit_ts",
-	"cuda_host_enter", "cuda_host_exit", "cuda_host_enter_ts", "cuda_host_exit_ts",
+	"omp_enter", "omp_exit", "mpi_enter", "mpi_exit",
+	"cuda_host_enter", "cuda_host_exit",
 	"cuda_batch", "cuda_name",
 };
 
@@ -204,5 +204,5 @@ bool sb_kernel_usdt_by_uprobe(const struct sb_kernel *k)
 
 bool sb_kernel_uprobe_multi(const struct sb_kernel *k)
 {
-	return k->feat.has[SB_KF_UPROBE_MULTI] && k->feat.has[SB_KF_TASK_STACK];
+	return k->feat.has[SB_KF_UPROBE_MULTI];
 }

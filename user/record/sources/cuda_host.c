@@ -51,16 +51,12 @@ static bool cuda_host_wanted(const struct record_opts *o)
 static int cuda_host_configure(void *state, struct sb_source_env *env)
 {
 	struct cuda_host *c = state;
-	bool own;
 
 	c->sym = sb_sym_new();
 	if (!c->sym)
 		return -ENOMEM;
-	own = env->kernel->feat.has[SB_KF_TASK_STACK];
-	/* Where programs may run on per-CPU stacks, the variants that keep their task's. */
 	return sb_lib_probes_configure(&c->probes, env->skel, sb_kernel_uprobe_multi(env->kernel),
-				       own ? "cuda_host_enter" : "cuda_host_enter_ts",
-				       own ? "cuda_host_exit" : "cuda_host_exit_ts");
+				       "cuda_host_enter", "cuda_host_exit");
 }
 
 static int cuda_host_start(void *state, struct sb_source_env *env, struct sb_error *err)

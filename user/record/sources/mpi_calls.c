@@ -42,12 +42,9 @@ static bool mpi_wanted(const struct record_opts *o)
 static int mpi_configure(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
-	bool own = env->kernel->feat.has[SB_KF_TASK_STACK];
 
-	/* Where programs may run on per-CPU stacks, the variants that keep their task's. */
 	return sb_lib_probes_configure(&m->probes, env->skel, sb_kernel_uprobe_multi(env->kernel),
-				       own ? "mpi_enter" : "mpi_enter_ts",
-				       own ? "mpi_exit" : "mpi_exit_ts");
+				       "mpi_enter", "mpi_exit");
 }
 
 /*
