@@ -136,11 +136,13 @@ asan:
 # test_record runs twice: markers record through the fast path by default, and through
 # the kernel path with --mode=kernel (SCOPE_BPF_TEST_MODE: tests/integration/harness.h).
 # Then the key cases again with every kernel feature forced off (SCOPE_BPF_KERNEL_OFF,
-# docs/KERNELS.md): the fallbacks older kernels take, proven on this one.
+# docs/KERNELS.md): the fallbacks older kernels take, proven on this one. Each test's
+# seconds are printed: CI has 45 minutes for all of it.
 FALLBACK_TESTS := test_record test_mpi_calls test_omp
 integration: $(BUILD)/scope-bpf $(INTEG_BINS) $(APP_BINS)
-	$(Q)set -e; for t in $(INTEG_BINS); do echo "== $$t"; \
-		SCOPE_BPF=$(BUILD)/scope-bpf APPS=$(BUILD)/apps $$t; done
+	$(Q)set -e; for t in $(INTEG_BINS); do echo "== $$t"; s=$$(date +%s); \
+		SCOPE_BPF=$(BUILD)/scope-bpf APPS=$(BUILD)/apps $$t; \
+		echo "-- $$t: $$(($$(date +%s) - s)) s"; done
 	$(Q)echo "== $(BUILD)/tests/integration/test_record (--mode=kernel)"; \
 		SCOPE_BPF_TEST_MODE=kernel SCOPE_BPF=$(BUILD)/scope-bpf APPS=$(BUILD)/apps \
 		$(BUILD)/tests/integration/test_record
