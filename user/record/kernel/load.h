@@ -134,11 +134,7 @@ bool sb_kernel_fast_ok(const struct sb_kernel *k);
 /* Whether plain uprobes must stand in for libbpf's USDT attach (no attach cookies). */
 bool sb_kernel_usdt_by_uprobe(const struct sb_kernel *k);
 
-/*
- * Whether library calls (MPI, CUDA) are probed by one uprobe multi link per
- * file: the kernel has them, and a program of such a link may keep its task's
- * stack (the kernel refuses a tail call in one, bpf/task_stack.bpf.h).
- */
+/* Whether library calls (MPI, CUDA) are probed by one uprobe multi link per file. */
 bool sb_kernel_uprobe_multi(const struct sb_kernel *k);
 
 /* One line per refused group and fallback taken, each starting with prefix. */
