@@ -9,7 +9,7 @@
 
 /*
  * The argument of a region marker probe as the header writes it
- * (include/scope_bpf/impl.h, SCOPE_BPF_IMPL_SITE_REG), in the register the
+ * (include/scope_bpf/state.h, SCOPE_BPF_IMPL_SITE_REG), in the register the
  * marker programs' fast entries read (bpf/region.bpf.c, SB_SITE_REG); NULL
  * where the header leaves the register to the compiler.
  */
