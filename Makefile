@@ -62,11 +62,12 @@ all: $(BUILD)/scope-bpf $(BUILD)/scope-bpfd
 deps:
 	$(Q)tools/install-deps.sh
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
+# -Iinclude: the programs read what markers write through scope_bpf/abi.h, as user space does.
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/scope_bpf/abi.h vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
-		-Ivmlinux/$(ARCH) -Ibpf -I/usr/include/$(MULTIARCH) -c $< -o $(@:.o=.tmp.o)
+		-Ivmlinux/$(ARCH) -Ibpf -Iinclude -I/usr/include/$(MULTIARCH) -c $< -o $(@:.o=.tmp.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o

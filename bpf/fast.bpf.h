@@ -1,12 +1,12 @@
 /*
- * The fast path's kernel side (include/scope_bpf.h, docs/DESIGN.md). Markers
- * write their records to memory shared with the recorder and trap only here:
- * once per process (fast_ready: where that memory is) and once per site and
- * recording (fast_site: the descriptor, read as region_begin reads it, so the
- * recorder knows the name before any record uses the site). The scheduler
- * hook sends such a process's off-CPU intervals, which user space merges
- * with the records by time; the sampler reads the thread's open regions
- * from its slot.
+ * The fast path's kernel side (docs/DESIGN.md; the memory's layout is
+ * include/scope_bpf/abi.h's). Markers write their records to memory shared
+ * with the recorder and trap only here: once per process (fast_ready: where
+ * that memory is) and once per site and recording (fast_site: the
+ * descriptor, read as region_begin reads it, so the recorder knows the name
+ * before any record uses the site). The scheduler hook sends such a
+ * process's off-CPU intervals, which user space merges with the records by
+ * time; the sampler reads the thread's open regions from its slot.
  */
 
 /*
@@ -38,7 +38,7 @@ struct {
 
 /* The slot's open regions as the sampler copies them. */
 struct fast_stack {
-	__u64 site[SB_FAST_STACK];
+	__u64 site[SCOPE_BPF_IMPL_FAST_STACK];
 };
 
 struct {
@@ -229,8 +229,9 @@ static __noinline __u64 fast_slot_of(__u32 tid, __u64 hdr)
 	missed = bpf_map_lookup_elem(&fast_unslotted, &tid);
 	if (!hdr || (missed && now - *missed < FAST_RESCAN_NS))
 		return 0;
-	for (i = 0; i < SB_FAST_SLOTS; i++) {
-		at = hdr + SB_FAST_SLOTS_AT + (__u64)i * SB_FAST_SLOT_SIZE;
+	for (i = 0; i < SCOPE_BPF_IMPL_FAST_SLOTS; i++) {
+		at = hdr + SCOPE_BPF_IMPL_FAST_SLOTS_AT +
+		     (__u64)i * sizeof(struct scope_bpf_impl_fast_slot);
 		if (bpf_probe_read_user(&owner, sizeof(owner), (void *)at))
 			break;
 		if (owner == tid) {
@@ -254,7 +255,7 @@ static __noinline __u64 fast_extend(struct sb_proc *proc, __u32 tid, __u64 path,
 {
 	struct sb_site_key key = { .tgid = bpf_get_current_pid_tgid() >> 32, .gen = proc->gen };
 	__u64 slot = fast_slot_of(tid, proc->fast_hdr), *h;
-	struct { __u32 tid, depth; } head;
+	struct { __u32 tid, depth; } head;	/* a slot's first two fields */
 	struct fast_stack *st;
 	__u32 zero = 0, n, i;
 
@@ -266,14 +267,15 @@ static __noinline __u64 fast_extend(struct sb_proc *proc, __u32 tid, __u64 path,
 		bpf_map_delete_elem(&fast_slots, &tid);
 		return 0;
 	}
-	n = head.depth < SB_FAST_STACK ? head.depth : SB_FAST_STACK;
+	n = head.depth < SCOPE_BPF_IMPL_FAST_STACK ? head.depth : SCOPE_BPF_IMPL_FAST_STACK;
 	if (n <= from) {
 		*depth = n;
 		return path;
 	}
-	if (bpf_probe_read_user(st->site, sizeof(st->site), (void *)(slot + SB_FAST_STACK_AT)))
+	if (bpf_probe_read_user(st->site, sizeof(st->site),
+				((struct scope_bpf_impl_fast_slot *)slot)->stack))
 		return 0;
-	for (i = 0; i < SB_FAST_STACK; i++) {
+	for (i = 0; i < SCOPE_BPF_IMPL_FAST_STACK; i++) {
 		if (i >= n)
 			break;
 		if (i < from)

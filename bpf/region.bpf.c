@@ -7,6 +7,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "region.h"
+#include "scope_bpf/abi.h"	/* what markers write: site descriptors, the fast path's memory */
 #include "task_stack.bpf.h"
 
 #define SIGSTOP 19
@@ -59,18 +60,6 @@ volatile bool recording = false;
  * long work: a stale one means nobody would answer a stop.
  */
 volatile __u64 heartbeat_ns = 0;
-
-/* The descriptor layout of include/scope_bpf.h, as it sits in the traced process. */
-struct user_site {
-	__u32 magic;
-	__u16 version;
-	__u16 flags;
-	__s32 line;
-	__u32 reserved;
-	__u64 name;
-	__u64 file;
-	__u64 tags;
-};
 
 /* Key: tgid. Value: call-id counter and exec generation. Inserted by user space
  * (roots) and on fork; deleted when the process's last thread exits. */
@@ -484,19 +473,19 @@ static __always_inline __u64 pending_site(struct sb_site_key *key)
 static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, bool pend)
 {
 	struct sb_site_event *e;
-	struct user_site us;
+	struct scope_bpf_site us;
 	__u64 h;
 
 	if (read_user(&us, sizeof(us), key->site))
 		return pend ? pending_site(key) : SB_SITE_UNREAD;
-	if (us.magic != SB_SITE_MAGIC || us.version != SB_SITE_VERSION || !us.name) {
+	if (us.magic != SCOPE_BPF_SITE_MAGIC || us.version != SCOPE_BPF_SITE_VERSION || !us.name) {
 		if (begin)
 			count(SB_CNT_BAD_SITE, 1);
 		return 0;
 	}
-	fault_in_str(us.name, sizeof(e->name));
-	fault_in_str(us.file, sizeof(e->file));
-	fault_in_str(us.tags, sizeof(e->tags));
+	fault_in_str((__u64)us.name, sizeof(e->name));
+	fault_in_str((__u64)us.file, sizeof(e->file));
+	fault_in_str((__u64)us.tags, sizeof(e->tags));
 	e = reserve_event(sizeof(*e));
 	if (!e) {
 		/* The small record that has the recorder read it, with the process held. */
@@ -510,9 +499,9 @@ static __always_inline __u64 capture_site(struct sb_site_key *key, bool begin, b
 	e->pad = 0;
 	e->file[0] = 0;
 	e->tags[0] = 0;
-	if (read_user_str(e->name, sizeof(e->name), us.name) < 0 ||
-	    (us.file && read_user_str(e->file, sizeof(e->file), us.file) < 0) ||
-	    (us.tags && read_user_str(e->tags, sizeof(e->tags), us.tags) < 0)) {
+	if (read_user_str(e->name, sizeof(e->name), (__u64)us.name) < 0 ||
+	    (us.file && read_user_str(e->file, sizeof(e->file), (__u64)us.file) < 0) ||
+	    (us.tags && read_user_str(e->tags, sizeof(e->tags), (__u64)us.tags) < 0)) {
 		bpf_ringbuf_discard(e, 0);
 		return pend ? pending_site(key) : SB_SITE_UNREAD;
 	}

@@ -28,10 +28,6 @@ struct sb_stack_ips {
 /* No process is stopped while the recorder has not polled for this long (stopped, starved). */
 #define SB_HEARTBEAT_STALE_NS 1000000000ULL
 
-/* Must match include/scope_bpf.h: the descriptor each marker passes to its probe. */
-#define SB_SITE_MAGIC 0x53425053u
-#define SB_SITE_VERSION 1
-
 enum sb_event_type {
 	SB_EV_CALL = 1,		/* one completed region call */
 	SB_EV_SITE,		/* a call site's descriptor, first use per process image */
@@ -43,7 +39,7 @@ enum sb_event_type {
 	SB_EV_MPI,		/* an MPI call's operation and arguments, first use of their hash */
 	SB_EV_MPI_RANK,		/* a process learned its rank or size in MPI_COMM_WORLD */
 	SB_EV_OMP,		/* an OpenMP region kind, first use (bpf/omp.h) */
-	SB_EV_FAST_READY,	/* a process made its fast-path memory (include/scope_bpf.h) */
+	SB_EV_FAST_READY,	/* a process made its fast-path memory (include/scope_bpf/abi.h) */
 	SB_EV_FAST_SITE,	/* a fast-path marker's site and its name's hash, once per recording */
 	SB_EV_OFFCPU,		/* a thread of a fast-path process was off-CPU from start to end */
 	SB_EV_SITE_PENDING,	/* a site the kernel could not read: user space names it (below) */
@@ -288,16 +284,6 @@ struct sb_proc {
 	__u32 fast;		/* its markers write to shared memory: off-CPU intervals are sent */
 	__u64 fast_hdr;		/* where the image's fast-path memory is mapped; 0: unknown */
 };
-
-/*
- * A fast-path slot as the sampler reads it, and where the slots are:
- * include/scope_bpf/abi.h (struct scope_bpf_impl_fast_slot, SLOTS_AT).
- */
-#define SB_FAST_STACK 64
-#define SB_FAST_STACK_AT 128
-#define SB_FAST_SLOTS 256
-#define SB_FAST_SLOTS_AT 4096
-#define SB_FAST_SLOT_SIZE 640
 
 /* The fast-path events: the collector's user-space side nests these records (record/fast/). */
 struct sb_fast_ready_event {

@@ -51,8 +51,10 @@
  *
  * This file is the API; the folder scope_bpf/ beside it holds the rest, and
  * goes wherever this file goes: abi.h, the site descriptor and the fast
- * path's shared memory as scope-bpf reads them; impl.h, how a marker works
- * (private); probe.h, the USDT probe itself. See docs/MARKERS.md.
+ * path's shared memory as scope-bpf reads them; the private rest: state.h,
+ * the semaphores every marker tests; impl.h, the fast path's writer; slow.h,
+ * what it runs once per process, thread or site; probe.h, the USDT probe
+ * itself. See docs/MARKERS.md.
  */
 
 #include <stddef.h>

@@ -61,7 +61,7 @@ check_notes() {
 		}
 		{
 			seen[$2]++
-			# The fast probes share one semaphore (include/scope_bpf/impl.h).
+			# The fast probes share one semaphore (include/scope_bpf/state.h).
 			want = sem["scope_bpf_" ($2 ~ /^fast_/ ? "fast" : $2) "_semaphore"]
 			if (hex($5) == "0" || hex($5) != want) {
 				print $2 " semaphore " $5 " is not its symbol"; bad = 1; exit

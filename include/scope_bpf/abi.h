@@ -2,13 +2,16 @@
  * What a traced process and scope-bpf read of each other: the descriptor a
  * marker passes to its probes, and the memory the fast path shares with the
  * recorder. Part of the marker header (scope_bpf.h includes it); the recorder
- * includes it alone. Both layouts are fixed and versioned: docs/MARKERS.md,
- * docs/DESIGN.md.
+ * includes it alone, its user space and its BPF programs alike. Both layouts
+ * are fixed and versioned: docs/MARKERS.md, docs/DESIGN.md.
  */
 #ifndef SCOPE_BPF_ABI_H
 #define SCOPE_BPF_ABI_H
 
+/* A BPF program has these types from vmlinux.h, and no C library to include. */
+#ifndef __bpf__
 #include <stdint.h>
+#endif
 
 #define SCOPE_BPF_SITE_MAGIC 0x53425053u /* "SPBS" */
 #define SCOPE_BPF_SITE_VERSION 1

@@ -8,9 +8,10 @@
 #define SB_CUDA_PROVIDER "scope_bpf_cuda"	/* the CUPTI library's (bpf/cuda_rec.h) */
 
 /*
- * The argument of a region marker probe as include/scope_bpf.h writes it, in
- * the register the marker programs' fast entries read (bpf/region.bpf.c,
- * SB_SITE_REG); NULL where the header leaves the register to the compiler.
+ * The argument of a region marker probe as the header writes it
+ * (include/scope_bpf/state.h, SCOPE_BPF_IMPL_SITE_REG), in the register the
+ * marker programs' fast entries read (bpf/region.bpf.c, SB_SITE_REG); NULL
+ * where the header leaves the register to the compiler.
  */
 #if defined(__x86_64__)
 #define SB_SITE_ARG "8@%rax"

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "region.h"
+#include "scope_bpf/abi.h"
 
 /*
  * Threads followed at once per process; records of more are counted, not
@@ -20,7 +21,7 @@
  * and every fast-path slot's thread (its marker calls), which need not be the
  * same threads: the nesting never drops a call the kernel kept.
  */
-#define SB_FAST_NEST_MAX_THREADS (SB_MAX_THREADS + SB_FAST_SLOTS)
+#define SB_FAST_NEST_MAX_THREADS (SB_MAX_THREADS + SCOPE_BPF_IMPL_FAST_SLOTS)
 /* Off-CPU intervals a thread may have ahead of its records; more are merged (counted). */
 #define SB_FAST_NEST_MAX_GAPS 256
 /*

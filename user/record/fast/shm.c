@@ -178,7 +178,7 @@ static uint64_t read_from(const struct scope_bpf_impl_fast_slot *s)
 
 /*
  * A memory no recorder adopted yet still has the generation its process gave
- * it (include/scope_bpf.h): it was made while our probes attached, so what
+ * it (include/scope_bpf/slow.h): it was made while our probes attached, so what
  * it dropped is ours, not an earlier recording's.
  */
 static bool never_adopted(const struct sb_fast_mem *m)

@@ -1,7 +1,7 @@
 /*
  * Sleeping until a writer's ring passes half full, a timeout or stop. The
  * current header's writers fire fast_wake as their ring passes half full
- * (include/scope_bpf.h); its BPF program writes to a ring of its own for each
+ * (include/scope_bpf/slow.h); its BPF program writes to a ring of its own for each
  * sleeper, whose descriptor wakes it. So the drainer and its standby sleep
  * while nothing is written instead of looking thousands of times a second.
  */
