@@ -2,8 +2,9 @@
  * The kinds of data as the stages that handle any kind read them: every id
  * points into a table that exists, dictionaries are what a merge can unify,
  * region paths can be filtered, and every kind has its view in the page, in
- * the Perfetto trace and in `report` (and at most one in the Chrome trace and
- * in speedscope's file, where samples have theirs). A kind added with a slip
+ * the Perfetto trace and in `report` (and at most one in the Chrome trace, in
+ * speedscope's file, where samples have theirs, and in OTF2's archive, where
+ * CUDA activity has its). A kind added with a slip
  * fails here, not in a merge.
  */
 #include <getopt.h>
@@ -18,6 +19,9 @@
 #include <cmocka.h>
 
 #include "export/chrome_trace.h"
+#ifdef SB_HAVE_OTF2
+#include "export/otf2_impl.h"
+#endif
 #include "export/perfetto.h"
 #include "export/speedscope_kinds.h"
 #include "model/model.h"
@@ -178,6 +182,33 @@ static void test_speedscope_views_are_of_registered_kinds(void **state)
 }
 
 /*
+ * The OTF2 archive: a kind may have no part there, but at most one, and CUDA
+ * activity has its own (its GPU locations would be gone without it).
+ */
+static void test_otf2_parts_are_of_registered_kinds(void **state)
+{
+#ifdef SB_HAVE_OTF2
+	size_t k, v, parts, cuda = 0;
+
+	(void)state;
+	for (v = 0; v < sb_otf2_n_kinds; v++) {
+		parts = 0;
+		for (k = 0; k < sb_n_kinds; k++)
+			parts += sb_otf2_kinds[v]->kind == sb_kinds[k];
+		assert_int_equal(parts, 1);
+		for (k = 0; k < v; k++)
+			assert_ptr_not_equal(sb_otf2_kinds[k]->kind, sb_otf2_kinds[v]->kind);
+		assert_non_null(sb_otf2_kinds[v]->map);
+		cuda += sb_otf2_kinds[v]->kind == &sb_cuda_kind;
+	}
+	assert_int_equal(cuda, 1);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/*
  * `report`'s views: each table kind has one, and so have the kinds not yet
  * described as tables (their option names below); each is whole, its option
  * its own, and the command takes it.
@@ -234,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_views_are_of_registered_kinds),
 		cmocka_unit_test(test_speedscope_views_are_of_registered_kinds),
 		cmocka_unit_test(test_every_kind_has_one_report_view),
+		cmocka_unit_test(test_otf2_parts_are_of_registered_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
