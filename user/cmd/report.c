@@ -8,7 +8,6 @@
 #include "analysis/calltree.h"
 #include "analysis/calltree_mpi.h"
 #include "analysis/calltree_stream.h"
-#include "analysis/mpi.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "util/text_format.h"
@@ -20,7 +19,6 @@
 #include "render/report_views.h"
 #include "render/series_report.h"
 #include "render/report.h"
-#include "analysis/samples_report.h"
 #include "analysis/frame_names.h"
 
 /* Long-only options get values past any character; a view's is OPT_VIEW + its place. */
