@@ -258,7 +258,9 @@ static int fill(struct sb_mpi_report *r, struct build *b)
 				return ret;
 		}
 	}
-	qsort_r(r->ops, r->n_ops, sizeof(*r->ops), cmp_op, (void *)p);
+	/* With no MPI call left (a filter took them all) ops is NULL, which qsort_r may not get. */
+	if (r->n_ops)
+		qsort_r(r->ops, r->n_ops, sizeof(*r->ops), cmp_op, (void *)p);
 	ret = sb_mpi_fns_build(&r->fns, p);
 	ret = ret ? ret : imbalance(r, p);
 	return ret ? ret : variants(r, p);

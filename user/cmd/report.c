@@ -8,7 +8,6 @@
 #include "analysis/calltree.h"
 #include "analysis/calltree_mpi.h"
 #include "analysis/calltree_stream.h"
-#include "analysis/mpi.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "util/text_format.h"
@@ -16,22 +15,17 @@
 #include "io/h5read.h"
 #include "render/html.h"
 #include "io/profile_read.h"
-#include "render/gpu_report.h"
-#include "render/mpi_report.h"
 #include "render/rank_report.h"
+#include "render/report_views.h"
 #include "render/series_report.h"
 #include "render/report.h"
-#include "render/counters_report.h"
-#include "render/memory_report.h"
-#include "render/samples_report.h"
-#include "analysis/samples_report.h"
 #include "analysis/frame_names.h"
 
-/* Long-only options get values past any character. */
-enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_SAMPLES, OPT_OFFCPU, OPT_TOP, OPT_MPI, OPT_COUNTERS,
-       OPT_PEAK_GFLOPS, OPT_PEAK_GBS, OPT_GPU, OPT_NO_DEMANGLE, OPT_WIDE, OPT_MPI_DETAIL,
-       OPT_PER_RANK, OPT_DURATIONS, OPT_MEMORY };
+/* Long-only options get values past any character; a view's is OPT_VIEW + its place. */
+enum { OPT_FLAT = 256, OPT_RANK, OPT_HTML, OPT_OFFCPU, OPT_TOP, OPT_PEAK_GFLOPS, OPT_PEAK_GBS,
+       OPT_NO_DEMANGLE, OPT_WIDE, OPT_MPI_DETAIL, OPT_PER_RANK, OPT_DURATIONS, OPT_VIEW };
 
+/* The views' options go after these (report_parse_args). */
 static const struct option long_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
 	{ "flat", no_argument, NULL, OPT_FLAT },
@@ -40,15 +34,10 @@ static const struct option long_opts[] = {
 	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "output", required_argument, NULL, 'o' },
 	{ "html", required_argument, NULL, OPT_HTML },
-	{ "samples", optional_argument, NULL, OPT_SAMPLES },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "mpi", no_argument, NULL, OPT_MPI },
 	{ "mpi-detail", no_argument, NULL, OPT_MPI_DETAIL },
-	{ "counters", no_argument, NULL, OPT_COUNTERS },
-	{ "memory", no_argument, NULL, OPT_MEMORY },
-	{ "gpu", no_argument, NULL, OPT_GPU },
 	{ "per-rank", optional_argument, NULL, OPT_PER_RANK },
 	{ "durations", no_argument, NULL, OPT_DURATIONS },
 	{ "peak-gflops", required_argument, NULL, OPT_PEAK_GFLOPS },
@@ -60,6 +49,8 @@ static const struct option long_opts[] = {
 
 static void usage(FILE *f)
 {
+	size_t i;
+
 	fputs("usage: scope-bpf report [OPTIONS] FILE\n"
 	      "\n"
 	      "Summarize a profile (scope-bpf or scope-profiler) as a call tree.\n"
@@ -76,34 +67,11 @@ static void usage(FILE *f)
 	      SB_FILTER_HELP
 	      "  -o, --output FILE   write to FILE instead of standard output\n"
 	      "      --html FILE     write one self-contained HTML page (table, timeline,\n"
-	      "                      flame chart, durations) to FILE instead\n"
-	      "      --samples[=KIND]\n"
-	      "                      hottest functions per region path from the sampled\n"
-	      "                      stacks instead; KIND is cpu (default) or offcpu\n"
-	      "      --offcpu        the same as --samples=offcpu (time blocked, not samples)\n"
-	      "      --top N         functions shown per region path (default 10)\n"
-	      "      --no-demangle   keep C++ and Rust function names mangled (--samples,\n"
-	      "                      --html)\n"
-	      "      --mpi-detail    the tree has a row per MPI function (mpi:recv), its\n"
-	      "                      calls summed; this adds a row below it per call\n"
-	      "                      region, by peer, bytes and tag (docs/MPI_REPORT.md)\n"
-	      "      --mpi           the MPI calls instead: per operation and region, per\n"
-	      "                      rank, each region's and MPI function's imbalance\n"
-	      "                      across ranks, the calls by arguments, and the\n"
-	      "                      communication matrix (CSV: the matrix alone)\n"
-	      "      --counters      the counters recorded with record -e instead: per region\n"
-	      "                      (MPI calls per function, --mpi-detail: per call region)\n"
-	      "                      the calls' totals and own counts, IPC and miss ratios\n"
-	      "                      when their events were counted (docs/COUNTERS.md)\n"
-	      "      --memory        the memory recorded with record --memory instead: per\n"
-	      "                      call path (--flat: per region) the calls' resident\n"
-	      "                      size gained and given back (MiB), the peak's growth\n"
-	      "                      and the page faults (docs/COUNTERS.md)\n"
-	      "      --gpu           the GPU work recorded with record --cuda instead: per\n"
-	      "                      kernel (demangled), copy direction and memset its\n"
-	      "                      calls, total, avg, min and max GPU time, and the\n"
-	      "                      regions that launched it (docs/CUDA.md)\n"
-	      "      --per-rank[=KIND]\n"
+	      "                      flame chart, durations) to FILE instead\n",
+	      f);
+	for (i = 0; i < sb_report_n_views; i++)
+		fputs(sb_report_views[i]->help, f);
+	fputs("      --per-rank[=KIND]\n"
 	      "                      each region's time per rank instead, max over mean\n"
 	      "                      and the slowest rank; KIND is what the text shows:\n"
 	      "                      time (inclusive, default), own, or relative (over\n"
@@ -207,40 +175,15 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 	case OPT_HTML:
 		o->html = optarg;
 		return 0;
-	case OPT_SAMPLES:
-		o->samples = true;
-		/* A bare --samples keeps the kind an earlier --offcpu chose. */
-		if (!optarg)
-			return 0;
-		if (!strcmp(optarg, "cpu"))
-			o->sample_kind = SB_SAMPLE_CPU;
-		else if (!strcmp(optarg, "offcpu"))
-			o->sample_kind = SB_SAMPLE_OFFCPU;
-		else
-			return sb_fail(err, EINVAL, "--samples: '%s' is not one of cpu, offcpu",
-				       optarg);
-		return 0;
 	case OPT_NO_DEMANGLE:
 		sb_frame_names_set_demangle(false);
 		return 0;
 	case OPT_OFFCPU:
-		o->samples = true;
+		sb_report_ask(o, &sb_samples_report_view);
 		o->sample_kind = SB_SAMPLE_OFFCPU;
-		return 0;
-	case OPT_MPI:
-		o->mpi = true;
 		return 0;
 	case OPT_MPI_DETAIL:
 		o->mpi_detail = true;
-		return 0;
-	case OPT_COUNTERS:
-		o->counters = true;
-		return 0;
-	case OPT_MEMORY:
-		o->memory = true;
-		return 0;
-	case OPT_GPU:
-		o->gpu = true;
 		return 0;
 	case OPT_PER_RANK:
 		o->per_rank = true;
@@ -269,15 +212,59 @@ static int parse_option(int c, void *opts, struct sb_error *err)
 		o->help = true;
 		return SB_OPT_STOP;
 	}
+	if (c >= OPT_VIEW && (size_t)(c - OPT_VIEW) < sb_report_n_views) {
+		const struct sb_report_view *v = sb_report_views[c - OPT_VIEW];
+
+		sb_report_ask(o, v);
+		return v->parse && optarg ? v->parse(optarg, o, err) : 0;
+	}
 	return sb_fail(err, EINVAL, "unexpected option %d", c);
 }
 
-/* The option of a view other than --per-rank and --durations that o asks for; NULL: none. */
+/* The fixed options, then one per view, then the end. */
+static const struct option *all_options(void)
+{
+	static struct option opts[sizeof(long_opts) / sizeof(long_opts[0]) + SB_REPORT_MAX_VIEWS];
+	size_t n = sizeof(long_opts) / sizeof(long_opts[0]) - 1, i;
+
+	memcpy(opts, long_opts, n * sizeof(opts[0]));
+	for (i = 0; i < sb_report_n_views && i < SB_REPORT_MAX_VIEWS; i++)
+		opts[n++] = (struct option){ sb_report_views[i]->option, sb_report_views[i]->has_arg,
+					     NULL, OPT_VIEW + (int)i };
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+	return opts;
+}
+
+/*
+ * The view o shows, into o->view: of two asked together the later in
+ * sb_report_views is refused, naming the earlier; none goes with --html.
+ */
+static int pick_view(struct report_opts *o, struct sb_error *err)
+{
+	const struct sb_report_view *v;
+	size_t i;
+
+	o->view = NULL;
+	for (i = 0; i < sb_report_n_views; i++) {
+		if (!(o->views & (1u << i)))
+			continue;
+		v = sb_report_views[i];
+		if (o->html)
+			return sb_fail(err, EINVAL, "--%s: not available with --html%s", v->option,
+				       v->html_note);
+		if (o->view)
+			return sb_fail(err, EINVAL, "--%s: not available with --%s", v->option,
+				       o->view->option);
+		o->view = v;
+	}
+	return 0;
+}
+
+/* The option, less "--", of a view other than --per-rank and --durations that o asks for. */
 static const char *other_view(const struct report_opts *o)
 {
-	return o->html ? "--html (the page shows it)" : o->samples ? "--samples" : o->mpi ? "--mpi" :
-	       o->counters ? "--counters" : o->memory ? "--memory" : o->gpu ? "--gpu" :
-	       o->per_rank && o->durations ? "--durations" : NULL;
+	return o->html ? "html (the page shows it)" : o->view ? o->view->option :
+	       o->per_rank && o->durations ? "durations" : NULL;
 }
 
 int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_error *err)
@@ -288,7 +275,7 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 				   .top = 10 };
 	/* Process-wide: each parse starts from the default, --no-demangle turns it off. */
 	sb_frame_names_set_demangle(true);
-	r = sb_parse_options(argc, argv, ":s:f:o:h", long_opts, parse_option, o, err);
+	r = sb_parse_options(argc, argv, ":s:f:o:h", all_options(), parse_option, o, err);
 	if (r || o->help)
 		return r;
 	if (optind >= argc)
@@ -298,32 +285,20 @@ int report_parse_args(int argc, char **argv, struct report_opts *o, struct sb_er
 			       argv[optind + 1]);
 	if (o->html && o->output)
 		return sb_fail(err, EINVAL, "--html: the page goes to its own FILE; drop --output");
-	if (o->html && o->samples)
-		return sb_fail(err, EINVAL, "--samples: not available with --html");
-	if (o->mpi && (o->html || o->samples))
-		return sb_fail(err, EINVAL, "--mpi: not available with %s",
-			       o->html ? "--html (the page has the matrix)" : "--samples");
-	if (o->counters && (o->html || o->samples || o->mpi))
-		return sb_fail(err, EINVAL, "--counters: not available with %s",
-			       o->html ? "--html" : o->samples ? "--samples" : "--mpi");
-	if (o->memory && (o->html || o->samples || o->mpi || o->counters))
-		return sb_fail(err, EINVAL, "--memory: not available with %s",
-			       o->html ? "--html" : o->samples ? "--samples" :
-			       o->mpi ? "--mpi" : "--counters");
-	if (o->gpu && (o->html || o->samples || o->mpi || o->counters || o->memory))
-		return sb_fail(err, EINVAL, "--gpu: not available with %s",
-			       o->html ? "--html" : o->samples ? "--samples" :
-			       o->mpi ? "--mpi" : o->counters ? "--counters" : "--memory");
+	r = pick_view(o, err);
+	if (r)
+		return r;
 	if ((o->peak_gflops > 0 || o->peak_gbs > 0) && !o->html)
 		return sb_fail(err, EINVAL, "--%s: only for the roofline of --html",
 			       o->peak_gflops > 0 ? "peak-gflops" : "peak-gbs");
 	if ((o->per_rank || o->durations) && other_view(o))
-		return sb_fail(err, EINVAL, "--%s: not available with %s",
+		return sb_fail(err, EINVAL, "--%s: not available with --%s",
 			       o->per_rank ? "per-rank" : "durations", other_view(o));
 	if (o->per_rank && o->rank >= 0)
 		return sb_fail(err, EINVAL, "--rank: --per-rank takes its ranks from --ranks LIST");
-	if (o->mpi && o->rank >= 0)
-		return sb_fail(err, EINVAL, "--rank: --mpi takes its ranks from --ranks LIST");
+	if (o->view && o->view->ranks_list && o->rank >= 0)
+		return sb_fail(err, EINVAL, "--rank: --%s takes its ranks from --ranks LIST",
+			       o->view->option);
 	if (o->rank >= 0 && o->filter.ranks)
 		return sb_fail(err, EINVAL, "--ranks: give either --rank or --ranks");
 	o->path = argv[optind];
@@ -354,7 +329,7 @@ static int write_report(const struct report_opts *o, const struct sb_profile *p,
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		return 1;
 	}
-	r = o->samples ? sb_samples_report_render(out.f, p, o) : sb_report_render(out.f, p, t, o);
+	r = sb_report_render(out.f, p, t, o);
 	return sb_output_close(&out, r, "report");
 }
 
@@ -453,9 +428,7 @@ static int report_lean(const struct report_opts *o)
 	int r;
 
 	/* A filter needs the events in memory: it moves and drops them. */
-	if (o->samples || o->html || o->mpi || o->counters || o->memory || o->gpu || o->per_rank ||
-	    o->durations ||
-	    sb_filter_active(&o->filter) ||
+	if (o->view || o->html || o->per_rank || o->durations || sb_filter_active(&o->filter) ||
 	    sb_profile_detect(o->path, &fmt, &l.err))
 		return -1;
 	if (fmt == SB_FMT_SPT) {
@@ -491,80 +464,32 @@ static int report_lean(const struct report_opts *o)
 	return r;
 }
 
-/* The MPI summary of p to o->output or stdout; the exit status. */
-static int report_mpi(const struct report_opts *o, const struct sb_profile *p)
-{
-	struct sb_error err = { .msg = "" };
-	struct sb_mpi_report m;
-	struct sb_output out;
-	int r;
-
-	if (sb_mpi_report_build(&m, p, &err)) {
-		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
-		return 1;
-	}
-	if (sb_output_open(&out, o->output, &err)) {
-		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
-		sb_mpi_report_free(&m);
-		return 1;
-	}
-	r = sb_mpi_report_render(out.f, p, &m, o);
-	sb_mpi_report_free(&m);
-	return sb_output_close(&out, r, "report");
-}
-
-/* The GPU work of p by name to o->output or stdout; the exit status. */
-static int report_gpu(const struct report_opts *o, const struct sb_profile *p)
-{
-	struct sb_error err = { .msg = "" };
-	struct sb_gpu_report g;
-	struct sb_output out;
-	int r;
-
-	if (sb_gpu_report_build(&g, p, o->rank, &err)) {
-		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
-		return 1;
-	}
-	if (sb_output_open(&out, o->output, &err)) {
-		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
-		sb_gpu_report_free(&g);
-		return 1;
-	}
-	r = sb_gpu_report_render(out.f, p, &g, o);
-	sb_gpu_report_free(&g);
-	return sb_output_close(&out, r, "report");
-}
-
 /*
- * The counters of p per region, or --memory's values per call path (--flat:
- * per region), to o->output or stdout; the exit status.
+ * The view o asks for of p to o->output or stdout; the exit status. What it
+ * shows is built before the output is opened: a failure writes nothing.
  */
-static int report_counters(const struct report_opts *o, const struct sb_profile *p)
+static int report_kind(const struct report_opts *o, const struct sb_profile *p)
 {
-	bool paths = o->memory && !o->flat;
+	const struct sb_report_view *v = o->view;
 	struct sb_error err = { .msg = "" };
-	struct sb_counter_report c = { 0 };
-	struct sb_mem_paths m = { 0 };
 	struct sb_output out;
+	void *state = NULL;
 	int r;
 
-	r = paths ? sb_mem_paths_build(&m, p, o->rank, &err) :
-		    sb_counter_report_build(&c, p, o->rank, o->mpi_detail, &err);
+	r = v->build ? v->build(&state, p, o, &err) : 0;
 	if (r) {
 		fprintf(stderr, "scope-bpf report: %s: %s\n", o->path,
 			err.msg[0] ? err.msg : strerror(-r));
-		r = r == -EINVAL ? SB_EXIT_USAGE : 1;
-	} else if (sb_output_open(&out, o->output, &err)) {
+		return r == -EINVAL ? SB_EXIT_USAGE : 1;
+	}
+	if (sb_output_open(&out, o->output, &err)) {
 		fprintf(stderr, "scope-bpf report: %s\n", err.msg);
 		r = 1;
 	} else {
-		r = paths ? sb_memory_paths_render(out.f, p, &m, o) :
-		    o->memory ? sb_memory_report_render(out.f, &c, o) :
-				sb_counter_report_render(out.f, &c, o);
-		r = sb_output_close(&out, r, "report");
+		r = sb_output_close(&out, v->render(out.f, p, state, o), "report");
 	}
-	sb_counter_report_free(&c);
-	sb_mem_paths_free(&m);
+	if (v->release)
+		v->release(state);
 	return r;
 }
 
@@ -599,12 +524,12 @@ static int report_view(const struct report_opts *o, const struct sb_profile *p)
 }
 
 /*
- * --gpu needs the activity, the index rows and the threads, never a call: an
- * HDF5 file's events are checked in one pass and left on disk (the filter
- * renumbers rows without them). Other formats hold no CUDA activity; read
- * whole, their report says so. As sb_load_profile(): < 0 with why on stderr.
+ * For a view that needs no call (lean: --gpu): an HDF5 file's events are
+ * checked in one pass and left on disk (the filter renumbers rows without
+ * them). Other formats are read whole. As sb_load_profile(): < 0 with why
+ * on stderr.
  */
-static int load_for_gpu(const char *path, struct sb_profile *p)
+static int load_lean(const char *path, struct sb_profile *p)
 {
 	enum sb_format fmt = SB_FMT_UNKNOWN;
 	struct sb_error err = { .msg = "" };
@@ -627,39 +552,32 @@ static int load_for_gpu(const char *path, struct sb_profile *p)
  */
 static int check_view(const struct report_opts *o, const struct sb_profile *p)
 {
+	const struct sb_report_view *v = o->view;
 	struct sb_error err = { .msg = "" };
-	int slot[SB_MEMORY_SLOTS];
-	const char *per_call = o->mpi ? "--mpi" : o->mpi_detail ? "--mpi-detail" :
-		o->gpu ? "--gpu" : NULL;
+	char opt[64];
 
-	if (per_call && sb_require_calls("report", o->path, p, per_call))
+	if (v && v->per_call) {
+		snprintf(opt, sizeof(opt), "--%s", v->option);
+		if (sb_require_calls("report", o->path, p, opt))
+			return SB_EXIT_USAGE;
+	} else if (o->mpi_detail &&
+		   sb_require_calls("report", o->path, p, "--mpi-detail")) {
 		return SB_EXIT_USAGE;
-
-	if (o->samples)
-		sb_samples_require(p, 1u << o->sample_kind, &err);
-	else if (o->mpi && !sb_mpi_profile_has_calls(p))
-		sb_fail(&err, EINVAL, "the profile has no MPI calls: record an MPI job, without "
-			"--no-mpi");
-	else if (o->gpu && !p->cuda.n_acts)
-		sb_fail(&err, EINVAL, "the profile has no CUDA activity: record with --cuda");
-	else if (o->counters && !sb_profile_counter_slots(p) &&
-		 !sb_aggregate_has(&p->agg, SB_METRIC_COUNTER))
-		sb_fail(&err, EINVAL, "the profile has no counters: record with -e or -g");
-	else if (o->memory && !sb_memory_slots(p, slot))
-		sb_fail(&err, EINVAL, "the profile has no memory values: record with --memory");
-	if (!err.msg[0])
+	}
+	if (!v || !v->require || !v->require(p, o, &err))
 		return 0;
 	fprintf(stderr, "scope-bpf report: %s: %s\n", o->path, err.msg);
 	return SB_EXIT_USAGE;
 }
 
-/* Read the profile whole (--gpu: without its calls), filter it and report it; the exit status. */
+/* Read the profile whole (a lean view: no calls), filter it and report it; the exit status. */
 static int report_whole(const struct report_opts *o)
 {
 	struct sb_profile p;
 	int r;
 
-	r = o->gpu ? load_for_gpu(o->path, &p) : sb_load_profile("report", o->path, &p);
+	r = o->view && o->view->lean ? load_lean(o->path, &p) :
+				       sb_load_profile("report", o->path, &p);
 	if (r < 0)
 		return SB_EXIT_USAGE;
 	r = check_rank(o, &p);
@@ -667,16 +585,12 @@ static int report_whole(const struct report_opts *o)
 		r = check_view(o, &p);
 	if (!r)
 		r = sb_filter_profile("report", o->path, &o->filter, &p);
-	if (!r && o->mpi)
-		r = report_mpi(o, &p);
-	else if (!r && (o->counters || o->memory))
-		r = report_counters(o, &p);
-	else if (!r && o->gpu)
-		r = report_gpu(o, &p);
+	if (!r && o->view)
+		r = report_kind(o, &p);
 	else if (!r && (o->per_rank || o->durations))
 		r = report_view(o, &p);
 	else if (!r)
-		r = o->samples ? write_report(o, &p, NULL) : report_profile(o, &p);
+		r = report_profile(o, &p);
 	sb_profile_free(&p);
 	return r;
 }

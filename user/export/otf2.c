@@ -1,8 +1,10 @@
 /*
  * OTF2 export (docs/EXPORTS.md): the calls as enter and leave events of one
  * location per thread, MPI messages and collectives, counters and off-CPU time
- * as metrics, GPU work on a location per stream (otf2_cuda.c), through libotf2. Events stream: each rank is walked once in
- * nesting order, and libotf2 flushes each location's buffer to disk as it fills.
+ * as metrics, then each kind of data's part (otf2_kinds.c: GPU work on a
+ * location per stream, otf2_cuda.c), through libotf2. Events stream: each
+ * rank is walked once in nesting order, and libotf2 flushes each location's
+ * buffer to disk as it fills.
  */
 #include <errno.h>
 
@@ -346,7 +348,9 @@ static int write_events(struct sb_otf2 *c)
 		r = write_rank(c, &w, lo, hi);
 	}
 	sb_walk_free(&w);
-	r = r ? r : sb_otf2_gpu_write(c);
+	for (lo = 0; lo < sb_otf2_n_kinds && !r; lo++)
+		if (sb_otf2_kinds[lo]->events)
+			r = sb_otf2_kinds[lo]->events(c, c->kind_state[lo], &c->kind_at[lo]);
 	return r ? r : sb_otf2_check(c, OTF2_Archive_CloseEvtFiles(c->archive), "event files");
 }
 
@@ -357,7 +361,7 @@ static int write_local_defs(struct sb_otf2 *c)
 	size_t i;
 	int r = sb_otf2_check(c, OTF2_Archive_OpenDefFiles(c->archive), "definition files");
 
-	for (i = 0; i < c->threads.n + c->gpu.lanes.n && !r; i++) {
+	for (i = 0; i < c->kind_at[sb_otf2_n_kinds].loc && !r; i++) {
 		d = OTF2_Archive_GetDefWriter(c->archive, (OTF2_LocationRef)i);
 		r = d ? sb_otf2_check(c, OTF2_Archive_CloseDefWriter(c->archive, d),
 				      "definition file") :
@@ -369,7 +373,33 @@ static int write_local_defs(struct sb_otf2 *c)
 
 /* ---- set-up ---- */
 
-/* Locations, ranks, GPU lanes, metric classes and the clock's range. */
+/*
+ * Each kind's part: its state, and where its locations, location groups and
+ * system tree nodes start (the host's node is 0). 0 or -ENOMEM.
+ */
+static int map_kinds(struct sb_otf2 *c)
+{
+	struct sb_otf2_base n, *at;
+	size_t k;
+	int r = 0;
+
+	c->kind_state = calloc(sb_otf2_n_kinds + 1, sizeof(*c->kind_state));
+	c->kind_at = calloc(sb_otf2_n_kinds + 1, sizeof(*c->kind_at));
+	if (!c->kind_state || !c->kind_at)
+		return -ENOMEM;
+	c->kind_at[0] = (struct sb_otf2_base){ .loc = (uint32_t)c->threads.n,
+					       .group = (uint32_t)c->n_ranks, .node = 1 };
+	for (k = 0; k < sb_otf2_n_kinds && !r; k++) {
+		n = (struct sb_otf2_base){ 0 };
+		r = sb_otf2_kinds[k]->map(c, &c->kind_state[k], &n);
+		at = &c->kind_at[k];
+		at[1] = (struct sb_otf2_base){ .loc = at->loc + n.loc, .group = at->group + n.group,
+					       .node = at->node + n.node };
+	}
+	return r;
+}
+
+/* Locations, ranks, each kind's part, metric classes and the clock's range. */
 static int prepare(struct sb_otf2 *c)
 {
 	const struct sb_profile *p = c->p;
@@ -397,7 +427,7 @@ static int prepare(struct sb_otf2 *c)
 		if (x->calls && x->last_end > c->last)
 			c->last = x->last_end;
 	}
-	if (sb_otf2_map_regions(c) || sb_otf2_gpu_map(c))
+	if (sb_otf2_map_regions(c) || map_kinds(c))
 		return sb_fail(c->err, ENOMEM, "out of memory");
 	if (c->first > c->last)	/* threads without calls, and no GPU work */
 		c->first = c->last = 0;
@@ -460,7 +490,11 @@ static void release(struct sb_otf2 *c)
 	free(c->ranks);
 	free(c->regions);
 	free(c->mpi_names);
-	sb_otf2_gpu_free(&c->gpu);
+	for (i = 0; c->kind_state && i < sb_otf2_n_kinds; i++)
+		if (sb_otf2_kinds[i]->release)
+			sb_otf2_kinds[i]->release(c->kind_state[i]);
+	free(c->kind_state);
+	free(c->kind_at);
 	sb_xthreads_free(&c->threads);
 }
 

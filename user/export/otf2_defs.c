@@ -1,8 +1,8 @@
 /*
  * The OTF2 export's global definitions: clock, system tree, a process per
- * rank, a location per thread, GPU devices and streams, regions with their
- * source, MPI_COMM_WORLD and the metrics. Written after the events, whose
- * counts the locations carry.
+ * rank, a location per thread, regions with their source (each kind's after
+ * them: GPU devices and streams, otf2_cuda.c), MPI_COMM_WORLD and the
+ * metrics. Written after the events, whose counts the locations carry.
  */
 #ifdef SB_HAVE_OTF2
 #include <errno.h>
@@ -12,17 +12,6 @@
 #include <string.h>
 
 #include "export/otf2_impl.h"
-#include "util/demangle.h"
-#include "util/hashmap.h"
-
-struct defs {
-	struct sb_otf2 *c;
-	OTF2_GlobalDefWriter *w;
-	OTF2_StringRef next;		/* the next string's ref */
-	struct sb_hashmap seen;		/* (hash, length) of a shared string -> its ref */
-	const char **texts;		/* by ref: each shared string, to confirm a hit */
-	size_t cap;
-};
 
 static uint64_t fnv1a(const char *s)
 {
@@ -33,8 +22,7 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-/* A new string definition of s. */
-static int str(struct defs *d, const char *s, OTF2_StringRef *ref)
+int sb_otf2_str(struct sb_otf2_defs *d, const char *s, OTF2_StringRef *ref)
 {
 	*ref = d->next++;
 	return sb_otf2_check(d->c, OTF2_GlobalDefWriter_WriteString(d->w, *ref, s),
@@ -42,7 +30,7 @@ static int str(struct defs *d, const char *s, OTF2_StringRef *ref)
 }
 
 /* Keep s (which outlives d) as the text of ref, for later uses to share. */
-static int remember(struct defs *d, const char *s, OTF2_StringRef ref, uint64_t h)
+static int remember(struct sb_otf2_defs *d, const char *s, OTF2_StringRef ref, uint64_t h)
 {
 	const char **t;
 
@@ -58,8 +46,7 @@ static int remember(struct defs *d, const char *s, OTF2_StringRef ref, uint64_t 
 		sb_fail(d->c->err, ENOMEM, "out of memory") : 0;
 }
 
-/* The string s, which many definitions name (a source file), defined once. */
-static int str_shared(struct defs *d, const char *s, OTF2_StringRef *ref)
+int sb_otf2_str_shared(struct sb_otf2_defs *d, const char *s, OTF2_StringRef *ref)
 {
 	uint64_t h = fnv1a(s), *hit = sb_hashmap_get(&d->seen, h, strlen(s));
 	int r;
@@ -68,16 +55,12 @@ static int str_shared(struct defs *d, const char *s, OTF2_StringRef *ref)
 		*ref = (OTF2_StringRef)*hit;
 		return 0;
 	}
-	r = str(d, s, ref);
+	r = sb_otf2_str(d, s, ref);
 	/* Two strings with one hash: the later one is just not shared. */
 	return r || hit ? r : remember(d, s, *ref, h);
 }
 
-/* A string of the writer's own making. */
-static int str_fmt(struct defs *d, OTF2_StringRef *ref, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int str_fmt(struct defs *d, OTF2_StringRef *ref, const char *fmt, ...)
+int sb_otf2_str_fmt(struct sb_otf2_defs *d, OTF2_StringRef *ref, const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -85,10 +68,10 @@ static int str_fmt(struct defs *d, OTF2_StringRef *ref, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return str(d, buf, ref);
+	return sb_otf2_str(d, buf, ref);
 }
 
-static int write_clock(struct defs *d)
+static int write_clock(struct sb_otf2_defs *d)
 {
 	const struct sb_meta *m = sb_profile_meta(d->c->p, "clock_realtime_minus_monotonic_start_ns");
 	struct sb_otf2 *c = d->c;
@@ -104,49 +87,8 @@ static int write_clock(struct defs *d)
 			     "clock properties");
 }
 
-/*
- * A node per GPU device under the host (node 1 + its index), and per rank and
- * device an accelerator location group that the rank's process created.
- */
-static int write_gpu_system(struct defs *d)
-{
-	const struct sb_otf2_gpu *g = &d->c->gpu;
-	struct sb_otf2 *c = d->c;
-	const struct sb_gpu_lane *l;
-	const struct sb_otf2_lane *at;
-	OTF2_StringRef name, cls;
-	size_t i;
-	int r = 0;
-
-	for (i = 0; i < g->n_devices && !r; i++) {
-		r = str_fmt(d, &name, "GPU %lld", (long long)g->devices[i]);
-		r = r ? r : str_shared(d, "accelerator", &cls);
-		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteSystemTreeNode(
-						 d->w, (OTF2_SystemTreeNodeRef)(1 + i), name, cls, 0),
-					  "system tree node");
-		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(
-						 d->w, (OTF2_SystemTreeNodeRef)(1 + i),
-						 OTF2_SYSTEM_TREE_DOMAIN_ACCELERATOR_DEVICE),
-					  "system tree node");
-	}
-	for (i = 0; i < g->lanes.n && !r; i++) {
-		l = &g->lanes.at[i];
-		at = &g->lane[i];
-		if (i && at->group == at[-1].group)
-			continue;
-		r = str_fmt(d, &name, "rank %u GPU %lld", l->rank, (long long)l->device);
-		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocationGroup(
-						 d->w, (OTF2_LocationGroupRef)(c->n_ranks + at->group),
-						 name, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
-						 (OTF2_SystemTreeNodeRef)(1 + at->node),
-						 (OTF2_LocationGroupRef)sb_otf2_rank_index(c, l->rank)),
-					  "location group");
-	}
-	return r;
-}
-
-/* One node (the host), a process per rank under it, a location per thread. */
-static int write_system(struct defs *d)
+/* One node (the host), a process per rank under it, then each kind's. */
+static int write_system(struct sb_otf2_defs *d)
 {
 	const struct sb_meta *host = sb_profile_meta(d->c->p, "hostname");
 	struct sb_otf2 *c = d->c;
@@ -154,24 +96,27 @@ static int write_system(struct defs *d)
 	size_t i;
 	int r;
 
-	r = str(d, host && !host->is_int && host->s ? host->s : "localhost", &name);
-	r = r ? r : str_shared(d, "node", &cls);
+	r = sb_otf2_str(d, host && !host->is_int && host->s ? host->s : "localhost", &name);
+	r = r ? r : sb_otf2_str_shared(d, "node", &cls);
 	r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteSystemTreeNode(
 					 d->w, 0, name, cls, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
 				  "system tree node");
 	for (i = 0; i < c->n_ranks && !r; i++) {
-		r = str_fmt(d, &name, "rank %u", c->ranks[i]);
+		r = sb_otf2_str_fmt(d, &name, "rank %u", c->ranks[i]);
 		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocationGroup(
 						 d->w, (OTF2_LocationGroupRef)i, name,
 						 OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
 						 OTF2_UNDEFINED_LOCATION_GROUP),
 					  "location group");
 	}
-	return r ? r : write_gpu_system(d);
+	for (i = 0; i < sb_otf2_n_kinds && !r; i++)
+		if (sb_otf2_kinds[i]->system)
+			r = sb_otf2_kinds[i]->system(d, c->kind_state[i], &c->kind_at[i]);
+	return r;
 }
 
-/* "thread 1 worker (tid 4243)": index, name and tid, where known. */
-static int write_locations(struct defs *d)
+/* "thread 1 worker (tid 4243)": index, name and tid, where known; then each kind's. */
+static int write_locations(struct sb_otf2_defs *d)
 {
 	struct sb_otf2 *c = d->c;
 	OTF2_StringRef name;
@@ -184,7 +129,7 @@ static int write_locations(struct defs *d)
 
 		if (x->tid > 0)
 			snprintf(tid, sizeof(tid), " (tid %lld)", (long long)x->tid);
-		r = str_fmt(d, &name, "thread %lld%s%s%s", (long long)x->thread,
+		r = sb_otf2_str_fmt(d, &name, "thread %lld%s%s%s", (long long)x->thread,
 			    *x->name ? " " : "", x->name, tid);
 		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocation(
 						 d->w, (OTF2_LocationRef)i, name,
@@ -192,83 +137,14 @@ static int write_locations(struct defs *d)
 						 (OTF2_LocationGroupRef)sb_otf2_rank_index(c, x->rank)),
 					  "location");
 	}
-	for (i = 0; i < c->gpu.lanes.n && !r; i++) {
-		const struct sb_gpu_lane *l = &c->gpu.lanes.at[i];
-		const struct sb_otf2_lane *at = &c->gpu.lane[i];
-
-		r = str_fmt(d, &name, "GPU %lld stream %lld", (long long)l->device,
-			    (long long)l->stream);
-		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteLocation(
-						 d->w, (OTF2_LocationRef)(c->threads.n + i), name,
-						 OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, at->n_events,
-						 (OTF2_LocationGroupRef)(c->n_ranks + at->group)),
-					  "location");
-	}
+	for (i = 0; i < sb_otf2_n_kinds && !r; i++)
+		if (sb_otf2_kinds[i]->locations)
+			r = sb_otf2_kinds[i]->locations(d, c->kind_state[i], &c->kind_at[i]);
 	return r;
 }
 
-/* GPU region k (sb_otf2_gpu_region) as readers name it: kernels demangled, copies by direction. */
-static int gpu_region_names(struct defs *d, size_t k, OTF2_StringRef *name,
-			    OTF2_StringRef *canonical)
-{
-	const struct sb_cuda_data *cu = &d->c->p->cuda;
-	const char *mangled, *dir;
-	char *s;
-	int r;
-
-	if (k < cu->n_names) {
-		mangled = cu->names[k] ? cu->names[k] : "";
-		s = sb_demangle(mangled);
-		r = str(d, s ? s : *mangled ? mangled : "kernel", name);
-		free(s);
-		return r ? r : str(d, *mangled ? mangled : "kernel", canonical);
-	}
-	k -= cu->n_names;
-	dir = sb_cuda_copy_kind((int64_t)k);
-	if (k == SB_OTF2_MEMSET)
-		r = str(d, "memset", name);
-	else if (k == SB_OTF2_KERNEL)
-		r = str(d, "kernel", name);
-	else
-		r = str_fmt(d, name, "memcpy%s%s", dir ? " " : "", dir ? dir : "");
-	*canonical = *name;
-	return r;
-}
-
-/* The regions of GPU work: paradigm CUDA; copies are data transfers. */
-static int write_gpu_regions(struct defs *d)
-{
-	const struct sb_otf2_gpu *g = &d->c->gpu;
-	struct sb_otf2 *c = d->c;
-	OTF2_StringRef name, canonical, none;
-	size_t names = c->p->cuda.n_names, k;
-	bool copy;
-	int r = str_shared(d, "", &none);
-
-	for (k = 0; k < g->n_refs && !r; k++) {
-		if (g->refs[k] == OTF2_UNDEFINED_REGION)
-			continue;
-		copy = k >= names && k - names < SB_OTF2_COPY_KINDS;
-		r = gpu_region_names(d, k, &name, &canonical);
-		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteRegion(
-						 d->w, g->refs[k], name, canonical, none,
-						 copy ? OTF2_REGION_ROLE_DATA_TRANSFER :
-							OTF2_REGION_ROLE_FUNCTION,
-						 OTF2_PARADIGM_CUDA, OTF2_REGION_FLAG_NONE, none, 0, 0),
-					  "region");
-	}
-	if (!r && g->bytes) {
-		r = str(d, "bytes", &name);
-		r = r ? r : str(d, "bytes the copy or memset wrote", &canonical);
-		r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteAttribute(
-						 d->w, SB_OTF2_BYTES, name, canonical,
-						 OTF2_TYPE_UINT64), "attribute");
-	}
-	return r;
-}
-
-/* Each region ref once, at the first profile region that has it. */
-static int write_regions(struct defs *d)
+/* Each region ref once, at the first profile region that has it; then each kind's. */
+static int write_regions(struct sb_otf2_defs *d)
 {
 	const struct sb_profile *p = d->c->p;
 	struct sb_otf2 *c = d->c;
@@ -280,7 +156,7 @@ static int write_regions(struct defs *d)
 	size_t i;
 	int e;
 
-	e = str_shared(d, "", &none);
+	e = sb_otf2_str_shared(d, "", &none);
 	for (i = 0; i < p->n_regions && !e; i++) {
 		r = &c->regions[i];
 		g = &p->regions[i];
@@ -288,22 +164,25 @@ static int write_regions(struct defs *d)
 			continue;
 		next++;
 		line = g->source_line > 0 && g->source_line <= UINT32_MAX ? (uint32_t)g->source_line : 0;
-		e = str(d, r->mpi_name >= 0 ? c->mpi_names[r->mpi_name] : g->name, &name);
-		e = e ? e : str_shared(d, r->mpi_name >= 0 ? "" : g->source_file, &file);
+		e = sb_otf2_str(d, r->mpi_name >= 0 ? c->mpi_names[r->mpi_name] : g->name, &name);
+		e = e ? e : sb_otf2_str_shared(d, r->mpi_name >= 0 ? "" : g->source_file, &file);
 		e = e ? e : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteRegion(
 						 d->w, r->ref, name, name, none, r->role,
 						 r->mpi_name >= 0 ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
 						 OTF2_REGION_FLAG_NONE, file, line, line),
 					  "region");
 	}
-	return e ? e : write_gpu_regions(d);
+	for (i = 0; i < sb_otf2_n_kinds && !e; i++)
+		if (sb_otf2_kinds[i]->regions)
+			e = sb_otf2_kinds[i]->regions(d, c->kind_state[i]);
+	return e;
 }
 
 /*
  * MPI_COMM_WORLD as the file knows it: the ranks with a location, each by its
  * first thread's location (the one MPI events of that rank name).
  */
-static int write_world(struct defs *d)
+static int write_world(struct sb_otf2_defs *d)
 {
 	struct sb_otf2 *c = d->c;
 	uint64_t *locs = NULL, *members;
@@ -322,8 +201,8 @@ static int write_world(struct defs *d)
 			locs[k++] = i;
 	for (i = 0; i < c->n_ranks; i++)
 		members[i] = i;
-	r = str_shared(d, "", &none);
-	r = r ? r : str(d, "MPI_COMM_WORLD", &name);
+	r = sb_otf2_str_shared(d, "", &none);
+	r = r ? r : sb_otf2_str(d, "MPI_COMM_WORLD", &name);
 	r = r ? r : sb_otf2_check(c, OTF2_GlobalDefWriter_WriteGroup(
 					 d->w, 0, none, OTF2_GROUP_TYPE_COMM_LOCATIONS,
 					 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
@@ -355,15 +234,15 @@ static const char *counter_name(const struct sb_profile *p, unsigned i, char *bu
 	return buf;
 }
 
-static int write_member(struct defs *d, OTF2_MetricMemberRef ref, const char *name,
+static int write_member(struct sb_otf2_defs *d, OTF2_MetricMemberRef ref, const char *name,
 			const char *desc, const char *unit, int64_t exponent)
 {
 	OTF2_StringRef n, ds, u;
 	int r;
 
-	r = str(d, name, &n);
-	r = r ? r : str_shared(d, desc, &ds);
-	r = r ? r : str_shared(d, unit, &u);
+	r = sb_otf2_str(d, name, &n);
+	r = r ? r : sb_otf2_str_shared(d, desc, &ds);
+	r = r ? r : sb_otf2_str_shared(d, unit, &u);
 	return r ? r : sb_otf2_check(d->c, OTF2_GlobalDefWriter_WriteMetricMember(
 					    d->w, ref, n, ds, OTF2_METRIC_TYPE_OTHER,
 					    OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
@@ -374,7 +253,7 @@ static int write_member(struct defs *d, OTF2_MetricMemberRef ref, const char *na
  * Values accumulated per thread, written at the enter and the leave of each
  * call that has them: leave minus enter is the call's inclusive value.
  */
-static int write_metrics(struct defs *d)
+static int write_metrics(struct sb_otf2_defs *d)
 {
 	struct sb_otf2 *c = d->c;
 	OTF2_MetricMemberRef member = 0, refs[SB_OTF2_MAX_MEMBERS];
@@ -407,7 +286,7 @@ static int write_metrics(struct defs *d)
 
 int sb_otf2_write_defs(struct sb_otf2 *c)
 {
-	struct defs d = { .c = c };
+	struct sb_otf2_defs d = { .c = c };
 	int r;
 
 	sb_hashmap_init(&d.seen);

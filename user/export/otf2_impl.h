@@ -6,7 +6,7 @@
 
 #include "analysis/mpi.h"
 #include "export/export.h"
-#include "model/gpu_lanes.h"
+#include "util/hashmap.h"
 
 /* What a region's calls write beside their enter and leave (otf2_mpi.c). */
 enum sb_otf2_mpi {
@@ -54,31 +54,15 @@ struct sb_otf2_frame {
 	uint64_t at_enter[SB_OTF2_N_CLASSES][SB_OTF2_MAX_MEMBERS];
 };
 
-/* GPU regions past the kernel names: copies by CUpti_ActivityMemcpyKind (0: unknown), memsets, unnamed kernels. */
-#define SB_OTF2_COPY_KINDS 11
-#define SB_OTF2_MEMSET SB_OTF2_COPY_KINDS
-#define SB_OTF2_KERNEL (SB_OTF2_COPY_KINDS + 1)
-#define SB_OTF2_GPU_FIXED (SB_OTF2_COPY_KINDS + 2)
-
-/* What the archive keeps of one GPU lane (model/gpu_lanes.h), a location after the threads. */
-struct sb_otf2_lane {
-	uint32_t group;		/* its accelerator location group: one per (rank, device) */
-	uint32_t node;		/* its device's system tree node */
-	uint64_t n_events;
-};
-
-/* The profile's GPU work as the archive has it (otf2_cuda.c). */
-struct sb_otf2_gpu {
-	struct sb_gpu_lanes lanes;	/* of the work placed in the archive */
-	struct sb_otf2_lane *lane;	/* parallel to lanes.at */
-	uint32_t n_groups;
-	int64_t *devices;		/* the device ids, ascending: a system tree node each */
-	uint32_t n_devices;
-	size_t *work;			/* GPU activities written: by lane, then start */
-	size_t n_work;
-	OTF2_RegionRef *refs;		/* by kernel name, then SB_OTF2_GPU_FIXED; undefined: unused */
-	size_t n_refs;
-	bool bytes;			/* some work carries the bytes attribute */
+/*
+ * Where a kind's locations, location groups and system tree nodes start:
+ * after the threads', the ranks' and the host's, and the kinds' before it.
+ * As a count: how many a kind adds.
+ */
+struct sb_otf2_base {
+	uint32_t loc;
+	uint32_t group;
+	uint32_t node;
 };
 
 /* One location: a thread of a rank. */
@@ -104,7 +88,8 @@ struct sb_otf2 {
 	size_t n_ranks;
 	bool world;			/* some call writes an MPI event */
 	struct sb_otf2_class classes[SB_OTF2_N_CLASSES];
-	struct sb_otf2_gpu gpu;
+	void **kind_state;		/* by sb_otf2_kinds: each kind's own */
+	struct sb_otf2_base *kind_at;	/* by sb_otf2_kinds, and one past: where each starts */
 	uint64_t skipped;		/* calls that do not nest, GPU work that overlaps its lane's */
 	int64_t first, last;		/* the earliest and latest time of any call */
 };
@@ -112,23 +97,58 @@ struct sb_otf2 {
 #define SB_OTF2_WORLD 0		/* the one communicator */
 #define SB_OTF2_BYTES 0		/* the one attribute: the bytes a copy or memset wrote */
 
+/* The global definitions being written (otf2_defs.c): the writer and the strings so far. */
+struct sb_otf2_defs {
+	struct sb_otf2 *c;
+	OTF2_GlobalDefWriter *w;
+	OTF2_StringRef next;		/* the next string's ref */
+	struct sb_hashmap seen;		/* (hash, length) of a shared string -> its ref */
+	const char **texts;		/* by ref: each shared string, to confirm a hit */
+	size_t cap;
+};
+
+/* A new string definition of s, its ref into *ref. */
+int sb_otf2_str(struct sb_otf2_defs *d, const char *s, OTF2_StringRef *ref);
+/* The string s (which outlives d), which many definitions name, defined once. */
+int sb_otf2_str_shared(struct sb_otf2_defs *d, const char *s, OTF2_StringRef *ref);
+/* A string of the writer's own making. */
+int sb_otf2_str_fmt(struct sb_otf2_defs *d, OTF2_StringRef *ref, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A kind of data's part of the archive, after the calls' (export/otf2_kinds.c);
+ * NULL: no such part. map: its state, from c->p: its regions' refs from
+ * c->n_region_refs on (moved past them), c->first and c->last widened to its
+ * times, what it leaves out added to c->skipped, and into *n how many
+ * locations, location groups and system tree nodes it adds; 0 or -ENOMEM.
+ * events: its locations' events, at at's refs on. system, locations,
+ * regions: its global definitions of each sort, after the calls' (the
+ * definitions' refs come in order). release: its state, also after map
+ * failed, and NULL where map did not run.
+ */
+struct sb_otf2_kind {
+	const struct sb_kind *kind;
+	int (*map)(struct sb_otf2 *c, void **state, struct sb_otf2_base *n);
+	int (*events)(struct sb_otf2 *c, void *state, const struct sb_otf2_base *at);
+	int (*system)(struct sb_otf2_defs *d, const void *state, const struct sb_otf2_base *at);
+	int (*locations)(struct sb_otf2_defs *d, const void *state,
+			 const struct sb_otf2_base *at);
+	int (*regions)(struct sb_otf2_defs *d, const void *state);
+	void (*release)(void *state);
+};
+
+/* GPU work on a location per stream (otf2_cuda.c). */
+extern const struct sb_otf2_kind sb_otf2_cuda_kind;
+
+/* Every kind's part, in the archive's order (otf2_kinds.c). */
+extern const struct sb_otf2_kind *const sb_otf2_kinds[];
+extern const size_t sb_otf2_n_kinds;
+
 /* The index of rank in c->ranks, or OTF2_UNDEFINED_UINT32. */
 uint32_t sb_otf2_rank_index(const struct sb_otf2 *c, int64_t rank);
 
 /* c->regions from the profile's regions: MPI names parsed, refs assigned. 0 or -ENOMEM. */
 int sb_otf2_map_regions(struct sb_otf2 *c);
-
-/*
- * c->gpu from the profile's CUDA activity: lanes, the work in the order it is
- * written, its regions' refs after the profile's; c->first and c->last
- * widened to it. 0 or -ENOMEM.
- */
-int sb_otf2_gpu_map(struct sb_otf2 *c);
-/* Each lane's events, one writer at a time. */
-int sb_otf2_gpu_write(struct sb_otf2 *c);
-/* The GPU region of activity a: an index into c->gpu.refs. */
-size_t sb_otf2_gpu_region(const struct sb_otf2 *c, const struct sb_cuda_activity *a);
-void sb_otf2_gpu_free(struct sb_otf2_gpu *g);
 
 /* Every global definition, after the events (their counts go into the locations). */
 int sb_otf2_write_defs(struct sb_otf2 *c);

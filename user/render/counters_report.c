@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/counters_report.h"
+#include "render/report_views.h"
 #include "util/text_format.h"
 
 /* Columns of an event's or ratio's name as shown (escaped), at least 12. */
@@ -219,3 +221,60 @@ int sb_counter_report_render(FILE *f, const struct sb_counter_report *r,
 		render_text(f, r, o->wide);
 	return ferror(f) ? -EIO : 0;
 }
+
+/* ---- the view: --counters ---- */
+
+static int counters_require(const struct sb_profile *p, const struct report_opts *o,
+			    struct sb_error *err)
+{
+	(void)o;
+	if (sb_profile_counter_slots(p) || sb_aggregate_has(&p->agg, SB_METRIC_COUNTER))
+		return 0;
+	return sb_fail(err, EINVAL, "the profile has no counters: record with -e or -g");
+}
+
+static int counters_build(void **state, const struct sb_profile *p, const struct report_opts *o,
+			  struct sb_error *err)
+{
+	struct sb_counter_report *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	r = sb_counter_report_build(c, p, o->rank, o->mpi_detail, err);
+	if (r) {
+		sb_counter_report_free(c);
+		free(c);
+		return r;
+	}
+	*state = c;
+	return 0;
+}
+
+static int counters_render(FILE *f, const struct sb_profile *p, const void *state,
+			   const struct report_opts *o)
+{
+	(void)p;
+	return sb_counter_report_render(f, state, o);
+}
+
+static void counters_release(void *state)
+{
+	if (!state)
+		return;
+	sb_counter_report_free(state);
+	free(state);
+}
+
+const struct sb_report_view sb_counters_report_view = {
+	.option = "counters",
+	.help = "      --counters      the counters recorded with record -e instead: per region\n"
+		"                      (MPI calls per function, --mpi-detail: per call region)\n"
+		"                      the calls' totals and own counts, IPC and miss ratios\n"
+		"                      when their events were counted (docs/COUNTERS.md)\n",
+	.html_note = "",
+	.require = counters_require,
+	.build = counters_build,
+	.render = counters_render,
+	.release = counters_release,
+};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render/gpu_report.h"
+#include "render/report_views.h"
 #include "util/demangle.h"
 #include "util/text_format.h"
 
@@ -496,3 +497,62 @@ int sb_gpu_report_render(FILE *f, const struct sb_profile *p, const struct sb_gp
 		render_text(f, p, r, o);
 	return ferror(f) ? -EIO : 0;
 }
+
+/* ---- the view: --gpu ---- */
+
+static int gpu_require(const struct sb_profile *p, const struct report_opts *o,
+		       struct sb_error *err)
+{
+	(void)o;
+	if (p->cuda.n_acts)
+		return 0;
+	return sb_fail(err, EINVAL, "the profile has no CUDA activity: record with --cuda");
+}
+
+static int gpu_build(void **state, const struct sb_profile *p, const struct report_opts *o,
+		     struct sb_error *err)
+{
+	struct sb_gpu_report *g = malloc(sizeof(*g));
+	int r;
+
+	if (!g)
+		return sb_fail(err, ENOMEM, "GPU report: out of memory");
+	r = sb_gpu_report_build(g, p, o->rank, err);
+	if (r) {
+		free(g);
+		return r;
+	}
+	*state = g;
+	return 0;
+}
+
+static int gpu_render(FILE *f, const struct sb_profile *p, const void *state,
+		      const struct report_opts *o)
+{
+	return sb_gpu_report_render(f, p, state, o);
+}
+
+static void gpu_release(void *state)
+{
+	if (!state)
+		return;
+	sb_gpu_report_free(state);
+	free(state);
+}
+
+/* It needs the activity, the index rows and the threads, never a call: they stay on disk. */
+const struct sb_report_view sb_gpu_report_view = {
+	.kind = &sb_cuda_kind,
+	.option = "gpu",
+	.help = "      --gpu           the GPU work recorded with record --cuda instead: per\n"
+		"                      kernel (demangled), copy direction and memset its\n"
+		"                      calls, total, avg, min and max GPU time, and the\n"
+		"                      regions that launched it (docs/CUDA.md)\n",
+	.html_note = "",
+	.per_call = true,
+	.lean = true,
+	.require = gpu_require,
+	.build = gpu_build,
+	.render = gpu_render,
+	.release = gpu_release,
+};

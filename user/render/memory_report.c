@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "render/memory_report.h"
+#include "render/report_views.h"
 #include "util/text_format.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -269,3 +270,73 @@ int sb_memory_paths_render(FILE *f, const struct sb_profile *p, const struct sb_
 	free(t.names);
 	return ret;
 }
+
+/* ---- the view: --memory ---- */
+
+/* Per call path, or --flat the counter report's rows: one of the two is built. */
+struct memory_view {
+	struct sb_mem_paths paths;
+	struct sb_counter_report flat;
+};
+
+static int memory_require(const struct sb_profile *p, const struct report_opts *o,
+			  struct sb_error *err)
+{
+	int slot[SB_MEMORY_SLOTS];
+
+	(void)o;
+	if (sb_memory_slots(p, slot))
+		return 0;
+	return sb_fail(err, EINVAL, "the profile has no memory values: record with --memory");
+}
+
+static void memory_release(void *state)
+{
+	struct memory_view *m = state;
+
+	if (!m)
+		return;
+	sb_mem_paths_free(&m->paths);
+	sb_counter_report_free(&m->flat);
+	free(m);
+}
+
+static int memory_build(void **state, const struct sb_profile *p, const struct report_opts *o,
+			struct sb_error *err)
+{
+	struct memory_view *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	r = o->flat ? sb_counter_report_build(&m->flat, p, o->rank, o->mpi_detail, err) :
+		      sb_mem_paths_build(&m->paths, p, o->rank, err);
+	if (r) {
+		memory_release(m);
+		return r;
+	}
+	*state = m;
+	return 0;
+}
+
+static int memory_render(FILE *f, const struct sb_profile *p, const void *state,
+			 const struct report_opts *o)
+{
+	const struct memory_view *m = state;
+
+	return o->flat ? sb_memory_report_render(f, &m->flat, o) :
+			 sb_memory_paths_render(f, p, &m->paths, o);
+}
+
+const struct sb_report_view sb_memory_report_view = {
+	.option = "memory",
+	.help = "      --memory        the memory recorded with record --memory instead: per\n"
+		"                      call path (--flat: per region) the calls' resident\n"
+		"                      size gained and given back (MiB), the peak's growth\n"
+		"                      and the page faults (docs/COUNTERS.md)\n",
+	.html_note = "",
+	.require = memory_require,
+	.build = memory_build,
+	.render = memory_render,
+	.release = memory_release,
+};

@@ -1,9 +1,11 @@
 /* `report --mpi` as text, JSON and CSV. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/mpi_report.h"
+#include "render/report_views.h"
 #include "util/text_format.h"
 
 #define CELL 48
@@ -293,3 +295,66 @@ int sb_mpi_report_render(FILE *f, const struct sb_profile *p, const struct sb_mp
 		render_text(f, p, r, o);
 	return ferror(f) ? -EIO : 0;
 }
+
+/* ---- the view: --mpi ---- */
+
+static int mpi_require(const struct sb_profile *p, const struct report_opts *o,
+		       struct sb_error *err)
+{
+	(void)o;
+	if (sb_mpi_profile_has_calls(p))
+		return 0;
+	return sb_fail(err, EINVAL, "the profile has no MPI calls: record an MPI job, without "
+		       "--no-mpi");
+}
+
+static int mpi_build(void **state, const struct sb_profile *p, const struct report_opts *o,
+		     struct sb_error *err)
+{
+	struct sb_mpi_report *m = malloc(sizeof(*m));
+	int r;
+
+	(void)o;
+	if (!m)
+		return sb_fail(err, ENOMEM, "MPI summary: out of memory");
+	r = sb_mpi_report_build(m, p, err);
+	if (r) {
+		free(m);
+		return r;
+	}
+	*state = m;
+	return 0;
+}
+
+static int mpi_render(FILE *f, const struct sb_profile *p, const void *state,
+		      const struct report_opts *o)
+{
+	return sb_mpi_report_render(f, p, state, o);
+}
+
+static void mpi_release(void *state)
+{
+	if (!state)
+		return;
+	sb_mpi_report_free(state);
+	free(state);
+}
+
+/* --mpi-detail is the command's own (the tree's and --counters' rows); its help goes here. */
+const struct sb_report_view sb_mpi_report_view = {
+	.option = "mpi",
+	.help = "      --mpi-detail    the tree has a row per MPI function (mpi:recv), its\n"
+		"                      calls summed; this adds a row below it per call\n"
+		"                      region, by peer, bytes and tag (docs/MPI_REPORT.md)\n"
+		"      --mpi           the MPI calls instead: per operation and region, per\n"
+		"                      rank, each region's and MPI function's imbalance\n"
+		"                      across ranks, the calls by arguments, and the\n"
+		"                      communication matrix (CSV: the matrix alone)\n",
+	.html_note = " (the page has the matrix)",
+	.per_call = true,
+	.ranks_list = true,
+	.require = mpi_require,
+	.build = mpi_build,
+	.render = mpi_render,
+	.release = mpi_release,
+};

@@ -12,6 +12,8 @@
 #include "util/error.h"
 #include "model/model.h"
 
+struct sb_report_view;
+
 enum sb_report_format {
 	SB_REPORT_TEXT,
 	SB_REPORT_JSON,
@@ -26,15 +28,13 @@ struct report_opts {
 	const char *output;	/* NULL: stdout */
 	const char *html;	/* --html FILE: write the HTML page there instead; NULL: none */
 	const char *path;	/* the profile */
-	bool samples;		/* --samples: hottest functions per region path instead */
+	/* Bit i: sb_report_views[i] was asked for (render/report_views.h). */
+	uint32_t views;
+	const struct sb_report_view *view;	/* the view shown; NULL: the call tree */
 	enum sb_sample_kind sample_kind;	/* --samples=KIND or --offcpu */
 	unsigned top;		/* --top N: functions per region path */
 	struct sb_filter filter;	/* --ranks, --include, --exclude */
-	bool mpi;		/* --mpi: MPI calls, imbalance and the communication matrix */
 	bool mpi_detail;	/* --mpi-detail: each MPI call region below its function's row */
-	bool counters;		/* --counters: counter totals and ratios per region */
-	bool memory;		/* --memory: record --memory's values per region */
-	bool gpu;		/* --gpu: kernels, copies and memsets with their launching regions */
 	double peak_gflops;	/* --peak-gflops X: the HTML roofline's compute ceiling; 0 none */
 	double peak_gbs;	/* --peak-gbs Y: its bandwidth ceiling; 0 none */
 	bool wide;		/* --wide: every column and whole names; else 80 columns */

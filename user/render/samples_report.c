@@ -1,10 +1,12 @@
 /* `report --samples`: the hottest functions per region path as text, JSON or CSV. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/health.h"
+#include "render/report_views.h"
 #include "render/samples_report.h"
 #include "util/text_format.h"
 
@@ -391,3 +393,50 @@ int sb_samples_report_render(FILE *f, const struct sb_profile *p, const struct r
 		r = -EIO;
 	return r;
 }
+
+/* ---- the view: --samples[=KIND] ---- */
+
+static int samples_option(const char *arg, struct report_opts *o, struct sb_error *err)
+{
+	/* A bare --samples keeps the kind an earlier --offcpu chose. */
+	if (!arg)
+		return 0;
+	if (!strcmp(arg, "cpu"))
+		o->sample_kind = SB_SAMPLE_CPU;
+	else if (!strcmp(arg, "offcpu"))
+		o->sample_kind = SB_SAMPLE_OFFCPU;
+	else
+		return sb_fail(err, EINVAL, "--samples: '%s' is not one of cpu, offcpu", arg);
+	return 0;
+}
+
+static int samples_require(const struct sb_profile *p, const struct report_opts *o,
+			   struct sb_error *err)
+{
+	return sb_samples_require(p, 1u << o->sample_kind, err);
+}
+
+static int samples_render(FILE *f, const struct sb_profile *p, const void *state,
+			  const struct report_opts *o)
+{
+	(void)state;
+	return sb_samples_report_render(f, p, o);
+}
+
+/* --offcpu, --top and --no-demangle are the command's own: the tree and the page read them too. */
+const struct sb_report_view sb_samples_report_view = {
+	.kind = &sb_samples_kind,
+	.option = "samples",
+	.has_arg = optional_argument,
+	.parse = samples_option,
+	.help = "      --samples[=KIND]\n"
+		"                      hottest functions per region path from the sampled\n"
+		"                      stacks instead; KIND is cpu (default) or offcpu\n"
+		"      --offcpu        the same as --samples=offcpu (time blocked, not samples)\n"
+		"      --top N         functions shown per region path (default 10)\n"
+		"      --no-demangle   keep C++ and Rust function names mangled (--samples,\n"
+		"                      --html)\n",
+	.html_note = "",
+	.require = samples_require,
+	.render = samples_render,
+};

@@ -18,6 +18,7 @@
 #include "io/h5write.h"
 #include "analysis/frame_names.h"
 #include "analysis/samples_report.h"
+#include "render/report_views.h"
 #include "render/samples_report.h"
 #include "fixtures.h"
 #include "same_samples.h"
@@ -517,8 +518,8 @@ static void test_offcpu_shares_are_time_weighted(void **state)
 static char *render(const struct sb_profile *p, enum sb_report_format fmt,
 		    enum sb_sample_kind kind, unsigned top)
 {
-	struct report_opts o = { .format = fmt, .rank = -1, .path = "t.h5", .samples = true,
-				 .sample_kind = kind, .top = top };
+	struct report_opts o = { .format = fmt, .rank = -1, .path = "t.h5",
+				 .view = &sb_samples_report_view, .sample_kind = kind, .top = top };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -588,16 +589,16 @@ static void test_report_options(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&o, &err, "f.h5", NULL, NULL), 0);
-	assert_false(o.samples);
+	assert_null(o.view);
 	assert_int_equal(o.top, 10);
 	assert_int_equal(parse(&o, &err, "--samples", "f.h5", NULL), 0);
-	assert_true(o.samples);
+	assert_ptr_equal(o.view, &sb_samples_report_view);
 	assert_int_equal(o.sample_kind, SB_SAMPLE_CPU);
 	assert_int_equal(parse(&o, &err, "--samples=offcpu", "f.h5", NULL), 0);
 	assert_int_equal(o.sample_kind, SB_SAMPLE_OFFCPU);
 	/* --offcpu alone implies --samples; a bare --samples after it keeps off-CPU. */
 	assert_int_equal(parse(&o, &err, "--offcpu", "--samples", "f.h5"), 0);
-	assert_true(o.samples);
+	assert_ptr_equal(o.view, &sb_samples_report_view);
 	assert_int_equal(o.sample_kind, SB_SAMPLE_OFFCPU);
 	assert_int_equal(parse(&o, &err, "--samples", "--top=3", "f.h5"), 0);
 	assert_int_equal(o.top, 3);

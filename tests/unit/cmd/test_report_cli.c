@@ -16,6 +16,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "render/report.h"
+#include "render/report_views.h"
 #include "fixtures.h"
 #include "json_check.h"
 #include "report_text.h"
@@ -193,6 +194,41 @@ static void test_per_rank_and_durations_options(void **state)
 	expect_error(ARGC(with_mpi), with_mpi, "--durations: not available with --mpi");
 	expect_error(ARGC(both), both, "--per-rank: not available with --durations");
 	expect_error(ARGC(one_rank), one_rank, "--rank: --per-rank takes its ranks from --ranks");
+}
+
+/*
+ * Two views of kinds at once: the later in the table is refused naming the
+ * earlier, in whichever order they were given; none goes with --html.
+ */
+static void test_two_views_are_refused_by_the_table(void **state)
+{
+	char a[64], b[64], msg[160];
+	char *both[] = { "report", a, b, "p" }, *html[] = { "report", a, "--html", "x.html", "p" };
+	const struct sb_report_view *vi, *vj;
+	size_t i, j;
+
+	(void)state;
+	for (j = 0; j < sb_report_n_views; j++) {
+		vj = sb_report_views[j];
+		snprintf(a, sizeof(a), "--%s", vj->option);
+		snprintf(msg, sizeof(msg), "--%s: not available with --html%s", vj->option,
+			 vj->html_note);
+		expect_error(ARGC(html), html, msg);
+		for (i = 0; i < j; i++) {
+			vi = sb_report_views[i];
+			snprintf(msg, sizeof(msg), "--%s: not available with --%s", vj->option,
+				 vi->option);
+			snprintf(a, sizeof(a), "--%s", vi->option);
+			snprintf(b, sizeof(b), "--%s", vj->option);
+			expect_error(ARGC(both), both, msg);
+			snprintf(a, sizeof(a), "--%s", vj->option);
+			snprintf(b, sizeof(b), "--%s", vi->option);
+			expect_error(ARGC(both), both, msg);
+		}
+	}
+	/* The MPI page's note, as it always read. */
+	expect_error(ARGC(html), (char *[]){ "report", "--mpi", "--html", "x.html", "p" },
+		     "--mpi: not available with --html (the page has the matrix)");
 }
 
 static void test_command_exit_codes(void **state)
@@ -653,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values_name_their_option),
 		cmocka_unit_test(test_usage_errors_say_what_is_wrong),
 		cmocka_unit_test(test_per_rank_and_durations_options),
+		cmocka_unit_test(test_two_views_are_refused_by_the_table),
 		cmocka_unit_test(test_command_exit_codes),
 		cmocka_unit_test(test_text_is_an_aligned_tree),
 		cmocka_unit_test(test_text_flat_and_offcpu_and_span_from_calls),

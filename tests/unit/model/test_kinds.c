@@ -1,11 +1,13 @@
 /*
  * The kinds of data as the stages that handle any kind read them: every id
  * points into a table that exists, dictionaries are what a merge can unify,
- * region paths can be filtered, and every kind has its view in the page and
- * in the Perfetto trace (and at most one in the Chrome trace and in
- * speedscope's file, where samples have theirs). A kind added with a slip
+ * region paths can be filtered, and every kind has its view in the page, in
+ * the Perfetto trace and in `report` (and at most one in the Chrome trace, in
+ * speedscope's file, where samples have theirs, and in OTF2's archive, where
+ * CUDA activity has its). A kind added with a slip
  * fails here, not in a merge.
  */
+#include <getopt.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,11 +19,15 @@
 #include <cmocka.h>
 
 #include "export/chrome_trace.h"
+#ifdef SB_HAVE_OTF2
+#include "export/otf2_impl.h"
+#endif
 #include "export/perfetto.h"
 #include "export/speedscope_kinds.h"
 #include "model/model.h"
 #include "model/table.h"
 #include "render/html.h"
+#include "render/report_views.h"
 
 static size_t str_cols(const struct sb_table *t)
 {
@@ -175,6 +181,80 @@ static void test_speedscope_views_are_of_registered_kinds(void **state)
 	assert_int_equal(samples, 1);
 }
 
+/*
+ * The OTF2 archive: a kind may have no part there, but at most one, and CUDA
+ * activity has its own (its GPU locations would be gone without it).
+ */
+static void test_otf2_parts_are_of_registered_kinds(void **state)
+{
+#ifdef SB_HAVE_OTF2
+	size_t k, v, parts, cuda = 0;
+
+	(void)state;
+	for (v = 0; v < sb_otf2_n_kinds; v++) {
+		parts = 0;
+		for (k = 0; k < sb_n_kinds; k++)
+			parts += sb_otf2_kinds[v]->kind == sb_kinds[k];
+		assert_int_equal(parts, 1);
+		for (k = 0; k < v; k++)
+			assert_ptr_not_equal(sb_otf2_kinds[k]->kind, sb_otf2_kinds[v]->kind);
+		assert_non_null(sb_otf2_kinds[v]->map);
+		cuda += sb_otf2_kinds[v]->kind == &sb_cuda_kind;
+	}
+	assert_int_equal(cuda, 1);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/*
+ * `report`'s views: each table kind has one, and so have the kinds not yet
+ * described as tables (their option names below); each is whole, its option
+ * its own, and the command takes it.
+ */
+static void test_every_kind_has_one_report_view(void **state)
+{
+	static const char *const not_tables[] = { "mpi", "counters", "memory" };
+	const struct sb_report_view *v;
+	struct sb_error err = { .msg = "" };
+	struct report_opts o;
+	char opt[64], *argv[] = { "report", opt, "p.h5" };
+	size_t k, i, j, views;
+
+	(void)state;
+	assert_true(sb_report_n_views <= SB_REPORT_MAX_VIEWS);
+	for (k = 0; k < sb_n_kinds; k++) {
+		views = 0;
+		for (i = 0; i < sb_report_n_views; i++)
+			views += sb_report_views[i]->kind == sb_kinds[k];
+		assert_int_equal(views, 1);
+	}
+	for (j = 0; j < sizeof(not_tables) / sizeof(not_tables[0]); j++) {
+		views = 0;
+		for (i = 0; i < sb_report_n_views; i++)
+			views += !strcmp(sb_report_views[i]->option, not_tables[j]);
+		assert_int_equal(views, 1);
+	}
+	for (i = 0; i < sb_report_n_views; i++) {
+		v = sb_report_views[i];
+		assert_non_null(v->option);
+		assert_non_null(v->help);
+		assert_non_null(v->html_note);
+		assert_non_null(v->require);
+		assert_non_null(v->render);
+		assert_true(v->has_arg == no_argument || v->parse);
+		assert_true(!v->build == !v->release);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(sb_report_views[j]->option, v->option);
+		snprintf(opt, sizeof(opt), "--%s", v->option);
+		assert_non_null(strstr(v->help, opt));
+		assert_int_equal(report_parse_args(3, argv, &o, &err), 0);
+		assert_ptr_equal(o.view, v);
+		sb_filter_free(&o.filter);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +264,8 @@ int main(void)
 		cmocka_unit_test(test_every_kind_has_one_view_in_each_output),
 		cmocka_unit_test(test_chrome_views_are_of_registered_kinds),
 		cmocka_unit_test(test_speedscope_views_are_of_registered_kinds),
+		cmocka_unit_test(test_every_kind_has_one_report_view),
+		cmocka_unit_test(test_otf2_parts_are_of_registered_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include "report_text.h"
 #include "render/gpu_report.h"
 #include "render/report.h"
+#include "render/report_views.h"
 
 /* main { step step } on rank 0; main on rank 1. */
 static const struct fx_call calls[] = {
@@ -222,8 +223,8 @@ static void test_kernels_copies_memsets_by_gpu_time(void **state)
 
 static char *render_gpu(const struct sb_profile *p, enum sb_report_format fmt, int64_t rank)
 {
-	struct report_opts o = { .path = "gpu.h5", .rank = rank, .format = fmt, .gpu = true,
-				 .wide = true };
+	struct report_opts o = { .path = "gpu.h5", .rank = rank, .format = fmt,
+				 .view = &sb_gpu_report_view, .wide = true };
 	struct sb_error err = { .msg = "" };
 	struct sb_gpu_report r;
 	char *out = NULL;
@@ -414,14 +415,15 @@ static void test_gpu_option_and_its_conflicts(void **state)
 
 	(void)state;
 	assert_int_equal(report_parse_args(ARGC(ok), ok, &o, &err), 0);
-	assert_true(o.gpu);
+	assert_ptr_equal(o.view, &sb_gpu_report_view);
 	assert_int_equal(o.rank, 1);
 	assert_int_equal(o.format, SB_REPORT_CSV);
 	expect_usage(ARGC(mpi), mpi, "--gpu: not available with --mpi");
 	expect_usage(ARGC(html), html, "--gpu: not available with --html");
 	/* The filters renumber the rows the activity points at, and it follows. */
 	assert_int_equal(report_parse_args(ARGC(ranks), ranks, &o, &err), 0);
-	assert_true(o.gpu && sb_filter_active(&o.filter));
+	assert_ptr_equal(o.view, &sb_gpu_report_view);
+	assert_true(sb_filter_active(&o.filter));
 	sb_filter_free(&o.filter);
 }
 
