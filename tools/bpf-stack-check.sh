@@ -18,6 +18,7 @@ BEGIN {
 	twin["begin_site_reg"] = "begin_site_reg_ctr"; twin["end_site_reg"] = "end_site_reg_ctr"
 	twin["fast_site"] = "fast_site_ts"
 	twin["mpi_enter"] = "mpi_enter_ts"; twin["mpi_exit"] = "mpi_exit_ts"
+	twin["mpi_enter_nc"] = "mpi_enter_nc_ts"
 	twin["cuda_host_enter"] = "cuda_host_enter_ts"; twin["cuda_host_exit"] = "cuda_host_exit_ts"
 }
 /^Disassembly of section / { sec = $4; sub(/:$/, "", sec) }
