@@ -129,6 +129,7 @@ static __always_inline void call_keep_for_return(struct pt_regs *ctx, __u32 tid,
 {
 	struct call_return_key key = { .tid = tid, .sp = PT_REGS_SP(ctx) };
 	struct call_chain *c, first = { .cookie = { cookie }, .n = 1 };
+	__u32 n;
 	int i;
 
 	if (use_attach_cookie)
@@ -138,13 +139,19 @@ static __always_inline void call_keep_for_return(struct pt_regs *ctx, __u32 tid,
 		bpf_map_update_elem(&call_returns, &key, &first, BPF_ANY);
 		return;
 	}
-	if (c->n == SB_CALL_CHAIN) {
+	n = c->n;
+	if (n == SB_CALL_CHAIN) {
 		for (i = 0; i < SB_CALL_CHAIN - 1; i++)
 			c->cookie[i] = c->cookie[i + 1];
-		c->n--;
+		n--;
 	}
-	c->cookie[c->n & (SB_CALL_CHAIN - 1)] = cookie;
-	c->n++;
+	/*
+	 * Clang knows n < SB_CALL_CHAIN here and drops the mask; 5.10's verifier
+	 * cannot follow its bounds there ("unbounded memory access"): keep it.
+	 */
+	barrier_var(n);
+	c->cookie[n & (SB_CALL_CHAIN - 1)] = cookie;
+	c->n = n + 1;
 }
 
 /* At a function's return: its probe's cookie; false when its entry left none. */
@@ -152,6 +159,7 @@ static __always_inline bool call_return_cookie(struct pt_regs *ctx, __u32 tid, _
 {
 	struct call_return_key key = { .tid = tid, .sp = PT_REGS_SP(ctx) - SB_RETURN_SP_MOVE };
 	struct call_chain *c;
+	__u32 n;
 
 	if (use_attach_cookie) {
 		*cookie = bpf_get_attach_cookie(ctx);
@@ -160,9 +168,11 @@ static __always_inline bool call_return_cookie(struct pt_regs *ctx, __u32 tid, _
 	c = bpf_map_lookup_elem(&call_returns, &key);
 	if (!c || !c->n || c->n > SB_CALL_CHAIN)
 		return false;
-	c->n--;
-	*cookie = c->cookie[c->n & (SB_CALL_CHAIN - 1)];
-	if (!c->n)
+	n = c->n - 1;
+	barrier_var(n);		/* the mask kept, as in call_keep_for_return */
+	*cookie = c->cookie[n & (SB_CALL_CHAIN - 1)];
+	c->n = n;
+	if (!n)
 		bpf_map_delete_elem(&call_returns, &key);
 	return true;
 }
