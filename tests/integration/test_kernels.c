@@ -57,7 +57,8 @@ static uint64_t mpi_calls_on(const struct sb_profile *p, uint32_t rank)
 	size_t i;
 
 	for (i = 0; i < p->n_pairs; i++)
-		if (p->pairs[i].rank == rank && !strncmp(p->regions[p->pairs[i].region].name, "mpi:", 4))
+		if (p->pairs[i].rank == rank &&
+		    !strncmp(p->regions[p->pairs[i].region].name, "mpi:", 4))
 			n += p->pairs[i].count;
 	return n;
 }

@@ -45,9 +45,11 @@ static void test_functions_where_their_offsets_are_mapped(void **state)
 	(void)state;
 	probe_self(&ca, &st);
 	maps[0] = (struct sb_map){ .start = 0x500000, .end = 0x501000, .pgoff = 0x3000,
-				   .dev = st.st_dev, .inode = st.st_ino, .path = path, .exec = true };
+				   .dev = st.st_dev, .inode = st.st_ino, .path = path,
+				   .exec = true };
 	maps[1] = (struct sb_map){ .start = 0x400000, .end = 0x402000, .pgoff = 0x1000,
-				   .dev = st.st_dev, .inode = st.st_ino, .path = path, .exec = true };
+				   .dev = st.st_dev, .inode = st.st_ino, .path = path,
+				   .exec = true };
 	/* Data: never a function. */
 	maps[2] = (struct sb_map){ .start = 0x600000, .end = 0x604000, .pgoff = 0,
 				   .dev = st.st_dev, .inode = st.st_ino, .path = path };

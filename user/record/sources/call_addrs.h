@@ -31,7 +31,7 @@ struct sb_call_proc {
 };
 
 struct sb_call_addrs {
-	int map_fd;		/* the kernel's call_addrs; < 0: attach cookies, nothing to keep */
+	int map_fd;		/* the kernel's call_addrs; < 0: cookies, nothing to keep */
 	struct sb_call_file *files;
 	size_t n_files;
 	/* (dev, inode) as stat or the maps say -> file index + 1, or SB_CALL_NOT_PROBED | n_files

@@ -29,7 +29,7 @@
 struct omp {
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
 	struct sb_detach held;		/* the links, and what they opened (detach.h) */
-	struct sb_call_addrs addrs;	/* the probed functions by address, without attach cookies */
+	struct sb_call_addrs addrs;	/* probed functions by address, without attach cookies */
 	int libraries;			/* libgomp files probed */
 	int bodies;			/* outlined bodies probed */
 	bool started;
