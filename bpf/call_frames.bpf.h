@@ -37,6 +37,147 @@ static __always_inline void call_args(struct pt_regs *ctx, __u64 *a)
 }
 
 /*
+ * Which probe fired. Where the kernel has attach cookies (5.15), the probe's
+ * own; before, the recorder keeps them by address: at a uprobe's entry the
+ * instruction pointer is the probed address (the kernel puts it back on the
+ * breakpoint before the handlers run), and call_addrs maps it, per process,
+ * to its probe's cookie (record/sources/call_addrs.c). A return probe knows
+ * only where the call returns to, so the entry leaves the cookie for it in
+ * call_returns, under the thread's stack pointer at the call.
+ */
+
+/* Key: (process, run-time address of a probed function). Value: its probe's cookie. Written by
+ * the recorder for each traced process that maps the function's file, deleted at its exit.
+ * Created only where the kernel has no attach cookies. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SB_CALL_MAX_ADDRS);
+	__type(key, struct sb_call_addr_key);
+	__type(value, __u64);
+} call_addrs SEC(".maps");
+
+struct call_return_key {
+	__u32 tid;
+	__u32 pad;
+	__u64 sp;		/* the stack pointer at the function's first instruction */
+};
+
+/*
+ * Calls entered at one stack pointer, the last on top: a probed function that
+ * ends in a jump to another (gcc's parallel bodies end so in GOMP_barrier)
+ * hands it its return address, and the kernel runs both return probes at the
+ * one return, the last entered first. A call that never returned (longjmp)
+ * stays below the others; the oldest goes when the stack is full.
+ */
+#define SB_CALL_CHAIN 4
+struct call_chain {
+	__u64 cookie[SB_CALL_CHAIN];
+	__u32 n;
+	__u32 pad;
+};
+
+/* Key: (thread, stack pointer at a probed call's entry). Value: the probes' cookies. Pushed at
+ * the entry, popped by the return; LRU: a call that never returns (exit, exec) ages out.
+ * Created only where the kernel has no attach cookies. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SB_MAX_THREADS * 2);
+	__type(key, struct call_return_key);
+	__type(value, struct call_chain);
+} call_returns SEC(".maps");
+
+/* Where the stack pointer is at a call's return, from where it was at its entry. */
+#if defined(__TARGET_ARCH_x86)
+#define SB_RETURN_SP_MOVE 8	/* the return popped its address */
+#else
+#define SB_RETURN_SP_MOVE 0	/* arm64 returns through the link register */
+#endif
+
+/* The cookie of the probed function at addr in process tgid; false when none is known. */
+static __always_inline bool call_addr_cookie(__u32 tgid, __u64 addr, __u64 *cookie)
+{
+	struct sb_call_addr_key key = { .tgid = tgid, .addr = addr };
+	__u64 *c = bpf_map_lookup_elem(&call_addrs, &key);
+
+	if (!c)
+		return false;
+	*cookie = *c;
+	return true;
+}
+
+/*
+ * The cookie of the probe at this function entry; false when the recorder
+ * has not filled in the process yet. A child forked a moment ago runs its
+ * parent's image: the parent's addresses serve until its own are in.
+ */
+static __always_inline bool call_cookie(struct pt_regs *ctx, __u32 tgid, __u64 *cookie)
+{
+	struct task_struct *task;
+
+	if (use_attach_cookie) {
+		*cookie = bpf_get_attach_cookie(ctx);
+		return true;
+	}
+	if (call_addr_cookie(tgid, PT_REGS_IP(ctx), cookie))
+		return true;
+	task = (struct task_struct *)bpf_get_current_task();
+	return call_addr_cookie(BPF_CORE_READ(task, real_parent, tgid), PT_REGS_IP(ctx), cookie);
+}
+
+/* At a function entry: its cookie, for its return probe (nothing to do with attach cookies). */
+static __always_inline void call_keep_for_return(struct pt_regs *ctx, __u32 tid, __u64 cookie)
+{
+	struct call_return_key key = { .tid = tid, .sp = PT_REGS_SP(ctx) };
+	struct call_chain *c, first = { .cookie = { cookie }, .n = 1 };
+	__u32 n;
+	int i;
+
+	if (use_attach_cookie)
+		return;
+	c = bpf_map_lookup_elem(&call_returns, &key);
+	if (!c || !c->n || c->n > SB_CALL_CHAIN) {
+		bpf_map_update_elem(&call_returns, &key, &first, BPF_ANY);
+		return;
+	}
+	n = c->n;
+	if (n == SB_CALL_CHAIN) {
+		for (i = 0; i < SB_CALL_CHAIN - 1; i++)
+			c->cookie[i] = c->cookie[i + 1];
+		n--;
+	}
+	/*
+	 * Clang knows n < SB_CALL_CHAIN here and drops the mask; 5.10's verifier
+	 * cannot follow its bounds there ("unbounded memory access"): keep it.
+	 */
+	barrier_var(n);
+	c->cookie[n & (SB_CALL_CHAIN - 1)] = cookie;
+	c->n = n + 1;
+}
+
+/* At a function's return: its probe's cookie; false when its entry left none. */
+static __always_inline bool call_return_cookie(struct pt_regs *ctx, __u32 tid, __u64 *cookie)
+{
+	struct call_return_key key = { .tid = tid, .sp = PT_REGS_SP(ctx) - SB_RETURN_SP_MOVE };
+	struct call_chain *c;
+	__u32 n;
+
+	if (use_attach_cookie) {
+		*cookie = bpf_get_attach_cookie(ctx);
+		return true;
+	}
+	c = bpf_map_lookup_elem(&call_returns, &key);
+	if (!c || !c->n || c->n > SB_CALL_CHAIN)
+		return false;
+	n = c->n - 1;
+	barrier_var(n);		/* the mask kept, as in call_keep_for_return */
+	*cookie = c->cookie[n & (SB_CALL_CHAIN - 1)];
+	c->n = n;
+	if (!n)
+		bpf_map_delete_elem(&call_returns, &key);
+	return true;
+}
+
+/*
  * A call the library makes inside one of its traced calls (the innermost
  * open frame is one of site's) is part of that call: not a region. It counts
  * as overflow, which its return unwinds without touching the stack.

@@ -184,16 +184,13 @@ static __always_inline bool mpi_find_request(__u32 tgid, __u64 addr, __u32 abi, 
  * MPI_Waitall completes them all (take); MPI_Waitany and MPI_Waitsome leave
  * them for their return, which knows which ones completed.
  */
-__noinline int mpi_requests_into(__u64 base, __s32 n, __u64 tgid_abi, int take,
-				 struct sb_mpi_event *e)
+static __always_inline void mpi_requests_loop(__u64 base, __s32 n, __u32 tgid, __u32 abi,
+					      bool take, struct sb_mpi_event *e)
 {
-	__u32 tgid = tgid_abi >> 32, abi = (__u32)tgid_abi;
 	struct sb_mpi_event r;
 	bool first = true;
 	int i;
 
-	if (!e)
-		return 0;
 	for (i = 0; i < SB_MPI_WAITALL_MAX; i++) {
 		if (i >= n)
 			break;
@@ -204,19 +201,34 @@ __noinline int mpi_requests_into(__u64 base, __s32 n, __u64 tgid_abi, int take,
 	}
 	if (n > SB_MPI_WAITALL_MAX)
 		e->bytes = -1;
+}
+
+/*
+ * Global, verified once: inlined at its three waits, its loop of map lookups
+ * made most of mpi_enter's 0.75 s of verification, which was most of a
+ * recording's start. Five arguments at most: tgid and the ABI share one.
+ */
+__noinline int mpi_requests_into(__u64 base, __s32 n, __u64 tgid_abi, int take,
+				 struct sb_mpi_event *e)
+{
+	if (e)
+		mpi_requests_loop(base, n, tgid_abi >> 32, (__u32)tgid_abi, take, e);
 	return 0;
 }
 
 /*
- * Global (mpi_requests_into), verified once: inlined at its three waits, its
- * loop of map lookups made most of mpi_enter's 0.75 s of verification, which
- * was most of a recording's start.
+ * Kernels before 5.12 refuse a global function with a pointer among its
+ * arguments, even one never called (they verify each on its own): there
+ * (flat, in mpi_enter_nc) the loop is inlined, at the one place all waits
+ * read their requests.
  */
 static __always_inline void mpi_read_requests(const __u64 *a, __u32 abi, __u32 tgid, bool take,
-					      struct sb_mpi_event *e)
+					      bool flat, struct sb_mpi_event *e)
 {
-	/* Five arguments at most: tgid and the ABI share one. */
-	mpi_requests_into(a[1], mpi_int(a, 1), (__u64)tgid << 32 | abi, take, e);
+	if (flat)
+		mpi_requests_loop(a[1], mpi_int(a, 1), tgid, abi, take, e);
+	else
+		mpi_requests_into(a[1], mpi_int(a, 1), (__u64)tgid << 32 | abi, take, e);
 }
 
 /* What process tgid learned of comm; NULL when it never asked. */
@@ -491,8 +503,27 @@ static __always_inline bool mpi_starts_request(__u32 op)
 	return op >= SB_MPI_ISEND && op <= SB_MPI_IALLTOALL;
 }
 
+/* The waits on arrays of requests: MPI_Waitall completes them all. */
+static __always_inline void mpi_read_waits(const __u64 *a, __u32 abi, __u32 tgid, __u32 op,
+					   bool flat, struct mpi_pending *pending)
+{
+	struct sb_mpi_event *e = &pending->call;
+
+	mpi_read_requests(a, abi, tgid, op == SB_MPI_WAITALL, flat, e);
+	if (op == SB_MPI_WAITALL)
+		return;
+	/* MPI_Waitany: one completes, a value only where all agree; MPI_Waitsome: some do. */
+	pending->request = mpi_arg(a, 2);
+	pending->out = mpi_arg(a, 3);
+	if (op != SB_MPI_WAITSOME)
+		return;
+	if (mpi_int(a, 1) != 1)
+		e->bytes = -1;
+	pending->indices = mpi_arg(a, 4);
+}
+
 /* The arguments of one call, as docs/MPI.md describes them per operation. */
-static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tgid,
+static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tgid, bool flat,
 				     struct mpi_pending *pending)
 {
 	struct sb_mpi_event *e = &pending->call;
@@ -531,20 +562,9 @@ static __always_inline void mpi_read(struct pt_regs *ctx, __u32 cookie, __u32 tg
 				sb_mpi_add_request(e, &r, true, true);
 			break;
 		case SB_MPI_WAITALL:
-			mpi_read_requests(a, abi, tgid, true, e);
-			break;
-		case SB_MPI_WAITANY:	/* one completes: a value only where all agree */
-			mpi_read_requests(a, abi, tgid, false, e);
-			pending->request = mpi_arg(a, 2);
-			pending->out = mpi_arg(a, 3);
-			break;
-		case SB_MPI_WAITSOME:	/* some complete: how many bytes is unknown */
-			mpi_read_requests(a, abi, tgid, false, e);
-			if (mpi_int(a, 1) != 1)
-				e->bytes = -1;
-			pending->request = mpi_arg(a, 2);
-			pending->out = mpi_arg(a, 3);
-			pending->indices = mpi_arg(a, 4);
+		case SB_MPI_WAITANY:
+		case SB_MPI_WAITSOME:
+			mpi_read_waits(a, abi, tgid, op, flat, pending);
 			break;
 		case SB_MPI_COMM_RANK:
 		case SB_MPI_COMM_SIZE:
@@ -592,9 +612,9 @@ static __always_inline __u64 mpi_hash(const struct sb_mpi_event *e)
  * MPI_Allreduce, MPI_Bcast, ... through their exported names) is part of
  * that call, as PMPI tools see it: not a region (call_inside).
  */
-static __always_inline int mpi_enter_at(struct pt_regs *ctx)
+static __always_inline int mpi_enter_call(struct pt_regs *ctx, bool flat)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), c;
 	__u32 tgid = id >> 32, tid = (__u32)id, cookie, op;
 	struct mpi_pending pending = { .call = { .type = SB_EV_MPI } };
 	struct sb_mpi_event *call = &pending.call;
@@ -604,15 +624,17 @@ static __always_inline int mpi_enter_at(struct pt_regs *ctx)
 	if (!recording)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (!proc)
+	if (!proc || !call_cookie(ctx, tgid, &c))
 		return 0;
-	cookie = (__u32)bpf_get_attach_cookie(ctx);
+	/* Every return needs it: one inside a traced call unwinds its overflow. */
+	call_keep_for_return(ctx, tid, c);
+	cookie = (__u32)c;
 	op = cookie & SB_MPI_OP_MASK;
 	learns = op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE;
 	/* Its return pops no frame and so must not count as overflow. */
 	if (!learns && call_inside(tid, SB_MPI_SITE))
 		return 0;
-	mpi_read(ctx, cookie, tgid, &pending);
+	mpi_read(ctx, cookie, tgid, flat, &pending);
 	/* What the return reads: written by the call. */
 	if (pending.request)
 		bpf_map_update_elem(&mpi_pending, &tid, &pending, BPF_ANY);
@@ -625,8 +647,20 @@ static __always_inline int mpi_enter_at(struct pt_regs *ctx)
 	return 0;
 }
 
+static __always_inline int mpi_enter_at(struct pt_regs *ctx)
+{
+	return mpi_enter_call(ctx, false);
+}
+
+/* Where the kernel has no attach cookies, nor (before 5.12) pointers in global functions. */
+static __always_inline int mpi_enter_nc_at(struct pt_regs *ctx)
+{
+	return mpi_enter_call(ctx, true);
+}
+
 /* loaded only when MPI calls are traced */
 LIB_CALL_PROGRAM("?uprobe", mpi_enter)
+LIB_CALL_PROGRAM("?uprobe", mpi_enter_nc)
 
 /* The call of op in progress on tid, taken out of the map; false when none. */
 static __always_inline bool mpi_take_pending(__u32 tid, __u32 op, struct mpi_pending *out)
@@ -742,14 +776,19 @@ static __always_inline void mpi_returned(__u32 tgid, __u32 tid, __u32 op, __u32 
 
 static __always_inline int mpi_exit_at(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), c;
 	__u32 tgid = id >> 32, tid = (__u32)id, cookie, op;
 	struct sb_thread_state *th;
 	int i;
 
 	if (!recording || !bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
-	cookie = (__u32)bpf_get_attach_cookie(ctx);
+	if (!call_return_cookie(ctx, tid, &c)) {
+		/* Without attach cookies: its entry ran before tracing began, or not at all. */
+		count(SB_CNT_MPI_UNMATCHED, 1);
+		return 0;
+	}
+	cookie = (__u32)c;
 	op = cookie & SB_MPI_OP_MASK;
 	mpi_returned(tgid, tid, op, cookie & ~SB_MPI_OP_MASK);
 	if (op == SB_MPI_COMM_RANK || op == SB_MPI_COMM_SIZE)

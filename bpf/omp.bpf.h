@@ -111,9 +111,8 @@ int omp_enter(struct pt_regs *ctx)
 	if (!recording)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (!proc)
+	if (!proc || !call_cookie(ctx, tgid, &cookie))
 		return 0;
-	cookie = bpf_get_attach_cookie(ctx);
 	op = cookie & SB_OMP_OP_MASK;
 	switch (op) {
 	case SB_OMP_SPAWN:	/* entry only: the task runs later, its body probes time it */
@@ -134,6 +133,7 @@ int omp_enter(struct pt_regs *ctx)
 	}
 	if (op >= SB_OMP_N_REGIONS)
 		return 0;
+	call_keep_for_return(ctx, tid, cookie);
 	omp_push(proc, tgid, tid, op, cookie, now);
 	return 0;
 }
@@ -152,13 +152,13 @@ int omp_exit(struct pt_regs *ctx)
 		return 0;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	th = bpf_map_lookup_elem(&threads, &tid);
-	if (!proc || !th)
+	/* Without attach cookies, none kept: its entry opened nothing. */
+	if (!proc || !th || !call_return_cookie(ctx, tid, &cookie))
 		return 0;
 	if (th->overflow) {
 		th->overflow--;
 		return 0;
 	}
-	cookie = bpf_get_attach_cookie(ctx);
 	op = cookie & SB_OMP_OP_MASK;
 	/* None: entered before tracing began, or a body no call seen started. */
 	i = find_site_frame(tid, SB_OMP_SITE_TAG | cookie);

@@ -34,6 +34,8 @@ const volatile bool use_task_storage = true;
 const volatile bool use_task_btf = true;
 /* Kernels before 5.12 refuse atomic fetch-and-add even in a branch never taken. */
 const volatile bool use_fetch_add = true;
+/* The kernel has bpf_get_attach_cookie (5.15): else library calls are known by address. */
+const volatile bool use_attach_cookie = true;
 const volatile __u32 n_cpus = 1;	/* possible CPUs: the per-CPU call count's stride */
 const volatile bool kernel_stacks = false;	/* CPU samples take the kernel stack too */
 const volatile bool offcpu_stacks = false;	/* record where traced threads block */

@@ -489,6 +489,19 @@ enum sb_mpi_op {
 #define SB_MPI_COUNTS_MAX 64		/* counts of a v collective summed: larger comms are -1 */
 #define SB_MPI_MAX_COMMS 65536		/* communicators whose rank or size a process asked */
 
+/*
+ * Key of the call_addrs map (bpf/call_frames.bpf.h), which stands in for attach
+ * cookies where the kernel has none (before 5.15): a probed library function's
+ * run-time address in one process. Value: that probe's cookie (__u64).
+ */
+struct sb_call_addr_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
+};
+
+#define SB_CALL_MAX_ADDRS 65536	/* probed functions' addresses, all processes together */
+
 /* The first call of an operation with these arguments; later ones carry only name_hash. */
 struct sb_mpi_event {
 	__u32 type;

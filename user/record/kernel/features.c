@@ -40,8 +40,8 @@ static const struct {
 	[SB_KF_ATOMIC_FETCH] = { "atomic_fetch", "calls numbered by a per-CPU count, marker "
 				 "programs not sleepable" },
 	[SB_KF_ATTACH_COOKIE] = { "attach_cookie", "markers trap (no fast path) and only "
-				  "objects built with this header's markers are recorded; OpenMP, MPI "
-				  "and CUDA calls are not recorded" },
+				  "objects built with this header's markers are recorded; OpenMP and "
+				  "MPI probes are told apart by address; CUDA calls are not recorded" },
 };
 
 const char *sb_kfeature_name(enum sb_kfeature f)

@@ -88,11 +88,10 @@ static void refused(struct sb_kernel *k, int g, const struct sb_kernel_log *l, i
 /*
  * Programs that ask the kernel which probe fired (bpf_get_attach_cookie, or
  * libbpf's USDT arguments in a shared library, which need it to attach to
- * every process): OpenMP, MPI and CUDA host calls, and the CUDA library's
- * records.
+ * every process): CUDA host calls and the CUDA library's records. (OpenMP's
+ * and MPI's know their probes by address without cookies: call_frames.bpf.h.)
  */
 static const char *const cookie_programs[] = {
-	"omp_enter", "omp_exit", "mpi_enter", "mpi_exit",
 	"cuda_host_enter", "cuda_host_exit",
 	"cuda_batch", "cuda_name",
 };

@@ -31,6 +31,7 @@ static void set_sleepable(struct bpf_program *p, bool on)
 static void configure_kernel(struct sb_kernel *k, struct region_bpf *skel)
 {
 	bool storage = k->feat.has[SB_KF_TASK_STORAGE], own = k->feat.has[SB_KF_TASK_STACK];
+	bool cookies = k->feat.has[SB_KF_ATTACH_COOKIE];
 	int cpus = libbpf_num_possible_cpus();
 
 	bpf_program__set_autoload(skel->progs.region_begin, own);
@@ -46,8 +47,12 @@ static void configure_kernel(struct sb_kernel *k, struct region_bpf *skel)
 	skel->rodata->use_task_storage = storage;
 	skel->rodata->use_task_btf = k->feat.has[SB_KF_TASK_BTF];
 	skel->rodata->use_fetch_add = k->feat.has[SB_KF_ATOMIC_FETCH];
+	skel->rodata->use_attach_cookie = cookies;
 	skel->rodata->n_cpus = (__u32)(cpus > 0 ? cpus : 1);
 	bpf_map__set_autocreate(skel->maps.traced_tasks, storage);
+	/* Only where library calls are known by address (bpf/call_frames.bpf.h). */
+	bpf_map__set_autocreate(skel->maps.call_addrs, !cookies);
+	bpf_map__set_autocreate(skel->maps.call_returns, !cookies);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "model/mpi_sync.h"
+#include "record/sources/call_addrs.h"
 #include "record/sources/lib_probes.h"
 #include "record/sources/mpi_calls.h"
 #include "record/sources/mpi_lib.h"
@@ -26,6 +27,7 @@
 
 struct mpi_calls {
 	struct sb_lib_probes probes;	/* on every MPI library looked at (lib_probes.h) */
+	struct sb_call_addrs addrs;	/* their functions by address, without attach cookies */
 	struct sb_source_env *env;	/* for attach_file */
 	int libraries;			/* MPI libraries probed */
 	bool installed_probed;		/* the installed libraries were looked at */
@@ -42,9 +44,11 @@ static bool mpi_wanted(const struct record_opts *o)
 static int mpi_configure(void *state, struct sb_source_env *env)
 {
 	struct mpi_calls *m = state;
+	bool cookies = env->kernel->feat.has[SB_KF_ATTACH_COOKIE];
 
+	/* Without attach cookies, the entry that old kernels verify. */
 	return sb_lib_probes_configure(&m->probes, env->skel, sb_kernel_uprobe_multi(env->kernel),
-				       "mpi_enter", "mpi_exit");
+				       cookies ? "mpi_enter" : "mpi_enter_nc", "mpi_exit");
 }
 
 /*
@@ -98,6 +102,10 @@ static int attach_file(void *ctx, const char *fd_path, const char *name, struct 
 	ret = sb_lib_probes_attach(&m->probes, m->env->kernel, fd_path, name, &funcs, err);
 	if (ret)
 		return ret;
+	ret = sb_call_addrs_file(&m->addrs, fd_path, funcs.offset, funcs.cookie, funcs.n);
+	if (ret)
+		return sb_fail(err, -ret, "%s: cannot keep its functions' addresses: %s", name,
+			       strerror(-ret));
 	m->libraries++;
 	if (m->env->opts->verbose)
 		fprintf(stderr, "scope-bpf: traced %d MPI functions in %s%s\n", (int)funcs.n, name,
@@ -193,6 +201,7 @@ static int mpi_start(void *state, struct sb_source_env *env, struct sb_error *er
 	(void)err;
 	m->env = env;
 	sb_lib_probes_start(&m->probes);
+	sb_call_addrs_init(&m->addrs, bpf_map__fd(env->skel->maps.call_addrs));
 	/* -a: ranks of any job may start; their libraries are probed before they run. */
 	if (sb_mpi_launcher(env->opts->cmd) || env->opts->all)
 		attach_installed(m);
@@ -243,18 +252,45 @@ static void check_wrapped(struct mpi_calls *m, pid_t pid)
 		"them\n", (int)pid, mpi);
 }
 
+/*
+ * Without attach cookies: pid's probed functions by address, after its files
+ * were probed (ret: how that went, the first error returned).
+ */
+static int addrs_process(struct mpi_calls *m, pid_t pid, int ret, struct sb_error *err)
+{
+	int r = sb_call_addrs_process(&m->addrs, pid);
+
+	if (ret || !r)
+		return ret;
+	return sb_fail(err, r, "process %d: cannot keep its MPI functions' addresses: %s", (int)pid,
+		       strerror(-r));
+}
+
 static int mpi_process(void *state, struct sb_source_env *env, const struct sb_proc_change *ch,
 		       struct sb_error *err)
 {
 	struct mpi_calls *m = state;
+	int ret;
 
 	(void)env;
+	/* The child has its parent's probes; their addresses are its own, too. */
 	if (ch->what == SB_PROC_FORK)
-		return 0;	/* the child has its parent's probes */
+		return sb_call_addrs_process(&m->addrs, ch->pid);
 	if (runs_launcher(ch->pid))
 		attach_installed(m);
 	check_wrapped(m, ch->pid);
-	return sb_lib_probes_scan(&m->probes, ch->pid, sb_mpi_lib_name, attach_file, m, err);
+	ret = sb_lib_probes_scan(&m->probes, ch->pid, sb_mpi_lib_name, attach_file, m, err);
+	return addrs_process(m, ch->pid, ret, err);
+}
+
+/* A process exit drops its functions' addresses. */
+static int mpi_intercept(void *state, struct sb_source_env *env, const void *data, size_t size)
+{
+	struct mpi_calls *m = state;
+
+	(void)env;
+	sb_call_addrs_record(&m->addrs, data, size);
+	return 1;
 }
 
 /* An operation with these arguments, seen for the first time: its region. */
@@ -317,6 +353,8 @@ static void mpi_free(void *state)
 	struct mpi_calls *m = state;
 
 	sb_lib_probes_free(&m->probes);
+	if (m->env)
+		sb_call_addrs_free(&m->addrs);
 }
 
 const struct sb_source_ops sb_mpi_calls_source = {
@@ -326,6 +364,7 @@ const struct sb_source_ops sb_mpi_calls_source = {
 	.configure = mpi_configure,
 	.start = mpi_start,
 	.process = mpi_process,
+	.intercept = mpi_intercept,
 	.record_type = SB_EV_MPI,
 	.record = mpi_record,
 	.contribute = mpi_contribute,

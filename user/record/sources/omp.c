@@ -20,6 +20,7 @@
 #include "record/detach.h"
 #include "record/guardian.h"
 #include "record/maps.h"
+#include "record/sources/call_addrs.h"
 #include "record/sources/omp_lib.h"
 #include "record/sources/omp_names.h"
 #include "record/sources/sources.h"
@@ -28,6 +29,7 @@
 struct omp {
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
 	struct sb_detach held;		/* the links, and what they opened (detach.h) */
+	struct sb_call_addrs addrs;	/* probed functions by address, without attach cookies */
 	int libraries;			/* libgomp files probed */
 	int bodies;			/* outlined bodies probed */
 	bool started;
@@ -55,7 +57,33 @@ struct attaching {
 	const char *name;	/* the file, for messages */
 	struct sb_error *err;
 	int n;
+	/* The probes attached, for call_addrs: file offsets and cookies, cap of each */
+	uint64_t *offset, *cookie;
+	uint32_t cap;
 };
+
+/* Note a probe attached: without attach cookies its programs know it by address. */
+static int keep_probe(struct attaching *a, const struct sb_omp_probe *p)
+{
+	uint32_t cap = a->cap ? a->cap * 2 : 64;
+	uint64_t *offset, *cookie;
+
+	if (a->o->addrs.map_fd < 0)
+		return 0;
+	if ((uint32_t)a->n == a->cap) {
+		offset = realloc(a->offset, cap * sizeof(*offset));
+		if (offset)
+			a->offset = offset;
+		cookie = offset ? realloc(a->cookie, cap * sizeof(*cookie)) : NULL;
+		if (!cookie)
+			return sb_fail(a->err, ENOMEM, "%s: %s", a->name, strerror(ENOMEM));
+		a->cookie = cookie;
+		a->cap = cap;
+	}
+	a->offset[a->n] = p->offset;
+	a->cookie[a->n] = p->cookie;
+	return 0;
+}
 
 static int attach_one(struct attaching *a, const struct sb_omp_probe *p, bool retprobe)
 {
@@ -91,6 +119,8 @@ static int attach_probe(const struct sb_omp_probe *p, void *ctx)
 	if (!ret)
 		ret = attach_one(a, p, false);
 	if (!ret)
+		ret = keep_probe(a, p);
+	if (!ret)
 		a->n++;
 	return ret;
 }
@@ -101,7 +131,7 @@ static int attach_file(struct omp *o, struct sb_source_env *env, const char *pat
 {
 	struct attaching a = { .o = o, .env = env, .name = name, .err = err };
 	char fd_path[64];
-	int fd, ret;
+	int fd, ret, ret2;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -109,7 +139,14 @@ static int attach_file(struct omp *o, struct sb_source_env *env, const char *pat
 	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
 	a.path = fd_path;
 	ret = sb_omp_read(fd_path, library, attach_probe, &a);
+	/* Those attached before a failure fire too. */
+	ret2 = sb_call_addrs_file(&o->addrs, fd_path, a.offset, a.cookie, (uint32_t)a.n);
+	free(a.offset);
+	free(a.cookie);
 	close(fd);
+	if (!ret && ret2)
+		ret = sb_fail(err, -ret2, "%s: cannot keep its functions' addresses: %s", name,
+			      strerror(-ret2));
 	if (ret < 0 && !err->msg[0])
 		return sb_fail(err, ret, "%s: cannot read its symbols: %s", name, strerror(-ret));
 	if (ret < 0 || !a.n)
@@ -179,6 +216,7 @@ static int omp_start(void *state, struct sb_source_env *env, struct sb_error *er
 
 	(void)err;
 	sb_hashmap_init(&o->files);
+	sb_call_addrs_init(&o->addrs, bpf_map__fd(env->skel->maps.call_addrs));
 	o->started = true;
 	for (; arg && *arg; arg++) {
 		if (!sb_omp_program_path(*arg, exe, sizeof(exe)) || !sb_omp_needs_libgomp(exe))
@@ -239,10 +277,11 @@ static int omp_process(void *state, struct sb_source_env *env, const struct sb_p
 	struct omp *o = state;
 	struct sb_map *maps;
 	size_t n, i;
-	int ret;
+	int ret, kept;
 
+	/* The child has its parent's probes; their addresses are its own, too. */
 	if (ch->what == SB_PROC_FORK)
-		return 0;	/* the child has its parent's probes */
+		return sb_call_addrs_process(&o->addrs, ch->pid);
 	ret = sb_maps_read(ch->pid, &maps, &n);
 	if (ret)
 		return sb_fail(err, ret, "process %d: cannot read its mappings: %s", (int)ch->pid,
@@ -252,7 +291,22 @@ static int omp_process(void *state, struct sb_source_env *env, const struct sb_p
 			ret = attach_mapped(o, env, ch->pid, &maps[i], err);
 	}
 	sb_maps_free(maps, n);
-	return ret;
+	/* Without attach cookies: its probed functions by address, the first error returned. */
+	kept = sb_call_addrs_process(&o->addrs, ch->pid);
+	if (ret || !kept)
+		return ret;
+	return sb_fail(err, -kept, "process %d: cannot keep its OpenMP functions' addresses: %s",
+		       (int)ch->pid, strerror(-kept));
+}
+
+/* A process exit drops its functions' addresses. */
+static int omp_intercept(void *state, struct sb_source_env *env, const void *data, size_t size)
+{
+	struct omp *o = state;
+
+	(void)env;
+	sb_call_addrs_record(&o->addrs, data, size);
+	return 1;
 }
 
 /* A region kind used for the first time: its name. */
@@ -294,8 +348,10 @@ static void omp_free(void *state)
 	struct omp *o = state;
 
 	sb_detach_release(&o->held, NULL);
-	if (o->started)
-		sb_hashmap_free(&o->files);
+	if (!o->started)
+		return;
+	sb_hashmap_free(&o->files);
+	sb_call_addrs_free(&o->addrs);
 }
 
 const struct sb_source_ops sb_omp_source = {
@@ -305,6 +361,7 @@ const struct sb_source_ops sb_omp_source = {
 	.configure = omp_configure,
 	.start = omp_start,
 	.process = omp_process,
+	.intercept = omp_intercept,
 	.record_type = SB_EV_OMP,
 	.record = omp_record,
 	.detach = omp_detach,
