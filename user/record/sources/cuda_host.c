@@ -55,7 +55,7 @@ static int cuda_host_configure(void *state, struct sb_source_env *env)
 	c->sym = sb_sym_new();
 	if (!c->sym)
 		return -ENOMEM;
-	return sb_lib_probes_configure(&c->probes, env->skel, sb_kernel_uprobe_multi(env->kernel),
+	return sb_lib_probes_configure(&c->probes, env->skel, env->kernel,
 				       "cuda_host_enter", "cuda_host_exit");
 }
 

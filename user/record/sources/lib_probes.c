@@ -14,8 +14,8 @@
 #include "record/sources/mpi_uprobe_multi.h"
 #include "region.skel.h"
 
-int sb_lib_probes_configure(struct sb_lib_probes *lp, struct region_bpf *skel, bool multi,
-			    const char *enter_name, const char *exit_name)
+int sb_lib_probes_configure(struct sb_lib_probes *lp, struct region_bpf *skel,
+			    const struct sb_kernel *k, const char *enter_name, const char *exit_name)
 {
 	struct bpf_program *enter = bpf_object__find_program_by_name(skel->obj, enter_name);
 	struct bpf_program *exit = bpf_object__find_program_by_name(skel->obj, exit_name);
@@ -25,7 +25,9 @@ int sb_lib_probes_configure(struct sb_lib_probes *lp, struct region_bpf *skel, b
 	if (!enter || !exit || bpf_program__set_autoload(enter, true) ||
 	    bpf_program__set_autoload(exit, true))
 		return -EINVAL;
-	lp->multi = multi;
+	lp->multi = sb_kernel_uprobe_multi(k);
+	/* libbpf refuses a cookie the kernel cannot take: the programs then look the address up. */
+	lp->cookies = k->feat.has[SB_KF_ATTACH_COOKIE];
 	if (lp->multi &&
 	    (bpf_program__set_expected_attach_type(enter, SB_TRACE_UPROBE_MULTI) ||
 	     bpf_program__set_expected_attach_type(exit, SB_TRACE_UPROBE_MULTI)))
@@ -96,7 +98,8 @@ static int attach_one(struct sb_lib_probes *lp, struct region_bpf *skel, struct 
 		      const struct target *t, const struct sb_lib_funcs *f, uint32_t i,
 		      bool retprobe, struct sb_error *err)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = f->cookie[i], .retprobe = retprobe);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = lp->cookies ? f->cookie[i] : 0,
+		    .retprobe = retprobe);
 	struct bpf_link *link;
 	int ret = sb_detach_mark(&lp->held);
 

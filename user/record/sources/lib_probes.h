@@ -26,6 +26,7 @@ struct sb_lib_probes {
 	struct sb_hashmap files;	/* (dev, inode) -> 1: looked at once, never again */
 	struct sb_detach held;		/* the links, and what they opened (detach.h) */
 	bool multi;			/* one uprobe multi link per file and direction */
+	bool cookies;			/* the kernel takes attach cookies; else none is given */
 	bool started;
 };
 
@@ -42,8 +43,8 @@ struct sb_lib_funcs {
  * named enter and exit are loaded, as uprobe multi programs where multi (the
  * kernel has those links).
  */
-int sb_lib_probes_configure(struct sb_lib_probes *lp, struct region_bpf *skel, bool multi,
-			    const char *enter, const char *exit);
+int sb_lib_probes_configure(struct sb_lib_probes *lp, struct region_bpf *skel,
+			    const struct sb_kernel *k, const char *enter, const char *exit);
 void sb_lib_probes_start(struct sb_lib_probes *lp);
 
 /* 1 when the file (dev, inode) was not looked at before (it is now marked), 0, or -ENOMEM. */

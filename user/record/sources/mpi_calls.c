@@ -47,7 +47,7 @@ static int mpi_configure(void *state, struct sb_source_env *env)
 	bool cookies = env->kernel->feat.has[SB_KF_ATTACH_COOKIE];
 
 	/* Without attach cookies, the entry that old kernels verify. */
-	return sb_lib_probes_configure(&m->probes, env->skel, sb_kernel_uprobe_multi(env->kernel),
+	return sb_lib_probes_configure(&m->probes, env->skel, env->kernel,
 				       cookies ? "mpi_enter" : "mpi_enter_nc", "mpi_exit");
 }
 

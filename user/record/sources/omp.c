@@ -87,7 +87,10 @@ static int keep_probe(struct attaching *a, const struct sb_omp_probe *p)
 
 static int attach_one(struct attaching *a, const struct sb_omp_probe *p, bool retprobe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = p->cookie, .retprobe = retprobe);
+	/* libbpf refuses a cookie the kernel cannot take: the programs then look the address up. */
+	LIBBPF_OPTS(bpf_uprobe_opts, opts,
+		    .bpf_cookie = a->env->kernel->feat.has[SB_KF_ATTACH_COOKIE] ? p->cookie : 0,
+		    .retprobe = retprobe);
 	struct bpf_program *prog;
 	struct bpf_link *link;
 	int ret = sb_detach_mark(&a->o->held);
