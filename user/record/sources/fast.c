@@ -38,6 +38,8 @@
  * answers signals and -d, and keeps the heartbeat processes are stopped by.
  */
 #define TURN_NS 20000000LL
+/* The last read of the kernel's ring gives up at a record held this long (the recorder's too). */
+#define STOP_HELD_NS 1000000000LL
 
 struct fast_state {
 	struct fast_proc *procs;
@@ -51,6 +53,7 @@ struct fast_state {
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
 	uint64_t invalid;			/* records not used: lapped, unnamed, back in time */
 	uint64_t guessed;			/* kernel calls nested by their start alone */
+	bool stopped;				/* the final turn is over: no turn places what comes */
 	struct sb_source_env *env;
 };
 
@@ -389,6 +392,17 @@ static int hold(struct fast_state *f, int64_t time, const void *data, size_t siz
 	return sb_merge_hold(&f->merge, time, data, size);
 }
 
+/* The kernel calls of fast-path threads, and the held events, before before: placed, applied. */
+static int release_before(struct fast_state *f, int64_t before)
+{
+	struct fast_proc *p;
+	int ret = 0;
+
+	for (p = f->procs; p && !ret; p = p->next)
+		ret = sb_fast_nest_settle(p->nest, before);
+	return ret ?: sb_merge_release(&f->merge, before, apply, f);
+}
+
 static void mark_closing(struct fast_proc *p)
 {
 	struct fast_image *im;
@@ -408,9 +422,9 @@ static int on_site(struct fast_state *f, const struct sb_fast_site_event *e)
 }
 
 /* The records of the kernel that concern fast-path processes: 0 when kept here. */
-static int fast_intercept(void *state, struct sb_source_env *env, const void *data, size_t size)
+static int intercept(struct fast_state *f, struct sb_source_env *env, const void *data,
+		     size_t size)
 {
-	struct fast_state *f = state;
 	const struct sb_fast_ready_event *ready = data;
 	const struct sb_offcpu_event *off = data;
 	const struct sb_proc_event *pe = data;
@@ -468,6 +482,23 @@ static int fast_intercept(void *state, struct sb_source_env *env, const void *da
 	return 1;
 }
 
+/*
+ * After the final turn only a record the kernel finished late comes (the
+ * recorder's last read waits for it): no turn follows to place a kernel call
+ * or apply a thread's exit that waits here, so they are at once.
+ */
+static int fast_intercept(void *state, struct sb_source_env *env, const void *data, size_t size)
+{
+	struct fast_state *f = state;
+	int ret = intercept(f, env, data, size);
+	uint32_t type;
+
+	memcpy(&type, data, sizeof(type));
+	if (!ret && f->stopped && (type == SB_EV_CALL || type == SB_EV_THREAD_EXIT))
+		ret = release_before(f, INT64_MAX);
+	return ret;
+}
+
 static void sample_clocks(struct fast_state *f)
 {
 	struct fast_image *im;
@@ -500,7 +531,6 @@ static int with_kernel_ring(struct fast_state *f)
 static int fast_turn(struct fast_state *f, bool final)
 {
 	int64_t now = mono_ns(), before;
-	struct fast_proc *p;
 	int ret = with_kernel_ring(f);
 
 	if (!ret && !sb_fast_rings_next(&f->rings)) {
@@ -510,9 +540,7 @@ static int fast_turn(struct fast_state *f, bool final)
 	ret = ret ?: nest_chunks(f, final ? INT64_MAX : now + TURN_NS);
 	f->env->busy = sb_fast_rings_next(&f->rings) != NULL;
 	before = final ? INT64_MAX : sb_merge_watermark(&f->merge);
-	for (p = f->procs; p && !ret; p = p->next)
-		ret = sb_fast_nest_settle(p->nest, before);
-	return ret ?: sb_merge_release(&f->merge, before, apply, f);
+	return ret ?: release_before(f, before);
 }
 
 static int fast_tick(void *state, struct sb_source_env *env)
@@ -643,11 +671,20 @@ static void fast_stop(void *state, struct sb_source_env *env)
 	sb_fast_drainer_stop(&f->drainer);
 	if (!f->procs)
 		return;
+	/*
+	 * First all the kernel wrote before the end: a turn reads for 50 ms,
+	 * and on a loaded machine the last calls and exits of thousands of
+	 * threads stand behind that. Kept here after the final turn, they
+	 * would never be placed.
+	 */
+	if (env->ring)
+		sb_ring_read_all(env->ring, STOP_HELD_NS);
 	env->error = drain_to_the_end(f);
 	env->error = env->error ?: fast_turn(f, true);
 	for (p = f->procs; p; p = p->next)
 		for (im = p->images; im; im = im->next)
 			close_image(f, im);
+	f->stopped = true;
 }
 
 /*

@@ -1,5 +1,6 @@
 /* The kernel's ring buffer as a transport, read up to a point (kernel_ring.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -83,7 +84,8 @@ int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int m
 	return ret;
 }
 
-int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
+/* sb_ring_read_written; moving: max_ns counts from the last read that moved on. */
+static int read_written(struct sb_ring_reader *rr, int64_t max_ns, bool moving)
 {
 	struct timespec wait = { 0, WAIT_NS };
 	int64_t begun = mono_ns(), until = begun + max_ns;
@@ -107,12 +109,24 @@ int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
 			reached(rr, begun);
 			return 0;
 		}
+		if (moving && position(rr->read_at) != was)
+			until = mono_ns() + max_ns;
 		if (mono_ns() >= until)
 			return -ETIME;
 		/* Held by a record still being written: wait for it, not spin. */
 		if (position(rr->read_at) == was)
 			nanosleep(&wait, NULL);
 	}
+}
+
+int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
+{
+	return read_written(rr, max_ns, false);
+}
+
+int sb_ring_read_all(struct sb_ring_reader *rr, int64_t held_ns)
+{
+	return read_written(rr, held_ns, true);
 }
 
 int64_t sb_ring_held_ns(struct sb_ring_reader *rr, int64_t now)

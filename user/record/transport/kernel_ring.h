@@ -49,6 +49,13 @@ void sb_ring_reader_free(struct sb_ring_reader *rr);
 int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns);
 
 /*
+ * sb_ring_read_written however long the backlog takes to read (the last read
+ * of a recording, behind a loaded machine's flood): -ETIME only when the
+ * read stood at one record for held_ns.
+ */
+int sb_ring_read_all(struct sb_ring_reader *rr, int64_t held_ns);
+
+/*
  * How long the read position has stood at a record the kernel wrote past
  * (reserved, not yet committed), as of now; 0 when reads move on or the ring
  * is empty. A BPF program holds a record for microseconds: seconds mean one
