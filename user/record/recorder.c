@@ -774,6 +774,7 @@ static void record_loop(struct recorder *r)
 	bool live = !r->o.quiet && isatty(STDERR_FILENO);
 	uint64_t last_calls = 0;
 	int forwarded = 0;
+	bool done;
 
 	r->shared_tty = live && target_shares_tty(r);
 	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
@@ -790,10 +791,16 @@ static void record_loop(struct recorder *r)
 		sb_guardian_heartbeat(r->env.skel);
 		if (live && now - last_t >= every)
 			status_line(r, now, &last_calls, &last_t);
-		if (sb_rotate_due(&r->rot, now, r->coll.calls))
+		done = r->failed || root_done(r) || handle_signal(r, &forwarded) ||
+		       (deadline && now >= deadline);
+		/*
+		 * Once the command has ended, no file is cut by time: it would hold
+		 * only the moments until the recorder saw the end, and the command's
+		 * last calls would sit in the file before the last. By count still.
+		 */
+		if (sb_rotate_due(&r->rot, done ? r->rot.start_ns : now, r->coll.calls))
 			note_failure(r, rotate_file(r, now));
-		if (r->failed || root_done(r) || handle_signal(r, &forwarded) ||
-		    (deadline && now >= deadline))
+		if (done)
 			break;
 	}
 	if (live && !r->shared_tty)
