@@ -30,11 +30,14 @@ struct {
 
 const volatile bool never_true = false;
 
-#define KEEP_TASK_STACK(ctx)						\
+/* The never-taken tail call through prog array map. */
+#define KEEP_TASK_STACK_WITH(ctx, map)					\
 	do {								\
 		if (never_true)						\
-			bpf_tail_call(ctx, &task_stack_only, 0);	\
+			bpf_tail_call(ctx, &map, 0);			\
 	} while (0)
+
+#define KEEP_TASK_STACK(ctx) KEEP_TASK_STACK_WITH(ctx, task_stack_only)
 
 /*
  * The library-call programs (MPI, CUDA host) name a prog array of their own:
@@ -53,8 +56,7 @@ struct {
 	SEC(sec)							\
 	int name(struct pt_regs *ctx)					\
 	{								\
-		if (never_true)						\
-			bpf_tail_call(ctx, &lib_task_stack_only, 0);	\
+		KEEP_TASK_STACK_WITH(ctx, lib_task_stack_only);		\
 		return name##_at(ctx);					\
 	}
 
