@@ -32,6 +32,7 @@ struct sb_h5_chunker {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	uint64_t round;			/* bumped by each run: workers wait for a new one */
+	unsigned parked;		/* workers that reached their first wait */
 	size_t n_jobs, next, finished;
 	bool stop;
 };
@@ -133,6 +134,8 @@ static void *work(void *arg)
 	uint64_t seen = 0;
 
 	pthread_mutex_lock(&c->lock);
+	if (++c->parked == c->n_workers - 1)
+		pthread_cond_signal(&c->done);
 	while (!c->stop) {
 		if (c->round == seen) {
 			pthread_cond_wait(&c->work, &c->lock);
@@ -153,18 +156,32 @@ static int init_worker(struct sb_h5_chunker *c, struct worker *w)
 	return w->shuffled && w->z_ready ? 0 : -ENOMEM;
 }
 
-/* Workers block every signal: the recorder's handlers run on its own threads. */
+/*
+ * Workers block every signal: the recorder's handlers run on its own threads.
+ * They are parked before the chunker is handed out: a write forks readers of
+ * its inputs (h5guard.c), and a child forked while a thread is still starting
+ * inherits whatever lock it held then (ASan's allocator: the child hung in
+ * its first malloc, one merge in thirty).
+ */
 static void start_workers(struct sb_h5_chunker *c)
 {
 	sigset_t all, old;
-	unsigned i;
+	unsigned i, started = 0;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 1; i < c->n_workers; i++)
+	for (i = 1; i < c->n_workers; i++) {
 		c->workers[i].started =
 			!pthread_create(&c->workers[i].thread, NULL, work, &c->workers[i]);
+		started += c->workers[i].started;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_mutex_lock(&c->lock);
+	/* A worker that failed to start never parks: count it as parked. */
+	c->parked += c->n_workers - 1 - started;
+	while (c->parked < c->n_workers - 1)
+		pthread_cond_wait(&c->done, &c->lock);
+	pthread_mutex_unlock(&c->lock);
 }
 
 static int alloc_jobs(struct sb_h5_chunker *c)

@@ -1,4 +1,8 @@
 /* Event chunks compressed on worker threads (io/h5chunks.c): what HDF5's filters store. */
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "fixtures.h"
@@ -167,6 +171,68 @@ static void test_every_job_is_compressed(void **state)
 	free(want);
 }
 
+/*
+ * Mallocs of every size class, more than a thread's cache holds of each: they
+ * hang when the child was forked while a worker held an allocator lock.
+ */
+static void allocate_everything(void)
+{
+	void *held[64];
+	size_t size;
+	int i;
+
+	for (size = 16; size < (256 << 10); size += size / 8) {
+		for (i = 0; i < 64; i++)
+			held[i] = malloc(size);
+		for (i = 0; i < 64; i++)
+			free(held[i]);
+	}
+}
+
+static bool child_allocates_in_time(void)
+{
+	const struct timespec tick = { 0, 1000000 };
+	int i, status = 0;
+	pid_t pid = fork(), w = 0;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		allocate_everything();
+		_exit(0);
+	}
+	for (i = 0; i < 5000 && !w; i++) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (!w)
+			nanosleep(&tick, NULL);
+	}
+	if (!w) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return false;
+	}
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+/*
+ * A writer forks readers of its inputs right after making its chunker
+ * (h5guard.c). glibc's malloc resets its locks in a child; ASan's does not,
+ * so the sanitizer build of this test is the one that catches a worker
+ * still starting at fork.
+ */
+static void test_fork_after_new_finds_workers_parked(void **state)
+{
+	struct sb_h5_chunker *z;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 40; round++) {
+		z = sb_h5_chunker_new(2, ROWS, 8);
+		assert_non_null(z);
+		assert_true(child_allocates_in_time());
+		sb_h5_chunker_free(z);
+	}
+}
+
 static void test_thread_count_is_bounded(void **state)
 {
 	(void)state;
@@ -182,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_shuffle_of_any_length),
 		cmocka_unit_test(test_chunks_are_what_hdf5_stores),
 		cmocka_unit_test(test_every_job_is_compressed),
+		cmocka_unit_test(test_fork_after_new_finds_workers_parked),
 		cmocka_unit_test(test_thread_count_is_bounded),
 	};
 
