@@ -93,7 +93,13 @@ $(BUILD)/apps/libmpi_refused.so: tests/apps/lib/mpi_refused.c
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared $< -o $@
 
-$(BUILD)/apps/refused_lib: | $(BUILD)/apps/libmpi_refused.so
+# The same for OpenMP: a file named as libgomp's.
+$(BUILD)/apps/libgomp.so.refused: tests/apps/lib/gomp_refused.c
+	$(call msg,APP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared $< -o $@
+
+$(BUILD)/apps/refused_lib: | $(BUILD)/apps/libmpi_refused.so $(BUILD)/apps/libgomp.so.refused
 
 # Two plugins from one source: the same layout, another region name. dlplugins
 # loads them from its own directory.

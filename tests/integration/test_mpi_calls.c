@@ -490,6 +490,37 @@ static void test_a_refused_library_is_named(void **state)
 		fail_msg("exit %d, said:\n%s", status, err);
 }
 
+/*
+ * The same library loaded by a command record launched: the command runs on
+ * without those probes, and the recording says so (exit 3, the source and
+ * the library named) instead of looking complete.
+ */
+static void test_a_refused_library_of_a_command_is_said(void **state)
+{
+	char app[512], lib[512], real[PATH_MAX], out[300], err[4096];
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+			 (char *)tmp_file("refused_cmd.h5", out, sizeof(out)), "--",
+			 (char *)app_path("refused_lib", app, sizeof(app)), "mpi", "exit", NULL };
+	struct sb_profile p;
+	const char *why;
+	int status;
+
+	(void)state;
+	require_bpf();
+	assert_non_null(realpath(app_path("libmpi_refused.so", lib, sizeof(lib)), real));
+	status = run(argv);
+	read_stderr(err, sizeof(err));
+	if (status != 3 || !strstr(err, "source_attach_failures") || !strstr(err, real))
+		fail_msg("exit %d, said:\n%s", status, err);
+	load_profile(out, &p);
+	assert_true(meta_int(&p, "source_attach_failures") >= 1);
+	why = meta_str(&p, "source_attach_failure");
+	if (!why || strncmp(why, "mpi-calls: ", 11) || !strstr(why, real) ||
+	    !strstr(why, "cannot attach to"))
+		fail_msg("source_attach_failure: %s", why ? why : "(none)");
+	sb_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_mpi_all_adds_polling_calls),
 		cmocka_unit_test(test_more_operations),
 		cmocka_unit_test(test_a_refused_library_is_named),
+		cmocka_unit_test(test_a_refused_library_of_a_command_is_said),
 	};
 
 	return cmocka_run_group_tests_name("mpi_calls", tests, setup_tmp, teardown_tmp);

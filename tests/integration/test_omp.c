@@ -6,6 +6,7 @@
  * joins (omp:join) nest in the user region "solve" around them, and each
  * region's own time is its time less its children's.
  */
+#include <limits.h>
 #include <sys/prctl.h>
 
 #include "harness.h"
@@ -179,6 +180,37 @@ static void test_no_omp_records_only_user_regions(void **state)
 		assert_true(strncmp(p.regions[i].name, "omp:", 4) != 0);
 	assert_int_equal(must_pair(&p, "solve", 0)->count, SOLVES);
 	assert_null(sb_profile_meta(&p, "omp_bodies_traced"));
+	sb_profile_free(&p);
+}
+
+/*
+ * A library named as libgomp's whose GOMP_parallel no uprobe can probe,
+ * loaded by the command: the recording says which source could not attach
+ * where and why, in its warnings, its file and its exit status (3), instead
+ * of a recording that looks complete.
+ */
+static void test_an_unprobeable_openmp_library_is_said(void **state)
+{
+	char out[300], app[512], lib[512], real[PATH_MAX], err[4096];
+	const char *why;
+	char *argv[] = { (char *)scope_bin(), "record", "-q", "-o",
+			 (char *)tmp_file("refused_omp.h5", out, sizeof(out)), "--",
+			 (char *)app_path("refused_lib", app, sizeof(app)), "gomp", "exit", NULL };
+	struct sb_profile p;
+	int status;
+
+	(void)state;
+	require_bpf();
+	assert_non_null(realpath(app_path("libgomp.so.refused", lib, sizeof(lib)), real));
+	status = run(argv);
+	read_stderr(err, sizeof(err));
+	if (status != 3 || !strstr(err, "source_attach_failures") || !strstr(err, "GOMP_parallel"))
+		fail_msg("exit %d, said:\n%s", status, err);
+	load_profile(out, &p);
+	assert_true(meta_int(&p, "source_attach_failures") >= 1);
+	why = meta_str(&p, "source_attach_failure");
+	if (!why || strncmp(why, "omp: ", 5) || !strstr(why, real) || !strstr(why, "GOMP_parallel"))
+		fail_msg("source_attach_failure: %s", why ? why : "(none)");
 	sb_profile_free(&p);
 }
 
@@ -598,6 +630,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_no_omp_records_only_user_regions, reap_guardians),
 		cmocka_unit_test_teardown(test_hybrid_mpi_openmp, reap_guardians),
 		cmocka_unit_test_teardown(test_llvm_runtime_through_ompt, reap_guardians),
+		cmocka_unit_test_teardown(test_an_unprobeable_openmp_library_is_said,
+					  reap_guardians),
 	};
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))

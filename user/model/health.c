@@ -39,6 +39,11 @@ const struct sb_health_key sb_health_keys[] = {
 	{ "probes_not_attached", "objects' marker probes could not be attached", "not attached",
 	  "the kernel refused their uprobes (probe_attach_failure says why: most kernels let only "
 	  "root or CAP_SYS_ADMIN create one); the calls of those objects are missing" },
+	{ "source_attach_failures", "probe sets a source could not attach",
+	  "probe sets not attached",
+	  "an OpenMP, MPI, CUDA or marker source could not probe a process or a library it "
+	  "maps (source_attach_failure names the first and why); that source's calls there "
+	  "are missing" },
 	{ "offcpu_intervals_lost", "off-CPU intervals were lost", "off-CPU lost",
 	  "the ring buffer was half full and calls came first: the off-CPU time of those "
 	  "intervals is in no call's off-CPU share (the calls themselves are kept)" },
@@ -164,10 +169,24 @@ const char *sb_health_hint(const struct sb_profile *p, const struct sb_health_ke
 	return i < 0 ? k->hint : launched_words[i].hint;
 }
 
+/* A warning with string key's text, when it has one: 1 when printed. */
+static size_t print_text(FILE *f, const struct sb_profile *p, const char *indent,
+			 const char *key, const char *label)
+{
+	const struct sb_meta *m = sb_profile_meta(p, key);
+
+	if (!m || m->is_int || !m->s || !*m->s)
+		return 0;
+	fprintf(f, "%swarning: %s (%s): ", indent, label, key);
+	format_text(f, m->s);
+	fputc('\n', f);
+	return 1;
+}
+
 size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
 {
 	const struct sb_health_key *k;
-	const struct sb_meta *open, *refused;
+	const struct sb_meta *open;
 	size_t i, n = 0;
 	int64_t v;
 
@@ -180,14 +199,9 @@ size_t sb_health_print(FILE *f, const struct sb_profile *p, const char *indent)
 			sb_health_label(p, k), k->key, sb_health_hint(p, k));
 		n++;
 	}
-	refused = sb_profile_meta(p, "sources_disabled");
-	if (refused && !refused->is_int && refused->s && *refused->s) {
-		fprintf(f, "%swarning: data sources the kernel refused (sources_disabled): ",
-			indent);
-		format_text(f, refused->s);
-		fputc('\n', f);
-		n++;
-	}
+	n += print_text(f, p, indent, "sources_disabled", "data sources the kernel refused");
+	n += print_text(f, p, indent, "source_attach_failure",
+			"the first source that could not attach");
 	open = sb_profile_meta(p, "regions_open_at_start");
 	if (open && !open->is_int && open->s && *open->s) {
 		fprintf(f, "%s         %s: ", indent,

@@ -1367,7 +1367,8 @@ static int run(struct recorder *r)
 		     sb_regions_attach_failure(&r->sources, &failed) || r->root_gone ||
 		     sb_health_value(&r->coll.prof, "lost_events") > 0 || r->ring_stalls ||
 		     sb_health_value(&r->coll.prof, "calls_over_max_size") > 0 || r->rotated_over_max ||
-		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0;
+		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0 ||
+		     sb_health_value(&r->coll.prof, "source_attach_failures") > 0;
 	recorder_close(r);
 	/* The client reaps its command and weighs its status against ours. */
 	if (!r->o.cmd || launched_by_client(r))

@@ -1,8 +1,12 @@
 /* The recorder's loops over its data sources: each hook of each wanted source, in table order. */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/launch.h"
 #include "record/source.h"
 
 int sb_sources_open(struct sb_sources *set, const struct sb_source_ops *const *table, size_t n,
@@ -107,20 +111,39 @@ int sb_sources_start(struct sb_sources *set, struct sb_error *err)
 	return 0;
 }
 
+void sb_source_attach_failed(struct sb_source_env *env, const char *source, const char *why)
+{
+	if (!env->attach_failures++)
+		snprintf(env->attach_failure, sizeof(env->attach_failure), "%s: %s", source, why);
+}
+
+/* A process that ended (or is ending) lost nothing to a failed attach: it runs no more calls. */
+static bool process_gone(pid_t pid)
+{
+	return (kill(pid, 0) && errno == ESRCH) || sb_process_state(pid) == 'Z';
+}
+
 int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
 		       struct sb_error *err)
 {
-	struct sb_error later = { { 0 } };
+	struct sb_error one;
 	int first = 0, ret;
 	size_t i;
 
 	for (i = 0; i < set->n; i++) {
 		if (!set->ops[i]->process)
 			continue;
+		one.msg[0] = '\0';
+		ret = set->ops[i]->process(set->state[i], set->env, ch, &one);
+		if (ret >= 0)
+			continue;
+		if (!process_gone(ch->pid))
+			sb_source_attach_failed(set->env, set->ops[i]->name, one.msg);
 		/* The first failure's cause is the one reported; the others still run. */
-		ret = set->ops[i]->process(set->state[i], set->env, ch, first ? &later : err);
-		if (ret < 0 && !first)
+		if (!first) {
 			first = ret;
+			*err = one;
+		}
 	}
 	return first;
 }
@@ -184,7 +207,14 @@ int sb_sources_contribute(struct sb_sources *set)
 
 int sb_sources_losses(struct sb_sources *set)
 {
-	return each(set, losses_of);
+	struct sb_profile *p = &set->env->coll->prof;
+	int ret = each(set, losses_of);
+
+	if (ret)
+		return ret;
+	ret = sb_profile_set_int(p, "source_attach_failures", (int64_t)set->env->attach_failures);
+	ret |= sb_profile_set_str(p, "source_attach_failure", set->env->attach_failure);
+	return ret ? -ENOMEM : 0;
 }
 
 void *sb_sources_state(const struct sb_sources *set, const struct sb_source_ops *ops)

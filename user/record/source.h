@@ -48,6 +48,9 @@ struct sb_source_env {
 	uint64_t fast_unmatched;	/* ends without a begin: unmatched_region_ends */
 	uint64_t fast_threads_full;	/* calls of threads the nesting had no room for: threads_dropped */
 	struct sb_ring_reader *ring;	/* the kernel's records, for a source that must read them first */
+	/* Probes a source could not put on a live process or a file: source_attach_failures. */
+	uint64_t attach_failures;
+	char attach_failure[512];	/* the first, "source: cause" */
 	/* Let go a process the kernel side stopped (stop_seq of its record), once done with it. */
 	void (*resume)(struct sb_source_env *env, pid_t pid, uint32_t stop_seq);
 	void *resume_ctx;
@@ -129,7 +132,17 @@ int sb_sources_open(struct sb_sources *set, const struct sb_source_ops *const *t
 		    struct sb_source_env *env);
 int sb_sources_configure(struct sb_sources *set);
 int sb_sources_start(struct sb_sources *set, struct sb_error *err);
-/* Every source hears of the change; the first failure is returned, with its cause in err. */
+/*
+ * A source could not attach its probes to a process or a file, so calls asked
+ * for are missing: counted, the first cause kept, both in the profile
+ * (source_attach_failures, source_attach_failure) and the exit status 3.
+ */
+void sb_source_attach_failed(struct sb_source_env *env, const char *source, const char *why);
+
+/*
+ * Every source hears of the change; the first failure is returned, with its
+ * cause in err. Each failure on a process still alive is an attach failure.
+ */
 int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
 		       struct sb_error *err);
 /* 0 or -errno when a source took the record, 1 when none did (the collector's). */
@@ -140,6 +153,7 @@ void sb_sources_begin(struct sb_sources *set);
 void sb_sources_stop(struct sb_sources *set);
 void sb_sources_detach(struct sb_sources *set);
 int sb_sources_contribute(struct sb_sources *set);
+/* Each source's losses, then the attach failures of all. */
 int sb_sources_losses(struct sb_sources *set);
 /* The state of the source with these ops, NULL when it is not in the set. */
 void *sb_sources_state(const struct sb_sources *set, const struct sb_source_ops *ops);

@@ -166,8 +166,8 @@ static int attach_file(struct omp *o, struct sb_source_env *env, const char *pat
 
 /*
  * Probe the file at path once, before any process runs it. Not fatal: the
- * process then runs without those probes. Never tried again, as the ones
- * attached before a failure would be doubled.
+ * process then runs without those probes, and the recording says so. Never
+ * tried again, as the ones attached before a failure would be doubled.
  */
 static void attach_early(struct omp *o, struct sb_source_env *env, const char *path,
 			 bool library)
@@ -179,7 +179,10 @@ static void attach_early(struct omp *o, struct sb_source_env *env, const char *p
 	    sb_hashmap_get(&o->files, st.st_dev, st.st_ino) ||
 	    sb_hashmap_put(&o->files, st.st_dev, st.st_ino, 1))
 		return;
-	if (attach_file(o, env, path, path, library, &err) && env->opts->verbose)
+	if (!attach_file(o, env, path, path, library, &err))
+		return;
+	sb_source_attach_failed(env, "omp", err.msg);
+	if (env->opts->verbose)
 		fprintf(stderr, "scope-bpf: %s\n", err.msg);
 }
 
