@@ -35,6 +35,25 @@ static inline const char *env_or(const char *name, const char *fallback)
 	return v && *v ? v : fallback;
 }
 
+/*
+ * How many times slower than a native CPU this one runs the tests' apps:
+ * SCOPE_BPF_TEST_SLOWDOWN, 1 when unset. The kernel matrix's TCG guests set
+ * it (tools/kernels/run.sh): a flood there makes a twentieth of the calls,
+ * and loading the programs takes a twentieth as long natively.
+ */
+static inline unsigned slowdown(void)
+{
+	long v = strtol(env_or("SCOPE_BPF_TEST_SLOWDOWN", "1"), NULL, 10);
+
+	return v > 1 && v < 1000 ? (unsigned)v : 1;
+}
+
+/* A flood's least calls: a million natively, fewer where the CPU is emulated. */
+static inline long flood_floor(void)
+{
+	return 1000000 / (long)slowdown();
+}
+
 static inline const char *scope_bin(void)
 {
 	return env_or("SCOPE_BPF", "build/scope-bpf");

@@ -309,7 +309,7 @@ static void flood_is_kept(const char *name, const char *idle, const char *what)
 	assert_status_says_losses(status, &p);
 	fprintf(stderr, "%s: %ld calls, %lld records dropped\n", what, calls,
 		(long long)meta_int(&p, "fast_records_dropped"));
-	assert_true(calls > 1000000);
+	assert_true(calls > flood_floor());
 	assert_true(meta_int(&p, "fast_records_dropped") * 20 < 2 * calls);
 	assert_int_equal((int64_t)must_pair(&p, "flood", 0)->count * 2 +
 			 meta_int(&p, "fast_records_dropped"), 2 * calls);
@@ -451,7 +451,7 @@ static void test_duration_holds_through_a_backlog(void **state)
 	}
 	fprintf(stderr, "backlog: %zu calls over %.3f s, %lld records dropped\n", p.n_events,
 		(double)(last - first) / 1e9, (long long)meta_int(&p, "fast_records_dropped"));
-	assert_true(p.n_events > 1000000);
+	assert_true((long)p.n_events > flood_floor());
 	assert_true(last - first < 1000 * MS);
 	assert_true(meta_int(&p, "fast_records_dropped") * 100 < meta_int(&p, "fast_records"));
 	sb_profile_free(&p);
@@ -644,8 +644,10 @@ static void test_small_cgroup_bounds_the_queue(void **state)
 	for (i = 0; i < 40 && rmdir(dir) && errno == EBUSY; i++)
 		sleep_ms(50);
 	load_profile(out, &p);
-	assert_true(must_pair(&p, "flood", 0)->count > 1000000);
-	assert_true(meta_int(&p, "fast_records_dropped") > 0);
+	assert_true((long)must_pair(&p, "flood", 0)->count > flood_floor());
+	/* An emulated CPU slows the flood and the drainer alike: the queue may never fill. */
+	if (slowdown() == 1)
+		assert_true(meta_int(&p, "fast_records_dropped") > 0);
 	assert_status_says_losses(status, &p);
 	sb_profile_free(&p);
 }
@@ -703,7 +705,9 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 		sleep_ms(50);
 	assert_true(calls > 0);
 	load_profile(out, &p);
-	assert_true(meta_int(&p, "fast_records_dropped") > 0);
+	/* Emulated, the rings may not fill: every call made is then in the file. */
+	if (slowdown() == 1)
+		assert_true(meta_int(&p, "fast_records_dropped") > 0);
 	assert_status_says_losses(status, &p);
 	assert_int_equal(meta_int(&p, "fast_records") + meta_int(&p, "fast_records_dropped"),
 			 2 * calls);
@@ -712,19 +716,27 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 			 meta_int(&p, "open_calls_dropped"), 2 * calls);
 	assert_int_equal(sum_by_process(&p, "fast_records_dropped_by_process", &n),
 			 meta_int(&p, "fast_records_dropped"));
-	assert_in_range(n, 1, 16);
+	if (meta_int(&p, "fast_records_dropped"))
+		assert_in_range(n, 1, 16);
+	else
+		assert_int_equal(n, 0);
 	assert_int_equal(meta_int(&p, "fast_counts_cut"), 0);
 	sb_profile_free(&p);
 }
 
-/* waiter 30, started and ready (its markers reachable); its stdout is *out. */
+/*
+ * waiter for 30 s (longer where loading the programs is slower: it must
+ * outlive two recordings), started and ready (its markers reachable); its
+ * stdout is *out.
+ */
 static pid_t start_waiter(FILE **out)
 {
-	char path[512], line[64];
-	char *waiter[] = { (char *)app_path("waiter", path, sizeof(path)), "30", NULL };
+	char path[512], line[64], life[16];
+	char *waiter[] = { (char *)app_path("waiter", path, sizeof(path)), life, NULL };
 	int fd = -1;
 	pid_t pid;
 
+	snprintf(life, sizeof(life), "%u", 30 * slowdown());
 	pid = spawn(waiter, NULL, &fd);
 	*out = fdopen(fd, "r");
 	assert_non_null(*out);

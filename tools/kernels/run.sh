@@ -41,6 +41,11 @@ else
 fi
 chmod 755 "$res"
 
+# Under TCG a guest's thread runs 10 to 20 times slower than the host's: tests that want a
+# flood or a process outliving a load scale by this (tests/integration/harness.h).
+case ${KACCEL:-tcg} in
+tcg*) export SCOPE_BPF_TEST_SLOWDOWN=${SCOPE_BPF_TEST_SLOWDOWN:-20} ;;
+esac
 # The guest's /init runs cmd.sh (with the host's /bin/sh) in the folder named by cwd.
 # Environment: everything exported here, single-quoted for sh; not the shell's own state.
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
