@@ -18,7 +18,7 @@ KROOT=${KROOT:-$(pwd)}
 KBUILD=${KBUILD:-$KROOT/build}
 KRES=${KRES:-/results}
 T=${KTEST_TIMEOUT:-900}
-[ $# -gt 0 ] || set -- ${KTESTS:-smoke kernels record record:kernel cli kernel_state fast}
+[ $# -gt 0 ] || set -- ${KTESTS:-smoke kernels record record:kernel cli kernel_state fast mpi_calls omp}
 # "all": every integration test that is built, test_record in both modes, and the smokes.
 if [ "$*" = all ]; then
 	set -- smoke smoke:kernel $(ls "$KBUILD/tests/integration" | sed -n 's/^test_//p') record:kernel
