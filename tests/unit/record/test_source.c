@@ -256,16 +256,16 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 		"sites_named_by_recorder", "unresolved_sites", "site_descriptions_unsent",
 		"offcpu_intervals_lost", "probes_not_attached", "probe_attach_failure",
 		"threads_dropped", "calls_open_at_start", "calls_over_max_size", "lost_samples",
-		"lost_stacks" };
+		"lost_stacks", "source_attach_failures", "source_attach_failure" };
 	/*
 	 * Site descriptions and off-CPU intervals are no calls: not in lost_events;
 	 * nor are calls past --max-size, which were received and counted on their own.
 	 */
 	static const int64_t want[] = { 1 + 2 + 7 + 3, 5 + 4, 3, 4, 6, 0, 0, 10, 11, 0, 0, 7, 0,
-					12, 8, 9 };
+					12, 8, 9, 2 };
 	const struct sb_source_ops *table[] = { &sb_regions_source, &sb_stacks_source };
 	uint64_t *n = fx.env.counters;
-	size_t i;
+	size_t i, len;
 
 	(void)state;
 	fx.o.offcpu_stacks = true;
@@ -283,6 +283,9 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	fx.env.open_at_end = 4;
 	fx.c.dropped_calls = 3;
 	fx.c.over_max_size = 12;
+	/* The sources' attach failures, after every source's own keys: the first one's cause. */
+	sb_source_attach_failed(&fx.env, "omp", "libgomp.so.1: cannot attach to GOMP_parallel");
+	sb_source_attach_failed(&fx.env, "mpi-calls", "libmpi.so.12: cannot attach to 1 function");
 	/* Not configured: that would load the symbolizer, which losses do not need. */
 	assert_int_equal(sb_sources_open(&fx.set, table, 2, &fx.env), 0);
 	assert_int_equal(fx.set.n, 2);
@@ -290,8 +293,14 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	assert_int_equal(fx.c.prof.n_meta, sizeof(keys) / sizeof(keys[0]));
 	for (i = 0; i < fx.c.prof.n_meta; i++) {
 		assert_string_equal(fx.c.prof.meta[i].key, keys[i]);
-		assert_int_equal(fx.c.prof.meta[i].i, want[i]);
+		/* Every key is a count but the two that say a first failure's cause. */
+		len = strlen(keys[i]);
+		assert_int_equal(fx.c.prof.meta[i].is_int, strcmp(keys[i] + len - 8, "_failure") != 0);
+		if (fx.c.prof.meta[i].is_int)
+			assert_int_equal(fx.c.prof.meta[i].i, want[i]);
 	}
+	assert_string_equal(sb_profile_meta(&fx.c.prof, "source_attach_failure")->s,
+			    "omp: libgomp.so.1: cannot attach to GOMP_parallel");
 	assert_int_equal(sb_regions_lost_events(&fx.env), want[0]);
 }
 
