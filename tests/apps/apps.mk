@@ -88,13 +88,13 @@ $(BUILD)/apps/%: tests/apps/%.cc $(APPS_DEPS)
 $(BUILD)/apps/dlopen_loop: | $(BUILD)/apps/libsbtest.so
 
 # A library named as MPI's that no uprobe can probe; refused_lib loads it from its own directory.
-$(BUILD)/apps/libmpi_refused.so: tests/apps/lib/mpi_refused.c
+$(BUILD)/apps/libmpi_refused.so: tests/apps/lib/mpi_refused.c tests/apps/lib/trap.h
 	$(call msg,APP,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared $< -o $@
 
 # The same for OpenMP: a file named as libgomp's.
-$(BUILD)/apps/libgomp.so.refused: tests/apps/lib/gomp_refused.c
+$(BUILD)/apps/libgomp.so.refused: tests/apps/lib/gomp_refused.c tests/apps/lib/trap.h
 	$(call msg,APP,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(APPS_CFLAGS) -fPIC -shared $< -o $@

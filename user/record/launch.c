@@ -194,6 +194,11 @@ char sb_process_state(pid_t pid)
 	return read_stat(pid, &state, &ppid) ? 0 : state;
 }
 
+bool sb_process_gone(pid_t pid)
+{
+	return (kill(pid, 0) && errno == ESRCH) || sb_process_state(pid) == 'Z';
+}
+
 struct proc_link {
 	pid_t pid;
 	pid_t ppid;

@@ -2,6 +2,7 @@
 #ifndef SB_LAUNCH_H
 #define SB_LAUNCH_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "util/error.h"
@@ -37,6 +38,8 @@ int sb_exit_status(int wstatus);
 pid_t *sb_process_tree(pid_t pid, size_t *n);
 /* A process's state letter from /proc/PID/stat ('R', 'S', 'T', ...), 0 when it is gone. */
 char sb_process_state(pid_t pid);
+/* Whether a process has ended: no such process, or a zombie not yet reaped. */
+bool sb_process_gone(pid_t pid);
 /* The short name of a process (comm), "?" when unknown. */
 void sb_process_name(pid_t pid, char *buf, size_t size);
 

@@ -472,8 +472,7 @@ static int start_pid(struct recorder *r)
 	 * It was there when record began (sb_record opened its pidfd) and ended
 	 * while the programs loaded: the profile says so, with nothing in it.
 	 */
-	if ((kill(r->o.pid, 0) && errno == ESRCH) || sb_process_state(r->o.pid) == 'Z' ||
-	    root_pidfd_readable(r)) {
+	if (sb_process_gone(r->o.pid) || root_pidfd_readable(r)) {
 		record_say("process %d (%s): exited while scope-bpf was loading its programs; the "
 			   "profile has no calls", (int)r->o.pid, r->root_name);
 		r->root_gone = true;

@@ -1,6 +1,5 @@
 /* The recorder's loops over its data sources: each hook of each wanted source, in table order. */
 #include <errno.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,12 +116,6 @@ void sb_source_attach_failed(struct sb_source_env *env, const char *source, cons
 		snprintf(env->attach_failure, sizeof(env->attach_failure), "%s: %s", source, why);
 }
 
-/* A process that ended (or is ending) lost nothing to a failed attach: it runs no more calls. */
-static bool process_gone(pid_t pid)
-{
-	return (kill(pid, 0) && errno == ESRCH) || sb_process_state(pid) == 'Z';
-}
-
 int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
 		       struct sb_error *err)
 {
@@ -137,7 +130,8 @@ int sb_sources_process(struct sb_sources *set, const struct sb_proc_change *ch,
 		ret = set->ops[i]->process(set->state[i], set->env, ch, &one);
 		if (ret >= 0)
 			continue;
-		if (!process_gone(ch->pid))
+		/* A process that has ended lost nothing to a failed attach: it runs no more calls. */
+		if (!sb_process_gone(ch->pid))
 			sb_source_attach_failed(set->env, set->ops[i]->name, one.msg);
 		/* The first failure's cause is the one reported; the others still run. */
 		if (!first) {

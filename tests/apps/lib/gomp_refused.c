@@ -4,13 +4,7 @@
  * file, so the OpenMP source cannot probe it (tests/integration/test_omp.c:
  * the recording must say so and exit 3). Nothing calls it.
  */
-#if defined(__x86_64__)
-#define TRAP "int3"
-#elif defined(__aarch64__)
-#define TRAP "brk #0"
-#else
-#error "no trap instruction known for this architecture"
-#endif
+#include "trap.h"
 
 __asm__(".text\n"
 	".globl GOMP_parallel\n"

@@ -4,13 +4,7 @@
  * probing it fails (tests/integration/test_mpi_calls.c: the refusal must name
  * this file). Nothing calls it.
  */
-#if defined(__x86_64__)
-#define TRAP "int3"
-#elif defined(__aarch64__)
-#define TRAP "brk #0"
-#else
-#error "no trap instruction known for this architecture"
-#endif
+#include "trap.h"
 
 __asm__(".text\n"
 	".globl MPI_Init\n"
