@@ -522,7 +522,7 @@ static void test_markers_in_parallel_bodies_nest_in_them(void **state)
 }
 
 /* Off-CPU time is inclusive: no call has less than its direct children on its rank together. */
-static void check_offcpu_inclusive(const struct sb_profile *p)
+static void check_offcpu_inclusive(const struct sb_profile *p, const char *file)
 {
 	const struct sb_event *e, *kid;
 	const struct sb_pair *pair, *other;
@@ -544,8 +544,8 @@ static void check_offcpu_inclusive(const struct sb_profile *p)
 				}
 			}
 			if (e->metric[SB_METRIC_OFFCPU] < kids)
-				fail_msg("rank %u call %lld of %s: %lld ns off-CPU, its children %lld",
-					 pair->rank, (long long)e->call_id,
+				fail_msg("%s: rank %u call %lld of %s: %lld ns off-CPU, its children %lld",
+					 file, pair->rank, (long long)e->call_id,
 					 p->regions[pair->region].name,
 					 (long long)e->metric[SB_METRIC_OFFCPU], (long long)kids);
 		}
@@ -611,7 +611,7 @@ static void test_offcpu_inclusive_under_a_launcher(void **state)
 			/* libgomp, mapped before the recording, is probed too. */
 			assert_true(must_pair(&p, "omp:parallel", rank)->count > 0);
 		}
-		check_offcpu_inclusive(&p);
+		check_offcpu_inclusive(&p, out[m]);
 		sb_profile_free(&p);
 	}
 }

@@ -336,6 +336,31 @@ static void kernel_call_is_placed_under_the_fast_call_open_at_its_start(void **s
 	assert_int_equal(stats(f->n).kernel_calls, 1);
 }
 
+/*
+ * A kernel child's off-CPU time, counted by the kernel, is a floor for its
+ * fast parents when their intervals are missing (lost, or sent only once the
+ * kernel learnt of the process's memory): off-CPU time stays inclusive.
+ */
+static void offcpu_of_a_fast_call_is_at_least_its_childrens(void **state)
+{
+	struct fixture *f = *state;
+	struct sb_call_event k = kcall(7, 500, -1, 0, 120, 130, NK1, 0);
+
+	k.offcpu_ns = 9;
+	sb_fast_nest_begin(f->n, 7, 100, NA, 1);
+	sb_fast_nest_begin(f->n, 7, 110, NB, 2);
+	sb_fast_nest_kernel_call(f->n, &k);
+	sb_fast_nest_offcpu(f->n, 7, 140, 144);		/* in NB, after the kernel call */
+	sb_fast_nest_end(f->n, 7, 150, NB, 2);
+	sb_fast_nest_offcpu(f->n, 7, 160, 180);		/* in NA only */
+	sb_fast_nest_end(f->n, 7, 200, NA, 1);
+	assert_int_equal(f->s->n, 3);
+	assert_int_equal(f->s->call[0].offcpu_ns, 9);		/* the kernel call's own */
+	assert_int_equal(f->s->call[1].offcpu_ns, 9);		/* NB: 4 seen < 9 below */
+	assert_int_equal(f->s->call[2].offcpu_ns, 4 + 20);	/* NA: 24 seen >= 9 below */
+	assert_int_equal(stats(f->n).offcpu_from_children, 1);
+}
+
 static void kernel_call_outside_fast_calls_is_top_level(void **state)
 {
 	struct fixture *f = *state;
@@ -850,6 +875,7 @@ int main(void)
 		T(offcpu_ahead_of_records_and_partial_overlap),
 		T(offcpu_beyond_the_cap_is_merged_keeping_the_total),
 		T(kernel_call_is_placed_under_the_fast_call_open_at_its_start),
+		T(offcpu_of_a_fast_call_is_at_least_its_childrens),
 		T(kernel_call_outside_fast_calls_is_top_level),
 		T(kernel_parent_arriving_after_its_child_keeps_the_first_id),
 		T(settle_places_children_before_their_parents_arrive),

@@ -35,6 +35,7 @@ struct frame {
 	int64_t start;
 	int64_t call_id;
 	uint64_t child_ns;
+	uint64_t child_off;	/* its children's off-CPU time, kernel calls' included */
 	uint64_t off_start;	/* the thread's off-CPU clock at start */
 	uint32_t depth;		/* in the tree: fast and kernel calls above it */
 	struct link up;		/* its parent: a fast call, or a kernel call it began inside */
@@ -425,8 +426,10 @@ static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct 
 	out.depth = l.id >= 0 ? l.depth + 1 : 0;
 	out.parent_id = l.id;
 	out.parent_path = l.id >= 0 ? l.path : 0;
-	if (l.fast >= 0 && (uint32_t)l.fast < th->depth && th->frames[l.fast].call_id == l.fast_id)
+	if (l.fast >= 0 && (uint32_t)l.fast < th->depth && th->frames[l.fast].call_id == l.fast_id) {
 		th->frames[l.fast].child_ns += e->end - e->start;
+		th->frames[l.fast].child_off += e->offcpu_ns;
+	}
 	n->st.kernel_calls++;
 	return emit_call(n, &out);
 }
@@ -561,23 +564,44 @@ int sb_fast_nest_begin(struct sb_fast_nest *n, uint32_t tid, int64_t t, uint64_t
 	f->start = t;
 	f->call_id = n->next_id++;
 	f->child_ns = 0;
+	f->child_off = 0;
 	f->off_start = off_clock(th, t);
 	th->depth = d + 1;
 	n->st.open_now++;
 	return err;
 }
 
-/* The parent of a call that lasted ns learns it: a fast call still open, or a kernel call. */
-static void charge_parent(struct thread *th, const struct link *up, uint64_t ns)
+/* The parent of a call that lasted ns, off-CPU off of it, learns it: a fast call still open, or a kernel call. */
+static void charge_parent(struct thread *th, const struct link *up, uint64_t ns, uint64_t off)
 {
 	struct kstate *k = th->k;
 
 	if (up->fast >= 0 && (uint32_t)up->fast < th->depth &&
-	    th->frames[up->fast].call_id == up->fast_id)
+	    th->frames[up->fast].call_id == up->fast_id) {
 		th->frames[up->fast].child_ns += ns;
-	else if (up->kern >= 0 && k && (uint32_t)up->kern < k->open &&
-		 k->kp[up->kern].id == up->id)
+		th->frames[up->fast].child_off += off;
+	} else if (up->kern >= 0 && k && (uint32_t)up->kern < k->open &&
+		   k->kp[up->kern].id == up->id) {
 		k->kp[up->kern].child_adj += ns;
+	}
+}
+
+/*
+ * A fast call's off-CPU time is what the thread's intervals give within it,
+ * and never less than its children's: a kernel child (OpenMP, MPI) counts
+ * its own in the kernel, which goes on when an interval is lost (the ring
+ * half full) or the kernel learnt of the process's memory after the call
+ * began (-p of a job whose memory an earlier recording made).
+ */
+static uint64_t frame_offcpu(struct sb_fast_nest *n, struct thread *th, const struct frame *f,
+			     int64_t t)
+{
+	uint64_t off = off_clock(th, t) - f->off_start;
+
+	if (off >= f->child_off)
+		return off;
+	n->st.offcpu_from_children++;
+	return f->child_off;
 }
 
 /* Close frame i at t: its call is sent, its time passes to its parent, frames above are dropped. */
@@ -595,7 +619,7 @@ static int pop_frame(struct sb_fast_nest *n, struct thread *th, uint32_t i, int6
 		.call_id = f->call_id,
 		.parent_id = f->up.id,
 		.child_ns = f->child_ns,
-		.offcpu_ns = off_clock(th, t) - f->off_start,
+		.offcpu_ns = frame_offcpu(n, th, f, t),
 		.path_hash = f->path_hash,
 		.parent_path = f->up.id >= 0 ? f->up.path : 0,
 		.name_hash = f->name_hash,
@@ -605,7 +629,7 @@ static int pop_frame(struct sb_fast_nest *n, struct thread *th, uint32_t i, int6
 	n->st.open_dropped += th->depth - i - 1;
 	n->st.open_now -= th->depth - i;
 	th->depth = i;
-	charge_parent(th, &f->up, span(f->start, t));
+	charge_parent(th, &f->up, span(f->start, t), e.offcpu_ns);
 	return emit_call(n, &e);
 }
 

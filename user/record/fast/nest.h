@@ -53,6 +53,7 @@ struct sb_fast_nest_stats {
 	uint64_t kernel_begins;		/* kernel calls placed at their begin: fast calls nest in them */
 	uint64_t kernel_begins_late;	/* begins that came after their thread's later records */
 	uint64_t offcpu_merged;		/* intervals merged with the one before: too many ahead */
+	uint64_t offcpu_from_children;	/* calls whose intervals gave less off-CPU than their children's */
 	uint64_t threads_full;		/* records dropped: SB_FAST_NEST_MAX_THREADS followed */
 };
 
