@@ -159,7 +159,7 @@ static int check_system(void)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		record_say("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): scope-bpf "
-			   "needs Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF=y");
+			   "needs Linux >= 5.10 built with CONFIG_DEBUG_INFO_BTF=y");
 		return 1;
 	}
 	return 0;
