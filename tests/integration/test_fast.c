@@ -31,8 +31,12 @@ static void check_nested(const struct sb_profile *p)
 	}
 	for (i = b->offset; i < b->offset + b->count; i++)
 		assert_string_equal(parent_region(p, 0, &p->events[i]), "a");
-	/* a's own time is what its children leave: about nothing. */
-	assert_true(a->exclusive_total < a->stats.total / 10);
+	/*
+	 * a's own time is what its children leave: about nothing, natively. An
+	 * emulated CPU takes far longer for each of b's traps (7.3 guest, kernel
+	 * mode: over a tenth of a's 6 ms).
+	 */
+	assert_true(a->exclusive_total < a->stats.total / (slowdown() > 1 ? 2 : 10));
 	assert_int_equal(meta_int(p, "lost_events"), 0);
 	assert_int_equal(meta_int(p, "open_calls_dropped"), 0);
 }
