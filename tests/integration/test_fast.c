@@ -680,6 +680,7 @@ static uint64_t calls_of(const struct sb_profile *p, const char *name)
 static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 {
 	char out[300], path[512], name[32], dir[400], script[600], line[64];
+	int64_t refused, records, kept;
 	struct sb_profile p;
 	long calls = -1;
 	int status, i, fd = -1, n;
@@ -713,11 +714,27 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 	if (slowdown() == 1)
 		assert_true(meta_int(&p, "fast_records_dropped") > 0);
 	assert_status_says_losses(status, &p);
-	assert_int_equal(meta_int(&p, "fast_records") + meta_int(&p, "fast_records_dropped"),
-			 2 * calls);
+	/*
+	 * Emulated, the recorder's heartbeat may go stale while sixteen
+	 * processes announce their memory, and a process is then not held for
+	 * it (the job is never frozen for a starved recorder): one that ends
+	 * before its memory is taken is counted refused, its records with it
+	 * (7.3 guest: 2 of 16). Natively every memory is taken.
+	 */
+	refused = meta_int(&p, "fast_memories_refused");
+	if (slowdown() == 1)
+		assert_int_equal(refused, 0);
+	records = meta_int(&p, "fast_records") + meta_int(&p, "fast_records_dropped");
 	/* A call whose begin was taken and its end not is an open call, its end a dropped record. */
-	assert_int_equal((int64_t)calls_of(&p, "flood") * 2 + meta_int(&p, "fast_records_dropped") +
-			 meta_int(&p, "open_calls_dropped"), 2 * calls);
+	kept = (int64_t)calls_of(&p, "flood") * 2 + meta_int(&p, "fast_records_dropped") +
+	       meta_int(&p, "open_calls_dropped");
+	if (refused) {
+		assert_true(records < 2 * calls);
+		assert_true(kept < 2 * calls);
+	} else {
+		assert_int_equal(records, 2 * calls);
+		assert_int_equal(kept, 2 * calls);
+	}
 	assert_int_equal(sum_by_process(&p, "fast_records_dropped_by_process", &n),
 			 meta_int(&p, "fast_records_dropped"));
 	if (meta_int(&p, "fast_records_dropped"))
