@@ -547,6 +547,12 @@ static void test_stalled_drainer_is_stood_in_for(void **state)
 	assert_true(wait_for_text(err, "fast-path memory taken"));
 	drain = thread_named(rec, "sb-drain");
 	assert_true(drain > 0);
+	/*
+	 * Named by their maker, the drainer and its standby are there before
+	 * they run: the stalls begin once both are under way, as a host's do.
+	 */
+	assert_true(thread_named(rec, "sb-standby") > 0);
+	sleep_ms(100 * slowdown());
 	assert_int_equal(ptrace(PTRACE_SEIZE, drain, 0, 0), 0);
 	for (tries = 0; held < 5 && tries < 200; tries++) {
 		held += stall_sleeping_thread(drain, 40);
