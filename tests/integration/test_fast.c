@@ -197,10 +197,10 @@ static pid_t start_flood(const char *threads, const char *secs, FILE **out)
 }
 
 /*
- * The recorder stopped (SIGSTOP) for a second (3 s emulated) while a thread writes flat out,
- * once it has taken the thread's memory: the rings fill, records are dropped
- * and counted, and the program never waits: no 1024 of its calls take
- * anywhere near that second.
+ * The recorder stopped (SIGSTOP) for a second (3 s emulated) while a thread
+ * writes flat out, once it has taken the thread's memory: the rings fill,
+ * records are dropped and counted, and the program never waits: no 1024 of
+ * its calls take anywhere near that stop.
  */
 static void test_stopped_recorder_never_stalls_the_program(void **state)
 {

@@ -257,7 +257,8 @@ static int name_late(struct fast_state *f, struct fast_image *im, uint64_t site,
 		if (sb_fast_sites_at(&im->sites, site, t, &h))
 			return 0;
 	}
-	if (!sb_fast_site_read((pid_t)im->proc->tgid, site, &s))
+	/* A live process's was read above; a closing one's may still be readable now. */
+	if (im->closing && !sb_fast_site_read((pid_t)im->proc->tgid, site, &s))
 		return name_read(f, im, site, &s);
 	return sb_fast_sites_name(&im->sites, site, 0, 0);
 }
