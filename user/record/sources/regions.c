@@ -150,6 +150,9 @@ static int regions_losses(void *state, struct sb_source_env *env)
 	int ret = 0;
 
 	ret |= sb_profile_set_int(p, "lost_events", (int64_t)sb_regions_lost_events(env));
+	ret |= sb_profile_set_int(p, "lost_events_kernel_ring",
+				  (int64_t)(n[SB_CNT_LOST_CALLS] + n[SB_CNT_LOST_OTHER]));
+	ret |= sb_profile_set_int(p, "lost_events_fast_path", (int64_t)env->fast_lost);
 	ret |= sb_profile_set_int(p, "open_calls_dropped",
 				  (int64_t)(n[SB_CNT_OPEN_DROPPED] + env->open_at_end));
 	ret |= sb_profile_set_int(p, "depth_overflow_calls",
