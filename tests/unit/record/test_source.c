@@ -286,7 +286,7 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	fx.c.dropped_calls = 3;
 	fx.c.over_max_size = 12;
 	/* The fast path's lost calls: in lost_events, and said as the fast path's. */
-	fx.env.fast_lost = 13;
+	fx.env.fast.calls = 13;
 	/* The sources' attach failures, after every source's own keys: the first one's cause. */
 	sb_source_attach_failed(&fx.env, "omp", "libgomp.so.1: cannot attach to GOMP_parallel");
 	sb_source_attach_failed(&fx.env, "mpi-calls", "libmpi.so.12: cannot attach to 1 function");
