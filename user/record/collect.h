@@ -41,8 +41,12 @@ struct sb_bitset {
  * it when stop_seq is not 0 (the kernel side stopped it: struct sb_stop).
  */
 typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason, uint32_t stop_seq);
-/* Called when a traced process forked: the child starts with the parent's mappings. */
-typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child);
+/*
+ * Called when a traced process forked (the child starts with the parent's
+ * mappings), or with SB_FORK_LATE_THREAD a thread of child began (parent 0):
+ * reason (enum sb_fork_reason) says whether the kernel's fork hook saw it.
+ */
+typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child, uint32_t reason);
 
 /*
  * Decides the ranks at finish. tgids lists the n processes that completed a
