@@ -22,12 +22,8 @@
 #include "record/guardian.h"
 #include "record/stops_shared.h"
 #include "region.h"
-#include "util/proc_stat.h"
 
 #define RELIST_NS 1000000000LL
-/* How long a resume waits for the stop it answers to land: 200 looks, 100 us apart. */
-#define STOP_LOOKS 200
-#define STOP_LOOK_US 100
 
 static int64_t mono_ns(void)
 {
@@ -105,31 +101,8 @@ static bool held_elsewhere(const struct sb_stops_shared *s, __u32 tgid)
 	return false;
 }
 
-/*
- * The kernel side's SIGSTOP can land after its record was read and answered:
- * where the kernel defers the signal (from a program run with preemption off
- * it goes through irq_work), the 7.3 guest once stopped a child after our
- * SIGCONT, its stop already forgotten, and the job waited on it for good. So
- * a resume first waits, 20 ms at most, for pid to have stopped (or ended); a
- * stop that never comes (the kernel refused to send it) costs that wait.
- */
-static void wait_stopped(pid_t pid)
-{
-	char state;
-	pid_t ppid;
-	int i;
-
-	for (i = 0; i < STOP_LOOKS; i++) {
-		if (sb_proc_stat(pid, &state, &ppid) || state == 'T' || state == 't' ||
-		    state == 'Z' || state == 'X')
-			return;
-		usleep(STOP_LOOK_US);
-	}
-}
-
 void sb_stops_resume(struct sb_stops_shared *s, pid_t pid, uint32_t seq)
 {
-	wait_stopped(pid);
 	list_others(s);
 	if (!held_elsewhere(s, (__u32)pid)) {
 		kill(pid, SIGCONT);
