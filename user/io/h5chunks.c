@@ -14,12 +14,23 @@
 #define DEFLATE_LEVEL 1
 /* Beyond this many threads the writer, not deflate, sets the pace. */
 #define MAX_THREADS 8
+/* Constant chunks a worker remembers: a column of one value, one of another. */
+#define SAME_KEPT 4
+
+/* A chunk of one value in every row, as deflate stored it. */
+struct same_chunk {
+	int64_t value;
+	void *packed;		/* NULL: this place is free */
+	size_t len;
+};
 
 struct worker {
 	struct sb_h5_chunker *c;
 	z_stream z;
 	bool z_ready;
 	uint8_t *shuffled;
+	struct same_chunk same[SAME_KEPT];
+	unsigned next_same;	/* the place the next one takes */
 	pthread_t thread;
 	bool started;
 };
@@ -91,13 +102,68 @@ unsigned sb_h5_chunk_threads(size_t jobs)
 	return n ? (unsigned)n : 1;
 }
 
+/* Whether all n values are v[0]. */
+static bool one_value(const int64_t *v, size_t n)
+{
+	int64_t diff = 0;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		diff |= v[i] ^ v[0];
+	return !diff;
+}
+
+/*
+ * The stored chunk of value in every row, if this worker deflated one
+ * before. Deflate gives the same bytes for the same input, and columns that
+ * hold one value over millions of rows are common (one thread's ids, parents
+ * of top-level calls, no off-CPU time): each chunk of them cost as much
+ * deflating as a column of times.
+ */
+static struct same_chunk *same_known(struct worker *w, int64_t value)
+{
+	unsigned i;
+
+	for (i = 0; i < SAME_KEPT; i++)
+		if (w->same[i].packed && w->same[i].value == value)
+			return &w->same[i];
+	return NULL;
+}
+
+/* Remember the job's constant chunk; without memory it is simply deflated again next time. */
+static void same_keep(struct worker *w, const struct sb_h5_chunk_job *job)
+{
+	struct same_chunk *k = &w->same[w->next_same];
+	void *copy = malloc(job->packed_len);
+
+	if (!copy)
+		return;
+	memcpy(copy, job->packed, job->packed_len);
+	free(k->packed);
+	*k = (struct same_chunk){ .value = job->values[0], .packed = copy,
+				  .len = job->packed_len };
+	w->next_same = (w->next_same + 1) % SAME_KEPT;
+}
+
 /* Shuffle, then a zlib stream as compress2() makes it, which HDF5's deflate filter stores. */
 static void pack(struct worker *w, struct sb_h5_chunk_job *job)
 {
 	size_t bytes = w->c->chunk_rows * sizeof(int64_t);
+	bool same = false;
+	struct same_chunk *known;
 	z_stream *z = &w->z;
 
 	memset(job->values + job->n, 0, (w->c->chunk_rows - job->n) * sizeof(int64_t));
+	if (one_value(job->values, w->c->chunk_rows)) {
+		known = same_known(w, job->values[0]);
+		if (known) {
+			memcpy(job->packed, known->packed, known->len);
+			job->packed_len = known->len;
+			job->err = 0;
+			return;
+		}
+		same = true;
+	}
 	sb_h5_shuffle8(job->values, w->c->chunk_rows, w->shuffled);
 	if (deflateReset(z) != Z_OK) {
 		job->err = -EIO;
@@ -109,6 +175,8 @@ static void pack(struct worker *w, struct sb_h5_chunk_job *job)
 	z->avail_out = (uInt)w->c->packed_cap;
 	job->err = deflate(z, Z_FINISH) == Z_STREAM_END ? 0 : -EIO;
 	job->packed_len = z->total_out;
+	if (same && !job->err)
+		same_keep(w, job);
 }
 
 /* Take jobs of the current round until none is left; the lock is held on entry and exit. */
@@ -229,7 +297,7 @@ struct sb_h5_chunker *sb_h5_chunker_new(size_t max_jobs, size_t chunk_rows, unsi
 
 void sb_h5_chunker_free(struct sb_h5_chunker *c)
 {
-	unsigned i;
+	unsigned i, k;
 	size_t j;
 
 	if (!c)
@@ -244,6 +312,8 @@ void sb_h5_chunker_free(struct sb_h5_chunker *c)
 		if (c->workers[i].z_ready)
 			deflateEnd(&c->workers[i].z);
 		free(c->workers[i].shuffled);
+		for (k = 0; k < SAME_KEPT; k++)
+			free(c->workers[i].same[k].packed);
 	}
 	for (j = 0; c->jobs && j < c->max_jobs; j++) {
 		free(c->jobs[j].values);

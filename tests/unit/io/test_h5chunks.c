@@ -171,6 +171,69 @@ static void test_every_job_is_compressed(void **state)
 	free(want);
 }
 
+/* What HDF5's filters store for a chunk of values: shuffled, then compress2 at level 1. */
+static void *filtered(const int64_t *v, size_t n, uLongf *len)
+{
+	uint8_t *shuffled = malloc(n * 8);
+	void *out = malloc(compressBound(n * 8));
+
+	assert_non_null(shuffled);
+	assert_non_null(out);
+	sb_h5_shuffle8(v, n, shuffled);
+	*len = compressBound(n * 8);
+	assert_int_equal(compress2(out, len, shuffled, n * 8, 1), Z_OK);
+	free(shuffled);
+	return out;
+}
+
+/*
+ * Chunks of one value, which a worker deflates once and then remembers, are
+ * still what the filters store: for more values than it keeps, over rounds,
+ * a partial chunk of one (its rows past the end are zeros) and a chunk that
+ * differs from one value in its last row only.
+ */
+static void test_chunks_of_one_value_are_what_the_filters_store(void **state)
+{
+	static const int64_t values[] = { 0, -1, 7, 42, 99, -1, 0, 5 };
+	const size_t cols = sizeof(values) / sizeof(values[0]);
+	struct sb_h5_chunker *z = sb_h5_chunker_new(cols + 2, ROWS, 1);
+	int64_t *want = malloc(ROWS * 8);
+	struct sb_h5_chunk_job *job;
+	size_t c, round, i;
+	uLongf len;
+	void *expect;
+
+	(void)state;
+	assert_non_null(z);
+	assert_non_null(want);
+	for (round = 0; round < 3; round++) {
+		for (c = 0; c < cols + 2; c++) {
+			job = sb_h5_chunker_job(z, c);
+			for (i = 0; i < ROWS; i++)
+				job->values[i] = values[(c + round) % cols];
+			job->n = ROWS;
+		}
+		sb_h5_chunker_job(z, cols)->n = ROWS / 3;
+		sb_h5_chunker_job(z, cols + 1)->values[ROWS - 1] = 3;
+		assert_int_equal(sb_h5_chunker_run(z, cols + 2), 0);
+		for (c = 0; c < cols + 2; c++) {
+			for (i = 0; i < ROWS; i++)
+				want[i] = values[(c + round) % cols];
+			if (c == cols)
+				memset(want + ROWS / 3, 0, (ROWS - ROWS / 3) * 8);
+			if (c == cols + 1)
+				want[ROWS - 1] = 3;
+			expect = filtered(want, ROWS, &len);
+			job = sb_h5_chunker_job(z, c);
+			assert_int_equal(job->packed_len, len);
+			assert_memory_equal(job->packed, expect, len);
+			free(expect);
+		}
+	}
+	sb_h5_chunker_free(z);
+	free(want);
+}
+
 /*
  * Mallocs of every size class, more than a thread's cache holds of each: they
  * hang when the child was forked while a worker held an allocator lock.
@@ -248,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_shuffle_of_any_length),
 		cmocka_unit_test(test_chunks_are_what_hdf5_stores),
 		cmocka_unit_test(test_every_job_is_compressed),
+		cmocka_unit_test(test_chunks_of_one_value_are_what_the_filters_store),
 		cmocka_unit_test(test_fork_after_new_finds_workers_parked),
 		cmocka_unit_test(test_thread_count_is_bounded),
 	};
