@@ -38,6 +38,12 @@
 #define TURN_NS 20000000LL
 /* How long a turn waits for a kernel record still being written, its copied records' site among them. */
 #define READ_WRITTEN_NS 50000000LL
+/*
+ * A turn makes a pass itself when the drainer made none for this long: the
+ * drainer sleeps while no ring fills, and kernel-path calls and thread events
+ * wait for a pass begun after them (apply_pending, SETTLE_NS).
+ */
+#define CATCH_UP_NS 50000000LL
 
 /* A kernel record that must wait until the records before it were nested. */
 struct pending {
@@ -545,6 +551,7 @@ static int fast_turn(struct fast_state *f, bool final)
 	int ret;
 
 	if (!f->backlog) {
+		sb_fast_drainer_catch_up(&f->drainer, CATCH_UP_NS);
 		f->backlog = sb_fast_queue_take(&f->drainer.queue, &f->backlog_mark);
 		sb_ring_read_written(f->env->ring, READ_WRITTEN_NS);
 		sample_clocks(f);
@@ -626,6 +633,8 @@ static int fast_configure(void *state, struct sb_source_env *env)
 	ret = sb_fast_drainer_init(&f->drainer, q.max_bytes, q.warm_bytes, q.reserve_bytes);
 	if (ret)
 		return ret;
+	/* The recording loop sleeps until the drainer hands records over, or longer. */
+	f->drainer.notify_fd = env->wake_fd;
 	f->drainer_ready = true;
 	return 0;
 }
