@@ -58,19 +58,25 @@ int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int m
 	return ret;
 }
 
-int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
+unsigned long sb_ring_written(struct sb_ring_reader *rr)
+{
+	return rr->write_at ? position(rr->write_at) : 0;
+}
+
+int sb_ring_read_to(struct sb_ring_reader *rr, unsigned long target, int64_t max_ns)
 {
 	struct timespec wait = { 0, WAIT_NS };
 	int64_t until = mono_ns() + max_ns;
-	unsigned long target, was;
+	unsigned long was;
 
 	if (!rr->read_at) {
 		ring_buffer__consume(rr->rb);
 		return -ENOENT;
 	}
-	target = position(rr->write_at);
 	for (;;) {
 		was = position(rr->read_at);
+		if ((long)(was - target) >= 0)
+			return 0;
 		ring_buffer__consume(rr->rb);
 		if ((long)(position(rr->read_at) - target) >= 0)
 			return 0;
@@ -80,6 +86,11 @@ int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
 		if (position(rr->read_at) == was)
 			nanosleep(&wait, NULL);
 	}
+}
+
+int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
+{
+	return sb_ring_read_to(rr, sb_ring_written(rr), max_ns);
 }
 
 int64_t sb_ring_held_ns(struct sb_ring_reader *rr, int64_t now)

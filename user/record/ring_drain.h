@@ -28,10 +28,14 @@ void sb_ring_reader_free(struct sb_ring_reader *rr);
 
 /*
  * Read until every record written before this call is read, for at most
- * max_ns. 0 when it was, -ETIME when a record stayed reserved that long,
- * -ENOENT when the positions are not mapped (one plain read was done).
+ * max_ns. 0 when it was, -ETIME when it was not by then (a record stayed
+ * reserved that long, or the records took that long to handle), -ENOENT
+ * when the positions are not mapped (one plain read was done).
  */
 int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns);
+/* The same in two steps: where the writing is now (0 when not mapped), and reading up to there. */
+unsigned long sb_ring_written(struct sb_ring_reader *rr);
+int sb_ring_read_to(struct sb_ring_reader *rr, unsigned long target, int64_t max_ns);
 
 /*
  * How long the read position has stood at a record the kernel wrote past

@@ -41,9 +41,12 @@
  * drainer and its standby sleep until one does while no ring would fill an
  * eighth more within this: the recorder's loop, which looks at least this
  * often, then takes what the rings hold itself (sb_fast_drainer_catch_up),
- * and an idle recording wakes neither thread.
+ * and an idle recording wakes neither thread. Till then the standby looks
+ * every QUIET_WAIT_NS: a wake-up it slept through while the drainer was just
+ * stalled (a pass had begun) comes again only once a pass has moved the tail.
  */
 #define IDLE_WAIT_NS 1000000000LL
+#define QUIET_WAIT_NS 50000000LL
 #define UNTIL_WOKEN (-1)
 /* A pass after sleeping sees the fullest ring; the next comes before it is an eighth fuller. */
 #define FILL_PART 8
@@ -323,7 +326,7 @@ static long pass_locked(struct sb_fast_drainer *d, bool wake)
 {
 	struct copy_ctx c = { .d = d };
 	uint64_t pass;
-	int64_t begun, since;
+	int64_t begun, since, fill, prev;
 	long total = 0, n;
 	size_t i;
 
@@ -344,10 +347,20 @@ static long pass_locked(struct sb_fast_drainer *d, bool wake)
 	/* Handed over while the lock is held: passes reach the queue in order. */
 	if (sb_fast_queue_push(&d->queue, c.first, pass, begun, !c.left_some) && wake)
 		notify(d);
-	/* At the rate since the pass before, a ring fills within FILL_WATCH_NS. */
-	__atomic_store_n(&d->filling, since > 0 && c.most * FILL_WATCH_NS >
-			 (uint64_t)SCOPE_BPF_IMPL_FAST_RING * (uint64_t)since, __ATOMIC_RELAXED);
-	__atomic_store_n(&d->fill_ns, fill_time(c.most, since), __ATOMIC_RELAXED);
+	fill = fill_time(c.most, since);
+	/*
+	 * A pass that found little says little of the rate when it came right
+	 * after another (the standby's and the drainer's) or while the writer
+	 * was off its CPU: the estimate at most doubles a pass, so a flood is
+	 * not taken for quiet at once, and a quiet recording is one a few
+	 * seconds later.
+	 */
+	prev = __atomic_load_n(&d->fill_ns, __ATOMIC_RELAXED);
+	if (prev < INT64_MAX / 2 && fill > 2 * prev)
+		fill = 2 * prev;
+	__atomic_store_n(&d->fill_ns, fill, __ATOMIC_RELAXED);
+	/* At that rate, a ring fills within FILL_WATCH_NS. */
+	__atomic_store_n(&d->filling, fill < (int64_t)(FILL_WATCH_NS / FILL_PART), __ATOMIC_RELAXED);
 	if (total > 0) {
 		__atomic_fetch_add(&d->copied, (uint64_t)total, __ATOMIC_RELAXED);
 		warm_up(d);
@@ -495,11 +508,15 @@ static void *standby_loop(void *arg)
 		return NULL;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) && stand_apart(d, &allowed, &avoided)) {
 		stand_in(d);
-		/* Idle, writers wake it as they wake the drainer: the flood it stands by for. */
+		/* Once idle, only a writer wakes it (as it wakes the drainer): the flood it stands by for. */
 		if (__atomic_load_n(&d->filling, __ATOMIC_RELAXED))
 			wait = STANDBY_BUSY_NS;
+		else if (!writers_wake(d, &d->wake_standby))
+			wait = STANDBY_IDLE_NS;
+		else if (__atomic_load_n(&d->fill_ns, __ATOMIC_RELAXED) < IDLE_WAIT_NS)
+			wait = QUIET_WAIT_NS;
 		else
-			wait = writers_wake(d, &d->wake_standby) ? UNTIL_WOKEN : STANDBY_IDLE_NS;
+			wait = UNTIL_WOKEN;
 		sb_fast_wake_wait(&d->wake_standby, wait);
 	}
 	return NULL;

@@ -39,6 +39,15 @@
 /* How long a turn waits for a kernel record still being written, its copied records' site among them. */
 #define READ_WRITTEN_NS 50000000LL
 /*
+ * Taken records are nested once the kernel's records written before the take
+ * are read, over as many turns as that takes (a fork storm's thousands of
+ * adoptions take milliseconds each), but at most this long; and, as before,
+ * after READ_WRITTEN_NS when a record reserved and not yet submitted holds
+ * the reader (a preempted vCPU; recorder.c, RING_STALL_NS): the queue would
+ * fill meanwhile.
+ */
+#define NAMES_WAIT_NS 2000000000LL
+/*
  * A turn makes a pass itself when the drainer made none for this long: the
  * drainer sleeps while no ring fills, and kernel-path calls and thread events
  * wait for a pass begun after them (apply_pending, SETTLE_NS).
@@ -63,6 +72,9 @@ struct fast_state {
 	struct sb_fast_chunk *backlog;		/* taken, not nested yet */
 	struct sb_fast_mark backlog_mark;	/* how far it reaches */
 	struct sb_fast_mark nested;		/* how far what was nested reaches */
+	unsigned long names_at;			/* the kernel's ring to be read up to before nesting it */
+	int64_t names_since;			/* when it was taken */
+	bool names_read;			/* read up to there (or given up) */
 	struct pending *pending, **pending_tail;
 	struct sb_fast_mem_stats closed;	/* of memories already closed, all processes */
 	uint64_t refused;			/* memories that could not be adopted */
@@ -534,15 +546,29 @@ static void sample_clocks(struct fast_state *f)
 				sb_fast_clock_sample(&im->clock);
 }
 
+/* Whether the kernel's records written before the take are read (see NAMES_WAIT_NS). */
+static bool names_read(struct fast_state *f, bool final, int64_t now)
+{
+	int ret;
+
+	if (f->names_read)
+		return true;
+	ret = sb_ring_read_to(f->env->ring, f->names_at, READ_WRITTEN_NS);
+	f->names_read = ret != -ETIME || final || now - f->names_since >= NAMES_WAIT_NS ||
+			sb_ring_held_ns(f->env->ring, mono_ns()) >= READ_WRITTEN_NS;
+	return f->names_read;
+}
+
 /*
- * Take what the drainer copied, then read the kernel's records: those the
- * copied records depend on (their sites' names, off-CPU intervals, kernel
- * calls that ended before them) were written before them, so they are in.
- * What was taken is nested over as many turns as it needs, TURN_NS at a time
- * (final: all of it). A kernel call of a fast-path thread is placed among
- * its records once those before it are nested: every pass begun before it
- * ended, less SETTLE_NS for a record published late; pending thread events
- * once the pass begun after them is.
+ * Take what the drainer copied (a pass first if it sleeps), then read the
+ * kernel's records: those the copied records depend on (their sites' names,
+ * off-CPU intervals, kernel calls that ended before them) were written
+ * before them, so they are in once the ring is read up to where it was
+ * written at the take. What was taken is nested over as many turns as it
+ * needs, TURN_NS at a time (final: all of it). A kernel call of a fast-path
+ * thread is placed among its records once those before it are nested: every
+ * pass begun before it ended, less SETTLE_NS for a record published late;
+ * pending thread events once the pass begun after them is.
  */
 static int fast_turn(struct fast_state *f, bool final)
 {
@@ -550,11 +576,18 @@ static int fast_turn(struct fast_state *f, bool final)
 	struct fast_proc *p;
 	int ret;
 
-	if (!f->backlog) {
+	if (!f->backlog && f->names_read) {
 		sb_fast_drainer_catch_up(&f->drainer, CATCH_UP_NS);
 		f->backlog = sb_fast_queue_take(&f->drainer.queue, &f->backlog_mark);
-		sb_ring_read_written(f->env->ring, READ_WRITTEN_NS);
+		f->names_at = sb_ring_written(f->env->ring);
+		f->names_since = now;
+		f->names_read = false;
 		sample_clocks(f);
+	}
+	/* Not yet: the loop reads the ring again at once, with a budget of its own. */
+	if (!names_read(f, final, now)) {
+		f->env->busy = true;
+		return 0;
 	}
 	ret = nest_chunks(f, &f->backlog, final ? INT64_MAX : now + TURN_NS);
 	if (!f->backlog)
@@ -629,6 +662,7 @@ static int fast_configure(void *state, struct sb_source_env *env)
 	if (f->drainer_ready)
 		return 0;
 	f->pending_tail = &f->pending;
+	f->names_read = true;	/* nothing taken yet */
 	queue_sizes(env, &q);
 	ret = sb_fast_drainer_init(&f->drainer, q.max_bytes, q.warm_bytes, q.reserve_bytes);
 	if (ret)
