@@ -1,5 +1,6 @@
 /* The recording loop's sleep (loop_wait.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,7 +49,7 @@ bool sb_loop_wait_exit(struct sb_loop_wait *w, int pidfd)
 	return w->sees_exit;
 }
 
-/* An eventfd that ended the wait is emptied: it is level-triggered, and would end every later one. */
+/* An eventfd that ended the wait is emptied: level-triggered, it would end every later one. */
 static void clear(int fd)
 {
 	uint64_t n;
@@ -61,6 +62,7 @@ void sb_loop_wait(struct sb_loop_wait *w, int64_t ns)
 {
 	struct epoll_event ev[MAX_EVENTS];
 	struct timespec ts;
+	int64_t ms;
 	int n, i;
 
 	if (w->epfd < 0) {
@@ -68,8 +70,9 @@ void sb_loop_wait(struct sb_loop_wait *w, int64_t ns)
 		nanosleep(&ts, NULL);
 		return;
 	}
-	/* Rounded up: a wait for the next status line or -d ends at it or after, not a busy look before. */
-	n = epoll_wait(w->epfd, ev, MAX_EVENTS, (int)((ns + 999999) / 1000000));
+	/* Rounded up: a wait for the status line or -d ends at it or after, not just before. */
+	ms = (ns + 999999) / 1000000;
+	n = epoll_wait(w->epfd, ev, MAX_EVENTS, ms > INT_MAX ? INT_MAX : (int)ms);
 	for (i = 0; i < n; i++)
 		if (ev[i].data.fd == w->wake_fd || ev[i].data.fd == w->stop_fd)
 			clear(ev[i].data.fd);

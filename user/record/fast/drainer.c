@@ -139,7 +139,7 @@ static void warm_sleep(struct sb_fast_drainer *d, uint64_t *seen)
 	pthread_mutex_unlock(&d->warm_lock);
 }
 
-/* A pass copied records: the warming thread, asleep since none did, looks again if they used its spares. */
+/* A pass copied records: the warming thread, asleep since, looks again if they used its spares. */
 static void warm_up(struct sb_fast_drainer *d)
 {
 	if (!__atomic_load_n(&d->warm_idle, __ATOMIC_RELAXED) ||
