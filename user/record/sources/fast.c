@@ -38,6 +38,22 @@
  * answers signals and -d, and keeps the heartbeat processes are stopped by.
  */
 #define TURN_NS 20000000LL
+/*
+ * Taken records are nested once the kernel's ring was read up to where it
+ * was written at the take (their sites' names are in it), over as many turns
+ * as that takes (a fork storm's thousands of adoptions take milliseconds
+ * each), but at most this long; and after HELD_NS when a record reserved and
+ * not yet submitted holds the reader (a preempted vCPU; recorder.c,
+ * RING_STALL_NS): the queue would fill meanwhile.
+ */
+#define NAMES_WAIT_NS 2000000000LL
+#define HELD_NS 50000000LL
+/*
+ * A turn makes a pass itself when the drainer made none for this long: the
+ * drainer sleeps while no ring fills, and the rings' watermark, which kernel
+ * calls and thread events of fast-path threads wait for, moves with passes.
+ */
+#define CATCH_UP_NS 50000000LL
 
 struct fast_state {
 	struct fast_proc *procs;
@@ -46,6 +62,8 @@ struct fast_state {
 	struct sb_fast_rings rings;		/* its records; what was taken is nested a turn at a time */
 	/* The rings, then the kernel's ring; holds thread and process events of fast-path processes. */
 	struct sb_merge merge;
+	int64_t taken_ns;			/* when the latest take began */
+	bool names_read;			/* the kernel's ring read past it (or given up) */
 	struct sb_fast_mem_stats closed;	/* of memories already closed, all processes */
 	uint64_t refused;			/* memories that could not be adopted */
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
@@ -487,15 +505,28 @@ static int with_kernel_ring(struct fast_state *f)
 	return sb_merge_add(&f->merge, &f->env->ring->transport);
 }
 
+/* Whether the kernel's records written before the take are read (see NAMES_WAIT_NS). */
+static bool names_read(struct fast_state *f, bool final, int64_t now)
+{
+	struct sb_ring_reader *ring = f->env->ring;
+
+	f->names_read = f->names_read || final || !ring || ring->watermark_ns >= f->taken_ns ||
+			now - f->taken_ns >= NAMES_WAIT_NS ||
+			sb_ring_held_ns(ring, mono_ns()) >= HELD_NS;
+	return f->names_read;
+}
+
 /*
- * Deliver from both transports, the fast path's first: whatever a copied
- * record depends on (its site's name, off-CPU intervals, kernel calls of its
- * thread that ended before it) was submitted to the kernel's ring before the
- * record was written, so the kernel's delivery after it has it. What was
- * taken is nested over as many turns as it needs, TURN_NS at a time (final:
- * all of it). Then the kernel calls of fast-path threads, and the held
- * thread and process events, whose time the least watermark passed are
- * placed and applied (docs/DESIGN.md, "Transports and their order").
+ * Deliver from both transports, the fast path's first (a pass first if the
+ * drainer sleeps): whatever a copied record depends on (its site's name,
+ * off-CPU intervals, kernel calls of its thread that ended before it) was
+ * submitted to the kernel's ring before the record was written, so it is in
+ * once the kernel's watermark passed the take; until then, each turn reads
+ * the kernel's ring again. What was taken is nested over as many turns as it
+ * needs, TURN_NS at a time (final: all of it). Then the kernel calls of
+ * fast-path threads, and the held thread and process events, whose time the
+ * least watermark passed are placed and applied (docs/DESIGN.md,
+ * "Transports and their order").
  */
 static int fast_turn(struct fast_state *f, bool final)
 {
@@ -504,8 +535,19 @@ static int fast_turn(struct fast_state *f, bool final)
 	int ret = with_kernel_ring(f);
 
 	if (!ret && !sb_fast_rings_next(&f->rings)) {
+		sb_fast_drainer_catch_up(&f->drainer, CATCH_UP_NS);
+		f->taken_ns = mono_ns();
 		ret = sb_merge_deliver(&f->merge);
+		f->names_read = !sb_fast_rings_next(&f->rings);
 		sample_clocks(f);
+	} else if (!ret && !f->names_read) {
+		/* The rings keep what they delivered: this reads the kernel's ring alone. */
+		ret = sb_merge_deliver(&f->merge);
+	}
+	/* Not yet: the loop turns again at once. */
+	if (!ret && !names_read(f, final, now)) {
+		f->env->busy = true;
+		return 0;
 	}
 	ret = ret ?: nest_chunks(f, final ? INT64_MAX : now + TURN_NS);
 	f->env->busy = sb_fast_rings_next(&f->rings) != NULL;
@@ -583,6 +625,8 @@ static int fast_configure(void *state, struct sb_source_env *env)
 		return ret;
 	sb_fast_rings_init(&f->rings, &f->drainer.queue);
 	sb_merge_init(&f->merge);
+	/* The recording loop sleeps until the drainer hands records over, or longer. */
+	f->drainer.notify_fd = env->wake_fd;
 	f->drainer_ready = true;
 	return sb_merge_add(&f->merge, &f->rings.transport);
 }
