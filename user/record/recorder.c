@@ -778,8 +778,9 @@ static void watch_held_record(struct recorder *r, int64_t now)
  * How long the loop may sleep: until the next thing due (the status line,
  * -d, a --rotate interval), at most IDLE_WAIT_NS while nothing wakes it; not
  * at all while a source has work left. Short when the target's exit could
- * not be watched (no pidfd): then only a look at it sees it end; and under
- * --rotate-size, whose files pass the size by what one turn reads at most.
+ * not be watched (no pidfd): then only a look at it sees it end; under
+ * --rotate-size, whose files pass the size by what one turn reads at most;
+ * and while the fast path's records flow (sources/fast.c, env.flowing).
  */
 static int64_t loop_sleep_ns(const struct recorder *r, int64_t now, int64_t deadline,
 			     int64_t status_due)
@@ -788,7 +789,7 @@ static int64_t loop_sleep_ns(const struct recorder *r, int64_t now, int64_t dead
 
 	if (r->env.busy)
 		return 0;
-	if (r->wait.epfd < 0 || !r->wait.sees_exit || r->rot.max_calls)
+	if (r->wait.epfd < 0 || !r->wait.sees_exit || r->rot.max_calls || r->env.flowing)
 		ns = POLL_MS * 1000000LL;
 	if (deadline && deadline - now < ns)
 		ns = deadline - now;

@@ -54,6 +54,19 @@
  * calls and thread events of fast-path threads wait for, moves with passes.
  */
 #define CATCH_UP_NS 50000000LL
+/*
+ * Within FLOW_NS of a take that found records or off-CPU intervals of
+ * fast-path threads read since the take before, or of an adoption
+ * (env->flowing), the loop looks again within its 20 ms, as before it slept,
+ * and a take every CATCH_UP_NS at most: else a thread's off-CPU intervals of
+ * up to a second of sleep are read ahead of its records, past the 256 a
+ * thread may have ahead (SB_FAST_NEST_MAX_GAPS), and merged ones are charged
+ * from their start: a call got all of its wall time off-CPU, the next less
+ * than its OpenMP children (test_omp). Most turns take nothing while the
+ * drainer's pass is recent: FLOW_NS spans a few takes. Past it the loop
+ * sleeps as long as nothing else wakes it.
+ */
+#define FLOW_NS 250000000LL
 
 struct fast_state {
 	struct fast_proc *procs;
@@ -63,6 +76,8 @@ struct fast_state {
 	/* The rings, then the kernel's ring; holds thread and process events of fast-path processes. */
 	struct sb_merge merge;
 	int64_t taken_ns;			/* when the latest take began */
+	uint64_t arrived;			/* their off-CPU intervals read since the take before */
+	int64_t flow_ns;			/* a take found records or arrivals, or a memory was adopted */
 	bool names_read;			/* the kernel's ring read past it (or given up) */
 	struct sb_fast_mem_stats closed;	/* of memories already closed, all processes */
 	uint64_t refused;			/* memories that could not be adopted */
@@ -209,6 +224,7 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 	ret = sb_fast_drainer_add(&f->drainer, im->mem, im);
 	/* After it: a pass begun from now on reads the new rings. */
 	sb_fast_rings_adopted(&f->rings, mono_ns());
+	f->flow_ns = mono_ns();
 	/* Said once the drainer runs: a test that stalls it looks for its thread then. */
 	if (!ret && f->env->opts->verbose)
 		record_say("process %u: fast-path memory taken (fd %d, %s)", tgid, fd,
@@ -459,6 +475,7 @@ static int fast_intercept(void *state, struct sb_source_env *env, const void *da
 		return 1;
 	case SB_EV_OFFCPU:
 		p = size < sizeof(*off) ? NULL : proc_of(f, off->tgid);
+		f->arrived += p != NULL;
 		return p ? sb_fast_nest_offcpu(p->nest, off->tid, (int64_t)off->start,
 					       (int64_t)off->end) : 0;
 	case SB_EV_CALL:
@@ -539,6 +556,10 @@ static int fast_turn(struct fast_state *f, bool final)
 		f->taken_ns = mono_ns();
 		ret = sb_merge_deliver(&f->merge);
 		f->names_read = !sb_fast_rings_next(&f->rings);
+		if (!f->names_read || f->arrived)
+			f->flow_ns = f->taken_ns;
+		f->env->flowing = f->taken_ns - f->flow_ns < FLOW_NS;
+		f->arrived = 0;
 		sample_clocks(f);
 	} else if (!ret && !f->names_read) {
 		/* The rings keep what they delivered: this reads the kernel's ring alone. */
@@ -561,8 +582,11 @@ static int fast_tick(void *state, struct sb_source_env *env)
 {
 	struct fast_state *f = state;
 
-	(void)env;
-	return f->procs ? fast_turn(f, false) : 0;
+	if (!f->procs) {
+		env->flowing = false;
+		return 0;
+	}
+	return fast_turn(f, false);
 }
 
 /* -p: a process traced before may have made its memory already. */
