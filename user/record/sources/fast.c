@@ -55,17 +55,19 @@
  */
 #define CATCH_UP_NS 50000000LL
 /*
- * Within FLOW_NS of a take that found records or off-CPU intervals of
- * fast-path threads read since the take before, or of an adoption
- * (env->flowing), the loop looks again within its 20 ms, as before it slept,
- * and a take every CATCH_UP_NS at most: else a thread's off-CPU intervals of
- * up to a second of sleep are read ahead of its records, past the 256 a
- * thread may have ahead (SB_FAST_NEST_MAX_GAPS), and merged ones are charged
- * from their start: a call got all of its wall time off-CPU, the next less
- * than its OpenMP children (test_omp). Most turns take nothing while the
- * drainer's pass is recent: FLOW_NS spans a few takes. Past it the loop
- * sleeps as long as nothing else wakes it.
+ * While the kernel's ring brings off-CPU intervals of fast-path threads at
+ * FLOW_RATE a second or more, and for FLOW_NS after (env->flowing), the loop
+ * looks again within its 20 ms, as before it slept, and takes every
+ * CATCH_UP_NS at most. A slow writer (omp_sleep: a few hundred records a
+ * second, a thread blocking every few ms) never fills half a ring, so
+ * neither drainer thread wakes; taken once a second, its records came after
+ * a second of intervals, past the 256 a thread may have ahead of its records
+ * (SB_FAST_NEST_MAX_GAPS), and a merged interval is charged from its start:
+ * a call got all of its wall time off-CPU, the next less than its OpenMP
+ * children (test_omp). At FLOW_RATE a second's sleep brings a quarter of
+ * that. A thread that seldom blocks (a compute loop) lets the loop sleep.
  */
+#define FLOW_RATE (SB_FAST_NEST_MAX_GAPS / 4)
 #define FLOW_NS 250000000LL
 
 struct fast_state {
@@ -77,7 +79,8 @@ struct fast_state {
 	struct sb_merge merge;
 	int64_t taken_ns;			/* when the latest take began */
 	uint64_t arrived;			/* their off-CPU intervals read since the take before */
-	int64_t flow_ns;			/* a take found records or arrivals, or a memory was adopted */
+	int64_t took_ns;			/* the take before */
+	int64_t flow_ns;			/* intervals came at FLOW_RATE, or a memory was adopted */
 	bool names_read;			/* the kernel's ring read past it (or given up) */
 	struct sb_fast_mem_stats closed;	/* of memories already closed, all processes */
 	uint64_t refused;			/* memories that could not be adopted */
@@ -556,10 +559,11 @@ static int fast_turn(struct fast_state *f, bool final)
 		f->taken_ns = mono_ns();
 		ret = sb_merge_deliver(&f->merge);
 		f->names_read = !sb_fast_rings_next(&f->rings);
-		if (!f->names_read || f->arrived)
+		if ((int64_t)f->arrived * 1000000000LL >= FLOW_RATE * (f->taken_ns - f->took_ns))
 			f->flow_ns = f->taken_ns;
 		f->env->flowing = f->taken_ns - f->flow_ns < FLOW_NS;
 		f->arrived = 0;
+		f->took_ns = f->taken_ns;
 		sample_clocks(f);
 	} else if (!ret && !f->names_read) {
 		/* The rings keep what they delivered: this reads the kernel's ring alone. */
