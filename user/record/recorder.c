@@ -780,7 +780,7 @@ static void watch_held_record(struct recorder *r, int64_t now)
  * at all while a source has work left. Short when the target's exit could
  * not be watched (no pidfd): then only a look at it sees it end; under
  * --rotate-size, whose files pass the size by what one turn reads at most;
- * and while the fast path's records flow (sources/fast.c, env.flowing).
+ * and while off-CPU intervals of fast-path threads come fast (sources/fast.c, FLOW_RATE).
  */
 static int64_t loop_sleep_ns(const struct recorder *r, int64_t now, int64_t deadline,
 			     int64_t status_due)
