@@ -42,6 +42,8 @@ struct sb_source_env {
 	uint64_t fast_lost;		/* fast-path calls lost, for lost_events (sources/fast.c) */
 	int fast_unwaking;		/* objects whose fast-path writers never wake the drainer */
 	bool busy;			/* a source has work left: the loop does not wait for records */
+	bool flowing;			/* fast-path threads block often: the loop looks often (fast.c) */
+	int wake_fd;			/* an eventfd: written, it ends the loop's sleep (-1: none) */
 	/* The fast path's part of the regions source's counts (sources/fast.c, at detach). */
 	uint64_t fast_bad_sites;	/* calls at invalid descriptors: invalid_sites */
 	uint64_t fast_overflow;		/* calls deeper than SB_MAX_DEPTH: depth_overflow_calls */
