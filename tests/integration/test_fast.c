@@ -31,8 +31,12 @@ static void check_nested(const struct sb_profile *p)
 	}
 	for (i = b->offset; i < b->offset + b->count; i++)
 		assert_string_equal(parent_region(p, 0, &p->events[i]), "a");
-	/* a's own time is what its children leave: about nothing. */
-	assert_true(a->exclusive_total < a->stats.total / 10);
+	/*
+	 * a's own time is what its children leave: about nothing, natively. An
+	 * emulated CPU takes far longer for each of b's traps (7.3 guest, kernel
+	 * mode: over a tenth of a's 6 ms).
+	 */
+	assert_true(a->exclusive_total < a->stats.total / (slowdown() > 1 ? 2 : 10));
 	assert_int_equal(meta_int(p, "lost_events"), 0);
 	assert_int_equal(meta_int(p, "open_calls_dropped"), 0);
 }
@@ -193,13 +197,14 @@ static pid_t start_flood(const char *threads, const char *secs, FILE **out)
 }
 
 /*
- * The recorder stopped (SIGSTOP) for a second while a thread writes flat out,
- * once it has taken the thread's memory: the rings fill, records are dropped
- * and counted, and the program never waits: no 1024 of its calls take
- * anywhere near that second.
+ * The recorder stopped (SIGSTOP) for a second (3 s emulated) while a thread
+ * writes flat out, once it has taken the thread's memory: the rings fill,
+ * records are dropped and counted, and the program never waits: no 1024 of
+ * its calls take anywhere near that stop.
  */
 static void test_stopped_recorder_never_stalls_the_program(void **state)
 {
+	long stop_ms = slowdown() > 1 ? 3000 : 1000;
 	char out[300], err[300], pidstr[16], line[64];
 	struct sb_profile p;
 	pid_t flood, rec;
@@ -220,7 +225,7 @@ static void test_stopped_recorder_never_stalls_the_program(void **state)
 	assert_true(wait_for_text(err, "fast-path memory taken"));
 	sleep_ms(300);
 	kill(rec, SIGSTOP);
-	sleep_ms(1000);
+	sleep_ms(stop_ms);
 	kill(rec, SIGCONT);
 	/* The second's calls were dropped: a loss, said by exit status 3. */
 	assert_int_equal(wait_status(rec), 3);
@@ -230,11 +235,13 @@ static void test_stopped_recorder_never_stalls_the_program(void **state)
 		sscanf(line, "longest_gap_us %ld", &gap_us);
 	fclose(f);
 	/*
-	 * A waiting writer would show the whole second. Preemption on 2 busy
+	 * A waiting writer would show the whole stop. Preemption on 2 busy
 	 * cores is tens of ms, but this VM's host also takes its CPUs for a
-	 * third of each 100 ms at times (DESIGN.md): once, in CI, 324 ms.
+	 * third of each 100 ms at times (DESIGN.md): once, in CI, 324 ms; an
+	 * emulated CPU on a loaded host, 726 ms (6.1 guest): there the stop is
+	 * 3 s and half of it the bound.
 	 */
-	assert_in_range(gap_us, 0, 600000);
+	assert_in_range(gap_us, 0, slowdown() > 1 ? stop_ms * 1000 / 2 : 600000);
 	load_profile(out, &p);
 	assert_true(must_pair(&p, "flood", 0)->count > 1000);
 	/* The second's records, at least: a thread writes millions a second. */
@@ -421,6 +428,8 @@ static int write_file(const char *file, const char *text)
  */
 static void test_duration_holds_through_a_backlog(void **state)
 {
+	/* Emulated, attaching takes most of half a second (6.1 guest: 0.117 s of calls). */
+	const char *duration = slowdown() > 1 ? "2" : "0.5";
 	char out[300], pidstr[16];
 	const struct sb_event *e;
 	int64_t first = INT64_MAX, last = 0;
@@ -435,8 +444,9 @@ static void test_duration_holds_through_a_backlog(void **state)
 	flood = start_flood("1", "60", &f);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)flood);
 	{
-		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", "0.5", "-p", pidstr,
-				 "-o", (char *)tmp_file("backlog.h5", out, sizeof(out)), NULL };
+		char *argv[] = { (char *)scope_bin(), "record", "-q", "-d", (char *)duration, "-p",
+				 pidstr, "-o", (char *)tmp_file("backlog.h5", out, sizeof(out)),
+				 NULL };
 
 		status = run(argv);
 	}
@@ -453,7 +463,7 @@ static void test_duration_holds_through_a_backlog(void **state)
 	fprintf(stderr, "backlog: %zu calls over %.3f s, %lld records dropped\n", p.n_events,
 		(double)(last - first) / 1e9, (long long)meta_int(&p, "fast_records_dropped"));
 	assert_true((long)p.n_events > flood_floor());
-	assert_true(last - first < 1000 * MS);
+	assert_true(last - first < (int64_t)(2 * atof(duration) * 1000) * MS);
 	assert_true(meta_int(&p, "fast_records_dropped") * 100 < meta_int(&p, "fast_records"));
 	sb_profile_free(&p);
 }
@@ -536,7 +546,12 @@ static void test_stalled_drainer_is_stood_in_for(void **state)
 		rec = spawn(argv, tmp_file("stall.err", err, sizeof(err)), NULL);
 	}
 	assert_true(wait_for_text(err, "fast-path memory taken"));
-	drain = thread_named(rec, "sb-drain");
+	/*
+	 * The drainer names itself once it runs, which an emulated CPU may do
+	 * after the message (6.1 guest): looked for until then.
+	 */
+	for (tries = 0; !(drain = thread_named(rec, "sb-drain")) && tries < 100; tries++)
+		sleep_ms(20 * slowdown());
 	assert_true(drain > 0);
 	assert_int_equal(ptrace(PTRACE_SEIZE, drain, 0, 0), 0);
 	for (tries = 0; held < 5 && tries < 200; tries++) {
@@ -677,6 +692,7 @@ static uint64_t calls_of(const struct sb_profile *p, const char *name)
 static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 {
 	char out[300], path[512], name[32], dir[400], script[600], line[64];
+	int64_t refused, records, kept;
 	struct sb_profile p;
 	long calls = -1;
 	int status, i, fd = -1, n;
@@ -710,11 +726,27 @@ static void test_last_drain_keeps_to_the_budget_in_a_cgroup(void **state)
 	if (slowdown() == 1)
 		assert_true(meta_int(&p, "fast_records_dropped") > 0);
 	assert_status_says_losses(status, &p);
-	assert_int_equal(meta_int(&p, "fast_records") + meta_int(&p, "fast_records_dropped"),
-			 2 * calls);
+	/*
+	 * Emulated, the recorder's heartbeat may go stale while sixteen
+	 * processes announce their memory, and a process is then not held for
+	 * it (the job is never frozen for a starved recorder): one that ends
+	 * before its memory is taken is counted refused, its records with it
+	 * (7.3 guest: 2 of 16). Natively every memory is taken.
+	 */
+	refused = meta_int(&p, "fast_memories_refused");
+	if (slowdown() == 1)
+		assert_int_equal(refused, 0);
+	records = meta_int(&p, "fast_records") + meta_int(&p, "fast_records_dropped");
 	/* A call whose begin was taken and its end not is an open call, its end a dropped record. */
-	assert_int_equal((int64_t)calls_of(&p, "flood") * 2 + meta_int(&p, "fast_records_dropped") +
-			 meta_int(&p, "open_calls_dropped"), 2 * calls);
+	kept = (int64_t)calls_of(&p, "flood") * 2 + meta_int(&p, "fast_records_dropped") +
+	       meta_int(&p, "open_calls_dropped");
+	if (refused) {
+		assert_true(records < 2 * calls);
+		assert_true(kept < 2 * calls);
+	} else {
+		assert_int_equal(records, 2 * calls);
+		assert_int_equal(kept, 2 * calls);
+	}
 	assert_int_equal(sum_by_process(&p, "fast_records_dropped_by_process", &n),
 			 meta_int(&p, "fast_records_dropped"));
 	if (meta_int(&p, "fast_records_dropped"))

@@ -41,6 +41,7 @@ static void test_exited_threads_leave_no_state(void **state)
 
 static void test_calls_of_threads_without_a_slot_are_counted(void **state)
 {
+	const struct sb_pair *pair;
 	int64_t dropped, calls;
 	struct sb_profile p;
 	char out[300];
@@ -60,7 +61,13 @@ static void test_calls_of_threads_without_a_slot_are_counted(void **state)
 			unsetenv("SCOPE_BPF_TEST_MODE");
 		load_profile(out, &p);
 		assert_status_says_losses(status, &p);
-		calls = (int64_t)must_pair(&p, "crowd", 0)->count;
+		/*
+		 * Under emulation (a 6.12 guest) the crowd once filled the ring
+		 * before the site's name went in, and ended before the recorder
+		 * could read it: every call counted lost, none kept.
+		 */
+		pair = slowdown() > 1 ? find_pair(&p, "crowd", 0) : must_pair(&p, "crowd", 0);
+		calls = pair ? (int64_t)pair->count : 0;
 		dropped = meta_int(&p, "threads_dropped");
 		/*
 		 * 8300 threads alive at once: each call is either in the file or

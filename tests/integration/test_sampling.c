@@ -2,6 +2,7 @@
 #include <inttypes.h>
 
 #include "harness.h"
+#include "util/hashmap.h"
 
 /* Share of kind-weighted samples of path `region` whose stack holds `function` (leaf if leaf_only). */
 static double share_in(const struct sb_profile *p, const char *region, uint32_t kind,
@@ -383,6 +384,115 @@ static const char *path_root(const struct sb_samples *s, int64_t q, const char *
 	return s->paths[q].name;
 }
 
+#define MAX_PATH_DEPTH 64
+
+/* names[n-1] (the root) .. names[0] (the leaf) as "outer;inner". */
+static void join_path(const char **names, int n, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = 0;
+	while (n-- > 0 && len < size)
+		len += (size_t)snprintf(out + len, size - len, "%s%s", len ? ";" : "", names[n]);
+}
+
+/* A sample's region path as "outer;inner". */
+static void sample_path(const struct sb_samples *s, int64_t q, char *out, size_t size)
+{
+	const char *names[MAX_PATH_DEPTH];
+	int n = 0;
+
+	for (; q >= 0 && n < MAX_PATH_DEPTH; q = s->paths[q].parent)
+		names[n++] = s->paths[q].name;
+	join_path(names, n, out, size);
+}
+
+/* Each event's pair, and each (rank, call id)'s event: to walk a call's parents. */
+struct call_index {
+	const struct sb_profile *p;
+	const struct sb_pair **pair;
+	struct sb_hashmap by_id;
+};
+
+static void index_calls(struct call_index *x, const struct sb_profile *p)
+{
+	size_t k, i;
+
+	x->p = p;
+	x->pair = calloc(p->n_events + 1, sizeof(*x->pair));
+	assert_non_null(x->pair);
+	sb_hashmap_init(&x->by_id);
+	for (k = 0; k < p->n_pairs; k++)
+		for (i = p->pairs[k].offset; i < p->pairs[k].offset + p->pairs[k].count; i++)
+			x->pair[i] = &p->pairs[k];
+	for (i = 0; i < p->n_events; i++)
+		assert_int_equal(sb_hashmap_put(&x->by_id, x->pair[i]->rank,
+						(uint64_t)p->events[i].call_id, i), 0);
+}
+
+static void free_index(struct call_index *x)
+{
+	free(x->pair);
+	sb_hashmap_free(&x->by_id);
+}
+
+/* A call's region path as "outer;inner", by its parents' ids within its rank. */
+static void call_path(const struct call_index *x, size_t i, char *out, size_t size)
+{
+	const struct sb_profile *p = x->p;
+	const char *names[MAX_PATH_DEPTH];
+	uint64_t *up = &(uint64_t){ i };
+	int n = 0;
+
+	while (up && n < MAX_PATH_DEPTH) {
+		i = (size_t)*up;
+		names[n++] = p->regions[x->pair[i]->region].name;
+		up = p->events[i].parent_id < 0 ? NULL :
+		     sb_hashmap_get(&x->by_id, x->pair[i]->rank, (uint64_t)p->events[i].parent_id);
+	}
+	join_path(names, n, out, size);
+}
+
+/*
+ * Every timed sample a call holds has that call's path: the innermost call
+ * of its thread whose span holds its time (issue 25: placed by time, the
+ * fast path's calls and the kernel's alike). Returns the samples checked.
+ */
+static size_t check_samples_by_time(const struct sb_profile *p)
+{
+	const struct sb_timed_sample *t;
+	char want[512], got[512];
+	struct call_index x;
+	size_t i, k, n = 0;
+	ssize_t best;
+
+	index_calls(&x, p);
+	for (i = 0; i < p->samples.n_timeline; i++) {
+		t = &p->samples.timeline[i];
+		best = -1;
+		for (k = 0; k < p->n_events; k++) {
+			const struct sb_event *e = &p->events[k];
+
+			if (e->thread != t->thread || e->start > t->time || e->end < t->time ||
+			    x.pair[k]->rank != t->rank)
+				continue;
+			if (best < 0 || e->start > p->events[best].start ||
+			    (e->start == p->events[best].start && e->call_id > p->events[best].call_id))
+				best = (ssize_t)k;
+		}
+		if (best < 0)
+			continue;
+		call_path(&x, (size_t)best, want, sizeof(want));
+		sample_path(&p->samples, t->path, got, sizeof(got));
+		if (strcmp(want, got))
+			fail_msg("a sample at %" PRId64 " is in \"%s\", its call in \"%s\"", t->time,
+				 got, want);
+		n++;
+	}
+	free_index(&x);
+	return n;
+}
+
 /*
  * Samples in marker regions inside OpenMP bodies, and in the OpenMP regions
  * around them, keep the whole path, markers and OpenMP calls as they nest:
@@ -398,7 +508,7 @@ static void test_samples_in_parallel_bodies_keep_the_whole_path(void **state)
 	struct sb_profile p;
 	char out[300], path[512];
 	const char *root, *leaf;
-	size_t i, m;
+	size_t i, m, placed;
 	bool under;
 
 	(void)state;
@@ -431,8 +541,13 @@ static void test_samples_in_parallel_bodies_keep_the_whole_path(void **state)
 				in_omp += !strcmp(root, "outer");
 			}
 		}
-		print_message("%s: %" PRIu64 " samples in inner, %" PRIu64 " under outer\n",
-			      modes[m] ? modes[m] : "default", in_inner, in_omp);
+		placed = check_samples_by_time(&p);
+		print_message("%s: %" PRIu64 " samples in inner, %" PRIu64 " under outer; %zu "
+			      "placed in their calls, %" PRId64 " moved from their stack read\n",
+			      modes[m] ? modes[m] : "default", in_inner, in_omp, placed,
+			      meta_int(&p, "samples_moved_by_time"));
+		assert_true(placed >= in_inner);
+		assert_int_equal(meta_int(&p, "samples_moves_refused"), 0);
 		assert_true(in_inner >= 40);	/* 2 threads x 60 ms of work at 999 Hz */
 		assert_true(in_omp >= 20);
 		sb_profile_free(&p);

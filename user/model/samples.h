@@ -82,6 +82,29 @@ void sb_samples_free(struct sb_samples *s);
 /* struct sb_samples as tables with column roles (model/samples_table.c). */
 extern const struct sb_kind sb_samples_kind;
 
+/*
+ * One CPU sample whose region path by time (the innermost call holding it)
+ * is not the one its stack read gave at sample time.
+ */
+struct sb_sample_move {
+	uint32_t rank;
+	int64_t thread;
+	int64_t ustack;
+	int64_t kstack;
+	int64_t from;		/* the path its aggregate counted it in */
+	int64_t to;
+};
+
+/*
+ * Move one count per move from the CPU aggregate (rank, thread, from, stacks)
+ * to (rank, thread, to, stacks), made if missing; aggregates left empty go.
+ * The aggregates come out sorted by kind, rank, thread, path, then stacks.
+ * A move from an aggregate that has no count left is not made (counted in
+ * *refused). 0 or -ENOMEM (nothing changed).
+ */
+int sb_samples_move_cpu(struct sb_samples *s, const struct sb_sample_move *m, size_t n,
+			uint64_t *refused);
+
 /* Sort the timeline as files keep it: by rank, then time; ties by thread, then CPU. */
 void sb_samples_sort_timeline(struct sb_samples *s);
 

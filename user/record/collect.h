@@ -133,6 +133,14 @@ struct sb_collector {
 	int64_t agg_origin_ns;
 	unsigned agg_ids[SB_AGG_MAX_VALUES];	/* the metric column of each summed value */
 	struct sb_aggregator agg;
+	/*
+	 * record --sample: each kept call's thread, span and path hash, so that
+	 * timed samples are placed by time (collect_samples.c). NULL when off.
+	 */
+	struct sb_spill *call_paths;
+	char *call_paths_dir;
+	size_t call_paths_mem;
+	uint64_t call_paths_lost;	/* calls the spill refused: their samples keep their read path */
 };
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
@@ -147,6 +155,29 @@ int sb_collector_aggregate_start(struct sb_collector *c, const unsigned *ids, un
 /* At finish, once ranks and thread rows are known: the sums into c->prof.agg. 0 or -ENOMEM. */
 int sb_collector_aggregate_finish(struct sb_collector *c);
 void sb_collector_free(struct sb_collector *c);
+
+/*
+ * Keep each call's span and path hash beside the calls (in a spill of its
+ * own, within mem_budget), for sb_collector_place_samples(). 0 or -errno.
+ */
+int sb_collector_keep_call_paths(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
+
+/* A timed sample to place: its thread (the collector's entry) and time in; its call out. */
+struct sb_sample_place {
+	uint64_t thread;	/* index in c->threads; UINT64_MAX: a thread no call came from */
+	int64_t time;
+	uint64_t path;		/* out: path hash of the innermost call holding it, 0 none */
+	int64_t owner_start;	/* out: that call's start and id (-1: none holds it) */
+	int64_t owner_id;
+	size_t i;		/* the caller's own index */
+};
+
+/*
+ * After finish: each sample's innermost call, the one of its thread whose
+ * span holds its time and that began last (ties: the later call id). Reorders
+ * s. 0 when done, or when no call paths were kept (every path stays 0); -errno.
+ */
+int sb_collector_place_samples(struct sb_collector *c, struct sb_sample_place *s, size_t n);
 
 /* One ring-buffer record; untrusted size and content are checked. 0 or -errno. */
 int sb_collector_record(struct sb_collector *c, const void *data, size_t size);

@@ -127,6 +127,9 @@ static int carry(struct sb_collector *to, const struct sb_collector *from)
 	to->on_fork = from->on_fork;
 	to->sync_ctx = from->sync_ctx;
 	to->max_calls = from->max_calls;
+	if (from->call_paths)
+		ret = ret ?: sb_collector_keep_call_paths(to, from->call_paths_dir,
+							  from->call_paths_mem);
 	return ret;
 }
 

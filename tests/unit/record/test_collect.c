@@ -445,6 +445,81 @@ static void test_gpu_time_goes_to_the_innermost_launching_call(void **state)
 	sb_collector_free(&c);
 }
 
+/* A call on tgid/tid at [start, end] under region path hash path. */
+static void spanned(struct sb_collector *c, uint32_t tid, const char *name, uint64_t start,
+		    uint64_t end, int64_t id, uint64_t path)
+{
+	struct sb_call_event e = { .type = SB_EV_CALL, .tgid = 4, .tid = tid, .site = 0x10,
+				   .start = start, .end = end, .call_id = id, .parent_id = -1,
+				   .path_hash = path, .name_hash = sb_name_hash(name) };
+
+	assert_int_equal(sb_collector_record(c, &e, sizeof(e)), 0);
+}
+
+/*
+ * A timed sample takes the path of the innermost call of its thread holding
+ * its time, whichever came first; a sample no call holds gets none.
+ */
+static void test_samples_are_placed_in_the_innermost_call_by_time(void **state)
+{
+	struct sb_sample_place s[] = {
+		{ .time = 300, .i = 0 },	/* in inner */
+		{ .time = 200, .i = 1 },	/* inner's first ns */
+		{ .time = 800, .i = 2 },	/* outer, between */
+		{ .time = 2000, .i = 3 },	/* outside every call */
+		{ .time = 650, .i = 4 },	/* other thread's call */
+		{ .time = 150, .i = 5 },	/* a thread that made no call */
+		{ .time = 100, .i = 6 },	/* equal starts: the later id is inner */
+	};
+	static const uint64_t want[] = { 0x2, 0x2, 0x1, 0, 0x3, 0, 0x5 };
+	uint64_t *t10, *t12;
+	struct sb_collector c;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	assert_int_equal(sb_collector_keep_call_paths(&c, "/tmp", 1 << 16), 0);
+	site(&c, 4, 0x10, "outer", "");
+	site(&c, 4, 0x20, "inner", "");
+	site(&c, 4, 0x30, "other", "");
+	/* Children end first, as they come; the sample at 100 is in both starting at 100. */
+	spanned(&c, 10, "inner", 200, 500, 2, 0x2);
+	spanned(&c, 10, "inner", 100, 120, 1, 0x5);
+	spanned(&c, 10, "outer", 100, 1000, 0, 0x1);
+	spanned(&c, 12, "other", 600, 700, 3, 0x3);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	t10 = sb_hashmap_get(&c.thread_of, 4, 10);
+	t12 = sb_hashmap_get(&c.thread_of, 4, 12);
+	assert_non_null(t10);
+	assert_non_null(t12);
+	for (i = 0; i < 7; i++)
+		s[i].thread = i == 4 ? *t12 : i == 5 ? UINT64_MAX : *t10;
+	assert_int_equal(sb_collector_place_samples(&c, s, 7), 0);
+	for (i = 0; i < 7; i++) {
+		assert_int_equal(s[i].path, want[s[i].i]);
+		assert_true((s[i].owner_id >= 0) == (want[s[i].i] != 0));
+	}
+	sb_collector_free(&c);
+}
+
+/* Without the calls' paths kept (no sampling asked for them) no sample is placed. */
+static void test_samples_are_not_placed_without_call_paths(void **state)
+{
+	struct sb_sample_place s = { .time = 300 };
+	struct sb_collector c;
+
+	(void)state;
+	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
+	site(&c, 4, 0x10, "outer", "");
+	spanned(&c, 10, "outer", 100, 1000, 0, 0x1);
+	assert_int_equal(sb_collector_finish(&c), 0);
+	s.thread = *sb_hashmap_get(&c.thread_of, 4, 10);
+	assert_int_equal(sb_collector_place_samples(&c, &s, 1), 0);
+	assert_int_equal(s.owner_id, -1);
+	assert_int_equal(s.path, 0);
+	sb_collector_free(&c);
+}
+
 /* Without launches nothing changes: every call's GPU time is missing. */
 static void test_no_launches_leave_gpu_time_missing(void **state)
 {
@@ -819,6 +894,8 @@ int main(void)
 		cmocka_unit_test(test_interleaved_loops_keep_their_pairs_threads_and_paths),
 		cmocka_unit_test(test_gpu_time_goes_to_the_innermost_launching_call),
 		cmocka_unit_test(test_no_launches_leave_gpu_time_missing),
+		cmocka_unit_test(test_samples_are_placed_in_the_innermost_call_by_time),
+		cmocka_unit_test(test_samples_are_not_placed_without_call_paths),
 		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
 		cmocka_unit_test(test_regions_open_at_start_list_is_capped),
 		cmocka_unit_test(test_forked_child_has_its_parents_command),

@@ -151,26 +151,6 @@ static void warm_up(struct sb_fast_drainer *d)
 	pthread_mutex_unlock(&d->warm_lock);
 }
 
-/*
- * A thread of the drainer, named by its maker: its name is there before the
- * recorder says the drainer runs (a test that stalls it looks it up then).
- * Signals stay with the recorder's thread, which handles them. 0 or an errno.
- */
-static int start_named(pthread_t *t, void *(*fn)(void *), struct sb_fast_drainer *d,
-		       const char *name)
-{
-	sigset_t all, old;
-	int ret;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(t, NULL, fn, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ret)
-		pthread_setname_np(*t, name);
-	return ret;
-}
-
 static void *warm(void *arg)
 {
 	struct sb_fast_drainer *d = arg;
@@ -178,6 +158,7 @@ static void *warm(void *arg)
 	bool ready = false, hurried = false, burst;
 	uint64_t seen = 0;
 
+	pthread_setname_np(pthread_self(), "sb-warm");
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		t = now_ns();
 		burst = ready && sb_fast_queue_short(&d->queue, d->warm_now / 2);
@@ -198,8 +179,14 @@ static void *warm(void *arg)
 
 static void start_warming(struct sb_fast_drainer *d)
 {
-	if (d->warm_bytes)
-		d->warming = !start_named(&d->warmer, warm, d, "sb-warm");
+	sigset_t all, old;
+
+	if (!d->warm_bytes)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	d->warming = !pthread_create(&d->warmer, NULL, warm, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The warming thread's idle sleep. */
@@ -458,6 +445,7 @@ static void *drain_loop(void *arg)
 	bool woken = false;
 	long copied;
 
+	pthread_setname_np(pthread_self(), "sb-drain");
 	run_first();
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		copied = pass(d, true);
@@ -514,6 +502,7 @@ static void *standby_loop(void *arg)
 	int64_t wait;
 	cpu_set_t allowed;
 
+	pthread_setname_np(pthread_self(), "sb-standby");
 	run_first();
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return NULL;
@@ -535,13 +524,19 @@ static void *standby_loop(void *arg)
 
 static int start_thread(struct sb_fast_drainer *d)
 {
+	sigset_t all, old;
 	int ret;
 
+	/* Signals stay with the recorder's thread, which handles them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	d->last_begun = now_ns();
-	ret = start_named(&d->thread, drain_loop, d, "sb-drain");
+	ret = pthread_create(&d->thread, NULL, drain_loop, d);
+	if (!ret)
+		d->standing_by = !pthread_create(&d->standby, NULL, standby_loop, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		return -ret;
-	d->standing_by = !start_named(&d->standby, standby_loop, d, "sb-standby");
 	d->running = true;
 	return 0;
 }

@@ -384,6 +384,21 @@ static void uncount_from_kernel_parent(struct kstate *k, const struct sb_call_ev
 		up->child_adj -= span((int64_t)e->start, (int64_t)e->end);
 }
 
+/* A child that lasted ns, off CPU for off, is charged to its parent if an open fast call. */
+static bool charge_fast(struct thread *th, const struct link *up, uint64_t ns, uint64_t off)
+{
+	struct frame *f;
+
+	if (up->fast < 0 || (uint32_t)up->fast >= th->depth)
+		return false;
+	f = &th->frames[up->fast];
+	if (f->call_id != up->fast_id)
+		return false;
+	f->child_ns += ns;
+	f->child_off += off;
+	return true;
+}
+
 static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct sb_call_event *e)
 {
 	struct kstate *k = th->k;
@@ -426,10 +441,7 @@ static int place_kernel(struct sb_fast_nest *n, struct thread *th, const struct 
 	out.depth = l.id >= 0 ? l.depth + 1 : 0;
 	out.parent_id = l.id;
 	out.parent_path = l.id >= 0 ? l.path : 0;
-	if (l.fast >= 0 && (uint32_t)l.fast < th->depth && th->frames[l.fast].call_id == l.fast_id) {
-		th->frames[l.fast].child_ns += e->end - e->start;
-		th->frames[l.fast].child_off += e->offcpu_ns;
-	}
+	charge_fast(th, &l, e->end - e->start, e->offcpu_ns);
 	n->st.kernel_calls++;
 	return emit_call(n, &out);
 }
@@ -571,19 +583,15 @@ int sb_fast_nest_begin(struct sb_fast_nest *n, uint32_t tid, int64_t t, uint64_t
 	return err;
 }
 
-/* The parent of a call that lasted ns, off-CPU off of it, learns it: a fast call still open, or a kernel call. */
+/* The parent of a call that lasted ns learns it: a fast call still open, or a kernel call. */
 static void charge_parent(struct thread *th, const struct link *up, uint64_t ns, uint64_t off)
 {
 	struct kstate *k = th->k;
 
-	if (up->fast >= 0 && (uint32_t)up->fast < th->depth &&
-	    th->frames[up->fast].call_id == up->fast_id) {
-		th->frames[up->fast].child_ns += ns;
-		th->frames[up->fast].child_off += off;
-	} else if (up->kern >= 0 && k && (uint32_t)up->kern < k->open &&
-		   k->kp[up->kern].id == up->id) {
+	if (charge_fast(th, up, ns, off))
+		return;
+	if (up->kern >= 0 && k && (uint32_t)up->kern < k->open && k->kp[up->kern].id == up->id)
 		k->kp[up->kern].child_adj += ns;
-	}
 }
 
 /*

@@ -255,39 +255,49 @@ static void first_in_slot(struct fast_state *f, struct fast_image *im, uint32_t 
 		bpf_map_update_elem(bpf_map__fd(f->env->skel->maps.fast_slots), &tid, &at, BPF_ANY);
 }
 
+/* Name site as the kernel would from the descriptor s read in the process. */
+static int name_read(struct fast_state *f, struct fast_image *im, uint64_t site,
+		     struct sb_fast_site *s)
+{
+	uint64_t h = sb_name_hash(s->name);
+	int ret = sb_collector_add_region(f->env->coll, h, s->name, s->file, s->line, s->tags);
+
+	return ret ?: sb_fast_sites_name(&im->sites, site, h, 0);
+}
+
 /*
- * A site no announcement named, at a record of time t. The kernel submitted
- * the announcement before the record was written, but a turn reads its ring
- * for a bounded time, and behind a backlog it may still wait there: the ring
- * is read to its end first. Else the descriptor is read from the process
- * (while it lives) and named as the kernel would; a child that exited before
- * its announcement was read could no longer be (fork_storm under emulation:
- * 2 396 calls of exited children counted invalid). An unreadable or invalid
- * one is remembered as such (hash 0): its calls count as invalid sites, once
- * each. 0 when the site is now known either way.
+ * A site no announcement named, at a record of time t. While the process
+ * lives its descriptor is read there at once, named as the kernel would: the
+ * kernel's announcement may never have been sent (a crowd of 8 300 threads
+ * filled the ring first, and the process ended while the recorder read the
+ * ring to its end: every call lost, under emulation). Else the kernel
+ * submitted the announcement before the record was written, but a turn reads
+ * its ring for a bounded time, and behind a backlog it may still wait there:
+ * the ring is read to its end (a child that exited before its announcement
+ * was read, fork_storm under emulation: 2 396 calls counted invalid). An
+ * unreadable or invalid one is remembered as such (hash 0): its calls count
+ * as invalid sites, once each. 0 when the site is now known either way.
  */
 static int name_late(struct fast_state *f, struct fast_image *im, uint64_t site, int64_t t)
 {
 	struct sb_fast_site s;
 	uint64_t h = 0;
-	int ret;
 
 	/* A process that makes up sites cannot grow the table (or the syscalls) without end. */
 	if (im->closed || im->named_late >= SB_MAX_SITES)
 		return -ESRCH;
 	im->named_late++;
+	if (!im->closing && !sb_fast_site_read((pid_t)im->proc->tgid, site, &s))
+		return name_read(f, im, site, &s);
 	if (f->env->ring && !f->stopped) {
 		sb_ring_read_all(f->env->ring, STOP_HELD_NS);
 		if (sb_fast_sites_at(&im->sites, site, t, &h))
 			return 0;
 	}
-	if (!sb_fast_site_read((pid_t)im->proc->tgid, site, &s)) {
-		h = sb_name_hash(s.name);
-		ret = sb_collector_add_region(f->env->coll, h, s.name, s.file, s.line, s.tags);
-		if (ret)
-			return ret;
-	}
-	return sb_fast_sites_name(&im->sites, site, h, 0);
+	/* A live process's was read above; a closing one's may still be readable now. */
+	if (im->closing && !sb_fast_site_read((pid_t)im->proc->tgid, site, &s))
+		return name_read(f, im, site, &s);
+	return sb_fast_sites_name(&im->sites, site, 0, 0);
 }
 
 static int nest_one(struct fast_state *f, struct fast_image *im, const struct sb_fast_run *run,

@@ -57,6 +57,9 @@ static int on_timed_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Memory for the calls' spans and paths before they go to a temporary file. */
+#define CALL_PATHS_MEM (8u << 20)
+
 /* The sample ring and the log it is drained into. 0 or -errno. */
 static int open_ring(struct sampler *s, struct sb_source_env *env)
 {
@@ -105,6 +108,11 @@ static int sampler_start(void *state, struct sb_source_env *env, struct sb_error
 	ret = open_ring(s, env);
 	if (ret)
 		return sb_fail(err, -ret, "sampling: cannot read the sample ring: %s",
+			       strerror(-ret));
+	/* Timed samples are placed by time among the calls (sample_place.c). */
+	ret = sb_collector_keep_call_paths(env->coll, env->tmp_dir, CALL_PATHS_MEM);
+	if (ret)
+		return sb_fail(err, -ret, "sampling: cannot keep the calls' paths: %s",
 			       strerror(-ret));
 	/* Cycles where the machine has a PMU; virtual machines often have none. */
 	fd = open_event(0, hz, true);

@@ -29,6 +29,7 @@ struct builder {
 	struct sb_collector *c;
 	struct sb_samples *out;
 	int stacks_fd;
+	struct sb_sample_place *places;	/* timeline rows' threads and times, to place them */
 };
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -233,10 +234,14 @@ static int add_timed(void *ctx, const struct sb_sample_event *e)
 	const struct sb_sample_key *k = &e->key;
 	int64_t rank = sb_collector_rank(b->c, k->tgid);
 	struct sb_samples *o = b->out;
+	uint64_t *t;
 
 	/* Its aggregate is left out too, and counted in samples_outside_ranks. */
 	if (rank < 0)
 		return 0;
+	t = sb_hashmap_get(&b->c->thread_of, k->tgid, k->tid);
+	b->places[o->n_timeline] = (struct sb_sample_place){
+		.thread = t ? *t : UINT64_MAX, .time = (int64_t)e->time, .i = o->n_timeline };
 	o->timeline[o->n_timeline++] = (struct sb_timed_sample){
 		.time = (int64_t)e->time, .rank = (uint32_t)rank, .cpu = e->cpu,
 		.thread = sb_collector_thread_row(b->c, k->tgid, k->tid),
@@ -258,10 +263,18 @@ int sb_stacks_timeline(struct sb_stacks *st, struct sb_source_env *env, struct s
 	if (!n)
 		return 0;
 	o->timeline = malloc((size_t)n * sizeof(*o->timeline));
-	if (!o->timeline)
+	b.places = malloc((size_t)n * sizeof(*b.places));
+	if (!o->timeline || !b.places) {
+		free(o->timeline);
+		free(b.places);
+		o->timeline = NULL;
 		return -ENOMEM;
+	}
 	o->n_timeline = 0;
 	ret = sb_sample_log_each(log, add_timed, &b);
+	if (!ret)
+		ret = sb_stacks_place_by_time(st, b.c, o, b.places);
+	free(b.places);
 	if (ret) {
 		free(o->timeline);
 		o->timeline = NULL;
@@ -314,7 +327,11 @@ static int stacks_contribute(void *state, struct sb_source_env *env)
 {
 	struct sb_stacks *st = state;
 
-	return sb_profile_set_int(&env->coll->prof, "samples_outside_ranks", (int64_t)st->outside);
+	struct sb_profile *p = &env->coll->prof;
+
+	return sb_profile_set_int(p, "samples_outside_ranks", (int64_t)st->outside) ?:
+	       sb_profile_set_int(p, "samples_moved_by_time", (int64_t)st->moved) ?:
+	       sb_profile_set_int(p, "samples_moves_refused", (int64_t)st->refused);
 }
 
 static int stacks_losses(void *state, struct sb_source_env *env)

@@ -20,6 +20,8 @@ struct sb_stacks {
 	struct sb_hashmap frame_of;	/* (content hash, 0) -> frame id */
 	struct sb_hashmap stack_of;	/* (tgid or KERNEL_TGID, stack id) -> model stack id */
 	uint64_t outside;		/* samples of processes that are not ranks */
+	uint64_t moved;			/* timed samples whose path by time was not their stack read's */
+	uint64_t refused;		/* of those, moves their aggregate had no count for */
 };
 
 /*
@@ -39,5 +41,15 @@ int sb_stacks_read(struct sb_stacks *st, struct sb_source_env *env, int map_fd,
  * or the log could not be read back).
  */
 int sb_stacks_timeline(struct sb_stacks *st, struct sb_source_env *env, struct sb_sample_log *log);
+
+/*
+ * The timeline's samples take the region path of the innermost call holding
+ * each (places[i] is timeline row i's thread and time), and their CPU
+ * aggregates follow them; a sample no kept call holds keeps the path its
+ * stack read gave (its call was lost, or still open at the end). Reorders
+ * places. 0 or -errno (the caller then keeps no timeline).
+ */
+int sb_stacks_place_by_time(struct sb_stacks *st, struct sb_collector *c, struct sb_samples *o,
+			    struct sb_sample_place *places);
 
 #endif
