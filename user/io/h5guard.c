@@ -304,6 +304,7 @@ int sb_h5_read_guarded(const char *path, struct sb_profile *p, unsigned flags,
 	}
 	/* Nothing more can come than this process could hold. */
 	sb_wire_in_init(in, c.fd, c.limit_s * 1000ll, sb_read_memory_limit());
+	sb_wire_in_writer(in, c.pid);
 	ret = get_outcome(in, &outcome, err);
 	if (!ret && !outcome)
 		ret = sb_wire_get_profile(in, p);
@@ -547,6 +548,7 @@ static int pass_open(struct sb_event_source *src, unsigned mask, struct sb_event
 	}
 	/* Frames are bounded one by one: the budget is not what limits a pass. */
 	sb_wire_in_init(&ps->in, ps->c.fd, ps->c.limit_s * 1000ll, UINT64_MAX);
+	sb_wire_in_writer(&ps->in, ps->c.pid);
 	ret = get_outcome(&ps->in, &outcome, err);
 	if (ret || outcome) {
 		ret = child_end(&ps->c, ret, ps->in.why, err);

@@ -41,6 +41,7 @@ int sb_wire_flush(struct sb_wire_out *w);
 struct sb_wire_in {
 	int fd;
 	int64_t timeout_ms;	/* the longest silence allowed */
+	int writer;		/* the writing process, when known: its starved time is no silence */
 	uint64_t budget;	/* bytes still allowed to come */
 	int err;
 	char why[160];		/* for -EPROTO */
@@ -49,6 +50,13 @@ struct sb_wire_in {
 };
 
 void sb_wire_in_init(struct sb_wire_in *r, int fd, int64_t timeout_ms, uint64_t budget);
+/*
+ * The process that writes the pipe: time it waits for a CPU (a loaded
+ * machine) does not count as silence, up to SB_WIRE_STARVED_MAX timeouts
+ * of wall time in all; time it runs or sleeps does.
+ */
+void sb_wire_in_writer(struct sb_wire_in *r, int pid);
+#define SB_WIRE_STARVED_MAX 20
 int sb_wire_get(struct sb_wire_in *r, void *v, size_t n);
 int sb_wire_get_i64(struct sb_wire_in *r, int64_t *v);
 /* A string of at most max bytes: NULL when NULL was put and nullable, else -EPROTO. */

@@ -14,8 +14,17 @@
 /* The recorder's sources write these (record/sources/regions.c, stacks.c, mpi_calls.c, counters.c, cuda.c); files from other tools have none. */
 const struct sb_health_key sb_health_keys[] = {
 	{ "lost_events", "events were lost", "lost",
-	  "the ring buffer was full (calls came faster than the recorder read them); "
-	  "their regions are undercounted" },
+	  "calls came faster than the recorder read them, or their records were invalid; "
+	  "their regions are undercounted (which transport lost them: the lines below)" },
+	{ "lost_events_kernel_ring", "of them in the kernel's ring buffer", "in the kernel's ring",
+	  "the BPF ring buffer of the kernel-path probes (OpenMP, MPI, CUDA host calls, "
+	  "markers without the fast path) was full: the recorder got too little CPU, or the "
+	  "probes fired faster than one CPU reads them; --no-omp or --no-mpi drop those "
+	  "probes, markers built with this release's header skip the ring" },
+	{ "lost_events_fast_path", "of them in the fast path", "in the fast path",
+	  "the fast path's shared-memory rings were full and its queue had no room left: "
+	  "the recorder got too little CPU or memory for the marker rate; a larger --buffer "
+	  "lets records wait longer" },
 	{ "open_calls_dropped", "open calls were dropped", "open calls dropped",
 	  "calls still open when their thread exited or exec'd, when recording stopped, "
 	  "or unwound by an end marker of another region have no end time" },

@@ -120,8 +120,7 @@ void sb_collector_free(struct sb_collector *c)
 	free(c->names);
 	if (c->spill)
 		sb_spill_free(c->spill);
-	sb_spill_free(c->call_paths);
-	free(c->call_paths_dir);
+	sb_collector_free_call_paths(c);
 	sb_aggregator_free(&c->agg);
 	sb_ctr_store_free(&c->counts);
 	sb_profile_free(&c->prof);
@@ -523,21 +522,6 @@ static int aggregate_call(struct sb_collector *c, const struct sb_call_event *e,
 		.start = (int64_t)e->start, .end = (int64_t)e->end, .own = own, .values = v });
 }
 
-/*
- * record --sample: the call's span and path for placing samples (its pair is
- * 0, its parent id the path hash). A call the spill refuses is counted: its
- * samples keep the path their stack read gave.
- */
-static void keep_call_path(struct sb_collector *c, uint32_t thread, const struct sb_call_event *e)
-{
-	struct sb_spill_rec rec = { .thread = thread, .start = (int64_t)e->start,
-				    .end = (int64_t)e->end, .call_id = e->call_id,
-				    .parent_id = (int64_t)e->path_hash };
-
-	if (c->call_paths && sb_spill_add(c->call_paths, &rec))
-		c->call_paths_lost++;
-}
-
 /* The call kept whole: its id noted for its children, its record spilled. */
 static int keep_call(struct sb_collector *c, const struct sb_call_event *e,
 		     const struct sb_call_ctr_event *ctr, const struct sb_call_memo *m)
@@ -558,8 +542,9 @@ static int keep_call(struct sb_collector *c, const struct sb_call_event *e,
 	}
 	ret = store_counts(c, &rec, ctr);
 	ret = ret ?: sb_spill_add(c->spill, &rec);
-	if (!ret)
-		keep_call_path(c, m->thread, e);
+	/* A span not logged costs only its samples' placing: they keep their read path. */
+	if (!ret && sb_collector_log_span(c, m->thread, e))
+		c->call_paths_lost++;
 	return ret;
 }
 

@@ -73,6 +73,9 @@ struct sb_call_memo {
 	bool used;
 };
 
+struct sb_call_event;
+struct sb_span_log;
+
 struct sb_collector {
 	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
 	struct sb_spill *spill;
@@ -137,10 +140,10 @@ struct sb_collector {
 	 * record --sample: each kept call's thread, span and path hash, so that
 	 * timed samples are placed by time (collect_samples.c). NULL when off.
 	 */
-	struct sb_spill *call_paths;
+	struct sb_span_log *call_paths;
 	char *call_paths_dir;
 	size_t call_paths_mem;
-	uint64_t call_paths_lost;	/* calls the spill refused: their samples keep their read path */
+	uint64_t call_paths_lost;	/* calls the log refused: their samples keep their read path */
 };
 
 int sb_collector_init(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
@@ -157,10 +160,14 @@ int sb_collector_aggregate_finish(struct sb_collector *c);
 void sb_collector_free(struct sb_collector *c);
 
 /*
- * Keep each call's span and path hash beside the calls (in a spill of its
- * own, within mem_budget), for sb_collector_place_samples(). 0 or -errno.
+ * Keep each call's span and path hash beside the calls, for
+ * sb_collector_place_samples(): appended in arrival order to a private
+ * temporary file in dir, past a buffer of mem bytes. 0 or -errno.
  */
-int sb_collector_keep_call_paths(struct sb_collector *c, const char *spill_dir, size_t mem_budget);
+int sb_collector_keep_call_paths(struct sb_collector *c, const char *dir, size_t mem);
+/* Log a kept call's span and path (nothing when not keeping them). 0, or -EIO: not logged. */
+int sb_collector_log_span(struct sb_collector *c, uint32_t thread, const struct sb_call_event *e);
+void sb_collector_free_call_paths(struct sb_collector *c);
 
 /* A timed sample to place: its thread (the collector's entry) and time in; its call out. */
 struct sb_sample_place {
@@ -181,8 +188,6 @@ int sb_collector_place_samples(struct sb_collector *c, struct sb_sample_place *s
 
 /* One ring-buffer record; untrusted size and content are checked. 0 or -errno. */
 int sb_collector_record(struct sb_collector *c, const void *data, size_t size);
-struct sb_call_event;
-
 /*
  * One completed call without counters, as sb_collector_record() takes an
  * SB_EV_CALL record of its size, but not copied first: the fast path's

@@ -17,6 +17,7 @@
 #include "cmd/record_opts.h"
 #include "record/collect.h"
 #include "record/kernel/load.h"
+#include "record/transport/transport.h"
 #include "util/error.h"
 #include "region.h"
 
@@ -39,16 +40,11 @@ struct sb_source_env {
 	int error;			/* what stopped a source's stop hook (it returns nothing) */
 	int64_t start_ns;		/* recording began (CLOCK_MONOTONIC); INT64_MAX before */
 	int64_t end_ns;			/* recording ended (CLOCK_MONOTONIC); INT64_MAX before */
-	uint64_t fast_lost;		/* fast-path calls lost, for lost_events (sources/fast.c) */
 	int fast_unwaking;		/* objects whose fast-path writers never wake the drainer */
 	bool busy;			/* a source has work left: the loop does not wait for records */
 	bool flowing;			/* fast-path threads block often: the loop looks often (fast.c) */
 	int wake_fd;			/* an eventfd: written, it ends the loop's sleep (-1: none) */
-	/* The fast path's part of the regions source's counts (sources/fast.c, at detach). */
-	uint64_t fast_bad_sites;	/* calls at invalid descriptors: invalid_sites */
-	uint64_t fast_overflow;		/* calls deeper than SB_MAX_DEPTH: depth_overflow_calls */
-	uint64_t fast_unmatched;	/* ends without a begin: unmatched_region_ends */
-	uint64_t fast_threads_full;	/* calls of threads the nesting had no room for: threads_dropped */
+	struct sb_transport_losses fast;	/* the fast path's rings' (sources/fast.c, at detach) */
 	struct sb_ring_reader *ring;	/* the kernel's records, for a source that must read them first */
 	/* Probes a source could not put on a live process or a file: source_attach_failures. */
 	uint64_t attach_failures;

@@ -1,5 +1,6 @@
 /* HDF5 read in a child (io/h5guard.c), the model through its pipe (io/profile_wire.c). */
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -482,6 +483,111 @@ static void test_wire_refuses_what_does_not_add_up(void **state)
 	sb_profile_free(&a);
 }
 
+static int64_t ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* A process on CPU 0 only, at nice 19 when low. */
+static void pin_to_cpu0(bool low)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) || (low && nice(19) < 0))
+		_exit(9);
+}
+
+/* Spin until this process has run for ms of CPU, or for ms of wall time. */
+static void spin(int64_t ms, clockid_t clock)
+{
+	struct timespec t0, t;
+
+	clock_gettime(clock, &t0);
+	do
+		clock_gettime(clock, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/*
+ * A writer starved of CPU is not silent (a read beside a busy job): pinned
+ * at nice 19 to one CPU with a hog of a second, it gets about 1.5% of it and
+ * needs 10 ms, and its value is still read, not timed out after 200 ms.
+ */
+static void test_wire_starved_writer_is_waited_for(void **state)
+{
+	struct sb_wire_in *r = malloc(sizeof(*r));
+	pid_t hog, writer;
+	struct timespec t0;
+	int64_t v = 0, took;
+	int fds[2], st;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(pipe(fds), 0);
+	hog = fork();
+	if (!hog) {
+		pin_to_cpu0(false);
+		spin(1000, CLOCK_MONOTONIC);
+		_exit(0);
+	}
+	writer = fork();
+	if (!writer) {
+		pin_to_cpu0(true);
+		spin(10, CLOCK_PROCESS_CPUTIME_ID);
+		v = 42;
+		_exit(write(fds[1], &v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	close(fds[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sb_wire_in_init(r, fds[0], 200, 1024);
+	sb_wire_in_writer(r, writer);
+	assert_int_equal(sb_wire_get_i64(r, &v), 0);
+	took = ms_since(&t0);
+	assert_int_equal(v, 42);
+	assert_int_equal(waitpid(writer, &st, 0), writer);
+	assert_int_equal(st, 0);
+	assert_int_equal(waitpid(hog, &st, 0), hog);
+	print_message("the starved writer's value came after %lld ms\n", (long long)took);
+	/* Starved it was: without the run queue's time the read ended at 200 ms. */
+	assert_true(took > 300);
+	close(fds[0]);
+	free(r);
+}
+
+/* A writer that sleeps is silent: its time asleep counts, as if no writer were known. */
+static void test_wire_sleeping_writer_times_out(void **state)
+{
+	struct sb_wire_in *r = malloc(sizeof(*r));
+	struct timespec t0;
+	pid_t writer;
+	int fds[2];
+	int64_t v;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(pipe(fds), 0);
+	writer = fork();
+	if (!writer) {
+		sleep(10);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sb_wire_in_init(r, fds[0], 200, 1024);
+	sb_wire_in_writer(r, writer);
+	assert_int_equal(sb_wire_get_i64(r, &v), -ETIMEDOUT);
+	assert_true(ms_since(&t0) < 2000);
+	kill(writer, SIGKILL);
+	waitpid(writer, NULL, 0);
+	close(fds[0]);
+	close(fds[1]);
+	free(r);
+}
+
 /* A child gone silent is waited for no longer than the timeout. */
 static void test_wire_silence_times_out(void **state)
 {
@@ -516,6 +622,8 @@ int main(void)
 		cmocka_unit_test(test_wire_round_trip_and_every_cut),
 		cmocka_unit_test(test_wire_refuses_what_does_not_add_up),
 		cmocka_unit_test(test_wire_silence_times_out),
+		cmocka_unit_test(test_wire_starved_writer_is_waited_for),
+		cmocka_unit_test(test_wire_sleeping_writer_times_out),
 	};
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

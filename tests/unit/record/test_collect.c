@@ -460,7 +460,7 @@ static void spanned(struct sb_collector *c, uint32_t tid, const char *name, uint
  * A timed sample takes the path of the innermost call of its thread holding
  * its time, whichever came first; a sample no call holds gets none.
  */
-static void test_samples_are_placed_in_the_innermost_call_by_time(void **state)
+static void place_samples_with_a_log_of(size_t mem)
 {
 	struct sb_sample_place s[] = {
 		{ .time = 300, .i = 0 },	/* in inner */
@@ -476,9 +476,8 @@ static void test_samples_are_placed_in_the_innermost_call_by_time(void **state)
 	struct sb_collector c;
 	size_t i;
 
-	(void)state;
 	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
-	assert_int_equal(sb_collector_keep_call_paths(&c, "/tmp", 1 << 16), 0);
+	assert_int_equal(sb_collector_keep_call_paths(&c, "/tmp", mem), 0);
 	site(&c, 4, 0x10, "outer", "");
 	site(&c, 4, 0x20, "inner", "");
 	site(&c, 4, 0x30, "other", "");
@@ -500,6 +499,19 @@ static void test_samples_are_placed_in_the_innermost_call_by_time(void **state)
 		assert_true((s[i].owner_id >= 0) == (want[s[i].i] != 0));
 	}
 	sb_collector_free(&c);
+}
+
+static void test_samples_are_placed_in_the_innermost_call_by_time(void **state)
+{
+	(void)state;
+	place_samples_with_a_log_of(1 << 16);
+}
+
+/* The same with room for 3 spans in memory: the rest go through the log's file. */
+static void test_samples_are_placed_from_the_spans_on_disk(void **state)
+{
+	(void)state;
+	place_samples_with_a_log_of(3 * 40);
 }
 
 /* Without the calls' paths kept (no sampling asked for them) no sample is placed. */
@@ -895,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_time_goes_to_the_innermost_launching_call),
 		cmocka_unit_test(test_no_launches_leave_gpu_time_missing),
 		cmocka_unit_test(test_samples_are_placed_in_the_innermost_call_by_time),
+		cmocka_unit_test(test_samples_are_placed_from_the_spans_on_disk),
 		cmocka_unit_test(test_samples_are_not_placed_without_call_paths),
 		cmocka_unit_test(test_regions_open_at_start_are_counted_and_named),
 		cmocka_unit_test(test_regions_open_at_start_list_is_capped),

@@ -251,7 +251,8 @@ static void test_a_failing_source_is_reported_and_the_others_still_hear_of_the_p
 /* The keys cmd_record wrote before the sources owned them, in the same order and sums. */
 static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 {
-	static const char *const keys[] = { "lost_events", "open_calls_dropped",
+	static const char *const keys[] = { "lost_events", "lost_events_kernel_ring",
+		"lost_events_fast_path", "open_calls_dropped",
 		"depth_overflow_calls", "unmatched_region_ends", "invalid_sites",
 		"sites_named_by_recorder", "unresolved_sites", "site_descriptions_unsent",
 		"offcpu_intervals_lost", "probes_not_attached", "probe_attach_failure",
@@ -260,9 +261,10 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	/*
 	 * Site descriptions and off-CPU intervals are no calls: not in lost_events;
 	 * nor are calls past --max-size, which were received and counted on their own.
+	 * Its parts say which transport lost the calls (the collector's drops are neither).
 	 */
-	static const int64_t want[] = { 1 + 2 + 7 + 3, 5 + 4, 3, 4, 6, 0, 0, 10, 11, 0, 0, 7, 0,
-					12, 8, 9, 2 };
+	static const int64_t want[] = { 1 + 2 + 7 + 3 + 13, 1 + 2, 13, 5 + 4, 3, 4, 6, 0, 0,
+					10, 11, 0, 0, 7, 0, 12, 8, 9, 2 };
 	const struct sb_source_ops *table[] = { &sb_regions_source, &sb_stacks_source };
 	uint64_t *n = fx.env.counters;
 	size_t i, len;
@@ -283,6 +285,8 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	fx.env.open_at_end = 4;
 	fx.c.dropped_calls = 3;
 	fx.c.over_max_size = 12;
+	/* The fast path's lost calls: in lost_events, and said as the fast path's. */
+	fx.env.fast.calls = 13;
 	/* The sources' attach failures, after every source's own keys: the first one's cause. */
 	sb_source_attach_failed(&fx.env, "omp", "libgomp.so.1: cannot attach to GOMP_parallel");
 	sb_source_attach_failed(&fx.env, "mpi-calls", "libmpi.so.12: cannot attach to 1 function");

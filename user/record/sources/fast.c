@@ -793,16 +793,16 @@ static void fast_detach(void *state, struct sb_source_env *env)
 	for (p = f->procs; p; p = p->next) {
 		sb_fast_nest_stats(p->nest, &s);
 		env->open_at_end += s.open_now + s.open_dropped;
-		env->fast_overflow += s.depth_overflow;
-		env->fast_unmatched += s.unmatched_ends;
-		env->fast_threads_full += s.threads_full;
-		env->fast_bad_sites += p->bad_site_calls;
+		env->fast.overflow += s.depth_overflow;
+		env->fast.unmatched += s.unmatched_ends;
+		env->fast.threads_full += s.threads_full;
+		env->fast.bad_sites += p->bad_site_calls;
 		p->invalid = p->unknown_sites + s.bad_time + p->closed.lost;
 		f->invalid += p->invalid;
 		f->guessed += s.kernel_early + s.kernel_orphans + s.kernel_begins_late;
 	}
 	/* lost_events counts calls: a call on the fast path is two records. */
-	env->fast_lost = (f->invalid + t->dropped + t->unread + 1) / 2;
+	env->fast.calls = (f->invalid + t->dropped + t->unread + 1) / 2;
 }
 
 enum by_process { PATH, DROPPED, INVALID };

@@ -122,8 +122,8 @@ static void regions_detach(void *state, struct sb_source_env *env)
 uint64_t sb_regions_lost_events(const struct sb_source_env *env)
 {
 	return env->counters[SB_CNT_LOST_CALLS] + env->counters[SB_CNT_LOST_OTHER] +
-	       env->counters[SB_CNT_THREADS_FULL] + env->coll->dropped_calls + env->fast_lost +
-	       env->fast_threads_full;
+	       env->counters[SB_CNT_THREADS_FULL] + env->coll->dropped_calls + env->fast.calls +
+	       env->fast.threads_full;
 }
 
 const char *sb_regions_attach_failure(const struct sb_sources *set, int *files)
@@ -150,14 +150,17 @@ static int regions_losses(void *state, struct sb_source_env *env)
 	int ret = 0;
 
 	ret |= sb_profile_set_int(p, "lost_events", (int64_t)sb_regions_lost_events(env));
+	ret |= sb_profile_set_int(p, "lost_events_kernel_ring",
+				  (int64_t)(n[SB_CNT_LOST_CALLS] + n[SB_CNT_LOST_OTHER]));
+	ret |= sb_profile_set_int(p, "lost_events_fast_path", (int64_t)env->fast.calls);
 	ret |= sb_profile_set_int(p, "open_calls_dropped",
 				  (int64_t)(n[SB_CNT_OPEN_DROPPED] + env->open_at_end));
 	ret |= sb_profile_set_int(p, "depth_overflow_calls",
-				  (int64_t)(n[SB_CNT_DEPTH_OVERFLOW] + env->fast_overflow));
+				  (int64_t)(n[SB_CNT_DEPTH_OVERFLOW] + env->fast.overflow));
 	ret |= sb_profile_set_int(p, "unmatched_region_ends",
-				  (int64_t)(n[SB_CNT_UNMATCHED_END] + env->fast_unmatched));
+				  (int64_t)(n[SB_CNT_UNMATCHED_END] + env->fast.unmatched));
 	ret |= sb_profile_set_int(p, "invalid_sites",
-				  (int64_t)(n[SB_CNT_BAD_SITE] + env->fast_bad_sites));
+				  (int64_t)(n[SB_CNT_BAD_SITE] + env->fast.bad_sites));
 	ret |= sb_profile_set_int(p, "sites_named_by_recorder", (int64_t)rg->named);
 	ret |= sb_profile_set_int(p, "unresolved_sites", (int64_t)rg->unresolved);
 	ret |= sb_profile_set_int(p, "site_descriptions_unsent", (int64_t)n[SB_CNT_SITES_UNSENT]);
@@ -165,7 +168,7 @@ static int regions_losses(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_int(p, "probes_not_attached", rg->attach.failed_files);
 	ret |= sb_profile_set_str(p, "probe_attach_failure", rg->attach.failure);
 	ret |= sb_profile_set_int(p, "threads_dropped",
-				  (int64_t)(n[SB_CNT_THREADS_FULL] + env->fast_threads_full));
+				  (int64_t)(n[SB_CNT_THREADS_FULL] + env->fast.threads_full));
 	ret |= sb_collector_metadata(env->coll);
 	return ret ? -ENOMEM : 0;
 }

@@ -28,4 +28,17 @@ struct sb_transport {
 	int64_t (*watermark_ns)(const struct sb_transport *t);
 };
 
+/*
+ * What a transport could not deliver as calls, beside the kernel's own
+ * counters (the kernel ring's losses are counted in BPF): the regions source
+ * writes the profile's loss keys from both, each key the sum of the two.
+ */
+struct sb_transport_losses {
+	uint64_t calls;		/* lost_events: records lost, two of them one call */
+	uint64_t bad_sites;	/* invalid_sites: calls at invalid descriptors */
+	uint64_t overflow;	/* depth_overflow_calls: calls deeper than SB_MAX_DEPTH */
+	uint64_t unmatched;	/* unmatched_region_ends: ends without a begin */
+	uint64_t threads_full;	/* threads_dropped: calls of threads the nesting had no room for */
+};
+
 #endif
