@@ -12,6 +12,7 @@
 
 #define SIGSTOP 19
 #define PF_EXITING 0x00000004	/* include/linux/sched.h: set before sched_process_exit */
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
 
@@ -50,6 +51,10 @@ const volatile bool trace_all = false;
 const volatile __u64 exe_ino = 0;
 /* record -a --comm: only processes with this name are considered ("" = any). */
 const volatile char comm_filter[SB_COMM_LEN] = {};
+/* Task storage may be created in the scheduler hook (record/kernel/features.c says when). */
+const volatile bool mark_at_switch = false;
+/* Tests only: enum sb_test_skip's hooks skip every run. */
+const volatile __u32 test_skip = 0;
 
 /*
  * Written by user space while the programs run: recording begins when it is set
@@ -1154,8 +1159,21 @@ static __always_inline struct sb_thread_state *switch_thread(struct task_struct 
 	return thread_get(tid, tgid, now);
 }
 
-/* TASK_STOPPED of include/linux/sched.h: vmlinux.h has no macros. */
+/* TASK_STOPPED and TASK_DEAD of include/linux/sched.h: vmlinux.h has no macros. */
 #define SB_TASK_STOPPED 0x4
+#define SB_TASK_DEAD 0x80
+
+/* The task's state field, named state before 5.14. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline long task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
 
 /*
  * A thread stopping while a sync of ours holds its process (the stops entry
@@ -1163,20 +1181,145 @@ static __always_inline struct sb_thread_state *switch_thread(struct task_struct 
  * recorder holding it while probes attach, at exec or dlopen, is not time the
  * program waited, so its off-CPU clock does not start.
  */
-/* The task's state field, named state before 5.14. */
-struct task_struct___pre514 {
-	long state;
-} __attribute__((preserve_access_index));
-
 static __always_inline bool held_by_us(struct task_struct *t, __u32 tgid)
 {
-	long state;
+	return (task_state(t) & SB_TASK_STOPPED) && bpf_map_lookup_elem(&stops, &tgid);
+}
 
-	if (bpf_core_field_exists(t->__state))
-		state = BPF_CORE_READ(t, __state);
-	else
-		state = BPF_CORE_READ((struct task_struct___pre514 *)t, state);
-	return (state & SB_TASK_STOPPED) && bpf_map_lookup_elem(&stops, &tgid);
+static __always_inline struct sb_proc_event *reserve_proc(__u32 type, __u32 tgid, __u32 ppid,
+							   __u32 reason, __s32 exit_code)
+{
+	struct sb_proc_event *e = reserve_event(sizeof(*e));
+
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return NULL;
+	}
+	e->type = type;
+	e->tgid = tgid;
+	e->ppid = ppid;
+	e->reason = reason;
+	e->time = bpf_ktime_get_ns();
+	e->exit_code = exit_code;
+	e->stop_seq = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+static __always_inline void emit_proc(__u32 type, __u32 tgid, __u32 ppid, __u32 reason,
+				      __s32 exit_code)
+{
+	struct sb_proc_event *e = reserve_proc(type, tgid, ppid, reason, exit_code);
+
+	/* Process events are rare and the collector may be waiting on them: wake it. */
+	if (e)
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
+static __always_inline void emit_thread_exit(struct sb_thread_state *th, __u32 tid, __u64 now)
+{
+	struct sb_thread_event *e = reserve_event(sizeof(*e));
+
+	if (!e) {
+		count(SB_CNT_LOST_OTHER, 1);
+		return;
+	}
+	e->type = SB_EV_THREAD_EXIT;
+	e->tgid = th->tgid;
+	e->tid = tid;
+	e->open_calls = th->depth + th->overflow;
+	e->time = now;
+	e->first_ns = th->first_ns;
+	e->cpu_ns = th->cpu_ns + (th->on_since ? now - th->on_since : 0);
+	e->offcpu_ns = th->offcpu_ns;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
+/*
+ * A thread's end: its record, its state gone, and with its process's last
+ * thread the process's. Only one of the threads ending together ends the
+ * process: the one whose delete took it out of procs.
+ */
+static __always_inline void thread_ended(struct task_struct *p, __u32 tgid, __u32 tid,
+					 struct sb_thread_state *th, bool traced, __u64 now)
+{
+	if (th) {
+		/* Calls beyond the stack were counted as depth overflow already. */
+		if (th->depth)
+			count(SB_CNT_OPEN_DROPPED, th->depth);
+		emit_thread_exit(th, tid, now);
+		bpf_map_delete_elem(&threads, &tid);
+	}
+	ctr_thread_note(tgid, tid, 1);
+	bpf_map_delete_elem(&mpi_pending, &tid);
+	if (traced && BPF_CORE_READ(p, signal, live.counter) == 0 &&
+	    !bpf_map_delete_elem(&procs, &tgid)) {
+		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
+		bpf_map_update_elem(&ended_procs, &tgid, &now, BPF_ANY);
+		if (fast_adopting)
+			bpf_map_delete_elem(&fast_adopted, &tgid);
+	}
+}
+
+/*
+ * The fork and exit hooks can be skipped. Where tracepoints run BPF with
+ * migration disabled only (7.x), a hook still running when its event fires
+ * again on the same CPU (another thread's clone or exit, after a preemption)
+ * is not run for it; the kernel only counts it (recursion_misses, which the
+ * recorder reports). 1 to 4 of 16 flooding children went untraced so, their
+ * calls counted nowhere. The scheduler hook runs with interrupts off and is
+ * never skipped so: it stands in for both, at a task's first switch in and
+ * its last switch out.
+ *
+ * A task first switched in (it has not run a nanosecond) that the fork hook
+ * did not mark: a process of a traced parent is traced from here, a thread of
+ * a traced process marked; 1 when it is marked now. Where creating task storage might allocate from
+ * the slab (mark_at_switch false), which must not happen under the run
+ * queue's lock, the record says it and user space marks it through a pidfd.
+ */
+static __always_inline __u32 fork_unseen(struct task_struct *t)
+{
+	__u32 tgid = t->tgid, ptgid = 0;
+	bool thread = (__u32)t->pid != tgid;
+	struct sb_proc fresh = {};
+	struct sb_proc_event *e;
+
+	if (t->se.sum_exec_runtime || (t->flags & PF_KTHREAD))
+		return 0;
+	if (thread) {
+		if (!bpf_map_lookup_elem(&procs, &tgid))
+			return 0;
+	} else {
+		ptgid = BPF_CORE_READ(t, real_parent, tgid);
+		if (!bpf_map_lookup_elem(&procs, &ptgid) ||
+		    bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST))
+			return 0;
+	}
+	count(SB_CNT_FORKS_LATE, 1);
+	if (mark_at_switch)
+		mark_task(t);
+	if (thread && mark_at_switch)
+		return 1;
+	e = reserve_proc(SB_EV_PROC_FORK, tgid, ptgid, thread ? SB_FORK_LATE_THREAD : SB_FORK_LATE, 0);
+	if (e) {
+		/* The parent's name, as on_fork's: the child's is its parent's until it execs. */
+		__builtin_memcpy(e->comm, t->comm, sizeof(e->comm));
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	}
+	return mark_at_switch;
+}
+
+/* A traced task's last switch out: state still here means the exit hook missed its exit. */
+static __always_inline void exit_unseen(struct task_struct *t, __u32 tgid, bool traced, __u64 now)
+{
+	__u32 tid = t->pid;
+	struct sb_thread_state *th = bpf_map_lookup_elem(&threads, &tid);
+
+	if (!th)
+		return;
+	count(SB_CNT_EXITS_LATE, 1);
+	thread_ended(t, tgid, tid, th, traced, now);
 }
 
 SEC("tp_btf/sched_switch")
@@ -1188,13 +1331,19 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct sb_proc *proc;
 	__u64 now, delta;
 
-	if ((!prev_ours && !next_ours) || !recording)
+	if (!recording)
+		return 0;
+	if (!next_ours)
+		next_ours = fork_unseen(next);
+	if (!prev_ours && !next_ours)
 		return 0;
 	prev_tgid = prev->tgid;
 	next_tgid = next->tgid;
 	now = bpf_ktime_get_ns();
 	proc = prev_ours ? bpf_map_lookup_elem(&procs, &prev_tgid) : NULL;
-	if (proc) {
+	if (prev_ours && (task_state(prev) & SB_TASK_DEAD)) {
+		exit_unseen(prev, prev_tgid, proc, now);
+	} else if (proc) {
 		th = switch_thread(prev, prev_tgid, now);
 		if (th) {
 			/*
@@ -1239,42 +1388,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
-static __always_inline struct sb_proc_event *reserve_proc(__u32 type, __u32 tgid, __u32 ppid,
-							   __u32 reason, __s32 exit_code)
-{
-	struct sb_proc_event *e = reserve_event(sizeof(*e));
-
-	if (!e) {
-		count(SB_CNT_LOST_OTHER, 1);
-		return NULL;
-	}
-	e->type = type;
-	e->tgid = tgid;
-	e->ppid = ppid;
-	e->reason = reason;
-	e->time = bpf_ktime_get_ns();
-	e->exit_code = exit_code;
-	e->stop_seq = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	return e;
-}
-
-static __always_inline void emit_proc(__u32 type, __u32 tgid, __u32 ppid, __u32 reason,
-				      __s32 exit_code)
-{
-	struct sb_proc_event *e = reserve_proc(type, tgid, ppid, reason, exit_code);
-
-	/* Process events are rare and the collector may be waiting on them: wake it. */
-	if (e)
-		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
-}
-
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct sb_proc fresh = {};
 
+	if (test_skip & SB_SKIP_FORK)
+		return 0;
 	if (!recording || !bpf_map_lookup_elem(&procs, &ptgid))
 		return 0;
 	/* A thread or a process: the scheduler hook follows it from its first switch. */
@@ -1393,26 +1514,6 @@ int on_dl_state(struct pt_regs *ctx)
 	return 0;
 }
 
-static __always_inline void emit_thread_exit(struct sb_thread_state *th, __u32 tid, __u64 now)
-{
-	struct sb_thread_event *e = reserve_event(sizeof(*e));
-
-	if (!e) {
-		count(SB_CNT_LOST_OTHER, 1);
-		return;
-	}
-	e->type = SB_EV_THREAD_EXIT;
-	e->tgid = th->tgid;
-	e->tid = tid;
-	e->open_calls = th->depth + th->overflow;
-	e->time = now;
-	e->first_ns = th->first_ns;
-	e->cpu_ns = th->cpu_ns + (th->on_since ? now - th->on_since : 0);
-	e->offcpu_ns = th->offcpu_ns;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	bpf_ringbuf_submit(e, submit_flags());
-}
-
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
@@ -1422,7 +1523,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u64 *ended;
 	bool traced;
 
-	if (!recording)
+	if (!recording || (test_skip & SB_SKIP_EXIT))
 		return 0;
 	traced = bpf_map_lookup_elem(&procs, &tgid);
 	ended = traced ? NULL : bpf_map_lookup_elem(&ended_procs, &tgid);
@@ -1434,21 +1535,6 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (!traced && (!ended || now - *ended > ENDED_GRACE_NS))
 		return 0;
 	th = thread_get(tid, tgid, now);
-	if (th) {
-		/* Calls beyond the stack were counted as depth overflow already. */
-		if (th->depth)
-			count(SB_CNT_OPEN_DROPPED, th->depth);
-		emit_thread_exit(th, tid, now);
-		bpf_map_delete_elem(&threads, &tid);
-	}
-	ctr_thread_note(tgid, tid, 1);
-	bpf_map_delete_elem(&mpi_pending, &tid);
-	if (traced && BPF_CORE_READ(p, signal, live.counter) == 0) {
-		emit_proc(SB_EV_PROC_EXIT, tgid, 0, 0, BPF_CORE_READ(p, exit_code));
-		bpf_map_update_elem(&ended_procs, &tgid, &now, BPF_ANY);
-		bpf_map_delete_elem(&procs, &tgid);
-		if (fast_adopting)
-			bpf_map_delete_elem(&fast_adopted, &tgid);
-	}
+	thread_ended(p, tgid, tid, th, traced, now);
 	return 0;
 }

@@ -49,6 +49,13 @@ enum sb_event_type {
 	SB_EV_CUDA_HOST = 111,	/* a CUDA runtime call's operation and arguments (bpf/cuda_host.h) */
 };
 
+/* Why a fork record came (struct sb_proc_event's reason). */
+enum sb_fork_reason {
+	SB_FORK_SEEN = 0,	/* the fork hook saw it */
+	SB_FORK_LATE,		/* the fork hook missed it: found at the child's first switch */
+	SB_FORK_LATE_THREAD,	/* a thread of tgid, likewise: not a process (ppid 0) */
+};
+
 enum sb_sync_reason {
 	SB_SYNC_EXEC = 1,
 	SB_SYNC_DLOPEN,
@@ -88,7 +95,19 @@ enum sb_counter {
 	SB_CNT_SITES_UNSENT,
 	SB_CNT_OFFCPU_LOST,	/* fast-path threads' off-CPU intervals not sent: not calls */
 	SB_CNT_TIMELINE_LOST,	/* timed samples the sample ring had no room for (still summed) */
+	SB_CNT_FORKS_LATE,	/* traced forks the fork hook missed, found at the child's first switch */
+	SB_CNT_EXITS_LATE,	/* traced threads' exits the exit hook missed, found at their last switch */
 	SB_CNT_MAX,
+};
+
+/*
+ * Tests only (SCOPE_BPF_KERNEL_SKIP): hooks that skip every run, as the
+ * kernel skips a run it cannot make, so that what stands in for them is
+ * tested on any kernel.
+ */
+enum sb_test_skip {
+	SB_SKIP_FORK = 1,	/* on_fork */
+	SB_SKIP_EXIT = 2,	/* on_exit */
 };
 
 /* Key of the sites map: a descriptor address in one process image. */

@@ -1,6 +1,5 @@
 /* The model through a pipe: put by a reader child, got back by its parent, every length checked. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 
 #include "io/profile_wire.h"
 #include "model/index_rules.h"
+#include "util/proc_stat.h"
 
 /* Marks the start and the end of a profile: a stream cut anywhere is refused. */
 #define PROFILE_BEGIN 0x5342505231424547ll
@@ -129,22 +129,10 @@ void sb_wire_in_writer(struct sb_wire_in *r, int pid)
 /* Whether the writer is runnable (running, or waiting for a CPU): 'R' in /proc/PID/stat. */
 static bool runnable(int pid)
 {
-	char path[64], buf[512], *end;
-	ssize_t n;
-	int fd;
+	pid_t ppid;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	/* The name in parentheses may hold anything: the state follows the last ')'. */
-	end = strrchr(buf, ')');
-	return end && end[1] == ' ' && end[2] == 'R';
+	return !sb_proc_stat(pid, &state, &ppid) && state == 'R';
 }
 
 /* The writer's time on a CPU so far (/proc/PID/schedstat), in ms; -1 when unknown. */

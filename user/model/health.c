@@ -70,6 +70,12 @@ const struct sb_health_key sb_health_keys[] = {
 	  "a BPF program reserved a record and did not finish it for 2 s (a kernel fault): the "
 	  "records behind it waited, and processes held for an attach were let go, so calls of "
 	  "objects attached late may be missing (docs/KERNELS.md)" },
+	{ "kernel_runs_lost", "runs of the kernel side's hooks were skipped by the kernel",
+	  "hook runs skipped",
+	  "a hook still running on its CPU (preempted: kernels that run tracepoint programs "
+	  "with migration disabled only) is not run when its event fires there again; "
+	  "kernel_runs_skipped names the hooks: an exec then was not held for its new image's "
+	  "probes, so calls of a process that exec'd may be missing (docs/KERNELS.md)" },
 	{ "threads_dropped", "events of new threads were dropped", "thread table full",
 	  "the thread table was full; the calls of those threads are missing" },
 	{ "lost_samples", "samples were lost", "samples lost",

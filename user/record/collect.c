@@ -625,8 +625,8 @@ static int on_proc(struct sb_collector *c, const struct sb_proc_event *e)
 	switch (e->type) {
 	case SB_EV_PROC_FORK:
 		if (c->on_fork)
-			c->on_fork(c->sync_ctx, (pid_t)e->ppid, (pid_t)e->tgid);
-		return add_forked(c, e);
+			c->on_fork(c->sync_ctx, (pid_t)e->ppid, (pid_t)e->tgid, e->reason);
+		return e->reason == SB_FORK_LATE_THREAD ? 0 : add_forked(c, e);
 	case SB_EV_PROC_EXIT:
 		p = process_of(c, e->tgid);
 		if (p) {

@@ -41,8 +41,12 @@ struct sb_bitset {
  * it when stop_seq is not 0 (the kernel side stopped it: struct sb_stop).
  */
 typedef void (*sb_sync_fn)(void *ctx, pid_t pid, int reason, uint32_t stop_seq);
-/* Called when a traced process forked: the child starts with the parent's mappings. */
-typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child);
+/*
+ * Called when a traced process forked (the child starts with the parent's
+ * mappings), or with SB_FORK_LATE_THREAD a thread of child began (parent 0):
+ * reason (enum sb_fork_reason) says whether the kernel's fork hook saw it.
+ */
+typedef void (*sb_fork_fn)(void *ctx, pid_t parent, pid_t child, uint32_t reason);
 
 /*
  * Decides the ranks at finish. tgids lists the n processes that completed a
@@ -75,6 +79,7 @@ struct sb_call_memo {
 
 struct sb_call_event;
 struct sb_span_log;
+struct sb_span_point;
 
 struct sb_collector {
 	struct sb_profile prof;		/* regions, pairs, processes; events live in spill */
@@ -169,22 +174,14 @@ int sb_collector_keep_call_paths(struct sb_collector *c, const char *dir, size_t
 int sb_collector_log_span(struct sb_collector *c, uint32_t thread, const struct sb_call_event *e);
 void sb_collector_free_call_paths(struct sb_collector *c);
 
-/* A timed sample to place: its thread (the collector's entry) and time in; its call out. */
-struct sb_sample_place {
-	uint64_t thread;	/* index in c->threads; UINT64_MAX: a thread no call came from */
-	int64_t time;
-	uint64_t path;		/* out: path hash of the innermost call holding it, 0 none */
-	int64_t owner_start;	/* out: that call's start and id (-1: none holds it) */
-	int64_t owner_id;
-	size_t i;		/* the caller's own index */
-};
-
 /*
- * After finish: each sample's innermost call, the one of its thread whose
- * span holds its time and that began last (ties: the later call id). Reorders
- * s. 0 when done, or when no call paths were kept (every path stays 0); -errno.
+ * After finish: each timed sample s[k] (its thread and time; k's index .i)
+ * to the innermost call of its thread holding its time (span_claim.h):
+ * path[.i] is that call's path hash, 0 where no call holds it or no call
+ * paths were kept. Sorts s. 0 or -errno.
  */
-int sb_collector_place_samples(struct sb_collector *c, struct sb_sample_place *s, size_t n);
+int sb_collector_place_samples(struct sb_collector *c, struct sb_span_point *s, size_t n,
+			       uint64_t *path);
 
 /* One ring-buffer record; untrusted size and content are checked. 0 or -errno. */
 int sb_collector_record(struct sb_collector *c, const void *data, size_t size);

@@ -1,54 +1,22 @@
 /*
  * GPU time to region calls. CUPTI tells which host API call launched each
  * piece of GPU work (the correlation id), and when, on which thread; the
- * calls of that thread say which region was innermost then: the one, among
- * those whose span holds the launch, that began last (calls on one thread
- * nest). The calls are on disk (spill.c), so this is one pass over them,
- * looking each call's span up in the launches sorted by thread and time,
- * and the stream then reads them again with their GPU time.
+ * calls of that thread say which region was innermost then (span_claim.h).
+ * The calls are on disk (spill.c), so this is one pass over them, looking
+ * each call's span up in the launches sorted by thread and time, and the
+ * stream then reads them again with their GPU time.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "record/collect.h"
-
-/* A launch by the collector's thread entry (a reused tid is another thread) and time. */
-struct launch_ref {
-	uint64_t thread;
-	int64_t time;
-	size_t i;		/* in the caller's array */
-	int64_t owner_start;	/* start of the call that holds it, so far */
-};
-
-static int ref_cmp(const void *a, const void *b)
-{
-	const struct launch_ref *x = a, *y = b;
-
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->time > y->time) - (x->time < y->time);
-}
-
-/* The first ref at or after (thread, time). */
-static size_t lower_bound(const struct launch_ref *r, size_t n, uint64_t thread, int64_t time)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (r[mid].thread < thread || (r[mid].thread == thread && r[mid].time < time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+#include "record/span_claim.h"
 
 /* Launches on threads the collector knows, sorted; *n_refs of them. */
-static struct launch_ref *index_launches(struct sb_collector *c, struct sb_gpu_launch *l,
-					 size_t n, size_t *n_refs)
+static struct sb_span_point *index_launches(struct sb_collector *c, struct sb_gpu_launch *l,
+					    size_t n, size_t *n_refs)
 {
-	struct launch_ref *r = calloc(n ? n : 1, sizeof(*r));
+	struct sb_span_point *r = calloc(n ? n : 1, sizeof(*r));
 	uint64_t *t;
 	size_t i;
 
@@ -61,40 +29,40 @@ static struct launch_ref *index_launches(struct sb_collector *c, struct sb_gpu_l
 		l[i].thread_row = sb_collector_thread_row(c, l[i].tgid, l[i].tid);
 		t = sb_hashmap_get(&c->thread_of, l[i].tgid, l[i].tid);
 		if (t)
-			r[(*n_refs)++] = (struct launch_ref){ .thread = *t, .time = l[i].time, .i = i };
+			r[(*n_refs)++] = (struct sb_span_point){ .thread = *t, .time = l[i].time,
+								 .i = i };
 	}
-	qsort(r, *n_refs, sizeof(*r), ref_cmp);
+	sb_span_points_sort(r, *n_refs);
 	return r;
 }
 
-/* A call holds the launches of its thread within its span: keep the innermost. */
-static void claim(struct launch_ref *r, size_t n, struct sb_gpu_launch *l,
-		  const struct sb_spill_rec *call)
-{
-	size_t k = lower_bound(r, n, call->thread, call->start);
-	struct sb_gpu_launch *g;
+/* The call a span belongs to, and the launches it may take. */
+struct claim_ctx {
+	struct sb_gpu_launch *l;
+	const struct sb_spill_rec *call;
+};
 
-	for (; k < n && r[k].thread == call->thread && r[k].time <= call->end; k++) {
-		g = &l[r[k].i];
-		/* Equal starts: the later call id is the one entered inside the other. */
-		if (g->pair >= 0 && (call->start < r[k].owner_start ||
-				     (call->start == r[k].owner_start && call->call_id < g->call_id)))
-			continue;
-		g->pair = call->pair;
-		g->call_id = call->call_id;
-		r[k].owner_start = call->start;
-	}
+static void take_launch(void *ctx, const struct sb_span_point *p)
+{
+	struct claim_ctx *x = ctx;
+
+	x->l[p->i].pair = x->call->pair;
+	x->l[p->i].call_id = x->call->call_id;
 }
 
-static int find_owners(struct sb_collector *c, struct launch_ref *r, size_t n_refs,
+static int find_owners(struct sb_collector *c, struct sb_span_point *r, size_t n_refs,
 		       struct sb_gpu_launch *l)
 {
 	struct sb_spill_rec recs[256];
+	struct claim_ctx x = { .l = l };
 	ssize_t got, i;
 
 	while ((got = sb_spill_read(c->spill, recs, 256)) > 0)
-		for (i = 0; i < got; i++)
-			claim(r, n_refs, l, &recs[i]);
+		for (i = 0; i < got; i++) {
+			x.call = &recs[i];
+			sb_span_claim(r, n_refs, recs[i].thread, recs[i].start, recs[i].end,
+				      recs[i].call_id, take_launch, &x);
+		}
 	if (got < 0)
 		return (int)got;
 	return sb_spill_rewind(c->spill);
@@ -121,7 +89,7 @@ static int add_gpu_time(struct sb_collector *c, const struct sb_gpu_launch *g)
 
 int sb_collector_attribute_gpu(struct sb_collector *c, struct sb_gpu_launch *l, size_t n)
 {
-	struct launch_ref *r;
+	struct sb_span_point *r;
 	size_t n_refs, i;
 	int ret;
 

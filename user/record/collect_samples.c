@@ -17,6 +17,7 @@
 
 #include "io/tmpfile.h"
 #include "record/collect.h"
+#include "record/span_claim.h"
 #include "region.h"
 
 struct span {
@@ -105,63 +106,39 @@ void sb_collector_free_call_paths(struct sb_collector *c)
 	c->call_paths_dir = NULL;
 }
 
-static int place_cmp(const void *a, const void *b)
-{
-	const struct sb_sample_place *x = a, *y = b;
+/* Where a span's path goes for each sample it takes. */
+struct take_ctx {
+	uint64_t *path;
+	uint64_t span_path;
+};
 
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->time > y->time) - (x->time < y->time);
+static void take_sample(void *ctx, const struct sb_span_point *p)
+{
+	struct take_ctx *t = ctx;
+
+	t->path[p->i] = t->span_path;
 }
 
-/* The first sample at or after (thread, time). */
-static size_t first_at(const struct sb_sample_place *s, size_t n, uint64_t thread, int64_t time)
+static void claim_all(struct sb_span_point *s, size_t n, uint64_t *path, const struct span *v,
+		      size_t nv)
 {
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (s[mid].thread < thread || (s[mid].thread == thread && s[mid].time < time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* A call holds the samples of its thread within its span: each keeps the innermost. */
-static void claim(struct sb_sample_place *s, size_t n, const struct span *call)
-{
-	size_t k = first_at(s, n, call->thread, call->start);
-	struct sb_sample_place *x;
-
-	for (; k < n && s[k].thread == call->thread && s[k].time <= call->end; k++) {
-		x = &s[k];
-		/* Equal starts: the later call id is the one entered inside the other. */
-		if (x->owner_id >= 0 && (call->start < x->owner_start ||
-					 (call->start == x->owner_start && call->call_id < x->owner_id)))
-			continue;
-		x->path = call->path;
-		x->owner_start = call->start;
-		x->owner_id = call->call_id;
-	}
-}
-
-static void claim_all(struct sb_sample_place *s, size_t n, const struct span *v, size_t nv)
-{
+	struct take_ctx t = { .path = path };
 	size_t i;
 
-	for (i = 0; i < nv; i++)
-		claim(s, n, &v[i]);
+	for (i = 0; i < nv; i++) {
+		t.span_path = v[i].path;
+		sb_span_claim(s, n, v[i].thread, v[i].start, v[i].end, v[i].call_id, take_sample,
+			      &t);
+	}
 }
 
 /* Each span logged: those in the file a buffer at a time, or those in the buffer. */
-static int read_spans(struct sb_span_log *l, struct sb_sample_place *s, size_t n)
+static int read_spans(struct sb_span_log *l, struct sb_span_point *s, size_t n, uint64_t *path)
 {
 	size_t got;
 
 	if (!l->file) {
-		claim_all(s, n, l->buf, l->n);
+		claim_all(s, n, path, l->buf, l->n);
 		return 0;
 	}
 	/* A write that fails leaves the buffer empty: what the file took is read. */
@@ -170,20 +147,19 @@ static int read_spans(struct sb_span_log *l, struct sb_sample_place *s, size_t n
 	if (fflush(l->file) || fseek(l->file, 0, SEEK_SET))
 		return -errno;
 	while ((got = fread(l->buf, sizeof(*l->buf), l->cap, l->file)) > 0)
-		claim_all(s, n, l->buf, got);
+		claim_all(s, n, path, l->buf, got);
 	return ferror(l->file) ? -EIO : 0;
 }
 
-int sb_collector_place_samples(struct sb_collector *c, struct sb_sample_place *s, size_t n)
+int sb_collector_place_samples(struct sb_collector *c, struct sb_span_point *s, size_t n,
+			       uint64_t *path)
 {
 	size_t k;
 
-	for (k = 0; k < n; k++) {
-		s[k].path = 0;
-		s[k].owner_id = -1;
-	}
+	for (k = 0; k < n; k++)
+		path[s[k].i] = 0;
+	sb_span_points_sort(s, n);
 	if (!c->call_paths || !n)
 		return 0;
-	qsort(s, n, sizeof(*s), place_cmp);
-	return read_spans(c->call_paths, s, n);
+	return read_spans(c->call_paths, s, n, path);
 }

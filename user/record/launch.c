@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "record/launch.h"
+#include "util/proc_stat.h"
 
 #define GO_BYTE 'g'
 
@@ -156,34 +157,12 @@ int sb_exit_status(int wstatus)
 	return 1;
 }
 
-/* State and parent pid from /proc/PID/stat; the comm field may hold spaces and parentheses. */
-static int read_stat(pid_t pid, char *state, pid_t *ppid)
-{
-	char path[64], buf[512], *p;
-	int parent;
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %d", state, &parent) != 2)
-		return -1;
-	*ppid = parent;
-	return 0;
-}
-
 static pid_t parent_of(pid_t pid)
 {
 	pid_t ppid;
 	char state;
 
-	return read_stat(pid, &state, &ppid) ? -1 : ppid;
+	return sb_proc_stat(pid, &state, &ppid) ? -1 : ppid;
 }
 
 char sb_process_state(pid_t pid)
@@ -191,7 +170,7 @@ char sb_process_state(pid_t pid)
 	pid_t ppid;
 	char state;
 
-	return read_stat(pid, &state, &ppid) ? 0 : state;
+	return sb_proc_stat(pid, &state, &ppid) ? 0 : state;
 }
 
 bool sb_process_gone(pid_t pid)

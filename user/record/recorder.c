@@ -364,13 +364,20 @@ static void resume_held(struct sb_source_env *env, pid_t pid, uint32_t stop_seq)
 	sb_stops_resume(&r->shared, pid, stop_seq);
 }
 
-static void on_fork(void *ctx, pid_t parent, pid_t child)
+/*
+ * A fork the kernel's fork hook missed was found at the child's first switch,
+ * where its task storage cannot be made: its threads are marked here instead.
+ */
+static void on_fork(void *ctx, pid_t parent, pid_t child, uint32_t reason)
 {
 	struct sb_proc_change ch = { .what = SB_PROC_FORK, .pid = child, .parent = parent };
 	struct recorder *r = ctx;
 	struct sb_error err = { { 0 } };
 
-	sb_sources_process(&r->sources, &ch, &err);
+	if (reason != SB_FORK_SEEN)
+		mark_threads(r, child);
+	if (reason != SB_FORK_LATE_THREAD)
+		sb_sources_process(&r->sources, &ch, &err);
 }
 
 /* The first error that stops recording is said once; the command runs on. */
@@ -995,6 +1002,7 @@ static void end_recording(struct recorder *r, int64_t *end_ns)
 	sb_guardian_done(&r->guardian, r->env.skel);
 	sb_stops_release(bpf_map__fd(r->env.skel->maps.stops), 0);
 	read_counters(r);
+	sb_kernel_skips_read(&r->kernel);
 	r->env.open_at_end = collect_live_threads(r, *end_ns);
 	sb_sources_detach(&r->sources);
 	sb_detach_release(&r->access_probe, &r->guardian);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "record/collect.h"
+#include "record/span_claim.h"
 #include "region.h"
 
 static void site(struct sb_collector *c, uint32_t tgid, uint64_t addr, const char *name,
@@ -462,7 +463,7 @@ static void spanned(struct sb_collector *c, uint32_t tid, const char *name, uint
  */
 static void place_samples_with_a_log_of(size_t mem)
 {
-	struct sb_sample_place s[] = {
+	struct sb_span_point s[] = {
 		{ .time = 300, .i = 0 },	/* in inner */
 		{ .time = 200, .i = 1 },	/* inner's first ns */
 		{ .time = 800, .i = 2 },	/* outer, between */
@@ -472,7 +473,7 @@ static void place_samples_with_a_log_of(size_t mem)
 		{ .time = 100, .i = 6 },	/* equal starts: the later id is inner */
 	};
 	static const uint64_t want[] = { 0x2, 0x2, 0x1, 0, 0x3, 0, 0x5 };
-	uint64_t *t10, *t12;
+	uint64_t *t10, *t12, path[7];
 	struct sb_collector c;
 	size_t i;
 
@@ -493,9 +494,9 @@ static void place_samples_with_a_log_of(size_t mem)
 	assert_non_null(t12);
 	for (i = 0; i < 7; i++)
 		s[i].thread = i == 4 ? *t12 : i == 5 ? UINT64_MAX : *t10;
-	assert_int_equal(sb_collector_place_samples(&c, s, 7), 0);
+	assert_int_equal(sb_collector_place_samples(&c, s, 7, path), 0);
 	for (i = 0; i < 7; i++) {
-		assert_int_equal(s[i].path, want[s[i].i]);
+		assert_int_equal(path[s[i].i], want[s[i].i]);
 		assert_true((s[i].owner_id >= 0) == (want[s[i].i] != 0));
 	}
 	sb_collector_free(&c);
@@ -517,8 +518,9 @@ static void test_samples_are_placed_from_the_spans_on_disk(void **state)
 /* Without the calls' paths kept (no sampling asked for them) no sample is placed. */
 static void test_samples_are_not_placed_without_call_paths(void **state)
 {
-	struct sb_sample_place s = { .time = 300 };
+	struct sb_span_point s = { .time = 300 };
 	struct sb_collector c;
+	uint64_t path = 7;
 
 	(void)state;
 	assert_int_equal(sb_collector_init(&c, "/tmp", 1 << 20), 0);
@@ -526,9 +528,9 @@ static void test_samples_are_not_placed_without_call_paths(void **state)
 	spanned(&c, 10, "outer", 100, 1000, 0, 0x1);
 	assert_int_equal(sb_collector_finish(&c), 0);
 	s.thread = *sb_hashmap_get(&c.thread_of, 4, 10);
-	assert_int_equal(sb_collector_place_samples(&c, &s, 1), 0);
+	assert_int_equal(sb_collector_place_samples(&c, &s, 1, &path), 0);
 	assert_int_equal(s.owner_id, -1);
-	assert_int_equal(s.path, 0);
+	assert_int_equal(path, 0);
 	sb_collector_free(&c);
 }
 

@@ -1,7 +1,8 @@
 /*
- * The kernel layer's pure parts: the test switch that forces kernel features
- * off, and what it reads of libbpf's messages when the verifier refuses a
- * program (the program's name and the kernel's reason, for the summary).
+ * The kernel layer's pure parts: the test switches that force kernel features
+ * off and have hooks skip their runs, what it reads of libbpf's messages when
+ * the verifier refuses a program (the program's name and the kernel's reason,
+ * for the summary), and how it weighs the runs the kernel skipped.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +14,8 @@
 
 #include "record/kernel/features.h"
 #include "record/kernel/load.h"
+#include "record/kernel/skips.h"
+#include "region.h"
 
 static void test_named_features_are_forced_off(void **state)
 {
@@ -65,6 +68,43 @@ static void test_an_unknown_feature_is_refused_by_name(void **state)
 	assert_non_null(strstr(err.msg, "'sleepabel'"));
 	assert_non_null(strstr(err.msg, SB_KERNEL_OFF_ENV));
 	assert_int_equal(sb_kfeatures_parse_off(&k, "sleep", &err), -EINVAL);
+}
+
+/* The fork and exit hooks' skipped runs are stood in for; any other hook's are losses, named. */
+static void test_skipped_runs_are_weighed_and_named(void **state)
+{
+	struct sb_kernel_skips s = { 0 };
+
+	(void)state;
+	sb_kernel_skips_add(&s, "on_fork", 12);
+	sb_kernel_skips_add(&s, "on_switch", 0);
+	sb_kernel_skips_add(&s, "on_exit", 18);
+	assert_int_equal(s.stood_in, 30);
+	assert_int_equal(s.lost, 0);
+	sb_kernel_skips_add(&s, "on_exec", 2);
+	assert_int_equal(s.stood_in, 30);
+	assert_int_equal(s.lost, 2);
+	assert_string_equal(s.programs, "on_fork 12, on_exit 18, on_exec 2");
+	/* A name only begun like a stood-in hook's is not one. */
+	sb_kernel_skips_add(&s, "on_forked", 1);
+	assert_int_equal(s.lost, 3);
+}
+
+static void test_the_skip_switch_names_hooks_and_refuses_others(void **state)
+{
+	struct sb_error err = { { 0 } };
+	uint32_t bits = 7;
+
+	(void)state;
+	assert_int_equal(sb_kernel_skips_parse(NULL, &bits, &err), 0);
+	assert_int_equal(bits, 0);
+	assert_int_equal(sb_kernel_skips_parse("on_exit", &bits, &err), 0);
+	assert_int_equal(bits, SB_SKIP_EXIT);
+	assert_int_equal(sb_kernel_skips_parse("on_fork,,on_exit", &bits, &err), 0);
+	assert_int_equal(bits, SB_SKIP_FORK | SB_SKIP_EXIT);
+	assert_int_equal(sb_kernel_skips_parse("on_fork,on_exec", &bits, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'on_exec'"));
+	assert_non_null(strstr(err.msg, SB_KERNEL_SKIP_ENV));
 }
 
 /* Debian 12's 6.1 verifier on mpi_enter, as libbpf 1.1 prints it. */
@@ -127,6 +167,8 @@ int main(void)
 		cmocka_unit_test(test_the_refused_program_and_the_verifiers_reason_are_read),
 		cmocka_unit_test(test_a_map_refusal_is_the_reason),
 		cmocka_unit_test(test_a_failure_without_a_program_keeps_the_last_warning),
+		cmocka_unit_test(test_skipped_runs_are_weighed_and_named),
+		cmocka_unit_test(test_the_skip_switch_names_hooks_and_refuses_others),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

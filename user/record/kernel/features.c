@@ -149,6 +149,47 @@ static bool probe_task_stack(void)
 	return !priv;
 }
 
+/* Whether struct sname has member; with type, whether the member's type name begins so. */
+static bool btf_member_is(const struct btf *btf, const char *sname, const char *member,
+			  const char *type)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m;
+	const char *name;
+	int i;
+
+	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), member))
+			continue;
+		if (!type)
+			return true;
+		name = btf__name_by_offset(btf, btf__type_by_id(btf, m->type)->name_off);
+		return name && !strncmp(name, type, strlen(type));
+	}
+	return false;
+}
+
+/*
+ * Whether task storage may be created under the run queue's lock (in the
+ * scheduler hook): where the kernel takes it from BPF's own allocator
+ * (struct bpf_local_storage_map's bpf_ma, 6.5 on) or allocates without locks
+ * (kmalloc_nolock, with the buckets' resilient spinlocks, 7.x). Before, it
+ * came from the slab, which may wake kswapd: that run queue's lock again.
+ */
+static bool probe_storage_anywhere(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool any;
+
+	if (!btf)
+		return false;
+	any = btf_member_is(btf, "bpf_local_storage_map", "bpf_ma", NULL) ||
+	      btf_member_is(btf, "bpf_local_storage_map_bucket", "lock", "rqspinlock");
+	btf__free(btf);
+	return any;
+}
+
 static bool probe(enum sb_kfeature f)
 {
 	switch (f) {
@@ -190,5 +231,6 @@ int sb_kfeatures_probe(struct sb_kfeatures *k, struct sb_error *err)
 	for (f = 0; f < SB_KF_COUNT; f++)
 		k->has[f] = !k->forced_off[f] &&
 			    (f == SB_KF_ATOMIC_FETCH ? !ret : probe(f));
+	k->storage_anywhere = k->has[SB_KF_TASK_STORAGE] && probe_storage_anywhere();
 	return 0;
 }

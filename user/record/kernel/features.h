@@ -41,6 +41,12 @@ enum sb_kfeature {
 struct sb_kfeatures {
 	bool has[SB_KF_COUNT];
 	bool forced_off[SB_KF_COUNT];	/* by SCOPE_BPF_KERNEL_OFF */
+	/*
+	 * Task storage can be made in the scheduler hook: a thread whose clone the
+	 * fork hook missed is marked at its first switch, else by the recorder
+	 * once it reads of it. Not a fallback of its own: said with the skips.
+	 */
+	bool storage_anywhere;
 	char release[65];		/* uname -r */
 };
 

@@ -49,6 +49,8 @@ static void configure_kernel(struct sb_kernel *k, struct region_bpf *skel)
 	skel->rodata->use_fetch_add = k->feat.has[SB_KF_ATOMIC_FETCH];
 	skel->rodata->use_attach_cookie = cookies;
 	skel->rodata->n_cpus = (__u32)(cpus > 0 ? cpus : 1);
+	skel->rodata->test_skip = k->test_skip;
+	skel->rodata->mark_at_switch = k->feat.storage_anywhere;
 	bpf_map__set_autocreate(skel->maps.traced_tasks, storage);
 	/* Only where library calls are known by address (bpf/call_frames.bpf.h). */
 	bpf_map__set_autocreate(skel->maps.call_addrs, !cookies);
@@ -272,7 +274,8 @@ int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_f
 	struct sb_kernel_log l;
 	int ret;
 
-	ret = sb_kfeatures_probe(&k->feat, err);
+	ret = sb_kfeatures_probe(&k->feat, err) ?:
+	      sb_kernel_skips_parse(getenv(SB_KERNEL_SKIP_ENV), &k->test_skip, err);
 	/* Sources that need attach cookies are refused without them: the others load apart. */
 	k->split = !ret && !k->feat.has[SB_KF_ATTACH_COOKIE];
 	while (!ret && k->attempts < MAX_ATTEMPTS) {
@@ -316,6 +319,14 @@ void sb_kernel_report(const struct sb_kernel *k, const char *prefix)
 			fprintf(stderr, "%skernel %s: no %s%s: %s\n", prefix, k->feat.release,
 				sb_kfeature_name(f), k->feat.forced_off[f] ? " (" SB_KERNEL_OFF_ENV ")" :
 				"", sb_kfeature_fallback(f));
+	if (k->skips.stood_in || k->skips.lost)
+		fprintf(stderr, "%skernel %s skipped runs of hooks still running on their CPU (%s): "
+			"%s\n", prefix, k->feat.release, k->skips.programs, k->skips.lost ?
+			"what the others would have seen is missing (kernel_runs_lost)" :
+			k->feat.storage_anywhere ? "the scheduler hook stood in for them, nothing "
+			"was lost (forks_seen_late, exits_seen_late)" : "the scheduler hook stood in "
+			"for them; threads it found were marked by the recorder once it read of them, "
+			"so one that ended sooner may lack its off-CPU time and end");
 }
 
 /* "name; name" of what the kernel lacks or refused; "" when nothing. */
@@ -350,6 +361,8 @@ int sb_kernel_metadata(const struct sb_kernel *k, struct sb_profile *p)
 	ret |= sb_profile_set_str(p, "kernel_release", k->feat.release);
 	ret |= sb_profile_set_str(p, "sources_disabled", list);
 	ret |= sb_profile_set_str(p, "kernel_fallbacks", fb);
+	ret |= sb_profile_set_str(p, "kernel_runs_skipped", k->skips.programs);
+	ret |= sb_profile_set_int(p, "kernel_runs_lost", (int64_t)k->skips.lost);
 	return ret ? -ENOMEM : 0;
 }
 
@@ -360,7 +373,7 @@ bool sb_kernel_incomplete(const struct sb_kernel *k)
 	for (i = 0; i < k->n_groups; i++)
 		if (k->groups[i].refused && k->groups[i].asked)
 			return true;
-	return false;
+	return k->skips.lost > 0;
 }
 
 void sb_kernel_close(struct sb_kernel *k)

@@ -20,6 +20,7 @@
 #include <linux/bpf.h>
 
 #include "record/kernel/features.h"
+#include "record/kernel/skips.h"
 #include "util/error.h"
 
 struct bpf_program;
@@ -61,6 +62,8 @@ struct sb_kernel {
 	char sleepable_reason[400];
 	int attempts;		/* loads of the core it took */
 	bool verbose;
+	uint32_t test_skip;	/* SB_KERNEL_SKIP_ENV's hooks (enum sb_test_skip) */
+	struct sb_kernel_skips skips;	/* read at the end of recording */
 };
 
 /* What libbpf said of the load in progress: the program it failed on, the kernel's reason. */

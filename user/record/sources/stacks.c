@@ -16,6 +16,7 @@
 #include "record/sources/sample_log.h"
 #include "record/sources/sources.h"
 #include "record/sources/stacks.h"
+#include "record/span_claim.h"
 #include "record/symbols/symbolize.h"
 #include "region.h"
 #include "region.skel.h"
@@ -29,7 +30,7 @@ struct builder {
 	struct sb_collector *c;
 	struct sb_samples *out;
 	int stacks_fd;
-	struct sb_sample_place *places;	/* timeline rows' threads and times, to place them */
+	struct sb_span_point *places;	/* timeline rows' threads and times, to place them */
 };
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -240,7 +241,7 @@ static int add_timed(void *ctx, const struct sb_sample_event *e)
 	if (rank < 0)
 		return 0;
 	t = sb_hashmap_get(&b->c->thread_of, k->tgid, k->tid);
-	b->places[o->n_timeline] = (struct sb_sample_place){
+	b->places[o->n_timeline] = (struct sb_span_point){
 		.thread = t ? *t : UINT64_MAX, .time = (int64_t)e->time, .i = o->n_timeline };
 	o->timeline[o->n_timeline++] = (struct sb_timed_sample){
 		.time = (int64_t)e->time, .rank = (uint32_t)rank, .cpu = e->cpu,

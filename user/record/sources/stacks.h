@@ -15,6 +15,8 @@
 struct sb_sample_log;
 struct sb_symbolizer;
 
+struct sb_span_point;
+
 struct sb_stacks {
 	struct sb_symbolizer *sym;
 	struct sb_hashmap frame_of;	/* (content hash, 0) -> frame id */
@@ -50,6 +52,6 @@ int sb_stacks_timeline(struct sb_stacks *st, struct sb_source_env *env, struct s
  * places. 0 or -errno (the caller then keeps no timeline).
  */
 int sb_stacks_place_by_time(struct sb_stacks *st, struct sb_collector *c, struct sb_samples *o,
-			    struct sb_sample_place *places);
+			    struct sb_span_point *places);
 
 #endif
