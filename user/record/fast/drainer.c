@@ -476,15 +476,16 @@ static bool stand_apart(struct sb_fast_drainer *d, const cpu_set_t *allowed, int
 	return true;
 }
 
-/* A pass if the drainer has made none for STALE_NS and holds no pass now. */
-static void stand_in(struct sb_fast_drainer *d)
+/* A pass if the drainer has made none for STALE_NS and holds no pass now: true when made. */
+static bool stand_in(struct sb_fast_drainer *d)
 {
 	if (now_ns() - __atomic_load_n(&d->last_begun, __ATOMIC_RELAXED) < STALE_NS ||
 	    pthread_mutex_trylock(&d->lock))
-		return;
+		return false;
 	pass_locked(d, true);
 	d->stood_in++;
 	pthread_mutex_unlock(&d->lock);
+	return true;
 }
 
 /*
@@ -494,12 +495,20 @@ static void stand_in(struct sb_fast_drainer *d)
  * for about 35 ms of every 100 while they are busy and gives them back up to
  * 10 ms apart, and a writer whose CPU came back first filled its ring (1.5
  * ms of a flood) while the drainer's timer waited on the other.
+ *
+ * A writer wakes it once, as its ring passes half full; from then it looks
+ * as often as in a flood until a pass has begun since, the drainer's or its
+ * own. Else a wake that came while the drainer's last pass was recent, the
+ * drainer stalled just after, left it asleep until woken again, which a full
+ * ring never does (7.3 under emulation, whose slow writers put the fill
+ * estimate past IDLE_WAIT_NS: no pass of its own, a quarter of the records
+ * dropped).
  */
 static void *standby_loop(void *arg)
 {
 	struct sb_fast_drainer *d = arg;
+	int64_t wait, woken_at = -1;
 	int avoided = -2;
-	int64_t wait;
 	cpu_set_t allowed;
 
 	pthread_setname_np(pthread_self(), "sb-standby");
@@ -507,9 +516,10 @@ static void *standby_loop(void *arg)
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return NULL;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) && stand_apart(d, &allowed, &avoided)) {
-		stand_in(d);
+		if (stand_in(d) || __atomic_load_n(&d->last_begun, __ATOMIC_RELAXED) > woken_at)
+			woken_at = -1;
 		/* Once idle, only a writer wakes it (as it wakes the drainer): the flood it stands by for. */
-		if (__atomic_load_n(&d->filling, __ATOMIC_RELAXED))
+		if (woken_at >= 0 || __atomic_load_n(&d->filling, __ATOMIC_RELAXED))
 			wait = STANDBY_BUSY_NS;
 		else if (!writers_wake(d, &d->wake_standby))
 			wait = STANDBY_IDLE_NS;
@@ -517,7 +527,8 @@ static void *standby_loop(void *arg)
 			wait = QUIET_WAIT_NS;
 		else
 			wait = UNTIL_WOKEN;
-		sb_fast_wake_wait(&d->wake_standby, wait);
+		if (sb_fast_wake_wait(&d->wake_standby, wait) && woken_at < 0)
+			woken_at = now_ns();
 	}
 	return NULL;
 }
