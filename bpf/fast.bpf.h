@@ -62,7 +62,7 @@ int BPF_USDT(fast_ready, void *hdr, int fd)
 	 * not have them go unheard.
 	 */
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (!proc)
+	if (!proc && !(proc = proc_unseen(tgid)))
 		return 0;
 	proc->fast = 1;
 	proc->fast_hdr = (__u64)hdr;
@@ -275,12 +275,16 @@ static __noinline __u64 fast_extend(struct sb_proc *proc, __u32 tid, __u64 path,
 	if (bpf_probe_read_user(st->site, sizeof(st->site),
 				((struct scope_bpf_impl_fast_slot *)slot)->stack))
 		return 0;
+	/*
+	 * From from on, not from 0 skipping the first ones: a skipped turn and a
+	 * taken one reach the next with different states, which the verifier
+	 * walked apart, 90 000 instructions in every program that opens a call
+	 * (0.55 s of the 0.87 s of CPU a recording took to start); 17 000 so.
+	 */
 	for (i = 0; i < SCOPE_BPF_IMPL_FAST_STACK; i++) {
-		if (i >= n)
+		if (from + i >= n)
 			break;
-		if (i < from)
-			continue;
-		key.site = st->site[i];
+		key.site = st->site[(from + i) & (SCOPE_BPF_IMPL_FAST_STACK - 1)];
 		h = bpf_map_lookup_elem(&sites, &key);
 		if (!h)
 			return 0;

@@ -376,10 +376,14 @@ static inline int64_t meta_int(const struct sb_profile *p, const char *key)
 	return m->i;
 }
 
-/* record's exit status says whether calls were lost: 3 when lost_events counts any, else 0. */
+/*
+ * record's exit status says whether calls were lost: 3 when lost_events or a
+ * refused fast-path memory counts any, else 0.
+ */
 static inline void assert_status_says_losses(int status, const struct sb_profile *p)
 {
-	assert_int_equal(status, meta_int(p, "lost_events") > 0 ? 3 : 0);
+	assert_int_equal(status, meta_int(p, "lost_events") > 0 ||
+				 meta_int(p, "fast_memories_refused") > 0 ? 3 : 0);
 }
 
 /* Every loss counter the profile holds that is not 0: what to read when a count is short. */
