@@ -62,7 +62,7 @@ int BPF_USDT(fast_ready, void *hdr, int fd)
 	 * not have them go unheard.
 	 */
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (!proc && !(proc = proc_unseen(tgid)))
+	if (!proc && !(proc = proc_unseen()))
 		return 0;
 	proc->fast = 1;
 	proc->fast_hdr = (__u64)hdr;

@@ -97,6 +97,7 @@ enum sb_counter {
 	SB_CNT_TIMELINE_LOST,	/* timed samples the sample ring had no room for (still summed) */
 	SB_CNT_FORKS_LATE,	/* traced forks the fork hook missed, found at the child's first switch */
 	SB_CNT_EXITS_LATE,	/* traced threads' exits the exit hook missed, found at their last switch */
+	SB_CNT_UNSEEN,		/* marker calls and fast-path memories of untraced children of traced processes */
 	SB_CNT_MAX,
 };
 

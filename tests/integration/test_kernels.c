@@ -277,27 +277,36 @@ static void assert_all_ended(const struct sb_profile *p)
  * flooding children went untraced so, their calls counted nowhere. The
  * scheduler hook stands in for both; here every run of both is skipped
  * (SCOPE_BPF_KERNEL_SKIP), and still every child is traced and every call
- * kept, every process and thread ends, and the stand-ins are counted.
+ * kept (or, rarely, counted lost), every process and thread ends, and the
+ * stand-ins are counted.
  */
 static void test_skipped_fork_and_exit_hooks_are_stood_in_for(void **state)
 {
 	char out[300], out2[300];
 	struct sb_profile p;
+	int64_t unseen;
 	uint32_t rank;
+	int status;
 
 	(void)state;
 	require_bpf();
 	setenv("SCOPE_BPF_KERNEL_SKIP", "on_fork,on_exit", 1);
-	/* 100 children, 10 alive at once, 1000 calls each. */
-	assert_int_equal(record_app(tmp_file("skip_storm.h5", out, sizeof(out)), "fork_storm",
-				    "100", "10", "1000", NULL), 0);
+	/*
+	 * 100 children, 10 alive at once, 1000 calls each. About 1 child in 1 300
+	 * is seen by neither (docs/KERNELS.md): counted, exit 3, never silent.
+	 */
+	status = record_app(tmp_file("skip_storm.h5", out, sizeof(out)), "fork_storm", "100", "10",
+			    "1000", NULL);
 	load_profile(out, &p);
-	assert_int_equal(sb_profile_rank_count(&p), 100);
-	for (rank = 0; rank < 100; rank++)
+	unseen = meta_int(&p, "unseen_children_events");
+	assert_int_equal(status, unseen ? 3 : 0);
+	assert_true(unseen <= 2);
+	assert_int_equal((int64_t)sb_profile_rank_count(&p) + unseen, 100);
+	for (rank = 0; rank < sb_profile_rank_count(&p); rank++)
 		assert_int_equal(must_pair(&p, "kid", rank)->count, 1000);
-	assert_int_equal(p.n_processes, 101);
-	assert_int_equal(meta_int(&p, "forks_seen_late"), 100);
-	assert_true(meta_int(&p, "exits_seen_late") >= 101);
+	assert_int_equal((int64_t)p.n_processes + unseen, 101);
+	assert_int_equal(meta_int(&p, "forks_seen_late") + unseen, 100);
+	assert_true(meta_int(&p, "exits_seen_late") + unseen >= 101);
 	assert_int_equal(meta_int(&p, "fast_memories_refused"), 0);
 	assert_int_equal(meta_int(&p, "kernel_runs_lost"), 0);
 	assert_all_ended(&p);

@@ -70,6 +70,11 @@ const struct sb_health_key sb_health_keys[] = {
 	  "a BPF program reserved a record and did not finish it for 2 s (a kernel fault): the "
 	  "records behind it waited, and processes held for an attach were let go, so calls of "
 	  "objects attached late may be missing (docs/KERNELS.md)" },
+	{ "unseen_children_events",
+	  "marker calls or fast-path memories came from children no hook saw begin",
+	  "unseen children",
+	  "a child of a traced process that neither the fork hook nor the scheduler hook saw "
+	  "begin is not traced: its calls are missing (docs/KERNELS.md, hooks the kernel skips)" },
 	{ "kernel_runs_lost", "runs of the kernel side's hooks were skipped by the kernel",
 	  "hook runs skipped",
 	  "a hook still running on its CPU (preempted: kernels that run tracepoint programs "

@@ -49,7 +49,7 @@ static size_t fold(struct sb_sample *v, size_t n)
 int sb_samples_move_cpu(struct sb_samples *s, const struct sb_sample_move *m, size_t n,
 			uint64_t *refused)
 {
-	size_t have = s->n_samples, k = have, i;
+	size_t have = s->n_samples, k, i;
 	struct sb_sample key, *v, *at;
 
 	if (!n)
@@ -59,7 +59,14 @@ int sb_samples_move_cpu(struct sb_samples *s, const struct sb_sample_move *m, si
 		return -ENOMEM;
 	if (have)
 		memcpy(v, s->samples, have * sizeof(*v));
+	/*
+	 * Summed first: rows the kernel kept apart can be one row here (two
+	 * region paths it had not named both read as -1), and a search that
+	 * found only one of them would refuse a move its twin has the count for.
+	 */
 	qsort(v, have, sizeof(*v), key_cmp);
+	have = fold(v, have);
+	k = have;
 	for (i = 0; i < n; i++) {
 		key = key_of(&m[i], m[i].from);
 		at = bsearch(&key, v, have, sizeof(*v), key_cmp);

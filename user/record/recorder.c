@@ -1438,6 +1438,7 @@ static int run(struct recorder *r)
 		     sb_health_value(&r->coll.prof, "calls_over_max_size") > 0 || r->rotated_over_max ||
 		     sb_health_value(&r->coll.prof, "lost_timed_samples") > 0 ||
 		     sb_health_value(&r->coll.prof, "fast_memories_refused") > 0 ||
+		     sb_health_value(&r->coll.prof, "unseen_children_events") > 0 ||
 		     sb_health_value(&r->coll.prof, "source_attach_failures") > 0;
 	recorder_close(r);
 	/* The client reaps its command and weighs its status against ours. */

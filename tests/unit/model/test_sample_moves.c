@@ -80,6 +80,33 @@ static void test_counts_follow_their_samples(void **state)
 	free(s.samples);
 }
 
+/*
+ * Rows the kernel kept apart can read as one here (two region paths it had
+ * not named are both -1): a move takes its count from either, and none is
+ * refused while the two together have counts left.
+ */
+static void test_twin_rows_give_their_counts_together(void **state)
+{
+	static const struct sb_sample in[] = {
+		AGG(SB_SAMPLE_CPU, 1, -1, 6, 1, 0),
+		AGG(SB_SAMPLE_CPU, 0, 2, 7, 4, 0),
+		AGG(SB_SAMPLE_CPU, 1, -1, 6, 2, 0),
+	};
+	static const struct sb_sample_move m[] = {
+		MOVE(1, 6, -1, 5), MOVE(1, 6, -1, 5), MOVE(1, 6, -1, 5),
+	};
+	struct sb_samples s = { .samples = dup_rows(in, 3), .n_samples = 3 };
+	uint64_t refused = 0;
+
+	(void)state;
+	assert_int_equal(sb_samples_move_cpu(&s, m, 3, &refused), 0);
+	assert_int_equal(refused, 0);
+	assert_null(find(&s, SB_SAMPLE_CPU, 1, -1, 6));
+	assert_int_equal(find(&s, SB_SAMPLE_CPU, 1, 5, 6)->count, 3);
+	assert_int_equal(cpu_total(&s), 7);
+	free(s.samples);
+}
+
 /* A move its aggregate has no count for (a hostile or broken timeline) is refused, not made. */
 static void test_a_move_without_a_count_is_refused(void **state)
 {
@@ -103,6 +130,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_follow_their_samples),
+		cmocka_unit_test(test_twin_rows_give_their_counts_together),
 		cmocka_unit_test(test_a_move_without_a_count_is_refused),
 	};
 

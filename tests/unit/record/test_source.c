@@ -256,7 +256,7 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 		"depth_overflow_calls", "unmatched_region_ends", "invalid_sites",
 		"sites_named_by_recorder", "unresolved_sites", "site_descriptions_unsent",
 		"offcpu_intervals_lost", "forks_seen_late", "exits_seen_late",
-		"probes_not_attached", "probe_attach_failure", "threads_dropped", "calls_open_at_start", "calls_over_max_size", "lost_samples",
+		"unseen_children_events", "probes_not_attached", "probe_attach_failure", "threads_dropped", "calls_open_at_start", "calls_over_max_size", "lost_samples",
 		"lost_stacks", "source_attach_failures", "source_attach_failure" };
 	/*
 	 * Site descriptions and off-CPU intervals are no calls: not in lost_events;
@@ -264,7 +264,7 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	 * Its parts say which transport lost the calls (the collector's drops are neither).
 	 */
 	static const int64_t want[] = { 1 + 2 + 7 + 3 + 13, 1 + 2, 13, 5 + 4, 3, 4, 6, 0, 0,
-					10, 11, 14, 15, 0, 0, 7, 0, 12, 8, 9, 2 };
+					10, 11, 14, 15, 16, 0, 0, 7, 0, 12, 8, 9, 2 };
 	const struct sb_source_ops *table[] = { &sb_regions_source, &sb_stacks_source };
 	uint64_t *n = fx.env.counters;
 	size_t i, len;
@@ -284,6 +284,7 @@ static void test_regions_and_stacks_name_the_kernel_counters(void **state)
 	n[SB_CNT_OFFCPU_LOST] = 11;
 	n[SB_CNT_FORKS_LATE] = 14;
 	n[SB_CNT_EXITS_LATE] = 15;
+	n[SB_CNT_UNSEEN] = 16;
 	fx.env.open_at_end = 4;
 	fx.c.dropped_calls = 3;
 	fx.c.over_max_size = 12;

@@ -167,6 +167,7 @@ static int regions_losses(void *state, struct sb_source_env *env)
 	ret |= sb_profile_set_int(p, "offcpu_intervals_lost", (int64_t)n[SB_CNT_OFFCPU_LOST]);
 	ret |= sb_profile_set_int(p, "forks_seen_late", (int64_t)n[SB_CNT_FORKS_LATE]);
 	ret |= sb_profile_set_int(p, "exits_seen_late", (int64_t)n[SB_CNT_EXITS_LATE]);
+	ret |= sb_profile_set_int(p, "unseen_children_events", (int64_t)n[SB_CNT_UNSEEN]);
 	ret |= sb_profile_set_int(p, "probes_not_attached", rg->attach.failed_files);
 	ret |= sb_profile_set_str(p, "probe_attach_failure", rg->attach.failure);
 	ret |= sb_profile_set_int(p, "threads_dropped",
