@@ -6,8 +6,8 @@
  * that makes the program wait shows as a gap as long as the wait. Prints
  * "ready" once the threads run. With PROCESSES, that many forked children
  * each run THREADS threads, and "calls N" is the sum over them all. With
- * IDLE_SECONDS, one call of "warmup" first, then that long idle: a flood
- * that begins while the recorder sleeps.
+ * IDLE_SECONDS, one call of "warmup" first, "warm" printed, then that long
+ * idle: a flood that begins while the recorder sleeps.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -135,6 +135,8 @@ int main(int argc, char **argv)
 		SCOPE_BPF_REGION("warmup") {
 			__asm__ __volatile__("" ::: "memory");
 		}
+		printf("warm\n");
+		fflush(stdout);
 		nanosleep(&pause, NULL);
 	}
 	total = procs ? run_processes(procs, threads, &gap) : run_threads(threads, &gap, 1);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,20 +253,27 @@ static void pass_signal(struct client *c, bool *forwarded)
 static int wait_result(struct client *c)
 {
 	static struct sb_bpfd_msg m;
-	struct pollfd p = { .fd = c->sock, .events = POLLIN };
+	/* A request that lands just before the poll makes the stop eventfd readable. */
+	struct pollfd p[2] = { { .fd = c->sock, .events = POLLIN },
+			       { .fd = sb_stop_signal_fd(), .events = POLLIN } };
 	struct sb_error err = { { 0 } };
 	int fds[SB_BPFD_MAX_FDS], n_fds, n;
 	bool forwarded = false;
+	uint64_t requests;
 
 	for (;;) {
 		if (sb_stop_signal)
 			pass_signal(c, &forwarded);
-		if (poll(&p, 1, -1) < 0) {
+		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			record_say("scope-bpfd: poll: %s", strerror(errno));
 			return 1;
 		}
+		if (p[1].revents && read(p[1].fd, &requests, sizeof(requests)) < 0)
+			requests = 0;
+		if (!p[0].revents)
+			continue;
 		n = sb_bpfd_recv(c->sock, &m, fds, &n_fds);
 		sb_bpfd_close_fds(fds, n_fds);
 		if (n == -EINTR)

@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,12 @@
 #include "region.h"
 #include "region.skel.h"
 
+/*
+ * How often a stalled recorder is looked for: a process held past
+ * SB_STOP_TIMEOUT_NS goes at most this much later. Where the recorder's end
+ * cannot be waited for (no pidfd), it is looked for as often.
+ */
+#define STALL_CHECK_MS 500
 #define POLL_MS 100
 #define FDS_PER_MSG 200		/* under the kernel's SCM_MAX_FD (253) */
 #define MAX_ADOPTED 65536
@@ -254,6 +261,32 @@ static bool recorder_stalled(const struct watch *w)
 	return (int64_t)(mono_ns() - hb) > (int64_t)SB_HEARTBEAT_STALE_NS;
 }
 
+/*
+ * Until the recorder has ended: its pidfd is readable, or we are reparented
+ * (without pidfds). Either happens only after its files, links included,
+ * are closed. The messages it sends are taken as they come.
+ */
+static void watch_recorder(const struct watch *w, struct adopted *adopted, struct pollfd *sock)
+{
+	struct pollfd p[2] = { *sock, { .fd = (int)syscall(SYS_pidfd_open, w->recorder, 0),
+					.events = POLLIN } };
+	int n;
+
+	while (getppid() == w->recorder) {
+		/* No descriptor left to wait on: poll sleeps its timeout. */
+		n = poll(p, 2, p[1].fd >= 0 ? STALL_CHECK_MS : POLL_MS);
+		if (n > 0 && p[0].revents && !receive(w->sock, adopted, 0))
+			p[0].fd = -1;
+		if (n > 0 && p[1].revents)
+			break;
+		if (recorder_stalled(w))
+			sb_stops_release(w->stops_fd, SB_STOP_TIMEOUT_NS);
+	}
+	if (p[1].fd >= 0)
+		close(p[1].fd);
+	*sock = p[0];
+}
+
 static void guardian_main(const struct watch *w)
 {
 	static struct adopted adopted;
@@ -262,15 +295,7 @@ static void guardian_main(const struct watch *w)
 	size_t i;
 
 	guardian_detach();
-	/* Reparenting happens after the recorder's files, links included, are closed. */
-	while (getppid() == w->recorder) {
-		if (pfd.fd >= 0 && poll(&pfd, 1, POLL_MS) > 0 && !receive(w->sock, &adopted, 0))
-			pfd.fd = -1;
-		if (pfd.fd < 0)
-			sleep_ms(POLL_MS);
-		if (recorder_stalled(w))
-			sb_stops_release(w->stops_fd, SB_STOP_TIMEOUT_NS);
-	}
+	watch_recorder(w, &adopted, &pfd);
 	/* What the recorder sent just before it ended (MSG_DONE last) is still queued. */
 	while (pfd.fd >= 0 && receive(w->sock, &adopted, MSG_DONTWAIT))
 		;

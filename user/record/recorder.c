@@ -32,6 +32,7 @@
 #include "record/kernel/access.h"
 #include "record/kernel/load.h"
 #include "record/launch.h"
+#include "record/loop_wait.h"
 #include "record/outpath.h"
 #include "record/recorder.h"
 #include "record/transport/kernel_ring.h"
@@ -51,7 +52,12 @@
 #include "util/text_format.h"
 
 #define SPILL_BUDGET (24u << 20)
-/* The fast path's records are nested each turn: often enough that few wait (sources/fast.c). */
+/*
+ * The loop sleeps this long at most while nothing wakes it (loop_wait.h):
+ * records batched in the kernel's ring wait that long, and the heartbeat is a
+ * lease for that long. Where the target's exit cannot wake it, POLL_MS.
+ */
+#define IDLE_WAIT_NS 1000000000LL
 #define POLL_MS 20
 #define STATUS_NS 1000000000LL		/* status line rewritten in place */
 #define STATUS_SHARED_NS 10000000000LL	/* status as whole lines, beside the target's output */
@@ -83,6 +89,7 @@ struct recorder {
 	struct record_opts o;
 	struct ring_buffer *rb;
 	struct sb_ring_reader ring;	/* reads rb up to a point */
+	struct sb_loop_wait wait;	/* the recording loop's sleep */
 	uint64_t records_read;	/* from the ring: a heartbeat every HEARTBEAT_EVERY */
 	int64_t read_until_ns;	/* this read of the ring yields then (READ_BUDGET_NS) */
 	struct sb_collector coll;
@@ -773,28 +780,77 @@ static void watch_held_record(struct recorder *r, int64_t now)
 		nanosleep(&pause, NULL);
 }
 
+/*
+ * How long the loop may sleep: until the next thing due (the status line,
+ * -d, a --rotate interval), at most IDLE_WAIT_NS while nothing wakes it; not
+ * at all while a source has work left. Short when the target's exit could
+ * not be watched (no pidfd): then only a look at it sees it end; under
+ * --rotate-size, whose files pass the size by what one turn reads at most;
+ * and while off-CPU intervals of fast-path threads come fast (sources/fast.c, FLOW_RATE).
+ */
+static int64_t loop_sleep_ns(const struct recorder *r, int64_t now, int64_t deadline,
+			     int64_t status_due)
+{
+	int64_t ns = IDLE_WAIT_NS;
+
+	if (r->env.busy)
+		return 0;
+	if (r->wait.epfd < 0 || !r->wait.sees_exit || r->rot.max_calls || r->env.flowing)
+		ns = POLL_MS * 1000000LL;
+	if (deadline && deadline - now < ns)
+		ns = deadline - now;
+	if (status_due - now < ns)
+		ns = status_due - now;
+	if (r->rot.interval_ns > 0 && r->rot.start_ns + r->rot.interval_ns - now < ns)
+		ns = r->rot.start_ns + r->rot.interval_ns - now;
+	return ns > 0 ? ns : 0;
+}
+
+/*
+ * What ends the loop's sleeps: the kernel's ring, and the target's exit
+ * (a launched command's pidfd, -p's, or scope-bpfd's; -a hears of exits in
+ * the ring). Returns the pidfd opened here for a launched command, or -1.
+ */
+static int watch_for_the_loop(struct recorder *r)
+{
+	int fd = -1;
+
+	if (sb_loop_wait_watch(&r->wait, bpf_map__fd(r->env.skel->maps.events)))
+		return -1;
+	if (r->o.all) {
+		r->wait.sees_exit = true;
+	} else if (r->o.cmd && !launched_by_client(r)) {
+		fd = (int)syscall(SYS_pidfd_open, r->child.pid, 0);
+		if (!sb_loop_wait_exit(&r->wait, fd) && fd >= 0) {
+			close(fd);
+			fd = -1;
+		}
+	} else {
+		sb_loop_wait_exit(&r->wait, r->root_pidfd);
+	}
+	return fd;
+}
+
 static void record_loop(struct recorder *r)
 {
 	int64_t deadline = r->o.duration > 0 ? r->start_ns + (int64_t)(r->o.duration * 1e9) : 0;
-	int64_t last_t = r->start_ns, now, every;
+	int64_t last_t = r->start_ns, now, every, sleep_ns;
 	bool live = !r->o.quiet && isatty(STDERR_FILENO);
 	uint64_t last_calls = 0;
-	int forwarded = 0;
+	int forwarded = 0, child_fd;
 	bool done;
 
 	r->shared_tty = live && target_shares_tty(r);
 	every = r->shared_tty ? STATUS_SHARED_NS : STATUS_NS;
+	child_fd = watch_for_the_loop(r);
 
 	for (;;) {
 		r->read_until_ns = now_ns() + READ_BUDGET_NS;
-		ring_buffer__poll(r->rb, r->env.busy ? 0 : POLL_MS);
 		/* Records submitted without a wake-up are only seen by consuming. */
 		ring_buffer__consume(r->rb);
 		note_failure(r, sb_sources_tick(&r->sources));
 		now = now_ns();
 		watch_held_record(r, now);
-		/* We answer stops: see SB_HEARTBEAT_STALE_NS. */
-		sb_guardian_heartbeat(r->env.skel);
 		if (live && now - last_t >= every)
 			status_line(r, now, &last_calls, &last_t);
 		done = r->failed || root_done(r) || handle_signal(r, &forwarded) ||
@@ -808,7 +864,13 @@ static void record_loop(struct recorder *r)
 			note_failure(r, rotate_file(r, now));
 		if (done)
 			break;
+		sleep_ns = loop_sleep_ns(r, now, deadline, live ? last_t + every : INT64_MAX);
+		/* We answer stops while asleep too: the ring wakes us. See SB_HEARTBEAT_STALE_NS. */
+		sb_guardian_busy(r->env.skel, (uint64_t)sleep_ns);
+		sb_loop_wait(&r->wait, sleep_ns);
 	}
+	if (child_fd >= 0)
+		close(child_fd);
 	if (live && !r->shared_tty)
 		fprintf(stderr, "\r\033[K");
 }
@@ -1430,7 +1492,10 @@ int sb_record(const struct record_opts *o)
 	r.guardian.sock = -1;
 	r.root_pidfd = -1;
 	r.to_stdout.out_fd = -1;
-	r.env = (struct sb_source_env){ .opts = &r.o, .coll = &r.coll, .guardian = &r.guardian };
+	r.env = (struct sb_source_env){ .opts = &r.o, .coll = &r.coll, .guardian = &r.guardian,
+					.wake_fd = -1 };
+	r.wait.epfd = -1;
+	r.wait.wake_fd = -1;
 	if (sb_sources_open(&r.sources, sb_source_table, sb_source_table_len, &r.env)) {
 		record_say("cannot set up the data sources: %s", strerror(ENOMEM));
 		return 1;
@@ -1439,6 +1504,10 @@ int sb_record(const struct record_opts *o)
 	sb_kernel_log_init(r.o.verbose);
 	/* From here a stop request is remembered: loading can take a while. */
 	install_signals();
+	/* Before the sources' configure: the fast path's drainer wakes the loop through it. */
+	if (sb_loop_wait_init(&r.wait) && r.o.verbose)
+		record_say("the recording loop cannot sleep until woken: it looks every %d ms", POLL_MS);
+	r.env.wake_fd = r.wait.wake_fd;
 	r.rot = (struct sb_rotation){ .interval_ns = o->rotate_ns, .keep = o->rotate_keep,
 				      .max_calls = o->rotate_size / sizeof(struct sb_spill_rec) };
 	r.out_tmpl = o->output;
@@ -1483,6 +1552,7 @@ int sb_record(const struct record_opts *o)
 	}
 out:
 	recorder_close(&r);
+	sb_loop_wait_free(&r.wait);
 	sb_syswide_free(&r.sys);
 	sb_stops_shared_free(&r.shared);
 	sb_collector_free(&r.coll);

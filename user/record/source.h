@@ -42,6 +42,8 @@ struct sb_source_env {
 	int64_t end_ns;			/* recording ended (CLOCK_MONOTONIC); INT64_MAX before */
 	int fast_unwaking;		/* objects whose fast-path writers never wake the drainer */
 	bool busy;			/* a source has work left: the loop does not wait for records */
+	bool flowing;			/* fast-path threads block often: the loop looks often (fast.c) */
+	int wake_fd;			/* an eventfd: written, it ends the loop's sleep (-1: none) */
 	struct sb_transport_losses fast;	/* the fast path's rings' (sources/fast.c, at detach) */
 	struct sb_ring_reader *ring;	/* the kernel's records, for a source that must read them first */
 	/* Probes a source could not put on a live process or a file: source_attach_failures. */

@@ -11,5 +11,10 @@ extern volatile sig_atomic_t sb_stop_from_terminal;
 
 /* Catch them, without SA_RESTART: a wait or poll under way returns at once. */
 void sb_stop_signals_install(void);
+/*
+ * An eventfd each request makes readable (-1: none could be made), so a loop
+ * that sleeps in epoll hears of one that came just before it went to sleep.
+ */
+int sb_stop_signal_fd(void);
 
 #endif

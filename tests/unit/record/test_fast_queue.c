@@ -204,6 +204,31 @@ static void test_passes_arrive_in_order(void **state)
 	sb_fast_queue_free(&q);
 }
 
+/*
+ * The taker sleeps until records are handed to an empty queue: a push says so
+ * once per take, not at every pass (a flood's passes come every 50 us).
+ */
+static void test_push_to_an_empty_queue_says_so_once(void **state)
+{
+	struct sb_fast_chunk *a, *b, *c, *list;
+	struct sb_fast_queue q;
+	struct sb_fast_mark mark;
+
+	(void)state;
+	assert_int_equal(sb_fast_queue_init(&q, SIZE_MAX), 0);
+	a = sb_fast_queue_chunk(&q);
+	b = sb_fast_queue_chunk(&q);
+	c = sb_fast_queue_chunk(&q);
+	assert_false(sb_fast_queue_push(&q, NULL, 1, 100, true));
+	assert_true(sb_fast_queue_push(&q, a, 2, 200, true));
+	assert_false(sb_fast_queue_push(&q, b, 3, 300, true));
+	list = sb_fast_queue_take(&q, &mark);
+	assert_true(sb_fast_queue_push(&q, c, 4, 400, true));
+	sb_fast_queue_recycle(&q, list);
+	sb_fast_queue_recycle(&q, sb_fast_queue_take(&q, &mark));
+	sb_fast_queue_free(&q);
+}
+
 /* A command forked by the recorder must not share the chunks: each write of ours would fault. */
 static void test_forked_child_does_not_map_the_chunks(void **state)
 {
@@ -235,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_cap_counts_taken_chunks),
 		cmocka_unit_test(test_no_growth_while_memory_is_short),
 		cmocka_unit_test(test_passes_arrive_in_order),
+		cmocka_unit_test(test_push_to_an_empty_queue_says_so_once),
 		cmocka_unit_test(test_forked_child_does_not_map_the_chunks),
 	};
 

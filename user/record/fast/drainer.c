@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "record/fast/drainer.h"
 #include "record/fast/shm.h"
@@ -36,11 +37,17 @@
 #define STALE_NS 250000
 #define WARM_CHECK_NS 2000000	/* how often the spares are looked at, once warm */
 /*
- * How long the drainer, its standby and the warming thread sleep while no
- * ring fills, when every writer wakes them as its ring passes half full
- * (fast_wake): what is written meanwhile waits in the rings, a few ms late.
+ * When every writer wakes them as its ring passes half full (fast_wake), the
+ * drainer and its standby sleep until one does while no ring would fill an
+ * eighth more within this: the recorder's loop, which looks at least this
+ * often, then takes what the rings hold itself (sb_fast_drainer_catch_up),
+ * and an idle recording wakes neither thread. Till then the standby looks
+ * every QUIET_WAIT_NS: a wake-up it slept through while the drainer was just
+ * stalled (a pass had begun) comes again only once a pass has moved the tail.
  */
-#define IDLE_WAIT_NS 50000000LL
+#define IDLE_WAIT_NS 1000000000LL
+#define QUIET_WAIT_NS 50000000LL
+#define UNTIL_WOKEN (-1)
 /* A pass after sleeping sees the fullest ring; the next comes before it is an eighth fuller. */
 #define FILL_PART 8
 /*
@@ -110,13 +117,12 @@ static void hurry(bool *hurried, bool urgent)
  * only drains more slowly.
  */
 /*
- * While passes copy records, every WARM_CHECK_NS; else until one does (the
- * pass signals), at most IDLE_WAIT_NS: an idle recording wakes this thread
- * twenty times a second, not five hundred.
+ * While passes copy records, every WARM_CHECK_NS; else until a pass leaves
+ * the spares short (it signals): an idle recording never wakes this thread.
  */
 static void warm_sleep(struct sb_fast_drainer *d, uint64_t *seen)
 {
-	struct timespec idle = { 0, WARM_CHECK_NS }, until;
+	struct timespec idle = { 0, WARM_CHECK_NS };
 	uint64_t copied = __atomic_load_n(&d->copied, __ATOMIC_RELAXED);
 
 	if (copied != *seen) {
@@ -124,24 +130,20 @@ static void warm_sleep(struct sb_fast_drainer *d, uint64_t *seen)
 		nanosleep(&idle, NULL);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += IDLE_WAIT_NS;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&d->warm_lock);
 	__atomic_store_n(&d->warm_idle, true, __ATOMIC_RELAXED);
 	while (__atomic_load_n(&d->warm_idle, __ATOMIC_RELAXED) &&
-	       !__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) &&
-	       pthread_cond_timedwait(&d->warm_cond, &d->warm_lock, &until) != ETIMEDOUT)
-		;
+	       !__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&d->warm_cond, &d->warm_lock);
 	__atomic_store_n(&d->warm_idle, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&d->warm_lock);
 }
 
-/* A pass copied records: the warming thread, asleep since none did, looks again. */
+/* A pass copied records: the warming thread, asleep since, looks again if they used its spares. */
 static void warm_up(struct sb_fast_drainer *d)
 {
-	if (!__atomic_load_n(&d->warm_idle, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&d->warm_idle, __ATOMIC_RELAXED) ||
+	    !sb_fast_queue_short(&d->queue, __atomic_load_n(&d->warm_now, __ATOMIC_RELAXED)))
 		return;
 	pthread_mutex_lock(&d->warm_lock);
 	__atomic_store_n(&d->warm_idle, false, __ATOMIC_RELAXED);
@@ -161,7 +163,7 @@ static void *warm(void *arg)
 		t = now_ns();
 		burst = ready && sb_fast_queue_short(&d->queue, d->warm_now / 2);
 		if (burst)
-			d->warm_now = d->warm_bytes;
+			__atomic_store_n(&d->warm_now, d->warm_bytes, __ATOMIC_RELAXED);
 		if (t - checked >= MEMORY_CHECK_NS && sb_fast_queue_short(&d->queue, d->warm_now)) {
 			sb_fast_queue_may_grow(&d->queue, memory_to_spare(d));
 			checked = t;
@@ -187,18 +189,12 @@ static void start_warming(struct sb_fast_drainer *d)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* The warming thread's idle sleep times out by the monotonic clock, as everything here. */
+/* The warming thread's idle sleep. */
 static int init_warm_wait(struct sb_fast_drainer *d)
 {
-	pthread_condattr_t a;
 	int ret;
 
-	ret = pthread_condattr_init(&a);
-	if (!ret)
-		ret = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	if (!ret)
-		ret = pthread_cond_init(&d->warm_cond, &a);
-	pthread_condattr_destroy(&a);
+	ret = pthread_cond_init(&d->warm_cond, NULL);
 	if (!ret) {
 		ret = pthread_mutex_init(&d->warm_lock, NULL);
 		if (ret)
@@ -221,6 +217,7 @@ int sb_fast_drainer_init(struct sb_fast_drainer *d, size_t max_bytes, size_t war
 	d->fill_ns = INT64_MAX;
 	d->unwaking = NULL;
 	d->stood_in = 0;
+	d->notify_fd = -1;
 	d->warming = false;
 	d->warm_idle = false;
 	d->copied = 0;
@@ -311,12 +308,25 @@ static int64_t fill_time(uint64_t most, int64_t since)
 			 most);
 }
 
-/* One pass over every memory; the caller holds d->lock. */
-static long pass_locked(struct sb_fast_drainer *d)
+/* Records handed over to an empty queue: the recorder's loop, which may sleep, takes them. */
+static void notify(struct sb_fast_drainer *d)
+{
+	uint64_t one = 1;
+
+	if (d->notify_fd >= 0 && write(d->notify_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/*
+ * One pass over every memory; the caller holds d->lock. wake: tell the
+ * recorder's loop when it hands records to an empty queue (the drainer's
+ * threads do; the loop's own passes need not).
+ */
+static long pass_locked(struct sb_fast_drainer *d, bool wake)
 {
 	struct copy_ctx c = { .d = d };
 	uint64_t pass;
-	int64_t begun, since;
+	int64_t begun, since, fill, prev;
 	long total = 0, n;
 	size_t i;
 
@@ -335,11 +345,22 @@ static long pass_locked(struct sb_fast_drainer *d)
 			total += n;
 	}
 	/* Handed over while the lock is held: passes reach the queue in order. */
-	sb_fast_queue_push(&d->queue, c.first, pass, begun, !c.left_some);
-	/* At the rate since the pass before, a ring fills within FILL_WATCH_NS. */
-	__atomic_store_n(&d->filling, since > 0 && c.most * FILL_WATCH_NS >
-			 (uint64_t)SCOPE_BPF_IMPL_FAST_RING * (uint64_t)since, __ATOMIC_RELAXED);
-	__atomic_store_n(&d->fill_ns, fill_time(c.most, since), __ATOMIC_RELAXED);
+	if (sb_fast_queue_push(&d->queue, c.first, pass, begun, !c.left_some) && wake)
+		notify(d);
+	fill = fill_time(c.most, since);
+	/*
+	 * A pass that found little says little of the rate when it came right
+	 * after another (the standby's and the drainer's) or while the writer
+	 * was off its CPU: the estimate at most doubles a pass, so a flood is
+	 * not taken for quiet at once, and a quiet recording is one a few
+	 * seconds later.
+	 */
+	prev = __atomic_load_n(&d->fill_ns, __ATOMIC_RELAXED);
+	if (prev < INT64_MAX / 2 && fill > 2 * prev)
+		fill = 2 * prev;
+	__atomic_store_n(&d->fill_ns, fill, __ATOMIC_RELAXED);
+	/* At that rate, a ring fills within FILL_WATCH_NS. */
+	__atomic_store_n(&d->filling, fill < (int64_t)(FILL_WATCH_NS / FILL_PART), __ATOMIC_RELAXED);
 	if (total > 0) {
 		__atomic_fetch_add(&d->copied, (uint64_t)total, __ATOMIC_RELAXED);
 		warm_up(d);
@@ -347,7 +368,7 @@ static long pass_locked(struct sb_fast_drainer *d)
 	return total;
 }
 
-long sb_fast_drainer_pass(struct sb_fast_drainer *d)
+static long pass(struct sb_fast_drainer *d, bool wake)
 {
 	long total;
 
@@ -355,7 +376,25 @@ long sb_fast_drainer_pass(struct sb_fast_drainer *d)
 	if (__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
 		sb_fast_queue_may_grow(&d->queue, memory_to_spare(d));
 	pthread_mutex_lock(&d->lock);
-	total = pass_locked(d);
+	total = pass_locked(d, wake);
+	pthread_mutex_unlock(&d->lock);
+	return total;
+}
+
+long sb_fast_drainer_pass(struct sb_fast_drainer *d)
+{
+	return pass(d, false);
+}
+
+long sb_fast_drainer_catch_up(struct sb_fast_drainer *d, int64_t stale_ns)
+{
+	long total;
+
+	/* A pass under way (the lock held) hands its records over itself. */
+	if (now_ns() - __atomic_load_n(&d->last_begun, __ATOMIC_RELAXED) < stale_ns ||
+	    pthread_mutex_trylock(&d->lock))
+		return 0;
+	total = pass_locked(d, false);
 	pthread_mutex_unlock(&d->lock);
 	return total;
 }
@@ -385,8 +424,9 @@ static bool writers_wake(struct sb_fast_drainer *d, const struct sb_fast_wake *w
 
 /*
  * Until the next pass: as before when a writer cannot wake us; else until the
- * fullest ring is an eighth fuller at the rate of the latest pass, a writer
- * wakes us (the next pass then comes soon), or IDLE_WAIT_NS.
+ * fullest ring is an eighth fuller at the rate of the latest pass, or, where
+ * that is past IDLE_WAIT_NS, until a writer wakes us (the next pass then
+ * comes soon) or the recorder pokes (a new memory).
  */
 static int64_t drain_wait(struct sb_fast_drainer *d, long copied, bool woken)
 {
@@ -396,7 +436,7 @@ static int64_t drain_wait(struct sb_fast_drainer *d, long copied, bool woken)
 		return copied > 0 ? BUSY_SLEEP_NS : IDLE_SLEEP_NS;
 	if (woken || fill < BUSY_SLEEP_NS)
 		return BUSY_SLEEP_NS;
-	return fill < IDLE_WAIT_NS ? fill : IDLE_WAIT_NS;
+	return fill < IDLE_WAIT_NS ? fill : UNTIL_WOKEN;
 }
 
 static void *drain_loop(void *arg)
@@ -408,7 +448,7 @@ static void *drain_loop(void *arg)
 	pthread_setname_np(pthread_self(), "sb-drain");
 	run_first();
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
-		copied = sb_fast_drainer_pass(d);
+		copied = pass(d, true);
 		__atomic_store_n(&d->drain_cpu, sched_getcpu(), __ATOMIC_RELAXED);
 		woken = sb_fast_wake_wait(&d->wake_drainer, drain_wait(d, copied, woken));
 	}
@@ -436,15 +476,16 @@ static bool stand_apart(struct sb_fast_drainer *d, const cpu_set_t *allowed, int
 	return true;
 }
 
-/* A pass if the drainer has made none for STALE_NS and holds no pass now. */
-static void stand_in(struct sb_fast_drainer *d)
+/* A pass if the drainer has made none for STALE_NS and holds no pass now: true when made. */
+static bool stand_in(struct sb_fast_drainer *d)
 {
 	if (now_ns() - __atomic_load_n(&d->last_begun, __ATOMIC_RELAXED) < STALE_NS ||
 	    pthread_mutex_trylock(&d->lock))
-		return;
-	pass_locked(d);
+		return false;
+	pass_locked(d, true);
 	d->stood_in++;
 	pthread_mutex_unlock(&d->lock);
+	return true;
 }
 
 /*
@@ -454,12 +495,20 @@ static void stand_in(struct sb_fast_drainer *d)
  * for about 35 ms of every 100 while they are busy and gives them back up to
  * 10 ms apart, and a writer whose CPU came back first filled its ring (1.5
  * ms of a flood) while the drainer's timer waited on the other.
+ *
+ * A writer wakes it once, as its ring passes half full; from then it looks
+ * as often as in a flood until a pass has begun since, the drainer's or its
+ * own. Else a wake that came while the drainer's last pass was recent, the
+ * drainer stalled just after, left it asleep until woken again, which a full
+ * ring never does (7.3 under emulation, whose slow writers put the fill
+ * estimate past IDLE_WAIT_NS: no pass of its own, a quarter of the records
+ * dropped).
  */
 static void *standby_loop(void *arg)
 {
 	struct sb_fast_drainer *d = arg;
+	int64_t wait, woken_at = -1;
 	int avoided = -2;
-	int64_t wait;
 	cpu_set_t allowed;
 
 	pthread_setname_np(pthread_self(), "sb-standby");
@@ -467,12 +516,19 @@ static void *standby_loop(void *arg)
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return NULL;
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE) && stand_apart(d, &allowed, &avoided)) {
-		stand_in(d);
-		if (__atomic_load_n(&d->filling, __ATOMIC_RELAXED))
+		if (stand_in(d) || __atomic_load_n(&d->last_begun, __ATOMIC_RELAXED) > woken_at)
+			woken_at = -1;
+		/* Once idle, only a writer wakes it (as it wakes the drainer): the flood it stands by for. */
+		if (woken_at >= 0 || __atomic_load_n(&d->filling, __ATOMIC_RELAXED))
 			wait = STANDBY_BUSY_NS;
+		else if (!writers_wake(d, &d->wake_standby))
+			wait = STANDBY_IDLE_NS;
+		else if (__atomic_load_n(&d->fill_ns, __ATOMIC_RELAXED) < IDLE_WAIT_NS)
+			wait = QUIET_WAIT_NS;
 		else
-			wait = writers_wake(d, &d->wake_standby) ? IDLE_WAIT_NS : STANDBY_IDLE_NS;
-		sb_fast_wake_wait(&d->wake_standby, wait);
+			wait = UNTIL_WOKEN;
+		if (sb_fast_wake_wait(&d->wake_standby, wait) && woken_at < 0)
+			woken_at = now_ns();
 	}
 	return NULL;
 }
@@ -525,6 +581,9 @@ int sb_fast_drainer_add(struct sb_fast_drainer *d, struct sb_fast_mem *mem, void
 	pthread_mutex_unlock(&d->lock);
 	if (!m)
 		return -ENOMEM;
+	/* Its writers may never wake them (an older header): they look whether to sleep less. */
+	sb_fast_wake_poke(&d->wake_drainer);
+	sb_fast_wake_poke(&d->wake_standby);
 	return d->running || d->stop ? 0 : start_thread(d);
 }
 

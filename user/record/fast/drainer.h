@@ -36,6 +36,7 @@ struct sb_fast_drainer {
 	struct sb_fast_wake wake_standby;	/* the standby's */
 	const int *unwaking;	/* objects whose writers never wake us (older headers) */
 	uint64_t stood_in;	/* passes the standby made */
+	int notify_fd;		/* an eventfd the recorder's loop sleeps on (-1: none) */
 	pthread_t warmer;	/* keeps warm_bytes of the queue's spares faulted in */
 	bool warming;
 	pthread_mutex_t warm_lock;	/* with warm_cond: the warming thread's idle sleep */
@@ -43,7 +44,7 @@ struct sb_fast_drainer {
 	bool warm_idle;		/* it sleeps until a pass copies records */
 	uint64_t copied;	/* records copied by every pass so far */
 	size_t warm_bytes;	/* once a burst used half of warm_now */
-	size_t warm_now;	/* less before that; the warming thread's own */
+	size_t warm_now;	/* less before that; the warming thread sets it */
 	uint64_t reserve_bytes;	/* the queue grows only while more memory than this is available */
 	pthread_mutex_t lock;	/* the list of memories, and one pass at a time */
 	struct sb_fast_drained *mems;
@@ -79,6 +80,12 @@ void sb_fast_drainer_remove(struct sb_fast_drainer *d, struct sb_fast_mem *mem);
  * the queue's budget still, and the memory the machine can spare). Records copied.
  */
 long sb_fast_drainer_pass(struct sb_fast_drainer *d);
+/*
+ * A pass from the caller's thread (the recorder's loop, at each turn) unless
+ * one began within stale_ns or one is under way: the drainer sleeps until a
+ * ring fills, and what fills none waits for these. Records copied.
+ */
+long sb_fast_drainer_catch_up(struct sb_fast_drainer *d, int64_t stale_ns);
 /* The recording began: drops counted so far are not its (sb_fast_mem_begin). */
 void sb_fast_drainer_begin(struct sb_fast_drainer *d);
 /* The recording ended: passes take no record written from now on (sb_fast_mem_end). */

@@ -204,17 +204,19 @@ struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q)
 	return c;
 }
 
-void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
+bool sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
 			int64_t begun_ns, bool complete)
 {
 	struct sb_fast_chunk *last = list;
 	size_t n = list ? 1 : 0;
+	bool first;
 
 	while (last && last->next) {
 		last = last->next;
 		n++;
 	}
 	pthread_mutex_lock(&q->lock);
+	first = list && !q->head;
 	if (list) {
 		if (q->tail)
 			q->tail->next = list;
@@ -227,6 +229,7 @@ void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uin
 	if (complete)
 		q->mark.complete_ns = begun_ns;
 	pthread_mutex_unlock(&q->lock);
+	return first;
 }
 
 uint64_t sb_fast_queue_bytes(struct sb_fast_queue *q)

@@ -85,9 +85,11 @@ void sb_fast_queue_may_grow(struct sb_fast_queue *q, bool may);
 struct sb_fast_chunk *sb_fast_queue_chunk(struct sb_fast_queue *q);
 /*
  * End of a pass: hand over the chunks filled during it (a list, may be NULL);
- * begun_ns: when it began; complete: it left no record in the rings.
+ * begun_ns: when it began; complete: it left no record in the rings. true
+ * when the queue was empty and now holds records: a taker that sleeps is to be
+ * woken (once per take, however many passes follow).
  */
-void sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
+bool sb_fast_queue_push(struct sb_fast_queue *q, struct sb_fast_chunk *list, uint64_t pass,
 			int64_t begun_ns, bool complete);
 /*
  * Bytes of the slabs made so far: the queue's memory at its largest, as

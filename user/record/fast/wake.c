@@ -12,6 +12,8 @@
 
 #define WAKE_TAG 1
 #define STOP_TAG 2
+#define POKE_TAG 3
+#define NO_WAKE_NS 1000000	/* what a sleep until woken is where nothing can wake it */
 
 static int discard(void *ctx, void *data, size_t size)
 {
@@ -33,6 +35,7 @@ int sb_fast_wake_init(struct sb_fast_wake *w, int ring_fd)
 	int ret;
 
 	w->epfd = -1;
+	w->poke_fd = -1;
 	w->rb = NULL;
 	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->stop_fd < 0)
@@ -41,7 +44,8 @@ int sb_fast_wake_init(struct sb_fast_wake *w, int ring_fd)
 		return 0;
 	w->rb = ring_buffer__new(ring_fd, discard, NULL, NULL);
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!w->rb || w->epfd < 0) {
+	w->poke_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!w->rb || w->epfd < 0 || w->poke_fd < 0) {
 		ret = -errno;
 		goto fail;
 	}
@@ -49,13 +53,18 @@ int sb_fast_wake_init(struct sb_fast_wake *w, int ring_fd)
 	if (!ret)
 		ret = watch(w->epfd, w->stop_fd, STOP_TAG);
 	if (!ret)
+		ret = watch(w->epfd, w->poke_fd, POKE_TAG);
+	if (!ret)
 		return 0;
 fail:
 	/* Plain sleeps still: stop_fd stays. */
 	if (w->epfd >= 0)
 		close(w->epfd);
+	if (w->poke_fd >= 0)
+		close(w->poke_fd);
 	ring_buffer__free(w->rb);
 	w->epfd = -1;
+	w->poke_fd = -1;
 	w->rb = NULL;
 	return ret;
 }
@@ -74,21 +83,38 @@ static void plain_sleep(int64_t ns)
 
 bool sb_fast_wake_wait(struct sb_fast_wake *w, int64_t ns)
 {
-	struct epoll_event ev[2];
+	struct epoll_event ev[3];
 	bool woken = false;
+	uint64_t pokes;
 	int n, i;
 
+	if (w->epfd < 0) {
+		plain_sleep(ns < 0 ? NO_WAKE_NS : ns);
+		return false;
+	}
 	/* Below a millisecond (epoll's unit) a plain sleep: the caller looks that often anyway. */
-	if (w->epfd < 0 || ns < 1000000) {
+	if (ns >= 0 && ns < 1000000) {
 		plain_sleep(ns);
 		return false;
 	}
-	n = epoll_wait(w->epfd, ev, 2, (int)(ns / 1000000));
-	for (i = 0; i < n; i++)
-		woken |= ev[i].data.u64 == WAKE_TAG;
-	if (woken)
-		ring_buffer__consume(w->rb);
+	n = epoll_wait(w->epfd, ev, 3, ns < 0 ? -1 : (int)(ns / 1000000));
+	for (i = 0; i < n; i++) {
+		if (ev[i].data.u64 == WAKE_TAG)
+			ring_buffer__consume(w->rb);
+		/* Emptied: a poke ends one wait, not every later one. */
+		if (ev[i].data.u64 == POKE_TAG && read(w->poke_fd, &pokes, sizeof(pokes)) < 0)
+			pokes = 0;
+		woken |= ev[i].data.u64 != STOP_TAG;
+	}
 	return woken;
+}
+
+void sb_fast_wake_poke(struct sb_fast_wake *w)
+{
+	uint64_t one = 1;
+
+	if (w->poke_fd >= 0 && write(w->poke_fd, &one, sizeof(one)) < 0)
+		return;
 }
 
 void sb_fast_wake_stop(struct sb_fast_wake *w)
@@ -105,8 +131,11 @@ void sb_fast_wake_free(struct sb_fast_wake *w)
 		close(w->epfd);
 	if (w->stop_fd >= 0)
 		close(w->stop_fd);
+	if (w->poke_fd >= 0)
+		close(w->poke_fd);
 	ring_buffer__free(w->rb);
 	w->epfd = -1;
 	w->stop_fd = -1;
+	w->poke_fd = -1;
 	w->rb = NULL;
 }

@@ -1,9 +1,10 @@
 /*
- * Sleeping until a writer's ring passes half full, a timeout or stop. The
- * current header's writers fire fast_wake as their ring passes half full
- * (include/scope_bpf/slow.h); its BPF program writes to a ring of its own for each
- * sleeper, whose descriptor wakes it. So the drainer and its standby sleep
- * while nothing is written instead of looking thousands of times a second.
+ * Sleeping until a writer's ring passes half full, the recorder pokes, a
+ * timeout or stop. The current header's writers fire fast_wake as their ring
+ * passes half full (include/scope_bpf/slow.h); its BPF program writes to a ring of
+ * its own for each sleeper, whose descriptor wakes it. So the drainer and its
+ * standby sleep while nothing is written instead of looking thousands of
+ * times a second.
  */
 #ifndef SB_FAST_WAKE_H
 #define SB_FAST_WAKE_H
@@ -16,6 +17,7 @@ struct ring_buffer;
 struct sb_fast_wake {
 	int epfd;		/* the wake ring and stop_fd; -1: plain sleeps */
 	int stop_fd;		/* an eventfd: stop */
+	int poke_fd;		/* an eventfd: look again now (once) */
 	struct ring_buffer *rb;	/* empties the ring: what is in it is never used */
 };
 
@@ -23,8 +25,13 @@ struct sb_fast_wake {
 int sb_fast_wake_init(struct sb_fast_wake *w, int ring_fd);
 /* Whether a writer can end a wait (init had a ring). */
 bool sb_fast_wake_ready(const struct sb_fast_wake *w);
-/* Sleep up to ns: true when a writer woke it, false on a timeout or stop. */
+/*
+ * Sleep up to ns, or (ns < 0, where ready) until woken: true when a writer or
+ * a poke woke it, false on a timeout or stop.
+ */
 bool sb_fast_wake_wait(struct sb_fast_wake *w, int64_t ns);
+/* Ends the current wait, or the next one, once (where ready). */
+void sb_fast_wake_poke(struct sb_fast_wake *w);
 /* Ends the current wait and every later one at once. */
 void sb_fast_wake_stop(struct sb_fast_wake *w);
 void sb_fast_wake_free(struct sb_fast_wake *w);

@@ -40,6 +40,37 @@
 #define TURN_NS 20000000LL
 /* The last read of the kernel's ring gives up at a record held this long (the recorder's too). */
 #define STOP_HELD_NS 1000000000LL
+/*
+ * Taken records are nested once the kernel's ring was read up to where it
+ * was written at the take (their sites' names are in it), over as many turns
+ * as that takes (a fork storm's thousands of adoptions take milliseconds
+ * each), but at most this long; and after HELD_NS when a record reserved and
+ * not yet submitted holds the reader (a preempted vCPU; recorder.c,
+ * RING_STALL_NS): the queue would fill meanwhile.
+ */
+#define NAMES_WAIT_NS 2000000000LL
+#define HELD_NS 50000000LL
+/*
+ * A turn makes a pass itself when the drainer made none for this long: the
+ * drainer sleeps while no ring fills, and the rings' watermark, which kernel
+ * calls and thread events of fast-path threads wait for, moves with passes.
+ */
+#define CATCH_UP_NS 50000000LL
+/*
+ * While the kernel's ring brings off-CPU intervals of fast-path threads at
+ * FLOW_RATE a second or more, and for FLOW_NS after (env->flowing), the loop
+ * looks again within its 20 ms, as before it slept, and takes every
+ * CATCH_UP_NS at most. A slow writer (omp_sleep: a few hundred records a
+ * second, a thread blocking every few ms) never fills half a ring, so
+ * neither drainer thread wakes; taken once a second, its records came after
+ * a second of intervals, past the 256 a thread may have ahead of its records
+ * (SB_FAST_NEST_MAX_GAPS), and a merged interval is charged from its start:
+ * a call got all of its wall time off-CPU, the next less than its OpenMP
+ * children (test_omp). At FLOW_RATE a second's sleep brings a quarter of
+ * that. A thread that seldom blocks (a compute loop) lets the loop sleep.
+ */
+#define FLOW_RATE (SB_FAST_NEST_MAX_GAPS / 4)
+#define FLOW_NS 250000000LL
 
 struct fast_state {
 	struct fast_proc *procs;
@@ -48,6 +79,11 @@ struct fast_state {
 	struct sb_fast_rings rings;		/* its records; what was taken is nested a turn at a time */
 	/* The rings, then the kernel's ring; holds thread and process events of fast-path processes. */
 	struct sb_merge merge;
+	int64_t taken_ns;			/* when the latest take began */
+	uint64_t arrived;			/* their off-CPU intervals read since the take before */
+	int64_t took_ns;			/* the take before */
+	int64_t flow_ns;			/* intervals came at FLOW_RATE, or a memory was adopted */
+	bool names_read;			/* the kernel's ring read past it (or given up) */
 	struct sb_fast_mem_stats closed;	/* of memories already closed, all processes */
 	uint64_t refused;			/* memories that could not be adopted */
 	uint64_t extra;				/* second memories in one image (dlopen'd copies) */
@@ -194,6 +230,7 @@ static int adopt(struct fast_state *f, uint32_t tgid, int fd, uint64_t hdr_addr,
 	ret = sb_fast_drainer_add(&f->drainer, im->mem, im);
 	/* After it: a pass begun from now on reads the new rings. */
 	sb_fast_rings_adopted(&f->rings, mono_ns());
+	f->flow_ns = mono_ns();
 	/* Said once the drainer runs: a test that stalls it looks for its thread then. */
 	if (!ret && f->env->opts->verbose)
 		record_say("process %u: fast-path memory taken (fd %d, %s)", tgid, fd,
@@ -475,6 +512,7 @@ static int intercept(struct fast_state *f, struct sb_source_env *env, const void
 		return 1;
 	case SB_EV_OFFCPU:
 		p = size < sizeof(*off) ? NULL : proc_of(f, off->tgid);
+		f->arrived += p != NULL;
 		return p ? sb_fast_nest_offcpu(p->nest, off->tid, (int64_t)off->start,
 					       (int64_t)off->end) : 0;
 	case SB_EV_CALL:
@@ -538,15 +576,28 @@ static int with_kernel_ring(struct fast_state *f)
 	return sb_merge_add(&f->merge, &f->env->ring->transport);
 }
 
+/* Whether the kernel's records written before the take are read (see NAMES_WAIT_NS). */
+static bool names_read(struct fast_state *f, bool final, int64_t now)
+{
+	struct sb_ring_reader *ring = f->env->ring;
+
+	f->names_read = f->names_read || final || !ring || ring->watermark_ns >= f->taken_ns ||
+			now - f->taken_ns >= NAMES_WAIT_NS ||
+			sb_ring_held_ns(ring, mono_ns()) >= HELD_NS;
+	return f->names_read;
+}
+
 /*
- * Deliver from both transports, the fast path's first: whatever a copied
- * record depends on (its site's name, off-CPU intervals, kernel calls of its
- * thread that ended before it) was submitted to the kernel's ring before the
- * record was written, so the kernel's delivery after it has it. What was
- * taken is nested over as many turns as it needs, TURN_NS at a time (final:
- * all of it). Then the kernel calls of fast-path threads, and the held
- * thread and process events, whose time the least watermark passed are
- * placed and applied (docs/DESIGN.md, "Transports and their order").
+ * Deliver from both transports, the fast path's first (a pass first if the
+ * drainer sleeps): whatever a copied record depends on (its site's name,
+ * off-CPU intervals, kernel calls of its thread that ended before it) was
+ * submitted to the kernel's ring before the record was written, so it is in
+ * once the kernel's watermark passed the take; until then, each turn reads
+ * the kernel's ring again. What was taken is nested over as many turns as it
+ * needs, TURN_NS at a time (final: all of it). Then the kernel calls of
+ * fast-path threads, and the held thread and process events, whose time the
+ * least watermark passed are placed and applied (docs/DESIGN.md,
+ * "Transports and their order").
  */
 static int fast_turn(struct fast_state *f, bool final)
 {
@@ -554,8 +605,24 @@ static int fast_turn(struct fast_state *f, bool final)
 	int ret = with_kernel_ring(f);
 
 	if (!ret && !sb_fast_rings_next(&f->rings)) {
+		sb_fast_drainer_catch_up(&f->drainer, CATCH_UP_NS);
+		f->taken_ns = mono_ns();
 		ret = sb_merge_deliver(&f->merge);
+		f->names_read = !sb_fast_rings_next(&f->rings);
+		if ((int64_t)f->arrived * 1000000000LL >= FLOW_RATE * (f->taken_ns - f->took_ns))
+			f->flow_ns = f->taken_ns;
+		f->env->flowing = f->taken_ns - f->flow_ns < FLOW_NS;
+		f->arrived = 0;
+		f->took_ns = f->taken_ns;
 		sample_clocks(f);
+	} else if (!ret && !f->names_read) {
+		/* The rings keep what they delivered: this reads the kernel's ring alone. */
+		ret = sb_merge_deliver(&f->merge);
+	}
+	/* Not yet: the loop turns again at once. */
+	if (!ret && !names_read(f, final, now)) {
+		f->env->busy = true;
+		return 0;
 	}
 	ret = ret ?: nest_chunks(f, final ? INT64_MAX : now + TURN_NS);
 	f->env->busy = sb_fast_rings_next(&f->rings) != NULL;
@@ -567,8 +634,11 @@ static int fast_tick(void *state, struct sb_source_env *env)
 {
 	struct fast_state *f = state;
 
-	(void)env;
-	return f->procs ? fast_turn(f, false) : 0;
+	if (!f->procs) {
+		env->flowing = false;
+		return 0;
+	}
+	return fast_turn(f, false);
 }
 
 /* -p: a process traced before may have made its memory already. */
@@ -631,6 +701,8 @@ static int fast_configure(void *state, struct sb_source_env *env)
 		return ret;
 	sb_fast_rings_init(&f->rings, &f->drainer.queue);
 	sb_merge_init(&f->merge);
+	/* The recording loop sleeps until the drainer hands records over, or longer. */
+	f->drainer.notify_fd = env->wake_fd;
 	f->drainer_ready = true;
 	return sb_merge_add(&f->merge, &f->rings.transport);
 }

@@ -51,10 +51,79 @@ static void reached(struct sb_ring_reader *rr, int64_t begun)
 		rr->watermark_ns = begun;
 }
 
+/* Where the kernel's writing is now (0 when the positions are not mapped). */
+static unsigned long sb_ring_written(struct sb_ring_reader *rr)
+{
+	return rr->write_at ? position(rr->write_at) : 0;
+}
+
+/*
+ * Read up to target, taken after begun: a record reserved before begun lies
+ * below it. moving: max_ns counts from the last read that moved on.
+ */
+static int read_to(struct sb_ring_reader *rr, unsigned long target, int64_t begun, int64_t max_ns,
+		   bool moving)
+{
+	struct timespec wait = { 0, WAIT_NS };
+	int64_t until = mono_ns() + max_ns;
+	unsigned long was;
+
+	/*
+	 * Without the positions a plain read is all there is: it stops at the
+	 * first record still being written, and is taken as the best bound known.
+	 */
+	if (!rr->read_at) {
+		ring_buffer__consume(rr->rb);
+		reached(rr, begun);
+		return -ENOENT;
+	}
+	for (;;) {
+		was = position(rr->read_at);
+		ring_buffer__consume(rr->rb);
+		if ((long)(position(rr->read_at) - target) >= 0) {
+			reached(rr, begun);
+			return 0;
+		}
+		if (moving && position(rr->read_at) != was)
+			until = mono_ns() + max_ns;
+		if (mono_ns() >= until)
+			return -ETIME;
+		/* Held by a record still being written: wait for it, not spin. */
+		if (position(rr->read_at) == was)
+			nanosleep(&wait, NULL);
+	}
+}
+
+int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
+{
+	int64_t begun = mono_ns();
+
+	return read_to(rr, sb_ring_written(rr), begun, max_ns, false);
+}
+
+int sb_ring_read_all(struct sb_ring_reader *rr, int64_t held_ns)
+{
+	int64_t begun = mono_ns();
+
+	return read_to(rr, sb_ring_written(rr), begun, held_ns, true);
+}
+
+/*
+ * A delivery that timed out leaves its target to the next: a fork storm
+ * writes faster than 50 ms of reading handles, and a target taken afresh
+ * each time would never be reached (nor the watermark move).
+ */
 static int deliver(struct sb_transport *t)
 {
 	struct sb_ring_reader *rr = (struct sb_ring_reader *)t;
-	int ret = sb_ring_read_written(rr, DELIVER_NS);
+	int ret;
+
+	if (!rr->aiming) {
+		rr->aim_ns = mono_ns();
+		rr->aim = sb_ring_written(rr);
+	}
+	ret = read_to(rr, rr->aim, rr->aim_ns, DELIVER_NS, false);
+	rr->aiming = ret == -ETIME;
 
 	/* Records still being written are the next delivery's; a plain read is no error either. */
 	return ret == -ETIME || ret == -ENOENT ? 0 : ret;
@@ -75,6 +144,7 @@ int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int m
 	rr->page = sysconf(_SC_PAGESIZE);
 	rr->held_at = 0;
 	rr->held_since = 0;
+	rr->aiming = false;
 	rr->read_at = map_page(map_fd, rr->page, 0);
 	rr->write_at = map_page(map_fd, rr->page, 1);
 	if (!rr->read_at || !rr->write_at) {
@@ -82,51 +152,6 @@ int sb_ring_reader_init(struct sb_ring_reader *rr, struct ring_buffer *rb, int m
 		sb_ring_reader_free(rr);
 	}
 	return ret;
-}
-
-/* sb_ring_read_written; moving: max_ns counts from the last read that moved on. */
-static int read_written(struct sb_ring_reader *rr, int64_t max_ns, bool moving)
-{
-	struct timespec wait = { 0, WAIT_NS };
-	int64_t begun = mono_ns(), until = begun + max_ns;
-	unsigned long target, was;
-
-	/*
-	 * Without the positions a plain read is all there is: it stops at the
-	 * first record still being written, and is taken as the best bound known.
-	 */
-	if (!rr->read_at) {
-		ring_buffer__consume(rr->rb);
-		reached(rr, begun);
-		return -ENOENT;
-	}
-	/* Taken after begun: a record reserved before begun lies below it. */
-	target = position(rr->write_at);
-	for (;;) {
-		was = position(rr->read_at);
-		ring_buffer__consume(rr->rb);
-		if ((long)(position(rr->read_at) - target) >= 0) {
-			reached(rr, begun);
-			return 0;
-		}
-		if (moving && position(rr->read_at) != was)
-			until = mono_ns() + max_ns;
-		if (mono_ns() >= until)
-			return -ETIME;
-		/* Held by a record still being written: wait for it, not spin. */
-		if (position(rr->read_at) == was)
-			nanosleep(&wait, NULL);
-	}
-}
-
-int sb_ring_read_written(struct sb_ring_reader *rr, int64_t max_ns)
-{
-	return read_written(rr, max_ns, false);
-}
-
-int sb_ring_read_all(struct sb_ring_reader *rr, int64_t held_ns)
-{
-	return read_written(rr, held_ns, true);
 }
 
 int64_t sb_ring_held_ns(struct sb_ring_reader *rr, int64_t now)

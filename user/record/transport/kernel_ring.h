@@ -11,6 +11,7 @@
 #ifndef SB_RECORD_TRANSPORT_KERNEL_RING_H
 #define SB_RECORD_TRANSPORT_KERNEL_RING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "record/transport/transport.h"
@@ -19,8 +20,9 @@ struct ring_buffer;
 
 struct sb_ring_reader {
 	/*
-	 * deliver: sb_ring_read_written for up to 50 ms. Watermark: when the
-	 * latest read that reached its target began. Every record reserved
+	 * deliver: sb_ring_read_written for up to 50 ms, to the target of
+	 * the delivery before when that one timed out. Watermark: when the
+	 * latest read that reached its target began (the first that aimed at it). Every record reserved
 	 * before then is read, and a thread's record is reserved before the
 	 * thread runs on (a probe's program runs in the thread that hit it).
 	 * First: the interface's pointer is this one's.
@@ -33,6 +35,9 @@ struct sb_ring_reader {
 	long page;
 	unsigned long held_at;	/* the read position sb_ring_held_ns last saw held */
 	int64_t held_since;	/* since when (0: not held) */
+	bool aiming;		/* a delivery timed out short of aim */
+	unsigned long aim;	/* the write position it took, */
+	int64_t aim_ns;		/* after this instant */
 };
 
 /* Map the positions of rb (the ring map map_fd); 0 or -errno (then reads are plain reads). */
