@@ -74,6 +74,12 @@ typedef void (*sb_source_hook_fn)(void *state, struct sb_source_env *env);
 struct sb_source_ops {
 	const char *name;
 	size_t state_size;	/* the source's own state, zeroed, handed to every hook */
+	/*
+	 * Its programs are asked for only once a library it probes appears in a
+	 * traced process: they are verified then, in an object of their own, not
+	 * at every recording's start (record/kernel/load.h).
+	 */
+	bool on_demand;
 	bool (*wanted)(const struct record_opts *o);
 	/*
 	 * Before the BPF object is loaded: .rodata switches, programs to load, map

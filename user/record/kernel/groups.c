@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "record/guardian.h"
 #include "record/kernel/load.h"
 #include "region.skel.h"
 
@@ -111,21 +112,30 @@ static const char *needs_cookies(const struct sb_kernel *k, int g)
 	return NULL;
 }
 
+/* Whether group g needs attach cookies this kernel lacks: then refused, and said so. */
+static bool lacks_cookies(struct sb_kernel *k, int g)
+{
+	struct sb_kernel_log l = { .reason = "" };
+	const char *p = needs_cookies(k, g);
+
+	if (!p || k->feat.has[SB_KF_ATTACH_COOKIE])
+		return false;
+	snprintf(l.program, sizeof(l.program), "%s", p);
+	snprintf(l.reason, sizeof(l.reason), "it needs BPF attach cookies (Linux 5.15) to tell "
+		 "which probe fired");
+	refused(k, g, &l, EOPNOTSUPP);
+	return true;
+}
+
 /* 0 when group g loaded or was refused (kept); -errno with err when no object opens. */
 static int load_group(struct sb_kernel *k, int g, struct sb_error *err)
 {
 	struct region_bpf *obj;
 	struct sb_kernel_log l = { .reason = "" };
-	const char *p = needs_cookies(k, g);
 	int ret;
 
-	if (p && !k->feat.has[SB_KF_ATTACH_COOKIE]) {
-		snprintf(l.program, sizeof(l.program), "%s", p);
-		snprintf(l.reason, sizeof(l.reason), "it needs BPF attach cookies (Linux 5.15) to "
-			 "tell which probe fired");
-		refused(k, g, &l, EOPNOTSUPP);
+	if (lacks_cookies(k, g))
 		return 0;
-	}
 	obj = region_bpf__open();
 	if (!obj)
 		return sb_fail(err, errno, "cannot open the BPF object: %s", strerror(errno));
@@ -153,9 +163,36 @@ int sb_kernel_load_groups(struct sb_kernel *k, struct sb_error *err)
 	int ret;
 
 	sb_kernel_log_details(false);
+	/* One that waits to be asked is refused now if it never could load here. */
 	for (g = 0, ret = 0; g < k->n_groups && !ret; g++)
-		ret = load_group(k, (int)g, err);
+		if (!k->groups[g].on_demand)
+			ret = load_group(k, (int)g, err);
+		else
+			lacks_cookies(k, (int)g);
 	sb_kernel_log_details(true);
+	return ret;
+}
+
+/*
+ * Group g, loaded if it waits for its first ask; 0 or -errno with err
+ * (refusals are kept). Verifying takes tens of milliseconds natively and
+ * seconds where the CPU is emulated: a lease for it, as for an attachment.
+ */
+static int ready_group(struct sb_kernel *k, int g, struct sb_error *err)
+{
+	struct sb_kernel_group *gr = &k->groups[g];
+	int ret;
+
+	if (!gr->on_demand || gr->obj || gr->refused)
+		return 0;
+	if (k->verbose)
+		fprintf(stderr, "scope-bpf record: loading the %s programs, first asked for now\n",
+			gr->source);
+	sb_guardian_busy(k->skel, 5000000000ULL);
+	sb_kernel_log_details(false);
+	ret = load_group(k, g, err);
+	sb_kernel_log_details(true);
+	sb_guardian_heartbeat(k->skel);
 	return ret;
 }
 
@@ -172,8 +209,10 @@ struct bpf_program *sb_kernel_prog(struct sb_kernel *k, const char *name, struct
 		sb_fail(err, ENOENT, "the BPF program %s is not loaded in this recording", name);
 		return NULL;
 	}
-	if (!k->split)
+	if (!k->split && !k->groups[d->group].on_demand)
 		return bpf_object__find_program_by_name(k->skel->obj, name);
+	if (ready_group(k, d->group, err))
+		return NULL;
 	g = &k->groups[d->group];
 	if (!g->obj) {
 		g->asked = true;

@@ -144,7 +144,8 @@ static int set_groups_aside(struct sb_kernel *k, struct sb_sources *set, const i
 		d->attach = bpf_program__expected_attach_type(p);
 		if (d->group < 0)
 			return -E2BIG;
-		if (k->split)
+		k->groups[d->group].on_demand = set->ops[owner[i]]->on_demand;
+		if (k->split || k->groups[d->group].on_demand)
 			bpf_program__set_autoload(p, false);
 	}
 	return 0;
@@ -268,6 +269,22 @@ static int split_or_refuse(struct sb_kernel *k, const struct sb_kernel_log *l, i
 	return 0;
 }
 
+/* -v: the groups left to load when first asked for. */
+static void say_waiting(const struct sb_kernel *k)
+{
+	char list[SB_KERNEL_MAX_GROUPS * 34] = "";
+	size_t used = 0;
+	unsigned int g;
+
+	for (g = 0; g < k->n_groups && k->verbose; g++)
+		if (k->groups[g].on_demand)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 used ? ", " : "", k->groups[g].source);
+	if (used)
+		fprintf(stderr, "scope-bpf record: the %s programs load when first asked for\n",
+			list);
+}
+
 int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_fn base, void *ctx,
 		   struct sb_error *err)
 {
@@ -286,8 +303,10 @@ int sb_kernel_load(struct sb_kernel *k, struct sb_sources *set, sb_kernel_base_f
 		sb_kernel_log_start(&l);
 		ret = region_bpf__load(k->skel);
 		sb_kernel_log_stop();
-		if (!ret)
+		if (!ret) {
+			say_waiting(k);
 			return k->split ? sb_kernel_load_groups(k, err) : 0;
+		}
 		if (ret == -EPERM || ret == -EACCES)
 			return ret;
 		ret = split_or_refuse(k, &l, -ret, err);

@@ -230,6 +230,7 @@ static void cuda_free(void *state)
 const struct sb_source_ops sb_cuda_source = {
 	.name = "cuda",
 	.state_size = sizeof(struct cuda),
+	.on_demand = true,
 	.wanted = cuda_wanted,
 	.configure = cuda_configure,
 	.start = cuda_start,

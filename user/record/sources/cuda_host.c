@@ -270,6 +270,7 @@ static void cuda_host_free(void *state)
 const struct sb_source_ops sb_cuda_host_source = {
 	.name = "cuda-host",
 	.state_size = sizeof(struct cuda_host),
+	.on_demand = true,
 	.wanted = cuda_host_wanted,
 	.configure = cuda_host_configure,
 	.start = cuda_host_start,

@@ -360,6 +360,7 @@ static void mpi_free(void *state)
 const struct sb_source_ops sb_mpi_calls_source = {
 	.name = "mpi-calls",
 	.state_size = sizeof(struct mpi_calls),
+	.on_demand = true,
 	.wanted = mpi_wanted,
 	.configure = mpi_configure,
 	.start = mpi_start,

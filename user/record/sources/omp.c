@@ -363,6 +363,7 @@ static void omp_free(void *state)
 const struct sb_source_ops sb_omp_source = {
 	.name = "omp",
 	.state_size = sizeof(struct omp),
+	.on_demand = true,
 	.wanted = omp_wanted,
 	.configure = omp_configure,
 	.start = omp_start,
