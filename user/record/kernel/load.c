@@ -276,7 +276,9 @@ static void say_waiting(const struct sb_kernel *k)
 	size_t used = 0;
 	unsigned int g;
 
-	for (g = 0; g < k->n_groups && k->verbose; g++)
+	if (!k->verbose)
+		return;
+	for (g = 0; g < k->n_groups; g++)
 		if (k->groups[g].on_demand)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 						 used ? ", " : "", k->groups[g].source);
